@@ -1,0 +1,28 @@
+import { bodyParser } from '@koa/bodyparser';
+import Koa from 'koa';
+import websockify from 'koa-websocket';
+import type { Services } from '../lib/services';
+import { errorEnvelope } from './errors';
+import { orchestrationApi } from './orchestration';
+import { rankingApi } from './ranking';
+import { WEBSOCKET_PATH, websocketHandler } from './websocket';
+
+/** One Koa application serving both APIs over HTTP and the live-output WebSocket at /ws. */
+export function createApp(services: Services): websockify.App {
+  // The ws server only accepts upgrades on WEBSOCKET_PATH; other paths are refused at the handshake.
+  const app = websockify(new Koa(), { path: WEBSOCKET_PATH });
+  app.use(errorEnvelope(services.logger));
+  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', onError: rethrowAsBadRequest }));
+
+  const ranking = rankingApi(services);
+  const orchestration = orchestrationApi(services);
+  app.use(ranking.routes()).use(ranking.allowedMethods({ throw: true }));
+  app.use(orchestration.routes()).use(orchestration.allowedMethods({ throw: true }));
+
+  app.ws.use(websocketHandler(services.logger));
+  return app;
+}
+
+function rethrowAsBadRequest(error: Error): never {
+  throw Object.assign(new Error(`invalid JSON body: ${error.message}`), { status: 400, expose: true });
+}

@@ -1,0 +1,114 @@
+import { z } from 'zod';
+
+/**
+ * The one place that reads the environment. Every variable is validated when the
+ * module loads, so a bad setting stops the process at start with a message naming it.
+ * Defaults match scripts/stack/env.sh (the local stack) and are documented in README.md.
+ */
+
+const port = z.coerce.number().int().min(1).max(65535);
+const positiveInt = z.coerce.number().int().positive();
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+
+  HTTP_HOST: z.string().min(1).default('127.0.0.1'),
+  HTTP_PORT: port.default(3000),
+  SHUTDOWN_TIMEOUT_MS: positiveInt.default(15_000),
+
+  MYSQL_HOST: z.string().min(1).default('127.0.0.1'),
+  MYSQL_PORT: port.default(3307),
+  MYSQL_USER: z.string().min(1).default('app'),
+  MYSQL_PASSWORD: z.string().default('app'),
+  MYSQL_DATABASE: z
+    .string()
+    .regex(/^[A-Za-z0-9_]{1,64}$/, 'letters, digits and underscores only (at most 64)')
+    .default('consultores'),
+  MYSQL_POOL_SIZE: positiveInt.default(10),
+
+  REDIS_HOST: z.string().min(1).default('127.0.0.1'),
+  REDIS_PORT: port.default(6380),
+  REDIS_KEY_PREFIX: z.string().default('app:'),
+
+  ELASTICSEARCH_PORT: port.default(9201),
+  ELASTICSEARCH_URL: z.url().optional(),
+  ELASTICSEARCH_INDEX_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9_-]*$/, 'lower-case letters, digits, "_" and "-" only')
+    .default(''),
+
+  TEMPORAL_PORT: port.default(7233),
+  TEMPORAL_UI_PORT: port.default(8233),
+  TEMPORAL_ADDRESS: z.string().min(1).optional(),
+  TEMPORAL_UI_URL: z.url().optional(),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+
+  DEPENDENCY_TIMEOUT_MS: positiveInt.default(2_000),
+
+  /** What this process runs: any of api, ranking-worker, agents-worker (comma-separated). */
+  PROCESS_ROLES: z
+    .string()
+    .default('api,ranking-worker,agents-worker')
+    .transform((value) => value.split(',').map((role) => role.trim()).filter(Boolean))
+    .pipe(z.array(z.enum(['api', 'ranking-worker', 'agents-worker'])).min(1)),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface Config {
+  env: Env['NODE_ENV'];
+  logLevel: Env['LOG_LEVEL'];
+  http: { host: string; port: number; shutdownTimeoutMs: number };
+  mysql: { host: string; port: number; user: string; password: string; database: string; poolSize: number };
+  redis: { host: string; port: number; keyPrefix: string };
+  elasticsearch: { url: string; indexPrefix: string };
+  temporal: { address: string; namespace: string; uiUrl: string };
+  dependencyTimeoutMs: number;
+  roles: ProcessRole[];
+}
+
+export type ProcessRole = Env['PROCESS_ROLES'][number];
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Validates an environment and derives the typed configuration; throws ConfigError naming every bad variable. */
+export function loadConfig(source: NodeJS.ProcessEnv): Config {
+  // An empty variable means "not set": shells and .env files often leave them empty.
+  const present = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== ''));
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`invalid environment: ${problems.join('; ')}`);
+  }
+  const env = parsed.data;
+  return {
+    env: env.NODE_ENV,
+    logLevel: env.LOG_LEVEL,
+    http: { host: env.HTTP_HOST, port: env.HTTP_PORT, shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS },
+    mysql: {
+      host: env.MYSQL_HOST,
+      port: env.MYSQL_PORT,
+      user: env.MYSQL_USER,
+      password: env.MYSQL_PASSWORD,
+      database: env.MYSQL_DATABASE,
+      poolSize: env.MYSQL_POOL_SIZE,
+    },
+    redis: { host: env.REDIS_HOST, port: env.REDIS_PORT, keyPrefix: env.REDIS_KEY_PREFIX },
+    elasticsearch: {
+      url: env.ELASTICSEARCH_URL ?? `http://127.0.0.1:${env.ELASTICSEARCH_PORT}`,
+      indexPrefix: env.ELASTICSEARCH_INDEX_PREFIX,
+    },
+    temporal: {
+      address: env.TEMPORAL_ADDRESS ?? `127.0.0.1:${env.TEMPORAL_PORT}`,
+      namespace: env.TEMPORAL_NAMESPACE,
+      uiUrl: env.TEMPORAL_UI_URL ?? `http://127.0.0.1:${env.TEMPORAL_UI_PORT}`,
+    },
+    dependencyTimeoutMs: env.DEPENDENCY_TIMEOUT_MS,
+    roles: [...new Set(env.PROCESS_ROLES)],
+  };
+}
+
+export const config: Config = loadConfig(process.env);

@@ -1,0 +1,41 @@
+import type { Client as ElasticsearchClient } from '@elastic/elasticsearch';
+import type Redis from 'ioredis';
+import { createDatabase, type DatabaseHandle } from '../db';
+import { createTemporalClient, type TemporalHandle } from '../temporal/client';
+import type { Config } from './config';
+import { createElasticsearch } from './elasticsearch';
+import type { Logger } from './logger';
+import { createRedis } from './redis';
+
+/** The long-lived connections of one process, built once at start and passed down explicitly. */
+export interface Services {
+  config: Config;
+  logger: Logger;
+  database: DatabaseHandle;
+  redis: Redis;
+  elasticsearch: ElasticsearchClient;
+  temporal: TemporalHandle;
+}
+
+export function createServices(config: Config, logger: Logger): Services {
+  const redis = createRedis(config.redis, 'api');
+  // A down Redis must not flood the log: ioredis reconnects by itself and status reports it.
+  redis.on('error', (error: Error) => logger.debug({ err: error }, 'redis connection error'));
+  return {
+    config,
+    logger,
+    database: createDatabase(config.mysql),
+    redis,
+    elasticsearch: createElasticsearch(config.elasticsearch),
+    temporal: createTemporalClient(config.temporal),
+  };
+}
+
+export async function closeServices(services: Services): Promise<void> {
+  await Promise.allSettled([
+    services.database.pool.end(),
+    services.redis.quit().catch(() => services.redis.disconnect()),
+    services.elasticsearch.close(),
+    services.temporal.connection.close(),
+  ]);
+}

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# MariaDB for the local stack: a private instance of Debian's mariadbd with its
+# own data dir, socket and pid file under $STACK_DIR/mariadb, on 127.0.0.1:$MYSQL_PORT.
+# Usage: mariadb.sh [up|check]   (default: up)
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+source "$STACK_SCRIPTS_DIR/lib.sh"
+
+PART=mariadb
+BASE="$STACK_DIR/mariadb"
+DATA="$BASE/data"
+SOCKET="$BASE/mariadb.sock"
+LOG="$(log_of $PART)"
+START_TIMEOUT=60
+
+# --no-defaults everywhere: a system MariaDB (and its /etc/mysql config and
+# /run/mysqld socket) may exist on this machine and must not leak in.
+client_app() {
+  mariadb --no-defaults --protocol=TCP -h127.0.0.1 -P"$MYSQL_PORT" \
+    -u"$MYSQL_USER" -p"$MYSQL_PASSWORD" "$@"
+}
+client_root() { mariadb --no-defaults --socket="$SOCKET" -uroot "$@"; }
+
+ready() {
+  mariadb-admin --no-defaults --protocol=TCP -h127.0.0.1 -P"$MYSQL_PORT" \
+    -u"$MYSQL_USER" -p"$MYSQL_PASSWORD" --connect-timeout=2 ping >/dev/null 2>&1 &&
+    [[ $(client_app --connect-timeout=2 -N -B -e 'SELECT 1' 2>/dev/null) == 1 ]]
+}
+
+# Server answers on its socket (as root): enough to create the app user.
+server_up() { mariadb-admin --no-defaults --socket="$SOCKET" -uroot --connect-timeout=2 ping >/dev/null 2>&1; }
+
+# mysqld refuses to run as root unless told to.
+user_args() { [[ $(id -u) -eq 0 ]] && echo --user=root || true; }
+
+initialise() {
+  [[ -d $DATA/mysql ]] && return 0
+  log "$PART: initialising data dir $DATA"
+  rm -rf "$DATA"
+  mkdir -p "$DATA"
+  # shellcheck disable=SC2046
+  mariadb-install-db --no-defaults $(user_args) --datadir="$DATA" \
+    --auth-root-authentication-method=socket --skip-test-db --skip-name-resolve >>"$LOG" 2>&1 ||
+    fail_part "$PART" "$LOG" "failed to initialise its data dir"
+}
+
+start() {
+  mkdir -p "$BASE/tmp"
+  log "$PART: starting on 127.0.0.1:$MYSQL_PORT"
+  # setsid + nohup: the server outlives this script and has no terminal.
+  # shellcheck disable=SC2046
+  setsid nohup mariadbd --no-defaults $(user_args) \
+    --datadir="$DATA" --socket="$SOCKET" --pid-file="$(pidfile_of $PART)" \
+    --tmpdir="$BASE/tmp" --log-error="$LOG" \
+    --port="$MYSQL_PORT" --bind-address=127.0.0.1 --skip-name-resolve \
+    --max-allowed-packet=64M --innodb-buffer-pool-size=512M \
+    --character-set-server=utf8mb4 --collation-server=utf8mb4_unicode_ci \
+    </dev/null >>"$LOG" 2>&1 &
+}
+
+sql_quote() { printf "'%s'" "${1//\'/\'\'}"; }
+
+# Idempotent: the app user for every host it may come from, with full rights
+# (the app creates its own databases). ALTER keeps the password in sync.
+ensure_app_user() {
+  local u p host sql=""
+  u=$(sql_quote "$MYSQL_USER")
+  p=$(sql_quote "$MYSQL_PASSWORD")
+  for host in 127.0.0.1 localhost %; do
+    host=$(sql_quote "$host")
+    sql+="CREATE USER IF NOT EXISTS $u@$host IDENTIFIED BY $p;"
+    sql+="ALTER USER $u@$host IDENTIFIED BY $p;"
+    sql+="GRANT ALL PRIVILEGES ON *.* TO $u@$host WITH GRANT OPTION;"
+  done
+  client_root -e "$sql" >>"$LOG" 2>&1 || fail_part "$PART" "$LOG" "could not create user $MYSQL_USER"
+}
+
+up() {
+  local t0=$SECONDS pid
+  ready && { log "$PART: already ready"; return 0; }
+  ensure_dirs "$BASE"
+  initialise
+  # A server may be running (e.g. still starting, or the app user is missing):
+  # never start a second one on the same data dir.
+  if pid=$(running_pid $PART); then
+    log "$PART: already running (pid $pid), waiting for it"
+  else
+    start
+    pid=$!
+  fi
+  wait_until --pid "$pid" "$PART" "$START_TIMEOUT" "$LOG" server_up
+  ensure_app_user
+  wait_until --pid "$pid" "$PART" "$START_TIMEOUT" "$LOG" ready
+  log "$PART: ready on 127.0.0.1:$MYSQL_PORT ($(elapsed_since $t0)s)"
+}
+
+case ${1:-up} in
+  up) up ;;
+  check) ready ;;
+  *) die "usage: $0 [up|check]" ;;
+esac

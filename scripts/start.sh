@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# `npm start`: install what is missing, start the local stack, build, migrate, and run the
+# service (HTTP server + both Temporal workers) in the foreground until Ctrl-C / SIGTERM.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/install-deps.sh
+bash scripts/stack/up.sh
+
+# Rebuild only when a source file is newer than the last build.
+stamp=dist/.build-stamp
+if [[ ! -f $stamp ]] || [[ -n $(find main.ts api workflows activities workers db temporal lib scripts package-lock.json tsconfig*.json -newer "$stamp" -type f -print -quit) ]]; then
+  echo "build: compiling TypeScript and workflow bundles"
+  npm run --silent build
+  touch "$stamp"
+else
+  echo "build: up to date"
+fi
+
+node dist/db/migrate-cli.js
+
+source scripts/stack/env.sh
+base="http://${HTTP_HOST:-127.0.0.1}:${HTTP_PORT:-3000}"
+cat <<INFO
+
+  Ranking API      ${base}/api/v1   (try /api/v1/health)
+  Orchestration    ${base}/api      (try /api/system/status)
+  WebSocket        ws://${HTTP_HOST:-127.0.0.1}:${HTTP_PORT:-3000}/ws?clientId=<id>
+  Temporal Web UI  http://127.0.0.1:${TEMPORAL_UI_PORT}
+
+INFO
+exec node dist/main.js

@@ -1,0 +1,38 @@
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+
+/**
+ * Brings the local stack up (or reuses it: seconds when it runs), then proves each part answers
+ * and prepares the test database and namespace. Any missing part fails the whole run loudly.
+ */
+export default async function globalSetup(): Promise<void> {
+  require('./test-env');
+  const root = path.resolve(__dirname, '..');
+  try {
+    execFileSync('bash', [path.join(root, 'scripts/stack/up.sh')], { stdio: 'inherit' });
+  } catch {
+    throw new Error('the local stack did not start (scripts/stack/up.sh failed; its message names the part and log)');
+  }
+
+  // Loaded only now: the config module reads the environment set above when it is imported.
+  const { config } = await import('../lib/config');
+  const { logger } = await import('../lib/logger');
+  const { createServices, closeServices } = await import('../lib/services');
+  const { checkDependencies } = await import('../lib/dependency-status');
+  const { migrateDatabase } = await import('../db/migrate');
+  const { ensureNamespace } = await import('../temporal/namespace');
+
+  await migrateDatabase(config.mysql);
+  await ensureNamespace(config.temporal.address, config.temporal.namespace);
+
+  const services = createServices(config, logger);
+  try {
+    const dependencies = await checkDependencies(services);
+    const down = Object.entries(dependencies).filter(([, dependency]) => dependency.status === 'down');
+    if (down.length > 0) {
+      throw new Error(`stack part(s) not reachable: ${down.map(([name, d]) => `${name} (${d.error})`).join(', ')}`);
+    }
+  } finally {
+    await closeServices(services);
+  }
+}

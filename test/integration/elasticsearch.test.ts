@@ -1,0 +1,41 @@
+import { createElasticsearch, indexName } from '../../lib/elasticsearch';
+import { config } from '../../lib/config';
+
+const es = createElasticsearch(config.elasticsearch);
+const index = indexName(config.elasticsearch, `probe_${process.pid}_${Date.now()}`);
+
+afterAll(async () => {
+  await es.indices.delete({ index, ignore_unavailable: true });
+  await es.close();
+});
+
+describe('Elasticsearch', () => {
+  it('runs the same major version as the pinned client', async () => {
+    const clientMajor = (require('@elastic/elasticsearch/package.json') as { version: string }).version.split('.')[0];
+    const info = await es.info();
+    expect(info.version.number.split('.')[0]).toBe(clientMajor);
+  });
+
+  it('indexes documents and finds one by a full-text query', async () => {
+    expect(index.startsWith(config.elasticsearch.indexPrefix)).toBe(true);
+    await es.indices.create({
+      index,
+      mappings: { properties: { nome: { type: 'text' }, ativo: { type: 'boolean' } } },
+    });
+    await es.bulk({
+      index,
+      refresh: true,
+      operations: [
+        { index: { _id: '1' } },
+        { nome: 'Maria da Conceição', ativo: true },
+        { index: { _id: '2' } },
+        { nome: 'João Pereira', ativo: false },
+      ],
+    });
+
+    const result = await es.search<{ nome: string; ativo: boolean }>({ index, query: { match: { nome: 'conceição' } } });
+
+    expect(result.hits.hits.map((hit) => [hit._id, hit._source])).toEqual([['1', { nome: 'Maria da Conceição', ativo: true }]]);
+    expect((await es.count({ index })).count).toBe(2);
+  });
+});

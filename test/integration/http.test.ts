@@ -1,0 +1,96 @@
+import { startTestServer, type TestServer } from '../support/server';
+import { unusedPort } from '../support/ports';
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+
+afterAll(() => server.close());
+
+async function call(path: string, init?: RequestInit) {
+  const response = await fetch(server.url + path, init);
+  return { status: response.status, type: response.headers.get('content-type'), body: (await response.json()) as any };
+}
+
+describe('GET /api/v1/health', () => {
+  it('answers status ok with a message', async () => {
+    expect(await call('/api/v1/health')).toEqual({
+      status: 200,
+      type: 'application/json; charset=utf-8',
+      body: { status: 'ok', message: 'API de ranking de consultores em funcionamento' },
+    });
+  });
+});
+
+describe('GET /api/system/status', () => {
+  it('reports each dependency up with its latency', async () => {
+    const { status, body } = await call('/api/system/status');
+    expect(status).toBe(200);
+    expect(body.status).toBe('ok');
+    expect(Object.keys(body.dependencies)).toEqual(['mysql', 'redis', 'elasticsearch', 'temporal']);
+    for (const dependency of Object.values(body.dependencies) as Array<Record<string, unknown>>) {
+      expect(dependency).toEqual({ status: 'up', latencyMs: expect.any(Number) });
+      expect(dependency.latencyMs).toBeGreaterThanOrEqual(0);
+    }
+    expect(Date.parse(body.checkedAt)).not.toBeNaN();
+  });
+
+  it('reports unreachable dependencies as down, with the cause, and the whole as degraded', async () => {
+    const closedPort = await unusedPort();
+    const broken = await startTestServer((config) => ({
+      ...config,
+      dependencyTimeoutMs: 1_500,
+      mysql: { ...config.mysql, port: closedPort },
+      redis: { ...config.redis, port: closedPort },
+      elasticsearch: { ...config.elasticsearch, url: `http://127.0.0.1:${closedPort}` },
+      temporal: { ...config.temporal, address: `127.0.0.1:${closedPort}` },
+    }));
+    try {
+      const response = await fetch(`${broken.url}/api/system/status`);
+      const report = (await response.json()) as {
+        status: string;
+        dependencies: Record<string, { status: string; latencyMs: number; error?: string }>;
+      };
+      expect(response.status).toBe(200);
+      expect(report.status).toBe('degraded');
+      for (const name of ['mysql', 'redis', 'elasticsearch', 'temporal']) {
+        const dependency = report.dependencies[name];
+        expect(dependency?.status).toBe('down');
+        expect(dependency?.error).toEqual(expect.stringMatching(/\S/));
+        expect(dependency?.latencyMs).toBeLessThan(1_500 + 500);
+      }
+    } finally {
+      await broken.close();
+    }
+  });
+});
+
+describe('error envelopes of the running app', () => {
+  it('answers unknown routes with 404 in each service’s envelope', async () => {
+    expect(await call('/api/v1/nao-existe')).toMatchObject({ status: 404, body: { detail: 'Not Found' } });
+    expect(await call('/api/nao-existe')).toMatchObject({ status: 404, body: { error: 'Not found' } });
+  });
+
+  it('answers a wrong method with 405 in each service’s envelope', async () => {
+    expect(await call('/api/v1/health', { method: 'DELETE' })).toMatchObject({
+      status: 405,
+      body: { detail: 'Method Not Allowed' },
+    });
+    expect(await call('/api/system/status', { method: 'POST' })).toMatchObject({
+      status: 405,
+      body: { error: 'Method Not Allowed' },
+    });
+  });
+
+  it('answers a malformed JSON body with 400 in each service’s envelope', async () => {
+    const init = { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"limpar_antes": tru' };
+    const v1 = await call('/api/v1/health', init);
+    const api = await call('/api/system/status', init);
+    expect(v1.status).toBe(400);
+    expect(v1.body.detail).toMatch(/^invalid JSON body: /);
+    expect(api.status).toBe(400);
+    expect(api.body.error).toMatch(/^invalid JSON body: /);
+  });
+});

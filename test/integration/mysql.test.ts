@@ -1,0 +1,57 @@
+import fs from 'node:fs';
+import { eq } from 'drizzle-orm';
+import mysql from 'mysql2/promise';
+import { createDatabase, type DatabaseHandle } from '../../db';
+import { migrateDatabase } from '../../db/migrate';
+import { settings } from '../../db/schema';
+import { config } from '../../lib/config';
+import { migrationsFolder } from '../../lib/paths';
+
+let handle: DatabaseHandle;
+
+beforeAll(() => {
+  handle = createDatabase(config.mysql);
+});
+
+afterAll(() => handle.pool.end());
+
+describe('MariaDB through drizzle', () => {
+  it('writes, updates and reads back a row with accented text', async () => {
+    const name = `test.mysql.${Date.now()}`;
+    await handle.db.insert(settings).values({ name, value: { texto: 'Avaliação São João', n: 42 } });
+    await handle.db
+      .insert(settings)
+      .values({ name, value: { texto: 'Avaliação São João', n: 43 } })
+      .onDuplicateKeyUpdate({ set: { value: { texto: 'Avaliação São João', n: 43 } } });
+
+    const rows = await handle.db.select().from(settings).where(eq(settings.name, name));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]?.value).toEqual({ texto: 'Avaliação São João', n: 43 });
+    expect(rows[0]?.updatedAt).toBeInstanceOf(Date);
+
+    await handle.db.delete(settings).where(eq(settings.name, name));
+    expect(await handle.db.select().from(settings).where(eq(settings.name, name))).toHaveLength(0);
+  });
+
+  it('creates a missing database and applies every migration once, however often it runs', async () => {
+    const database = `consultores_migrate_probe_${process.pid}`;
+    const migrationCount = fs.readdirSync(migrationsFolder).filter((file) => file.endsWith('.sql')).length;
+    const admin = await mysql.createConnection({ ...config.mysql, database: undefined });
+    try {
+      await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
+      await migrateDatabase({ ...config.mysql, database });
+      await migrateDatabase({ ...config.mysql, database });
+
+      const [applied] = await admin.query(`SELECT COUNT(*) AS n FROM \`${database}\`.__drizzle_migrations`);
+      expect((applied as Array<{ n: number }>)[0]?.n).toBe(migrationCount);
+      const [tables] = await admin.query(
+        'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = ? ORDER BY table_name',
+        [database],
+      );
+      expect((tables as Array<{ name: string }>).map((table) => table.name)).toEqual(['__drizzle_migrations', 'settings']);
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
+      await admin.end();
+    }
+  });
+});

@@ -1,0 +1,91 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { config } from '../../lib/config';
+import { TASK_QUEUES } from '../../temporal/task-queues';
+import type { probeWorkflow } from '../../workflows/probe';
+import { unusedPort } from '../support/ports';
+import { openSocket } from '../support/websocket';
+
+const root = path.resolve(__dirname, '../..');
+
+interface Started {
+  child: ChildProcessWithoutNullStreams;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Runs main.ts from source, as `npm start` runs its compiled form, with the test environment. */
+function startMain(env: Record<string, string>): Started {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+async function waitForHealth(url: string, started: Started): Promise<void> {
+  for (let attempt = 0; attempt < 240; attempt += 1) {
+    if (started.child.exitCode !== null) throw new Error(`main exited early:\n${started.output()}`);
+    try {
+      if ((await fetch(`${url}/api/v1/health`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`main did not answer within 60 s:\n${started.output()}`);
+}
+
+function logMessages(output: string): Array<Record<string, unknown>> {
+  return output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+describe('the service process (main.ts)', () => {
+  it('serves HTTP and runs both workers, then drains and exits 0 on SIGTERM', async () => {
+    const port = await unusedPort();
+    const url = `http://127.0.0.1:${port}`;
+    const started = startMain({ HTTP_PORT: String(port) });
+    const connection = await Connection.connect({ address: config.temporal.address });
+    try {
+      await waitForHealth(url, started);
+      const client = new Client({ connection, namespace: config.temporal.namespace });
+      for (const taskQueue of Object.values(TASK_QUEUES)) {
+        const result = await client.workflow.execute<typeof probeWorkflow>('probeWorkflow', {
+          taskQueue,
+          workflowId: `test-main-probe-${taskQueue}-${Date.now()}`,
+          args: ['via main'],
+        });
+        expect(result.worker).toMatchObject({ taskQueue, pid: started.child.pid });
+      }
+      const socket = await openSocket(`ws://127.0.0.1:${port}/ws?clientId=main-test`);
+      await socket.nextMessage();
+
+      started.child.kill('SIGTERM');
+
+      expect(await started.exited).toBe(0);
+      expect((await socket.closed).code).toBe(1001);
+      const steps = logMessages(started.output())
+        .filter((entry) => entry.msg === 'shutdown step done')
+        .map((entry) => entry.step);
+      expect(steps).toEqual(['http', 'workers', 'connections']);
+      expect(logMessages(started.output()).at(-1)?.msg).toBe('shutdown complete');
+    } finally {
+      started.child.kill('SIGKILL');
+      await connection.close();
+    }
+  });
+
+  it('refuses to start with an invalid environment, naming the variable', async () => {
+    const started = startMain({ HTTP_PORT: 'not-a-port' });
+    expect(await started.exited).not.toBe(0);
+    expect(started.output()).toContain('invalid environment: HTTP_PORT');
+  });
+});

@@ -1,0 +1,17 @@
+/**
+ * The environment of every test process (and of the global set-up): its own database,
+ * index prefix, Redis prefix and Temporal namespace, so tests never touch a developer's data
+ * nor get their tasks picked up by a developer's running workers. Explicit variables win.
+ */
+const testDefaults: Record<string, string> = {
+  NODE_ENV: 'test',
+  LOG_LEVEL: 'silent',
+  MYSQL_DATABASE: 'consultores_test',
+  ELASTICSEARCH_INDEX_PREFIX: 'test_',
+  REDIS_KEY_PREFIX: 'test:',
+  TEMPORAL_NAMESPACE: 'test',
+};
+
+for (const [name, value] of Object.entries(testDefaults)) {
+  if (!process.env[name]) process.env[name] = value;
+}

@@ -1,0 +1,62 @@
+import { ConfigError, loadConfig } from '../../lib/config';
+
+describe('loadConfig', () => {
+  it('derives the local-stack defaults from an empty environment', () => {
+    const config = loadConfig({});
+    expect(config.http).toEqual({ host: '127.0.0.1', port: 3000, shutdownTimeoutMs: 15_000 });
+    expect(config.mysql).toEqual({
+      host: '127.0.0.1',
+      port: 3307,
+      user: 'app',
+      password: 'app',
+      database: 'consultores',
+      poolSize: 10,
+    });
+    expect(config.redis).toEqual({ host: '127.0.0.1', port: 6380, keyPrefix: 'app:' });
+    expect(config.elasticsearch).toEqual({ url: 'http://127.0.0.1:9201', indexPrefix: '' });
+    expect(config.temporal).toEqual({ address: '127.0.0.1:7233', namespace: 'default', uiUrl: 'http://127.0.0.1:8233' });
+    expect(config.roles).toEqual(['api', 'ranking-worker', 'agents-worker']);
+  });
+
+  it('builds addresses from the stack ports unless full addresses are given', () => {
+    expect(loadConfig({ ELASTICSEARCH_PORT: '9999', TEMPORAL_PORT: '7000' })).toMatchObject({
+      elasticsearch: { url: 'http://127.0.0.1:9999' },
+      temporal: { address: '127.0.0.1:7000' },
+    });
+    expect(
+      loadConfig({ ELASTICSEARCH_URL: 'http://es.internal:9200', TEMPORAL_ADDRESS: 'temporal.internal:7233' }),
+    ).toMatchObject({
+      elasticsearch: { url: 'http://es.internal:9200' },
+      temporal: { address: 'temporal.internal:7233' },
+    });
+  });
+
+  it('treats empty variables as unset', () => {
+    expect(loadConfig({ HTTP_PORT: '', MYSQL_DATABASE: '' })).toMatchObject({
+      http: { port: 3000 },
+      mysql: { database: 'consultores' },
+    });
+  });
+
+  it('parses the process roles and drops duplicates', () => {
+    expect(loadConfig({ PROCESS_ROLES: 'ranking-worker, api,api' }).roles).toEqual(['ranking-worker', 'api']);
+  });
+
+  it.each([
+    [{ HTTP_PORT: '70000' }, 'HTTP_PORT'],
+    [{ HTTP_PORT: 'abc' }, 'HTTP_PORT'],
+    [{ MYSQL_DATABASE: 'bad-name; DROP' }, 'MYSQL_DATABASE'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ ELASTICSEARCH_URL: 'not a url' }, 'ELASTICSEARCH_URL'],
+    [{ ELASTICSEARCH_INDEX_PREFIX: 'UPPER' }, 'ELASTICSEARCH_INDEX_PREFIX'],
+    [{ PROCESS_ROLES: 'api,cook' }, 'PROCESS_ROLES'],
+    [{ PROCESS_ROLES: ' , ' }, 'PROCESS_ROLES'],
+  ])('rejects %p naming the variable', (env, name) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(new RegExp(`^invalid environment: .*${name}`));
+  });
+
+  it('names every bad variable at once', () => {
+    expect(() => loadConfig({ HTTP_PORT: '0', REDIS_PORT: 'x' })).toThrow(/HTTP_PORT: .*; REDIS_PORT: /);
+  });
+});

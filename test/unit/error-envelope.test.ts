@@ -1,0 +1,72 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import Koa from 'koa';
+import { z } from 'zod';
+import { envelopeFor, errorEnvelope, HttpError } from '../../api/errors';
+import { parseInput } from '../../api/validation';
+import { logger } from '../../lib/logger';
+
+// The real middleware on a real Koa server, with routes that fail in each way a handler can.
+let server: Server;
+let base: string;
+
+beforeAll(async () => {
+  const app = new Koa();
+  app.use(errorEnvelope(logger));
+  app.use((ctx) => {
+    const route = ctx.path.replace(/^\/api(\/v1)?/, '');
+    if (route === '/boom') throw new Error('secret connection string leaked');
+    if (route === '/teapot') throw new HttpError(418, 'short and stout');
+    if (route === '/validate') parseInput(z.object({ limite: z.coerce.number().int().max(1000) }), ctx.query, 'query');
+    if (route === '/ok') ctx.body = { fine: true };
+  });
+  server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+async function get(path: string) {
+  const response = await fetch(base + path);
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+describe('envelopeFor', () => {
+  it.each([
+    ['/api/v1', 'detail'],
+    ['/api/v1/ranking', 'detail'],
+    ['/api/v10/x', 'error'],
+    ['/api/agents', 'error'],
+    ['/', 'error'],
+  ])('%s answers with %s', (path, envelope) => expect(envelopeFor(path)).toBe(envelope));
+});
+
+describe('errorEnvelope', () => {
+  it('hides the message of an unexpected error behind a 500 in both envelopes', async () => {
+    expect(await get('/api/v1/boom')).toEqual({ status: 500, body: { detail: 'Internal server error' } });
+    expect(await get('/api/boom')).toEqual({ status: 500, body: { error: 'Internal server error' } });
+  });
+
+  it('passes an HttpError status and message through', async () => {
+    expect(await get('/api/v1/teapot')).toEqual({ status: 418, body: { detail: 'short and stout' } });
+    expect(await get('/api/teapot')).toEqual({ status: 418, body: { error: 'short and stout' } });
+  });
+
+  it('answers validation failures with 422 under /api/v1 and 400 under /api, naming the field', async () => {
+    expect(await get('/api/v1/validate?limite=5000')).toEqual({
+      status: 422,
+      body: { detail: 'query.limite: Too big: expected number to be <=1000' },
+    });
+    expect(await get('/api/validate?limite=abc')).toEqual({
+      status: 400,
+      body: { error: 'query.limite: Invalid input: expected number, received NaN' },
+    });
+  });
+
+  it('turns an unmatched route into a 404 envelope and leaves successes alone', async () => {
+    expect(await get('/api/v1/missing')).toEqual({ status: 404, body: { detail: 'Not Found' } });
+    expect(await get('/api/missing')).toEqual({ status: 404, body: { error: 'Not found' } });
+    expect(await get('/api/ok')).toEqual({ status: 200, body: { fine: true } });
+  });
+});

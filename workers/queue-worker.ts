@@ -1,0 +1,69 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import type { Config } from '../lib/config';
+import type { Logger } from '../lib/logger';
+import { repoRoot } from '../lib/paths';
+import type { TaskQueueName } from '../temporal/task-queues';
+import { installTemporalRuntime } from './runtime';
+
+export interface QueueWorkerOptions {
+  temporal: Config['temporal'];
+  taskQueue: TaskQueueName;
+  activities: object;
+  logger: Logger;
+}
+
+export interface QueueWorker {
+  worker: Worker;
+  /** Resolves when the worker has stopped (after `stop()` or a fatal error). */
+  running: Promise<void>;
+  /** Stops polling, lets running activities finish (up to the SDK's grace time), closes the connection. */
+  stop(): Promise<void>;
+}
+
+/** Path of the prebuilt workflow bundle written by `npm run build` (scripts/build-workflow-bundles.ts). */
+export function workflowBundlePath(taskQueue: TaskQueueName): string {
+  return path.join(repoRoot, 'dist', 'workflow-bundles', `${taskQueue}.js`);
+}
+
+/**
+ * Compiled code (production, `npm start`) runs the bundle prebuilt at build time; source code
+ * (tests, tsx) bundles the workflows of its queue when the worker is created.
+ */
+function workflowSource(taskQueue: TaskQueueName) {
+  const bundle = workflowBundlePath(taskQueue);
+  if (__filename.endsWith('.js') && fs.existsSync(bundle)) return { workflowBundle: { codePath: bundle } };
+  return { workflowsPath: require.resolve(`../workflows/${taskQueue}`) };
+}
+
+/** Connects to Temporal and starts polling one task queue. */
+export async function startQueueWorker(options: QueueWorkerOptions): Promise<QueueWorker> {
+  installTemporalRuntime(options.logger);
+  const connection = await NativeConnection.connect({ address: options.temporal.address });
+  let worker: Worker;
+  try {
+    worker = await Worker.create({
+      connection,
+      namespace: options.temporal.namespace,
+      taskQueue: options.taskQueue,
+      activities: options.activities,
+      shutdownGraceTime: '10 seconds',
+      ...workflowSource(options.taskQueue),
+    });
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
+  const running = worker.run().finally(() => connection.close());
+  options.logger.info({ taskQueue: options.taskQueue, namespace: options.temporal.namespace }, 'worker started');
+  return {
+    worker,
+    running,
+    async stop() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+      options.logger.info({ taskQueue: options.taskQueue }, 'worker stopped');
+    },
+  };
+}

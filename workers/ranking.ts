@@ -1,0 +1,16 @@
+import type { Config } from '../lib/config';
+import type { Logger } from '../lib/logger';
+import { createProbeActivities } from '../activities/probe';
+import { TASK_QUEUES } from '../temporal/task-queues';
+import { startQueueWorker, type QueueWorker } from './queue-worker';
+
+/** The worker of the `ranking` task queue: the ranking job and its children. */
+export function startRankingWorker(config: Config, logger: Logger): Promise<QueueWorker> {
+  const taskQueue = TASK_QUEUES.ranking;
+  return startQueueWorker({
+    temporal: config.temporal,
+    taskQueue,
+    logger,
+    activities: { ...createProbeActivities({ taskQueue }) },
+  });
+}

@@ -1,0 +1,2 @@
+// Workflows registered on the `agents` task queue (bundled by the agents worker).
+export { probeWorkflow } from '../probe';
