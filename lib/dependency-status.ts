@@ -11,24 +11,29 @@ export interface DependencyStatus {
   error?: string;
 }
 
-type Probe = (services: Services) => Promise<unknown>;
+type Probe = (services: Services, timeoutMs: number) => Promise<unknown>;
 
 /** The cheapest real round trip each dependency offers. */
 const probes: Record<DependencyName, Probe> = {
   mysql: (services) => services.database.pool.query('SELECT 1'),
   redis: (services) => services.redis.ping(),
-  elasticsearch: async (services) => {
-    const ok = await services.elasticsearch.ping();
-    if (!ok) throw new Error('ping answered false');
+  // The integ-test distribution has no `GET /` (ping); cluster health is as cheap and exists everywhere.
+  elasticsearch: async (services, timeoutMs) => {
+    const health = await services.elasticsearch.cluster.health({}, { requestTimeout: timeoutMs, maxRetries: 0 });
+    if (health.status === 'red') throw new Error('cluster health is red');
   },
-  temporal: (services) => services.temporal.connection.healthService.check({}),
+  temporal: (services, timeoutMs) => {
+    const { healthConnection } = services.temporal;
+    return healthConnection.withDeadline(Date.now() + timeoutMs, () => healthConnection.healthService.check({}));
+  },
 };
 
 async function measure(name: DependencyName, services: Services): Promise<DependencyStatus> {
   const started = process.hrtime.bigint();
   const elapsed = () => Math.round(Number(process.hrtime.bigint() - started) / 10_000) / 100;
   try {
-    await withTimeout(probes[name](services), services.config.dependencyTimeoutMs, name);
+    const timeoutMs = services.config.dependencyTimeoutMs;
+    await withTimeout(probes[name](services, timeoutMs), timeoutMs, name);
     return { status: 'up', latencyMs: elapsed() };
   } catch (error) {
     return { status: 'down', latencyMs: elapsed(), error: error instanceof Error ? error.message : String(error) };

@@ -22,3 +22,9 @@ export function createRedis(redisConfig: Config['redis'], name: string): Redis {
 export function channelName(redisConfig: Config['redis'], channel: string): string {
   return `${redisConfig.keyPrefix}${channel}`;
 }
+
+/** Closes politely when connected; otherwise stops the reconnect loop at once (QUIT would wait for it). */
+export async function closeRedis(redis: Redis): Promise<void> {
+  if (redis.status === 'ready') await redis.quit();
+  else redis.disconnect();
+}

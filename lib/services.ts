@@ -1,11 +1,11 @@
 import type { Client as ElasticsearchClient } from '@elastic/elasticsearch';
 import type Redis from 'ioredis';
 import { createDatabase, type DatabaseHandle } from '../db';
-import { createTemporalClient, type TemporalHandle } from '../temporal/client';
+import { closeTemporalClient, createTemporalClient, type TemporalHandle } from '../temporal/client';
 import type { Config } from './config';
 import { createElasticsearch } from './elasticsearch';
 import type { Logger } from './logger';
-import { createRedis } from './redis';
+import { closeRedis, createRedis } from './redis';
 
 /** The long-lived connections of one process, built once at start and passed down explicitly. */
 export interface Services {
@@ -34,8 +34,8 @@ export function createServices(config: Config, logger: Logger): Services {
 export async function closeServices(services: Services): Promise<void> {
   await Promise.allSettled([
     services.database.pool.end(),
-    services.redis.quit().catch(() => services.redis.disconnect()),
+    closeRedis(services.redis),
     services.elasticsearch.close(),
-    services.temporal.connection.close(),
+    closeTemporalClient(services.temporal),
   ]);
 }

@@ -4,14 +4,24 @@ import type { Config } from '../lib/config';
 export interface TemporalHandle {
   connection: Connection;
   client: Client;
+  /**
+   * A second connection for health checks, without the SDK's retry interceptor: one check is one
+   * attempt, and no retry timer outlives the check (a pending retry would fire after close()).
+   */
+  healthConnection: Connection;
 }
 
 /**
- * A lazily connected client: the HTTP server starts (and reports Temporal as down)
- * even while the Temporal server is unreachable; the first call connects.
+ * Lazily connected: the HTTP server starts (and reports Temporal as down) even while the
+ * Temporal server is unreachable; the first call connects.
  */
 export function createTemporalClient(temporalConfig: Config['temporal']): TemporalHandle {
   const connection = Connection.lazy({ address: temporalConfig.address });
   const client = new Client({ connection, namespace: temporalConfig.namespace });
-  return { connection, client };
+  const healthConnection = Connection.lazy({ address: temporalConfig.address, interceptors: [] });
+  return { connection, client, healthConnection };
+}
+
+export async function closeTemporalClient(handle: TemporalHandle): Promise<void> {
+  await Promise.allSettled([handle.connection.close(), handle.healthConnection.close()]);
 }

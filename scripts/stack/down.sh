@@ -40,8 +40,8 @@ for part in "${STACK_PARTS[@]}"; do
     warn "$part: still running after ${GRACE_SECONDS}s, sending SIGKILL (pid/group $group)"
     group_kill "$group"
   fi
-  # Servers remove their own pidfile on a clean exit, not after SIGKILL, and
-  # the Temporal one is ours: clear what is left.
+  # MariaDB and Redis remove their own pidfile on a clean exit (not after
+  # SIGKILL); the others are ours: clear what is left.
   rm -f "$(pidfile_of "$part")"
   log "$part: stopped"
 done

@@ -18,6 +18,7 @@ DATA="$BASE/data"
 TMP="$BASE/tmp"
 ES_LOGS="$STACK_LOG_DIR/elasticsearch" # path.logs (ES's own log files, gc.log)
 LOG="$(log_of $PART)" # console output, incl. startup errors
+INSTALL_LOG="$STACK_LOG_DIR/elasticsearch-install.log"
 START_TIMEOUT=180
 
 ready() {
@@ -27,21 +28,26 @@ ready() {
 
 # --- install ----------------------------------------------------------------
 
-# Ask Maven itself: settings.xml may move the local repository.
+# Ask Maven itself: settings.xml may move the local repository. (-Doutput:
+# on stdout, Maven wraps the value in colour escape codes even with -B.)
 maven_local_repo() {
-  (cd "$STACK_DIR" && mvn -B -q help:evaluate -Dexpression=settings.localRepository -DforceStdout)
+  local out="$BASE/.maven-local-repo"
+  (cd "$STACK_DIR" && mvn -B -q help:evaluate -Dexpression=settings.localRepository \
+    -Doutput="$out") >>"$INSTALL_LOG" 2>&1 || return 1
+  cat "$out"
 }
 
 # Print the path of the distribution zip, downloading it with Maven if needed.
 fetch_zip() {
-  local zip="$HOME/.m2/repository/$ZIP_REL"
+  local zip="${HOME:-}/.m2/repository/$ZIP_REL"
   if [[ ! -f $zip ]]; then
-    log "$PART: downloading $ARTIFACT with Maven" >&2
-    (cd "$STACK_DIR" && mvn -B -q dependency:get -Dartifact="$ARTIFACT" -Dtransitive=false) >&2 ||
-      die "$PART: mvn dependency:get $ARTIFACT failed"
+    log "$PART: downloading $ARTIFACT with Maven (log: $INSTALL_LOG)" >&2
+    (cd "$STACK_DIR" && mvn -B -q dependency:get -Dartifact="$ARTIFACT" -Dtransitive=false) \
+      >>"$INSTALL_LOG" 2>&1 || fail_part "$PART" "$INSTALL_LOG" "could not be downloaded"
   fi
+  # Not at the default place: the local repository was moved in settings.xml.
   [[ -f $zip ]] || zip="$(maven_local_repo)/$ZIP_REL"
-  [[ -f $zip ]] || die "$PART: downloaded zip not found at $zip"
+  [[ -f $zip ]] || fail_part "$PART" "$INSTALL_LOG" "zip not found in the local Maven repository ($zip)"
   echo "$zip"
 }
 
@@ -126,6 +132,7 @@ YML
 
 start() {
   log "$PART: starting on 127.0.0.1:$ELASTICSEARCH_PORT (heap $ELASTICSEARCH_HEAP)"
+  mark_log "$PART" "$LOG"
   # ES warns below 65535 open files; raise the limit when allowed (root).
   ulimit -n 65535 2>/dev/null || true
   # Foreground mode under setsid + nohup (instead of -d): the console output,
@@ -141,7 +148,8 @@ start() {
 }
 
 up() {
-  local t0=$SECONDS pid
+  local t0 pid
+  t0=$(now_us)
   ready && { log "$PART: already ready"; return 0; }
   ensure_dirs "$BASE"
   umask 022 # the ES user must be able to read the unpacked distribution
@@ -151,14 +159,14 @@ up() {
     check_traversable
   fi
   if pid=$(running_pid $PART); then
-    log "$PART: already running (pid $pid), waiting for it"
+    log "$PART: already running (pid $pid), waiting for it (after a settings change, run down.sh first)"
   else
     write_config
     start
     pid=$!
   fi
   wait_until --pid "$pid" "$PART" "$START_TIMEOUT" "$LOG" ready
-  log "$PART: ready on http://127.0.0.1:$ELASTICSEARCH_PORT ($(elapsed_since $t0)s)"
+  log "$PART: ready on http://127.0.0.1:$ELASTICSEARCH_PORT ($(elapsed_since "$t0")s)"
 }
 
 case ${1:-up} in

@@ -18,13 +18,25 @@ as_root() {
 
 ensure_dirs() { mkdir -p "$STACK_LOG_DIR" "$STACK_RUN_DIR" "$@"; }
 
-# Print the last 20 lines of a log (to stderr), if it exists.
+# Logs are appended to across runs: each start writes a marker line first.
+mark_log() { printf '\n=== stack: starting %s at %s ===\n' "$1" "$(date -Is)" >>"$2"; }
+
+# The first error-looking line since the last start marker. It is often the
+# real cause, where the last lines only show the shutdown that followed.
+first_error_since_start() {
+  awk '/^=== stack: starting / { cause = ""; next }
+       cause == "" && /\[ERROR\]|\[FATAL\]|^ERROR:|^Error:|level=ERROR|Failed listening/ { cause = $0 }
+       END { if (cause != "") print cause }' "$1" 2>/dev/null
+}
+
+# Print the last 20 lines of a log (to stderr), and the likely cause.
 show_log_tail() {
-  local log_path=$1
-  if [[ -s $log_path ]]; then
-    warn "last 20 lines of $log_path:"
-    tail -n 20 "$log_path" >&2
-  fi
+  local log_path=$1 cause
+  [[ -s $log_path ]] || return 0
+  warn "last 20 lines of $log_path:"
+  tail -n 20 "$log_path" >&2
+  cause=$(first_error_since_start "$log_path")
+  [[ -z $cause ]] || warn "first error since the start: $cause"
 }
 
 # Fail with the standard message naming the part and its log.
@@ -35,21 +47,28 @@ fail_part() {
   exit 1
 }
 
-# wait_until [--pid PID] <part> <timeout-seconds> <log-path> <command...>
-# Polls <command> (quietly) until it succeeds. With --pid, fails at once when
-# that process dies, instead of waiting for the whole timeout.
+# wait_until [--pid PID] [--fail-if CMD] <part> <timeout-seconds> <log-path> <command...>
+# Polls <command> (quietly) until it succeeds. Fails at once, instead of
+# waiting for the whole timeout, when process PID has died or CMD succeeds.
 wait_until() {
-  local pid=""
-  if [[ $1 == --pid ]]; then
-    pid=$2
+  local pid="" fail_if=""
+  while [[ $1 == --* ]]; do
+    case $1 in
+      --pid) pid=$2 ;;
+      --fail-if) fail_if=$2 ;;
+      *) die "wait_until: unknown option $1" ;;
+    esac
     shift 2
-  fi
+  done
   local part=$1 timeout=$2 log_path=$3
   shift 3
   local deadline=$((SECONDS + timeout))
   until "$@" >/dev/null 2>&1; do
     if [[ -n $pid ]] && ! kill -0 "$pid" 2>/dev/null; then
       fail_part "$part" "$log_path" "failed to start (process $pid exited)"
+    fi
+    if [[ -n $fail_if ]] && $fail_if; then
+      fail_part "$part" "$log_path" "failed to start"
     fi
     if ((SECONDS >= deadline)); then
       fail_part "$part" "$log_path" "did not become ready within ${timeout}s"
@@ -111,8 +130,13 @@ group_of() {
 group_alive() { kill -0 -- "$1" 2>/dev/null; }
 group_kill() { kill -KILL -- "$1" 2>/dev/null || true; }
 
-# Seconds since <start> (a $SECONDS value).
-elapsed_since() { echo $((SECONDS - $1)); }
+# Wall-clock timing with 0.1 s resolution: t0=$(now_us); ...; elapsed_since "$t0"
+# (EPOCHREALTIME's decimal point follows the locale: drop either one.)
+now_us() { echo "${EPOCHREALTIME//[.,]/}"; }
+elapsed_since() {
+  local us=$(($(now_us) - $1))
+  printf '%d.%d' $((us / 1000000)) $((us % 1000000 / 100000))
+}
 
 # --- per-part facts shared by up/down/status ----------------------------------
 

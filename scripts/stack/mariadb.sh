@@ -15,41 +15,48 @@ START_TIMEOUT=60
 
 # --no-defaults everywhere: a system MariaDB (and its /etc/mysql config and
 # /run/mysqld socket) may exist on this machine and must not leak in.
-client_app() {
-  mariadb --no-defaults --protocol=TCP -h127.0.0.1 -P"$MYSQL_PORT" \
-    -u"$MYSQL_USER" -p"$MYSQL_PASSWORD" "$@"
-}
-client_root() { mariadb --no-defaults --socket="$SOCKET" -uroot "$@"; }
+# Admin access: mariadb-install-db gives the OS user that ran it (root, or the
+# developer) an all-privilege account authenticated by the unix socket.
+OS_USER=$(id -un)
+client_admin() { mariadb --no-defaults --socket="$SOCKET" -u"$OS_USER" "$@"; }
 
+# `timeout`: belt and braces against a foreign listener that never answers.
 ready() {
-  mariadb-admin --no-defaults --protocol=TCP -h127.0.0.1 -P"$MYSQL_PORT" \
+  timeout 5 mariadb-admin --no-defaults --protocol=TCP -h127.0.0.1 -P"$MYSQL_PORT" \
     -u"$MYSQL_USER" -p"$MYSQL_PASSWORD" --connect-timeout=2 ping >/dev/null 2>&1 &&
-    [[ $(client_app --connect-timeout=2 -N -B -e 'SELECT 1' 2>/dev/null) == 1 ]]
+    [[ $(timeout 5 mariadb --no-defaults --protocol=TCP -h127.0.0.1 -P"$MYSQL_PORT" \
+      -u"$MYSQL_USER" -p"$MYSQL_PASSWORD" --connect-timeout=2 -N -B -e 'SELECT 1' 2>/dev/null) == 1 ]]
 }
 
-# Server answers on its socket (as root): enough to create the app user.
-server_up() { mariadb-admin --no-defaults --socket="$SOCKET" -uroot --connect-timeout=2 ping >/dev/null 2>&1; }
+# Server answers on its socket: enough to create the app user.
+server_up() { mariadb-admin --no-defaults --socket="$SOCKET" -u"$OS_USER" --connect-timeout=2 ping >/dev/null 2>&1; }
 
 # mysqld refuses to run as root unless told to.
-user_args() { [[ $(id -u) -eq 0 ]] && echo --user=root || true; }
+RUN_AS=()
+if [[ $(id -u) -eq 0 ]]; then RUN_AS=(--user=root); fi
+
+data_dir_empty() { [[ -z $(ls -A "$DATA" 2>/dev/null) ]]; }
 
 initialise() {
-  [[ -d $DATA/mysql ]] && return 0
+  data_dir_empty || return 0
   log "$PART: initialising data dir $DATA"
-  rm -rf "$DATA"
-  mkdir -p "$DATA"
-  # shellcheck disable=SC2046
-  mariadb-install-db --no-defaults $(user_args) --datadir="$DATA" \
+  # Initialise beside, then move: an interrupted run never leaves a half-made
+  # data dir that looks initialised. (InnoDB keeps only relative paths.)
+  rm -rf "$DATA.init"
+  mkdir -p "$DATA.init"
+  mariadb-install-db --no-defaults --user="$OS_USER" --datadir="$DATA.init" \
     --auth-root-authentication-method=socket --skip-test-db --skip-name-resolve >>"$LOG" 2>&1 ||
     fail_part "$PART" "$LOG" "failed to initialise its data dir"
+  rm -rf "$DATA"
+  mv "$DATA.init" "$DATA"
 }
 
 start() {
   mkdir -p "$BASE/tmp"
   log "$PART: starting on 127.0.0.1:$MYSQL_PORT"
+  mark_log "$PART" "$LOG"
   # setsid + nohup: the server outlives this script and has no terminal.
-  # shellcheck disable=SC2046
-  setsid nohup mariadbd --no-defaults $(user_args) \
+  setsid nohup mariadbd --no-defaults "${RUN_AS[@]}" \
     --datadir="$DATA" --socket="$SOCKET" --pid-file="$(pidfile_of $PART)" \
     --tmpdir="$BASE/tmp" --log-error="$LOG" \
     --port="$MYSQL_PORT" --bind-address=127.0.0.1 --skip-name-resolve \
@@ -58,7 +65,11 @@ start() {
     </dev/null >>"$LOG" 2>&1 &
 }
 
-sql_quote() { printf "'%s'" "${1//\'/\'\'}"; }
+# A quoted SQL string literal (backslashes are escapes in MariaDB's default mode).
+sql_quote() {
+  local s=${1//\\/\\\\}
+  printf "'%s'" "${s//\'/\'\'}"
+}
 
 # Idempotent: the app user for every host it may come from, with full rights
 # (the app creates its own databases). ALTER keeps the password in sync.
@@ -72,18 +83,19 @@ ensure_app_user() {
     sql+="ALTER USER $u@$host IDENTIFIED BY $p;"
     sql+="GRANT ALL PRIVILEGES ON *.* TO $u@$host WITH GRANT OPTION;"
   done
-  client_root -e "$sql" >>"$LOG" 2>&1 || fail_part "$PART" "$LOG" "could not create user $MYSQL_USER"
+  client_admin -e "$sql" >>"$LOG" 2>&1 || fail_part "$PART" "$LOG" "could not create user $MYSQL_USER"
 }
 
 up() {
-  local t0=$SECONDS pid
+  local t0 pid
+  t0=$(now_us)
   ready && { log "$PART: already ready"; return 0; }
   ensure_dirs "$BASE"
   initialise
   # A server may be running (e.g. still starting, or the app user is missing):
   # never start a second one on the same data dir.
   if pid=$(running_pid $PART); then
-    log "$PART: already running (pid $pid), waiting for it"
+    log "$PART: already running (pid $pid), waiting for it (after a settings change, run down.sh first)"
   else
     start
     pid=$!
@@ -91,7 +103,7 @@ up() {
   wait_until --pid "$pid" "$PART" "$START_TIMEOUT" "$LOG" server_up
   ensure_app_user
   wait_until --pid "$pid" "$PART" "$START_TIMEOUT" "$LOG" ready
-  log "$PART: ready on 127.0.0.1:$MYSQL_PORT ($(elapsed_since $t0)s)"
+  log "$PART: ready on 127.0.0.1:$MYSQL_PORT ($(elapsed_since "$t0")s)"
 }
 
 case ${1:-up} in

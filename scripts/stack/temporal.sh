@@ -21,7 +21,7 @@ cli() { "$BIN" --disable-config-file --disable-config-env --command-timeout 3s "
 
 ready() {
   [[ -x $BIN ]] &&
-    cli operator cluster health --address "127.0.0.1:$TEMPORAL_PORT" 2>/dev/null | grep -q SERVING &&
+    [[ $(cli operator cluster health --address "127.0.0.1:$TEMPORAL_PORT" 2>/dev/null) == *SERVING* ]] &&
     curl -fsS -o /dev/null --max-time 3 "http://127.0.0.1:$TEMPORAL_UI_PORT/"
 }
 
@@ -47,6 +47,7 @@ link_binary() {
 
 start() {
   log "$PART: starting on 127.0.0.1:$TEMPORAL_PORT (UI :$TEMPORAL_UI_PORT)"
+  mark_log "$PART" "$LOG"
   # setsid + nohup: the server outlives this script and has no terminal.
   # The UI's newsfeed would be fetched from the internet: off.
   setsid nohup "$BIN" server start-dev \
@@ -58,19 +59,20 @@ start() {
 }
 
 up() {
-  local t0=$SECONDS pid
+  local t0 pid
+  t0=$(now_us)
   ready && { log "$PART: already ready"; return 0; }
   ensure_dirs "$BASE"
   installed || install
   link_binary
   if pid=$(running_pid $PART); then
-    log "$PART: already running (pid $pid), waiting for it"
+    log "$PART: already running (pid $pid), waiting for it (after a settings change, run down.sh first)"
   else
     start
     pid=$!
   fi
   wait_until --pid "$pid" "$PART" "$START_TIMEOUT" "$LOG" ready
-  log "$PART: ready on 127.0.0.1:$TEMPORAL_PORT, UI http://127.0.0.1:$TEMPORAL_UI_PORT ($(elapsed_since $t0)s)"
+  log "$PART: ready on 127.0.0.1:$TEMPORAL_PORT, UI http://127.0.0.1:$TEMPORAL_UI_PORT ($(elapsed_since "$t0")s)"
 }
 
 case ${1:-up} in

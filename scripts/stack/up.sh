@@ -5,7 +5,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 source "$STACK_SCRIPTS_DIR/lib.sh"
 
-t0=$SECONDS
+t0=$(now_us)
 ensure_dirs
 bash "$STACK_SCRIPTS_DIR/system-packages.sh"
 
@@ -35,7 +35,7 @@ for part in "${STACK_PARTS[@]}"; do
   fi
 done
 if ((failed)); then
-  warn "not all parts are ready ($(elapsed_since $t0)s)"
+  warn "not all parts are ready ($(elapsed_since "$t0")s)"
   exit 1
 fi
-log "all parts ready in $(elapsed_since $t0)s"
+log "all parts ready in $(elapsed_since "$t0")s"

@@ -36,7 +36,8 @@ describe('MariaDB through drizzle', () => {
   it('creates a missing database and applies every migration once, however often it runs', async () => {
     const database = `consultores_migrate_probe_${process.pid}`;
     const migrationCount = fs.readdirSync(migrationsFolder).filter((file) => file.endsWith('.sql')).length;
-    const admin = await mysql.createConnection({ ...config.mysql, database: undefined });
+    const { host, port, user, password } = config.mysql;
+    const admin = await mysql.createConnection({ host, port, user, password });
     try {
       await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
       await migrateDatabase({ ...config.mysql, database });
@@ -45,10 +46,11 @@ describe('MariaDB through drizzle', () => {
       const [applied] = await admin.query(`SELECT COUNT(*) AS n FROM \`${database}\`.__drizzle_migrations`);
       expect((applied as Array<{ n: number }>)[0]?.n).toBe(migrationCount);
       const [tables] = await admin.query(
-        'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = ? ORDER BY table_name',
+        'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = ?',
         [database],
       );
-      expect((tables as Array<{ name: string }>).map((table) => table.name)).toEqual(['__drizzle_migrations', 'settings']);
+      const names = (tables as Array<{ name: string }>).map((table) => table.name).sort();
+      expect(names).toEqual(['__drizzle_migrations', 'settings']);
     } finally {
       await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
       await admin.end();
