@@ -1,4 +1,16 @@
-import { mysqlTable, timestamp, varchar } from 'drizzle-orm/mysql-core';
+import {
+  boolean,
+  datetime,
+  double,
+  index,
+  int,
+  mysqlTable,
+  primaryKey,
+  text,
+  timestamp,
+  tinyint,
+  varchar,
+} from 'drizzle-orm/mysql-core';
 import { jsonText } from './columns';
 
 /** Service-wide settings, one row per named setting (the orchestration settings build on it). */
@@ -6,4 +18,77 @@ export const settings = mysqlTable('settings', {
   name: varchar('name', { length: 64 }).primaryKey(),
   value: jsonText<unknown>('value').notNull(),
   updatedAt: timestamp('updated_at', { mode: 'date' }).notNull().defaultNow().onUpdateNow(),
+});
+
+/**
+ * One row per ranked person, upserted by the ranking job (keyed by id_pessoa, so a retried batch
+ * never duplicates). `detalhes` holds the pass-through details of the ranking entry; languages,
+ * degrees and the cv object are read from the index per page (docs/ranking-storage.md).
+ */
+export const rankingEntries = mysqlTable(
+  'ranking_entries',
+  {
+    idPessoa: int('id_pessoa').primaryKey(),
+    nome: varchar('nome', { length: 300 }).notNull(),
+    /** The name without accents, lower case: what the FULLTEXT name search matches. */
+    nomeBusca: varchar('nome_busca', { length: 300 }).notNull(),
+    posicao: int('posicao'),
+    pontuacaoTotal: double('pontuacao_total').notNull(),
+    blocoA: double('bloco_a').notNull(),
+    blocoB: double('bloco_b').notNull(),
+    blocoC: double('bloco_c').notNull(),
+    blocoD: double('bloco_d').notNull(),
+    blocoE: double('bloco_e').notNull(),
+    ativo: boolean('ativo').notNull(),
+    anosAtuacao: double('anos_atuacao').notNull(),
+    coordenadorPpg: boolean('coordenador_ppg').notNull().default(false),
+    tiposAtuacao: jsonText<string[]>('tipos_atuacao').notNull(),
+    selos: jsonText<string[]>('selos').notNull(),
+    detalhes: jsonText<Record<string, unknown>>('detalhes').notNull(),
+    /** The job run that last wrote the row: rows of older runs are persons gone from the index. */
+    runId: varchar('run_id', { length: 64 }).notNull(),
+  },
+  (table) => [
+    index('ranking_entries_posicao').on(table.posicao),
+    index('ranking_entries_ativo_posicao').on(table.ativo, table.posicao),
+    index('ranking_entries_run').on(table.runId),
+    index('ranking_entries_nome').on(table.nome),
+    index('ranking_entries_total').on(table.pontuacaoTotal),
+  ],
+);
+
+/** Seal codes per person (upper case), so a seal filter is an index lookup. */
+export const rankingEntrySeals = mysqlTable(
+  'ranking_entry_seals',
+  {
+    selo: varchar('selo', { length: 40 }).notNull(),
+    idPessoa: int('id_pessoa').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.selo, table.idPessoa] }), index('ranking_entry_seals_pessoa').on(table.idPessoa)],
+);
+
+/** One row per job run: the status record when no run is in progress, and the run history. */
+export const rankingJobRuns = mysqlTable(
+  'ranking_job_runs',
+  {
+    runId: varchar('run_id', { length: 64 }).primaryKey(),
+    origem: varchar('origem', { length: 16 }).notNull(),
+    limparAntes: boolean('limpar_antes').notNull(),
+    estado: varchar('estado', { length: 16 }).notNull(),
+    fase: varchar('fase', { length: 16 }).notNull(),
+    processados: int('processados').notNull().default(0),
+    total: int('total').notNull().default(0),
+    iniciadoEm: datetime('iniciado_em', { fsp: 3, mode: 'date' }).notNull(),
+    finalizadoEm: datetime('finalizado_em', { fsp: 3, mode: 'date' }),
+    ultimoErro: text('ultimo_erro'),
+  },
+  (table) => [index('ranking_job_runs_started').on(table.iniciadoEm), index('ranking_job_runs_state').on(table.estado, table.finalizadoEm)],
+);
+
+/** The statistics record, computed once per run after positions, so requests never scan the ranking. */
+export const rankingStatistics = mysqlTable('ranking_statistics', {
+  id: tinyint('id').primaryKey(),
+  runId: varchar('run_id', { length: 64 }).notNull(),
+  calculadoEm: datetime('calculado_em', { fsp: 3, mode: 'date' }).notNull(),
+  dados: jsonText<Record<string, unknown>>('dados').notNull(),
 });

@@ -46,6 +46,14 @@ const envSchema = z.object({
 
   DEPENDENCY_TIMEOUT_MS: positiveInt.default(2_000),
 
+  /** Base address of external curriculum pages: a cv url is `<CV_BASE_URL>/<id_cv>`. */
+  CV_BASE_URL: z.url().default('https://cv.example.org/curriculo'),
+
+  RANKING_SCHEDULE_TIMEZONE: z
+    .string()
+    .refine(isTimeZone, 'an IANA time zone such as America/Sao_Paulo')
+    .default('America/Sao_Paulo'),
+
   /** What this process runs: any of api, ranking-worker, agents-worker (comma-separated). */
   PROCESS_ROLES: z
     .string()
@@ -53,6 +61,15 @@ const envSchema = z.object({
     .transform((value) => value.split(',').map((role) => role.trim()).filter(Boolean))
     .pipe(z.array(z.enum(['api', 'ranking-worker', 'agents-worker'])).min(1)),
 });
+
+function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export type Env = z.infer<typeof envSchema>;
 
@@ -66,6 +83,7 @@ export interface Config {
   temporal: { address: string; namespace: string; uiUrl: string };
   dependencyTimeoutMs: number;
   roles: ProcessRole[];
+  ranking: { scheduleTimezone: string; cvBaseUrl: string };
 }
 
 export type ProcessRole = Env['PROCESS_ROLES'][number];
@@ -108,6 +126,7 @@ export function loadConfig(source: NodeJS.ProcessEnv): Config {
     },
     dependencyTimeoutMs: env.DEPENDENCY_TIMEOUT_MS,
     roles: [...new Set(env.PROCESS_ROLES)],
+    ranking: { scheduleTimezone: env.RANKING_SCHEDULE_TIMEZONE, cvBaseUrl: env.CV_BASE_URL },
   };
 }
 

@@ -12,6 +12,8 @@ export interface QueueWorkerOptions {
   taskQueue: TaskQueueName;
   activities: object;
   logger: Logger;
+  /** Closes what the activities use (pools, clients), after the worker has stopped. */
+  closeDependencies?: () => Promise<void>;
 }
 
 export interface QueueWorker {
@@ -53,9 +55,13 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
     });
   } catch (error) {
     await connection.close();
+    await options.closeDependencies?.();
     throw error;
   }
-  const running = worker.run().finally(() => connection.close());
+  const running = worker.run().finally(async () => {
+    await connection.close();
+    await options.closeDependencies?.();
+  });
   options.logger.info({ taskQueue: options.taskQueue, namespace: options.temporal.namespace }, 'worker started');
   return {
     worker,

@@ -1,11 +1,16 @@
 import Router from '@koa/router';
 import type { Services } from '../../lib/services';
 import { healthRouter } from './health';
+import { jobRoutes } from './job-routes';
+import { rankingRoutes } from './ranking-routes';
+import { storeUnavailableAs503 } from './store-unavailable';
 
 /** The consultant ranking service, mounted at /api/v1. */
-export function rankingApi(_services: Services): Router {
+export function rankingApi(services: Services): Router {
   const api = new Router({ prefix: '/api/v1' });
-  const health = healthRouter();
-  api.use(health.routes(), health.allowedMethods({ throw: true }));
+  api.use(storeUnavailableAs503());
+  for (const router of [healthRouter(), rankingRoutes(services), jobRoutes(services)]) {
+    api.use(router.routes(), router.allowedMethods({ throw: true }));
+  }
   return api;
 }

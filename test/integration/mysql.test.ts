@@ -50,7 +50,14 @@ describe('MariaDB through drizzle', () => {
         [database],
       );
       const names = (tables as Array<{ name: string }>).map((table) => table.name).sort();
-      expect(names).toEqual(['__drizzle_migrations', 'settings']);
+      expect(names).toEqual([
+        '__drizzle_migrations',
+        'ranking_entries',
+        'ranking_entry_seals',
+        'ranking_job_runs',
+        'ranking_statistics',
+        'settings',
+      ]);
     } finally {
       await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
       await admin.end();

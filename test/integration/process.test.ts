@@ -1,32 +1,10 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { config } from '../../lib/config';
 import { TASK_QUEUES } from '../../temporal/task-queues';
 import type { probeWorkflow } from '../../workflows/probe';
 import { unusedPort } from '../support/ports';
+import { startServiceProcess as startMain, type ServiceProcess as Started } from '../support/processes';
 import { openSocket } from '../support/websocket';
-
-const root = path.resolve(__dirname, '../..');
-
-interface Started {
-  child: ChildProcessWithoutNullStreams;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-/** Runs main.ts from source, as `npm start` runs its compiled form, with the test environment. */
-function startMain(env: Record<string, string>): Started {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], {
-    cwd: root,
-    env: { ...process.env, LOG_LEVEL: 'info', ...env },
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
 
 async function waitForHealth(url: string, started: Started): Promise<void> {
   for (let attempt = 0; attempt < 240; attempt += 1) {

@@ -1,0 +1,138 @@
+import { heartbeat } from '@temporalio/activity';
+import type { Client as ElasticsearchClient, estypes } from '@elastic/elasticsearch';
+import type { Pool } from 'mysql2/promise';
+import type { Database } from '../db';
+import { recordRunEnd, recordRunProgress, recordRunStart, type RunOrigin, type RunPhase } from '../db/ranking-job-runs';
+import { assignPositions, clearRanking, deleteRowsOfOtherRuns, upsertRankingRows } from '../db/ranking-store';
+import { storeStatisticsSnapshot } from '../db/ranking-statistics';
+import type { PersonDocument } from '../domain/person-document';
+import { toRankingRow } from '../domain/ranking-row';
+import { scorePerson } from '../domain/scoring/score-person';
+import type { Logger } from '../lib/logger';
+
+/** A `search_after` position in the point-in-time (null = from the start). */
+export type SortCursor = estypes.SortResults | null;
+
+export interface ScoreBatchInput {
+  pitId: string;
+  after: SortCursor;
+  batchSize: number;
+  runId: string;
+  referenceDate: string;
+}
+
+export interface RankingActivityDeps {
+  pool: Pool;
+  db: Database;
+  es: ElasticsearchClient;
+  personIndex: string;
+  logger: Logger;
+}
+
+/** How long Elasticsearch keeps the point-in-time between two reads of the job. */
+const PIT_KEEP_ALIVE = '15m';
+const SHARD_DOC_ORDER: estypes.Sort = [{ _shard_doc: 'asc' }];
+
+export function createRankingActivities(deps: RankingActivityDeps) {
+  const { pool, db, es, personIndex, logger } = deps;
+
+  const closePit = async (pitId: string) => {
+    if (!pitId) return;
+    await es.closePointInTime({ id: pitId }).catch((error: unknown) => logger.warn({ err: error }, 'closing the point-in-time failed'));
+  };
+
+  return {
+    async startRun(input: { runId: string; origem: RunOrigin; limparAntes: boolean; startedAt: string }): Promise<void> {
+      await recordRunStart(db, { ...input, startedAt: new Date(input.startedAt) });
+      if (input.limparAntes) await clearRanking(pool);
+    },
+
+    /** Opens the point-in-time every batch reads through, and counts the documents for the progress. */
+    async openIndexSnapshot(): Promise<{ pitId: string; total: number }> {
+      const pit = await es.openPointInTime({ index: personIndex, keep_alive: PIT_KEEP_ALIVE });
+      const { count } = await es.count({ index: personIndex });
+      return { pitId: pit.id, total: count };
+    },
+
+    /**
+     * Finds where the next batches start, reading sort values only (no _source): the parent passes
+     * cursors to its children, never documents.
+     */
+    async planBatches(input: { pitId: string; after: SortCursor; batchSize: number; batches: number }) {
+      let pitId = input.pitId;
+      let after = input.after;
+      const starts: SortCursor[] = [];
+      let exhausted = false;
+      while (starts.length < input.batches) {
+        const page = await es.search({
+          pit: { id: pitId, keep_alive: PIT_KEEP_ALIVE },
+          size: input.batchSize,
+          sort: SHARD_DOC_ORDER,
+          _source: false,
+          track_total_hits: false,
+          ...(after ? { search_after: after } : {}),
+        });
+        pitId = page.pit_id ?? pitId;
+        const hits = page.hits.hits;
+        if (hits.length > 0) starts.push(after);
+        if (hits.length < input.batchSize) {
+          exhausted = true;
+          break;
+        }
+        after = hits[hits.length - 1]?.sort ?? null;
+      }
+      return { pitId, starts, next: after, exhausted };
+    },
+
+    /** Reads one batch through the point-in-time, scores it and upserts it (idempotent). */
+    async scoreBatch(input: ScoreBatchInput): Promise<{ count: number }> {
+      const page = await es.search<PersonDocument>({
+        pit: { id: input.pitId, keep_alive: PIT_KEEP_ALIVE },
+        size: input.batchSize,
+        sort: SHARD_DOC_ORDER,
+        track_total_hits: false,
+        ...(input.after ? { search_after: input.after } : {}),
+      });
+      heartbeat('read');
+      const rows = [];
+      for (const hit of page.hits.hits) {
+        if (!hit._source) continue;
+        rows.push(toRankingRow(scorePerson(hit._source, input.referenceDate), hit._source, input.runId));
+      }
+      heartbeat('scored');
+      await upsertRankingRows(pool, rows);
+      return { count: rows.length };
+    },
+
+    async recordProgress(input: { runId: string; fase: RunPhase; processados: number; total: number }): Promise<void> {
+      await recordRunProgress(db, input.runId, input);
+    },
+
+    /** Drops persons gone from the index, assigns positions, stores the statistics, closes the run. */
+    async finishRun(input: { runId: string; processados: number; pitId: string }): Promise<void> {
+      await closePit(input.pitId);
+      const removed = await deleteRowsOfOtherRuns(pool, input.runId);
+      heartbeat('stale rows removed');
+      await assignPositions(pool);
+      heartbeat('positions assigned');
+      const finishedAt = new Date();
+      await storeStatisticsSnapshot(pool, input.runId, finishedAt);
+      await recordRunEnd(db, input.runId, { estado: 'concluido', fase: 'concluido', finishedAt, processados: input.processados });
+      logger.info({ runId: input.runId, processed: input.processados, removed }, 'ranking run finished');
+    },
+
+    /** Closes a failed or cancelled run, keeping the phase it stopped in. */
+    async recordRunFailure(input: {
+      runId: string;
+      estado: 'falhou' | 'cancelado';
+      fase: RunPhase;
+      erro: string;
+      pitId: string;
+    }): Promise<void> {
+      await closePit(input.pitId);
+      await recordRunEnd(db, input.runId, { estado: input.estado, fase: input.fase, finishedAt: new Date(), erro: input.erro });
+    },
+  };
+}
+
+export type RankingActivities = ReturnType<typeof createRankingActivities>;

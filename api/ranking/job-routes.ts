@@ -1,0 +1,131 @@
+import Router from '@koa/router';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { z } from 'zod';
+import { lastSuccessfulRun, latestRun, type JobRun } from '../../db/ranking-job-runs';
+import type { Services } from '../../lib/services';
+import { withTimeout } from '../../lib/timeout';
+import { TASK_QUEUES } from '../../temporal/task-queues';
+import { RANKING_JOB_WORKFLOW_ID } from '../../temporal/workflow-ids';
+import type { rankingJobWorkflow } from '../../workflows/ranking/job';
+import { progressQuery, type RankingProgress } from '../../workflows/ranking/progress';
+import { HttpError } from '../errors';
+import { parseInput } from '../validation';
+
+export const ALREADY_RUNNING_DETAIL = 'Já existe um processamento do ranking em andamento';
+
+const processBody = z.object({ limpar_antes: z.boolean().default(false) });
+
+/** The job status record (docs/ranking-job.md). */
+export interface JobStatus {
+  job_id: string;
+  em_execucao: boolean;
+  estado: 'nunca_executado' | 'em_execucao' | 'concluido' | 'falhou' | 'cancelado';
+  fase: string | null;
+  origem: string | null;
+  limpar_antes: boolean | null;
+  processados: number;
+  total: number;
+  percentual: number;
+  iniciado_em: string | null;
+  finalizado_em: string | null;
+  ultimo_erro: string | null;
+  ultima_execucao_sucesso: string | null;
+  fonte: 'temporal' | 'mysql';
+}
+
+export function percentOf(processed: number, total: number): number {
+  if (total <= 0) return 0;
+  return Math.min(100, Math.round((processed * 1000) / total) / 10);
+}
+
+function fromProgress(progress: RankingProgress, lastSuccess: JobRun | null): JobStatus {
+  return {
+    job_id: RANKING_JOB_WORKFLOW_ID,
+    em_execucao: true,
+    estado: 'em_execucao',
+    fase: progress.fase,
+    origem: progress.origem,
+    limpar_antes: progress.limparAntes,
+    processados: progress.processados,
+    total: progress.total,
+    percentual: percentOf(progress.processados, progress.total),
+    iniciado_em: progress.iniciadoEm,
+    finalizado_em: null,
+    ultimo_erro: null,
+    ultima_execucao_sucesso: lastSuccess?.finalizadoEm?.toISOString() ?? null,
+    fonte: 'temporal',
+  };
+}
+
+function fromRun(run: JobRun | null, lastSuccess: JobRun | null, running: boolean): JobStatus {
+  return {
+    job_id: RANKING_JOB_WORKFLOW_ID,
+    em_execucao: running,
+    estado: running ? 'em_execucao' : ((run?.estado as JobStatus['estado'] | undefined) ?? 'nunca_executado'),
+    fase: run?.fase ?? null,
+    origem: run?.origem ?? null,
+    limpar_antes: run?.limparAntes ?? null,
+    processados: run?.processados ?? 0,
+    total: run?.total ?? 0,
+    percentual: percentOf(run?.processados ?? 0, run?.total ?? 0),
+    iniciado_em: run?.iniciadoEm.toISOString() ?? null,
+    finalizado_em: run?.finalizadoEm?.toISOString() ?? null,
+    ultimo_erro: run?.ultimoErro ?? null,
+    ultima_execucao_sucesso: lastSuccess?.finalizadoEm?.toISOString() ?? null,
+    fonte: 'mysql',
+  };
+}
+
+export function jobRoutes(services: Services): Router {
+  const { client } = services.temporal;
+  const { db } = services.database;
+  const timeoutMs = services.config.dependencyTimeoutMs;
+  const router = new Router();
+
+  router.post('/ranking/processar', async (ctx) => {
+    const body = parseInput(processBody, ctx.request.body ?? {}, 'body');
+    try {
+      await client.workflow.start<typeof rankingJobWorkflow>('rankingJobWorkflow', {
+        taskQueue: TASK_QUEUES.ranking,
+        workflowId: RANKING_JOB_WORKFLOW_ID,
+        args: [{ limparAntes: body.limpar_antes, origem: 'manual' }],
+        // The id is the lock: a start while a run is open fails; a finished run's id may be reused.
+        workflowIdConflictPolicy: 'FAIL',
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      });
+    } catch (error) {
+      if (error instanceof WorkflowExecutionAlreadyStartedError) throw new HttpError(409, ALREADY_RUNNING_DETAIL);
+      throw error;
+    }
+    ctx.body = {
+      sucesso: true,
+      mensagem: body.limpar_antes
+        ? 'Processamento do ranking iniciado em segundo plano; o ranking armazenado será limpo antes'
+        : 'Processamento do ranking iniciado em segundo plano',
+      job_id: RANKING_JOB_WORKFLOW_ID,
+    };
+  });
+
+  /** From the running workflow's query when one runs; from MySQL otherwise (or when Temporal cannot answer). */
+  router.get('/ranking/status', async (ctx) => {
+    const [run, lastSuccess] = await Promise.all([latestRun(db), lastSuccessfulRun(db)]);
+    let running = false;
+    try {
+      const handle = client.workflow.getHandle(RANKING_JOB_WORKFLOW_ID);
+      const description = await withTimeout(handle.describe(), timeoutMs, 'describe ranking_job');
+      running = description.status.name === 'RUNNING';
+      if (running) {
+        const progress = await withTimeout(handle.query(progressQuery), timeoutMs, 'progress query');
+        ctx.body = fromProgress(progress, lastSuccess);
+        return;
+      }
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) {
+        services.logger.warn({ err: error }, 'ranking status: Temporal did not answer; reporting from MySQL');
+      }
+    }
+    ctx.body = fromRun(run, lastSuccess, running);
+  });
+
+  return router;
+}

@@ -1,0 +1,174 @@
+import Router from '@koa/router';
+import { z } from 'zod';
+import {
+  entryById,
+  listEntries,
+  pageOfEntries,
+  rankingTotals,
+  searchByName,
+  storedSealCodes,
+  type StoredEntry,
+} from '../../db/ranking-queries';
+import { readStatisticsSnapshot } from '../../db/ranking-statistics';
+import { PERSON_INDEX_BASE } from '../../domain/person-index';
+import { needsIndexDocument, toRankingEntry, toRankingSummary } from '../../domain/ranking-entry';
+import { normaliseSealCode, sealCatalogue, sealCatalogueEntry } from '../../domain/seals';
+import { foldForSearch } from '../../domain/text';
+import { indexName } from '../../lib/elasticsearch';
+import type { Services } from '../../lib/services';
+import { HttpError } from '../errors';
+import { parseInput } from '../validation';
+import { boolParam, componentParam, intParam } from './params';
+import { fetchPersonDocuments } from './person-documents';
+
+export const NOT_PROCESSED_DETAIL =
+  'O ranking ainda não foi processado. Chame POST /api/v1/ranking/processar para processá-lo.';
+
+const pageQuery = z.object({
+  page: intParam(1).default(1),
+  size: intParam(1, 1000).default(50),
+  ativo: boolParam.optional(),
+  selos: z.string().optional(),
+});
+const listQuery = z.object({
+  limite: intParam(1, 1000).default(100),
+  offset: intParam(0).default(0),
+  componente: componentParam.optional(),
+});
+const detailedQuery = z.object({ limite: intParam(1, 1000).default(100), componente: componentParam.optional() });
+const searchQuery = z.object({
+  nome: z.string().trim().min(3, 'must have at least 3 characters'),
+  limit: intParam(1, 20).default(5),
+});
+// An id is a non-negative 32-bit integer (the column type); anything else cannot name a person.
+const positionPath = z.object({ id_pessoa: intParam(0, 2_147_483_647) });
+
+/** `selos` is comma-separated: items trimmed, empty ones dropped, compared in upper case. */
+export function parseSealFilter(raw: string | undefined): string[] {
+  if (!raw) return [];
+  return [...new Set(raw.split(',').map(normaliseSealCode).filter(Boolean))];
+}
+
+/** Words the name search can use: accent-free, lower case, letters and digits, 3 characters or more. */
+export function searchWords(name: string): string[] {
+  return foldForSearch(name)
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word.length >= 3);
+}
+
+export function rankingRoutes(services: Services): Router {
+  const { pool } = services.database;
+  const personIndex = indexName(services.config.elasticsearch, PERSON_INDEX_BASE);
+  const cvBaseUrl = services.config.ranking.cvBaseUrl;
+  const router = new Router();
+
+  /** Totals of the persisted ranking; 503 while it has no entries (states table). */
+  const requireRanking = async () => {
+    const totals = await rankingTotals(pool);
+    if (totals.total === 0) throw new HttpError(503, NOT_PROCESSED_DETAIL);
+    return totals;
+  };
+
+  const enrich = async (entries: StoredEntry[]) => {
+    const ids = entries.filter(needsIndexDocument).map((entry) => entry.id_pessoa);
+    const documents = await fetchPersonDocuments(services.elasticsearch, personIndex, ids, services.logger);
+    return entries.map((entry) => toRankingEntry(entry, documents.get(entry.id_pessoa), cvBaseUrl));
+  };
+
+  router.get('/ranking/paginado', async (ctx) => {
+    const query = parseInput(pageQuery, ctx.query, 'query');
+    const totals = await requireRanking();
+    const filter = { ativo: query.ativo, selos: parseSealFilter(query.selos) };
+    const { total, entries } = await pageOfEntries(pool, filter, { offset: (query.page - 1) * query.size, limit: query.size }, totals);
+    ctx.body = {
+      total,
+      page: query.page,
+      size: query.size,
+      total_pages: Math.ceil(total / query.size),
+      consultores: await enrich(entries),
+    };
+  });
+
+  router.get('/ranking', async (ctx) => {
+    const query = parseInput(listQuery, ctx.query, 'query');
+    const totals = await requireRanking();
+    const { total, entries } = await listEntries(
+      pool,
+      { block: query.componente, offset: query.offset, limit: query.limite, withDetails: false },
+      totals,
+    );
+    ctx.body = {
+      total,
+      limite: query.limite,
+      offset: query.offset,
+      consultores: entries.map((entry, i) => toRankingSummary(entry, query.componente ? query.offset + i + 1 : entry.posicao)),
+    };
+  });
+
+  router.get('/ranking/detalhado', async (ctx) => {
+    const query = parseInput(detailedQuery, ctx.query, 'query');
+    const totals = await requireRanking();
+    const { total, entries } = await listEntries(pool, { block: query.componente, offset: 0, limit: query.limite, withDetails: true }, totals);
+    const detailed = await enrich(entries);
+    ctx.body = {
+      total,
+      limite: query.limite,
+      consultores: detailed.map((entry, i) => ({ ...entry, rank: query.componente ? i + 1 : entry.posicao })),
+    };
+  });
+
+  router.get('/ranking/selos', async (ctx) => {
+    const known = sealCatalogue();
+    const knownCodes = new Set(known.map((entry) => entry.codigo));
+    const others = (await storedSealCodes(pool)).filter((code) => !knownCodes.has(code)).map(sealCatalogueEntry);
+    ctx.body = { selos: [...known, ...others] };
+  });
+
+  router.get('/ranking/busca', async (ctx) => {
+    const query = parseInput(searchQuery, ctx.query, 'query');
+    ctx.body = await searchByName(pool, searchWords(query.nome), query.limit);
+  });
+
+  router.get('/ranking/estatisticas', async (ctx) => {
+    const statistics = await readStatisticsSnapshot(pool);
+    if (!statistics || statistics.total_consultores === 0) throw new HttpError(503, NOT_PROCESSED_DETAIL);
+    ctx.body = statistics;
+  });
+
+  router.get('/ranking/posicao/:id_pessoa', async (ctx) => {
+    const { id_pessoa: idPessoa } = parseInput(positionPath, ctx.params, 'path');
+    const totals = await requireRanking();
+    const entry = await entryById(pool, idPessoa);
+    ctx.body = entry
+      ? {
+          id_pessoa: entry.id_pessoa,
+          nome: entry.nome,
+          posicao: entry.posicao,
+          total_consultores: totals.total,
+          pontuacao_total: entry.pontuacao_total,
+          bloco_a: entry.bloco_a,
+          bloco_b: entry.bloco_b,
+          bloco_c: entry.bloco_c,
+          bloco_d: entry.bloco_d,
+          bloco_e: entry.bloco_e,
+          ativo: entry.ativo,
+          encontrado: true,
+        }
+      : {
+          id_pessoa: idPessoa,
+          nome: '',
+          posicao: null,
+          total_consultores: totals.total,
+          pontuacao_total: 0,
+          bloco_a: 0,
+          bloco_b: 0,
+          bloco_c: 0,
+          bloco_d: 0,
+          bloco_e: 0,
+          ativo: false,
+          encontrado: false,
+        };
+  });
+
+  return router;
+}

@@ -1,0 +1,198 @@
+import type { Pool } from 'mysql2/promise';
+import { readStatisticsSnapshot } from './ranking-statistics';
+
+/**
+ * Reads of the persisted ranking. Only positioned rows are visible: a run in progress writes rows
+ * first and positions them at its end, so readers always see the last completed ranking
+ * (docs/ranking-storage.md).
+ */
+
+export type BlockKey = 'bloco_a' | 'bloco_b' | 'bloco_c' | 'bloco_d' | 'bloco_e';
+
+export interface StoredEntry {
+  id_pessoa: number;
+  nome: string;
+  posicao: number;
+  pontuacao_total: number;
+  bloco_a: number;
+  bloco_b: number;
+  bloco_c: number;
+  bloco_d: number;
+  bloco_e: number;
+  ativo: boolean;
+  anos_atuacao: number;
+  coordenador_ppg: boolean;
+  tipos_atuacao: string[];
+  selos: string[];
+  detalhes: Record<string, unknown>;
+}
+
+const ENTRY_COLUMNS = `e.id_pessoa, e.nome, e.posicao, e.pontuacao_total, e.bloco_a, e.bloco_b, e.bloco_c, e.bloco_d,
+  e.bloco_e, e.ativo, e.anos_atuacao, e.coordenador_ppg, e.tipos_atuacao, e.selos`;
+
+type Row = Record<string, unknown>;
+
+function toStoredEntry(row: Row, withDetails: boolean): StoredEntry {
+  return {
+    id_pessoa: Number(row.id_pessoa),
+    nome: String(row.nome),
+    posicao: Number(row.posicao),
+    pontuacao_total: Number(row.pontuacao_total),
+    bloco_a: Number(row.bloco_a),
+    bloco_b: Number(row.bloco_b),
+    bloco_c: Number(row.bloco_c),
+    bloco_d: Number(row.bloco_d),
+    bloco_e: Number(row.bloco_e),
+    ativo: Boolean(row.ativo),
+    anos_atuacao: Number(row.anos_atuacao),
+    coordenador_ppg: Boolean(row.coordenador_ppg),
+    tipos_atuacao: JSON.parse(String(row.tipos_atuacao)) as string[],
+    selos: JSON.parse(String(row.selos)) as string[],
+    detalhes: withDetails ? (JSON.parse(String(row.detalhes)) as Record<string, unknown>) : {},
+  };
+}
+
+async function select(pool: Pool, sql: string, params: unknown[], withDetails: boolean): Promise<StoredEntry[]> {
+  const [rows] = await pool.query(sql, params);
+  return (rows as Row[]).map((row) => toStoredEntry(row, withDetails));
+}
+
+async function count(pool: Pool, sql: string, params: unknown[]): Promise<number> {
+  const [rows] = await pool.query(sql, params);
+  return Number((rows as Array<{ n: number }>)[0]?.n ?? 0);
+}
+
+/** Totals of the last completed run (from the snapshot), or counted when there is no snapshot. */
+export async function rankingTotals(pool: Pool): Promise<{ total: number; ativos: number; inativos: number }> {
+  const snapshot = await readStatisticsSnapshot(pool);
+  if (snapshot) return { total: snapshot.total_consultores, ativos: snapshot.total_ativos, inativos: snapshot.total_inativos };
+  const [rows] = await pool.query(
+    'SELECT COUNT(*) AS total, COALESCE(SUM(ativo), 0) AS ativos FROM ranking_entries WHERE posicao IS NOT NULL',
+  );
+  const row = (rows as Array<{ total: number; ativos: string | number }>)[0];
+  const total = Number(row?.total ?? 0);
+  const ativos = Number(row?.ativos ?? 0);
+  return { total, ativos, inativos: total - ativos };
+}
+
+export interface PageFilter {
+  ativo?: boolean;
+  /** Upper-case seal codes; an entry must carry every one of them. */
+  selos: string[];
+}
+
+/** Paginated entries in position order, with the count after the filters. */
+export async function pageOfEntries(
+  pool: Pool,
+  filter: PageFilter,
+  page: { offset: number; limit: number },
+  totals: { total: number; ativos: number; inativos: number },
+): Promise<{ total: number; entries: StoredEntry[] }> {
+  const columns = `${ENTRY_COLUMNS}, e.detalhes`;
+  if (filter.selos.length === 0 && filter.ativo === undefined) {
+    // Positions are dense (1..n), so a page is a range of the position index whatever its depth.
+    const entries = await select(
+      pool,
+      `SELECT ${columns} FROM ranking_entries e WHERE e.posicao BETWEEN ? AND ? ORDER BY e.posicao`,
+      [page.offset + 1, page.offset + page.limit],
+      true,
+    );
+    return { total: totals.total, entries };
+  }
+  const where: string[] = ['e.posicao IS NOT NULL'];
+  const params: unknown[] = [];
+  if (filter.ativo !== undefined) {
+    where.push('e.ativo = ?');
+    params.push(filter.ativo);
+  }
+  if (filter.selos.length > 0) {
+    where.push(
+      'e.id_pessoa IN (SELECT s.id_pessoa FROM ranking_entry_seals s WHERE s.selo IN (?) GROUP BY s.id_pessoa HAVING COUNT(*) = ?)',
+    );
+    params.push(filter.selos, filter.selos.length);
+  }
+  const condition = where.join(' AND ');
+  const total =
+    filter.selos.length === 0
+      ? filter.ativo
+        ? totals.ativos
+        : totals.inativos
+      : await count(pool, `SELECT COUNT(*) AS n FROM ranking_entries e WHERE ${condition}`, params);
+  const entries = await select(
+    pool,
+    `SELECT ${columns} FROM ranking_entries e WHERE ${condition} ORDER BY e.posicao LIMIT ? OFFSET ?`,
+    [...params, page.limit, page.offset],
+    true,
+  );
+  return { total, entries };
+}
+
+/** Entries in position order, or — with a block — those scoring in that block, best in it first. */
+export async function listEntries(
+  pool: Pool,
+  options: { block?: BlockKey; offset: number; limit: number; withDetails: boolean },
+  totals: { total: number },
+): Promise<{ total: number; entries: StoredEntry[] }> {
+  const columns = options.withDetails ? `${ENTRY_COLUMNS}, e.detalhes` : ENTRY_COLUMNS;
+  if (!options.block) {
+    const entries = await select(
+      pool,
+      `SELECT ${columns} FROM ranking_entries e WHERE e.posicao BETWEEN ? AND ? ORDER BY e.posicao`,
+      [options.offset + 1, options.offset + options.limit],
+      options.withDetails,
+    );
+    return { total: totals.total, entries };
+  }
+  // The block name comes from a closed list validated at the edge; it is never user text.
+  const block = options.block;
+  const total = await count(pool, `SELECT COUNT(*) AS n FROM ranking_entries e WHERE e.${block} > 0 AND e.posicao IS NOT NULL`, []);
+  const entries = await select(
+    pool,
+    `SELECT ${columns} FROM ranking_entries e WHERE e.${block} > 0 AND e.posicao IS NOT NULL
+     ORDER BY e.${block} DESC, e.posicao ASC LIMIT ? OFFSET ?`,
+    [options.limit, options.offset],
+    options.withDetails,
+  );
+  return { total, entries };
+}
+
+/**
+ * Name search: every word of three or more characters must start a word of the accent-free,
+ * lower-case name (FULLTEXT, boolean mode). Best-ranked first.
+ */
+export async function searchByName(
+  pool: Pool,
+  words: string[],
+  limit: number,
+): Promise<Array<{ id_pessoa: number; nome: string; posicao: number; pontuacao_total: number }>> {
+  if (words.length === 0) return [];
+  const query = words.map((word) => `+${word}*`).join(' ');
+  const [rows] = await pool.query(
+    `SELECT id_pessoa, nome, posicao, pontuacao_total FROM ranking_entries
+     WHERE MATCH(nome_busca) AGAINST (? IN BOOLEAN MODE) AND posicao IS NOT NULL
+     ORDER BY posicao LIMIT ?`,
+    [query, limit],
+  );
+  return (rows as Row[]).map((row) => ({
+    id_pessoa: Number(row.id_pessoa),
+    nome: String(row.nome),
+    posicao: Number(row.posicao),
+    pontuacao_total: Number(row.pontuacao_total),
+  }));
+}
+
+export async function entryById(pool: Pool, idPessoa: number): Promise<StoredEntry | null> {
+  const entries = await select(
+    pool,
+    `SELECT ${ENTRY_COLUMNS} FROM ranking_entries e WHERE e.id_pessoa = ? AND e.posicao IS NOT NULL`,
+    [idPessoa],
+    false,
+  );
+  return entries[0] ?? null;
+}
+
+/** Seal codes present in the stored ranking (a loose scan of the seal index's first column). */
+export async function storedSealCodes(pool: Pool): Promise<string[]> {
+  const [rows] = await pool.query('SELECT DISTINCT selo FROM ranking_entry_seals ORDER BY selo');
+  return (rows as Array<{ selo: string }>).map((row) => row.selo);
+}

@@ -1,0 +1,130 @@
+import type { Pool, PoolConnection } from 'mysql2/promise';
+
+/** A ranking row as the job writes it (column names as in the table). */
+export interface RankingRow {
+  id_pessoa: number;
+  nome: string;
+  nome_busca: string;
+  pontuacao_total: number;
+  bloco_a: number;
+  bloco_b: number;
+  bloco_c: number;
+  bloco_d: number;
+  bloco_e: number;
+  ativo: boolean;
+  anos_atuacao: number;
+  coordenador_ppg: boolean;
+  tipos_atuacao: string[];
+  selos: string[];
+  detalhes: Record<string, unknown>;
+  run_id: string;
+}
+
+const ENTRY_COLUMNS = [
+  'id_pessoa',
+  'nome',
+  'nome_busca',
+  'pontuacao_total',
+  'bloco_a',
+  'bloco_b',
+  'bloco_c',
+  'bloco_d',
+  'bloco_e',
+  'ativo',
+  'anos_atuacao',
+  'coordenador_ppg',
+  'tipos_atuacao',
+  'selos',
+  'detalhes',
+  'run_id',
+] as const;
+
+/** Rows per INSERT: ~1-3 KB each, so a statement stays far below max_allowed_packet. */
+const ROWS_PER_STATEMENT = 500;
+
+const UPSERT_ENTRIES = `INSERT INTO ranking_entries (${ENTRY_COLUMNS.join(', ')}) VALUES ?
+  ON DUPLICATE KEY UPDATE ${ENTRY_COLUMNS.filter((column) => column !== 'id_pessoa')
+    .map((column) => `${column} = VALUES(${column})`)
+    .join(', ')}`;
+
+function entryValues(row: RankingRow): unknown[] {
+  return ENTRY_COLUMNS.map((column) => {
+    const value = row[column];
+    return typeof value === 'object' && value !== null ? JSON.stringify(value) : value;
+  });
+}
+
+async function inTransaction<T>(pool: Pool, work: (connection: PoolConnection) => Promise<T>): Promise<T> {
+  const connection = await pool.getConnection();
+  try {
+    await connection.beginTransaction();
+    const result = await work(connection);
+    await connection.commit();
+    return result;
+  } catch (error) {
+    await connection.rollback().catch(() => undefined);
+    throw error;
+  } finally {
+    connection.release();
+  }
+}
+
+/**
+ * Upserts a batch of entries and replaces their seals, in one transaction: a retried batch
+ * rewrites the same rows (keyed by id_pessoa) and never duplicates or half-applies.
+ */
+export async function upsertRankingRows(pool: Pool, rows: RankingRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await inTransaction(pool, async (connection) => {
+    for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
+      const chunk = rows.slice(start, start + ROWS_PER_STATEMENT);
+      await connection.query(UPSERT_ENTRIES, [chunk.map(entryValues)]);
+    }
+    await connection.query('DELETE FROM ranking_entry_seals WHERE id_pessoa IN (?)', [rows.map((row) => row.id_pessoa)]);
+    const seals = rows.flatMap((row) => row.selos.map((selo) => [selo, row.id_pessoa]));
+    for (let start = 0; start < seals.length; start += ROWS_PER_STATEMENT * 4) {
+      await connection.query('INSERT INTO ranking_entry_seals (selo, id_pessoa) VALUES ?', [
+        seals.slice(start, start + ROWS_PER_STATEMENT * 4),
+      ]);
+    }
+  });
+}
+
+/** Empties the stored ranking (entries, seals and the statistics snapshot). */
+export async function clearRanking(pool: Pool): Promise<void> {
+  await pool.query('TRUNCATE TABLE ranking_entry_seals');
+  await pool.query('TRUNCATE TABLE ranking_entries');
+  await pool.query('TRUNCATE TABLE ranking_statistics');
+}
+
+/** Removes the persons not written by this run: they are no longer in the index. Returns how many. */
+export async function deleteRowsOfOtherRuns(pool: Pool, runId: string): Promise<number> {
+  return inTransaction(pool, async (connection) => {
+    await connection.query(
+      'DELETE s FROM ranking_entry_seals s JOIN ranking_entries e ON e.id_pessoa = s.id_pessoa WHERE e.run_id <> ?',
+      [runId],
+    );
+    const [result] = await connection.query('DELETE FROM ranking_entries WHERE run_id <> ?', [runId]);
+    return (result as { affectedRows: number }).affectedRows;
+  });
+}
+
+/**
+ * Assigns positions 1..n in one set-based statement. Order (docs/ranking-storage.md): total score
+ * descending, then blocks A, B, C, D, E descending, then id_pessoa ascending, so ties are broken
+ * the same way on every run.
+ */
+export async function assignPositions(pool: Pool): Promise<void> {
+  await pool.query(`
+    UPDATE ranking_entries e
+    JOIN (
+      SELECT id_pessoa,
+             ROW_NUMBER() OVER (
+               ORDER BY pontuacao_total DESC, bloco_a DESC, bloco_b DESC, bloco_c DESC,
+                        bloco_d DESC, bloco_e DESC, id_pessoa ASC
+             ) AS nova_posicao
+      FROM ranking_entries
+    ) ranked ON ranked.id_pessoa = e.id_pessoa
+    SET e.posicao = ranked.nova_posicao
+    WHERE NOT (e.posicao <=> ranked.nova_posicao)`);
+}

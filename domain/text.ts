@@ -1,0 +1,53 @@
+/**
+ * Text normalisation shared by the name search, the suggestion matching and the displayed texts.
+ * Pure functions; Elasticsearch here has no asciifolding, so folding happens in the application.
+ */
+
+/** Latin-1 codes of accented letters that the source system wrote as three digits (spec, suggestion rule 4). */
+const REPAIRABLE_CODES: ReadonlyArray<readonly [number, number]> = [
+  [192, 196],
+  [199, 207],
+  [209, 214],
+  [217, 220],
+  [224, 228],
+  [231, 239],
+  [241, 246],
+  [249, 252],
+];
+
+const MAX_REPAIR_PASSES = 5;
+const DAMAGED_CODE = /(\p{L})(\d{3})(\p{L})/gu;
+
+function isRepairable(code: number): boolean {
+  return REPAIRABLE_CODES.some(([low, high]) => code >= low && code <= high);
+}
+
+/**
+ * Repairs encoding damage: a three-digit decimal number between two letters that is the Latin-1
+ * code of an accented letter becomes that letter (`Jo227o` → `João`). A match consumes both
+ * letters, so in `a227b227c` the second code's left letter is taken by the first match: that is
+ * what the further passes (up to 5, as specified) repair. Two codes in a row (`231227`) have no
+ * letter between them and stay as they are.
+ */
+export function repairEncoding(text: string): string {
+  let current = text;
+  for (let pass = 0; pass < MAX_REPAIR_PASSES; pass += 1) {
+    const next = current.replace(DAMAGED_CODE, (match: string, before: string, digits: string, after: string) => {
+      const code = Number(digits);
+      return isRepairable(code) ? before + String.fromCharCode(code) + after : match;
+    });
+    if (next === current) break;
+    current = next;
+  }
+  return current;
+}
+
+/** Lower case, without accents (NFD, combining marks dropped), inner whitespace collapsed, trimmed. */
+export function foldForSearch(text: string): string {
+  return text
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .trim();
+}

@@ -1,0 +1,381 @@
+import { createDatabase, type DatabaseHandle } from '../../db';
+import { degreeItems, toRankingLanguage } from '../../domain/degrees';
+import type { PersonDocument } from '../../domain/person-document';
+import type { ScoredPerson } from '../../domain/scoring/score-person';
+import { SEAL_CATALOGUE } from '../../domain/seals';
+import { foldForSearch, repairEncoding } from '../../domain/text';
+import { config } from '../../lib/config';
+import { logger } from '../../lib/logger';
+import type { QueueWorker } from '../../workers/queue-worker';
+import { startRankingWorker } from '../../workers/ranking';
+import { unusedPort } from '../support/ports';
+import {
+  emptyRanking,
+  expectedRanking,
+  runRankingJob,
+  runReferenceDate,
+  seedPersonIndex,
+  seededDocument,
+} from '../support/ranking';
+import { startTestServer, type TestServer } from '../support/server';
+
+const SEED = 5;
+const PERSONS = 3_000;
+const ids = Array.from({ length: PERSONS }, (_, i) => i + 1);
+
+let worker: QueueWorker;
+let server: TestServer;
+let database: DatabaseHandle;
+let ranking: ScoredPerson[];
+const documents = new Map<number, PersonDocument>();
+
+beforeAll(async () => {
+  await seedPersonIndex(PERSONS, SEED);
+  for (const id of ids) documents.set(id, seededDocument(SEED, id));
+  database = createDatabase(config.mysql);
+  await emptyRanking(database.pool);
+  worker = await startRankingWorker(config, logger);
+  await runRankingJob({});
+  ranking = expectedRanking(SEED, ids, runReferenceDate());
+  server = await startTestServer();
+}, 120_000);
+
+afterAll(async () => {
+  await worker?.stop();
+  await server?.close();
+  await database?.pool.end();
+});
+
+async function get(path: string) {
+  const response = await fetch(server.url + path);
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+const round2 = (value: number) => Math.round(value * 100) / 100;
+const byId = (id: number) => ranking.find((person) => person.id_pessoa === id) as ScoredPerson;
+
+describe('GET /api/v1/ranking/paginado', () => {
+  it('serves the first page in position order with every field of the entry', async () => {
+    const { status, body } = await get('/api/v1/ranking/paginado');
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ total: PERSONS, page: 1, size: 50, total_pages: 60 });
+    expect(body.consultores.map((entry: any) => entry.posicao)).toEqual(ids.slice(0, 50));
+    expect(body.consultores.map((entry: any) => entry.id_pessoa)).toEqual(ranking.slice(0, 50).map((p) => p.id_pessoa));
+    for (const entry of body.consultores) {
+      const scored = byId(entry.id_pessoa);
+      const doc = documents.get(entry.id_pessoa) as PersonDocument;
+      expect(entry).toMatchObject({
+        nome: scored.nome,
+        pontuacao_total: scored.pontuacao_total,
+        bloco_a: scored.bloco_a,
+        bloco_b: scored.bloco_b,
+        bloco_c: scored.bloco_c,
+        bloco_d: scored.bloco_d,
+        bloco_e: scored.bloco_e,
+        ativo: scored.ativo,
+        anos_atuacao: scored.anos_atuacao,
+        tipos_atuacao: scored.tipos_atuacao,
+        coordenador_ppg: scored.coordenador_ppg,
+        selos: scored.selos,
+        pontuacao: scored.pontuacao,
+        consultoria: doc.consultoria ?? null,
+        coordenacoes_agency: doc.coordenacoes_agency ?? null,
+        premiacoes: doc.premiacoes ?? null,
+        docencias: doc.docencias ?? null,
+      });
+    }
+  });
+
+  it('fills languages and degrees from the index (rule 3) and builds the cv when there is a curriculum id (rule 4)', async () => {
+    const { body } = await get('/api/v1/ranking/paginado?size=1000');
+    let withCv = 0;
+    let withoutCv = 0;
+    for (const entry of body.consultores) {
+      const doc = documents.get(entry.id_pessoa) as PersonDocument;
+      expect(entry.idiomas).toEqual(doc.idiomas ? doc.idiomas.map(toRankingLanguage) : null);
+      expect(entry.titulacao).toEqual(doc.titulacoes ? degreeItems(doc.titulacoes) : null);
+      if (doc.id_cv) {
+        withCv += 1;
+        expect(entry.cv).toEqual({
+          id_cv: doc.id_cv,
+          url: `${config.ranking.cvBaseUrl}/${encodeURIComponent(doc.id_cv)}`,
+          titulacoes: degreeItems(doc.titulacoes),
+        });
+      } else {
+        withoutCv += 1;
+        expect(entry.cv).toBeNull();
+      }
+    }
+    expect(withCv).toBeGreaterThan(0);
+    expect(withoutCv).toBeGreaterThan(0);
+  });
+
+  it('pages by position to the last page and past it', async () => {
+    const last = await get('/api/v1/ranking/paginado?page=60&size=50');
+    expect(last.body.consultores.map((entry: any) => entry.posicao)).toEqual(ids.slice(2950, 3000));
+    const past = await get('/api/v1/ranking/paginado?page=61&size=50');
+    expect(past.body).toMatchObject({ total: PERSONS, page: 61, size: 50, total_pages: 60, consultores: [] });
+  });
+
+  it('filters by the active flag with the count after the filter', async () => {
+    for (const ativo of [true, false]) {
+      const expected = ranking.filter((person) => person.ativo === ativo);
+      const { body } = await get(`/api/v1/ranking/paginado?ativo=${ativo}&size=100&page=2`);
+      expect(body.total).toBe(expected.length);
+      expect(body.total_pages).toBe(Math.ceil(expected.length / 100));
+      expect(body.consultores.map((entry: any) => entry.id_pessoa)).toEqual(expected.slice(100, 200).map((p) => p.id_pessoa));
+    }
+  });
+
+  it('filters by seals in upper case, trimmed, empty items dropped, every seal required', async () => {
+    const counts = new Map<string, number>();
+    for (const person of ranking) for (const seal of person.selos) counts.set(seal, (counts.get(seal) ?? 0) + 1);
+    const [first, second] = [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([seal]) => seal);
+    expect(first && second).toBeTruthy();
+    const both = ranking.filter((person) => person.selos.includes(first as string) && person.selos.includes(second as string));
+    expect(both.length).toBeGreaterThan(0);
+
+    const { body } = await get(`/api/v1/ranking/paginado?size=1000&selos=${encodeURIComponent(` ${first!.toLowerCase()} ,, ${second} ,`)}`);
+    expect(body.total).toBe(both.length);
+    expect(body.consultores.map((entry: any) => entry.id_pessoa)).toEqual(both.slice(0, 1000).map((p) => p.id_pessoa));
+
+    const one = await get(`/api/v1/ranking/paginado?size=5&selos=${first}`);
+    expect(one.body.total).toBe(counts.get(first as string));
+
+    const unknown = await get('/api/v1/ranking/paginado?selos=NAO_EXISTE');
+    expect(unknown).toEqual({ status: 200, body: { total: 0, page: 1, size: 50, total_pages: 0, consultores: [] } });
+  });
+
+  it.each([
+    ['size=0', 'query.size'],
+    ['size=1001', 'query.size'],
+    ['size=2.5', 'query.size'],
+    ['page=0', 'query.page'],
+    ['page=abc', 'query.page'],
+    ['ativo=talvez', 'query.ativo'],
+  ])('answers 422 for %s', async (query, field) => {
+    const { status, body } = await get(`/api/v1/ranking/paginado?${query}`);
+    expect(status).toBe(422);
+    expect(body.detail).toMatch(new RegExp(`^${field.replace('.', '\\.')}: `));
+  });
+});
+
+describe('GET /api/v1/ranking and /ranking/detalhado', () => {
+  it('lists summaries in position order with rank and veterano', async () => {
+    const { body } = await get('/api/v1/ranking?limite=3&offset=10');
+    expect(body).toMatchObject({ total: PERSONS, limite: 3, offset: 10 });
+    expect(body.consultores).toEqual(
+      ranking.slice(10, 13).map((person, i) => ({
+        id_pessoa: person.id_pessoa,
+        nome: person.nome,
+        anos_atuacao: person.anos_atuacao,
+        ativo: person.ativo,
+        veterano: person.anos_atuacao >= 10,
+        pontuacao_total: person.pontuacao_total,
+        bloco_a: person.bloco_a,
+        bloco_c: person.bloco_c,
+        bloco_d: person.bloco_d,
+        rank: 11 + i,
+      })),
+    );
+    expect((await get('/api/v1/ranking')).body.consultores).toHaveLength(100);
+  });
+
+  it('with componente, lists only persons scoring in that block, best in it first', async () => {
+    const inBlock = ranking
+      .filter((person) => person.bloco_a > 0)
+      .sort((x, y) => y.bloco_a - x.bloco_a || ranking.indexOf(x) - ranking.indexOf(y));
+    const { body } = await get('/api/v1/ranking?componente=A&limite=1000');
+    expect(body.total).toBe(inBlock.length);
+    expect(body.consultores.map((s: any) => [s.id_pessoa, s.rank])).toEqual(inBlock.slice(0, 1000).map((p, i) => [p.id_pessoa, i + 1]));
+  });
+
+  it('returns detailed records with rank', async () => {
+    const { body } = await get('/api/v1/ranking/detalhado?limite=5&componente=d');
+    const inBlock = ranking
+      .filter((person) => person.bloco_d > 0)
+      .sort((x, y) => y.bloco_d - x.bloco_d || ranking.indexOf(x) - ranking.indexOf(y));
+    expect(body.total).toBe(inBlock.length);
+    expect(body.limite).toBe(5);
+    expect(body.consultores.map((entry: any) => [entry.id_pessoa, entry.rank, entry.bloco_d])).toEqual(
+      inBlock.slice(0, 5).map((p, i) => [p.id_pessoa, i + 1, p.bloco_d]),
+    );
+    expect(body.consultores[0]).toHaveProperty('cv');
+    expect(body.consultores[0]).toHaveProperty('pontuacao');
+  });
+
+  it.each([
+    ['/api/v1/ranking?componente=b', 'query.componente'],
+    ['/api/v1/ranking?limite=0', 'query.limite'],
+    ['/api/v1/ranking?limite=1001', 'query.limite'],
+    ['/api/v1/ranking?offset=-1', 'query.offset'],
+    ['/api/v1/ranking/detalhado?limite=1001', 'query.limite'],
+    ['/api/v1/ranking/detalhado?componente=x', 'query.componente'],
+  ])('answers 422 for %s', async (path, field) => {
+    const { status, body } = await get(path);
+    expect(status).toBe(422);
+    expect(body.detail.startsWith(`${field}: `)).toBe(true);
+  });
+});
+
+describe('GET /api/v1/ranking/selos', () => {
+  it('returns the catalogue, then stored codes without metadata as outros', async () => {
+    await database.pool.query("INSERT INTO ranking_entry_seals (selo, id_pessoa) VALUES ('SELO_NOVO', 1)");
+    try {
+      const { body } = await get('/api/v1/ranking/selos');
+      expect(body.selos.slice(0, SEAL_CATALOGUE.length)).toEqual([...SEAL_CATALOGUE]);
+      expect(body.selos).toHaveLength(SEAL_CATALOGUE.length + 1);
+      expect(body.selos.at(-1)).toMatchObject({ codigo: 'SELO_NOVO', label: 'SELO_NOVO', grupo: 'outros' });
+      expect(body.selos.find((s: any) => s.codigo === 'PRESID_CAMARA')).toMatchObject({ label: 'Presidente Câmara', grupo: 'funcoes' });
+    } finally {
+      await database.pool.query("DELETE FROM ranking_entry_seals WHERE selo = 'SELO_NOVO'");
+    }
+  });
+});
+
+describe('GET /api/v1/ranking/busca', () => {
+  const folded = (id: number) => foldForSearch(repairEncoding(byId(id).nome));
+
+  it('finds by word prefixes regardless of accents and case, best-ranked first', async () => {
+    const accented = ranking.find((person) => /[À-ÿ]/.test(person.nome) && !/\d/.test(person.nome)) as ScoredPerson;
+    const words = foldForSearch(accented.nome).split(' ').filter((word) => word.length >= 3);
+    const query = `${words[0]!.toUpperCase()} ${words.at(-1)!.slice(0, 4)}`;
+    const matching = ranking.filter((person) => {
+      const name = folded(person.id_pessoa).split(' ');
+      return name.some((w) => w.startsWith(words[0]!)) && name.some((w) => w.startsWith(words.at(-1)!.slice(0, 4)));
+    });
+    const { status, body } = await get(`/api/v1/ranking/busca?nome=${encodeURIComponent(query)}&limit=20`);
+    expect(status).toBe(200);
+    expect(body).toEqual(
+      matching.slice(0, 20).map((person) => ({
+        id_pessoa: person.id_pessoa,
+        nome: person.nome,
+        posicao: ranking.indexOf(person) + 1,
+        pontuacao_total: person.pontuacao_total,
+      })),
+    );
+    expect(body.map((r: any) => r.id_pessoa)).toContain(accented.id_pessoa);
+  });
+
+  it('finds a name stored with encoding damage by its repaired spelling', async () => {
+    const damaged = ranking.find((person) => /\p{L}\d{3}\p{L}/u.test(person.nome) && repairEncoding(person.nome) !== person.nome);
+    expect(damaged).toBeDefined();
+    const repaired = foldForSearch(repairEncoding(damaged!.nome));
+    const { body } = await get(`/api/v1/ranking/busca?nome=${encodeURIComponent(repaired)}&limit=20`);
+    expect(body.map((r: any) => r.id_pessoa)).toContain(damaged!.id_pessoa);
+  });
+
+  it('defaults to 5 results', async () => {
+    const { body } = await get('/api/v1/ranking/busca?nome=silva');
+    expect(body.length).toBeLessThanOrEqual(5);
+    expect(body.map((r: any) => r.posicao)).toEqual([...body.map((r: any) => r.posicao)].sort((a: number, b: number) => a - b));
+  });
+
+  it.each([
+    ['nome=ab', 'query.nome'],
+    ['nome=%20%20ab%20', 'query.nome'],
+    ['', 'query.nome'],
+    ['nome=silva&limit=0', 'query.limit'],
+    ['nome=silva&limit=21', 'query.limit'],
+  ])('answers 422 for %p', async (query, field) => {
+    const { status, body } = await get(`/api/v1/ranking/busca?${query}`);
+    expect(status).toBe(422);
+    expect(body.detail.startsWith(`${field}: `)).toBe(true);
+  });
+});
+
+describe('GET /api/v1/ranking/estatisticas', () => {
+  it('returns the snapshot of the last run', async () => {
+    const { status, body } = await get('/api/v1/ranking/estatisticas');
+    expect(status).toBe(200);
+    const totals = ranking.map((p) => p.pontuacao_total);
+    const active = ranking.filter((p) => p.ativo).length;
+    expect(body).toMatchObject({ total_consultores: PERSONS, total_ativos: active, total_inativos: PERSONS - active });
+    expect(Date.parse(body.ultima_atualizacao)).not.toBeNaN();
+    const near = (actual: number, expected: number) => expect(Math.abs(actual - round2(expected))).toBeLessThanOrEqual(0.011);
+    near(body.pontuacao_media, totals.reduce((a, b) => a + b, 0) / PERSONS);
+    near(body.pontuacao_maxima, Math.max(...totals));
+    near(body.pontuacao_minima, Math.min(...totals));
+    for (const block of ['bloco_a', 'bloco_b', 'bloco_c', 'bloco_d', 'bloco_e'] as const) {
+      near(body.media_blocos[block], ranking.reduce((a, p) => a + p[block], 0) / PERSONS);
+    }
+    const ranges: Array<[string, number, number]> = [
+      ['800+', 800, Infinity],
+      ['600-799', 600, 800],
+      ['400-599', 400, 600],
+      ['200-399', 200, 400],
+      ['0-199', -Infinity, 200],
+    ];
+    expect(body.distribuicao).toEqual(
+      ranges.map(([faixa, min, max]) => {
+        const quantidade = totals.filter((t) => t >= min && t < max).length;
+        return { faixa, quantidade, percentual: round2((quantidade * 100) / PERSONS) };
+      }),
+    );
+  });
+});
+
+describe('GET /api/v1/ranking/posicao/{id_pessoa}', () => {
+  it('returns the position record of a ranked person', async () => {
+    const person = ranking[9] as ScoredPerson;
+    expect(await get(`/api/v1/ranking/posicao/${person.id_pessoa}`)).toEqual({
+      status: 200,
+      body: {
+        id_pessoa: person.id_pessoa,
+        nome: person.nome,
+        posicao: 10,
+        total_consultores: PERSONS,
+        pontuacao_total: person.pontuacao_total,
+        bloco_a: person.bloco_a,
+        bloco_b: person.bloco_b,
+        bloco_c: person.bloco_c,
+        bloco_d: person.bloco_d,
+        bloco_e: person.bloco_e,
+        ativo: person.ativo,
+        encontrado: true,
+      },
+    });
+  });
+
+  it('answers 200 with the not-found shape for a person outside the ranking', async () => {
+    expect(await get('/api/v1/ranking/posicao/999999')).toEqual({
+      status: 200,
+      body: {
+        id_pessoa: 999999,
+        nome: '',
+        posicao: null,
+        total_consultores: PERSONS,
+        pontuacao_total: 0,
+        bloco_a: 0,
+        bloco_b: 0,
+        bloco_c: 0,
+        bloco_d: 0,
+        bloco_e: 0,
+        ativo: false,
+        encontrado: false,
+      },
+    });
+  });
+
+  it.each(['abc', '1.5', '-1', '99999999999'])('answers 422 for the id %p', async (id) => {
+    const { status, body } = await get(`/api/v1/ranking/posicao/${id}`);
+    expect(status).toBe(422);
+    expect(body.detail.startsWith('path.id_pessoa: ')).toBe(true);
+  });
+});
+
+describe('a ranking store that cannot be reached', () => {
+  it('answers 503 naming the cause', async () => {
+    const port = await unusedPort();
+    const broken = await startTestServer((c) => ({ ...c, mysql: { ...c.mysql, port } }));
+    try {
+      for (const path of ['/api/v1/ranking/paginado', '/api/v1/ranking/busca?nome=silva', '/api/v1/ranking/posicao/1']) {
+        const response = await fetch(broken.url + path);
+        expect(response.status).toBe(503);
+        expect(await response.json()).toEqual({ detail: 'Armazenamento do ranking indisponível (ECONNREFUSED)' });
+      }
+    } finally {
+      await broken.close();
+    }
+  });
+});

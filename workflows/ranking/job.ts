@@ -1,0 +1,171 @@
+import {
+  ContinueAsNew,
+  continueAsNew,
+  isCancellation,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  startChild,
+  workflowInfo,
+  CancellationScope,
+  type ChildWorkflowHandle,
+} from '@temporalio/workflow';
+import type { RankingActivities, SortCursor } from '../../activities/ranking';
+import { rankingBatchWorkflow } from './batch';
+import { progressQuery, type RankingPhase, type RankingProgress } from './progress';
+
+export interface RankingJobInput {
+  limparAntes?: boolean;
+  origem?: 'manual' | 'agendado';
+  /** Documents per child workflow (the specification's batch of 2 000). */
+  batchSize?: number;
+  /** Child workflows running at once. */
+  maxChildrenInFlight?: number;
+  /** Batches started by one execution before it continues as new (keeps the history short). */
+  batchesPerExecution?: number;
+}
+
+/** State carried across continue-as-new: cursors and counters only, never documents. */
+interface Carry {
+  runId: string;
+  referenceDate: string;
+  startedAt: string;
+  pitId: string;
+  pending: SortCursor[];
+  nextCursor: SortCursor;
+  exhausted: boolean;
+  processed: number;
+  total: number;
+  batchesStarted: number;
+}
+
+export interface RankingJobResult {
+  runId: string;
+  processados: number;
+  total: number;
+}
+
+const DEFAULTS = { batchSize: 2_000, maxChildrenInFlight: 4, batchesPerExecution: 200 };
+const BATCHES_PLANNED_AT_ONCE = 10;
+const PROGRESS_EVERY_BATCHES = 5;
+
+const acts = proxyActivities<RankingActivities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { maximumAttempts: 10, initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
+// Positions and statistics run once over the whole table: give them room.
+const finalActs = proxyActivities<RankingActivities>({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '2 minutes',
+  retry: { maximumAttempts: 5, initialInterval: '2 seconds' },
+});
+const local = proxyLocalActivities<RankingActivities>({ startToCloseTimeout: '30 seconds' });
+
+/**
+ * The ranking job (workflow id `ranking_job`): reads the whole index through one point-in-time,
+ * scores and stores it in batches run by child workflows (a bounded number at once), continues as
+ * new every `batchesPerExecution` batches, then assigns positions and stores the statistics.
+ */
+export async function rankingJobWorkflow(input: RankingJobInput = {}, carried?: Carry): Promise<RankingJobResult> {
+  const options = { ...DEFAULTS, ...input };
+  const origem = input.origem ?? 'manual';
+  const limparAntes = input.limparAntes ?? false;
+  let phase: RankingPhase = carried ? 'pontuando' : 'preparando';
+  const state: Carry = carried ?? {
+    runId: workflowInfo().runId,
+    referenceDate: new Date().toISOString().slice(0, 10),
+    startedAt: new Date().toISOString(),
+    pitId: '',
+    pending: [],
+    nextCursor: null,
+    exhausted: false,
+    processed: 0,
+    total: 0,
+    batchesStarted: 0,
+  };
+
+  setHandler(progressQuery, (): RankingProgress => ({
+    runId: state.runId,
+    origem,
+    limparAntes,
+    fase: phase,
+    processados: state.processed,
+    total: state.total,
+    iniciadoEm: state.startedAt,
+  }));
+  const saveProgress = () => local.recordProgress({ runId: state.runId, fase: phase, processados: state.processed, total: state.total });
+
+  try {
+    if (!carried) {
+      await acts.startRun({ runId: state.runId, origem, limparAntes, startedAt: state.startedAt });
+      const snapshot = await acts.openIndexSnapshot();
+      state.pitId = snapshot.pitId;
+      state.total = snapshot.total;
+      phase = 'pontuando';
+      await saveProgress();
+    }
+
+    let startedThisExecution = 0;
+    const inFlight = new Map<number, Promise<{ batch: number; count: number }>>();
+    const startBatch = async (after: SortCursor) => {
+      const batch = state.batchesStarted;
+      state.batchesStarted += 1;
+      startedThisExecution += 1;
+      const child: ChildWorkflowHandle<typeof rankingBatchWorkflow> = await startChild(rankingBatchWorkflow, {
+        workflowId: `${workflowInfo().workflowId}-${state.runId}-lote-${batch}`,
+        args: [{ pitId: state.pitId, after, batchSize: options.batchSize, runId: state.runId, referenceDate: state.referenceDate }],
+      });
+      inFlight.set(batch, child.result().then((result) => ({ batch, count: result.count })));
+    };
+
+    for (;;) {
+      while (inFlight.size < options.maxChildrenInFlight && startedThisExecution < options.batchesPerExecution) {
+        if (state.pending.length === 0 && !state.exhausted) {
+          const plan = await acts.planBatches({
+            pitId: state.pitId,
+            after: state.nextCursor,
+            batchSize: options.batchSize,
+            batches: BATCHES_PLANNED_AT_ONCE,
+          });
+          state.pitId = plan.pitId;
+          state.pending.push(...plan.starts);
+          state.nextCursor = plan.next;
+          state.exhausted = plan.exhausted;
+        }
+        const after = state.pending.shift();
+        if (after === undefined) break;
+        await startBatch(after);
+      }
+      if (inFlight.size === 0) break;
+      const done = await Promise.race(inFlight.values());
+      inFlight.delete(done.batch);
+      state.processed += done.count;
+      if (done.batch % PROGRESS_EVERY_BATCHES === 0) await saveProgress();
+    }
+
+    const moreToDo = state.pending.length > 0 || !state.exhausted;
+    if (moreToDo) {
+      await saveProgress();
+      await continueAsNew<typeof rankingJobWorkflow>(input, state);
+    }
+
+    phase = 'posicionando';
+    await saveProgress();
+    await finalActs.finishRun({ runId: state.runId, processados: state.processed, pitId: state.pitId });
+    phase = 'concluido';
+    return { runId: state.runId, processados: state.processed, total: state.total };
+  } catch (error) {
+    if (error instanceof ContinueAsNew) throw error;
+    const estado = isCancellation(error) ? 'cancelado' : 'falhou';
+    await CancellationScope.nonCancellable(() =>
+      acts.recordRunFailure({ runId: state.runId, estado, fase: phase, erro: describe(error), pitId: state.pitId }),
+    );
+    throw error;
+  }
+}
+
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = (error as { cause?: unknown }).cause;
+  return cause instanceof Error ? `${error.message}: ${describe(cause)}` : error.message;
+}
