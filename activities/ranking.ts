@@ -32,6 +32,11 @@ export interface RankingActivityDeps {
 /** How long Elasticsearch keeps the point-in-time between two reads of the job. */
 const PIT_KEEP_ALIVE = '15m';
 const SHARD_DOC_ORDER: estypes.Sort = [{ _shard_doc: 'asc' }];
+/**
+ * Curriculum fields neither the scoring nor the stored details use: left in the index, they cut a
+ * batch's transfer and the worker's memory (the read API fetches them per page).
+ */
+export const FIELDS_NOT_SCORED: Array<keyof PersonDocument> = ['enderecos', 'empregos', 'projetos', 'idiomas', 'titulacoes'];
 
 export function createRankingActivities(deps: RankingActivityDeps) {
   const { pool, db, es, personIndex, logger } = deps;
@@ -91,6 +96,7 @@ export function createRankingActivities(deps: RankingActivityDeps) {
         size: input.batchSize,
         sort: SHARD_DOC_ORDER,
         track_total_hits: false,
+        _source_excludes: FIELDS_NOT_SCORED,
         ...(input.after ? { search_after: input.after } : {}),
       });
       heartbeat('read');

@@ -39,7 +39,11 @@ export function cvUrl(cvBaseUrl: string, idCv: string): string {
  * `area_avaliacao`; then it is rebuilt from the document, only when the document has a curriculum
  * identifier; a document without degrees does not replace an existing cv.
  */
-export function resolveCv(stored: EntryCv | null | undefined, doc: PersonDocument | undefined, cvBaseUrl: string): EntryCv | null {
+export function resolveCv(
+  stored: EntryCv | null | undefined,
+  doc: Pick<PersonDocument, 'id_cv' | 'titulacoes'> | undefined,
+  cvBaseUrl: string,
+): EntryCv | null {
   const first = stored?.titulacoes?.[0];
   const complete = stored && first && first.programa && first.area_avaliacao;
   if (complete) return stored;
@@ -54,7 +58,11 @@ export function resolveCv(stored: EntryCv | null | undefined, doc: PersonDocumen
  * languages and degrees filled from the index document when the details lack them (rule 3)
  * and the cv resolved by rule 4. `doc` is undefined when the index has no document for the person.
  */
-export function toRankingEntry(stored: StoredEntry, doc: PersonDocument | undefined, cvBaseUrl: string): RankingEntry {
+export function toRankingEntry(
+  stored: StoredEntry,
+  doc: Pick<PersonDocument, 'id_cv' | 'idiomas' | 'titulacoes'> | undefined,
+  cvBaseUrl: string,
+): RankingEntry {
   const { detalhes, ...columns } = stored;
   const details = Object.fromEntries(DETAIL_FIELDS.map((field) => [field, detalhes[field] ?? null])) as Record<
     (typeof DETAIL_FIELDS)[number],

@@ -18,6 +18,8 @@ else
 fi
 
 node dist/db/migrate-cli.js
+# A sample of persons when the index is empty (SAMPLE_PERSONS, default 20000; 0 = none) and the first job.
+node dist/scripts/prepare-sample.js
 
 source scripts/stack/env.sh
 base="http://${HTTP_HOST:-127.0.0.1}:${HTTP_PORT:-3000}"
@@ -27,6 +29,7 @@ cat <<INFO
   Orchestration    ${base}/api      (try /api/system/status)
   WebSocket        ws://${HTTP_HOST:-127.0.0.1}:${HTTP_PORT:-3000}/ws?clientId=<id>
   Temporal Web UI  http://127.0.0.1:${TEMPORAL_UI_PORT}
+  Sample ranking   ${base}/api/v1/ranking/paginado   (ready when /api/v1/ranking/status says concluido)
 
 INFO
 exec node dist/main.js

@@ -10,6 +10,7 @@ import {
   type StoredEntry,
 } from '../../db/ranking-queries';
 import { readStatisticsSnapshot } from '../../db/ranking-statistics';
+import type { PersonDocument } from '../../domain/person-document';
 import { PERSON_INDEX_BASE } from '../../domain/person-index';
 import { needsIndexDocument, toRankingEntry, toRankingSummary } from '../../domain/ranking-entry';
 import { normaliseSealCode, sealCatalogue, sealCatalogueEntry } from '../../domain/seals';
@@ -43,6 +44,9 @@ const searchQuery = z.object({
 // An id is a non-negative 32-bit integer (the column type); anything else cannot name a person.
 const positionPath = z.object({ id_pessoa: intParam(0, 2_147_483_647) });
 
+/** What rules 3 and 4 read from a person's index document. */
+const ENRICHMENT_FIELDS: Array<keyof PersonDocument> = ['id_cv', 'idiomas', 'titulacoes'];
+
 /** `selos` is comma-separated: items trimmed, empty ones dropped, compared in upper case. */
 export function parseSealFilter(raw: string | undefined): string[] {
   if (!raw) return [];
@@ -71,7 +75,7 @@ export function rankingRoutes(services: Services): Router {
 
   const enrich = async (entries: StoredEntry[]) => {
     const ids = entries.filter(needsIndexDocument).map((entry) => entry.id_pessoa);
-    const documents = await fetchPersonDocuments(services.elasticsearch, personIndex, ids, services.logger);
+    const documents = await fetchPersonDocuments(services.elasticsearch, personIndex, ids, ENRICHMENT_FIELDS, services.logger);
     return entries.map((entry) => toRankingEntry(entry, documents.get(entry.id_pessoa), cvBaseUrl));
   };
 

@@ -1,0 +1,64 @@
+import fs from 'node:fs';
+
+/** Percentile (nearest rank) of already sorted values. */
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank] as number;
+}
+
+/** Samples a process's resident memory from /proc until stopped; returns the peak in MiB. */
+export function sampleRss(pid: number, everyMs = 100): { stop: () => number } {
+  let peakKb = 0;
+  const read = () => {
+    try {
+      const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+      const hwm = /VmHWM:\s+(\d+) kB/.exec(status);
+      const rss = /VmRSS:\s+(\d+) kB/.exec(status);
+      peakKb = Math.max(peakKb, Number(hwm?.[1] ?? 0), Number(rss?.[1] ?? 0));
+    } catch {
+      // the process has exited: keep the last reading
+    }
+  };
+  read();
+  const timer = setInterval(read, everyMs);
+  return {
+    stop: () => {
+      read();
+      clearInterval(timer);
+      return peakKb / 1024;
+    },
+  };
+}
+
+export interface LoadResult {
+  requests: number;
+  errors: number;
+  p50: number;
+  p99: number;
+  perSecond: number;
+}
+
+/** Runs `requests` calls with `concurrency` callers in flight; latencies in milliseconds. */
+export async function runLoad(concurrency: number, requests: number, call: (i: number) => Promise<boolean>): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let next = 0;
+  let errors = 0;
+  const started = process.hrtime.bigint();
+  const caller = async () => {
+    while (next < requests) {
+      const i = next;
+      next += 1;
+      const t0 = process.hrtime.bigint();
+      const ok = await call(i).catch(() => false);
+      latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      if (!ok) errors += 1;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, caller));
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  latencies.sort((a, b) => a - b);
+  return { requests, errors, p50: percentile(latencies, 50), p99: percentile(latencies, 99), perSecond: requests / seconds };
+}
+
+export const fmt = (value: number, digits = 1) => value.toFixed(digits).padStart(8);

@@ -1,0 +1,192 @@
+import './bench-env';
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import type { estypes } from '@elastic/elasticsearch';
+import { FIELDS_NOT_SCORED } from '../../activities/ranking';
+import { createDatabase } from '../../db';
+import { migrateDatabase } from '../../db/migrate';
+import { assignPositions, clearRanking, upsertRankingRows } from '../../db/ranking-store';
+import { PERSON_INDEX_BASE } from '../../domain/person-index';
+import type { PersonDocument } from '../../domain/person-document';
+import { toRankingRow } from '../../domain/ranking-row';
+import { scorePerson } from '../../domain/scoring/score-person';
+import { foldForSearch } from '../../domain/text';
+import { config } from '../../lib/config';
+import { createElasticsearch, indexName } from '../../lib/elasticsearch';
+import { repoRoot as root } from '../../lib/paths';
+import { ensureNamespace } from '../../temporal/namespace';
+import { TASK_QUEUES } from '../../temporal/task-queues';
+import { RANKING_JOB_WORKFLOW_ID } from '../../temporal/workflow-ids';
+import type { rankingJobWorkflow } from '../../workflows/ranking/job';
+import { generatePersons } from '../generate-persons';
+import { fmt, runLoad, sampleRss, type LoadResult } from './measure';
+
+/**
+ * Ranking benchmark (issue 3): ranks BENCH_PERSONS generated persons (default 300 000) and prints,
+ * side by side from one run, the job's wall time, the floor for the same work without Temporal,
+ * their ratio, the worker's peak memory, and p50/p99 of the main reads under concurrent load.
+ *
+ *   npm run bench:ranking     (builds first; BENCH_PERSONS, BENCH_CONCURRENCY (4), BENCH_REQUESTS to change)
+ */
+const PERSONS = Number(process.env.BENCH_PERSONS ?? 300_000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4_000);
+const BATCH = 2_000;
+const index = indexName(config.elasticsearch, PERSON_INDEX_BASE);
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+/** The service as production runs it: compiled, with the prebuilt workflow bundles (npm run build). */
+function startService(roles: string, env: Record<string, string> = {}): ChildProcess {
+  return spawn(process.execPath, [path.join(root, 'dist', 'main.js')], {
+    cwd: root,
+    env: { ...process.env, PROCESS_ROLES: roles, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+}
+
+function waitForLine(child: ChildProcess, text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (seen.includes(text)) resolve();
+      if (seen.length > 100_000) seen = seen.slice(-10_000);
+    });
+    child.once('exit', (code) => reject(new Error(`service exited (${code}) before "${text}"`)));
+  });
+}
+
+async function stopService(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** The same work as the job, in one plain loop: PIT scan with _source, score, bulk upsert, positions. */
+async function floorRun(pool: ReturnType<typeof createDatabase>['pool'], es: ReturnType<typeof createElasticsearch>): Promise<number> {
+  const started = process.hrtime.bigint();
+  const referenceDate = new Date().toISOString().slice(0, 10);
+  let pitId = (await es.openPointInTime({ index, keep_alive: '5m' })).id;
+  let after: estypes.SortResults | undefined;
+  for (;;) {
+    const page = await es.search<PersonDocument>({
+      pit: { id: pitId, keep_alive: '5m' },
+      size: BATCH,
+      sort: [{ _shard_doc: 'asc' }],
+      track_total_hits: false,
+      _source_excludes: FIELDS_NOT_SCORED,
+      ...(after ? { search_after: after } : {}),
+    });
+    pitId = page.pit_id ?? pitId;
+    const hits = page.hits.hits;
+    const rows = hits.flatMap((hit) => (hit._source ? [toRankingRow(scorePerson(hit._source, referenceDate), hit._source, 'floor')] : []));
+    await upsertRankingRows(pool, rows);
+    if (hits.length < BATCH) break;
+    after = hits[hits.length - 1]?.sort;
+  }
+  await es.closePointInTime({ id: pitId });
+  await assignPositions(pool);
+  return Number(process.hrtime.bigint() - started) / 1e9;
+}
+
+async function jobRun(client: Client): Promise<{ seconds: number; peakMb: number }> {
+  const worker = startService('ranking-worker');
+  await waitForLine(worker, '"msg":"worker started"');
+  const rss = sampleRss(worker.pid as number);
+  const started = process.hrtime.bigint();
+  const result = await client.workflow.execute<typeof rankingJobWorkflow>('rankingJobWorkflow', {
+    taskQueue: TASK_QUEUES.ranking,
+    workflowId: RANKING_JOB_WORKFLOW_ID,
+    workflowIdConflictPolicy: 'FAIL',
+    workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+    args: [{ origem: 'manual' }],
+  });
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const peakMb = rss.stop();
+  await stopService(worker);
+  if (result.processados !== PERSONS) throw new Error(`the job processed ${result.processados}, expected ${PERSONS}`);
+  return { seconds, peakMb };
+}
+
+async function readLatencies(pool: ReturnType<typeof createDatabase>['pool']): Promise<Array<[string, LoadResult]>> {
+  const port = await freePort();
+  const api = startService('api', { HTTP_PORT: String(port) });
+  await waitForLine(api, '"msg":"http server listening"');
+  const base = `http://127.0.0.1:${port}/api/v1`;
+  const [sample] = await pool.query('SELECT nome FROM ranking_entries ORDER BY RAND() LIMIT 500');
+  const words = (sample as Array<{ nome: string }>).map((row) => foldForSearch(row.nome).split(' ').find((w) => w.length >= 4) ?? 'silva');
+  const pages = Math.ceil(PERSONS / 50);
+  const ok = async (url: string) => (await fetch(url).then(async (r) => (await r.arrayBuffer(), r.ok)));
+  const random = (n: number) => 1 + Math.floor(Math.random() * n);
+  const results: Array<[string, LoadResult]> = [];
+  try {
+    await runLoad(CONCURRENCY, 200, () => ok(`${base}/ranking/paginado?page=${random(pages)}`)); // warm-up
+    results.push(['/ranking/paginado', await runLoad(CONCURRENCY, REQUESTS, () => ok(`${base}/ranking/paginado?page=${random(pages)}`))]);
+    results.push([
+      '/ranking/busca',
+      await runLoad(CONCURRENCY, REQUESTS, (i) => ok(`${base}/ranking/busca?nome=${encodeURIComponent(words[i % words.length] as string)}`)),
+    ]);
+    results.push(['/ranking/posicao/{id}', await runLoad(CONCURRENCY, REQUESTS, () => ok(`${base}/ranking/posicao/${random(PERSONS)}`))]);
+  } finally {
+    await stopService(api);
+  }
+  return results;
+}
+
+async function main(): Promise<void> {
+  const es = createElasticsearch(config.elasticsearch, 120_000);
+  const database = createDatabase(config.mysql);
+  const connection = await Connection.connect({ address: config.temporal.address });
+  const client = new Client({ connection, namespace: config.temporal.namespace });
+  try {
+    await migrateDatabase(config.mysql);
+    await ensureNamespace(config.temporal.address, config.temporal.namespace);
+    const existing = (await es.indices.exists({ index })) ? (await es.count({ index })).count : 0;
+    if (existing !== PERSONS) {
+      const generated = await generatePersons({ es, index, count: PERSONS, seed: 300, recreate: true });
+      say(`generated ${PERSONS} persons into ${index} in ${generated.seconds.toFixed(1)} s`);
+    }
+
+    await clearRanking(database.pool);
+    say(`floor: plain PIT scan + score + bulk upsert + positions over ${PERSONS} persons ...`);
+    const floor = await floorRun(database.pool, es);
+
+    await clearRanking(database.pool);
+    say('job: POST-equivalent start of ranking_job on a separate worker process ...');
+    const job = await jobRun(client);
+
+    say('reads: API process, concurrent load ...');
+    const reads = await readLatencies(database.pool);
+
+    say('');
+    say(`ranking job, ${PERSONS} persons, batches of ${BATCH}`);
+    say(`  floor: PIT scan + score + bulk upsert + positions, no Temporal  ${fmt(floor)} s`);
+    say(`  job: Temporal workflow, child per batch, 4 in flight             ${fmt(job.seconds)} s`);
+    say(`  ratio job / floor                                               ${fmt(job.seconds / floor, 2)}     (target <= 1.5)`);
+    say(`  worker peak RSS                                                 ${fmt(job.peakMb)} MB  (target < 512)`);
+    say(`reads at ${PERSONS} rows: ${CONCURRENCY} concurrent clients, ${REQUESTS} requests each`);
+    say(`  endpoint                    p50 ms   p99 ms    req/s  errors`);
+    for (const [name, result] of reads) {
+      say(`  ${name.padEnd(24)}${fmt(result.p50, 2)} ${fmt(result.p99, 2)} ${fmt(result.perSecond, 0)} ${String(result.errors).padStart(7)}`);
+    }
+    say('  (target: p99 under 25 ms)');
+  } finally {
+    await Promise.allSettled([es.close(), database.pool.end(), connection.close()]);
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench:ranking failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

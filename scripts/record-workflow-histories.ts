@@ -1,0 +1,68 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { config } from '../lib/config';
+import { logger } from '../lib/logger';
+import { repoRoot } from '../lib/paths';
+import { TASK_QUEUES } from '../temporal/task-queues';
+import { RANKING_JOB_WORKFLOW_ID } from '../temporal/workflow-ids';
+import { startRankingWorker } from '../workers/ranking';
+
+/**
+ * Records one history per workflow type into test/fixtures/histories/, for the replay test that
+ * catches non-deterministic changes to workflow code. Run after a deliberate, compatible change of
+ * a workflow (with the stack up and the test environment): `npm run record-histories`.
+ * Needs a person index with a few thousand persons and an otherwise idle `ranking` task queue.
+ */
+const target = path.join(repoRoot, 'test', 'fixtures', 'histories');
+
+async function save(name: string, handle: WorkflowHandle): Promise<void> {
+  const history = await handle.fetchHistory();
+  // The message's own proto3 JSON (historyToJSON trips over the SDK's second protobufjs copy).
+  await fs.writeFile(path.join(target, `${name}.json`), `${JSON.stringify(history, null, 1)}\n`);
+  process.stdout.write(`recorded ${name} (${history.events?.length ?? 0} events)\n`);
+}
+
+async function main(): Promise<void> {
+  const connection = await Connection.connect({ address: config.temporal.address });
+  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const worker = await startRankingWorker(config, logger);
+  try {
+    await fs.mkdir(target, { recursive: true });
+    const job = await client.workflow.start('rankingJobWorkflow', {
+      taskQueue: TASK_QUEUES.ranking,
+      workflowId: RANKING_JOB_WORKFLOW_ID,
+      workflowIdConflictPolicy: 'FAIL',
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      args: [{ batchSize: 500, batchesPerExecution: 2, maxChildrenInFlight: 2 }],
+    });
+    await job.result();
+    await save('ranking-job-first-execution', client.workflow.getHandle(RANKING_JOB_WORKFLOW_ID, job.firstExecutionRunId));
+    await save('ranking-job-last-execution', client.workflow.getHandle(RANKING_JOB_WORKFLOW_ID));
+    await save('ranking-batch', client.workflow.getHandle(`${RANKING_JOB_WORKFLOW_ID}-${job.firstExecutionRunId}-lote-0`));
+
+    const trigger = await client.workflow.start('scheduledRankingWorkflow', {
+      taskQueue: TASK_QUEUES.ranking,
+      workflowId: `record-scheduled-${Date.now()}`,
+    });
+    await trigger.result();
+    await client.workflow.getHandle(RANKING_JOB_WORKFLOW_ID).result();
+    await save('scheduled-ranking', trigger);
+
+    const probe = await client.workflow.start('probeWorkflow', {
+      taskQueue: TASK_QUEUES.ranking,
+      workflowId: `record-probe-${Date.now()}`,
+      args: ['gravação'],
+    });
+    await probe.result();
+    await save('probe', probe);
+  } finally {
+    await worker.stop();
+    await connection.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`record-workflow-histories: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});
