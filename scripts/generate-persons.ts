@@ -165,14 +165,17 @@ function parseCli(argv: string[]): {
     return value;
   };
   const referenceText = values['reference-date'];
-  if (referenceText !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(referenceText)) throw new Error('--reference-date must be YYYY-MM-DD');
+  const referenceDate = referenceText ? new Date(`${referenceText}T00:00:00Z`) : todayUtc();
+  if (Number.isNaN(referenceDate.getTime()) || (referenceText && referenceDate.toISOString().slice(0, 10) !== referenceText)) {
+    throw new Error('--reference-date must be a valid YYYY-MM-DD date');
+  }
   return {
     count: integer('count', values.count, 0),
     seed: integer('seed', values.seed, 0),
     index: values.index,
     recreate: values.recreate,
     startId: integer('start-id', values['start-id'], 1),
-    referenceDate: referenceText ? new Date(`${referenceText}T00:00:00Z`) : todayUtc(),
+    referenceDate,
   };
 }
 

@@ -147,9 +147,9 @@ export function supervisions(rng: Random, profile: PersonProfile): Supervision[]
       concluida,
       ano: concluida ? careerYear(rng, profile) : rng.int(Math.max(yearOf(profile.careerStartDay), thisYear - 3), thisYear),
       orientando: personName(rng),
-      ies: institution.sigla,
     };
-    if (rng.chance(0.85)) supervision.titulo = workTitle(rng, area);
+    if (rng.chance(0.7)) supervision.ies = institution.sigla;
+    if (rng.chance(0.8)) supervision.titulo = workTitle(rng, area);
     if (rng.chance(0.5)) supervision.programa = programmeName(rng.pick(area.knowledgeAreas));
     return supervision;
   });

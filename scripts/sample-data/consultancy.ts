@@ -18,7 +18,7 @@ export function consultancyPeriods(rng: Random, profile: PersonProfile): DayPeri
   const count = Math.max(situation === 'deceased' ? 1 : 0, countIn(rng, range));
   if (count === 0) return [];
 
-  // Persons with little activity started recently; the others may go back to 1990.
+  // Persons with little activity started recently; the others up to 35 years ago.
   const horizon = profile.tier === 'minimal' ? today - 12 * YEAR : today - 35 * YEAR;
   const earliest = Math.min(today - 120, Math.max(profile.careerStartDay, horizon));
   const first = rng.dayBetween(earliest, today - 90);

@@ -100,7 +100,7 @@ function address(rng: Random, tipo: Address['tipo'], cidade: string): Address {
 
 export function addresses(rng: Random, profile: PersonProfile): Address[] {
   const list = [address(rng, 'Profissional', profile.institution.cidade)];
-  if (rng.chance(0.4)) list.push(address(rng, 'Residencial', profile.institution.cidade));
+  if (rng.chance(0.3)) list.push(address(rng, 'Residencial', profile.institution.cidade));
   // Sometimes one is flagged as main, and not always the professional one.
   if (rng.chance(0.6)) {
     const main = rng.pick(list);
@@ -150,6 +150,7 @@ export function projects(rng: Random, profile: PersonProfile): Project[] {
 /** Block E: teaching in graduate programmes, with coordination periods for some. */
 export function teachings(rng: Random, profile: PersonProfile): Teaching[] {
   const { area, institution, today } = profile;
+  if (!rng.chance(profile.traits.teachingChance)) return [];
   let coordinates = rng.chance(profile.traits.ppgCoordinationChance);
   return Array.from({ length: countIn(rng, profile.traits.teachings) }, () => {
     const knowledgeArea = rng.pick(area.knowledgeAreas);
@@ -167,7 +168,7 @@ export function teachings(rng: Random, profile: PersonProfile): Teaching[] {
       tipo_vinculo: rng.pick(TEACHING.bonds),
       regime_trabalho: rng.pick(TEACHING.regimes),
       carga_horaria: rng.pick([40, 40, 20, 12]),
-      linhas_pesquisa: Array.from({ length: rng.int(1, 3) }, (): ResearchLine => {
+      linhas_pesquisa: Array.from({ length: rng.int(1, 2) }, (): ResearchLine => {
         const start = rng.dayBetween(profile.careerStartDay, today - 30);
         const line: ResearchLine = { nome: sourceAreaText(rng, researchLine(rng, area)), inicio: formatDay(start) };
         if (rng.chance(0.3)) line.fim = formatDay(rng.dayBetween(start + 30, today));

@@ -30,6 +30,7 @@ export interface TierTraits {
   participations: Range;
   supervisions: Range;
   examinationBoards: Range;
+  teachingChance: number;
   teachings: Range;
   ppgCoordinationChance: number;
   projects: Range;
@@ -43,25 +44,25 @@ export const TIER_TRAITS: Readonly<Record<Tier, TierTraits>> = {
     ages: [28, 72], activeChance: 0.6, consultancyPeriods: { active: [1, 1], inactive: [0, 1] },
     agencyCoordinationChance: 0, agencyCoordinations: [0, 0], inscriptionChance: 0.03, committeeChance: 0.01,
     awardChance: 0.01, grantChance: 0.02, participations: [0, 1], supervisions: [0, 2], examinationBoards: [0, 3],
-    teachings: [0, 1], ppgCoordinationChance: 0.01, projects: [0, 1], employments: [0, 1], doctorateChance: 0.7, postdocChance: 0.05,
+    teachingChance: 0.25, teachings: [1, 1], ppgCoordinationChance: 0.01, projects: [0, 1], employments: [0, 1], doctorateChance: 0.7, postdocChance: 0.05,
   },
   middling: {
     ages: [32, 75], activeChance: 0.68, consultancyPeriods: { active: [1, 2], inactive: [1, 2] },
     agencyCoordinationChance: 0.01, agencyCoordinations: [1, 1], inscriptionChance: 0.15, committeeChance: 0.08,
     awardChance: 0.05, grantChance: 0.12, participations: [0, 4], supervisions: [1, 5], examinationBoards: [1, 8],
-    teachings: [0, 1], ppgCoordinationChance: 0.05, projects: [0, 2], employments: [1, 2], doctorateChance: 0.92, postdocChance: 0.2,
+    teachingChance: 0.6, teachings: [1, 1], ppgCoordinationChance: 0.05, projects: [0, 2], employments: [1, 2], doctorateChance: 0.92, postdocChance: 0.2,
   },
   strong: {
     ages: [38, 78], activeChance: 0.72, consultancyPeriods: { active: [1, 3], inactive: [1, 3] },
     agencyCoordinationChance: 0.08, agencyCoordinations: [1, 2], inscriptionChance: 0.4, committeeChance: 0.3,
     awardChance: 0.25, grantChance: 0.5, participations: [2, 10], supervisions: [4, 12], examinationBoards: [5, 20],
-    teachings: [1, 2], ppgCoordinationChance: 0.2, projects: [1, 4], employments: [1, 2], doctorateChance: 0.99, postdocChance: 0.45,
+    teachingChance: 1, teachings: [1, 2], ppgCoordinationChance: 0.2, projects: [1, 4], employments: [1, 2], doctorateChance: 0.99, postdocChance: 0.45,
   },
   veryStrong: {
     ages: [45, 80], activeChance: 0.8, consultancyPeriods: { active: [2, 4], inactive: [1, 4] },
     agencyCoordinationChance: 0.7, agencyCoordinations: [1, 3], inscriptionChance: 0.7, committeeChance: 0.7,
     awardChance: 0.6, grantChance: 0.9, participations: [5, 20], supervisions: [10, 30], examinationBoards: [15, 40],
-    teachings: [1, 2], ppgCoordinationChance: 0.6, projects: [3, 8], employments: [1, 3], doctorateChance: 1, postdocChance: 0.7,
+    teachingChance: 1, teachings: [1, 2], ppgCoordinationChance: 0.6, projects: [3, 8], employments: [1, 3], doctorateChance: 1, postdocChance: 0.7,
   },
 };
 
