@@ -1,5 +1,6 @@
 import type { Pool } from 'mysql2/promise';
 import { readStatisticsSnapshot } from './ranking-statistics';
+import type { RankingRow } from './ranking-store';
 
 /**
  * Reads of the persisted ranking. Only positioned rows are visible: a run in progress writes rows
@@ -9,26 +10,14 @@ import { readStatisticsSnapshot } from './ranking-statistics';
 
 export type BlockKey = 'bloco_a' | 'bloco_b' | 'bloco_c' | 'bloco_d' | 'bloco_e';
 
-export interface StoredEntry {
-  id_pessoa: number;
-  nome: string;
-  posicao: number;
-  pontuacao_total: number;
-  bloco_a: number;
-  bloco_b: number;
-  bloco_c: number;
-  bloco_d: number;
-  bloco_e: number;
-  ativo: boolean;
-  anos_atuacao: number;
-  coordenador_ppg: boolean;
-  tipos_atuacao: string[];
-  selos: string[];
-  detalhes: Record<string, unknown>;
-}
+/** A positioned row as readers get it: what the job wrote, less its bookkeeping, plus the position. */
+export type StoredEntry = Omit<RankingRow, 'nome_busca' | 'run_id'> & { posicao: number };
 
 const ENTRY_COLUMNS = `e.id_pessoa, e.nome, e.posicao, e.pontuacao_total, e.bloco_a, e.bloco_b, e.bloco_c, e.bloco_d,
   e.bloco_e, e.ativo, e.anos_atuacao, e.coordenador_ppg, e.tipos_atuacao, e.selos`;
+
+/** Details are written with their entry in one transaction; LEFT JOIN only guards hand-edited data. */
+const JOIN_DETAILS = 'LEFT JOIN ranking_entry_details d ON d.id_pessoa = e.id_pessoa';
 
 type Row = Record<string, unknown>;
 
@@ -48,7 +37,7 @@ function toStoredEntry(row: Row, withDetails: boolean): StoredEntry {
     coordenador_ppg: Boolean(row.coordenador_ppg),
     tipos_atuacao: JSON.parse(String(row.tipos_atuacao)) as string[],
     selos: JSON.parse(String(row.selos)) as string[],
-    detalhes: withDetails ? (JSON.parse(String(row.detalhes)) as Record<string, unknown>) : {},
+    detalhes: withDetails && typeof row.detalhes === 'string' ? (JSON.parse(row.detalhes) as Record<string, unknown>) : {},
   };
 }
 
@@ -88,12 +77,12 @@ export async function pageOfEntries(
   page: { offset: number; limit: number },
   totals: { total: number; ativos: number; inativos: number },
 ): Promise<{ total: number; entries: StoredEntry[] }> {
-  const columns = `${ENTRY_COLUMNS}, e.detalhes`;
+  const columns = `${ENTRY_COLUMNS}, d.detalhes`;
   if (filter.selos.length === 0 && filter.ativo === undefined) {
     // Positions are dense (1..n), so a page is a range of the position index whatever its depth.
     const entries = await select(
       pool,
-      `SELECT ${columns} FROM ranking_entries e WHERE e.posicao BETWEEN ? AND ? ORDER BY e.posicao`,
+      `SELECT ${columns} FROM ranking_entries e ${JOIN_DETAILS} WHERE e.posicao BETWEEN ? AND ? ORDER BY e.posicao`,
       [page.offset + 1, page.offset + page.limit],
       true,
     );
@@ -120,7 +109,7 @@ export async function pageOfEntries(
       : await count(pool, `SELECT COUNT(*) AS n FROM ranking_entries e WHERE ${condition}`, params);
   const entries = await select(
     pool,
-    `SELECT ${columns} FROM ranking_entries e WHERE ${condition} ORDER BY e.posicao LIMIT ? OFFSET ?`,
+    `SELECT ${columns} FROM ranking_entries e ${JOIN_DETAILS} WHERE ${condition} ORDER BY e.posicao LIMIT ? OFFSET ?`,
     [...params, page.limit, page.offset],
     true,
   );
@@ -133,11 +122,12 @@ export async function listEntries(
   options: { block?: BlockKey; offset: number; limit: number; withDetails: boolean },
   totals: { total: number },
 ): Promise<{ total: number; entries: StoredEntry[] }> {
-  const columns = options.withDetails ? `${ENTRY_COLUMNS}, e.detalhes` : ENTRY_COLUMNS;
+  const columns = options.withDetails ? `${ENTRY_COLUMNS}, d.detalhes` : ENTRY_COLUMNS;
+  const join = options.withDetails ? JOIN_DETAILS : '';
   if (!options.block) {
     const entries = await select(
       pool,
-      `SELECT ${columns} FROM ranking_entries e WHERE e.posicao BETWEEN ? AND ? ORDER BY e.posicao`,
+      `SELECT ${columns} FROM ranking_entries e ${join} WHERE e.posicao BETWEEN ? AND ? ORDER BY e.posicao`,
       [options.offset + 1, options.offset + options.limit],
       options.withDetails,
     );
@@ -148,7 +138,7 @@ export async function listEntries(
   const total = await count(pool, `SELECT COUNT(*) AS n FROM ranking_entries e WHERE e.${block} > 0 AND e.posicao IS NOT NULL`, []);
   const entries = await select(
     pool,
-    `SELECT ${columns} FROM ranking_entries e WHERE e.${block} > 0 AND e.posicao IS NOT NULL
+    `SELECT ${columns} FROM ranking_entries e ${join} WHERE e.${block} > 0 AND e.posicao IS NOT NULL
      ORDER BY e.${block} DESC, e.posicao ASC LIMIT ? OFFSET ?`,
     [options.limit, options.offset],
     options.withDetails,

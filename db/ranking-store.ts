@@ -35,12 +35,14 @@ const ENTRY_COLUMNS = [
   'coordenador_ppg',
   'tipos_atuacao',
   'selos',
-  'detalhes',
   'run_id',
 ] as const;
 
 /** Rows per INSERT: ~1-3 KB each, so a statement stays far below max_allowed_packet. */
 const ROWS_PER_STATEMENT = 500;
+
+const UPSERT_DETAILS = `INSERT INTO ranking_entry_details (id_pessoa, detalhes) VALUES ?
+  ON DUPLICATE KEY UPDATE detalhes = VALUES(detalhes)`;
 
 const UPSERT_ENTRIES = `INSERT INTO ranking_entries (${ENTRY_COLUMNS.join(', ')}) VALUES ?
   ON DUPLICATE KEY UPDATE ${ENTRY_COLUMNS.filter((column) => column !== 'id_pessoa')
@@ -70,8 +72,8 @@ async function inTransaction<T>(pool: Pool, work: (connection: PoolConnection) =
 }
 
 /**
- * Upserts a batch of entries and replaces their seals, in one transaction: a retried batch
- * rewrites the same rows (keyed by id_pessoa) and never duplicates or half-applies.
+ * Upserts a batch of entries with their details and replaces their seals, in one transaction: a
+ * retried batch rewrites the same rows (keyed by id_pessoa) and never duplicates or half-applies.
  */
 export async function upsertRankingRows(pool: Pool, rows: RankingRow[]): Promise<void> {
   if (rows.length === 0) return;
@@ -79,6 +81,7 @@ export async function upsertRankingRows(pool: Pool, rows: RankingRow[]): Promise
     for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
       const chunk = rows.slice(start, start + ROWS_PER_STATEMENT);
       await connection.query(UPSERT_ENTRIES, [chunk.map(entryValues)]);
+      await connection.query(UPSERT_DETAILS, [chunk.map((row) => [row.id_pessoa, JSON.stringify(row.detalhes)])]);
     }
     await connection.query('DELETE FROM ranking_entry_seals WHERE id_pessoa IN (?)', [rows.map((row) => row.id_pessoa)]);
     const seals = rows.flatMap((row) => row.selos.map((selo) => [selo, row.id_pessoa]));
@@ -90,9 +93,10 @@ export async function upsertRankingRows(pool: Pool, rows: RankingRow[]): Promise
   });
 }
 
-/** Empties the stored ranking (entries, seals and the statistics snapshot). */
+/** Empties the stored ranking (entries, details, seals and the statistics snapshot). */
 export async function clearRanking(pool: Pool): Promise<void> {
   await pool.query('TRUNCATE TABLE ranking_entry_seals');
+  await pool.query('TRUNCATE TABLE ranking_entry_details');
   await pool.query('TRUNCATE TABLE ranking_entries');
   await pool.query('TRUNCATE TABLE ranking_statistics');
 }
@@ -102,6 +106,10 @@ export async function deleteRowsOfOtherRuns(pool: Pool, runId: string): Promise<
   return inTransaction(pool, async (connection) => {
     await connection.query(
       'DELETE s FROM ranking_entry_seals s JOIN ranking_entries e ON e.id_pessoa = s.id_pessoa WHERE e.run_id <> ?',
+      [runId],
+    );
+    await connection.query(
+      'DELETE d FROM ranking_entry_details d JOIN ranking_entries e ON e.id_pessoa = d.id_pessoa WHERE e.run_id <> ?',
       [runId],
     );
     const [result] = await connection.query('DELETE FROM ranking_entries WHERE run_id <> ?', [runId]);

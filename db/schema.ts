@@ -22,8 +22,8 @@ export const settings = mysqlTable('settings', {
 
 /**
  * One row per ranked person, upserted by the ranking job (keyed by id_pessoa, so a retried batch
- * never duplicates). `detalhes` holds the pass-through details of the ranking entry; languages,
- * degrees and the cv object are read from the index per page (docs/ranking-storage.md).
+ * never duplicates). Narrow on purpose: positions, statistics and the name search scan or look up
+ * many rows; the bulky details live in ranking_entry_details (docs/ranking-storage.md).
  */
 export const rankingEntries = mysqlTable(
   'ranking_entries',
@@ -44,7 +44,6 @@ export const rankingEntries = mysqlTable(
     coordenadorPpg: boolean('coordenador_ppg').notNull().default(false),
     tiposAtuacao: jsonText<string[]>('tipos_atuacao').notNull(),
     selos: jsonText<string[]>('selos').notNull(),
-    detalhes: jsonText<Record<string, unknown>>('detalhes').notNull(),
     /** The job run that last wrote the row: rows of older runs are persons gone from the index. */
     runId: varchar('run_id', { length: 64 }).notNull(),
   },
@@ -56,6 +55,15 @@ export const rankingEntries = mysqlTable(
     index('ranking_entries_total').on(table.pontuacaoTotal),
   ],
 );
+
+/**
+ * The pass-through details of an entry (several KB): read only for the rows of a page. Languages,
+ * degrees and the cv object are not stored; pages read them from the index.
+ */
+export const rankingEntryDetails = mysqlTable('ranking_entry_details', {
+  idPessoa: int('id_pessoa').primaryKey(),
+  detalhes: jsonText<Record<string, unknown>>('detalhes').notNull(),
+});
 
 /** Seal codes per person (upper case), so a seal filter is an index lookup. */
 export const rankingEntrySeals = mysqlTable(

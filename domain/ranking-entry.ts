@@ -1,6 +1,7 @@
 import type { StoredEntry } from '../db/ranking-queries';
 import { degreeItems, toRankingLanguage, type DegreeItem, type RankingLanguage } from './degrees';
 import type { PersonDocument } from './person-document';
+import { STORED_DETAILS } from './ranking-row';
 
 /** The `cv` object of a ranking entry. */
 export interface EntryCv {
@@ -9,19 +10,8 @@ export interface EntryCv {
   titulacoes: DegreeItem[];
 }
 
-const DETAIL_FIELDS = [
-  'consultoria',
-  'coordenacoes_agency',
-  'inscricoes',
-  'avaliacoes_comissao',
-  'premiacoes',
-  'bolsas_funder',
-  'participacoes',
-  'orientacoes',
-  'membros_banca',
-  'docencias',
-  'pontuacao',
-] as const;
+/** The details an entry passes through: what the job stores, plus the score breakdown. */
+const DETAIL_FIELDS = [...STORED_DETAILS, 'pontuacao'] as const;
 
 export type RankingEntry = Omit<StoredEntry, 'detalhes'> &
   Record<(typeof DETAIL_FIELDS)[number], unknown> & {

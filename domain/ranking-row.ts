@@ -7,7 +7,7 @@ import { foldForSearch, repairEncoding } from './text';
  * The pass-through details stored with an entry. Languages, degrees and the cv object are not
  * stored: the paginated ranking reads them from the index, one multi-get per page (rules 3 and 4).
  */
-const STORED_DETAILS = [
+export const STORED_DETAILS = [
   'consultoria',
   'coordenacoes_agency',
   'inscricoes',

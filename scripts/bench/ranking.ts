@@ -32,7 +32,7 @@ import { fmt, runLoad, sampleRss, type LoadResult } from './measure';
  */
 const PERSONS = Number(process.env.BENCH_PERSONS ?? 300_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4_000);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2_000);
 const BATCH = 2_000;
 const index = indexName(config.elasticsearch, PERSON_INDEX_BASE);
 const say = (line: string) => process.stdout.write(`${line}\n`);

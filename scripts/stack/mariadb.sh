@@ -56,12 +56,16 @@ start() {
   log "$PART: starting on 127.0.0.1:$MYSQL_PORT"
   mark_log "$PART" "$LOG"
   # setsid + nohup: the server outlives this script and has no terminal.
+  # The ranking job rewrites hundreds of thousands of rows in one go: a buffer pool that holds the
+  # ranking and a redo log large enough to avoid checkpoint stalls. Flushing the log once a second
+  # instead of at every commit (2) suits a local stack; set MYSQL_FLUSH_LOG_AT_COMMIT=1 for durability.
   setsid nohup mariadbd --no-defaults "${RUN_AS[@]}" \
     --datadir="$DATA" --socket="$SOCKET" --pid-file="$(pidfile_of $PART)" \
     --tmpdir="$BASE/tmp" --log-error="$LOG" \
     --port="$MYSQL_PORT" --bind-address=127.0.0.1 --skip-name-resolve \
-    --max-allowed-packet=64M --innodb-buffer-pool-size=512M \
-    --character-set-server=utf8mb4 --collation-server=utf8mb4_unicode_ci \
+    --max-allowed-packet=64M --character-set-server=utf8mb4 --collation-server=utf8mb4_unicode_ci \
+    --innodb-buffer-pool-size="$MYSQL_BUFFER_POOL" --innodb-log-file-size=512M \
+    --innodb-flush-log-at-trx-commit="$MYSQL_FLUSH_LOG_AT_COMMIT" \
     </dev/null >>"$LOG" 2>&1 &
 }
 

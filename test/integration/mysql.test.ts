@@ -53,6 +53,7 @@ describe('MariaDB through drizzle', () => {
       expect(names).toEqual([
         '__drizzle_migrations',
         'ranking_entries',
+        'ranking_entry_details',
         'ranking_entry_seals',
         'ranking_job_runs',
         'ranking_statistics',
