@@ -32,6 +32,8 @@ export interface RankingActivityDeps {
 /** How long Elasticsearch keeps the point-in-time between two reads of the job. */
 const PIT_KEEP_ALIVE = '15m';
 const SHARD_DOC_ORDER: estypes.Sort = [{ _shard_doc: 'asc' }];
+/** Documents read, scored and stored at a time inside a batch (bounds the worker's memory). */
+const SLICE_SIZE = 500;
 /**
  * Curriculum fields neither the scoring nor the stored details use: left in the index, they cut a
  * batch's transfer and the worker's memory (the read API fetches them per page).
@@ -89,25 +91,35 @@ export function createRankingActivities(deps: RankingActivityDeps) {
       return { pitId, starts, next: after, exhausted };
     },
 
-    /** Reads one batch through the point-in-time, scores it and upserts it (idempotent). */
+    /**
+     * Reads one batch through the point-in-time, scores it and upserts it (idempotent), in slices of
+     * SLICE_SIZE documents: the worker holds a quarter of a batch at a time, whatever the batch size.
+     */
     async scoreBatch(input: ScoreBatchInput): Promise<{ count: number }> {
-      const page = await es.search<PersonDocument>({
-        pit: { id: input.pitId, keep_alive: PIT_KEEP_ALIVE },
-        size: input.batchSize,
-        sort: SHARD_DOC_ORDER,
-        track_total_hits: false,
-        _source_excludes: FIELDS_NOT_SCORED,
-        ...(input.after ? { search_after: input.after } : {}),
-      });
-      heartbeat('read');
-      const rows = [];
-      for (const hit of page.hits.hits) {
-        if (!hit._source) continue;
-        rows.push(toRankingRow(scorePerson(hit._source, input.referenceDate), hit._source, input.runId));
+      let after = input.after;
+      let count = 0;
+      while (count < input.batchSize) {
+        const size = Math.min(SLICE_SIZE, input.batchSize - count);
+        const page = await es.search<PersonDocument>({
+          pit: { id: input.pitId, keep_alive: PIT_KEEP_ALIVE },
+          size,
+          sort: SHARD_DOC_ORDER,
+          track_total_hits: false,
+          _source_excludes: FIELDS_NOT_SCORED,
+          ...(after ? { search_after: after } : {}),
+        });
+        const hits = page.hits.hits;
+        const rows = [];
+        for (const hit of hits) {
+          if (hit._source) rows.push(toRankingRow(scorePerson(hit._source, input.referenceDate), hit._source, input.runId));
+        }
+        await upsertRankingRows(pool, rows);
+        count += hits.length;
+        heartbeat({ stored: count });
+        if (hits.length < size) break;
+        after = hits[hits.length - 1]?.sort ?? null;
       }
-      heartbeat('scored');
-      await upsertRankingRows(pool, rows);
-      return { count: rows.length };
+      return { count };
     },
 
     async recordProgress(input: { runId: string; fase: RunPhase; processados: number; total: number }): Promise<void> {

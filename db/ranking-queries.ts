@@ -146,24 +146,48 @@ export async function listEntries(
   return { total, entries };
 }
 
+export interface NameMatch {
+  id_pessoa: number;
+  nome: string;
+  posicao: number;
+  pontuacao_total: number;
+}
+
+/** Positions the name search walks in order before it turns to the FULLTEXT index. */
+export const NAME_WALK_WINDOW = 10_000;
+
 /**
- * Name search: every word of three or more characters must start a word of the accent-free,
- * lower-case name (FULLTEXT, boolean mode). Best-ranked first.
+ * Name search: every word (letters and digits, 3 or more characters) must start a word of the
+ * name's search key; best-ranked first. Two plans, same answer:
+ * - a common name has enough matches among the first NAME_WALK_WINDOW positions: walking the
+ *   position index finds them in a few thousand narrow rows;
+ * - otherwise the name is rare, and the FULLTEXT index (boolean mode, word prefixes) has few
+ *   matches to fetch and sort. (For a common name the FULLTEXT plan would fetch and sort them all.)
  */
 export async function searchByName(
   pool: Pool,
   words: string[],
   limit: number,
-): Promise<Array<{ id_pessoa: number; nome: string; posicao: number; pontuacao_total: number }>> {
+  walkWindow: number = NAME_WALK_WINDOW,
+): Promise<NameMatch[]> {
   if (words.length === 0) return [];
-  const query = words.map((word) => `+${word}*`).join(' ');
-  const [rows] = await pool.query(
-    `SELECT id_pessoa, nome, posicao, pontuacao_total FROM ranking_entries
-     WHERE MATCH(nome_busca) AGAINST (? IN BOOLEAN MODE) AND posicao IS NOT NULL
-     ORDER BY posicao LIMIT ?`,
-    [query, limit],
+  const columns = 'id_pessoa, nome, posicao, pontuacao_total';
+  // Words are [a-z0-9]+ (searchWords): no LIKE wildcard or quote can reach the patterns.
+  const startsAWord = words.map(() => "(nome_busca LIKE CONCAT(?, '%') OR nome_busca LIKE CONCAT('% ', ?, '%'))").join(' AND ');
+  const [walked] = await pool.query(
+    `SELECT ${columns} FROM ranking_entries WHERE posicao BETWEEN 1 AND ? AND ${startsAWord} ORDER BY posicao LIMIT ?`,
+    [walkWindow, ...words.flatMap((word) => [word, word]), limit],
   );
-  return (rows as Row[]).map((row) => ({
+  let rows = walked as Row[];
+  if (rows.length < limit) {
+    const [indexed] = await pool.query(
+      `SELECT ${columns} FROM ranking_entries
+       WHERE MATCH(nome_busca) AGAINST (? IN BOOLEAN MODE) AND posicao IS NOT NULL ORDER BY posicao LIMIT ?`,
+      [words.map((word) => `+${word}*`).join(' '), limit],
+    );
+    rows = indexed as Row[];
+  }
+  return rows.map((row) => ({
     id_pessoa: Number(row.id_pessoa),
     nome: String(row.nome),
     posicao: Number(row.posicao),

@@ -1,7 +1,7 @@
 import type { RankingRow } from '../db/ranking-store';
 import type { PersonDocument } from './person-document';
 import type { ScoredPerson } from './scoring/score-person';
-import { foldForSearch, repairEncoding } from './text';
+import { nameSearchKey } from './text';
 
 /**
  * The pass-through details stored with an entry. Languages, degrees and the cv object are not
@@ -29,7 +29,7 @@ export function toRankingRow(scored: ScoredPerson, doc: PersonDocument, runId: s
     id_pessoa: scored.id_pessoa,
     nome: scored.nome,
     // Damaged names (`Jo227o`) are found by their repaired, accent-free form.
-    nome_busca: foldForSearch(repairEncoding(scored.nome)),
+    nome_busca: nameSearchKey(scored.nome),
     pontuacao_total: scored.pontuacao_total,
     bloco_a: scored.bloco_a,
     bloco_b: scored.bloco_b,

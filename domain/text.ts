@@ -51,3 +51,14 @@ export function foldForSearch(text: string): string {
     .replace(/\s+/g, ' ')
     .trim();
 }
+
+/**
+ * The form of a name the search matches: encoding repaired, folded, and only letters and digits
+ * separated by single spaces — so a word-prefix test on it (`LIKE 'w%' OR LIKE '% w%'`) and the
+ * FULLTEXT index on it see the same words.
+ */
+export function nameSearchKey(name: string): string {
+  return foldForSearch(repairEncoding(name))
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim();
+}

@@ -14,7 +14,7 @@ import type { PersonDocument } from '../../domain/person-document';
 import { PERSON_INDEX_BASE } from '../../domain/person-index';
 import { needsIndexDocument, toRankingEntry, toRankingSummary } from '../../domain/ranking-entry';
 import { normaliseSealCode, sealCatalogue, sealCatalogueEntry } from '../../domain/seals';
-import { foldForSearch } from '../../domain/text';
+import { nameSearchKey } from '../../domain/text';
 import { indexName } from '../../lib/elasticsearch';
 import type { Services } from '../../lib/services';
 import { HttpError } from '../errors';
@@ -53,10 +53,10 @@ export function parseSealFilter(raw: string | undefined): string[] {
   return [...new Set(raw.split(',').map(normaliseSealCode).filter(Boolean))];
 }
 
-/** Words the name search can use: accent-free, lower case, letters and digits, 3 characters or more. */
+/** Words the name search can use: those of the name's search key with 3 characters or more. */
 export function searchWords(name: string): string[] {
-  return foldForSearch(name)
-    .split(/[^a-z0-9]+/)
+  return nameSearchKey(name)
+    .split(' ')
     .filter((word) => word.length >= 3);
 }
 

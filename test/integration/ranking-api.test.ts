@@ -3,7 +3,8 @@ import { degreeItems, toRankingLanguage } from '../../domain/degrees';
 import type { PersonDocument } from '../../domain/person-document';
 import type { ScoredPerson } from '../../domain/scoring/score-person';
 import { SEAL_CATALOGUE } from '../../domain/seals';
-import { foldForSearch, repairEncoding } from '../../domain/text';
+import { searchByName } from '../../db/ranking-queries';
+import { foldForSearch, nameSearchKey, repairEncoding } from '../../domain/text';
 import { config } from '../../lib/config';
 import { logger } from '../../lib/logger';
 import type { QueueWorker } from '../../workers/queue-worker';
@@ -234,7 +235,7 @@ describe('GET /api/v1/ranking/selos', () => {
 });
 
 describe('GET /api/v1/ranking/busca', () => {
-  const folded = (id: number) => foldForSearch(repairEncoding(byId(id).nome));
+  const folded = (id: number) => nameSearchKey(byId(id).nome);
 
   it('finds by word prefixes regardless of accents and case, best-ranked first', async () => {
     const accented = ranking.find((person) => /[À-ÿ]/.test(person.nome) && !/\d/.test(person.nome)) as ScoredPerson;
@@ -263,6 +264,20 @@ describe('GET /api/v1/ranking/busca', () => {
     const repaired = foldForSearch(repairEncoding(damaged!.nome));
     const { body } = await get(`/api/v1/ranking/busca?nome=${encodeURIComponent(repaired)}&limit=20`);
     expect(body.map((r: any) => r.id_pessoa)).toContain(damaged!.id_pessoa);
+  });
+
+  it('answers the same through the position walk and through the FULLTEXT index', async () => {
+    const surnames = [...new Set(ranking.slice(0, 300).map((p) => nameSearchKey(p.nome).split(' ').at(-1) as string))]
+      .filter((word) => word.length >= 3)
+      .slice(0, 15);
+    expect(surnames.length).toBeGreaterThan(5);
+    for (const word of surnames) {
+      for (const words of [[word], [word.slice(0, 3)], [nameSearchKey(ranking[0]!.nome).split(' ')[0]!.slice(0, 4), word]]) {
+        const walked = await searchByName(database.pool, words, 20, PERSONS);
+        const indexed = await searchByName(database.pool, words, 20, 0);
+        expect(indexed).toEqual(walked);
+      }
+    }
   });
 
   it('defaults to 5 results', async () => {
