@@ -18,7 +18,8 @@ const REPAIRABLE_CODES: ReadonlyArray<readonly [number, number]> = [
 const MAX_REPAIR_PASSES = 5;
 const DAMAGED_CODE = /(\p{L})(\d{3})(\p{L})/gu;
 
-function isRepairable(code: number): boolean {
+/** Whether a character code is one of the accented letters that rule 4 repairs. */
+export function isRepairable(code: number): boolean {
   return REPAIRABLE_CODES.some(([low, high]) => code >= low && code <= high);
 }
 

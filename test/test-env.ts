@@ -1,3 +1,5 @@
+import { applyEnvironmentDefaults } from '../lib/env-defaults';
+
 /**
  * The environment of every test process (and of the global set-up): its own database,
  * index prefix, Redis prefix and Temporal namespace, so tests never touch a developer's data
@@ -12,6 +14,4 @@ const testDefaults: Record<string, string> = {
   TEMPORAL_NAMESPACE: 'test',
 };
 
-for (const [name, value] of Object.entries(testDefaults)) {
-  if (!process.env[name]) process.env[name] = value;
-}
+applyEnvironmentDefaults(testDefaults);

@@ -1,3 +1,5 @@
+import { applyEnvironmentDefaults } from '../../lib/env-defaults';
+
 /**
  * The benchmark's own database, index prefix and Temporal namespace, so it never touches development
  * or test data. Imported first by every benchmark (the config module reads the environment on import).
@@ -10,6 +12,4 @@ const benchDefaults: Record<string, string> = {
   TEMPORAL_NAMESPACE: 'bench',
 };
 
-for (const [name, value] of Object.entries(benchDefaults)) {
-  if (!process.env[name]) process.env[name] = value;
-}
+applyEnvironmentDefaults(benchDefaults);

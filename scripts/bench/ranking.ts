@@ -28,7 +28,7 @@ import { fmt, runLoad, sampleRss, type LoadResult } from './measure';
  * side by side from one run, the job's wall time, the floor for the same work without Temporal,
  * their ratio, the worker's peak memory, and p50/p99 of the main reads under concurrent load.
  *
- *   npm run bench:ranking     (builds first; BENCH_PERSONS, BENCH_CONCURRENCY (4), BENCH_REQUESTS to change)
+ *   npm run bench:ranking     (builds first; BENCH_PERSONS, BENCH_CONCURRENCY (1,4), BENCH_REQUESTS to change)
  */
 const PERSONS = Number(process.env.BENCH_PERSONS ?? 300_000);
 /** Client counts to load the reads with, e.g. `1,4`: one client shows service time, more show queueing. */
