@@ -3,7 +3,6 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@te
 import { z } from 'zod';
 import { lastSuccessfulRun, latestRun, type JobRun } from '../../db/ranking-job-runs';
 import type { Services } from '../../lib/services';
-import { withTimeout } from '../../lib/timeout';
 import { TASK_QUEUES } from '../../temporal/task-queues';
 import { RANKING_JOB_WORKFLOW_ID } from '../../temporal/workflow-ids';
 import type { rankingJobWorkflow } from '../../workflows/ranking/job';
@@ -12,6 +11,10 @@ import { HttpError } from '../errors';
 import { parseInput } from '../validation';
 
 export const ALREADY_RUNNING_DETAIL = 'Já existe um processamento do ranking em andamento';
+export const WORKFLOWS_UNAVAILABLE_DETAIL = 'Serviço de workflows (Temporal) indisponível';
+
+/** Longest wait for Temporal to accept the start (it takes milliseconds when it is up). */
+const START_DEADLINE_MS = 5_000;
 
 const processBody = z.object({ limpar_antes: z.boolean().default(false) });
 
@@ -84,18 +87,23 @@ export function jobRoutes(services: Services): Router {
 
   router.post('/ranking/processar', async (ctx) => {
     const body = parseInput(processBody, ctx.request.body ?? {}, 'body');
+    const { connection } = services.temporal;
     try {
-      await client.workflow.start<typeof rankingJobWorkflow>('rankingJobWorkflow', {
-        taskQueue: TASK_QUEUES.ranking,
-        workflowId: RANKING_JOB_WORKFLOW_ID,
-        args: [{ limparAntes: body.limpar_antes, origem: 'manual' }],
-        // The id is the lock: a start while a run is open fails; a finished run's id may be reused.
-        workflowIdConflictPolicy: 'FAIL',
-        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-      });
+      await connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+        client.workflow.start<typeof rankingJobWorkflow>('rankingJobWorkflow', {
+          taskQueue: TASK_QUEUES.ranking,
+          workflowId: RANKING_JOB_WORKFLOW_ID,
+          args: [{ limparAntes: body.limpar_antes, origem: 'manual' }],
+          // The id is the lock: a start while a run is open fails; a finished run's id may be reused.
+          workflowIdConflictPolicy: 'FAIL',
+          workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+        }),
+      );
     } catch (error) {
       if (error instanceof WorkflowExecutionAlreadyStartedError) throw new HttpError(409, ALREADY_RUNNING_DETAIL);
-      throw error;
+      // Nothing was started: the job cannot run without Temporal, so say so rather than a bare 500.
+      services.logger.error({ err: error }, 'ranking job start failed');
+      throw new HttpError(503, `${WORKFLOWS_UNAVAILABLE_DETAIL}: ${error instanceof Error ? error.message : String(error)}`);
     }
     ctx.body = {
       sucesso: true,
@@ -110,12 +118,16 @@ export function jobRoutes(services: Services): Router {
   router.get('/ranking/status', async (ctx) => {
     const [run, lastSuccess] = await Promise.all([latestRun(db), lastSuccessfulRun(db)]);
     let running = false;
+    // gRPC deadlines, not a race: the calls themselves (and the SDK's retries) end by then, so no
+    // retry timer outlives the request and fires on a closed connection at shutdown.
+    const { connection } = services.temporal;
+    const withinTimeout = <T>(call: () => Promise<T>) => connection.withDeadline(Date.now() + timeoutMs, call);
     try {
       const handle = client.workflow.getHandle(RANKING_JOB_WORKFLOW_ID);
-      const description = await withTimeout(handle.describe(), timeoutMs, 'describe ranking_job');
+      const description = await withinTimeout(() => handle.describe());
       running = description.status.name === 'RUNNING';
       if (running) {
-        const progress = await withTimeout(handle.query(progressQuery), timeoutMs, 'progress query');
+        const progress = await withinTimeout(() => handle.query(progressQuery));
         ctx.body = fromProgress(progress, lastSuccess);
         return;
       }

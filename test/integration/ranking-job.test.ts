@@ -16,6 +16,7 @@ import {
   storedPositions,
   withTemporalClient,
 } from '../support/ranking';
+import { unusedPort } from '../support/ports';
 import { startTestServer, type TestServer } from '../support/server';
 
 const SEED = 11;
@@ -81,6 +82,15 @@ describe('the ranking job', () => {
     for (const path of ['/api/v1/ranking/paginado', '/api/v1/ranking', '/api/v1/ranking/estatisticas', '/api/v1/ranking/posicao/1']) {
       expect(await api(path)).toEqual({ status: 503, body: { detail } });
     }
+  });
+
+  it('rejects a bad body with 422 and starts nothing', async () => {
+    expect(await post('/api/v1/ranking/processar', { limpar_antes: 'sim' })).toEqual({
+      status: 422,
+      body: { detail: 'body.limpar_antes: Invalid input: expected boolean, received string' },
+    });
+    expect((await post('/api/v1/ranking/processar', [true])).status).toBe(422);
+    expect((await api('/api/v1/ranking/status')).body).toMatchObject({ em_execucao: false, estado: 'nunca_executado' });
   });
 
   it('starts on POST /ranking/processar, refuses a second start with 409, and stores every person once in order', async () => {
@@ -160,6 +170,21 @@ describe('the ranking job', () => {
     expect(positions.map((row) => row.posicao)).toEqual(ids.slice(0, PERSONS - removed.length));
     const remaining = ids.filter((id) => !removed.includes(id));
     expect(positions.map((row) => row.id_pessoa)).toEqual(expectedRanking(SEED, remaining, runReferenceDate()).map((p) => p.id_pessoa));
+  });
+
+  it('answers 503 to a start and reports from MySQL when Temporal cannot be reached', async () => {
+    const port = await unusedPort();
+    const cut = await startTestServer((c) => ({ ...c, temporal: { ...c.temporal, address: `127.0.0.1:${port}` } }));
+    try {
+      const start = await fetch(`${cut.url}/api/v1/ranking/processar`, { method: 'POST' });
+      expect(start.status).toBe(503);
+      expect(((await start.json()) as { detail: string }).detail).toMatch(/^Serviço de workflows \(Temporal\) indisponível: /);
+      const status = await fetch(`${cut.url}/api/v1/ranking/status`);
+      expect(status.status).toBe(200);
+      expect(await status.json()).toMatchObject({ em_execucao: false, estado: 'concluido', fonte: 'mysql' });
+    } finally {
+      await cut.close();
+    }
   });
 
   it('keeps a daily 03:00 schedule in the configured time zone', async () => {
