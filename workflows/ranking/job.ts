@@ -118,8 +118,10 @@ export async function rankingJobWorkflow(input: RankingJobInput = {}, carried?: 
       inFlight.set(batch, child.result().then((result) => ({ batch, count: result.count })));
     };
 
+    // Stop starting batches at the execution's quota, or earlier if the server finds the history large.
+    const mayStartMore = () => startedThisExecution < options.batchesPerExecution && !workflowInfo().continueAsNewSuggested;
     for (;;) {
-      while (inFlight.size < options.maxChildrenInFlight && startedThisExecution < options.batchesPerExecution) {
+      while (inFlight.size < options.maxChildrenInFlight && mayStartMore()) {
         if (state.pending.length === 0 && !state.exhausted) {
           const plan = await acts.planBatches({
             pitId: state.pitId,
