@@ -1,3 +1,4 @@
+import { rankingJobStartOptions } from '../temporal/ranking-job';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { rankingTotals } from '../db/ranking-queries';
 import { createDatabase } from '../db';
@@ -6,8 +7,6 @@ import { config } from '../lib/config';
 import { createElasticsearch, indexName } from '../lib/elasticsearch';
 import { closeTemporalClient, createTemporalClient } from '../temporal/client';
 import { ensureNamespace } from '../temporal/namespace';
-import { TASK_QUEUES } from '../temporal/task-queues';
-import { RANKING_JOB_WORKFLOW_ID } from '../temporal/workflow-ids';
 import type { rankingJobWorkflow } from '../workflows/ranking/job';
 import { generatePersons } from './generate-persons';
 
@@ -44,13 +43,7 @@ async function main(): Promise<void> {
       return;
     }
     try {
-      await temporal.client.workflow.start<typeof rankingJobWorkflow>('rankingJobWorkflow', {
-        taskQueue: TASK_QUEUES.ranking,
-        workflowId: RANKING_JOB_WORKFLOW_ID,
-        workflowIdConflictPolicy: 'FAIL',
-        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-        args: [{ origem: 'manual' }],
-      });
+      await temporal.client.workflow.start<typeof rankingJobWorkflow>('rankingJobWorkflow', rankingJobStartOptions({ origem: 'manual' }));
       console.log('sample: first ranking job queued; follow GET /api/v1/ranking/status');
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;

@@ -1,3 +1,4 @@
+import { rankingJobStartOptions } from '../temporal/ranking-job';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
@@ -29,13 +30,10 @@ async function main(): Promise<void> {
   const worker = await startRankingWorker(config, logger);
   try {
     await fs.mkdir(target, { recursive: true });
-    const job = await client.workflow.start('rankingJobWorkflow', {
-      taskQueue: TASK_QUEUES.ranking,
-      workflowId: RANKING_JOB_WORKFLOW_ID,
-      workflowIdConflictPolicy: 'FAIL',
-      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-      args: [{ batchSize: 500, batchesPerExecution: 2, maxChildrenInFlight: 2 }],
-    });
+    const job = await client.workflow.start(
+      'rankingJobWorkflow',
+      rankingJobStartOptions({ batchSize: 500, batchesPerExecution: 2, maxChildrenInFlight: 2 }),
+    );
     await job.result();
     await save('ranking-job-first-execution', client.workflow.getHandle(RANKING_JOB_WORKFLOW_ID, job.firstExecutionRunId));
     await save('ranking-job-last-execution', client.workflow.getHandle(RANKING_JOB_WORKFLOW_ID));

@@ -1,9 +1,9 @@
+import { rankingJobStartOptions } from '../../temporal/ranking-job';
 import Router from '@koa/router';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { z } from 'zod';
 import { lastSuccessfulRun, latestRun, type JobRun } from '../../db/ranking-job-runs';
 import type { Services } from '../../lib/services';
-import { TASK_QUEUES } from '../../temporal/task-queues';
 import { RANKING_JOB_WORKFLOW_ID } from '../../temporal/workflow-ids';
 import type { rankingJobWorkflow } from '../../workflows/ranking/job';
 import { progressQuery, type RankingProgress } from '../../workflows/ranking/progress';
@@ -90,14 +90,10 @@ export function jobRoutes(services: Services): Router {
     const { connection } = services.temporal;
     try {
       await connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-        client.workflow.start<typeof rankingJobWorkflow>('rankingJobWorkflow', {
-          taskQueue: TASK_QUEUES.ranking,
-          workflowId: RANKING_JOB_WORKFLOW_ID,
-          args: [{ limparAntes: body.limpar_antes, origem: 'manual' }],
-          // The id is the lock: a start while a run is open fails; a finished run's id may be reused.
-          workflowIdConflictPolicy: 'FAIL',
-          workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-        }),
+        client.workflow.start<typeof rankingJobWorkflow>(
+          'rankingJobWorkflow',
+          rankingJobStartOptions({ limparAntes: body.limpar_antes, origem: 'manual' }),
+        ),
       );
     } catch (error) {
       if (error instanceof WorkflowExecutionAlreadyStartedError) throw new HttpError(409, ALREADY_RUNNING_DETAIL);

@@ -1,3 +1,4 @@
+import { rankingJobStartOptions } from '../../temporal/ranking-job';
 import './bench-env';
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
@@ -17,8 +18,6 @@ import { config } from '../../lib/config';
 import { createElasticsearch, indexName } from '../../lib/elasticsearch';
 import { repoRoot as root } from '../../lib/paths';
 import { ensureNamespace } from '../../temporal/namespace';
-import { TASK_QUEUES } from '../../temporal/task-queues';
-import { RANKING_JOB_WORKFLOW_ID } from '../../temporal/workflow-ids';
 import type { rankingJobWorkflow } from '../../workflows/ranking/job';
 import { generatePersons } from '../generate-persons';
 import { fmt, runLoad, sampleRss, type LoadResult } from './measure';
@@ -112,13 +111,7 @@ async function jobRun(client: Client): Promise<{ seconds: number; peakMb: number
   await waitForLine(worker, '"msg":"worker started"');
   const rss = sampleRss(worker.pid as number);
   const started = process.hrtime.bigint();
-  const result = await client.workflow.execute<typeof rankingJobWorkflow>('rankingJobWorkflow', {
-    taskQueue: TASK_QUEUES.ranking,
-    workflowId: RANKING_JOB_WORKFLOW_ID,
-    workflowIdConflictPolicy: 'FAIL',
-    workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-    args: [{ origem: 'manual' }],
-  });
+  const result = await client.workflow.execute<typeof rankingJobWorkflow>('rankingJobWorkflow', rankingJobStartOptions({ origem: 'manual' }));
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const peakMb = rss.stop();
   await stopService(worker);

@@ -1,9 +1,9 @@
+import { rankingJobStartOptions } from '../../temporal/ranking-job';
 import { createDatabase, type DatabaseHandle } from '../../db';
 import { config } from '../../lib/config';
 import { createElasticsearch } from '../../lib/elasticsearch';
 import { logger } from '../../lib/logger';
 import { RANKING_SCHEDULE_ID, RANKING_JOB_WORKFLOW_ID } from '../../temporal/workflow-ids';
-import { TASK_QUEUES } from '../../temporal/task-queues';
 import type { QueueWorker } from '../../workers/queue-worker';
 import { startRankingWorker } from '../../workers/ranking';
 import type { rankingJobWorkflow } from '../../workflows/ranking/job';
@@ -150,13 +150,10 @@ describe('the ranking job', () => {
     }
 
     const { firstRunId, lastRunId, result } = await withTemporalClient(async (client) => {
-      const handle = await client.workflow.start<typeof rankingJobWorkflow>('rankingJobWorkflow', {
-        taskQueue: TASK_QUEUES.ranking,
-        workflowId: RANKING_JOB_WORKFLOW_ID,
-        workflowIdConflictPolicy: 'FAIL',
-        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-        args: [{ batchSize: 400, batchesPerExecution: 3, maxChildrenInFlight: 2 }],
-      });
+      const handle = await client.workflow.start<typeof rankingJobWorkflow>(
+        'rankingJobWorkflow',
+        rankingJobStartOptions({ batchSize: 400, batchesPerExecution: 3, maxChildrenInFlight: 2 }),
+      );
       const output = await handle.result();
       const description = await client.workflow.getHandle(RANKING_JOB_WORKFLOW_ID).describe();
       return { firstRunId: handle.firstExecutionRunId, lastRunId: description.runId, result: output };

@@ -1,7 +1,6 @@
+import { rankingJobStartOptions } from '../../temporal/ranking-job';
 import { createDatabase, type DatabaseHandle } from '../../db';
 import { config } from '../../lib/config';
-import { TASK_QUEUES } from '../../temporal/task-queues';
-import { RANKING_JOB_WORKFLOW_ID } from '../../temporal/workflow-ids';
 import type { rankingJobWorkflow } from '../../workflows/ranking/job';
 import { progressQuery } from '../../workflows/ranking/progress';
 import { startServiceProcess, waitForLog, type ServiceProcess } from '../support/processes';
@@ -35,13 +34,10 @@ describe('a ranking worker killed in the middle of a run', () => {
   it('loses and duplicates nothing: a new worker finishes the run with every person once, in order', async () => {
     const first = await startWorker();
     await withTemporalClient(async (client) => {
-      const handle = await client.workflow.start<typeof rankingJobWorkflow>('rankingJobWorkflow', {
-        taskQueue: TASK_QUEUES.ranking,
-        workflowId: RANKING_JOB_WORKFLOW_ID,
-        workflowIdConflictPolicy: 'FAIL',
-        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-        args: [{ batchSize: 300, maxChildrenInFlight: 2 }],
-      });
+      const handle = await client.workflow.start<typeof rankingJobWorkflow>(
+        'rankingJobWorkflow',
+        rankingJobStartOptions({ batchSize: 300, maxChildrenInFlight: 2 }),
+      );
 
       // Kill once some batches are stored and others are still to come.
       let processedAtKill = 0;

@@ -1,3 +1,4 @@
+import { rankingJobStartOptions } from '../../temporal/ranking-job';
 import { Client, Connection } from '@temporalio/client';
 import type { Pool } from 'mysql2/promise';
 import { clearRanking } from '../../db/ranking-store';
@@ -8,8 +9,6 @@ import { config } from '../../lib/config';
 import { createElasticsearch, indexName } from '../../lib/elasticsearch';
 import { generatePersons } from '../../scripts/generate-persons';
 import { generatePersonFor } from '../../scripts/sample-data/generate-person';
-import { TASK_QUEUES } from '../../temporal/task-queues';
-import { RANKING_JOB_WORKFLOW_ID } from '../../temporal/workflow-ids';
 import type { RankingJobInput, RankingJobResult, rankingJobWorkflow } from '../../workflows/ranking/job';
 
 export const personIndex = indexName(config.elasticsearch, PERSON_INDEX_BASE);
@@ -59,13 +58,7 @@ export async function withTemporalClient<T>(work: (client: Client) => Promise<T>
 /** Runs the ranking job to completion through Temporal (a worker must be polling `ranking`). */
 export function runRankingJob(input: RankingJobInput): Promise<RankingJobResult> {
   return withTemporalClient((client) =>
-    client.workflow.execute<typeof rankingJobWorkflow>('rankingJobWorkflow', {
-      taskQueue: TASK_QUEUES.ranking,
-      workflowId: RANKING_JOB_WORKFLOW_ID,
-      workflowIdConflictPolicy: 'FAIL',
-      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-      args: [input],
-    }),
+    client.workflow.execute<typeof rankingJobWorkflow>('rankingJobWorkflow', rankingJobStartOptions(input)),
   );
 }
 
