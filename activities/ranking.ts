@@ -36,9 +36,9 @@ const SHARD_DOC_ORDER: estypes.Sort = [{ _shard_doc: 'asc' }];
 const SLICE_SIZE = 500;
 /**
  * Curriculum fields neither the scoring nor the stored details use: left in the index, they cut a
- * batch's transfer and the worker's memory (the read API fetches them per page).
+ * batch's transfer and the worker's memory.
  */
-export const FIELDS_NOT_SCORED: Array<keyof PersonDocument> = ['enderecos', 'empregos', 'projetos', 'idiomas', 'titulacoes'];
+export const FIELDS_NOT_RANKED: Array<keyof PersonDocument> = ['enderecos', 'empregos', 'projetos'];
 
 export function createRankingActivities(deps: RankingActivityDeps) {
   const { pool, db, es, personIndex, logger } = deps;
@@ -105,7 +105,7 @@ export function createRankingActivities(deps: RankingActivityDeps) {
           size,
           sort: SHARD_DOC_ORDER,
           track_total_hits: false,
-          _source_excludes: FIELDS_NOT_SCORED,
+          _source_excludes: FIELDS_NOT_RANKED,
           ...(after ? { search_after: after } : {}),
         });
         const hits = page.hits.hits;

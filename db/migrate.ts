@@ -8,7 +8,7 @@ import { migrationsFolder } from '../lib/paths';
  * Creates the database when missing and applies the drizzle-kit migrations in db/migrations.
  * Safe to run on every start: drizzle records applied migrations in __drizzle_migrations.
  */
-export async function migrateDatabase(mysqlConfig: Config['mysql']): Promise<void> {
+export async function migrateDatabase(mysqlConfig: Config['mysql'], folder: string = migrationsFolder): Promise<void> {
   const server = await mysql.createConnection({
     host: mysqlConfig.host,
     port: mysqlConfig.port,
@@ -21,7 +21,7 @@ export async function migrateDatabase(mysqlConfig: Config['mysql']): Promise<voi
       `CREATE DATABASE IF NOT EXISTS \`${mysqlConfig.database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
     );
     await server.changeUser({ database: mysqlConfig.database });
-    await migrate(drizzle(server), { migrationsFolder });
+    await migrate(drizzle(server), { migrationsFolder: folder });
   } finally {
     await server.end();
   }

@@ -1,5 +1,6 @@
 import type { Pool } from 'mysql2/promise';
 import { readStatisticsSnapshot } from './ranking-statistics';
+import { passThroughDetailsJson, type StoredComplements } from '../domain/ranking-row';
 import type { RankingRow } from './ranking-store';
 
 /**
@@ -10,18 +11,25 @@ import type { RankingRow } from './ranking-store';
 
 export type BlockKey = 'bloco_a' | 'bloco_b' | 'bloco_c' | 'bloco_d' | 'bloco_e';
 
-/** A positioned row as readers get it: what the job wrote, less its bookkeeping, plus the position. */
-export type StoredEntry = Omit<RankingRow, 'nome_busca' | 'run_id'> & { posicao: number };
+/** A positioned row as readers get it: the ranking columns of what the job wrote, plus the position. */
+export type StoredEntry = Omit<RankingRow, 'nome_busca' | 'run_id' | 'detalhes' | 'complementos'> & { posicao: number };
+
+/** An entry with its details: the pass-through JSON text as stored (never parsed here) and the complements. */
+export type StoredEntryWithDetails = StoredEntry & Pick<RankingRow, 'detalhes' | 'complementos'>;
 
 const ENTRY_COLUMNS = `e.id_pessoa, e.nome, e.posicao, e.pontuacao_total, e.bloco_a, e.bloco_b, e.bloco_c, e.bloco_d,
   e.bloco_e, e.ativo, e.anos_atuacao, e.coordenador_ppg, e.tipos_atuacao, e.selos`;
+const DETAIL_COLUMNS = `${ENTRY_COLUMNS}, d.detalhes, d.complementos`;
 
 /** Details are written with their entry in one transaction; LEFT JOIN only guards hand-edited data. */
 const JOIN_DETAILS = 'LEFT JOIN ranking_entry_details d ON d.id_pessoa = e.id_pessoa';
 
+/** What an entry without a details row passes through: every field null. */
+const NO_DETAILS = passThroughDetailsJson({}, null);
+
 type Row = Record<string, unknown>;
 
-function toStoredEntry(row: Row, withDetails: boolean): StoredEntry {
+function toStoredEntry(row: Row): StoredEntry {
   return {
     id_pessoa: Number(row.id_pessoa),
     nome: String(row.nome),
@@ -37,13 +45,25 @@ function toStoredEntry(row: Row, withDetails: boolean): StoredEntry {
     coordenador_ppg: Boolean(row.coordenador_ppg),
     tipos_atuacao: JSON.parse(String(row.tipos_atuacao)) as string[],
     selos: JSON.parse(String(row.selos)) as string[],
-    detalhes: withDetails && typeof row.detalhes === 'string' ? (JSON.parse(row.detalhes) as Record<string, unknown>) : {},
   };
 }
 
-async function select(pool: Pool, sql: string, params: unknown[], withDetails: boolean): Promise<StoredEntry[]> {
+function toStoredEntryWithDetails(row: Row): StoredEntryWithDetails {
+  return {
+    ...toStoredEntry(row),
+    detalhes: typeof row.detalhes === 'string' ? row.detalhes : NO_DETAILS,
+    complementos: typeof row.complementos === 'string' ? (JSON.parse(row.complementos) as StoredComplements) : {},
+  };
+}
+
+async function select(pool: Pool, sql: string, params: unknown[]): Promise<StoredEntry[]> {
   const [rows] = await pool.query(sql, params);
-  return (rows as Row[]).map((row) => toStoredEntry(row, withDetails));
+  return (rows as Row[]).map(toStoredEntry);
+}
+
+async function selectWithDetails(pool: Pool, sql: string, params: unknown[]): Promise<StoredEntryWithDetails[]> {
+  const [rows] = await pool.query(sql, params);
+  return (rows as Row[]).map(toStoredEntryWithDetails);
 }
 
 async function count(pool: Pool, sql: string, params: unknown[]): Promise<number> {
@@ -70,21 +90,19 @@ export interface PageFilter {
   selos: string[];
 }
 
-/** Paginated entries in position order, with the count after the filters. */
+/** Paginated entries with their details in position order, with the count after the filters. */
 export async function pageOfEntries(
   pool: Pool,
   filter: PageFilter,
   page: { offset: number; limit: number },
   totals: { total: number; ativos: number; inativos: number },
-): Promise<{ total: number; entries: StoredEntry[] }> {
-  const columns = `${ENTRY_COLUMNS}, d.detalhes`;
+): Promise<{ total: number; entries: StoredEntryWithDetails[] }> {
   if (filter.selos.length === 0 && filter.ativo === undefined) {
     // Positions are dense (1..n), so a page is a range of the position index whatever its depth.
-    const entries = await select(
+    const entries = await selectWithDetails(
       pool,
-      `SELECT ${columns} FROM ranking_entries e ${JOIN_DETAILS} WHERE e.posicao BETWEEN ? AND ? ORDER BY e.posicao`,
+      `SELECT ${DETAIL_COLUMNS} FROM ranking_entries e ${JOIN_DETAILS} WHERE e.posicao BETWEEN ? AND ? ORDER BY e.posicao`,
       [page.offset + 1, page.offset + page.limit],
-      true,
     );
     return { total: totals.total, entries };
   }
@@ -107,43 +125,58 @@ export async function pageOfEntries(
         ? totals.ativos
         : totals.inativos
       : await count(pool, `SELECT COUNT(*) AS n FROM ranking_entries e WHERE ${condition}`, params);
-  const entries = await select(
+  const entries = await selectWithDetails(
     pool,
-    `SELECT ${columns} FROM ranking_entries e ${JOIN_DETAILS} WHERE ${condition} ORDER BY e.posicao LIMIT ? OFFSET ?`,
+    `SELECT ${DETAIL_COLUMNS} FROM ranking_entries e ${JOIN_DETAILS} WHERE ${condition} ORDER BY e.posicao LIMIT ? OFFSET ?`,
     [...params, page.limit, page.offset],
-    true,
   );
   return { total, entries };
 }
 
-/** Entries in position order, or — with a block — those scoring in that block, best in it first. */
-export async function listEntries(
-  pool: Pool,
-  options: { block?: BlockKey; offset: number; limit: number; withDetails: boolean },
-  totals: { total: number },
-): Promise<{ total: number; entries: StoredEntry[] }> {
-  const columns = options.withDetails ? `${ENTRY_COLUMNS}, d.detalhes` : ENTRY_COLUMNS;
-  const join = options.withDetails ? JOIN_DETAILS : '';
+interface ListOptions {
+  block?: BlockKey;
+  offset: number;
+  limit: number;
+}
+
+/**
+ * The SQL of a list: entries in position order, or — with a block — those scoring in that block,
+ * best in it first; and the total it has.
+ */
+async function listPlan(pool: Pool, options: ListOptions, columns: string, join: string, totals: { total: number }) {
   if (!options.block) {
-    const entries = await select(
-      pool,
-      `SELECT ${columns} FROM ranking_entries e ${join} WHERE e.posicao BETWEEN ? AND ? ORDER BY e.posicao`,
-      [options.offset + 1, options.offset + options.limit],
-      options.withDetails,
-    );
-    return { total: totals.total, entries };
+    return {
+      total: totals.total,
+      sql: `SELECT ${columns} FROM ranking_entries e ${join} WHERE e.posicao BETWEEN ? AND ? ORDER BY e.posicao`,
+      params: [options.offset + 1, options.offset + options.limit],
+    };
   }
   // The block name comes from a closed list validated at the edge; it is never user text.
   const block = options.block;
-  const total = await count(pool, `SELECT COUNT(*) AS n FROM ranking_entries e WHERE e.${block} > 0 AND e.posicao IS NOT NULL`, []);
-  const entries = await select(
-    pool,
-    `SELECT ${columns} FROM ranking_entries e ${join} WHERE e.${block} > 0 AND e.posicao IS NOT NULL
+  return {
+    total: await count(pool, `SELECT COUNT(*) AS n FROM ranking_entries e WHERE e.${block} > 0 AND e.posicao IS NOT NULL`, []),
+    sql: `SELECT ${columns} FROM ranking_entries e ${join} WHERE e.${block} > 0 AND e.posicao IS NOT NULL
      ORDER BY e.${block} DESC, e.posicao ASC LIMIT ? OFFSET ?`,
-    [options.limit, options.offset],
-    options.withDetails,
-  );
-  return { total, entries };
+    params: [options.limit, options.offset],
+  };
+}
+
+export async function listEntries(
+  pool: Pool,
+  options: ListOptions,
+  totals: { total: number },
+): Promise<{ total: number; entries: StoredEntry[] }> {
+  const plan = await listPlan(pool, options, ENTRY_COLUMNS, '', totals);
+  return { total: plan.total, entries: await select(pool, plan.sql, plan.params) };
+}
+
+export async function listEntriesWithDetails(
+  pool: Pool,
+  options: ListOptions,
+  totals: { total: number },
+): Promise<{ total: number; entries: StoredEntryWithDetails[] }> {
+  const plan = await listPlan(pool, options, DETAIL_COLUMNS, JOIN_DETAILS, totals);
+  return { total: plan.total, entries: await selectWithDetails(pool, plan.sql, plan.params) };
 }
 
 export interface NameMatch {
@@ -200,7 +233,6 @@ export async function entryById(pool: Pool, idPessoa: number): Promise<StoredEnt
     pool,
     `SELECT ${ENTRY_COLUMNS} FROM ranking_entries e WHERE e.id_pessoa = ? AND e.posicao IS NOT NULL`,
     [idPessoa],
-    false,
   );
   return entries[0] ?? null;
 }

@@ -1,4 +1,5 @@
 import type { Pool, PoolConnection } from 'mysql2/promise';
+import type { StoredComplements } from '../domain/ranking-row';
 
 /** A ranking row as the job writes it (column names as in the table). */
 export interface RankingRow {
@@ -16,7 +17,9 @@ export interface RankingRow {
   coordenador_ppg: boolean;
   tipos_atuacao: string[];
   selos: string[];
-  detalhes: Record<string, unknown>;
+  /** The pass-through details, a JSON object text (domain/ranking-row.ts#passThroughDetailsJson). */
+  detalhes: string;
+  complementos: StoredComplements;
   run_id: string;
 }
 
@@ -41,8 +44,8 @@ const ENTRY_COLUMNS = [
 /** Rows per INSERT: ~1-3 KB each, so a statement stays far below max_allowed_packet. */
 const ROWS_PER_STATEMENT = 500;
 
-const UPSERT_DETAILS = `INSERT INTO ranking_entry_details (id_pessoa, detalhes) VALUES ?
-  ON DUPLICATE KEY UPDATE detalhes = VALUES(detalhes)`;
+const UPSERT_DETAILS = `INSERT INTO ranking_entry_details (id_pessoa, detalhes, complementos) VALUES ?
+  ON DUPLICATE KEY UPDATE detalhes = VALUES(detalhes), complementos = VALUES(complementos)`;
 
 const UPSERT_ENTRIES = `INSERT INTO ranking_entries (${ENTRY_COLUMNS.join(', ')}) VALUES ?
   ON DUPLICATE KEY UPDATE ${ENTRY_COLUMNS.filter((column) => column !== 'id_pessoa')
@@ -81,7 +84,7 @@ export async function upsertRankingRows(pool: Pool, rows: RankingRow[]): Promise
     for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
       const chunk = rows.slice(start, start + ROWS_PER_STATEMENT);
       await connection.query(UPSERT_ENTRIES, [chunk.map(entryValues)]);
-      await connection.query(UPSERT_DETAILS, [chunk.map((row) => [row.id_pessoa, JSON.stringify(row.detalhes)])]);
+      await connection.query(UPSERT_DETAILS, [chunk.map((row) => [row.id_pessoa, row.detalhes, JSON.stringify(row.complementos)])]);
     }
     await connection.query('DELETE FROM ranking_entry_seals WHERE id_pessoa IN (?)', [rows.map((row) => row.id_pessoa)]);
     const seals = rows.flatMap((row) => row.selos.map((selo) => [selo, row.id_pessoa]));

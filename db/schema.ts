@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import {
   boolean,
   datetime,
@@ -11,6 +12,7 @@ import {
   tinyint,
   varchar,
 } from 'drizzle-orm/mysql-core';
+import type { StoredComplements } from '../domain/ranking-row';
 import { jsonText } from './columns';
 
 /** Service-wide settings, one row per named setting (the orchestration settings build on it). */
@@ -57,12 +59,14 @@ export const rankingEntries = mysqlTable(
 );
 
 /**
- * The pass-through details of an entry (several KB): read only for the rows of a page. Languages,
- * degrees and the cv object are not stored; pages read them from the index.
+ * The details of an entry, read only for the rows of a page: `detalhes` is the pass-through JSON
+ * (several KB, spliced into responses unparsed), `complementos` the languages, degrees and
+ * curriculum id that rules 3 and 4 may complete from the index (docs/ranking-storage.md).
  */
 export const rankingEntryDetails = mysqlTable('ranking_entry_details', {
   idPessoa: int('id_pessoa').primaryKey(),
   detalhes: jsonText<Record<string, unknown>>('detalhes').notNull(),
+  complementos: jsonText<StoredComplements>('complementos').notNull().default(sql`'{}'`),
 });
 
 /** Seal codes per person (upper case), so a seal filter is an index lookup. */

@@ -1,7 +1,7 @@
-import type { StoredEntry } from '../db/ranking-queries';
+import type { StoredEntry, StoredEntryWithDetails } from '../db/ranking-queries';
 import { degreeItems, toRankingLanguage, type DegreeItem, type RankingLanguage } from './degrees';
 import type { PersonDocument } from './person-document';
-import { STORED_DETAILS } from './ranking-row';
+import type { StoredComplements } from './ranking-row';
 
 /** The `cv` object of a ranking entry. */
 export interface EntryCv {
@@ -9,16 +9,6 @@ export interface EntryCv {
   url: string;
   titulacoes: DegreeItem[];
 }
-
-/** The details an entry passes through: what the job stores, plus the score breakdown. */
-const DETAIL_FIELDS = [...STORED_DETAILS, 'pontuacao'] as const;
-
-export type RankingEntry = Omit<StoredEntry, 'detalhes'> &
-  Record<(typeof DETAIL_FIELDS)[number], unknown> & {
-    idiomas: RankingLanguage[] | null;
-    titulacao: DegreeItem[] | null;
-    cv: EntryCv | null;
-  };
 
 export function cvUrl(cvBaseUrl: string, idCv: string): string {
   return `${cvBaseUrl.replace(/\/+$/, '')}/${encodeURIComponent(idCv)}`;
@@ -43,37 +33,57 @@ export function resolveCv(
   return { id_cv: doc.id_cv, url: cvUrl(cvBaseUrl, doc.id_cv), titulacoes };
 }
 
-/**
- * A ranking entry of /ranking/paginado: the stored row and details (null when absent), with
- * languages and degrees filled from the index document when the details lack them (rule 3)
- * and the cv resolved by rule 4. `doc` is undefined when the index has no document for the person.
- */
-export function toRankingEntry(
-  stored: StoredEntry,
-  doc: Pick<PersonDocument, 'id_cv' | 'idiomas' | 'titulacoes'> | undefined,
-  cvBaseUrl: string,
-): RankingEntry {
-  const { detalhes, ...columns } = stored;
-  const details = Object.fromEntries(DETAIL_FIELDS.map((field) => [field, detalhes[field] ?? null])) as Record<
-    (typeof DETAIL_FIELDS)[number],
-    unknown
-  >;
-  const storedLanguages = detalhes.idiomas as RankingLanguage[] | undefined;
-  const storedDegrees = detalhes.titulacao as DegreeItem[] | undefined;
-  return {
-    ...columns,
-    ...details,
-    idiomas: storedLanguages ?? (doc?.idiomas ? doc.idiomas.map(toRankingLanguage) : null),
-    titulacao: storedDegrees ?? (doc?.titulacoes ? degreeItems(doc.titulacoes) : null),
-    cv: resolveCv(detalhes.cv as EntryCv | undefined, doc, cvBaseUrl),
-  };
+/** The stored cv: built by the job from the same document as the stored degrees (domain/ranking-row.ts). */
+export function storedCv(complements: StoredComplements, cvBaseUrl: string): EntryCv | undefined {
+  if (!complements.id_cv) return undefined;
+  return { id_cv: complements.id_cv, url: cvUrl(cvBaseUrl, complements.id_cv), titulacoes: complements.titulacao ?? [] };
 }
 
-/** Whether an entry needs its index document (rules 3 and 4), so a page fetches only those. */
-export function needsIndexDocument(stored: StoredEntry): boolean {
-  const cv = stored.detalhes.cv as EntryCv | undefined;
-  const first = cv?.titulacoes?.[0];
-  return !stored.detalhes.idiomas || !stored.detalhes.titulacao || !cv || !first?.programa || !first?.area_avaliacao;
+/** The parts of an entry that rules 3 and 4 decide. */
+export interface ResolvedComplements {
+  idiomas: RankingLanguage[] | null;
+  titulacao: DegreeItem[] | null;
+  cv: EntryCv | null;
+}
+
+/**
+ * Rules 3 and 4. Rule 3: when the stored details lack languages they are filled from the index
+ * document, and so are the degrees when those are missing too. Rule 4: see resolveCv. `doc` is
+ * undefined when it was not needed or the index has no document for the person.
+ */
+export function resolveComplements(
+  complements: StoredComplements,
+  doc: Pick<PersonDocument, 'id_cv' | 'idiomas' | 'titulacoes'> | undefined,
+  cvBaseUrl: string,
+): ResolvedComplements {
+  const lacksLanguages = !complements.idiomas;
+  const idiomas = lacksLanguages && doc?.idiomas ? doc.idiomas.map(toRankingLanguage) : (complements.idiomas ?? null);
+  const titulacao = lacksLanguages && !complements.titulacao && doc?.titulacoes ? degreeItems(doc.titulacoes) : (complements.titulacao ?? null);
+  return { idiomas, titulacao, cv: resolveCv(storedCv(complements, cvBaseUrl), doc, cvBaseUrl) };
+}
+
+/** Whether rules 3 or 4 read the index document for an entry, so a page fetches only those. */
+export function needsIndexDocument(complements: StoredComplements): boolean {
+  const first = complements.titulacao?.[0];
+  return !complements.idiomas || !complements.id_cv || !first?.programa || !first?.area_avaliacao;
+}
+
+/**
+ * A ranking entry (rules 3-5) as JSON text: the ranking columns, then the stored pass-through
+ * details spliced in as stored — most of a page's bytes, never parsed or re-serialised — then
+ * languages, degrees and the cv, then any `extra` fields (e.g. `rank`).
+ */
+export function rankingEntryJson(
+  stored: StoredEntryWithDetails,
+  doc: Pick<PersonDocument, 'id_cv' | 'idiomas' | 'titulacoes'> | undefined,
+  cvBaseUrl: string,
+  extra: Record<string, unknown> = {},
+): string {
+  const { detalhes, complementos, ...columns } = stored;
+  const head = JSON.stringify(columns).slice(0, -1);
+  const tail = JSON.stringify({ ...resolveComplements(complementos, doc, cvBaseUrl), ...extra }).slice(1);
+  const passThrough = detalhes.trim().slice(1, -1).trim();
+  return passThrough ? `${head},${passThrough},${tail}` : `${head},${tail}`;
 }
 
 /** An element of GET /ranking. */

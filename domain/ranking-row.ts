@@ -1,12 +1,10 @@
 import type { RankingRow } from '../db/ranking-store';
+import { degreeItems, toRankingLanguage, type DegreeItem, type RankingLanguage } from './degrees';
 import type { PersonDocument } from './person-document';
 import type { ScoredPerson } from './scoring/score-person';
 import { nameSearchKey } from './text';
 
-/**
- * The pass-through details stored with an entry. Languages, degrees and the cv object are not
- * stored: the paginated ranking reads them from the index, one multi-get per page (rules 3 and 4).
- */
+/** The pass-through detail fields the job copies from the index document, in response order. */
 export const STORED_DETAILS = [
   'consultoria',
   'coordenacoes_agency',
@@ -20,11 +18,42 @@ export const STORED_DETAILS = [
   'docencias',
 ] as const;
 
+/**
+ * The stored details that rules 3 and 4 may complete from the index at read time, kept apart from
+ * the pass-through JSON so a page never parses the bulky part. The stored cv is
+ * `{ id_cv, url, titulacoes: titulacao ?? [] }` when `id_cv` is present: the job builds both from
+ * the same document, so the degrees are stored once.
+ */
+export interface StoredComplements {
+  idiomas?: RankingLanguage[];
+  titulacao?: DegreeItem[];
+  id_cv?: string;
+}
+
+/**
+ * The pass-through details as one JSON object text, every field present (null when absent) and in
+ * response order, then the score breakdown: a page splices it into its response as stored.
+ */
+export function passThroughDetailsJson(doc: Partial<PersonDocument>, pontuacao: unknown): string {
+  const details: Record<string, unknown> = {};
+  for (const key of STORED_DETAILS) details[key] = doc[key] ?? null;
+  details.pontuacao = pontuacao ?? null;
+  return JSON.stringify(details);
+}
+
+/**
+ * Languages, degrees and the curriculum id as the job stores them: what the document has, an empty
+ * list included; a field the document lacks stays absent, for rules 3 and 4 to fill at read time.
+ */
+export function storedComplements(doc: Pick<PersonDocument, 'idiomas' | 'titulacoes' | 'id_cv'>): StoredComplements {
+  const complements: StoredComplements = {};
+  if (doc.idiomas) complements.idiomas = doc.idiomas.map(toRankingLanguage);
+  if (doc.titulacoes) complements.titulacao = degreeItems(doc.titulacoes);
+  if (doc.id_cv) complements.id_cv = doc.id_cv;
+  return complements;
+}
+
 export function toRankingRow(scored: ScoredPerson, doc: PersonDocument, runId: string): RankingRow {
-  const detalhes: Record<string, unknown> = { pontuacao: scored.pontuacao };
-  for (const key of STORED_DETAILS) {
-    if (doc[key] !== undefined && doc[key] !== null) detalhes[key] = doc[key];
-  }
   return {
     id_pessoa: scored.id_pessoa,
     nome: scored.nome,
@@ -41,7 +70,8 @@ export function toRankingRow(scored: ScoredPerson, doc: PersonDocument, runId: s
     coordenador_ppg: scored.coordenador_ppg,
     tipos_atuacao: scored.tipos_atuacao,
     selos: scored.selos,
-    detalhes,
+    detalhes: passThroughDetailsJson(doc, scored.pontuacao),
+    complementos: storedComplements(doc),
     run_id: runId,
   };
 }

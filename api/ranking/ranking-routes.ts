@@ -3,21 +3,23 @@ import { z } from 'zod';
 import {
   entryById,
   listEntries,
+  listEntriesWithDetails,
   pageOfEntries,
   rankingTotals,
   searchByName,
   storedSealCodes,
-  type StoredEntry,
+  type StoredEntryWithDetails,
 } from '../../db/ranking-queries';
 import { readStatisticsSnapshot } from '../../db/ranking-statistics';
 import type { PersonDocument } from '../../domain/person-document';
 import { PERSON_INDEX_BASE } from '../../domain/person-index';
-import { needsIndexDocument, toRankingEntry, toRankingSummary } from '../../domain/ranking-entry';
+import { needsIndexDocument, rankingEntryJson, toRankingSummary } from '../../domain/ranking-entry';
 import { normaliseSealCode, sealCatalogue, sealCatalogueEntry } from '../../domain/seals';
 import { nameSearchKey } from '../../domain/text';
 import { indexName } from '../../lib/elasticsearch';
 import type { Services } from '../../lib/services';
 import { HttpError } from '../errors';
+import { sendJsonWithRawList } from '../json-body';
 import { parseInput } from '../validation';
 import { boolParam, componentParam, intParam } from './params';
 import { fetchPersonDocuments } from './person-documents';
@@ -73,10 +75,11 @@ export function rankingRoutes(services: Services): Router {
     return totals;
   };
 
-  const enrich = async (entries: StoredEntry[]) => {
-    const ids = entries.filter(needsIndexDocument).map((entry) => entry.id_pessoa);
+  /** Ranking entries as JSON texts; one multi-get for those whose stored data rules 3 and 4 complete. */
+  const entriesJson = async (entries: StoredEntryWithDetails[], extra: (index: number) => Record<string, unknown> = () => ({})) => {
+    const ids = entries.filter((entry) => needsIndexDocument(entry.complementos)).map((entry) => entry.id_pessoa);
     const documents = await fetchPersonDocuments(services.elasticsearch, personIndex, ids, ENRICHMENT_FIELDS, services.logger);
-    return entries.map((entry) => toRankingEntry(entry, documents.get(entry.id_pessoa), cvBaseUrl));
+    return entries.map((entry, i) => rankingEntryJson(entry, documents.get(entry.id_pessoa), cvBaseUrl, extra(i)));
   };
 
   router.get('/ranking/paginado', async (ctx) => {
@@ -84,13 +87,8 @@ export function rankingRoutes(services: Services): Router {
     const totals = await requireRanking();
     const filter = { ativo: query.ativo, selos: parseSealFilter(query.selos) };
     const { total, entries } = await pageOfEntries(pool, filter, { offset: (query.page - 1) * query.size, limit: query.size }, totals);
-    ctx.body = {
-      total,
-      page: query.page,
-      size: query.size,
-      total_pages: Math.ceil(total / query.size),
-      consultores: await enrich(entries),
-    };
+    const fields = { total, page: query.page, size: query.size, total_pages: Math.ceil(total / query.size) };
+    sendJsonWithRawList(ctx, fields, 'consultores', await entriesJson(entries));
   });
 
   router.get('/ranking', async (ctx) => {
@@ -98,7 +96,7 @@ export function rankingRoutes(services: Services): Router {
     const totals = await requireRanking();
     const { total, entries } = await listEntries(
       pool,
-      { block: query.componente, offset: query.offset, limit: query.limite, withDetails: false },
+      { block: query.componente, offset: query.offset, limit: query.limite },
       totals,
     );
     ctx.body = {
@@ -112,13 +110,9 @@ export function rankingRoutes(services: Services): Router {
   router.get('/ranking/detalhado', async (ctx) => {
     const query = parseInput(detailedQuery, ctx.query, 'query');
     const totals = await requireRanking();
-    const { total, entries } = await listEntries(pool, { block: query.componente, offset: 0, limit: query.limite, withDetails: true }, totals);
-    const detailed = await enrich(entries);
-    ctx.body = {
-      total,
-      limite: query.limite,
-      consultores: detailed.map((entry, i) => ({ ...entry, rank: query.componente ? i + 1 : entry.posicao })),
-    };
+    const { total, entries } = await listEntriesWithDetails(pool, { block: query.componente, offset: 0, limit: query.limite }, totals);
+    const detailed = await entriesJson(entries, (i) => ({ rank: query.componente ? i + 1 : entries[i]?.posicao }));
+    sendJsonWithRawList(ctx, { total, limite: query.limite }, 'consultores', detailed);
   });
 
   router.get('/ranking/selos', async (ctx) => {

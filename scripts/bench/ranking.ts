@@ -5,7 +5,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { estypes } from '@elastic/elasticsearch';
-import { FIELDS_NOT_SCORED } from '../../activities/ranking';
+import { FIELDS_NOT_RANKED } from '../../activities/ranking';
 import { createDatabase } from '../../db';
 import { migrateDatabase } from '../../db/migrate';
 import { assignPositions, clearRanking, upsertRankingRows } from '../../db/ranking-store';
@@ -91,7 +91,7 @@ async function floorRun(pool: ReturnType<typeof createDatabase>['pool'], es: Ret
       size: BATCH,
       sort: [{ _shard_doc: 'asc' }],
       track_total_hits: false,
-      _source_excludes: FIELDS_NOT_SCORED,
+      _source_excludes: FIELDS_NOT_RANKED,
       ...(after ? { search_after: after } : {}),
     });
     pitId = page.pit_id ?? pitId;

@@ -1,9 +1,12 @@
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import mysql from 'mysql2/promise';
 import { createDatabase, type DatabaseHandle } from '../../db';
 import { migrateDatabase } from '../../db/migrate';
 import { settings } from '../../db/schema';
+import { STORED_DETAILS } from '../../domain/ranking-row';
 import { config } from '../../lib/config';
 import { migrationsFolder } from '../../lib/paths';
 
@@ -62,6 +65,40 @@ describe('MariaDB through drizzle', () => {
     } finally {
       await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
       await admin.end();
+    }
+  });
+
+  it('migration 0004 rewrites stored details into the spliced form and keeps rules 3 and 4 reading the index', async () => {
+    const database = `consultores_migrate_0004_${process.pid}`;
+    const { host, port, user, password } = config.mysql;
+    const admin = await mysql.createConnection({ host, port, user, password });
+    // The migrations as they were before 0004: same files, journal cut after 0003.
+    const before = fs.mkdtempSync(path.join(os.tmpdir(), 'migrations-'));
+    fs.cpSync(migrationsFolder, before, { recursive: true });
+    const journalPath = path.join(before, 'meta', '_journal.json');
+    const journal = JSON.parse(fs.readFileSync(journalPath, 'utf8')) as { entries: Array<{ tag: string }> };
+    journal.entries = journal.entries.filter((entry) => entry.tag < '0004');
+    fs.writeFileSync(journalPath, JSON.stringify(journal));
+    try {
+      await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
+      await migrateDatabase({ ...config.mysql, database }, before);
+      const oldDetails = { pontuacao: { total: 10 }, premiacoes: [{ premio: 'Prêmio "Capes" \\ tese' }], consultoria: [] };
+      await admin.query(`INSERT INTO \`${database}\`.ranking_entry_details (id_pessoa, detalhes) VALUES (1, ?)`, [
+        JSON.stringify(oldDetails),
+      ]);
+      await migrateDatabase({ ...config.mysql, database });
+
+      const [rows] = await admin.query(`SELECT detalhes, complementos FROM \`${database}\`.ranking_entry_details`);
+      const row = (rows as Array<{ detalhes: string; complementos: string }>)[0];
+      expect(Object.entries(JSON.parse(row?.detalhes ?? '') as object)).toEqual([
+        ...STORED_DETAILS.map((field) => [field, (oldDetails as Record<string, unknown>)[field] ?? null]),
+        ['pontuacao', { total: 10 }],
+      ]);
+      expect(JSON.parse(row?.complementos ?? '')).toEqual({});
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
+      await admin.end();
+      fs.rmSync(before, { recursive: true, force: true });
     }
   });
 });

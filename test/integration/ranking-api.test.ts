@@ -6,6 +6,7 @@ import { SEAL_CATALOGUE } from '../../domain/seals';
 import { searchByName } from '../../db/ranking-queries';
 import { foldForSearch, nameSearchKey, repairEncoding } from '../../domain/text';
 import { config } from '../../lib/config';
+import { createElasticsearch } from '../../lib/elasticsearch';
 import { logger } from '../../lib/logger';
 import type { QueueWorker } from '../../workers/queue-worker';
 import { startRankingWorker } from '../../workers/ranking';
@@ -13,6 +14,7 @@ import { unusedPort } from '../support/ports';
 import {
   emptyRanking,
   expectedRanking,
+  personIndex,
   runRankingJob,
   runReferenceDate,
   seedPersonIndex,
@@ -27,6 +29,7 @@ const ids = Array.from({ length: PERSONS }, (_, i) => i + 1);
 let worker: QueueWorker;
 let server: TestServer;
 let database: DatabaseHandle;
+const elasticsearch = createElasticsearch(config.elasticsearch);
 let ranking: ScoredPerson[];
 const documents = new Map<number, PersonDocument>();
 
@@ -45,6 +48,7 @@ afterAll(async () => {
   await worker?.stop();
   await server?.close();
   await database?.pool.end();
+  await elasticsearch.close();
 });
 
 async function get(path: string) {
@@ -109,6 +113,55 @@ describe('GET /api/v1/ranking/paginado', () => {
     }
     expect(withCv).toBeGreaterThan(0);
     expect(withoutCv).toBeGreaterThan(0);
+  });
+
+  it('reads the index at request time only for what the job did not store (rules 3 and 4)', async () => {
+    const cvOf = (idCv: string, degrees: PersonDocument['titulacoes']) => ({
+      id_cv: idCv,
+      url: `${config.ranking.cvBaseUrl}/${encodeURIComponent(idCv)}`,
+      titulacoes: degreeItems(degrees),
+    });
+    const completeDegree = (doc: PersonDocument) => {
+      const first = degreeItems(doc.titulacoes)[0];
+      return Boolean(first?.programa && first?.area_avaliacao);
+    };
+    const top = ranking.slice(0, 1000).map((person) => documents.get(person.id_pessoa) as PersonDocument);
+    const noLanguages = top.find((doc) => !doc.idiomas && doc.titulacoes && doc.titulacoes.length > 0) as PersonDocument;
+    const noCv = top.find((doc) => !doc.id_cv && doc.idiomas) as PersonDocument;
+    const complete = top.find((doc) => doc.idiomas && doc.id_cv && completeDegree(doc)) as PersonDocument;
+    expect([noLanguages, noCv, complete].every(Boolean)).toBe(true);
+    const spanish = { idioma: 'Espanhol', proficiencia_leitura: 'Bem', proficiencia_fala: 'Pouco' };
+    const doutorado = { grau: 'Doutorado', hierarquia: '2', ano: '2019', programa: 'Química', area_avaliacao: 'Química', pais: 'Chile' };
+    // The index changes after the job: only entries whose stored data is incomplete see it.
+    const changes: Array<[PersonDocument, Partial<PersonDocument>]> = [
+      [noLanguages, { idiomas: [spanish], titulacoes: [doutorado] }],
+      [noCv, { id_cv: 'NOVO-1', titulacoes: [doutorado] }],
+      [complete, { id_cv: 'NOVO-2', idiomas: [spanish], titulacoes: [doutorado] }],
+    ];
+    const update = (doc: PersonDocument, fields: Partial<PersonDocument>) =>
+      elasticsearch.update({ index: personIndex, id: String(doc.id_pessoa), doc: fields, refresh: true });
+    try {
+      for (const [doc, fields] of changes) await update(doc, fields);
+      const { body } = await get('/api/v1/ranking/paginado?size=1000');
+      const entry = (doc: PersonDocument) => body.consultores.find((item: any) => item.id_pessoa === doc.id_pessoa);
+      // Rule 3: languages were not stored, so they and the missing degrees come from the index now.
+      expect(entry(noLanguages).idiomas).toEqual([toRankingLanguage(spanish)]);
+      expect(entry(noLanguages).titulacao).toEqual(degreeItems(noLanguages.titulacoes));
+      // Rule 4: no cv was stored, so it is built from the document's curriculum id and degrees.
+      expect(entry(noCv).cv).toEqual(cvOf('NOVO-1', [doutorado]));
+      expect(entry(noCv).idiomas).toEqual(noCv.idiomas?.map(toRankingLanguage));
+      // Complete stored data is served as stored.
+      expect(entry(complete)).toMatchObject({
+        idiomas: complete.idiomas?.map(toRankingLanguage),
+        titulacao: degreeItems(complete.titulacoes),
+        cv: cvOf(complete.id_cv as string, complete.titulacoes),
+      });
+    } finally {
+      for (const [doc, fields] of changes) {
+        const restore = Object.fromEntries(Object.keys(fields).map((key) => [key, doc[key as keyof PersonDocument] ?? null]));
+        await update(doc, restore);
+      }
+    }
   });
 
   it('pages by position to the last page and past it', async () => {

@@ -1,6 +1,16 @@
-import type { StoredEntry } from '../../db/ranking-queries';
+import type { StoredEntry, StoredEntryWithDetails } from '../../db/ranking-queries';
 import { degreeItems } from '../../domain/degrees';
-import { cvUrl, needsIndexDocument, resolveCv, toRankingEntry, toRankingSummary, type EntryCv } from '../../domain/ranking-entry';
+import {
+  cvUrl,
+  needsIndexDocument,
+  rankingEntryJson,
+  resolveComplements,
+  resolveCv,
+  storedCv,
+  toRankingSummary,
+  type EntryCv,
+} from '../../domain/ranking-entry';
+import { passThroughDetailsJson, STORED_DETAILS, storedComplements } from '../../domain/ranking-row';
 
 const BASE = 'https://cv.example.org/curriculo';
 
@@ -66,40 +76,94 @@ const stored: StoredEntry = {
   coordenador_ppg: false,
   tipos_atuacao: ['Consultor'],
   selos: ['BPQ'],
-  detalhes: { consultoria: [{ situacao: 'Ativo' }], pontuacao: { total: 512.5 } },
 };
+const withDetails: StoredEntryWithDetails = {
+  ...stored,
+  detalhes: passThroughDetailsJson({ consultoria: [{ situacao: 'Ativo' }] as never }, { total: 512.5 }),
+  complementos: {},
+};
+const ingles = { idioma: 'Inglês', proficiencia_leitura: 'Bem' };
+const inglesEntry = { idioma: 'Inglês', nivel_leitura: 'Bem', nivel_escrita: null, nivel_fala: null, nivel_compreensao: null };
 
-describe('toRankingEntry (rules 3 and 5)', () => {
-  it('passes stored details through, null when absent, and fills languages and degrees from the document', () => {
-    const entry = toRankingEntry(stored, { id_cv: 'K7', idiomas: [{ idioma: 'Inglês', proficiencia_leitura: 'Bem' }], titulacoes: [doutorado] }, BASE);
-    expect(entry).toMatchObject({
-      id_pessoa: 7,
-      posicao: 3,
-      tipos_atuacao: ['Consultor'],
-      consultoria: [{ situacao: 'Ativo' }],
-      pontuacao: { total: 512.5 },
-      premiacoes: null,
-      docencias: null,
-      idiomas: [{ idioma: 'Inglês', nivel_leitura: 'Bem', nivel_escrita: null, nivel_fala: null, nivel_compreensao: null }],
+describe('storedComplements (what the job stores for rules 3 and 4)', () => {
+  it('stores languages as entries carry them, degrees ordered, and the curriculum id; absent fields stay absent', () => {
+    expect(storedComplements({ idiomas: [ingles], titulacoes: [mestrado, doutorado], id_cv: 'K1' })).toEqual({
+      idiomas: [inglesEntry],
+      titulacao: degreeItems([doutorado, mestrado]),
+      id_cv: 'K1',
+    });
+    expect(storedComplements({ idiomas: [], titulacoes: [], id_cv: null })).toEqual({ idiomas: [], titulacao: [] });
+    expect(storedComplements({})).toEqual({});
+  });
+
+  it('writes every pass-through field, null when absent, in response order, then the score breakdown', () => {
+    expect(Object.entries(JSON.parse(withDetails.detalhes) as object)).toEqual([
+      ['consultoria', [{ situacao: 'Ativo' }]],
+      ...STORED_DETAILS.slice(1).map((field) => [field, null]),
+      ['pontuacao', { total: 512.5 }],
+    ]);
+  });
+});
+
+describe('resolveComplements (rules 3 and 4)', () => {
+  it('fills languages, and degrees missing too, from the document when languages are not stored', () => {
+    expect(resolveComplements({}, { id_cv: 'K7', idiomas: [ingles], titulacoes: [doutorado] }, BASE)).toEqual({
+      idiomas: [inglesEntry],
       titulacao: degreeItems([doutorado]),
       cv: { id_cv: 'K7', url: `${BASE}/K7`, titulacoes: degreeItems([doutorado]) },
     });
-    expect(entry).not.toHaveProperty('detalhes');
   });
 
-  it('prefers stored languages and degrees over the document, and gives null without either', () => {
-    const withStored = { ...stored, detalhes: { ...stored.detalhes, idiomas: [{ idioma: 'Francês' }], titulacao: [] } };
-    const entry = toRankingEntry(withStored, { idiomas: [{ idioma: 'Inglês' }], titulacoes: [doutorado] }, BASE);
-    expect(entry.idiomas).toEqual([{ idioma: 'Francês' }]);
-    expect(entry.titulacao).toEqual([]);
-    expect(toRankingEntry(stored, undefined, BASE)).toMatchObject({ idiomas: null, titulacao: null, cv: null });
+  it('keeps stored languages and degrees; with languages stored, missing degrees are not filled', () => {
+    const stored = { idiomas: [{ ...inglesEntry, idioma: 'Francês' }], titulacao: degreeItems([mestrado]) };
+    const doc = { idiomas: [ingles], titulacoes: [doutorado] };
+    expect(resolveComplements(stored, doc, BASE)).toMatchObject(stored);
+    expect(resolveComplements({ idiomas: stored.idiomas }, doc, BASE).titulacao).toBeNull();
+    expect(resolveComplements({}, undefined, BASE)).toEqual({ idiomas: null, titulacao: null, cv: null });
   });
 
-  it('asks for the document only when stored data is incomplete', () => {
-    expect(needsIndexDocument(stored)).toBe(true);
-    const complete = { ...stored, detalhes: { idiomas: [], titulacao: [], cv: completeCv } };
+  it('gives the stored cv from the stored curriculum id and degrees, kept when complete', () => {
+    const complete = { idiomas: [inglesEntry], titulacao: degreeItems([doutorado]), id_cv: 'OLD' };
+    expect(storedCv(complete, BASE)).toEqual(completeCv);
+    expect(resolveComplements(complete, { id_cv: 'NEW', titulacoes: [mestrado] }, BASE).cv).toEqual(completeCv);
+    expect(storedCv({ id_cv: 'X' }, BASE)).toEqual({ id_cv: 'X', url: `${BASE}/X`, titulacoes: [] });
+  });
+
+  it('asks for the document only when stored languages or the stored cv are incomplete', () => {
+    const complete = { idiomas: [inglesEntry], titulacao: degreeItems([doutorado]), id_cv: 'OLD' };
     expect(needsIndexDocument(complete)).toBe(false);
-    expect(needsIndexDocument({ ...complete, detalhes: { ...complete.detalhes, cv: incompleteCv } })).toBe(true);
+    expect(needsIndexDocument({ ...complete, idiomas: undefined })).toBe(true);
+    expect(needsIndexDocument({ ...complete, id_cv: undefined })).toBe(true);
+    expect(needsIndexDocument({ ...complete, titulacao: degreeItems([graduacao]) })).toBe(true);
+    expect(needsIndexDocument({})).toBe(true);
+  });
+});
+
+describe('rankingEntryJson (rules 3-5)', () => {
+  it('is the columns, the stored details as stored, then the resolved complements and extra fields', () => {
+    const text = rankingEntryJson(withDetails, { id_cv: 'K7', idiomas: [ingles], titulacoes: [doutorado] }, BASE, { rank: 3 });
+    const entry = JSON.parse(text) as Record<string, unknown>;
+    expect(entry).toEqual({
+      ...stored,
+      consultoria: [{ situacao: 'Ativo' }],
+      ...Object.fromEntries(STORED_DETAILS.slice(1).map((field) => [field, null])),
+      pontuacao: { total: 512.5 },
+      idiomas: [inglesEntry],
+      titulacao: degreeItems([doutorado]),
+      cv: { id_cv: 'K7', url: `${BASE}/K7`, titulacoes: degreeItems([doutorado]) },
+      rank: 3,
+    });
+    expect(Object.keys(entry).slice(0, 3)).toEqual(['id_pessoa', 'nome', 'posicao']);
+    expect(text).toContain(withDetails.detalhes.slice(1, -1));
+  });
+
+  it('splices details written by MariaDB (spaced) and tolerates an empty details object', () => {
+    const spaced = '{"consultoria": [{"situacao": "Ativo"}], "pontuacao": null}';
+    expect(JSON.parse(rankingEntryJson({ ...withDetails, detalhes: spaced }, undefined, BASE))).toMatchObject({
+      consultoria: [{ situacao: 'Ativo' }],
+      cv: null,
+    });
+    expect(JSON.parse(rankingEntryJson({ ...withDetails, detalhes: '{ }' }, undefined, BASE))).toMatchObject({ id_pessoa: 7, idiomas: null });
   });
 });
 
