@@ -242,3 +242,13 @@ export async function storedSealCodes(pool: Pool): Promise<string[]> {
   const [rows] = await pool.query('SELECT DISTINCT selo FROM ranking_entry_seals ORDER BY selo');
   return (rows as Array<{ selo: string }>).map((row) => row.selo);
 }
+
+/** A positioned entry with its details, by id: one query on both primary keys (GET /consultor/{id}). */
+export async function entryWithDetailsById(pool: Pool, idPessoa: number): Promise<StoredEntryWithDetails | null> {
+  const entries = await selectWithDetails(
+    pool,
+    `SELECT ${DETAIL_COLUMNS} FROM ranking_entries e ${JOIN_DETAILS} WHERE e.id_pessoa = ? AND e.posicao IS NOT NULL`,
+    [idPessoa],
+  );
+  return entries[0] ?? null;
+}

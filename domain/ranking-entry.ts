@@ -74,7 +74,7 @@ export function needsIndexDocument(complements: StoredComplements): boolean {
  * languages, degrees and the cv, then any `extra` fields (e.g. `rank`).
  */
 export function rankingEntryJson(
-  stored: StoredEntryWithDetails,
+  stored: Omit<StoredEntryWithDetails, 'posicao'> & { posicao: number | null },
   doc: Pick<PersonDocument, 'id_cv' | 'idiomas' | 'titulacoes'> | undefined,
   cvBaseUrl: string,
   extra: Record<string, unknown> = {},

@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import type { Services } from '../../lib/services';
+import { consultantRoutes } from './consultant-routes';
 import { healthRouter } from './health';
 import { jobRoutes } from './job-routes';
 import { rankingRoutes } from './ranking-routes';
@@ -9,7 +10,12 @@ import { storeUnavailableAs503 } from './store-unavailable';
 export function rankingApi(services: Services): Router {
   const api = new Router({ prefix: '/api/v1' });
   api.use(storeUnavailableAs503());
-  for (const router of [healthRouter(), rankingRoutes(services), jobRoutes(services)]) {
+  for (const router of [
+    healthRouter(),
+    rankingRoutes(services),
+    jobRoutes(services),
+    consultantRoutes(services),
+  ]) {
     api.use(router.routes(), router.allowedMethods({ throw: true }));
   }
   return api;

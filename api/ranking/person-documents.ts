@@ -2,6 +2,9 @@ import type { Client as ElasticsearchClient } from '@elastic/elasticsearch';
 import type { PersonDocument } from '../../domain/person-document';
 import type { Logger } from '../../lib/logger';
 
+/** What rules 3 and 4 read from a person's index document. */
+export const ENRICHMENT_FIELDS: Array<keyof PersonDocument> = ['id_cv', 'idiomas', 'titulacoes'];
+
 /**
  * Fetches the index documents of a page in one multi-get, only the fields asked for (a whole
  * document is several KB; a page needs three fields of it). When the index cannot be read the page

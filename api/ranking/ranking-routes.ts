@@ -11,7 +11,6 @@ import {
   type StoredEntryWithDetails,
 } from '../../db/ranking-queries';
 import { readStatisticsSnapshot } from '../../db/ranking-statistics';
-import type { PersonDocument } from '../../domain/person-document';
 import { PERSON_INDEX_BASE } from '../../domain/person-index';
 import { needsIndexDocument, rankingEntryJson, toRankingSummary } from '../../domain/ranking-entry';
 import { normaliseSealCode, sealCatalogue, sealCatalogueEntry } from '../../domain/seals';
@@ -22,7 +21,7 @@ import { HttpError } from '../errors';
 import { sendJsonWithRawList } from '../json-body';
 import { parseInput } from '../validation';
 import { boolParam, componentParam, intParam } from './params';
-import { fetchPersonDocuments } from './person-documents';
+import { ENRICHMENT_FIELDS, fetchPersonDocuments } from './person-documents';
 
 export const NOT_PROCESSED_DETAIL =
   'O ranking ainda não foi processado. Chame POST /api/v1/ranking/processar para processá-lo.';
@@ -46,8 +45,6 @@ const searchQuery = z.object({
 // An id is a non-negative 32-bit integer (the column type); anything else cannot name a person.
 const positionPath = z.object({ id_pessoa: intParam(0, 2_147_483_647) });
 
-/** What rules 3 and 4 read from a person's index document. */
-const ENRICHMENT_FIELDS: Array<keyof PersonDocument> = ['id_cv', 'idiomas', 'titulacoes'];
 
 /** `selos` is comma-separated: items trimmed, empty ones dropped, compared in upper case. */
 export function parseSealFilter(raw: string | undefined): string[] {
