@@ -62,3 +62,22 @@ export async function runLoad(concurrency: number, requests: number, call: (i: n
 }
 
 export const fmt = (value: number, digits = 1) => value.toFixed(digits).padStart(8);
+
+/** Resident memory of a process and all its descendants (e.g. the API and its Chromium), in MiB. */
+export function treeRssMb(pid: number): number {
+  let kb = 0;
+  const visit = (current: number) => {
+    try {
+      const status = fs.readFileSync(`/proc/${current}/status`, 'utf8');
+      kb += Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
+      for (const task of fs.readdirSync(`/proc/${current}/task`)) {
+        const children = fs.readFileSync(`/proc/${current}/task/${task}/children`, 'utf8').trim();
+        for (const child of children ? children.split(/\s+/) : []) visit(Number(child));
+      }
+    } catch {
+      // the process exited while being read
+    }
+  };
+  visit(pid);
+  return kb / 1024;
+}

@@ -1,8 +1,4 @@
-import { rankingJobStartOptions } from '../../temporal/ranking-job';
 import './bench-env';
-import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
-import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { estypes } from '@elastic/elasticsearch';
 import { FIELDS_NOT_RANKED } from '../../activities/ranking';
@@ -16,68 +12,28 @@ import { scorePerson } from '../../domain/scoring/score-person';
 import { foldForSearch } from '../../domain/text';
 import { config } from '../../lib/config';
 import { createElasticsearch, indexName } from '../../lib/elasticsearch';
-import { repoRoot as root } from '../../lib/paths';
 import { ensureNamespace } from '../../temporal/namespace';
-import type { rankingJobWorkflow } from '../../workflows/ranking/job';
 import { generatePersons } from '../generate-persons';
-import { fmt, runLoad, sampleRss, type LoadResult } from './measure';
+import { fmt, runLoad, type LoadResult } from './measure';
+import { RANKING_WORKER_FLAGS, runRankingJobOnWorker, startApi, stopService } from './services';
 
 /**
  * Ranking benchmark (issue 3): ranks BENCH_PERSONS generated persons (default 300 000) and prints,
  * side by side from one run, the job's wall time, the floor for the same work without Temporal,
  * their ratio, the worker's peak memory, and p50/p99 of the main reads under concurrent load.
  *
- *   npm run bench:ranking     (builds first; BENCH_PERSONS, BENCH_CONCURRENCY (1,4), BENCH_REQUESTS to change)
+ *   npm run bench:ranking     (builds first; BENCH_PERSONS, BENCH_CONCURRENCY (1,4), BENCH_REQUESTS to change;
+ *                              BENCH_PARTS=reads measures the reads of the ranking already stored)
  */
 const PERSONS = Number(process.env.BENCH_PERSONS ?? 300_000);
 /** Client counts to load the reads with, e.g. `1,4`: one client shows service time, more show queueing. */
 const CONCURRENCIES = (process.env.BENCH_CONCURRENCY ?? '1,4').split(',').map(Number);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2_000);
 const BATCH = 2_000;
+/** `job,reads` (default) or one of them: reads alone reuse the ranking stored by an earlier run. */
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'job,reads').split(','));
 const index = indexName(config.elasticsearch, PERSON_INDEX_BASE);
 const say = (line: string) => process.stdout.write(`${line}\n`);
-
-/**
- * V8 flags of a dedicated ranking worker (`npm run start:ranking-worker`): without a cap V8 lets
- * the heap grow to ~600 MB of garbage during the job; with it the worker stays near 320-400 MB.
- */
-const RANKING_WORKER_FLAGS = ['--max-old-space-size=384'];
-
-/** The service as production runs it: compiled, with the prebuilt workflow bundles (npm run build). */
-function startService(roles: string, env: Record<string, string> = {}, nodeFlags: string[] = []): ChildProcess {
-  return spawn(process.execPath, [...nodeFlags, path.join(root, 'dist', 'main.js')], {
-    cwd: root,
-    env: { ...process.env, PROCESS_ROLES: roles, LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-}
-
-function waitForLine(child: ChildProcess, text: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      if (seen.includes(text)) resolve();
-      if (seen.length > 100_000) seen = seen.slice(-10_000);
-    });
-    child.once('exit', (code) => reject(new Error(`service exited (${code}) before "${text}"`)));
-  });
-}
-
-async function stopService(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** The same work as the job, in one plain loop: PIT scan with _source, score, bulk upsert, positions. */
 async function floorRun(pool: ReturnType<typeof createDatabase>['pool'], es: ReturnType<typeof createElasticsearch>): Promise<number> {
@@ -106,27 +62,11 @@ async function floorRun(pool: ReturnType<typeof createDatabase>['pool'], es: Ret
   return Number(process.hrtime.bigint() - started) / 1e9;
 }
 
-async function jobRun(client: Client): Promise<{ seconds: number; peakMb: number }> {
-  const worker = startService('ranking-worker', {}, RANKING_WORKER_FLAGS);
-  await waitForLine(worker, '"msg":"worker started"');
-  const rss = sampleRss(worker.pid as number);
-  const started = process.hrtime.bigint();
-  const result = await client.workflow.execute<typeof rankingJobWorkflow>('rankingJobWorkflow', rankingJobStartOptions({ origem: 'manual' }));
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  const peakMb = rss.stop();
-  await stopService(worker);
-  if (result.processados !== PERSONS) throw new Error(`the job processed ${result.processados}, expected ${PERSONS}`);
-  return { seconds, peakMb };
-}
-
 async function readLatencies(
   pool: ReturnType<typeof createDatabase>['pool'],
   concurrency: number,
 ): Promise<Array<[string, LoadResult]>> {
-  const port = await freePort();
-  const api = startService('api', { HTTP_PORT: String(port) });
-  await waitForLine(api, '"msg":"http server listening"');
-  const base = `http://127.0.0.1:${port}/api/v1`;
+  const { process: api, base } = await startApi();
   const [sample] = await pool.query('SELECT nome FROM ranking_entries ORDER BY RAND() LIMIT 500');
   const words = (sample as Array<{ nome: string }>).map((row) => foldForSearch(row.nome).split(' ').find((w) => w.length >= 4) ?? 'silva');
   const pages = Math.ceil(PERSONS / 50);
@@ -161,31 +101,39 @@ async function main(): Promise<void> {
       say(`generated ${PERSONS} persons into ${index} in ${generated.seconds.toFixed(1)} s`);
     }
 
-    await clearRanking(database.pool);
-    say(`floor: plain PIT scan + score + bulk upsert + positions over ${PERSONS} persons ...`);
-    const floor = await floorRun(database.pool, es);
+    let job: { floor: number; seconds: number; peakMb: number } | undefined;
+    if (PARTS.has('job')) {
+      await clearRanking(database.pool);
+      say(`floor: plain PIT scan + score + bulk upsert + positions over ${PERSONS} persons ...`);
+      const floor = await floorRun(database.pool, es);
+      await clearRanking(database.pool);
+      say('job: POST-equivalent start of ranking_job on a separate worker process ...');
+      job = { floor, ...(await runRankingJobOnWorker(client, PERSONS)) };
+    }
 
-    await clearRanking(database.pool);
-    say('job: POST-equivalent start of ranking_job on a separate worker process ...');
-    const job = await jobRun(client);
-
-    say('reads: API process, concurrent load ...');
     const reads: Array<[number, Array<[string, LoadResult]>]> = [];
-    for (const concurrency of CONCURRENCIES) reads.push([concurrency, await readLatencies(database.pool, concurrency)]);
+    if (PARTS.has('reads')) {
+      say('reads: API process, concurrent load ...');
+      for (const concurrency of CONCURRENCIES) reads.push([concurrency, await readLatencies(database.pool, concurrency)]);
+    }
 
     say('');
-    say(`ranking job, ${PERSONS} persons, batches of ${BATCH}`);
-    say(`  floor: PIT scan + score + bulk upsert + positions, no Temporal  ${fmt(floor)} s`);
-    say(`  job: Temporal workflow, child per batch, 4 in flight             ${fmt(job.seconds)} s`);
-    say(`  ratio job / floor                                               ${fmt(job.seconds / floor, 2)}     (target <= 1.5)`);
-    say(`  worker peak RSS (${RANKING_WORKER_FLAGS.join(' ')})               ${fmt(job.peakMb)} MB  (target < 512)`);
-    say(`reads at ${PERSONS} rows, ${REQUESTS} requests per endpoint and client count (target: p99 under 25 ms)`);
-    say(`  endpoint                 clients   p50 ms   p99 ms    req/s  errors`);
-    for (const [concurrency, results] of reads) {
-      for (const [name, result] of results) {
-        say(
-          `  ${name.padEnd(24)}${String(concurrency).padStart(7)} ${fmt(result.p50, 2)} ${fmt(result.p99, 2)} ${fmt(result.perSecond, 0)} ${String(result.errors).padStart(7)}`,
-        );
+    if (job) {
+      say(`ranking job, ${PERSONS} persons, batches of ${BATCH}`);
+      say(`  floor: PIT scan + score + bulk upsert + positions, no Temporal  ${fmt(job.floor)} s`);
+      say(`  job: Temporal workflow, child per batch, 4 in flight             ${fmt(job.seconds)} s`);
+      say(`  ratio job / floor                                               ${fmt(job.seconds / job.floor, 2)}     (target <= 1.5)`);
+      say(`  worker peak RSS (${RANKING_WORKER_FLAGS.join(' ')})               ${fmt(job.peakMb)} MB  (target < 512)`);
+    }
+    if (reads.length > 0) {
+      say(`reads at ${PERSONS} rows, ${REQUESTS} requests per endpoint and client count (target: p99 under 25 ms)`);
+      say(`  endpoint                 clients   p50 ms   p99 ms    req/s  errors`);
+      for (const [concurrency, results] of reads) {
+        for (const [name, result] of results) {
+          say(
+            `  ${name.padEnd(24)}${String(concurrency).padStart(7)} ${fmt(result.p50, 2)} ${fmt(result.p99, 2)} ${fmt(result.perSecond, 0)} ${String(result.errors).padStart(7)}`,
+          );
+        }
       }
     }
   } finally {
