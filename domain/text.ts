@@ -24,6 +24,20 @@ export function isRepairable(code: number): boolean {
 }
 
 /**
+ * The damage that repairEncoding undoes, as the source system wrote it: every accented letter of the
+ * repairable set as its three-digit Latin-1 code (`João` → `Jo227o`). The suggestion searches for this
+ * spelling too; the sample-data generator writes it.
+ */
+export function damageEncoding(text: string): string {
+  let damaged = '';
+  for (const char of text.normalize('NFC')) {
+    const code = char.charCodeAt(0);
+    damaged += isRepairable(code) ? String(code) : char;
+  }
+  return damaged;
+}
+
+/**
  * Repairs encoding damage: a three-digit decimal number between two letters that is the Latin-1
  * code of an accented letter becomes that letter (`Jo227o` → `João`). A match consumes both
  * letters, so in `a227b227c` the second code's left letter is taken by the first match: that is

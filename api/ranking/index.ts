@@ -5,6 +5,7 @@ import { healthRouter } from './health';
 import { jobRoutes } from './job-routes';
 import { rankingRoutes } from './ranking-routes';
 import { storeUnavailableAs503 } from './store-unavailable';
+import { suggestionRoutes } from './suggestion-routes';
 
 /** The consultant ranking service, mounted at /api/v1. */
 export function rankingApi(services: Services): Router {
@@ -15,6 +16,7 @@ export function rankingApi(services: Services): Router {
     rankingRoutes(services),
     jobRoutes(services),
     consultantRoutes(services),
+    suggestionRoutes(services),
   ]) {
     api.use(router.routes(), router.allowedMethods({ throw: true }));
   }

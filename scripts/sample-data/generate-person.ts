@@ -2,7 +2,7 @@ import type { PersonDocument } from '../../domain/person-document';
 import { awards, committeeEvaluations, examinationBoards, fundingGrants, inscriptions, participations, supervisions } from './activities';
 import { agencyCoordinations, consultancyDocuments, consultancyPeriods, yearsOfActivity } from './consultancy';
 import { addresses, degrees, employments, languages, projects, teachings } from './curriculum';
-import { damageText } from './encoding-damage';
+import { damageEncoding } from '../../domain/text';
 import { personProfile } from './person-profile';
 import { Random, dayOf, formatDay, personSeed } from './random';
 import { DAMAGED_NAME_SHARE, digits, personName } from './texts';
@@ -21,7 +21,7 @@ export function generatePerson(rng: Random, idPessoa: number, referenceDate: Dat
 
   const person: PersonDocument = {
     id_pessoa: idPessoa,
-    nome: rng.chance(DAMAGED_NAME_SHARE) ? damageText(name) : name,
+    nome: rng.chance(DAMAGED_NAME_SHARE) ? damageEncoding(name) : name,
     ativo: profile.situation === 'active',
     anos_atuacao: yearsOfActivity(periods, today),
   };

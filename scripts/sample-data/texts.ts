@@ -1,4 +1,4 @@
-import { damageText } from './encoding-damage';
+import { damageEncoding } from '../../domain/text';
 import type { Random } from './random';
 import {
   FIRST_NAMES,
@@ -33,7 +33,7 @@ export function personName(rng: Random): string {
 
 /** An area or research-line text as the source stores it: sometimes with encoding damage. */
 export function sourceAreaText(rng: Random, text: string): string {
-  return rng.chance(DAMAGED_AREA_TEXT_SHARE) ? damageText(text) : text;
+  return rng.chance(DAMAGED_AREA_TEXT_SHARE) ? damageEncoding(text) : text;
 }
 
 export function researchLine(rng: Random, area: AssessmentArea): string {

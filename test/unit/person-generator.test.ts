@@ -1,6 +1,6 @@
 import type { PersonDocument } from '../../domain/person-document';
 import { personIndexMappings } from '../../domain/person-index';
-import { damageText } from '../../scripts/sample-data/encoding-damage';
+import { damageEncoding } from '../../domain/text';
 import { generatePerson, generatePersonFor, personRandom } from '../../scripts/sample-data/generate-person';
 import { Random, formatDay, personSeed } from '../../scripts/sample-data/random';
 
@@ -14,17 +14,17 @@ function share(predicate: (person: PersonDocument) => boolean): number {
   return sample.filter(predicate).length / sample.length;
 }
 
-describe('damageText', () => {
+describe('damageEncoding', () => {
   it('writes accented letters as their Latin-1 code in three digits', () => {
-    expect(damageText('João')).toBe('Jo227o');
-    expect(damageText('Conceição')).toBe('Concei231227o');
-    expect(damageText('Ângela Araújo')).toBe('194ngela Ara250jo');
-    expect(damageText('Saúde Coletiva')).toBe('Sa250de Coletiva');
+    expect(damageEncoding('João')).toBe('Jo227o');
+    expect(damageEncoding('Conceição')).toBe('Concei231227o');
+    expect(damageEncoding('Ângela Araújo')).toBe('194ngela Ara250jo');
+    expect(damageEncoding('Saúde Coletiva')).toBe('Sa250de Coletiva');
   });
 
   it('leaves a text without accents unchanged', () => {
-    expect(damageText('Maria da Silva')).toBe('Maria da Silva');
-    expect(damageText('')).toBe('');
+    expect(damageEncoding('Maria da Silva')).toBe('Maria da Silva');
+    expect(damageEncoding('')).toBe('');
   });
 });
 
