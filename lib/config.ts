@@ -54,6 +54,15 @@ const envSchema = z.object({
     .refine(isTimeZone, 'an IANA time zone such as America/Sao_Paulo')
     .default('America/Sao_Paulo'),
 
+  /** The Chromium that renders the PDF sheets (never downloaded: the system's browser). */
+  CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
+  /** PDF documents rendered at once by the one browser of a process; the others wait. */
+  PDF_CONCURRENCY: positiveInt.max(32).default(3),
+  /** Documents a browser renders before it is replaced by a fresh one. */
+  PDF_RESTART_AFTER: positiveInt.default(500),
+  /** Bound of each step of a PDF render (browser start, page load, printing). */
+  PDF_TIMEOUT_MS: positiveInt.default(30_000),
+
   /** What this process runs: any of api, ranking-worker, agents-worker (comma-separated). */
   PROCESS_ROLES: z
     .string()
@@ -84,6 +93,7 @@ export interface Config {
   dependencyTimeoutMs: number;
   roles: ProcessRole[];
   ranking: { scheduleTimezone: string; cvBaseUrl: string };
+  pdf: { chromiumPath: string; concurrency: number; restartAfter: number; timeoutMs: number };
 }
 
 export type ProcessRole = Env['PROCESS_ROLES'][number];
@@ -127,6 +137,12 @@ export function loadConfig(source: NodeJS.ProcessEnv): Config {
     dependencyTimeoutMs: env.DEPENDENCY_TIMEOUT_MS,
     roles: [...new Set(env.PROCESS_ROLES)],
     ranking: { scheduleTimezone: env.RANKING_SCHEDULE_TIMEZONE, cvBaseUrl: env.CV_BASE_URL },
+    pdf: {
+      chromiumPath: env.CHROMIUM_PATH,
+      concurrency: env.PDF_CONCURRENCY,
+      restartAfter: env.PDF_RESTART_AFTER,
+      timeoutMs: env.PDF_TIMEOUT_MS,
+    },
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Client as ElasticsearchClient } from '@elastic/elasticsearch';
 import type Redis from 'ioredis';
+import { BrowserPool } from '../activities/pdf/browser-pool';
 import { createDatabase, type DatabaseHandle } from '../db';
 import { closeTemporalClient, createTemporalClient, type TemporalHandle } from '../temporal/client';
 import type { Config } from './config';
@@ -15,6 +16,8 @@ export interface Services {
   redis: Redis;
   elasticsearch: ElasticsearchClient;
   temporal: TemporalHandle;
+  /** Renders the PDF sheets; its browser starts on the first sheet, not here. */
+  pdf: BrowserPool;
 }
 
 export function createServices(config: Config, logger: Logger): Services {
@@ -28,6 +31,13 @@ export function createServices(config: Config, logger: Logger): Services {
     redis,
     elasticsearch: createElasticsearch(config.elasticsearch),
     temporal: createTemporalClient(config.temporal),
+    pdf: new BrowserPool({
+      executablePath: config.pdf.chromiumPath,
+      concurrency: config.pdf.concurrency,
+      restartAfter: config.pdf.restartAfter,
+      timeoutMs: config.pdf.timeoutMs,
+      logger,
+    }),
   };
 }
 
@@ -37,5 +47,6 @@ export async function closeServices(services: Services): Promise<void> {
     closeRedis(services.redis),
     services.elasticsearch.close(),
     closeTemporalClient(services.temporal),
+    services.pdf.close(),
   ]);
 }

@@ -3,6 +3,7 @@ import type { Services } from '../../lib/services';
 import { consultantRoutes } from './consultant-routes';
 import { healthRouter } from './health';
 import { jobRoutes } from './job-routes';
+import { pdfRoutes } from './pdf-routes';
 import { rankingRoutes } from './ranking-routes';
 import { storeUnavailableAs503 } from './store-unavailable';
 import { suggestionRoutes } from './suggestion-routes';
@@ -17,6 +18,7 @@ export function rankingApi(services: Services): Router {
     jobRoutes(services),
     consultantRoutes(services),
     suggestionRoutes(services),
+    pdfRoutes(services),
   ]) {
     api.use(router.routes(), router.allowedMethods({ throw: true }));
   }

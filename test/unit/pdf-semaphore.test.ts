@@ -1,0 +1,58 @@
+import { Semaphore } from '../../activities/pdf/semaphore';
+
+/** A piece of work that runs until `finish` or `fail` is called. */
+function pending() {
+  let finish!: () => void;
+  let fail!: (error: Error) => void;
+  const done = new Promise<void>((resolve, reject) => {
+    finish = resolve;
+    fail = reject;
+  });
+  return { done, finish, fail };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('Semaphore', () => {
+  it('runs at most `size` at once and the rest in arrival order', async () => {
+    const semaphore = new Semaphore(2);
+    const works = [pending(), pending(), pending(), pending()];
+    const started: number[] = [];
+    const results = works.map((work, i) =>
+      semaphore.use(async () => {
+        started.push(i);
+        await work.done;
+        return i;
+      }),
+    );
+    await tick();
+    expect(started).toEqual([0, 1]);
+    expect(semaphore.load).toEqual({ running: 2, waiting: 2 });
+
+    works[1]?.finish();
+    await tick();
+    expect(started).toEqual([0, 1, 2]);
+    expect(semaphore.load).toEqual({ running: 2, waiting: 1 });
+
+    works[0]?.finish();
+    works[2]?.finish();
+    works[3]?.finish();
+    expect(await Promise.all(results)).toEqual([0, 1, 2, 3]);
+    expect(semaphore.load).toEqual({ running: 0, waiting: 0 });
+  });
+
+  it('frees the place of work that fails, and passes the failure on', async () => {
+    const semaphore = new Semaphore(1);
+    const failing = pending();
+    const first = semaphore.use(() => failing.done);
+    const second = semaphore.use(async () => 'second');
+    failing.fail(new Error('render failed'));
+    await expect(first).rejects.toThrow('render failed');
+    await expect(second).resolves.toBe('second');
+    expect(semaphore.load).toEqual({ running: 0, waiting: 0 });
+  });
+
+  it.each([0, -1, 1.5])('refuses size %p', (size) => {
+    expect(() => new Semaphore(size)).toThrow(RangeError);
+  });
+});
