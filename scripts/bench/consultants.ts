@@ -9,14 +9,14 @@ import { createElasticsearch, indexName } from '../../lib/elasticsearch';
 import { ensureNamespace } from '../../temporal/namespace';
 import { generatePersons } from '../generate-persons';
 import { ASSESSMENT_AREAS } from '../sample-data/vocabulary';
-import { fmt, runLoad, treeRssMb, type LoadResult } from './measure';
+import { fmt, processTreeMemory, runLoad, type LoadResult } from './measure';
 import { runRankingJobOnWorker, startApi, stopService } from './services';
 
 /**
  * Consultant endpoints benchmark (issue 4): at BENCH_PERSONS indexed and ranked persons (default
  * 300 000; generated and ranked first when missing), p50/p99 of GET /consultores/sugerir and of
- * GET /consultor/{id}/pdf under concurrent load, and the API's memory (with its Chromium) while it
- * renders PDF_SHEETS consultant sheets, sampled as it goes, so growth without bound would show.
+ * GET /consultor/{id}/pdf under concurrent load, and the API's memory (alone, and with its Chromium)
+ * while it renders BENCH_PDF_SHEETS consultant sheets, sampled as it goes, so growth without bound would show.
  *
  *   npm run bench:consultants   (BENCH_PERSONS, BENCH_CONCURRENCY (1,4), BENCH_SUGGESTIONS, BENCH_PDFS, BENCH_PDF_SHEETS)
  */
@@ -67,7 +67,7 @@ async function main(): Promise<void> {
     fetchOk(`${base}/consultores/sugerir?tema=${encodeURIComponent(THEMES[i % THEMES.length] as string)}&quantidade=20`, 'application/json');
   const sheet = () => fetchOk(`${base}/consultor/${random(PERSONS)}/pdf`, 'application/pdf');
   const results: Array<[string, number, LoadResult]> = [];
-  const memory: Array<[number, number]> = [];
+  const memory: Array<[number, ReturnType<typeof processTreeMemory>]> = [];
   try {
     say('warm-up ...');
     await runLoad(2, 100, suggest);
@@ -79,11 +79,11 @@ async function main(): Promise<void> {
     }
     say(`memory over ${PDF_SHEETS} sheets ...`);
     const step = Math.max(1, Math.floor(PDF_SHEETS / 10));
-    memory.push([0, treeRssMb(api.pid as number)]);
+    memory.push([0, processTreeMemory(api.pid as number)]);
     for (let done = 0; done < PDF_SHEETS; done += step) {
       const load = await runLoad(2, Math.min(step, PDF_SHEETS - done), sheet);
       if (load.errors > 0) throw new Error(`${load.errors} sheets failed`);
-      memory.push([done + Math.min(step, PDF_SHEETS - done), treeRssMb(api.pid as number)]);
+      memory.push([done + Math.min(step, PDF_SHEETS - done), processTreeMemory(api.pid as number)]);
     }
   } finally {
     await stopService(api);
@@ -97,12 +97,13 @@ async function main(): Promise<void> {
       `  ${name.padEnd(24)}${String(concurrency).padStart(7)} ${String(result.requests).padStart(9)} ${fmt(result.p50, 1)} ${fmt(result.p99, 1)} ${fmt(result.perSecond, 1)} ${String(result.errors).padStart(7)}`,
     );
   }
-  say(`API process + Chromium resident memory while rendering ${PDF_SHEETS} sheets (2 clients)`);
-  say(`  sheets  ${memory.map(([sheets]) => String(sheets).padStart(7)).join('')}`);
-  say(`  MiB     ${memory.map(([, mb]) => mb.toFixed(0).padStart(7)).join('')}`);
-  const [firstSheets, first] = memory[1] ?? [0, 0];
-  const [, last] = memory[memory.length - 1] ?? [0, 0];
-  say(`  ratio last / after the first ${firstSheets} sheets: ${(last / first).toFixed(2)}`);
+  say(`memory while rendering ${PDF_SHEETS} sheets (2 clients), MiB`);
+  say(`  sheets            ${memory.map(([sheets]) => String(sheets).padStart(7)).join('')}`);
+  say(`  API process RSS   ${memory.map(([, m]) => m.processRssMb.toFixed(0).padStart(7)).join('')}`);
+  say(`  API + Chromium PSS${memory.map(([, m]) => m.treePssMb.toFixed(0).padStart(7)).join('')}`);
+  const [firstSheets, first] = memory[1] ?? [0, { treePssMb: 0 }];
+  const [, last] = memory[memory.length - 1] ?? [0, { treePssMb: 0 }];
+  say(`  ratio API + Chromium, last / after the first ${firstSheets} sheets: ${(last.treePssMb / first.treePssMb).toFixed(2)}`);
 }
 
 main().catch((error: unknown) => {

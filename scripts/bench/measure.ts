@@ -63,13 +63,14 @@ export async function runLoad(concurrency: number, requests: number, call: (i: n
 
 export const fmt = (value: number, digits = 1) => value.toFixed(digits).padStart(8);
 
-/** Resident memory of a process and all its descendants (e.g. the API and its Chromium), in MiB. */
-export function treeRssMb(pid: number): number {
-  let kb = 0;
+/** Memory of a process alone (RSS) and with all its descendants (e.g. the API and its Chromium), in MiB. */
+export function processTreeMemory(pid: number): { processRssMb: number; treePssMb: number } {
+  const readKb = (file: string, field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(file, 'utf8'))?.[1] ?? 0);
+  let treePssKb = 0;
   const visit = (current: number) => {
     try {
-      const status = fs.readFileSync(`/proc/${current}/status`, 'utf8');
-      kb += Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
+      // PSS, not RSS: Chromium's processes share most of their pages, and RSS would count them once per process.
+      treePssKb += readKb(`/proc/${current}/smaps_rollup`, 'Pss');
       for (const task of fs.readdirSync(`/proc/${current}/task`)) {
         const children = fs.readFileSync(`/proc/${current}/task/${task}/children`, 'utf8').trim();
         for (const child of children ? children.split(/\s+/) : []) visit(Number(child));
@@ -79,5 +80,11 @@ export function treeRssMb(pid: number): number {
     }
   };
   visit(pid);
-  return kb / 1024;
+  let processRssKb = 0;
+  try {
+    processRssKb = readKb(`/proc/${pid}/status`, 'VmRSS');
+  } catch {
+    // exited
+  }
+  return { processRssMb: processRssKb / 1024, treePssMb: treePssKb / 1024 };
 }
