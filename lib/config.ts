@@ -63,6 +63,29 @@ const envSchema = z.object({
   /** Bound of each step of a PDF render (browser start, page load, printing). */
   PDF_TIMEOUT_MS: positiveInt.default(30_000),
 
+  /** When set, every /api request and the WebSocket must present it (docs/orchestration-security.md). */
+  AUTH_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
+  /** Origins allowed to call the API from a browser, comma-separated (`*`: any); empty: same origin only. */
+  CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((value) => value.split(',').map((origin) => origin.trim()).filter(Boolean)),
+  /** Trust X-Forwarded-* headers (the service runs behind a reverse proxy). */
+  TRUST_PROXY: z
+    .enum(['true', 'false', '1', '0'])
+    .default('false')
+    .transform((value) => value === 'true' || value === '1'),
+  /** Requests per client address and window on /api (Redis-backed, shared by all API processes). */
+  RATE_LIMIT_REQUESTS: positiveInt.default(600),
+  RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
+  /** AES-256-GCM key of the agents' secrets: 64 hexadecimal characters (32 bytes). */
+  AGENT_SECRETS_KEY: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, '64 hexadecimal characters (32 bytes)')
+    .optional(),
+  /** The coding-agent command line tool and its adapter (activities/agents). */
+  AGENT_COMMAND: z.string().min(1).default('claude'),
+
   /** What this process runs: any of api, ranking-worker, agents-worker (comma-separated). */
   PROCESS_ROLES: z
     .string()
@@ -94,6 +117,14 @@ export interface Config {
   roles: ProcessRole[];
   ranking: { scheduleTimezone: string; cvBaseUrl: string };
   pdf: { chromiumPath: string; concurrency: number; restartAfter: number; timeoutMs: number };
+  orchestration: {
+    authToken: string | null;
+    corsOrigins: string[];
+    trustProxy: boolean;
+    rateLimit: { requests: number; windowSeconds: number };
+    secretsKey: string | null;
+    agentCommand: string;
+  };
 }
 
 export type ProcessRole = Env['PROCESS_ROLES'][number];
@@ -142,6 +173,14 @@ export function loadConfig(source: NodeJS.ProcessEnv): Config {
       concurrency: env.PDF_CONCURRENCY,
       restartAfter: env.PDF_RESTART_AFTER,
       timeoutMs: env.PDF_TIMEOUT_MS,
+    },
+    orchestration: {
+      authToken: env.AUTH_TOKEN ?? null,
+      corsOrigins: env.CORS_ORIGINS,
+      trustProxy: env.TRUST_PROXY,
+      rateLimit: { requests: env.RATE_LIMIT_REQUESTS, windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS },
+      secretsKey: env.AGENT_SECRETS_KEY ?? null,
+      agentCommand: env.AGENT_COMMAND,
     },
   };
 }
