@@ -1,11 +1,13 @@
 import Router from '@koa/router';
 import type { Services } from '../../lib/services';
+import { agentsRoutes } from './agents-routes';
 import { systemRouter } from './system';
 
 /** The agent orchestration service, mounted at /api. */
 export function orchestrationApi(services: Services): Router {
   const api = new Router({ prefix: '/api' });
-  const system = systemRouter(services);
-  api.use(system.routes(), system.allowedMethods({ throw: true }));
+  for (const router of [systemRouter(services), agentsRoutes(services)]) {
+    api.use(router.routes(), router.allowedMethods({ throw: true }));
+  }
   return api;
 }
