@@ -9,7 +9,7 @@ bash scripts/stack/up.sh
 
 # Rebuild only when a source file is newer than the last build.
 stamp=dist/.build-stamp
-if [[ ! -f $stamp ]] || [[ -n $(find main.ts api workflows activities workers db temporal lib scripts package-lock.json tsconfig*.json -newer "$stamp" -type f -print -quit) ]]; then
+if [[ ! -f $stamp ]] || [[ -n $(find main.ts api domain workflows activities workers db temporal lib scripts package-lock.json tsconfig*.json -newer "$stamp" -type f -print -quit) ]]; then
   echo "build: compiling TypeScript and workflow bundles"
   npm run --silent build
   touch "$stamp"
@@ -22,6 +22,14 @@ node dist/db/migrate-cli.js
 node dist/scripts/prepare-sample.js
 
 source scripts/stack/env.sh
+# Agent secrets are encrypted with AGENT_SECRETS_KEY: a local run without one gets its own key, kept
+# (readable by the owner only) with the stack's state, so secrets stored earlier stay readable.
+if [[ -z ${AGENT_SECRETS_KEY:-} ]]; then
+  key_file="$STACK_DIR/agent-secrets.key"
+  [[ -s $key_file ]] || (umask 077 && node -e "process.stdout.write(require('node:crypto').randomBytes(32).toString('hex'))" >"$key_file")
+  AGENT_SECRETS_KEY=$(<"$key_file")
+  export AGENT_SECRETS_KEY
+fi
 base="http://${HTTP_HOST:-127.0.0.1}:${HTTP_PORT:-3000}"
 cat <<INFO
 

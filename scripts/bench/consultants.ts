@@ -7,10 +7,9 @@ import { PERSON_INDEX_BASE } from '../../domain/person-index';
 import { config } from '../../lib/config';
 import { createElasticsearch, indexName } from '../../lib/elasticsearch';
 import { ensureNamespace } from '../../temporal/namespace';
-import { generatePersons } from '../generate-persons';
 import { ASSESSMENT_AREAS } from '../sample-data/vocabulary';
 import { fmt, processTreeMemory, runLoad, type LoadResult } from './measure';
-import { runRankingJobOnWorker, startApi, stopService } from './services';
+import { ensureBenchPersons, runRankingJobOnWorker, startApi, stopService } from './services';
 
 /**
  * Consultant endpoints benchmark (issue 4): at BENCH_PERSONS indexed and ranked persons (default
@@ -38,11 +37,7 @@ async function ensureRankedPersons(): Promise<void> {
   try {
     await migrateDatabase(config.mysql);
     await ensureNamespace(config.temporal.address, config.temporal.namespace);
-    const existing = (await es.indices.exists({ index })) ? (await es.count({ index })).count : 0;
-    if (existing !== PERSONS) {
-      const generated = await generatePersons({ es, index, count: PERSONS, seed: 300, recreate: true });
-      say(`generated ${PERSONS} persons into ${index} in ${generated.seconds.toFixed(1)} s`);
-    }
+    await ensureBenchPersons(es, index, PERSONS);
     if ((await rankingTotals(database.pool)).total !== PERSONS) {
       say('ranking the persons first ...');
       await runRankingJobOnWorker(new Client({ connection, namespace: config.temporal.namespace }), PERSONS);

@@ -13,9 +13,8 @@ import { foldForSearch } from '../../domain/text';
 import { config } from '../../lib/config';
 import { createElasticsearch, indexName } from '../../lib/elasticsearch';
 import { ensureNamespace } from '../../temporal/namespace';
-import { generatePersons } from '../generate-persons';
 import { fmt, runLoad, type LoadResult } from './measure';
-import { RANKING_WORKER_FLAGS, runRankingJobOnWorker, startApi, stopService } from './services';
+import { ensureBenchPersons, RANKING_WORKER_FLAGS, runRankingJobOnWorker, startApi, stopService } from './services';
 
 /**
  * Ranking benchmark (issue 3): ranks BENCH_PERSONS generated persons (default 300 000) and prints,
@@ -95,11 +94,7 @@ async function main(): Promise<void> {
   try {
     await migrateDatabase(config.mysql);
     await ensureNamespace(config.temporal.address, config.temporal.namespace);
-    const existing = (await es.indices.exists({ index })) ? (await es.count({ index })).count : 0;
-    if (existing !== PERSONS) {
-      const generated = await generatePersons({ es, index, count: PERSONS, seed: 300, recreate: true });
-      say(`generated ${PERSONS} persons into ${index} in ${generated.seconds.toFixed(1)} s`);
-    }
+    await ensureBenchPersons(es, index, PERSONS);
 
     let job: { floor: number; seconds: number; peakMb: number } | undefined;
     if (PARTS.has('job')) {

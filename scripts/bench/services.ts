@@ -1,10 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
+import type { Client as ElasticsearchClient } from '@elastic/elasticsearch';
 import type { Client } from '@temporalio/client';
 import { repoRoot as root } from '../../lib/paths';
 import { rankingJobStartOptions } from '../../temporal/ranking-job';
 import type { rankingJobWorkflow } from '../../workflows/ranking/job';
+import { generatePersons } from '../generate-persons';
 import { sampleRss } from './measure';
 
 /**
@@ -73,4 +75,12 @@ export async function runRankingJobOnWorker(client: Client, expectedPersons: num
   await stopService(worker);
   if (result.processados !== expectedPersons) throw new Error(`the job processed ${result.processados}, expected ${expectedPersons}`);
   return { seconds, peakMb };
+}
+
+/** Fills the benchmark's person index with `count` generated persons unless it holds exactly that many. */
+export async function ensureBenchPersons(es: ElasticsearchClient, index: string, count: number): Promise<void> {
+  const existing = (await es.indices.exists({ index })) ? (await es.count({ index })).count : 0;
+  if (existing === count) return;
+  const generated = await generatePersons({ es, index, count, seed: 300, recreate: true });
+  process.stdout.write(`generated ${count} persons into ${index} in ${generated.seconds.toFixed(1)} s\n`);
 }
