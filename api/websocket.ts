@@ -1,29 +1,53 @@
 import type { Middleware } from 'koa';
 import type { WebSocket } from 'ws';
 import type { Logger } from '../lib/logger';
+import { bearerTokenOf, tokenMatches } from './orchestration/security';
 
 export const WEBSOCKET_PATH = '/ws';
 
-/** Close code for a connection without a client id (RFC 6455 1008: policy violation). */
+/** Close code for a connection without a client id or without the token (RFC 6455 1008: policy violation). */
 export const CLOSE_POLICY_VIOLATION = 1008;
+
+export const TOKEN_REQUIRED_REASON = 'token query parameter or Authorization: Bearer header required';
+export const TOKEN_INVALID_REASON = 'invalid token';
+
+type Query = Record<string, string | string[] | undefined>;
+
+/** Like the client id, the token comes from the `token` query parameter (browsers) or the `Authorization` header. */
+export function socketTokenOf(query: Query, authorization: string | undefined): string | null {
+  const fromQuery = query.token;
+  const value = Array.isArray(fromQuery) ? fromQuery[0] : fromQuery;
+  return value?.trim() || bearerTokenOf(authorization);
+}
 
 /**
  * Browsers cannot set headers on a WebSocket, so the client id comes from the `clientId`
  * query parameter; the `X-Client-Id` header is accepted for other clients.
  */
-export function clientIdOf(query: Record<string, string | string[] | undefined>, header: string | undefined): string | null {
+export function clientIdOf(query: Query, header: string | undefined): string | null {
   const fromQuery = query.clientId;
   const value = (Array.isArray(fromQuery) ? fromQuery[0] : fromQuery) ?? header;
   const trimmed = value?.trim();
   return trimmed ? trimmed.slice(0, 128) : null;
 }
 
-/** Accepts a connection, greets it with its client id, and keeps it open (later issues relay output to it). */
-export function websocketHandler(logger: Logger): Middleware {
+/**
+ * Accepts a connection, greets it with its client id, and keeps it open (later issues relay output to it).
+ * With a configured token (`AUTH_TOKEN`), a connection without it is closed with 1008 before anything is
+ * sent: browsers see the close code and reason, never the status of a refused handshake.
+ */
+export function websocketHandler(logger: Logger, authToken: string | null): Middleware {
   return async (ctx) => {
     const socket = (ctx as unknown as { websocket: WebSocket }).websocket;
     // A socket's middleware chain is outside the HTTP error envelope: its failures are handled here.
     try {
+      if (authToken !== null) {
+        const presented = socketTokenOf(ctx.query, ctx.get('authorization') || undefined);
+        if (!tokenMatches(authToken, presented)) {
+          socket.close(CLOSE_POLICY_VIOLATION, presented === null ? TOKEN_REQUIRED_REASON : TOKEN_INVALID_REASON);
+          return;
+        }
+      }
       const clientId = clientIdOf(ctx.query, ctx.get('x-client-id') || undefined);
       if (!clientId) {
         socket.close(CLOSE_POLICY_VIOLATION, 'clientId query parameter or X-Client-Id header required');

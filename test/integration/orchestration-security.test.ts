@@ -1,0 +1,343 @@
+import { randomUUID } from 'node:crypto';
+import { RATE_LIMIT_KEY_PREFIX } from '../../api/orchestration/security';
+import { CLOSE_POLICY_VIOLATION, TOKEN_INVALID_REASON, TOKEN_REQUIRED_REASON } from '../../api/websocket';
+import type { Config } from '../../lib/config';
+import { unusedPort } from '../support/ports';
+import { startTestServer, type TestServer } from '../support/server';
+import { openSocket } from '../support/websocket';
+
+const TOKEN = 'x'.repeat(32);
+const ALLOWED_ORIGIN = 'https://painel.example.org';
+const REFUSED_ORIGIN = 'https://outro.example.org';
+
+type Security = Partial<Config['orchestration']>;
+
+/**
+ * A server with its own security settings and its own rate-limit budgets: every Redis key of the
+ * test lives under a fresh prefix (still under the test run's REDIS_KEY_PREFIX), so budgets spent by
+ * other tests or files never count here. Servers given the same `namespace` share budgets.
+ */
+function secured(security: Security, namespace = randomUUID()) {
+  return (config: Config): Config => ({
+    ...config,
+    redis: { ...config.redis, keyPrefix: `${config.redis.keyPrefix}security-${namespace}:` },
+    orchestration: { ...config.orchestration, ...security },
+  });
+}
+
+const generousLimit = { rateLimit: { requests: 1_000, windowSeconds: 60 } };
+
+async function call(base: TestServer, path: string, init: RequestInit = {}) {
+  const response = await fetch(base.url + path, init);
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as any) : null };
+}
+
+function bearer(token: string): RequestInit {
+  return { headers: { authorization: `Bearer ${token}` } };
+}
+
+const servers: TestServer[] = [];
+
+async function start(override: (config: Config) => Config): Promise<TestServer> {
+  const server = await startTestServer(override);
+  servers.push(server);
+  return server;
+}
+
+afterAll(() => Promise.all(servers.map((server) => server.close())));
+
+describe('token on /api (AUTH_TOKEN set)', () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await start(secured({ ...generousLimit, authToken: TOKEN }));
+  });
+
+  it('answers 401 with a Bearer challenge when the token is missing', async () => {
+    const answer = await call(server, '/api/system/status');
+    expect(answer.status).toBe(401);
+    expect(answer.headers.get('www-authenticate')).toBe('Bearer');
+    expect(answer.body).toEqual({ error: 'authentication required: send Authorization: Bearer <token>' });
+  });
+
+  it('answers 401 to a wrong token, of any length, and to another scheme', async () => {
+    for (const token of ['y'.repeat(32), 'x'.repeat(31), `${TOKEN}x`]) {
+      const answer = await call(server, '/api/system/status', bearer(token));
+      expect([answer.status, answer.headers.get('www-authenticate'), answer.body]).toEqual([
+        401,
+        'Bearer',
+        { error: 'invalid token' },
+      ]);
+    }
+    const basic = await call(server, '/api/system/status', { headers: { authorization: `Basic ${TOKEN}` } });
+    expect(basic.status).toBe(401);
+    expect(basic.body).toEqual({ error: 'authentication required: send Authorization: Bearer <token>' });
+  });
+
+  it('stops the request before the body parser and the routes', async () => {
+    // With the token each of these reaches a later layer: 400 (body parser), 405 (router), 404 (no route).
+    const malformed = { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a": tru' };
+    const withToken = { headers: { ...malformed.headers, authorization: `Bearer ${TOKEN}` } };
+    expect((await call(server, '/api/system/status', { ...malformed, ...withToken })).status).toBe(400);
+    expect((await call(server, '/api/system/status', { method: 'POST', ...bearer(TOKEN) })).status).toBe(405);
+    expect((await call(server, '/api/nao-existe', bearer(TOKEN))).status).toBe(404);
+
+    for (const [path, init] of [
+      ['/api/system/status', malformed],
+      ['/api/system/status', { method: 'POST' }],
+      ['/api/nao-existe', {}],
+    ] as const) {
+      const answer = await call(server, path, init);
+      expect([answer.status, answer.body]).toEqual([
+        401,
+        { error: 'authentication required: send Authorization: Bearer <token>' },
+      ]);
+    }
+  });
+
+  it('lets the right token through, whatever the case of the scheme', async () => {
+    for (const scheme of ['Bearer', 'bearer']) {
+      const answer = await call(server, '/api/system/status', { headers: { authorization: `${scheme} ${TOKEN}` } });
+      expect(answer.status).toBe(200);
+      expect(answer.body.status).toBe('ok');
+    }
+  });
+
+  it('leaves the ranking service open, health check included', async () => {
+    expect(await call(server, '/api/v1/health')).toMatchObject({
+      status: 200,
+      body: { status: 'ok', message: 'API de ranking de consultores em funcionamento' },
+    });
+  });
+});
+
+describe('without AUTH_TOKEN', () => {
+  it('answers /api without any Authorization header', async () => {
+    const server = await start(secured({ ...generousLimit, authToken: null }));
+    expect((await call(server, '/api/system/status')).status).toBe(200);
+  });
+});
+
+describe('token on the WebSocket', () => {
+  let wsBase: string;
+
+  beforeAll(async () => {
+    const server = await start(secured({ ...generousLimit, authToken: TOKEN }));
+    wsBase = server.url.replace(/^http/, 'ws');
+  });
+
+  it('closes a connection without a token with 1008 before sending anything', async () => {
+    const probe = await openSocket(`${wsBase}/ws?clientId=sem-token`);
+    expect(await probe.closed).toEqual({ code: CLOSE_POLICY_VIOLATION, reason: TOKEN_REQUIRED_REASON });
+    expect(probe.messages).toEqual([]);
+  });
+
+  it('closes a connection with a wrong token, in the query or the header, with 1008', async () => {
+    const inQuery = await openSocket(`${wsBase}/ws?clientId=errado&token=${'y'.repeat(32)}`);
+    const inHeader = await openSocket(`${wsBase}/ws?clientId=errado`, { Authorization: `Bearer ${'y'.repeat(32)}` });
+    for (const probe of [inQuery, inHeader]) {
+      expect(await probe.closed).toEqual({ code: CLOSE_POLICY_VIOLATION, reason: TOKEN_INVALID_REASON });
+      expect(probe.messages).toEqual([]);
+    }
+  });
+
+  it('greets a client with the token in the query parameter', async () => {
+    const probe = await openSocket(`${wsBase}/ws?clientId=navegador&token=${TOKEN}`);
+    expect(await probe.nextMessage()).toEqual({ type: 'connected', clientId: 'navegador' });
+    probe.socket.close();
+  });
+
+  it('greets a client with the token in the Authorization header', async () => {
+    const probe = await openSocket(`${wsBase}/ws`, { Authorization: `Bearer ${TOKEN}`, 'X-Client-Id': 'cli' });
+    expect(await probe.nextMessage()).toEqual({ type: 'connected', clientId: 'cli' });
+    probe.socket.close();
+  });
+
+  it('still requires a client id from a client with the token', async () => {
+    const probe = await openSocket(`${wsBase}/ws?token=${TOKEN}`);
+    expect(await probe.closed).toEqual({
+      code: CLOSE_POLICY_VIOLATION,
+      reason: 'clientId query parameter or X-Client-Id header required',
+    });
+  });
+});
+
+describe('CORS', () => {
+  const preflight = (origin: string): RequestInit => ({
+    method: 'OPTIONS',
+    headers: {
+      origin,
+      'access-control-request-method': 'PUT',
+      'access-control-request-headers': 'authorization,content-type,x-client-id',
+    },
+  });
+
+  describe('with a list of origins and a token', () => {
+    let server: TestServer;
+
+    beforeAll(async () => {
+      server = await start(secured({ ...generousLimit, authToken: TOKEN, corsOrigins: [ALLOWED_ORIGIN] }));
+    });
+
+    it('answers the preflight of an allowed origin without a token', async () => {
+      const answer = await call(server, '/api/settings', preflight(ALLOWED_ORIGIN));
+      expect(answer.status).toBe(204);
+      expect(answer.headers.get('access-control-allow-origin')).toBe(ALLOWED_ORIGIN);
+      expect(answer.headers.get('access-control-allow-headers')).toBe('Authorization,Content-Type,X-Client-Id');
+      expect(answer.headers.get('access-control-allow-methods')).toBe('GET,HEAD,PUT,POST,DELETE,PATCH');
+      expect(answer.headers.get('access-control-max-age')).toBe('600');
+      expect(answer.headers.get('access-control-allow-credentials')).toBeNull();
+    });
+
+    it('gives a refused origin no CORS headers, so the browser blocks it', async () => {
+      const answer = await call(server, '/api/settings', preflight(REFUSED_ORIGIN));
+      expect(answer.headers.get('access-control-allow-origin')).toBeNull();
+      expect(answer.headers.get('access-control-allow-headers')).toBeNull();
+      expect(answer.status).toBe(401);
+    });
+
+    it('lets an allowed origin read answers and errors, budget headers included', async () => {
+      const ok = await call(server, '/api/system/status', { headers: { origin: ALLOWED_ORIGIN, ...bearer(TOKEN).headers } });
+      expect(ok.status).toBe(200);
+      expect(ok.headers.get('access-control-allow-origin')).toBe(ALLOWED_ORIGIN);
+      expect(ok.headers.get('access-control-expose-headers')).toBe(
+        'Retry-After,X-RateLimit-Limit,X-RateLimit-Remaining,WWW-Authenticate',
+      );
+      expect(ok.headers.get('vary')).toMatch(/Origin/);
+
+      const refused = await call(server, '/api/system/status', { headers: { origin: ALLOWED_ORIGIN } });
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get('access-control-allow-origin')).toBe(ALLOWED_ORIGIN);
+    });
+
+    it('adds nothing to the ranking service', async () => {
+      const answer = await call(server, '/api/v1/health', { headers: { origin: ALLOWED_ORIGIN } });
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('access-control-allow-origin')).toBeNull();
+    });
+  });
+
+  it('allows any origin with *', async () => {
+    const server = await start(secured({ ...generousLimit, corsOrigins: ['*'] }));
+    const answer = await call(server, '/api/system/status', preflight(REFUSED_ORIGIN));
+    expect(answer.status).toBe(204);
+    expect(answer.headers.get('access-control-allow-origin')).toBe('*');
+  });
+
+  it('adds no CORS headers when no origin is configured', async () => {
+    const server = await start(secured({ ...generousLimit, corsOrigins: [] }));
+    const answer = await call(server, '/api/system/status', { headers: { origin: ALLOWED_ORIGIN } });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
+
+describe('rate limit', () => {
+  const fivePerMinute = { rateLimit: { requests: 5, windowSeconds: 60 } };
+
+  async function statuses(server: TestServer, count: number, init: RequestInit = {}): Promise<number[]> {
+    const seen: number[] = [];
+    for (let i = 0; i < count; i += 1) seen.push((await call(server, '/api/system/status', init)).status);
+    return seen;
+  }
+
+  it('answers the 6th request of a window with 429, Retry-After and the budget headers', async () => {
+    const server = await start(secured(fivePerMinute));
+    const remaining: Array<string | null> = [];
+    for (let i = 0; i < 5; i += 1) {
+      const answer = await call(server, '/api/system/status');
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('x-ratelimit-limit')).toBe('5');
+      remaining.push(answer.headers.get('x-ratelimit-remaining'));
+    }
+    expect(remaining).toEqual(['4', '3', '2', '1', '0']);
+
+    const sixth = await call(server, '/api/system/status');
+    expect(sixth.status).toBe(429);
+    expect(sixth.headers.get('x-ratelimit-limit')).toBe('5');
+    expect(sixth.headers.get('x-ratelimit-remaining')).toBe('0');
+    const retryAfter = Number(sixth.headers.get('retry-after'));
+    expect(Number.isInteger(retryAfter)).toBe(true);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(sixth.body).toEqual({
+      error: `too many requests: at most 5 every 60 s per client; retry in ${retryAfter} s`,
+    });
+  });
+
+  it('counts requests refused for their token, so guessing tokens spends the budget', async () => {
+    const server = await start(secured({ authToken: TOKEN, rateLimit: { requests: 2, windowSeconds: 60 } }));
+    expect(await statuses(server, 2)).toEqual([401, 401]);
+    expect(await statuses(server, 1, bearer(TOKEN))).toEqual([429]);
+  });
+
+  it('shares one budget between two API processes on the same Redis', async () => {
+    const namespace = randomUUID();
+    const first = await start(secured(fivePerMinute, namespace));
+    const second = await start(secured(fivePerMinute, namespace));
+    expect(await statuses(first, 3)).toEqual([200, 200, 200]);
+    expect(await statuses(second, 2)).toEqual([200, 200]);
+    expect(await statuses(first, 1)).toEqual([429]);
+    expect(await statuses(second, 1)).toEqual([429]);
+  });
+
+  it('leaves the ranking service unlimited', async () => {
+    const server = await start(secured({ rateLimit: { requests: 1, windowSeconds: 60 } }));
+    for (let i = 0; i < 3; i += 1) {
+      const answer = await call(server, '/api/v1/health');
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('x-ratelimit-limit')).toBeNull();
+    }
+  });
+
+  it('lets requests through unlimited while Redis is down, with one warning for the outage', async () => {
+    const closedPort = await unusedPort();
+    const server = await start((config) =>
+      secured({ rateLimit: { requests: 1, windowSeconds: 60 } })({ ...config, redis: { ...config.redis, port: closedPort } }),
+    );
+    const warn = jest.spyOn(server.services.logger, 'warn');
+    try {
+      for (let i = 0; i < 4; i += 1) {
+        const answer = await call(server, '/api/nao-existe');
+        expect([answer.status, answer.body]).toEqual([404, { error: 'Not found' }]);
+        expect(answer.headers.get('x-ratelimit-limit')).toBeNull();
+      }
+      const outageWarnings = warn.mock.calls.filter(([, message]) => String(message).startsWith('rate limiter cannot reach Redis'));
+      expect(outageWarnings).toHaveLength(1);
+    } finally {
+      warn.mockRestore();
+    }
+  });
+});
+
+describe('client address behind a proxy', () => {
+  const twoPerMinute = { rateLimit: { requests: 2, windowSeconds: 60 } };
+  const from = (forwardedFor: string): RequestInit => ({ headers: { 'x-forwarded-for': forwardedFor } });
+
+  it('with TRUST_PROXY, gives each forwarded address its own budget, keyed in Redis under the prefix', async () => {
+    const server = await start(secured({ ...twoPerMinute, trustProxy: true }));
+    const statusFrom = async (address: string) => (await call(server, '/api/system/status', from(address))).status;
+
+    expect([await statusFrom('203.0.113.1'), await statusFrom('203.0.113.1'), await statusFrom('203.0.113.1')]).toEqual([
+      200, 200, 429,
+    ]);
+    expect([await statusFrom('203.0.113.2'), await statusFrom('203.0.113.2')]).toEqual([200, 200]);
+    // Only the entry our proxy appended counts: a client cannot escape by forging earlier entries.
+    expect(await statusFrom('198.51.100.9, 203.0.113.1')).toBe(429);
+
+    const ttl = await server.services.redis.pttl(`${RATE_LIMIT_KEY_PREFIX}:203.0.113.1`);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(60_000);
+  });
+
+  it('without TRUST_PROXY, ignores X-Forwarded-For: every address shares the connection’s budget', async () => {
+    const server = await start(secured({ ...twoPerMinute, trustProxy: false }));
+    const seen: number[] = [];
+    for (const address of ['203.0.113.1', '203.0.113.2', '203.0.113.3']) {
+      seen.push((await call(server, '/api/system/status', from(address))).status);
+    }
+    expect(seen).toEqual([200, 200, 429]);
+    expect(await server.services.redis.exists(`${RATE_LIMIT_KEY_PREFIX}:203.0.113.1`)).toBe(0);
+  });
+});
