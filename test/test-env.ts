@@ -12,6 +12,8 @@ const testDefaults: Record<string, string> = {
   ELASTICSEARCH_INDEX_PREFIX: 'test_',
   REDIS_KEY_PREFIX: 'test:',
   TEMPORAL_NAMESPACE: 'test',
+  // Suites call /api far more often than a person would; the rate-limit tests set their own budget.
+  RATE_LIMIT_REQUESTS: '1000000',
   // A fixed key for the tests' encrypted agent secrets (never used outside tests).
   AGENT_SECRETS_KEY: '0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef',
 };
