@@ -5,14 +5,18 @@ import {
   double,
   index,
   int,
+  mediumtext,
   mysqlTable,
   primaryKey,
   text,
   timestamp,
   tinyint,
+  uniqueIndex,
   varchar,
 } from 'drizzle-orm/mysql-core';
 import type { StoredComplements } from '../domain/ranking-row';
+import type { AgentData } from './agent-data';
+import { bytes, caseSensitiveVarchar } from './binary-columns';
 import { jsonText } from './columns';
 
 /** Service-wide settings, one row per named setting (the orchestration settings build on it). */
@@ -104,3 +108,59 @@ export const rankingStatistics = mysqlTable('ranking_statistics', {
   calculadoEm: datetime('calculado_em', { fsp: 3, mode: 'date' }).notNull(),
   dados: jsonText<Record<string, unknown>>('dados').notNull(),
 });
+
+/**
+ * Agent definitions (docs/agents.md). Ids are UUID v4 strings; names are unique in the database's
+ * case-insensitive collation; `version` is the number of the newest row in agent_versions.
+ * `model` and `working_directory` are null when the agent uses the service settings' defaults.
+ */
+export const agents = mysqlTable(
+  'agents',
+  {
+    id: varchar('id', { length: 36 }).primaryKey(),
+    name: varchar('name', { length: 100 }).notNull(),
+    description: text('description').notNull(),
+    model: varchar('model', { length: 100 }),
+    instructions: mediumtext('instructions').notNull(),
+    workingDirectory: varchar('working_directory', { length: 1000 }),
+    permissionMode: varchar('permission_mode', { length: 32 }).notNull().default('bypassPermissions'),
+    maxTurns: int('max_turns').notNull(),
+    version: int('version').notNull().default(1),
+    createdAt: datetime('created_at', { fsp: 3, mode: 'date' }).notNull(),
+    updatedAt: datetime('updated_at', { fsp: 3, mode: 'date' }).notNull(),
+  },
+  (table) => [uniqueIndex('agents_name').on(table.name)],
+);
+
+/** Every version of an agent's data, 1..n; written with the change that made it (docs/agents.md). */
+export const agentVersions = mysqlTable(
+  'agent_versions',
+  {
+    agentId: varchar('agent_id', { length: 36 })
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    version: int('version').notNull(),
+    data: jsonText<AgentData>('data').notNull(),
+    createdAt: datetime('created_at', { fsp: 3, mode: 'date' }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.agentId, table.version] })],
+);
+
+/**
+ * Secrets of an agent, AES-256-GCM encrypted (lib/secret-box.ts): the value never stored in clear.
+ * Names are case-sensitive, as the environment variables they become.
+ */
+export const agentSecrets = mysqlTable(
+  'agent_secrets',
+  {
+    agentId: varchar('agent_id', { length: 36 })
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    name: caseSensitiveVarchar('name', 128).notNull(),
+    ciphertext: bytes('ciphertext', 'mediumblob').notNull(),
+    iv: bytes('iv', 'varbinary(16)').notNull(),
+    authTag: bytes('auth_tag', 'varbinary(16)').notNull(),
+    createdAt: datetime('created_at', { fsp: 3, mode: 'date' }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.agentId, table.name] })],
+);

@@ -55,6 +55,9 @@ describe('MariaDB through drizzle', () => {
       const names = (tables as Array<{ name: string }>).map((table) => table.name).sort();
       expect(names).toEqual([
         '__drizzle_migrations',
+        'agent_secrets',
+        'agent_versions',
+        'agents',
         'ranking_entries',
         'ranking_entry_details',
         'ranking_entry_seals',
