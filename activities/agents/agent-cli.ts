@@ -1,0 +1,56 @@
+/**
+ * The contract between the agent process runner (run-agent.ts) and one coding-agent command line
+ * tool. Supporting another CLI means one new file implementing AgentCli, listed in agent-clis.ts;
+ * the runner, the activity and the routes do not change. See docs/agent-process.md.
+ */
+
+/** Claude Code's permission modes; the agents' default is `bypassPermissions` (nobody answers prompts). */
+export const PERMISSION_MODES = ['default', 'acceptEdits', 'bypassPermissions', 'plan'] as const;
+export type PermissionMode = (typeof PERMISSION_MODES)[number];
+export const DEFAULT_PERMISSION_MODE: PermissionMode = 'bypassPermissions';
+
+/** What one run asks of the agent. The prompt goes to standard input, never into the argument list. */
+export interface AgentRunOptions {
+  prompt: string;
+  /** Positive integer: the agent stops after this many turns. */
+  maxTurns: number;
+  /** The CLI's default model when absent. */
+  model?: string;
+  /** `bypassPermissions` when absent. */
+  permissionMode?: PermissionMode;
+  /** Continue this session (the id an earlier run's init or result event reported). */
+  resumeSessionId?: string;
+}
+
+/** One line of the agent's standard output, understood. */
+export type AgentEvent =
+  | { kind: 'init'; sessionId: string; model: string | null; cwd: string | null }
+  | { kind: 'text'; text: string; sessionId: string | null }
+  | {
+      kind: 'result';
+      isError: boolean;
+      /** The CLI's own word for how the run ended (Claude Code: success, error_max_turns, ...). */
+      subtype: string | null;
+      /** The final answer, or the error message of a failed run. */
+      resultText: string | null;
+      sessionId: string | null;
+      costUsd: number | null;
+      durationMs: number | null;
+      turns: number | null;
+    }
+  /** Anything else (tool calls, tool results, other JSON, plain text): passed through as it came. */
+  | { kind: 'raw'; line: string };
+
+export interface AgentCli {
+  /** Short name used in logs and docs. */
+  readonly name: string;
+  /** The argument list after the command; throws AgentOptionsError on options the CLI would misread. */
+  buildArgs(options: AgentRunOptions): string[];
+  /** Understands one line of standard output (without its newline). Never throws. */
+  parseLine(line: string): AgentEvent;
+}
+
+/** Options that cannot be turned into a safe argument list (not retryable: the input is wrong). */
+export class AgentOptionsError extends Error {
+  override name = 'AgentOptionsError';
+}

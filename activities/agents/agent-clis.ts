@@ -1,0 +1,17 @@
+import path from 'node:path';
+import type { AgentCli } from './agent-cli';
+import { claudeCode } from './claude-code';
+
+/** Adapters by the command's file name. Adding a CLI: one file with its AgentCli, one line here. */
+const adaptersByCommand: Record<string, AgentCli> = {
+  claude: claudeCode,
+};
+
+/**
+ * The adapter for a configured command (AGENT_COMMAND): chosen by the file name of the command, so
+ * `/opt/bin/claude` is Claude Code. A command not listed is taken to speak Claude Code's protocol,
+ * as the project's stand-in CLI (test/fixtures/fake-agent) and wrappers around `claude` do.
+ */
+export function agentCliFor(command: string): AgentCli {
+  return adaptersByCommand[path.basename(command)] ?? claudeCode;
+}

@@ -1,0 +1,25 @@
+/**
+ * The environment an agent process starts from, before its secrets are added. Not the service's
+ * whole environment: the agent runs tools without asking (bypassPermissions), and the service's own
+ * credentials (database password, AUTH_TOKEN, AGENT_SECRETS_KEY) must not be readable by it. Kept:
+ * what a shell and the agent CLI need to work (path, home, locale, proxies, certificates) and the
+ * CLI's own settings (ANTHROPIC_*, CLAUDE_*). Anything else an agent needs is given as a secret.
+ */
+const KEPT_NAMES = new Set([
+  'PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'TZ', 'TMPDIR', 'LANG', 'LANGUAGE',
+  'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy',
+  'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR',
+]);
+const KEPT_PREFIXES = ['LC_', 'ANTHROPIC_', 'CLAUDE_', 'XDG_'];
+
+export function agentBaseEnv(source: NodeJS.ProcessEnv): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(source)) {
+    if (value === undefined) continue;
+    if (KEPT_NAMES.has(name) || KEPT_PREFIXES.some((prefix) => name.startsWith(prefix))) kept[name] = value;
+  }
+  return kept;
+}
+
+/** Names a process environment can carry safely (a "=" or NUL in a name would corrupt it). */
+export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -1,0 +1,274 @@
+import { spawn } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import readline from 'node:readline';
+import { AgentOptionsError, type AgentCli, type AgentEvent, type AgentRunOptions } from './agent-cli';
+import { agentBaseEnv, ENV_NAME } from './agent-env';
+
+/**
+ * Runs one coding-agent process to its end: the process layer under the execution activity.
+ * No shell, its own process group (so cancellation reaches every tool it started), secrets only in
+ * its environment, the prompt on standard input, standard output parsed line by line by the CLI's
+ * adapter. Contract and cancellation semantics: docs/agent-process.md.
+ */
+
+export const DEFAULT_KILL_GRACE_MS = 1_000;
+/** Characters of assistant text (and of the final result) kept: well under Temporal's 256 KB payload warning even in 3-byte UTF-8. */
+export const DEFAULT_MAX_OUTPUT_CHARS = 60_000;
+/** Characters of standard error kept (its end: where the reason of a failure is). */
+export const DEFAULT_MAX_STDERR_CHARS = 8_000;
+
+export interface RunAgentOptions {
+  /** The executable (AGENT_COMMAND), found on PATH or given as a path. */
+  command: string;
+  cli: AgentCli;
+  run: AgentRunOptions;
+  /** Created (with its parents) when missing. */
+  cwd: string;
+  /** The environment before secrets; agentBaseEnv(process.env) when absent. */
+  baseEnv?: Record<string, string>;
+  /** Added to the environment (overriding baseEnv); never put in the argument list. */
+  secrets?: Record<string, string>;
+  /** Aborting kills the process group: SIGTERM, then SIGKILL after killGraceMs. */
+  signal?: AbortSignal;
+  /** Each parsed line, in order; awaited one after another. A throw ends the run with that error. */
+  onEvent?: (event: AgentEvent) => void | Promise<void>;
+  killGraceMs?: number;
+  maxOutputChars?: number;
+  maxStderrChars?: number;
+}
+
+export interface AgentRunSummary {
+  pid: number | null;
+  exitCode: number | null;
+  /** The signal that ended the process, when one did. */
+  signal: NodeJS.Signals | null;
+  sessionId: string | null;
+  costUsd: number | null;
+  durationMs: number | null;
+  turns: number | null;
+  /** The result event's text (the final answer, or its error message), bounded like output. */
+  resultText: string | null;
+  /** The assistant text messages joined by newlines, bounded, with a note at the end when cut. */
+  output: string;
+  outputTruncated: boolean;
+  /** Why the run failed; null when it did not. */
+  error: string | null;
+}
+
+/** The agent failed: it could not start, exited non-zero, died by a signal, or reported an error result. */
+export class AgentProcessError extends Error {
+  override name = 'AgentProcessError';
+  constructor(
+    message: string,
+    readonly summary: AgentRunSummary,
+  ) {
+    super(message);
+  }
+}
+
+/** The run was cancelled through its AbortSignal and the process group was killed; `cause` is the signal's reason. */
+export class AgentCancelledError extends Error {
+  override name = 'AgentCancelledError';
+  constructor(
+    readonly summary: AgentRunSummary,
+    reason: unknown,
+  ) {
+    super('agent run cancelled', { cause: reason });
+  }
+}
+
+export async function runAgent(options: RunAgentOptions): Promise<AgentRunSummary> {
+  const args = options.cli.buildArgs(options.run);
+  const env = { ...(options.baseEnv ?? agentBaseEnv(process.env)), ...checkedSecrets(options.secrets ?? {}) };
+  const cwd = path.resolve(options.cwd);
+  const graceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+  const output = new HeadText(options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS);
+  const stderr = new TailText(options.maxStderrChars ?? DEFAULT_MAX_STDERR_CHARS);
+  const summary: AgentRunSummary = {
+    pid: null, exitCode: null, signal: null, sessionId: null, costUsd: null, durationMs: null, turns: null,
+    resultText: null, output: '', outputTruncated: false, error: null,
+  };
+
+  await mkdir(cwd, { recursive: true });
+  if (options.signal?.aborted) throw new AgentCancelledError(summary, options.signal.reason);
+
+  const child = spawn(options.command, args, { cwd, env, shell: false, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+  summary.pid = child.pid ?? null;
+
+  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null } | { startError: Error }>((resolve) => {
+    // After a successful start, 'error' only reports a failed kill; the exit status still tells the story.
+    child.on('error', (error) => {
+      if (child.pid === undefined) resolve({ startError: error });
+    });
+    child.once('close', (code, signal) => resolve({ code, signal }));
+  });
+
+  let killTimer: NodeJS.Timeout | undefined;
+  const terminate = (): void => {
+    if (child.pid === undefined || killTimer !== undefined) return;
+    const pid = child.pid;
+    signalGroup(pid, 'SIGTERM');
+    killTimer = setTimeout(() => signalGroup(pid, 'SIGKILL'), graceMs);
+    killTimer.unref();
+  };
+
+  let cancelled = false;
+  const onAbort = (): void => {
+    cancelled = true;
+    terminate();
+  };
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+
+  // The agent exited: tools it left running in its group (a dev server, a sleep) go with it.
+  child.once('exit', () => {
+    if (child.pid !== undefined && groupAlive(child.pid)) terminate();
+  });
+
+  // The agent may exit without reading its input; its exit status says what happened.
+  child.stdin.on('error', () => undefined);
+  child.stdin.end(options.run.prompt);
+
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => stderr.append(chunk));
+
+  let delivery: Promise<void> = Promise.resolve();
+  const deliveryFailure: { failed: boolean; error: unknown } = { failed: false, error: undefined };
+  const deliver = (event: AgentEvent): void => {
+    const onEvent = options.onEvent;
+    if (onEvent === undefined) return;
+    delivery = delivery
+      .then(async () => {
+        if (!deliveryFailure.failed) await onEvent(event);
+      })
+      .catch((error: unknown) => {
+        if (!deliveryFailure.failed) Object.assign(deliveryFailure, { failed: true, error });
+        terminate();
+      });
+  };
+
+  let textMessages = 0;
+  let resultIsError = false;
+  const lines = readline.createInterface({ input: child.stdout, crlfDelay: Infinity });
+  lines.on('line', (line) => {
+    if (line.trim() === '') return;
+    const event = options.cli.parseLine(line);
+    if (event.kind === 'init') summary.sessionId = event.sessionId;
+    if (event.kind === 'text') {
+      output.append(textMessages === 0 ? event.text : `\n${event.text}`);
+      textMessages += 1;
+    }
+    if (event.kind === 'result') {
+      summary.sessionId = event.sessionId ?? summary.sessionId;
+      summary.costUsd = event.costUsd;
+      summary.durationMs = event.durationMs;
+      summary.turns = event.turns;
+      summary.resultText = event.resultText === null ? null : cut(event.resultText, output.limit);
+      resultIsError = event.isError;
+    }
+    deliver(event);
+  });
+
+  try {
+    const ending = await ended;
+    lines.close();
+    await delivery;
+    if (killTimer !== undefined && child.pid !== undefined && !groupAlive(child.pid)) clearTimeout(killTimer);
+
+    summary.output = output.text();
+    summary.outputTruncated = output.truncated;
+    if ('startError' in ending) {
+      summary.error = `could not start ${options.command}: ${ending.startError.message}`;
+      throw new AgentProcessError(summary.error, summary);
+    }
+    summary.exitCode = ending.code;
+    summary.signal = ending.signal;
+    if (cancelled) throw new AgentCancelledError(summary, options.signal?.reason);
+    // The caller's own failure (e.g. publishing), rethrown as it came.
+    if (deliveryFailure.failed) throw deliveryFailure.error;
+
+    if (ending.code !== 0 || ending.signal !== null || resultIsError) {
+      summary.error = failureMessage(options.cli.name, summary, resultIsError, stderr.text());
+      throw new AgentProcessError(summary.error, summary);
+    }
+    return summary;
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+function failureMessage(cliName: string, summary: AgentRunSummary, resultIsError: boolean, stderrTail: string): string {
+  const how =
+    summary.signal !== null ? `was killed by ${summary.signal}`
+    : summary.exitCode !== 0 ? `exited with code ${summary.exitCode}`
+    : 'reported an error result';
+  const parts = [`${cliName} ${how}`];
+  if (resultIsError && summary.resultText !== null) parts.push(`: ${summary.resultText}`);
+  if (stderrTail.trim() !== '') parts.push(`\nstderr: ${stderrTail.trimEnd()}`);
+  return parts.join('');
+}
+
+function checkedSecrets(secrets: Record<string, string>): Record<string, string> {
+  for (const name of Object.keys(secrets)) {
+    if (!ENV_NAME.test(name)) throw new AgentOptionsError(`secret name "${name}" is not a valid environment variable name`);
+  }
+  return secrets;
+}
+
+/** Signals the whole process group led by pid; a group already gone is not an error (EPERM cannot happen: it is our child's group). */
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
+
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+function cut(text: string, limit: number): string {
+  return text.length <= limit ? text : `${text.slice(0, limit)}\n[cut: ${text.length - limit} more characters not kept]`;
+}
+
+/** Keeps the beginning of a growing text, counting what did not fit. */
+class HeadText {
+  private kept = '';
+  private dropped = 0;
+  constructor(readonly limit: number) {}
+
+  append(text: string): void {
+    const room = this.limit - this.kept.length;
+    if (room > 0) this.kept += text.slice(0, room);
+    this.dropped += Math.max(0, text.length - Math.max(room, 0));
+  }
+
+  get truncated(): boolean {
+    return this.dropped > 0;
+  }
+
+  text(): string {
+    return this.truncated ? `${this.kept}\n[output cut: ${this.dropped} more characters not kept]` : this.kept;
+  }
+}
+
+/** Keeps the end of a growing text. */
+class TailText {
+  private kept = '';
+  constructor(private readonly limit: number) {}
+
+  append(text: string): void {
+    this.kept += text;
+    if (this.kept.length > 2 * this.limit) this.kept = this.kept.slice(-this.limit);
+  }
+
+  text(): string {
+    return this.kept.slice(-this.limit);
+  }
+}

@@ -1,0 +1,128 @@
+import { AgentOptionsError } from '../../activities/agents/agent-cli';
+import { agentCliFor } from '../../activities/agents/agent-clis';
+import { agentBaseEnv } from '../../activities/agents/agent-env';
+import { claudeCode } from '../../activities/agents/claude-code';
+
+// Lines as Claude Code 2.x prints them with `-p --output-format stream-json --verbose` (ids shortened).
+const lines = {
+  init: '{"type":"system","subtype":"init","cwd":"/srv/agents/site","session_id":"0b4a6c3e-5f1d-4c8e-9a57-3e2f1d7c9b10","tools":["Task","Bash","Glob","Grep","Read","Edit","Write","TodoWrite"],"mcp_servers":[],"model":"claude-sonnet-4-5-20250929","permissionMode":"bypassPermissions","slash_commands":["compact","review"],"apiKeySource":"ANTHROPIC_API_KEY","output_style":"default","uuid":"6f1c2d3e-0000-4000-8000-000000000001"}',
+  assistantText: '{"type":"assistant","message":{"id":"msg_01GXv2id9iRP2AkB3A6ASNu9","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[{"type":"text","text":"I\'ll read the README first."}],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":4,"cache_creation_input_tokens":7924,"cache_read_input_tokens":13368,"output_tokens":9,"service_tier":"standard"}},"parent_tool_use_id":null,"session_id":"0b4a6c3e-5f1d-4c8e-9a57-3e2f1d7c9b10","uuid":"6f1c2d3e-0000-4000-8000-000000000002"}',
+  assistantTwoTexts: '{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Part one, "},{"type":"tool_use","id":"toolu_01","name":"Bash","input":{"command":"ls"}},{"type":"text","text":"part two."}]},"session_id":"s-1"}',
+  assistantToolUse: '{"type":"assistant","message":{"id":"msg_02","type":"message","role":"assistant","content":[{"type":"tool_use","id":"toolu_01ABC123","name":"Bash","input":{"command":"ls -la"}}]},"parent_tool_use_id":null,"session_id":"0b4a6c3e-5f1d-4c8e-9a57-3e2f1d7c9b10"}',
+  userToolResult: '{"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_01ABC123","type":"tool_result","content":"total 2\\nREADME.md\\n","is_error":false}]},"parent_tool_use_id":null,"session_id":"0b4a6c3e-5f1d-4c8e-9a57-3e2f1d7c9b10"}',
+  resultSuccess: '{"type":"result","subtype":"success","is_error":false,"duration_ms":3952,"duration_api_ms":12932,"num_turns":4,"result":"The README now has an install section.","session_id":"0b4a6c3e-5f1d-4c8e-9a57-3e2f1d7c9b10","total_cost_usd":0.10457895,"usage":{"input_tokens":2,"output_tokens":9},"permission_denials":[],"uuid":"6f1c2d3e-0000-4000-8000-000000000003"}',
+  resultMaxTurns: '{"type":"result","subtype":"error_max_turns","is_error":false,"duration_ms":61000,"duration_api_ms":58000,"num_turns":11,"session_id":"0b4a6c3e-5f1d-4c8e-9a57-3e2f1d7c9b10","total_cost_usd":0.5,"usage":{"input_tokens":2,"output_tokens":9}}',
+  resultErrors: '{"type":"result","subtype":"error_during_execution","is_error":true,"duration_ms":120,"num_turns":0,"session_id":"s-2","total_cost_usd":0,"errors":["API Error: 401 invalid x-api-key","aborted"]}',
+};
+
+describe('Claude Code adapter: argument list', () => {
+  it('builds print mode with stream-json, --verbose, the turn limit and bypassPermissions by default', () => {
+    expect(claudeCode.buildArgs({ prompt: 'Fix the tests', maxTurns: 10 })).toEqual([
+      '-p', '--output-format', 'stream-json', '--verbose', '--max-turns', '10', '--permission-mode', 'bypassPermissions',
+    ]);
+  });
+
+  it('adds the model, the chosen permission mode and --resume with the session id', () => {
+    expect(
+      claudeCode.buildArgs({ prompt: 'Go on', maxTurns: 3, model: 'claude-sonnet-4-5', permissionMode: 'acceptEdits', resumeSessionId: 'abc-123' }),
+    ).toEqual([
+      '-p', '--output-format', 'stream-json', '--verbose', '--max-turns', '3', '--permission-mode', 'acceptEdits',
+      '--model', 'claude-sonnet-4-5', '--resume', 'abc-123',
+    ]);
+  });
+
+  it('never puts the prompt in the argument list', () => {
+    expect(claudeCode.buildArgs({ prompt: 'secret plan', maxTurns: 1 }).join(' ')).not.toContain('secret plan');
+  });
+
+  it.each([
+    [{ maxTurns: 0 }, 'maxTurns must be a positive integer, got 0'],
+    [{ maxTurns: 2.5 }, 'maxTurns must be a positive integer, got 2.5'],
+    [{ maxTurns: 1, permissionMode: 'yolo' }, 'permissionMode must be one of default, acceptEdits, bypassPermissions, plan, got yolo'],
+    [{ maxTurns: 1, model: '--dangerously-skip-permissions' }, 'model must be non-empty and must not start with "-", got "--dangerously-skip-permissions"'],
+    [{ maxTurns: 1, resumeSessionId: '' }, 'resumeSessionId must be non-empty and must not start with "-", got ""'],
+  ])('refuses %j', (options, message) => {
+    const build = () => claudeCode.buildArgs({ prompt: 'x', ...(options as { maxTurns: number }) });
+    expect(build).toThrow(AgentOptionsError);
+    expect(build).toThrow(message);
+  });
+});
+
+describe('Claude Code adapter: parsing stdout lines', () => {
+  it('reads the init event: session id, model and working directory', () => {
+    expect(claudeCode.parseLine(lines.init)).toEqual({
+      kind: 'init',
+      sessionId: '0b4a6c3e-5f1d-4c8e-9a57-3e2f1d7c9b10',
+      model: 'claude-sonnet-4-5-20250929',
+      cwd: '/srv/agents/site',
+    });
+  });
+
+  it('reads assistant text, joining the text blocks of one message and skipping tool calls', () => {
+    expect(claudeCode.parseLine(lines.assistantText)).toEqual({
+      kind: 'text',
+      text: "I'll read the README first.",
+      sessionId: '0b4a6c3e-5f1d-4c8e-9a57-3e2f1d7c9b10',
+    });
+    expect(claudeCode.parseLine(lines.assistantTwoTexts)).toEqual({ kind: 'text', text: 'Part one, part two.', sessionId: 's-1' });
+  });
+
+  it('reads a successful result: text, cost, duration, turns, session id', () => {
+    expect(claudeCode.parseLine(lines.resultSuccess)).toEqual({
+      kind: 'result',
+      isError: false,
+      subtype: 'success',
+      resultText: 'The README now has an install section.',
+      sessionId: '0b4a6c3e-5f1d-4c8e-9a57-3e2f1d7c9b10',
+      costUsd: 0.10457895,
+      durationMs: 3952,
+      turns: 4,
+    });
+  });
+
+  it('takes any subtype other than success as an error, and reads `errors` when there is no `result`', () => {
+    expect(claudeCode.parseLine(lines.resultMaxTurns)).toMatchObject({ kind: 'result', isError: true, subtype: 'error_max_turns', resultText: null, turns: 11 });
+    expect(claudeCode.parseLine(lines.resultErrors)).toEqual({
+      kind: 'result',
+      isError: true,
+      subtype: 'error_during_execution',
+      resultText: 'API Error: 401 invalid x-api-key; aborted',
+      sessionId: 's-2',
+      costUsd: 0,
+      durationMs: 120,
+      turns: 0,
+    });
+  });
+
+  it.each([
+    ['a tool call', lines.assistantToolUse],
+    ['a tool result', lines.userToolResult],
+    ['plain text', 'Warning: running as root'],
+    ['broken JSON', '{"type":"assistant","message":'],
+    ['a JSON array', '[1,2,3]'],
+    ['a JSON string', '"hello"'],
+    ['an init without a session id', '{"type":"system","subtype":"init"}'],
+    ['another system event', '{"type":"system","subtype":"compact_boundary","session_id":"s"}'],
+  ])('passes %s through as a raw line', (_name, line) => {
+    expect(claudeCode.parseLine(line)).toEqual({ kind: 'raw', line });
+  });
+});
+
+describe('choosing the adapter', () => {
+  it('uses Claude Code for `claude` by name or path, and for commands speaking its protocol', () => {
+    expect(agentCliFor('claude').name).toBe('claude-code');
+    expect(agentCliFor('/usr/local/bin/claude').name).toBe('claude-code');
+    expect(agentCliFor('/repo/test/fixtures/fake-agent/fake-agent.js').name).toBe('claude-code');
+  });
+});
+
+describe('agentBaseEnv', () => {
+  it('keeps what a shell and the CLI need and drops the service credentials', () => {
+    expect(
+      agentBaseEnv({
+        PATH: '/usr/bin', HOME: '/home/app', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', ANTHROPIC_API_KEY: 'sk-ant', CLAUDE_CONFIG_DIR: '/c',
+        MYSQL_PASSWORD: 'app', AUTH_TOKEN: 'token-token-token', AGENT_SECRETS_KEY: 'ff', REDIS_HOST: '127.0.0.1',
+      }),
+    ).toEqual({ PATH: '/usr/bin', HOME: '/home/app', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', ANTHROPIC_API_KEY: 'sk-ant', CLAUDE_CONFIG_DIR: '/c' });
+  });
+});
