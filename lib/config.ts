@@ -1,4 +1,6 @@
+import path from 'node:path';
 import { z } from 'zod';
+import { repoRoot } from './paths';
 
 /**
  * The one place that reads the environment. Every variable is validated when the
@@ -85,6 +87,10 @@ const envSchema = z.object({
     .optional(),
   /** The coding-agent command line tool and its adapter (activities/agents). */
   AGENT_COMMAND: z.string().min(1).default('claude'),
+  /** The service's data area (execution reports, default working directories); relative to the repository. */
+  AGENT_DATA_DIR: z.string().min(1).default('.data'),
+  /** The external directory that also receives every execution's Markdown report (spec). */
+  AGENT_REPORTS_DIR: z.string().min(1).default('.data/external-reports'),
 
   /** What this process runs: any of api, ranking-worker, agents-worker (comma-separated). */
   PROCESS_ROLES: z
@@ -124,6 +130,9 @@ export interface Config {
     rateLimit: { requests: number; windowSeconds: number };
     secretsKey: string | null;
     agentCommand: string;
+    /** Absolute paths. */
+    dataDir: string;
+    reportsDir: string;
   };
 }
 
@@ -181,6 +190,8 @@ export function loadConfig(source: NodeJS.ProcessEnv): Config {
       rateLimit: { requests: env.RATE_LIMIT_REQUESTS, windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS },
       secretsKey: env.AGENT_SECRETS_KEY ?? null,
       agentCommand: env.AGENT_COMMAND,
+      dataDir: path.resolve(repoRoot, env.AGENT_DATA_DIR),
+      reportsDir: path.resolve(repoRoot, env.AGENT_REPORTS_DIR),
     },
   };
 }

@@ -12,6 +12,9 @@ const testDefaults: Record<string, string> = {
   ELASTICSEARCH_INDEX_PREFIX: 'test_',
   REDIS_KEY_PREFIX: 'test:',
   TEMPORAL_NAMESPACE: 'test',
+  // Reports and working directories of tests stay out of a developer's data area.
+  AGENT_DATA_DIR: '.data/test',
+  AGENT_REPORTS_DIR: '.data/test/external-reports',
   // Suites call /api far more often than a person would; the rate-limit tests set their own budget.
   RATE_LIMIT_REQUESTS: '1000000',
   // A fixed key for the tests' encrypted agent secrets (never used outside tests).
