@@ -164,3 +164,63 @@ export const agentSecrets = mysqlTable(
   },
   (table) => [primaryKey({ columns: [table.agentId, table.name] })],
 );
+
+/**
+ * One row per agent or pipeline execution (docs/executions.md). No foreign key to agents: the
+ * record outlives its agent, so `agent_name` is a snapshot taken at start. `output` is bounded by
+ * the writer (db/executions-store.ts, OUTPUT_MAX_CHARS); `output_truncated` says the cap was hit.
+ */
+export const executions = mysqlTable(
+  'executions',
+  {
+    id: varchar('id', { length: 36 }).primaryKey(),
+    kind: varchar('kind', { length: 16 }).$type<'agent' | 'pipeline'>().notNull(),
+    agentId: varchar('agent_id', { length: 36 }),
+    agentName: varchar('agent_name', { length: 100 }).notNull(),
+    pipelineId: varchar('pipeline_id', { length: 36 }),
+    status: varchar('status', { length: 16 }).$type<'queued' | 'running' | 'completed' | 'failed' | 'cancelled'>().notNull(),
+    source: varchar('source', { length: 16 }).$type<'manual' | 'schedule' | 'webhook' | 'retry' | 'continue'>().notNull(),
+    scheduleId: varchar('schedule_id', { length: 36 }),
+    clientId: varchar('client_id', { length: 128 }),
+    task: mediumtext('task').notNull(),
+    instructions: mediumtext('instructions').notNull(),
+    workingDirectory: varchar('working_directory', { length: 1000 }).notNull(),
+    model: varchar('model', { length: 100 }).notNull(),
+    sessionId: varchar('session_id', { length: 128 }),
+    parentExecutionId: varchar('parent_execution_id', { length: 36 }),
+    costUsd: double('cost_usd'),
+    durationMs: int('duration_ms'),
+    turns: int('turns'),
+    output: mediumtext('output').notNull().default(''),
+    outputTruncated: boolean('output_truncated').notNull().default(false),
+    error: text('error'),
+    reportFile: varchar('report_file', { length: 255 }),
+    createdAt: datetime('created_at', { fsp: 3, mode: 'date' }).notNull(),
+    startedAt: datetime('started_at', { fsp: 3, mode: 'date' }),
+    finishedAt: datetime('finished_at', { fsp: 3, mode: 'date' }),
+  },
+  (table) => [
+    // History pages are newest first, alone or under one equality filter: each filter leads an
+    // index that continues in the page order, so a page reads its rows and stops.
+    index('executions_created').on(table.createdAt, table.id),
+    index('executions_status_created').on(table.status, table.createdAt),
+    index('executions_agent_created').on(table.agentId, table.createdAt),
+    index('executions_pipeline_created').on(table.pipelineId, table.createdAt),
+    index('executions_source_created').on(table.source, table.createdAt),
+  ],
+);
+
+/** Notifications polled by the panel (docs/reports-notifications-settings.md); newest first. */
+export const notifications = mysqlTable(
+  'notifications',
+  {
+    id: varchar('id', { length: 36 }).primaryKey(),
+    kind: varchar('kind', { length: 32 }).notNull(),
+    title: varchar('title', { length: 200 }).notNull(),
+    message: text('message').notNull(),
+    executionId: varchar('execution_id', { length: 36 }),
+    read: boolean('read').notNull().default(false),
+    createdAt: datetime('created_at', { fsp: 3, mode: 'date' }).notNull(),
+  },
+  (table) => [index('notifications_created').on(table.createdAt, table.id), index('notifications_read').on(table.read)],
+);

@@ -1,12 +1,23 @@
 import Router from '@koa/router';
 import type { Services } from '../../lib/services';
 import { agentsRoutes } from './agents-routes';
+import { executionsRoutes } from './executions-routes';
+import { notificationsRoutes } from './notifications-routes';
+import { reportsRoutes } from './reports-routes';
+import { settingsRoutes } from './settings-routes';
 import { systemRouter } from './system';
 
 /** The agent orchestration service, mounted at /api. */
 export function orchestrationApi(services: Services): Router {
   const api = new Router({ prefix: '/api' });
-  for (const router of [systemRouter(services), agentsRoutes(services)]) {
+  for (const router of [
+    systemRouter(services),
+    agentsRoutes(services),
+    executionsRoutes(services),
+    reportsRoutes(services),
+    notificationsRoutes(services),
+    settingsRoutes(services),
+  ]) {
     api.use(router.routes(), router.allowedMethods({ throw: true }));
   }
   return api;

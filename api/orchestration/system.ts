@@ -1,6 +1,16 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import Router from '@koa/router';
+import { countActiveExecutions } from '../../db/executions-store';
 import { checkDependencies } from '../../lib/dependency-status';
+import { repoRoot } from '../../lib/paths';
 import type { Services } from '../../lib/services';
+
+/** The service's name and version, read once from package.json. */
+const servicePackage = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { name: string; version: string };
+
+const MIB = 1024 * 1024;
+const mib = (bytes: number) => Math.round((bytes / MIB) * 10) / 10;
 
 /**
  * GET /api/system/status: each dependency up or down with its latency. Always 200 while the
@@ -12,6 +22,20 @@ export function systemRouter(services: Services): Router {
     const dependencies = await checkDependencies(services);
     const allUp = Object.values(dependencies).every((dependency) => dependency.status === 'up');
     ctx.body = { status: allUp ? 'ok' : 'degraded', checkedAt: new Date().toISOString(), dependencies };
+  });
+
+  /** GET /api/system/info: versions, uptime, memory of this process (MiB) and active executions. */
+  router.get('/info', async (ctx) => {
+    const memory = process.memoryUsage();
+    ctx.body = {
+      service: { name: servicePackage.name, version: servicePackage.version },
+      node: process.version,
+      platform: `${process.platform} ${process.arch}`,
+      pid: process.pid,
+      uptimeSeconds: Math.round(process.uptime()),
+      memoryMiB: { rss: mib(memory.rss), heapUsed: mib(memory.heapUsed), heapTotal: mib(memory.heapTotal), external: mib(memory.external) },
+      activeExecutions: await countActiveExecutions(services.database.db),
+    };
   });
   return router;
 }

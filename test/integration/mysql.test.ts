@@ -58,6 +58,8 @@ describe('MariaDB through drizzle', () => {
         'agent_secrets',
         'agent_versions',
         'agents',
+        'executions',
+        'notifications',
         'ranking_entries',
         'ranking_entry_details',
         'ranking_entry_seals',

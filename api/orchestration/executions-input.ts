@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import { EXECUTION_SOURCES, EXECUTION_STATUSES, type HistoryFilters } from '../../db/executions-store';
+
+/** The query strings of the execution history routes, with their bounds (docs/executions.md). */
+
+export const RECENT_LIMIT = { min: 1, max: 100, default: 20 } as const;
+export const PAGE_SIZE = { min: 1, max: 100, default: 20 } as const;
+/** Longest `q`: a search phrase, not a document. */
+export const QUERY_MAX = 200;
+
+/** A query value given once; a repeated parameter (`?a=1&a=2`) is refused rather than guessed. */
+const single = z.string({ error: 'given once, as a string' });
+const integerIn = (min: number, max: number, fallback: number) =>
+  single
+    .regex(/^\d+$/, 'an integer')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max))
+    .optional()
+    .transform((value) => value ?? fallback);
+
+/** `a,b` or `a`: each value from `allowed`. */
+const listOf = <T extends string>(allowed: readonly T[]) =>
+  single
+    .transform((value) => value.split(',').map((item) => item.trim()))
+    .pipe(z.array(z.enum(allowed as [T, ...T[]])).min(1))
+    .optional();
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * An ISO date (`2026-11-21`, a whole UTC day) or date-time with its offset. Parsed to the instant it
+ * starts and whether it was a whole day, so `to` can include that day.
+ */
+const instant = single
+  .refine((value) => DATE_ONLY.test(value) || DATE_TIME.test(value), 'an ISO date (YYYY-MM-DD) or date-time with offset (YYYY-MM-DDTHH:MM[:SS[.mmm]]Z)')
+  .transform((value, context) => {
+    const date = new Date(DATE_ONLY.test(value) ? `${value}T00:00:00.000Z` : value);
+    if (Number.isNaN(date.getTime()) || !(DATE_ONLY.test(value) ? date.toISOString().startsWith(value) : true)) {
+      context.addIssue({ code: 'custom', message: 'not a real date' });
+      return z.NEVER;
+    }
+    return { date, wholeDay: DATE_ONLY.test(value) };
+  })
+  .optional();
+
+const DAY_MS = 86_400_000;
+
+const filterFields = {
+  status: listOf(EXECUTION_STATUSES),
+  source: listOf(EXECUTION_SOURCES),
+  agentId: single.min(1).max(36).optional(),
+  pipelineId: single.min(1).max(36).optional(),
+  from: instant,
+  to: instant,
+  q: single.trim().max(QUERY_MAX).optional(),
+};
+
+type FilterInput = z.output<z.ZodObject<typeof filterFields>>;
+
+/** `to` is inclusive: a date means up to the end of that day, a date-time up to that millisecond. */
+function filtersOf(input: FilterInput): HistoryFilters {
+  const filters: HistoryFilters = {};
+  if (input.status) filters.status = input.status;
+  if (input.source) filters.source = input.source;
+  if (input.agentId !== undefined) filters.agentId = input.agentId;
+  if (input.pipelineId !== undefined) filters.pipelineId = input.pipelineId;
+  if (input.from) filters.from = input.from.date;
+  if (input.to) filters.before = new Date(input.to.date.getTime() + (input.to.wholeDay ? DAY_MS : 1));
+  if (input.q) filters.q = input.q;
+  return filters;
+}
+
+const fromNotAfterTo = {
+  message: '`from` must not be after `to`',
+  path: ['from'],
+  when: (payload: { issues: unknown[] }) => payload.issues.length === 0,
+};
+
+const validRange = (input: FilterInput) => !input.from || !input.to || input.from.date <= input.to.date;
+
+/** GET /executions/export: the history filters. Unknown parameters are refused (a typo would export everything). */
+export const exportQuery = z.strictObject(filterFields).refine(validRange, fromNotAfterTo).transform(filtersOf);
+
+/** GET /executions/history: the filters plus `page` (from 1) and `pageSize` (1..100). */
+export const historyQuery = z
+  .strictObject({
+    ...filterFields,
+    page: integerIn(1, 1_000_000, 1),
+    pageSize: integerIn(PAGE_SIZE.min, PAGE_SIZE.max, PAGE_SIZE.default),
+  })
+  .refine(validRange, fromNotAfterTo)
+  .transform(({ page, pageSize, ...filters }) => ({ filters: filtersOf(filters), page: { page, pageSize } }));
+
+export const recentQuery = z.strictObject({ limit: integerIn(RECENT_LIMIT.min, RECENT_LIMIT.max, RECENT_LIMIT.default) });
+
+/** GET /notifications: `page` and `pageSize` as in the history. */
+export const pageQuery = z.strictObject({
+  page: integerIn(1, 1_000_000, 1),
+  pageSize: integerIn(PAGE_SIZE.min, PAGE_SIZE.max, PAGE_SIZE.default),
+});

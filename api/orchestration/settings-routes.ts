@@ -1,0 +1,23 @@
+import Router from '@koa/router';
+import { executionSettingsUpdate, readExecutionSettings, updateExecutionSettings } from '../../db/execution-settings';
+import type { Services } from '../../lib/services';
+import { parseInput } from '../validation';
+
+/** The orchestration settings (docs/reports-notifications-settings.md). */
+export function settingsRoutes(services: Services): Router {
+  const { db } = services.database;
+  const { dataDir } = services.config.orchestration;
+  const router = new Router({ prefix: '/settings' });
+
+  router.get('/', async (ctx) => {
+    ctx.body = await readExecutionSettings(db, dataDir);
+  });
+
+  /** The fields given replace the stored ones; a bad body answers 400 and changes nothing. */
+  router.put('/', async (ctx) => {
+    const changes = parseInput(executionSettingsUpdate, ctx.request.body, 'body');
+    ctx.body = await updateExecutionSettings(db, dataDir, changes);
+  });
+
+  return router;
+}

@@ -1,0 +1,344 @@
+import { randomUUID } from 'node:crypto';
+import { and, asc, count, desc, eq, getTableColumns, gte, inArray, isNull, like, lt, notInArray, or, sql, type SQL } from 'drizzle-orm';
+import type { Database } from './index';
+import { executions } from './schema';
+
+/** The execution record and its store (docs/executions.md). */
+
+export type Execution = typeof executions.$inferSelect;
+export type ExecutionKind = Execution['kind'];
+export type ExecutionStatus = Execution['status'];
+export type ExecutionSource = Execution['source'];
+/**
+ * What the history routes show: the record without `clientId` (it addresses a client's live output,
+ * so it is never handed to other clients).
+ */
+export type PublicExecution = Omit<Execution, 'clientId'>;
+/** A history or recent-list item: the public record without its output (up to megabytes each). */
+export type ExecutionSummary = Omit<Execution, 'output' | 'clientId'>;
+
+export const EXECUTION_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const satisfies readonly ExecutionStatus[];
+export const EXECUTION_SOURCES = ['manual', 'schedule', 'webhook', 'retry', 'continue'] as const satisfies readonly ExecutionSource[];
+export const ACTIVE_STATUSES = ['queued', 'running'] as const satisfies readonly ExecutionStatus[];
+export type FinalStatus = Exclude<ExecutionStatus, 'queued' | 'running'>;
+
+/**
+ * The most output characters a record keeps. MEDIUMTEXT holds 16 MiB; at up to 4 bytes per
+ * character 1 000 000 characters stay well under it and under max_allowed_packet.
+ */
+export const OUTPUT_MAX_CHARS = 1_000_000;
+export const OUTPUT_TRUNCATED_NOTE = `\n[output truncated: only the first ${OUTPUT_MAX_CHARS} characters are kept]\n`;
+
+export interface NewExecution {
+  /** The caller's id (e.g. chosen before starting the workflow); a new UUID when absent. */
+  id?: string;
+  kind: ExecutionKind;
+  agentId: string | null;
+  agentName: string;
+  pipelineId?: string | null;
+  source: ExecutionSource;
+  scheduleId?: string | null;
+  clientId?: string | null;
+  task: string;
+  instructions: string;
+  workingDirectory: string;
+  model: string;
+  /** The session continued (source `continue`); else null until the agent reports one. */
+  sessionId?: string | null;
+  parentExecutionId?: string | null;
+  createdAt?: Date;
+}
+
+/** Every column but `output` and `clientId`. */
+const summaryColumns = (() => {
+  const { output: _output, clientId: _clientId, ...columns } = getTableColumns(executions);
+  return columns;
+})();
+
+/** The record as the routes answer it. */
+export function publicExecution(execution: Execution): PublicExecution {
+  const { clientId: _clientId, ...rest } = execution;
+  return rest;
+}
+
+/** Cuts `output` to the cap, adding the note once when it had to cut. */
+export function boundOutput(output: string): { output: string; truncated: boolean } {
+  if (output.length <= OUTPUT_MAX_CHARS) return { output, truncated: false };
+  return { output: output.slice(0, OUTPUT_MAX_CHARS) + OUTPUT_TRUNCATED_NOTE, truncated: true };
+}
+
+/**
+ * Stores a new record as `queued`. Idempotent on the id: a second call with the same id (a retried
+ * activity) leaves the first record as it is and returns it.
+ */
+export async function createExecution(db: Database, input: NewExecution): Promise<Execution> {
+  const id = input.id ?? randomUUID();
+  await db
+    .insert(executions)
+    .values({
+      id,
+      kind: input.kind,
+      agentId: input.agentId,
+      agentName: input.agentName,
+      pipelineId: input.pipelineId ?? null,
+      status: 'queued',
+      source: input.source,
+      scheduleId: input.scheduleId ?? null,
+      clientId: input.clientId ?? null,
+      task: input.task,
+      instructions: input.instructions,
+      workingDirectory: input.workingDirectory,
+      model: input.model,
+      sessionId: input.sessionId ?? null,
+      parentExecutionId: input.parentExecutionId ?? null,
+      output: '',
+      createdAt: input.createdAt ?? new Date(),
+    })
+    .onDuplicateKeyUpdate({ set: { id: sql`id` } });
+  const stored = await getExecution(db, id);
+  if (!stored) throw new Error(`execution ${id} vanished right after its insert`);
+  return stored;
+}
+
+/**
+ * queued -> running, at `startedAt`. A retried attempt calls it again: the record stays running with
+ * the new start and its output is reset, since the agent runs again from the beginning.
+ * False when the record is unknown or already finished (nothing changes then).
+ */
+export async function markExecutionRunning(db: Database, id: string, startedAt: Date = new Date()): Promise<boolean> {
+  const [result] = await db
+    .update(executions)
+    .set({ status: 'running', startedAt, output: '', outputTruncated: false })
+    .where(and(eq(executions.id, id), inArray(executions.status, [...ACTIVE_STATUSES])));
+  return result.affectedRows > 0;
+}
+
+/**
+ * Appends a chunk of live output to an unfinished record, so a client that connects late can fetch
+ * what it missed. One statement, so concurrent flushes never lose each other's chunks. Past
+ * OUTPUT_MAX_CHARS nothing more is kept: the chunk that crosses the cap is cut and followed by the
+ * note, later chunks are dropped. False when the record is unknown or finished.
+ */
+export async function appendExecutionOutput(db: Database, id: string, chunk: string): Promise<boolean> {
+  if (chunk === '') return (await getExecutionStatus(db, id)) !== null;
+  // `output_truncated` is assigned first and reads the old output in either assignment order;
+  // `output` reads only itself. A cut output is longer than the cap (the note), so it never grows again.
+  const [result] = await db.execute(sql`
+    UPDATE executions SET
+      output_truncated = output_truncated OR CHAR_LENGTH(output) + CHAR_LENGTH(${chunk}) > ${OUTPUT_MAX_CHARS},
+      output = CASE
+        WHEN CHAR_LENGTH(output) > ${OUTPUT_MAX_CHARS} THEN output
+        WHEN CHAR_LENGTH(output) + CHAR_LENGTH(${chunk}) <= ${OUTPUT_MAX_CHARS} THEN CONCAT(output, ${chunk})
+        ELSE CONCAT(output, LEFT(${chunk}, ${OUTPUT_MAX_CHARS} - CHAR_LENGTH(output)), ${OUTPUT_TRUNCATED_NOTE})
+      END
+    WHERE id = ${id} AND finished_at IS NULL`);
+  return (result as unknown as { affectedRows: number }).affectedRows > 0;
+}
+
+export interface ExecutionResult {
+  status: FinalStatus;
+  sessionId?: string | null;
+  costUsd?: number | null;
+  durationMs?: number | null;
+  turns?: number | null;
+  /** The whole output; absent: keep what appendExecutionOutput stored. Cut to the cap here too. */
+  output?: string;
+  error?: string | null;
+  finishedAt?: Date;
+  reportFile?: string | null;
+}
+
+/**
+ * Stores the outcome and ends the record. Idempotent: only the first call on an unfinished record
+ * writes; later calls (a retried activity) change nothing. Returns the stored record either way,
+ * with `changed` telling which; null when the id is unknown.
+ */
+export async function finishExecution(
+  db: Database,
+  id: string,
+  outcome: ExecutionResult,
+): Promise<{ execution: Execution; changed: boolean } | null> {
+  const bounded = outcome.output === undefined ? null : boundOutput(outcome.output);
+  const [result] = await db
+    .update(executions)
+    .set({
+      status: outcome.status,
+      finishedAt: outcome.finishedAt ?? new Date(),
+      error: outcome.error ?? null,
+      ...(outcome.sessionId !== undefined && outcome.sessionId !== null ? { sessionId: outcome.sessionId } : {}),
+      ...(outcome.costUsd !== undefined ? { costUsd: outcome.costUsd } : {}),
+      ...(outcome.durationMs !== undefined ? { durationMs: outcome.durationMs } : {}),
+      ...(outcome.turns !== undefined ? { turns: outcome.turns } : {}),
+      ...(outcome.reportFile !== undefined ? { reportFile: outcome.reportFile } : {}),
+      ...(bounded ? { output: bounded.output, outputTruncated: bounded.truncated } : {}),
+    })
+    .where(and(eq(executions.id, id), isNull(executions.finishedAt)));
+  const execution = await getExecution(db, id);
+  return execution ? { execution, changed: result.affectedRows > 0 } : null;
+}
+
+/** Records the report written after finishExecution (repeatable: the same name is written again). */
+export async function setExecutionReportFile(db: Database, id: string, reportFile: string): Promise<boolean> {
+  const [result] = await db.update(executions).set({ reportFile }).where(eq(executions.id, id));
+  return result.affectedRows > 0;
+}
+
+export async function getExecution(db: Database, id: string): Promise<Execution | null> {
+  const rows = await db.select().from(executions).where(eq(executions.id, id));
+  return rows[0] ?? null;
+}
+
+async function getExecutionStatus(db: Database, id: string): Promise<ExecutionStatus | null> {
+  const rows = await db.select({ status: executions.status }).from(executions).where(eq(executions.id, id));
+  return rows[0]?.status ?? null;
+}
+
+/** The history filters, already validated (api/orchestration/executions-input.ts). */
+export interface HistoryFilters {
+  status?: ExecutionStatus[];
+  source?: ExecutionSource[];
+  agentId?: string;
+  pipelineId?: string;
+  /** createdAt >= from. */
+  from?: Date;
+  /** createdAt < before (the route turns an inclusive `to` into this exclusive bound). */
+  before?: Date;
+  /** Case-insensitive substring of agentName, task, instructions or output. */
+  q?: string;
+}
+
+export interface PageRequest {
+  page: number;
+  pageSize: number;
+}
+
+export interface HistoryPage {
+  items: ExecutionSummary[];
+  total: number;
+  page: number;
+  pageSize: number;
+  totalPages: number;
+}
+
+/** LIKE pattern matching `text` literally anywhere (its own %, _ and \ escaped). */
+export function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+}
+
+function historyWhere(filters: HistoryFilters): SQL | undefined {
+  const conditions: SQL[] = [];
+  if (filters.status?.length) conditions.push(inArray(executions.status, filters.status));
+  if (filters.source?.length) conditions.push(inArray(executions.source, filters.source));
+  if (filters.agentId !== undefined) conditions.push(eq(executions.agentId, filters.agentId));
+  if (filters.pipelineId !== undefined) conditions.push(eq(executions.pipelineId, filters.pipelineId));
+  if (filters.from) conditions.push(gte(executions.createdAt, filters.from));
+  if (filters.before) conditions.push(lt(executions.createdAt, filters.before));
+  if (filters.q !== undefined && filters.q !== '') {
+    const pattern = containsPattern(filters.q);
+    const text = or(
+      like(executions.agentName, pattern),
+      like(executions.task, pattern),
+      like(executions.instructions, pattern),
+      like(executions.output, pattern),
+    );
+    if (text) conditions.push(text);
+  }
+  return conditions.length ? and(...conditions) : undefined;
+}
+
+/**
+ * One page of the history, newest first (createdAt, then id). The page query walks the index of
+ * its filter in page order and stops when the page is full; the total is one COUNT over the same
+ * filters (docs/executions.md, "Cost of the text filter").
+ */
+export async function listExecutionHistory(db: Database, filters: HistoryFilters, page: PageRequest): Promise<HistoryPage> {
+  const where = historyWhere(filters);
+  const [items, [counted]] = await Promise.all([
+    db
+      .select(summaryColumns)
+      .from(executions)
+      .where(where)
+      .orderBy(desc(executions.createdAt), desc(executions.id))
+      .limit(page.pageSize)
+      .offset((page.page - 1) * page.pageSize),
+    db.select({ total: count() }).from(executions).where(where),
+  ]);
+  const total = Number(counted?.total ?? 0);
+  return { items, total, page: page.page, pageSize: page.pageSize, totalPages: Math.ceil(total / page.pageSize) };
+}
+
+/**
+ * The history under `filters` in batches of `batchSize`, newest first, by keyset (createdAt, id):
+ * memory stays one batch however large the table (the CSV export).
+ */
+export async function* iterateExecutionHistory(
+  db: Database,
+  filters: HistoryFilters,
+  batchSize = 500,
+): AsyncGenerator<ExecutionSummary[]> {
+  const base = historyWhere(filters);
+  let last: { createdAt: Date; id: string } | null = null;
+  for (;;) {
+    const after: SQL | undefined = last
+      ? or(lt(executions.createdAt, last.createdAt), and(eq(executions.createdAt, last.createdAt), lt(executions.id, last.id)))
+      : undefined;
+    const batch: ExecutionSummary[] = await db
+      .select(summaryColumns)
+      .from(executions)
+      .where(and(base, after))
+      .orderBy(desc(executions.createdAt), desc(executions.id))
+      .limit(batchSize);
+    if (batch.length === 0) return;
+    yield batch;
+    if (batch.length < batchSize) return;
+    const tail: ExecutionSummary = batch[batch.length - 1]!;
+    last = { createdAt: tail.createdAt, id: tail.id };
+  }
+}
+
+/** The newest `limit` records, newest first, without output. */
+export async function recentExecutions(db: Database, limit: number): Promise<ExecutionSummary[]> {
+  return db.select(summaryColumns).from(executions).orderBy(desc(executions.createdAt), desc(executions.id)).limit(limit);
+}
+
+/** Queued and running records, oldest first (the order queued ones start in). */
+export async function activeExecutions(db: Database): Promise<ExecutionSummary[]> {
+  return db
+    .select(summaryColumns)
+    .from(executions)
+    .where(inArray(executions.status, [...ACTIVE_STATUSES]))
+    .orderBy(asc(executions.createdAt), asc(executions.id));
+}
+
+export async function countActiveExecutions(db: Database): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(executions).where(inArray(executions.status, [...ACTIVE_STATUSES]));
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * Deletes a finished record. An active one (queued or running) is kept: its workflow still writes
+ * to it. The check and the delete are one statement, so a record cannot start between them.
+ */
+export async function deleteExecution(db: Database, id: string): Promise<'deleted' | 'not-found' | 'active'> {
+  const [result] = await db.delete(executions).where(and(eq(executions.id, id), notInArray(executions.status, [...ACTIVE_STATUSES])));
+  if (result.affectedRows > 0) return 'deleted';
+  return (await getExecutionStatus(db, id)) === null ? 'not-found' : 'active';
+}
+
+const CLEAR_BATCH = 5_000;
+
+/**
+ * Deletes every finished record, in batches so no statement holds locks over the whole table;
+ * active ones are kept (as in deleteExecution). Returns how many were deleted.
+ */
+export async function clearExecutionHistory(db: Database): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const [result] = await db.execute(
+      sql`DELETE FROM executions WHERE status NOT IN ('queued', 'running') LIMIT ${CLEAR_BATCH}`,
+    );
+    const affected = (result as unknown as { affectedRows: number }).affectedRows;
+    deleted += affected;
+    if (affected < CLEAR_BATCH) return deleted;
+  }
+}

@@ -1,0 +1,88 @@
+import { randomUUID } from 'node:crypto';
+import { count, desc, eq, sql } from 'drizzle-orm';
+import type { Database } from './index';
+import { notifications } from './schema';
+
+/** Notifications polled by the panel (docs/reports-notifications-settings.md). */
+
+export type Notification = typeof notifications.$inferSelect;
+
+export interface NewNotification {
+  /** What happened, e.g. `execution.completed`, `execution.failed`, `execution.cancelled`. */
+  kind: string;
+  title: string;
+  message: string;
+  executionId?: string | null;
+  createdAt?: Date;
+}
+
+export interface NotificationPage {
+  items: Notification[];
+  total: number;
+  unread: number;
+  page: number;
+  pageSize: number;
+  totalPages: number;
+}
+
+/** Title and message are cut to what the columns and a panel can show. */
+const TITLE_MAX = 200;
+const MESSAGE_MAX = 10_000;
+
+export async function raiseNotification(db: Database, input: NewNotification): Promise<Notification> {
+  const notification: Notification = {
+    id: randomUUID(),
+    kind: input.kind.slice(0, 32),
+    title: input.title.slice(0, TITLE_MAX),
+    message: input.message.slice(0, MESSAGE_MAX),
+    executionId: input.executionId ?? null,
+    read: false,
+    createdAt: input.createdAt ?? new Date(),
+  };
+  await db.insert(notifications).values(notification);
+  return notification;
+}
+
+/** Newest first, with the unread count the panel's badge shows. */
+export async function listNotifications(db: Database, page: { page: number; pageSize: number }): Promise<NotificationPage> {
+  const [items, [counted]] = await Promise.all([
+    db
+      .select()
+      .from(notifications)
+      .orderBy(desc(notifications.createdAt), desc(notifications.id))
+      .limit(page.pageSize)
+      .offset((page.page - 1) * page.pageSize),
+    db
+      .select({ total: count(), unread: sql<string | null>`SUM(${notifications.read} = 0)` })
+      .from(notifications),
+  ]);
+  const total = Number(counted?.total ?? 0);
+  return {
+    items,
+    total,
+    unread: Number(counted?.unread ?? 0),
+    page: page.page,
+    pageSize: page.pageSize,
+    totalPages: Math.ceil(total / page.pageSize),
+  };
+}
+
+/** Marks one notification read (again is fine). False when the id is unknown. */
+export async function markNotificationRead(db: Database, id: string): Promise<boolean> {
+  await db.update(notifications).set({ read: true }).where(eq(notifications.id, id));
+  // Existence is checked apart: an UPDATE that changes nothing may report no affected row.
+  const rows = await db.select({ id: notifications.id }).from(notifications).where(eq(notifications.id, id));
+  return rows.length > 0;
+}
+
+/** Returns how many were unread. */
+export async function markAllNotificationsRead(db: Database): Promise<number> {
+  const [result] = await db.update(notifications).set({ read: true }).where(eq(notifications.read, false));
+  return result.affectedRows;
+}
+
+/** Deletes every notification; returns how many. */
+export async function clearNotifications(db: Database): Promise<number> {
+  const [result] = await db.delete(notifications);
+  return result.affectedRows;
+}

@@ -1,0 +1,250 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { writeExecutionReport, type ReportRecord } from '../../activities/agents/reports';
+import { createDatabase, type DatabaseHandle } from '../../db';
+import { readExecutionSettings, SETTINGS_ROW } from '../../db/execution-settings';
+import { countActiveExecutions, createExecution } from '../../db/executions-store';
+import { raiseNotification } from '../../db/notifications-store';
+import { config } from '../../lib/config';
+import { startTestServer, type TestServer } from '../support/server';
+
+let server: TestServer;
+let database: DatabaseHandle;
+const { dataDir, reportsDir } = config.orchestration;
+const dataReports = path.join(dataDir, 'reports');
+
+interface Answer {
+  status: number;
+  body: any;
+  text: string;
+  headers: Headers;
+}
+
+async function call(method: string, path: string, body?: unknown): Promise<Answer> {
+  const response = await fetch(server.url + path, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  const json = (response.headers.get('content-type') ?? '').includes('json');
+  return { status: response.status, body: json && text ? JSON.parse(text) : null, text, headers: response.headers };
+}
+
+/**
+ * Sends the path exactly as written: fetch would resolve `%2e%2e` segments (WHATWG URL rules)
+ * before sending, which hides what a raw client can send.
+ */
+function rawCall(method: string, rawPath: string): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(server.url + '/', { method, path: rawPath }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text ? JSON.parse(text) : null }));
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+const record = (overrides: Partial<ReportRecord> = {}): ReportRecord => ({
+  id: '0f1e2d3c-4b5a-4678-9abc-def012345678',
+  kind: 'agent',
+  agentName: 'Revisor de Código',
+  status: 'completed',
+  source: 'manual',
+  model: 'sonnet',
+  workingDirectory: '/srv/work',
+  sessionId: 'sess-42',
+  costUsd: 0.25,
+  durationMs: 90_500,
+  turns: 4,
+  task: 'Review the parser',
+  instructions: 'Be brief',
+  output: 'All good',
+  outputTruncated: false,
+  error: null,
+  createdAt: new Date('2026-03-04T05:06:07.890Z'),
+  startedAt: new Date('2026-03-04T05:06:08.000Z'),
+  finishedAt: new Date('2026-03-04T05:07:38.500Z'),
+  ...overrides,
+});
+
+beforeAll(async () => {
+  // The test data area (.data/test, test/test-env.ts): start from no reports.
+  fs.rmSync(dataReports, { recursive: true, force: true });
+  fs.rmSync(reportsDir, { recursive: true, force: true });
+  database = createDatabase(config.mysql);
+  await database.pool.query('DELETE FROM notifications');
+  await database.pool.query('DELETE FROM settings WHERE name = ?', [SETTINGS_ROW]);
+  server = await startTestServer();
+});
+
+afterAll(async () => {
+  await server?.close();
+  await database?.pool.end();
+});
+
+describe('reports', () => {
+  const first = '2026-03-04_050607_revisor-de-codigo_0f1e2d3c.md';
+  const second = '2026-03-05_000000_doc-writer_99999999.md';
+
+  it('writes the same Markdown in the data area and in the external reports directory', async () => {
+    expect(await writeExecutionReport(record(), { dataDir, reportsDir })).toBe(first);
+    const inData = fs.readFileSync(path.join(dataReports, first), 'utf8');
+    expect(fs.readFileSync(path.join(reportsDir, first), 'utf8')).toBe(inData);
+    expect(inData).toContain('# Agent execution: Revisor de Código\n');
+    expect(inData).toContain('| Session id | sess-42 |');
+    // Written again (a retried activity): the same file, no temporary left behind.
+    await writeExecutionReport(record(), { dataDir, reportsDir });
+    expect(fs.readdirSync(dataReports)).toEqual([first]);
+    expect(fs.readdirSync(reportsDir)).toEqual([first]);
+  });
+
+  it('lists newest first, reads as text/markdown, deletes the data-area copy only', async () => {
+    await writeExecutionReport(
+      record({ id: '99999999-0000-4000-8000-000000000000', agentName: 'Doc Writer', createdAt: new Date('2026-03-05T00:00:00.000Z') }),
+      { dataDir, reportsDir },
+    );
+    fs.writeFileSync(path.join(dataReports, 'notes.txt'), 'not a report');
+
+    const list = await call('GET', '/api/reports');
+    expect(list.status).toBe(200);
+    expect(list.body.map((entry: { filename: string }) => entry.filename)).toEqual([second, first]);
+    expect(list.body[1]).toEqual({
+      filename: first,
+      size: fs.statSync(path.join(dataReports, first)).size,
+      modifiedAt: fs.statSync(path.join(dataReports, first)).mtime.toISOString(),
+    });
+
+    const read = await call('GET', `/api/reports/${first}`);
+    expect(read.status).toBe(200);
+    expect(read.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
+    expect(read.text).toBe(fs.readFileSync(path.join(dataReports, first), 'utf8'));
+
+    expect(await call('DELETE', `/api/reports/${second}`)).toMatchObject({ status: 204, text: '' });
+    expect(fs.existsSync(path.join(dataReports, second))).toBe(false);
+    expect(fs.existsSync(path.join(reportsDir, second))).toBe(true);
+    expect(await call('DELETE', `/api/reports/${second}`)).toMatchObject({ status: 404, body: { error: `report ${second} not found` } });
+    expect(await call('GET', `/api/reports/${second}`)).toMatchObject({ status: 404, body: { error: `report ${second} not found` } });
+  });
+
+  it.each([
+    '..%2F..%2Fetc%2Fpasswd',
+    '%2e%2e',
+    '..',
+    '%2E%2E%5C%2E%2E%5Cwindows',
+    '%2e%2e%2f%2e%2e%2fpackage.json',
+    '..%5C..%5Cpackage.json',
+    'a%5Cb.md',
+    '2026-03-04_050607_revisor-de-codigo_0f1e2d3c.md%00.txt',
+    '..%2Freports%2F2026-03-04_050607_revisor-de-codigo_0f1e2d3c.md',
+    'notes.txt',
+    '2026-03-04_050607_Revisor_0f1e2d3c.md',
+  ])('refuses the name %s with 400 on read and delete, touching nothing', async (name) => {
+    const read = await rawCall('GET', `/api/reports/${name}`);
+    expect(read).toEqual({ status: 400, body: { error: 'invalid report file name (expected YYYY-MM-DD_HHMMSS_<agent-slug>_<8 hex>.md)' } });
+    expect((await rawCall('DELETE', `/api/reports/${name}`)).status).toBe(400);
+    expect(fs.existsSync(path.join(dataReports, first))).toBe(true);
+    expect(fs.existsSync(path.join(dataReports, 'notes.txt'))).toBe(true);
+  });
+});
+
+describe('notifications', () => {
+  it('lists newest first with pagination and the unread count; marks one and all read; clears', async () => {
+    const old = await raiseNotification(database.db, { kind: 'execution.completed', title: 'Done', message: 'Reviewer finished', executionId: 'e-1', createdAt: new Date('2026-01-01T00:00:00.000Z') });
+    const middle = await raiseNotification(database.db, { kind: 'execution.failed', title: 'Failed', message: 'exit 1', createdAt: new Date('2026-01-02T00:00:00.000Z') });
+    const newest = await raiseNotification(database.db, { kind: 'execution.cancelled', title: 'Cancelled', message: 'by the user', createdAt: new Date('2026-01-03T00:00:00.000Z') });
+
+    const all = await call('GET', '/api/notifications');
+    expect(all.status).toBe(200);
+    expect(all.body).toEqual({
+      items: [newest, middle, old].map((n) => ({ ...n, createdAt: n.createdAt.toISOString() })),
+      total: 3,
+      unread: 3,
+      page: 1,
+      pageSize: 20,
+      totalPages: 1,
+    });
+    expect(all.body.items[2]).toEqual({ id: old.id, kind: 'execution.completed', title: 'Done', message: 'Reviewer finished', executionId: 'e-1', read: false, createdAt: '2026-01-01T00:00:00.000Z' });
+
+    const second = await call('GET', '/api/notifications?page=2&pageSize=2');
+    expect(second.body).toMatchObject({ total: 3, unread: 3, page: 2, pageSize: 2, totalPages: 2 });
+    expect(second.body.items.map((n: { id: string }) => n.id)).toEqual([old.id]);
+    expect((await call('GET', '/api/notifications?pageSize=101')).status).toBe(400);
+
+    expect(await call('POST', `/api/notifications/${middle.id}/read`)).toMatchObject({ status: 204, text: '' });
+    expect((await call('POST', `/api/notifications/${middle.id}/read`)).status).toBe(204);
+    expect(await call('POST', '/api/notifications/no-such-id/read')).toMatchObject({ status: 404, body: { error: 'notification no-such-id not found' } });
+    const afterOne = await call('GET', '/api/notifications');
+    expect(afterOne.body.unread).toBe(2);
+    expect(afterOne.body.items.map((n: { read: boolean }) => n.read)).toEqual([false, true, false]);
+
+    expect(await call('POST', '/api/notifications/read-all')).toMatchObject({ status: 200, body: { updated: 2 } });
+    const afterAll = await call('GET', '/api/notifications');
+    expect(afterAll.body).toMatchObject({ total: 3, unread: 0 });
+
+    expect(await call('DELETE', '/api/notifications')).toMatchObject({ status: 204, text: '' });
+    expect((await call('GET', '/api/notifications')).body).toEqual({ items: [], total: 0, unread: 0, page: 1, pageSize: 20, totalPages: 0 });
+  });
+});
+
+describe('settings', () => {
+  const defaults = { defaultModel: 'sonnet', workingDirectory: path.join(dataDir, 'projects'), maxConcurrentExecutions: 2 };
+
+  it('answers the defaults, stores a partial update and reads it back (also for the workflow)', async () => {
+    expect(await call('GET', '/api/settings')).toMatchObject({ status: 200, body: defaults });
+    const updated = await call('PUT', '/api/settings', { maxConcurrentExecutions: 5, workingDirectory: '/srv/agents' });
+    expect(updated).toMatchObject({ status: 200, body: { ...defaults, maxConcurrentExecutions: 5, workingDirectory: '/srv/agents' } });
+    expect((await call('GET', '/api/settings')).body).toEqual(updated.body);
+    expect(await readExecutionSettings(database.db, dataDir)).toEqual(updated.body);
+    const model = await call('PUT', '/api/settings', { defaultModel: 'claude-opus-4-1' });
+    expect(model.body).toEqual({ ...updated.body, defaultModel: 'claude-opus-4-1' });
+  });
+
+  it.each([
+    [{ maxConcurrentExecutions: 0 }, /^body\.maxConcurrentExecutions: /],
+    [{ maxConcurrentExecutions: 21 }, /^body\.maxConcurrentExecutions: /],
+    [{ maxConcurrentExecutions: 2.5 }, /^body\.maxConcurrentExecutions: /],
+    [{ maxConcurrentExecutions: '3' }, /^body\.maxConcurrentExecutions: /],
+    [{ workingDirectory: 'relative/dir' }, /^body\.workingDirectory: an absolute path$/],
+    [{ defaultModel: '--dangerous' }, /^body\.defaultModel: a model name/],
+    [{ defaultModel: '' }, /^body\.defaultModel: /],
+    [{ theme: 'dark' }, /^body: Unrecognized key: "theme"$/],
+    [{}, /^body: at least one settings field$/],
+    [{ maxConcurrentExecutions: 3, workingDirectory: 'x' }, /^body\.workingDirectory: /],
+  ])('refuses %j with 400 and changes nothing', async (body, message) => {
+    const before = (await call('GET', '/api/settings')).body;
+    const answer = await call('PUT', '/api/settings', body);
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toMatch(message);
+    expect((await call('GET', '/api/settings')).body).toEqual(before);
+  });
+});
+
+describe('GET /api/system/info', () => {
+  it('answers versions, uptime, memory and the active execution count', async () => {
+    await createExecution(database.db, {
+      id: 'cccccccc-0000-4000-8000-000000000001',
+      kind: 'agent', agentId: null, agentName: 'Info probe', source: 'manual',
+      task: 't', instructions: '', workingDirectory: '/w', model: 'sonnet',
+    });
+    const packageJson = JSON.parse(fs.readFileSync(path.join(__dirname, '../../package.json'), 'utf8'));
+    const answer = await call('GET', '/api/system/info');
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({
+      service: { name: 'consultores-agentes', version: packageJson.version },
+      node: process.version,
+      platform: `${process.platform} ${process.arch}`,
+      pid: process.pid,
+      uptimeSeconds: expect.any(Number),
+      memoryMiB: { rss: expect.any(Number), heapUsed: expect.any(Number), heapTotal: expect.any(Number), external: expect.any(Number) },
+      activeExecutions: await countActiveExecutions(database.db),
+    });
+    expect(answer.body.activeExecutions).toBeGreaterThanOrEqual(1);
+    expect(answer.body.memoryMiB.rss).toBeGreaterThan(answer.body.memoryMiB.heapUsed);
+    await database.pool.query("DELETE FROM executions WHERE id = 'cccccccc-0000-4000-8000-000000000001'");
+  });
+});

@@ -1,0 +1,136 @@
+import { isReportFileName, reportFileName, reportMarkdown, slugOf, type ReportRecord } from '../../activities/agents/reports';
+import { boundOutput, containsPattern, OUTPUT_MAX_CHARS, OUTPUT_TRUNCATED_NOTE } from '../../db/executions-store';
+import { csvRow, exportFileName } from '../../api/orchestration/executions-csv';
+
+const record = (overrides: Partial<ReportRecord> = {}): ReportRecord => ({
+  id: '0F1E2D3C-4b5a-4678-9abc-def012345678',
+  kind: 'agent',
+  agentName: 'Revisor de Código',
+  status: 'failed',
+  source: 'schedule',
+  model: 'sonnet',
+  workingDirectory: '/srv/work',
+  sessionId: 'sess-42',
+  costUsd: 0.25,
+  durationMs: 90_500,
+  turns: 4,
+  task: 'Review | the parser',
+  instructions: '',
+  output: 'line 1\n```js\nx\n```\nline 2',
+  outputTruncated: true,
+  error: 'agent exited with code 1',
+  createdAt: new Date('2026-03-04T05:06:07.890Z'),
+  startedAt: new Date('2026-03-04T05:06:08.000Z'),
+  finishedAt: null,
+  ...overrides,
+});
+
+describe('report file names', () => {
+  it.each([
+    ['Revisor de Código', 'revisor-de-codigo'],
+    ['  ../../etc/passwd  ', 'etc-passwd'],
+    ['C:\\Windows\\evil', 'c-windows-evil'],
+    ['日本語', 'agent'],
+    ['x'.repeat(60), 'x'.repeat(40)],
+    ['a'.repeat(39) + ' b', 'a'.repeat(39)],
+  ])('slug of %j is %j', (name, slug) => {
+    expect(slugOf(name)).toBe(slug);
+  });
+
+  it('is the UTC start, the agent slug and the first 8 hex of the id, and passes its own check', () => {
+    const name = reportFileName(record());
+    expect(name).toBe('2026-03-04_050607_revisor-de-codigo_0f1e2d3c.md');
+    expect(isReportFileName(name)).toBe(true);
+  });
+
+  it.each(['..', '../2026-03-04_050607_a_0f1e2d3c.md', '2026-03-04_050607_a_0f1e2d3c.md/', 'a\\b.md', '2026-03-04_050607_a_0f1e2d3c.md\u0000', '2026-03-04_050607_a_0f1e2d3c.MD', '2026-03-04_050607__0f1e2d3c.md', '2026-03-04_050607_a_0f1e2d3.md', ''])(
+    'refuses %j',
+    (name) => {
+      expect(isReportFileName(name)).toBe(false);
+    },
+  );
+});
+
+describe('report Markdown', () => {
+  it('shows every field and fences user text so it cannot break the layout', () => {
+    expect(reportMarkdown(record())).toBe(
+      [
+        '# Agent execution: Revisor de Código',
+        '',
+        '| Field | Value |',
+        '|---|---|',
+        '| Execution | 0F1E2D3C-4b5a-4678-9abc-def012345678 |',
+        '| Agent | Revisor de Código |',
+        '| Status | failed |',
+        '| Source | schedule |',
+        '| Model | sonnet |',
+        '| Working directory | /srv/work |',
+        '| Created | 2026-03-04T05:06:07.890Z |',
+        '| Started | 2026-03-04T05:06:08.000Z |',
+        '| Finished | — |',
+        '| Duration | 1 min 31 s |',
+        '| Cost (USD) | 0.2500 |',
+        '| Turns | 4 |',
+        '| Session id | sess-42 |',
+        '',
+        '## Task',
+        '',
+        '```text',
+        'Review | the parser',
+        '```',
+        '',
+        '## Instructions',
+        '',
+        '—',
+        '',
+        '## Output (truncated)',
+        '',
+        '````text',
+        'line 1\n```js\nx\n```\nline 2',
+        '````',
+        '',
+        '## Error',
+        '',
+        '```text',
+        'agent exited with code 1',
+        '```',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('titles a pipeline and leaves the error section out when there is none', () => {
+    const markdown = reportMarkdown(record({ kind: 'pipeline', agentName: 'Release | train', error: null, durationMs: 1500, costUsd: null, sessionId: null }));
+    expect(markdown.startsWith('# Pipeline execution: Release \\| train\n')).toBe(true);
+    expect(markdown).toContain('| Pipeline | Release \\| train |');
+    expect(markdown).toContain('| Duration | 1.5 s |');
+    expect(markdown).toContain('| Cost (USD) | — |');
+    expect(markdown).toContain('| Session id | — |');
+    expect(markdown).not.toContain('## Error');
+  });
+});
+
+describe('execution store helpers', () => {
+  it('bounds output at the cap with one note', () => {
+    expect(boundOutput('short')).toEqual({ output: 'short', truncated: false });
+    expect(boundOutput('z'.repeat(OUTPUT_MAX_CHARS))).toEqual({ output: 'z'.repeat(OUTPUT_MAX_CHARS), truncated: false });
+    expect(boundOutput('z'.repeat(OUTPUT_MAX_CHARS + 1))).toEqual({ output: 'z'.repeat(OUTPUT_MAX_CHARS) + OUTPUT_TRUNCATED_NOTE, truncated: true });
+  });
+
+  it('escapes LIKE wildcards in the text filter', () => {
+    expect(containsPattern('50%_off\\x')).toBe('%50\\%\\_off\\\\x%');
+  });
+});
+
+describe('CSV helpers', () => {
+  it('names the download by the UTC day and writes dates as ISO, nulls as empty cells', () => {
+    expect(exportFileName(new Date('2026-12-31T23:59:59.999Z'))).toBe('execucoes_2026-12-31.csv');
+    const row = csvRow({
+      id: 'e1', kind: 'agent', agentId: null, agentName: 'A', pipelineId: null, status: 'completed', source: 'manual',
+      scheduleId: null, task: 't', instructions: 'i', workingDirectory: '/w', model: 'm', sessionId: null,
+      parentExecutionId: null, costUsd: 0.5, durationMs: 10, turns: null, outputTruncated: false, error: null, reportFile: null,
+      createdAt: new Date('2026-01-01T00:00:00.000Z'), startedAt: null, finishedAt: null,
+    });
+    expect(row).toMatchObject({ id: 'e1', agentId: '', costUsd: '0.5', durationMs: '10', turns: '', createdAt: '2026-01-01T00:00:00.000Z', startedAt: '' });
+  });
+});
