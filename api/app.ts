@@ -30,7 +30,8 @@ export function createApp(services: Services): websockify.App {
   app.use(ranking.routes()).use(ranking.allowedMethods({ throw: true }));
   app.use(orchestration.routes()).use(orchestration.allowedMethods({ throw: true }));
 
-  app.ws.use(websocketHandler(services.logger, security.authToken));
+  const live = { relay: services.liveRelay, readyTimeoutMs: dependencyTimeoutMs };
+  app.ws.use(websocketHandler(services.logger, security.authToken, live));
   return app;
 }
 

@@ -1,6 +1,8 @@
 import type { Middleware } from 'koa';
 import type { WebSocket } from 'ws';
 import type { Logger } from '../lib/logger';
+import { withTimeout } from '../lib/timeout';
+import type { LiveRelay } from './live-relay';
 import { bearerTokenOf, tokenMatches } from './orchestration/security';
 
 export const WEBSOCKET_PATH = '/ws';
@@ -31,12 +33,18 @@ export function clientIdOf(query: Query, header: string | undefined): string | n
   return trimmed ? trimmed.slice(0, 128) : null;
 }
 
+export interface LiveDelivery {
+  relay: LiveRelay;
+  /** How long a greeting waits for the live subscription (Redis down: greeted anyway, output follows when it is back). */
+  readyTimeoutMs: number;
+}
+
 /**
- * Accepts a connection, greets it with its client id, and keeps it open (later issues relay output to it).
- * With a configured token (`AUTH_TOKEN`), a connection without it is closed with 1008 before anything is
- * sent: browsers see the close code and reason, never the status of a refused handshake.
+ * Accepts a connection, registers it for its client's live output, greets it with its client id, and
+ * keeps it open. With a configured token (`AUTH_TOKEN`), a connection without it is closed with 1008
+ * before anything is sent: browsers see the close code and reason, never the status of a refused handshake.
  */
-export function websocketHandler(logger: Logger, authToken: string | null): Middleware {
+export function websocketHandler(logger: Logger, authToken: string | null, live: LiveDelivery): Middleware {
   return async (ctx) => {
     const socket = (ctx as unknown as { websocket: WebSocket }).websocket;
     // A socket's middleware chain is outside the HTTP error envelope: its failures are handled here.
@@ -54,6 +62,10 @@ export function websocketHandler(logger: Logger, authToken: string | null): Midd
         return;
       }
       socket.on('error', (error) => logger.warn({ err: error, clientId }, 'websocket error'));
+      // The greeting waits for the subscription, so nothing published after it is missed.
+      await withTimeout(live.relay.register(clientId, socket), live.readyTimeoutMs, 'live output subscription').catch(
+        (error: unknown) => logger.warn({ err: error, clientId }, 'live output not subscribed yet'),
+      );
       socket.send(JSON.stringify({ type: 'connected', clientId }));
     } catch (error) {
       logger.error({ err: error }, 'websocket handler failed');

@@ -1,6 +1,7 @@
 import type { Client as ElasticsearchClient } from '@elastic/elasticsearch';
 import type Redis from 'ioredis';
 import { BrowserPool } from '../activities/pdf/browser-pool';
+import { LiveRelay } from '../api/live-relay';
 import { createDatabase, type DatabaseHandle } from '../db';
 import { closeTemporalClient, createTemporalClient, type TemporalHandle } from '../temporal/client';
 import type { Config } from './config';
@@ -18,6 +19,8 @@ export interface Services {
   temporal: TemporalHandle;
   /** Renders the PDF sheets; its browser starts on the first sheet, not here. */
   pdf: BrowserPool;
+  /** Relays live output from Redis to this process's WebSockets; connects with the first socket, not here. */
+  liveRelay: LiveRelay;
 }
 
 export function createServices(config: Config, logger: Logger): Services {
@@ -38,6 +41,7 @@ export function createServices(config: Config, logger: Logger): Services {
       timeoutMs: config.pdf.timeoutMs,
       logger,
     }),
+    liveRelay: new LiveRelay({ redis: config.redis, logger }),
   };
 }
 
@@ -48,5 +52,6 @@ export async function closeServices(services: Services): Promise<void> {
     services.elasticsearch.close(),
     closeTemporalClient(services.temporal),
     services.pdf.close(),
+    services.liveRelay.close(),
   ]);
 }

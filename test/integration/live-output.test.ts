@@ -1,0 +1,344 @@
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type Redis from 'ioredis';
+import { WebSocketServer } from 'ws';
+import { CLOSE_TRY_AGAIN_LATER, LiveRelay, SLOW_CLIENT_REASON } from '../../api/live-relay';
+import { config as baseConfig, type Config } from '../../lib/config';
+import {
+  ExecutionLiveStream,
+  liveChannel,
+  liveChannelPattern,
+  liveTargetOf,
+  publishLiveMessage,
+  type ExecutionOutputMessage,
+  type LiveMessage,
+} from '../../lib/live-output';
+import { logger } from '../../lib/logger';
+import { closeRedis, createRedis } from '../../lib/redis';
+import { withTimeout } from '../../lib/timeout';
+import { unusedPort } from '../support/ports';
+import { startTestServer, type TestServer } from '../support/server';
+import { openSocket, type SocketProbe } from '../support/websocket';
+
+/** Bound of every wait: a message that should arrive does well within it; a failure does not hang the suite. */
+const BOUND_MS = 5_000;
+
+const servers: TestServer[] = [];
+const probes: SocketProbe[] = [];
+const connections: Redis[] = [];
+
+afterAll(async () => {
+  for (const probe of probes) probe.socket.terminate();
+  await Promise.all(servers.map((server) => server.close()));
+  await Promise.all(connections.map((connection) => closeRedis(connection)));
+});
+
+/** A config whose Redis prefix (keys and live channels) belongs to one test, under the run's own prefix. */
+function ownPrefix(config: Config): Config {
+  return { ...config, redis: { ...config.redis, keyPrefix: `${config.redis.keyPrefix}live-${randomUUID()}:` } };
+}
+
+async function start(override?: (config: Config) => Config): Promise<TestServer> {
+  const server = await startTestServer(override);
+  servers.push(server);
+  return server;
+}
+
+/** A Redis connection like the one of the worker that runs an execution (it knows no API process). */
+function workerRedis(redisConfig: Config['redis']): Redis {
+  const connection = createRedis(redisConfig, 'test-live-publisher');
+  connections.push(connection);
+  return connection;
+}
+
+async function connect(server: TestServer, clientId: string): Promise<SocketProbe> {
+  const probe = await openSocket(`${server.url.replace(/^http/, 'ws')}/ws?clientId=${encodeURIComponent(clientId)}`);
+  probes.push(probe);
+  expect(await next(probe)).toEqual({ type: 'connected', clientId });
+  return probe;
+}
+
+function next(probe: SocketProbe): Promise<unknown> {
+  return withTimeout(probe.nextMessage(), BOUND_MS, 'websocket message');
+}
+
+async function nextMessages(probe: SocketProbe, count: number): Promise<unknown[]> {
+  const received: unknown[] = [];
+  for (let i = 0; i < count; i++) received.push(await next(probe));
+  return received;
+}
+
+async function eventually(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + BOUND_MS;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`not reached within ${BOUND_MS} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+const uniqueClient = (name: string) => `${name}-${randomUUID()}`;
+
+function output(executionId: string, seq: number, text: string): ExecutionOutputMessage {
+  return { type: 'execution.output', executionId, seq, text };
+}
+
+/**
+ * Proves a socket received nothing before: a fence published after everything else must be the very
+ * next message it gets (one subscriber connection per process delivers in publish order).
+ */
+async function expectNothingBefore(redis: Redis, probe: SocketProbe, clientId: string): Promise<void> {
+  const fence = output(`fence-${randomUUID()}`, 1, 'fence');
+  await publishLiveMessage(redis, { clientId }, fence);
+  expect(await next(probe)).toEqual(fence);
+}
+
+describe('live output on one server', () => {
+  let server: TestServer;
+  let redis: Redis;
+
+  beforeAll(async () => {
+    server = await start();
+    redis = workerRedis(server.services.config.redis);
+  });
+
+  it('delivers a client\'s messages, in order, to every socket of that client and to no other client', async () => {
+    const a = uniqueClient('a');
+    const b = uniqueClient('b');
+    const [a1, a2, b1] = [await connect(server, a), await connect(server, a), await connect(server, b)];
+    const execution = {
+      executionId: randomUUID(),
+      agentId: randomUUID(),
+      agentName: 'revisor',
+      pipelineExecutionId: null,
+      source: 'manual',
+    };
+    const live = new ExecutionLiveStream(redis, { clientId: a }, execution);
+
+    await live.started();
+    for (const text of ['primeira linha\n', 'segunda ', 'linha\n']) await live.output(text);
+    await live.finished({ status: 'completed', costUsd: 0.0123, durationMs: 1500, sessionId: 'sessao-1', error: null });
+
+    for (const probe of [a1, a2]) {
+      const [started, ...rest] = await nextMessages(probe, 5);
+      expect(started).toEqual({ type: 'execution.started', ...execution, at: expect.any(String) });
+      expect(rest.slice(0, 3)).toEqual([
+        output(execution.executionId, 1, 'primeira linha\n'),
+        output(execution.executionId, 2, 'segunda '),
+        output(execution.executionId, 3, 'linha\n'),
+      ]);
+      expect(rest[3]).toEqual({
+        type: 'execution.finished',
+        ...execution,
+        status: 'completed',
+        costUsd: 0.0123,
+        durationMs: 1500,
+        sessionId: 'sessao-1',
+        error: null,
+        lastSeq: 3,
+        at: expect.any(String),
+      });
+    }
+    await expectNothingBefore(redis, b1, b);
+    expect(b1.messages).toEqual([]);
+  });
+
+  it('broadcasts to every client the messages of executions started by a schedule', async () => {
+    const a = uniqueClient('a');
+    const b = uniqueClient('b');
+    const [a1, b1] = [await connect(server, a), await connect(server, b)];
+    const target = liveTargetOf({ source: 'schedule', clientId: a });
+    expect(target).toBe('all');
+    const live = new ExecutionLiveStream(redis, target!, {
+      executionId: randomUUID(),
+      agentId: randomUUID(),
+      agentName: 'noturno',
+      pipelineExecutionId: null,
+      source: 'schedule',
+    });
+
+    await live.queued();
+    await live.output('agendada\n');
+
+    for (const probe of [a1, b1]) {
+      const [queued, chunk] = await nextMessages(probe, 2);
+      expect(queued).toMatchObject({ type: 'execution.queued', agentName: 'noturno', source: 'schedule' });
+      expect(chunk).toMatchObject({ type: 'execution.output', seq: 1, text: 'agendada\n' });
+    }
+  });
+
+  it('routes other sources to the requesting client, and nowhere without a client id', () => {
+    expect(liveTargetOf({ source: 'manual', clientId: 'c-1' })).toEqual({ clientId: 'c-1' });
+    expect(liveTargetOf({ source: 'manual', clientId: null })).toBeNull();
+    expect(liveChannel('p:', { clientId: 'c-1' })).toBe('p:live:client:c-1');
+    expect(liveChannel('p:', 'all')).toBe('p:live:all');
+    expect(liveChannelPattern('p*[x]:')).toBe('p\\*\\[x\\]:live:*');
+  });
+
+  it('drops a closed socket from the registry and keeps serving the others', async () => {
+    const a = uniqueClient('a');
+    const [a1, a2] = [await connect(server, a), await connect(server, a)];
+    const relay = server.services.liveRelay;
+    expect(relay.socketsOf(a)).toHaveLength(2);
+
+    a1.socket.close();
+    await a1.closed;
+    await eventually(() => relay.socketsOf(a).length === 1, 'one socket left');
+
+    const message = output(randomUUID(), 1, 'ainda aqui');
+    await publishLiveMessage(redis, { clientId: a }, message);
+    expect(await next(a2)).toEqual(message);
+
+    a2.socket.close();
+    await a2.closed;
+    await eventually(() => relay.socketsOf(a).length === 0, 'no socket left');
+  });
+
+  it('drops messages for a client it does not hold, without error', async () => {
+    const a = uniqueClient('a');
+    const a1 = await connect(server, a);
+
+    // The server's subscriber hears it (1 listener at least) and has nobody to give it to.
+    const listeners = await publishLiveMessage(redis, { clientId: uniqueClient('ninguem') }, output(randomUUID(), 1, 'x'));
+    expect(listeners).toBeGreaterThanOrEqual(1);
+
+    await expectNothingBefore(redis, a1, a);
+    expect(server.services.liveRelay.state.closed).toBe(false);
+  });
+
+  it('drops malformed messages and relays the next good one', async () => {
+    const a = uniqueClient('a');
+    const a1 = await connect(server, a);
+    const prefix = server.services.config.redis.keyPrefix;
+
+    for (const bad of ['not json', '{"sem":"tipo"}', '[1,2,3]', 'null', '{"type":42}', '{"type":"execution.output"']) {
+      await redis.publish(liveChannel(prefix, { clientId: a }), bad);
+    }
+    await redis.publish(`${prefix}live:desconhecido`, JSON.stringify(output(randomUUID(), 1, 'canal errado')));
+    await redis.publish(liveChannel(prefix, 'all'), '{broken');
+    const good = output(randomUUID(), 1, 'boa');
+    await publishLiveMessage(redis, { clientId: a }, good);
+
+    expect(await next(a1)).toEqual(good);
+    expect(a1.messages).toEqual([]);
+  });
+});
+
+describe('live output across API processes', () => {
+  it('reaches a client whichever server holds its socket; the publisher knows no server', async () => {
+    const override = ownPrefix(baseConfig);
+    const [one, two] = [await start(() => override), await start(() => override)];
+    const publisher = workerRedis(override.redis);
+    const onOne = uniqueClient('no-servidor-1');
+    const onTwo = uniqueClient('no-servidor-2');
+    const [p1, p2] = [await connect(one, onOne), await connect(two, onTwo)];
+
+    const forOne = output(randomUUID(), 1, 'para o cliente do servidor 1');
+    const forTwo = output(randomUUID(), 1, 'para o cliente do servidor 2');
+    // Both API processes hear every message under the prefix: each PUBLISH has two listeners.
+    expect(await publishLiveMessage(publisher, { clientId: onOne }, forOne)).toBe(2);
+    expect(await publishLiveMessage(publisher, { clientId: onTwo }, forTwo)).toBe(2);
+    const broadcast: LiveMessage = output(randomUUID(), 1, 'para todos');
+    expect(await publishLiveMessage(publisher, 'all', broadcast)).toBe(2);
+
+    expect(await nextMessages(p1, 2)).toEqual([forOne, broadcast]);
+    expect(await nextMessages(p2, 2)).toEqual([forTwo, broadcast]);
+    expect(one.services.liveRelay.socketsOf(onTwo)).toEqual([]);
+    expect(two.services.liveRelay.socketsOf(onOne)).toEqual([]);
+  });
+});
+
+describe('the subscriber connection', () => {
+  async function redisClientNames(redis: Redis): Promise<string[]> {
+    const list = (await redis.client('LIST')) as string;
+    return list.split('\n').map((line) => /\bname=(\S*)/.exec(line)?.[1] ?? '');
+  }
+
+  it('is opened by the first socket only, once per process, and released when the server closes', async () => {
+    const override = ownPrefix(baseConfig);
+    const connectionName = `live-relay:${override.redis.keyPrefix}`;
+    const server = await startTestServer(() => override);
+    const observer = workerRedis(baseConfig.redis);
+    const relay = server.services.liveRelay;
+    try {
+      expect(relay.state.subscriber).toBe('none');
+      expect(await redisClientNames(observer)).not.toContain(connectionName);
+
+      await connect(server, uniqueClient('a'));
+      await connect(server, uniqueClient('b'));
+      expect(relay.state).toEqual({ clients: 2, sockets: 2, subscriber: 'ready', closed: false });
+      expect((await redisClientNames(observer)).filter((name) => name === connectionName)).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+
+    expect(relay.state).toEqual({ clients: 0, sockets: 0, subscriber: 'none', closed: true });
+    await eventually(async () => !(await redisClientNames(observer)).includes(connectionName), 'subscriber gone from Redis');
+  });
+
+  it('leaves a server that never serves a socket without a subscriber', async () => {
+    const server = await startTestServer(ownPrefix);
+    const relay = server.services.liveRelay;
+    await fetch(`${server.url}/api/v1/health`);
+    expect(relay.state.subscriber).toBe('none');
+    await server.close();
+    expect(relay.state).toEqual({ clients: 0, sockets: 0, subscriber: 'none', closed: true });
+  });
+});
+
+describe('with Redis down', () => {
+  it('still greets a client, and keeps its socket registered for when Redis is back', async () => {
+    const closedPort = await unusedPort();
+    const server = await start((config) => ({
+      ...ownPrefix(config),
+      redis: { ...config.redis, port: closedPort },
+      dependencyTimeoutMs: 200,
+    }));
+    const clientId = uniqueClient('sem-redis');
+
+    await connect(server, clientId);
+
+    expect(server.services.liveRelay.socketsOf(clientId)).toHaveLength(1);
+    expect(['connecting', 'reconnecting']).toContain(server.services.liveRelay.state.subscriber);
+  });
+});
+
+describe('a slow client', () => {
+  it('is closed with 1013 once its unsent backlog passes the bound, instead of buffering without end', async () => {
+    const config = ownPrefix(baseConfig);
+    const relay = new LiveRelay({ redis: config.redis, logger, maxBufferedBytes: 256 * 1024 });
+    const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await new Promise((resolve) => wss.once('listening', resolve));
+    const clientId = uniqueClient('lento');
+    const registered = new Promise<void>((resolve, reject) => {
+      wss.on('connection', (socket) => relay.register(clientId, socket).then(resolve, reject));
+    });
+    const publisher = workerRedis(config.redis);
+    try {
+      const probe = await openSocket(`ws://127.0.0.1:${(wss.address() as AddressInfo).port}/`);
+      await registered;
+      probe.socket.pause();
+
+      const chunk = 'x'.repeat(1024 * 1024);
+      let published = 0;
+      while (relay.socketsOf(clientId).length > 0) {
+        if (published === 200) throw new Error('the slow socket was never closed');
+        await publishLiveMessage(publisher, { clientId }, output('lenta', ++published, chunk));
+        // Let the relay take the message before looking at the registry again.
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+
+      probe.socket.resume();
+      expect(await withTimeout(probe.closed, 40_000, 'close of the slow socket')).toEqual({
+        code: CLOSE_TRY_AGAIN_LATER,
+        reason: SLOW_CLIENT_REASON,
+      });
+      const seqs = probe.messages.map((message) => (message as ExecutionOutputMessage).seq);
+      // What it got is a gapless beginning; the rest it fetches from the execution record.
+      expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i + 1));
+      expect(seqs.length).toBeLessThan(published);
+    } finally {
+      await relay.close();
+      await new Promise((resolve) => wss.close(resolve));
+    }
+  });
+});
