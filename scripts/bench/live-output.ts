@@ -1,0 +1,137 @@
+import './bench-env';
+import path from 'node:path';
+import WebSocket from 'ws';
+import { migrateDatabase } from '../../db/migrate';
+import { config } from '../../lib/config';
+import { repoRoot } from '../../lib/paths';
+import { ensureNamespace } from '../../temporal/namespace';
+import { fmt, percentile } from './measure';
+import { startApi, startService, stopService, waitForLine } from './services';
+
+/**
+ * Live-output benchmark (issue 5): the delay from the agent printing a line to the client's WebSocket
+ * receiving it, with BENCH_STREAMS executions streaming at once (default 20), each to its own client;
+ * and how many executions the service starts per second from a burst of BENCH_BURST requests.
+ * The agent is the stand-in CLI (test/fixtures/fake-agent), which stamps each line with the moment
+ * it writes it (FAKE_AGENT_STAMP); both ends read the same machine clock.
+ *
+ *   npm run bench:live-output   (BENCH_STREAMS, BENCH_CHUNKS, BENCH_BURST)
+ */
+const STREAMS = Number(process.env.BENCH_STREAMS ?? 20);
+const CHUNKS = Number(process.env.BENCH_CHUNKS ?? 100);
+const BURST = Number(process.env.BENCH_BURST ?? 200);
+const FAKE_AGENT = path.join(repoRoot, 'test', 'fixtures', 'fake-agent', 'fake-agent.js');
+const STAMP = /^\[printed-at (\d+)\] /;
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+interface Api {
+  base: string;
+  call(method: string, route: string, body?: unknown, clientId?: string): Promise<any>;
+}
+
+function apiAt(base: string): Api {
+  return {
+    base,
+    async call(method, route, body, clientId = 'bench') {
+      const response = await fetch(`${base}${route}`, {
+        method,
+        headers: { 'content-type': 'application/json', 'x-client-id': clientId },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${text}`);
+      return text ? JSON.parse(text) : null;
+    },
+  };
+}
+
+/** An agent whose runs print `chunks` stamped lines, `delayMs` apart (knobs passed as its secrets). */
+async function benchAgent(api: Api, name: string, chunks: number, delayMs: number): Promise<string> {
+  const agent = await api.call('POST', '/agents', { name: `${name} ${Date.now()}`, maxTurns: 5 });
+  for (const [secret, value] of Object.entries({ FAKE_AGENT_STAMP: '1', FAKE_AGENT_CHUNKS: String(chunks), FAKE_AGENT_DELAY_MS: String(delayMs) })) {
+    await api.call('POST', `/agents/${agent.id}/secrets`, { name: secret, value });
+  }
+  return agent.id as string;
+}
+
+/** A client's socket, collecting the delivery delay of every stamped output line until its run finishes. */
+function openClient(wsBase: string, clientId: string, delays: number[]): Promise<{ finished: Promise<void>; close(): void }> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(`${wsBase}/ws?clientId=${encodeURIComponent(clientId)}`);
+    let finish!: () => void;
+    const finished = new Promise<void>((done) => (finish = done));
+    socket.on('message', (data) => {
+      const received = Date.now();
+      const message = JSON.parse(data.toString()) as { type: string; text?: string };
+      if (message.type === 'connected') resolve({ finished, close: () => socket.close() });
+      if (message.type === 'execution.output') {
+        const stamp = STAMP.exec(message.text ?? '');
+        if (stamp) delays.push(received - Number(stamp[1]));
+      }
+      if (message.type === 'execution.finished') finish();
+    });
+    socket.once('error', reject);
+  });
+}
+
+async function waitUntilIdle(api: Api): Promise<void> {
+  for (;;) {
+    const active = (await api.call('GET', '/executions/active')) as unknown[];
+    if (active.length === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+async function main(): Promise<void> {
+  await migrateDatabase(config.mysql);
+  await ensureNamespace(config.temporal.address, config.temporal.namespace);
+  const agentEnv = { AGENT_COMMAND: FAKE_AGENT };
+  const worker = startService('agents-worker', agentEnv);
+  await waitForLine(worker, '"msg":"worker started"');
+  const { process: apiProcess, base } = await startApi(agentEnv);
+  const api = apiAt(base.replace(/\/api\/v1$/, '/api'));
+  const wsBase = base.replace(/^http/, 'ws').replace(/\/api\/v1$/, '');
+  try {
+    await api.call('PUT', '/settings', { maxConcurrentExecutions: Math.max(STREAMS, 20) });
+
+    say(`streaming: ${STREAMS} executions at once, ${CHUNKS} lines each ...`);
+    const streamingAgent = await benchAgent(api, 'bench streaming', CHUNKS, 20);
+    const delays: number[] = [];
+    const clients = await Promise.all(Array.from({ length: STREAMS }, (_, i) => openClient(wsBase, `bench-client-${i}`, delays)));
+    const started = Date.now();
+    await Promise.all(
+      clients.map((_, i) =>
+        api.call('POST', `/agents/${streamingAgent}/execute`, { task: `stream ${i}`, instructions: '' }, `bench-client-${i}`),
+      ),
+    );
+    await Promise.all(clients.map((client) => client.finished));
+    const streamingSeconds = (Date.now() - started) / 1000;
+    for (const client of clients) client.close();
+    await waitUntilIdle(api);
+
+    say(`burst: ${BURST} executions requested at once ...`);
+    const quickAgent = await benchAgent(api, 'bench burst', 1, 0);
+    const burstStarted = Date.now();
+    const accepted = await Promise.all(
+      Array.from({ length: BURST }, (_, i) => api.call('POST', `/agents/${quickAgent}/execute`, { task: `burst ${i}`, instructions: '' })),
+    );
+    const acceptSeconds = (Date.now() - burstStarted) / 1000;
+    await waitUntilIdle(api);
+    const burstSeconds = (Date.now() - burstStarted) / 1000;
+
+    delays.sort((a, b) => a - b);
+    say('');
+    say(`live output: ${STREAMS} executions streaming at once, ${CHUNKS} lines each (${delays.length} lines received in ${fmt(streamingSeconds)} s)`);
+    say(`  delay from the agent printing a line to the client receiving it: p50 ${fmt(percentile(delays, 50), 1)} ms   p99 ${fmt(percentile(delays, 99), 1)} ms   (target p99 < 50 ms)`);
+    say(`executions: burst of ${accepted.length} requests, maxConcurrentExecutions ${Math.max(STREAMS, 20)}`);
+    say(`  accepted (202) per second ${fmt(accepted.length / acceptSeconds, 1)}   completed per second ${fmt(accepted.length / burstSeconds, 1)}`);
+  } finally {
+    await stopService(apiProcess);
+    await stopService(worker);
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench:live-output failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});
