@@ -11,11 +11,12 @@ export type ExecutionStatus = Execution['status'];
 export type ExecutionSource = Execution['source'];
 /**
  * What the history routes show: the record without `clientId` (it addresses a client's live output,
- * so it is never handed to other clients).
+ * so it is never handed to other clients) and without `waitingHeartbeatAt` (the slot queue's own
+ * bookkeeping, db/execution-slots.ts).
  */
-export type PublicExecution = Omit<Execution, 'clientId'>;
+export type PublicExecution = Omit<Execution, 'clientId' | 'waitingHeartbeatAt'>;
 /** A history or recent-list item: the public record without its output (up to megabytes each). */
-export type ExecutionSummary = Omit<Execution, 'output' | 'clientId'>;
+export type ExecutionSummary = Omit<Execution, 'output' | 'clientId' | 'waitingHeartbeatAt'>;
 
 export const EXECUTION_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const satisfies readonly ExecutionStatus[];
 export const EXECUTION_SOURCES = ['manual', 'schedule', 'webhook', 'retry', 'continue'] as const satisfies readonly ExecutionSource[];
@@ -49,15 +50,15 @@ export interface NewExecution {
   createdAt?: Date;
 }
 
-/** Every column but `output` and `clientId`. */
+/** Every column but `output`, `clientId` and `waitingHeartbeatAt`. */
 const summaryColumns = (() => {
-  const { output: _output, clientId: _clientId, ...columns } = getTableColumns(executions);
+  const { output: _output, clientId: _clientId, waitingHeartbeatAt: _waiting, ...columns } = getTableColumns(executions);
   return columns;
 })();
 
 /** The record as the routes answer it. */
 export function publicExecution(execution: Execution): PublicExecution {
-  const { clientId: _clientId, ...rest } = execution;
+  const { clientId: _clientId, waitingHeartbeatAt: _waiting, ...rest } = execution;
   return rest;
 }
 
@@ -108,7 +109,7 @@ export async function createExecution(db: Database, input: NewExecution): Promis
 export async function markExecutionRunning(db: Database, id: string, startedAt: Date = new Date()): Promise<boolean> {
   const [result] = await db
     .update(executions)
-    .set({ status: 'running', startedAt, output: '', outputTruncated: false })
+    .set({ status: 'running', startedAt, output: '', outputTruncated: false, outputSeq: 0 })
     .where(and(eq(executions.id, id), inArray(executions.status, [...ACTIVE_STATUSES])));
   return result.affectedRows > 0;
 }
@@ -117,15 +118,19 @@ export async function markExecutionRunning(db: Database, id: string, startedAt: 
  * Appends a chunk of live output to an unfinished record, so a client that connects late can fetch
  * what it missed. One statement, so concurrent flushes never lose each other's chunks. Past
  * OUTPUT_MAX_CHARS nothing more is kept: the chunk that crosses the cap is cut and followed by the
- * note, later chunks are dropped. False when the record is unknown or finished.
+ * note, later chunks are dropped. `outputSeq`, when given, is the live `seq` of the chunk's last
+ * piece: stored with it (never lowered), so a late client knows which live chunks the output holds.
+ * False when the record is unknown or finished.
  */
-export async function appendExecutionOutput(db: Database, id: string, chunk: string): Promise<boolean> {
-  if (chunk === '') return (await getExecutionStatus(db, id)) !== null;
+export async function appendExecutionOutput(db: Database, id: string, chunk: string, outputSeq?: number): Promise<boolean> {
+  if (chunk === '' && outputSeq === undefined) return (await getExecutionStatus(db, id)) !== null;
+  const seq = outputSeq ?? 0;
   // `output_truncated` is assigned first and reads the old output in either assignment order;
   // `output` reads only itself. A cut output is longer than the cap (the note), so it never grows again.
   const [result] = await db.execute(sql`
     UPDATE executions SET
       output_truncated = output_truncated OR CHAR_LENGTH(output) + CHAR_LENGTH(${chunk}) > ${OUTPUT_MAX_CHARS},
+      output_seq = GREATEST(output_seq, ${seq}),
       output = CASE
         WHEN CHAR_LENGTH(output) > ${OUTPUT_MAX_CHARS} THEN output
         WHEN CHAR_LENGTH(output) + CHAR_LENGTH(${chunk}) <= ${OUTPUT_MAX_CHARS} THEN CONCAT(output, ${chunk})
@@ -177,10 +182,34 @@ export async function finishExecution(
   return execution ? { execution, changed: result.affectedRows > 0 } : null;
 }
 
+/**
+ * Ends a record that has not started yet as `cancelled`, in one statement: a waiter taking a slot
+ * (db/execution-slots.ts) only starts a record still `queued`, so either this wins or the start does.
+ * True when this call ended it.
+ */
+export async function cancelQueuedExecution(db: Database, id: string, error: string, finishedAt: Date = new Date()): Promise<boolean> {
+  const [result] = await db
+    .update(executions)
+    .set({ status: 'cancelled', error, finishedAt })
+    .where(and(eq(executions.id, id), eq(executions.status, 'queued')));
+  return result.affectedRows > 0;
+}
+
 /** Records the report written after finishExecution (repeatable: the same name is written again). */
 export async function setExecutionReportFile(db: Database, id: string, reportFile: string): Promise<boolean> {
   const [result] = await db.update(executions).set({ reportFile }).where(eq(executions.id, id));
   return result.affectedRows > 0;
+}
+
+/** The newest record of an agent that holds this session (the one a `continue` follows); null when none. */
+export async function latestExecutionOfSession(db: Database, agentId: string, sessionId: string): Promise<Execution | null> {
+  const rows = await db
+    .select()
+    .from(executions)
+    .where(and(eq(executions.agentId, agentId), eq(executions.sessionId, sessionId)))
+    .orderBy(desc(executions.createdAt), desc(executions.id))
+    .limit(1);
+  return rows[0] ?? null;
 }
 
 export async function getExecution(db: Database, id: string): Promise<Execution | null> {

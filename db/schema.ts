@@ -193,6 +193,10 @@ export const executions = mysqlTable(
     turns: int('turns'),
     output: mediumtext('output').notNull().default(''),
     outputTruncated: boolean('output_truncated').notNull().default(false),
+    /** The `seq` of the last live output chunk contained in `output` (docs/websocket.md, "Catching up"). */
+    outputSeq: int('output_seq').notNull().default(0),
+    /** When the waiter of a queued record last looked for a slot (db/execution-slots.ts); null before it starts. */
+    waitingHeartbeatAt: datetime('waiting_heartbeat_at', { fsp: 3, mode: 'date' }),
     error: text('error'),
     reportFile: varchar('report_file', { length: 255 }),
     createdAt: datetime('created_at', { fsp: 3, mode: 'date' }).notNull(),

@@ -10,7 +10,7 @@ import { RANKING_JOB_WORKFLOW_ID } from '../temporal/workflow-ids';
 import { startRankingWorker } from '../workers/ranking';
 
 /**
- * Records one history per workflow type into test/fixtures/histories/, for the replay test that
+ * Records one history per ranking workflow type into test/fixtures/histories/ (agent executions: scripts/record-agent-histories.ts), for the replay test that
  * catches non-deterministic changes to workflow code. Run after a deliberate, compatible change of
  * a workflow (with the stack up and the test environment): `npm run record-histories`.
  * Needs a person index with a few thousand persons and an otherwise idle `ranking` task queue.

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Duration } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
@@ -12,6 +13,11 @@ export interface QueueWorkerOptions {
   taskQueue: TaskQueueName;
   activities: object;
   logger: Logger;
+  /**
+   * Longest gap between two heartbeats sent to the server (the SDK's default is 80% of the
+   * heartbeat timeout): a cancellation reaches an activity only with a heartbeat's answer.
+   */
+  maxHeartbeatThrottleInterval?: Duration;
   /** Closes what the activities use (pools, clients), after the worker has stopped. */
   closeDependencies?: () => Promise<void>;
 }
@@ -51,6 +57,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
       taskQueue: options.taskQueue,
       activities: options.activities,
       shutdownGraceTime: '10 seconds',
+      ...(options.maxHeartbeatThrottleInterval ? { maxHeartbeatThrottleInterval: options.maxHeartbeatThrottleInterval } : {}),
       ...workflowSource(options.taskQueue),
     });
   } catch (error) {

@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import type { Services } from '../../lib/services';
 import { agentsRoutes } from './agents-routes';
+import { executionControlRoutes } from './execution-control-routes';
 import { executionsRoutes } from './executions-routes';
 import { notificationsRoutes } from './notifications-routes';
 import { reportsRoutes } from './reports-routes';
@@ -13,6 +14,7 @@ export function orchestrationApi(services: Services): Router {
   for (const router of [
     systemRouter(services),
     agentsRoutes(services),
+    executionControlRoutes(services),
     executionsRoutes(services),
     reportsRoutes(services),
     notificationsRoutes(services),

@@ -103,9 +103,12 @@ describe('the execution store', () => {
     expect(first).toMatchObject({ status: 'queued', task: 'first', output: '', startedAt: null, finishedAt: null });
 
     expect(await markExecutionRunning(database.db, id, at('2026-02-01T00:00:01.000Z'))).toBe(true);
-    expect(await appendExecutionOutput(database.db, id, 'hello ')).toBe(true);
+    expect(await appendExecutionOutput(database.db, id, 'hello ', 2)).toBe(true);
     expect(await appendExecutionOutput(database.db, id, 'world')).toBe(true);
-    expect((await getExecution(database.db, id))?.output).toBe('hello world');
+    expect(await getExecution(database.db, id)).toMatchObject({ output: 'hello world', outputSeq: 2 });
+    // The live seq stored with the output only grows.
+    expect(await appendExecutionOutput(database.db, id, '', 1)).toBe(true);
+    expect((await getExecution(database.db, id))?.outputSeq).toBe(2);
 
     const finished = await finishExecution(database.db, id, { status: 'completed', sessionId: 's-1', costUsd: 0.5, durationMs: 1200, turns: 2, finishedAt: at('2026-02-01T00:00:02.000Z') });
     expect(finished?.changed).toBe(true);
@@ -151,9 +154,11 @@ describe('GET /api/executions/recent', () => {
       ...JSON.parse(JSON.stringify(A)),
       output: undefined,
       clientId: undefined,
+      waitingHeartbeatAt: undefined,
     });
     expect('output' in all.body[6]).toBe(false);
     expect('clientId' in all.body[6]).toBe(false);
+    expect('waitingHeartbeatAt' in all.body[6]).toBe(false);
 
     const three = await call('GET', '/api/executions/recent?limit=3');
     expect(ids(three.body)).toEqual([G.id, F.id, E.id]);
@@ -262,6 +267,7 @@ describe('GET and DELETE /api/executions/history/{id}', () => {
       turns: 3,
       output: 'All good',
       outputTruncated: false,
+      outputSeq: 0,
       error: null,
       reportFile: null,
       createdAt: '2026-01-10T10:00:00.000Z',

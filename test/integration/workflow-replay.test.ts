@@ -8,6 +8,11 @@ import { RANKING_JOB_WORKFLOW_ID } from '../../temporal/workflow-ids';
 const fixtures = path.resolve(__dirname, '../fixtures/histories');
 const histories = fs.readdirSync(fixtures).filter((file) => file.endsWith('.json'));
 
+/** The queue whose workflows a history belongs to: agent executions run on `agents`, the rest on `ranking`. */
+function queueOf(file: string) {
+  return file.startsWith('agent-') ? TASK_QUEUES.agents : TASK_QUEUES.ranking;
+}
+
 /** Histories do not hold the workflow id; the job names its children after it, so replay needs it. */
 function workflowIdOf(file: string): string | undefined {
   return file.startsWith('ranking-job-') ? RANKING_JOB_WORKFLOW_ID : undefined;
@@ -18,8 +23,11 @@ function workflowIdOf(file: string): string | undefined {
  * a change that would break running workflows (non-determinism) fails here, before production.
  */
 describe('workflow replay', () => {
-  it('has a recorded history for every ranking workflow type', () => {
+  it('has a recorded history for every workflow type', () => {
     expect(histories.sort()).toEqual([
+      'agent-execution-cancelled.json',
+      'agent-execution-completed.json',
+      'agent-execution-failed.json',
       'probe.json',
       'ranking-batch.json',
       'ranking-job-first-execution.json',
@@ -33,7 +41,7 @@ describe('workflow replay', () => {
     const history = temporal.api.history.v1.History.fromObject(JSON.parse(fs.readFileSync(path.join(fixtures, file), 'utf8')));
     await expect(
       Worker.runReplayHistory(
-        { workflowsPath: require.resolve(`../../workflows/${TASK_QUEUES.ranking}`), replayName: file },
+        { workflowsPath: require.resolve(`../../workflows/${queueOf(file)}`), replayName: file },
         history,
         workflowIdOf(file),
       ),

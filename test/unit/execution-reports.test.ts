@@ -128,7 +128,7 @@ describe('CSV helpers', () => {
     const row = csvRow({
       id: 'e1', kind: 'agent', agentId: null, agentName: 'A', pipelineId: null, status: 'completed', source: 'manual',
       scheduleId: null, task: 't', instructions: 'i', workingDirectory: '/w', model: 'm', sessionId: null,
-      parentExecutionId: null, costUsd: 0.5, durationMs: 10, turns: null, outputTruncated: false, error: null, reportFile: null,
+      parentExecutionId: null, costUsd: 0.5, durationMs: 10, turns: null, outputTruncated: false, outputSeq: 0, error: null, reportFile: null,
       createdAt: new Date('2026-01-01T00:00:00.000Z'), startedAt: null, finishedAt: null,
     });
     expect(row).toMatchObject({ id: 'e1', agentId: '', costUsd: '0.5', durationMs: '10', turns: '', createdAt: '2026-01-01T00:00:00.000Z', startedAt: '' });

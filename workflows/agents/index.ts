@@ -1,2 +1,3 @@
 // Workflows registered on the `agents` task queue (bundled by the agents worker).
 export { probeWorkflow } from '../probe';
+export { agentExecutionWorkflow } from './execution';

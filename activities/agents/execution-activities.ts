@@ -1,0 +1,271 @@
+import { ApplicationFailure, CancelledFailure, Context, heartbeat, sleep } from '@temporalio/activity';
+import type Redis from 'ioredis';
+import type { Pool } from 'mysql2/promise';
+import { agentSecretsForRun } from '../../db/agent-secrets-store';
+import { findAgent } from '../../db/agents-store';
+import { readExecutionSettings } from '../../db/execution-settings';
+import { tryTakeExecutionSlot } from '../../db/execution-slots';
+import { appendExecutionOutput, finishExecution, getExecution, setExecutionReportFile, type Execution, type FinalStatus } from '../../db/executions-store';
+import type { Database } from '../../db';
+import { raiseNotification } from '../../db/notifications-store';
+import type { Config } from '../../lib/config';
+import { ExecutionLiveStream, liveTargetOf, type ExecutionIdentity } from '../../lib/live-output';
+import type { Logger } from '../../lib/logger';
+import { DEFAULT_PERMISSION_MODE, PERMISSION_MODES, type PermissionMode } from './agent-cli';
+import { agentCliFor } from './agent-clis';
+import { WORKER_STOPPED_ERROR } from '../../workflows/agents/execution-errors';
+import { writeExecutionReport } from './reports';
+import { AgentCancelledError, AgentProcessError, runAgent, type AgentRunSummary } from './run-agent';
+
+/**
+ * The activities of an agent execution (workflows/agents/execution.ts; docs/agent-executions.md):
+ * wait for a concurrency slot, run the agent process with live output, then finish the record,
+ * write the report and raise the notification.
+ */
+
+export interface AgentExecutionActivityDeps {
+  pool: Pool;
+  db: Database;
+  /** A normal (command) connection: live output is published on it. */
+  redis: Redis;
+  config: Pick<Config, 'orchestration'>;
+  logger: Logger;
+}
+
+/** What the run gives the workflow (and the record). */
+export interface AgentRunOutcome {
+  sessionId: string | null;
+  costUsd: number | null;
+  durationMs: number | null;
+  turns: number | null;
+}
+
+export interface RunAgentExecutionInput {
+  executionId: string;
+  /** `--resume` this session (a `continue` execution). */
+  resumeSessionId?: string | null;
+}
+
+export interface FinishExecutionInput extends Partial<AgentRunOutcome> {
+  executionId: string;
+  status: FinalStatus;
+  error: string | null;
+}
+
+/** How often output is written to the record, and how often a silent agent is still reported alive. */
+export const OUTPUT_FLUSH_MS = 250;
+const HEARTBEAT_EVERY_MS = 1_000;
+const SLOT_POLL_MS = 250;
+
+export function composePrompt(record: Pick<Execution, 'task' | 'instructions'>): string {
+  return record.instructions.trim() === '' ? record.task : `${record.instructions}\n\n${record.task}`;
+}
+
+function identityOf(record: Execution): ExecutionIdentity {
+  return {
+    executionId: record.id,
+    agentId: record.agentId ?? '',
+    agentName: record.agentName,
+    pipelineExecutionId: null,
+    source: record.source,
+  };
+}
+
+function permissionModeOf(value: string): PermissionMode {
+  return (PERMISSION_MODES as readonly string[]).includes(value) ? (value as PermissionMode) : DEFAULT_PERMISSION_MODE;
+}
+
+/** The activity was cancelled because its worker is shutting down (not by the workflow). */
+function shuttingDown(context: Context): boolean {
+  return context.cancellationDetails?.workerShutdown === true;
+}
+
+function outcomeOf(summary: AgentRunSummary): AgentRunOutcome {
+  return { sessionId: summary.sessionId, costUsd: summary.costUsd, durationMs: summary.durationMs, turns: summary.turns };
+}
+
+export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps) {
+  const { pool, db, redis, config, logger } = deps;
+  const { dataDir, reportsDir } = config.orchestration;
+
+  async function existingRecord(executionId: string): Promise<Execution> {
+    const record = await getExecution(db, executionId);
+    if (!record) throw ApplicationFailure.nonRetryable(`execution ${executionId} not found`, 'ExecutionNotFound');
+    return record;
+  }
+
+  /** The live stream of a record, or null when nobody is to be told (no client id, not a schedule). */
+  function liveStreamOf(record: Execution, firstSeq = 1): ExecutionLiveStream | null {
+    const target = liveTargetOf({ source: record.source, clientId: record.clientId });
+    return target ? new ExecutionLiveStream(redis, target, identityOf(record), firstSeq) : null;
+  }
+
+  /** Live output is best effort: a Redis outage must not fail an agent run (the record keeps the output). */
+  const published = (promise: Promise<unknown> | undefined) =>
+    promise?.catch((error: unknown) => logger.warn({ err: error }, 'live output not published'));
+
+  return {
+    /**
+     * Waits, heartbeating, until the record may run (queued -> running, FIFO, within the limit).
+     * Returns false when the record is already finished (cancelled before it started).
+     */
+    async waitForSlot(executionId: string): Promise<boolean> {
+      const context = Context.current();
+      for (;;) {
+        const { maxConcurrentExecutions } = await readExecutionSettings(db, dataDir);
+        const attempt = await tryTakeExecutionSlot(pool, executionId, maxConcurrentExecutions);
+        if (attempt === 'taken') return true;
+        if (attempt === 'gone') return false;
+        heartbeat();
+        try {
+          await sleep(SLOT_POLL_MS); // rejects with CancelledFailure when cancelled
+        } catch (error) {
+          // A worker shutting down hands the wait to another worker (retried); a cancel is rethrown.
+          if (shuttingDown(context)) throw ApplicationFailure.retryable('the worker shut down while waiting for a slot', 'WorkerShutdown');
+          throw error;
+        }
+      }
+    },
+
+    /**
+     * Runs the agent for a `running` record: its secrets in the environment, each assistant message
+     * published live to the requesting client and appended to the record (every OUTPUT_FLUSH_MS, with
+     * its `seq`), heartbeats on a timer. Cancellation kills the process group and rethrows.
+     */
+    async runAgentExecution(input: RunAgentExecutionInput): Promise<AgentRunOutcome> {
+      const context = Context.current();
+      const record = await existingRecord(input.executionId);
+      if (!record.agentId) throw ApplicationFailure.nonRetryable(`execution ${record.id} has no agent`, 'AgentNotFound');
+      const agent = await findAgent(db, record.agentId);
+      if (!agent) throw ApplicationFailure.nonRetryable(`agent ${record.agentId} no longer exists`, 'AgentNotFound');
+      const secrets = await agentSecretsForRun(pool, agent.id, config.orchestration.secretsKey);
+      const live = liveStreamOf(record);
+      await published(live?.started());
+
+      let pending = '';
+      let pendingSeq = 0;
+      let seq = 0;
+      let flushing: Promise<void> = Promise.resolve();
+      const flush = (): Promise<void> => {
+        if (pending === '' && pendingSeq === 0) return flushing;
+        const chunk = pending;
+        const chunkSeq = pendingSeq;
+        pending = '';
+        pendingSeq = 0;
+        // Never rejects: a failed write loses that piece of the stored output (the live clients had
+        // it), it does not stop the run nor the following writes.
+        flushing = flushing
+          .then(() => appendExecutionOutput(db, record.id, chunk, chunkSeq))
+          .then(
+            () => undefined,
+            (error: unknown) => logger.warn({ err: error, executionId: record.id }, 'execution output not stored'),
+          );
+        return flushing;
+      };
+      const flushTimer = setInterval(() => void flush(), OUTPUT_FLUSH_MS);
+      const heartbeatTimer = setInterval(() => heartbeat({ seq }), HEARTBEAT_EVERY_MS);
+      heartbeat({ seq });
+
+      try {
+        const summary = await runAgent({
+          command: config.orchestration.agentCommand,
+          cli: agentCliFor(config.orchestration.agentCommand),
+          run: {
+            prompt: composePrompt(record),
+            maxTurns: agent.maxTurns,
+            model: record.model,
+            permissionMode: permissionModeOf(agent.permissionMode),
+            ...(input.resumeSessionId ? { resumeSessionId: input.resumeSessionId } : {}),
+          },
+          cwd: record.workingDirectory,
+          secrets,
+          signal: context.cancellationSignal,
+          onEvent: async (event) => {
+            if (event.kind !== 'text') return;
+            const text = `${event.text}\n`;
+            seq += 1;
+            pending += text;
+            pendingSeq = seq;
+            await published(live?.output(text));
+          },
+        });
+        await flush();
+        return outcomeOf(summary);
+      } catch (error) {
+        await flush();
+        if (error instanceof AgentCancelledError) {
+          // The worker's own shutdown killed the agent: a failure of the run, not the user's cancel.
+          if (shuttingDown(context)) {
+            throw ApplicationFailure.create({
+              message: WORKER_STOPPED_ERROR,
+              type: 'WorkerShutdown',
+              nonRetryable: true,
+              details: [outcomeOf(error.summary)],
+            });
+          }
+          throw error.cause instanceof CancelledFailure ? error.cause : new CancelledFailure('agent run cancelled');
+        }
+        if (error instanceof AgentProcessError) {
+          throw ApplicationFailure.create({
+            message: error.message,
+            type: 'AgentProcessError',
+            nonRetryable: true,
+            details: [outcomeOf(error.summary)],
+          });
+        }
+        throw error;
+      } finally {
+        clearInterval(flushTimer);
+        clearInterval(heartbeatTimer);
+      }
+    },
+
+    /** Ends the record (first call only) and tells the client. Idempotent. */
+    async finishExecutionRecord(input: FinishExecutionInput): Promise<{ status: FinalStatus; error: string | null; changed: boolean }> {
+      const finished = await finishExecution(db, input.executionId, {
+        status: input.status,
+        error: input.error,
+        sessionId: input.sessionId ?? null,
+        ...(input.costUsd !== undefined ? { costUsd: input.costUsd } : {}),
+        ...(input.durationMs !== undefined ? { durationMs: input.durationMs } : {}),
+        ...(input.turns !== undefined ? { turns: input.turns } : {}),
+      });
+      if (!finished) throw ApplicationFailure.nonRetryable(`execution ${input.executionId} not found`, 'ExecutionNotFound');
+      const { execution, changed } = finished;
+      if (changed) {
+        const live = liveStreamOf(execution, execution.outputSeq + 1);
+        await published(
+          live?.finished({
+            status: execution.status,
+            costUsd: execution.costUsd,
+            durationMs: execution.durationMs,
+            sessionId: execution.sessionId,
+            error: execution.error,
+          }),
+        );
+      }
+      return { status: execution.status as FinalStatus, error: execution.error, changed };
+    },
+
+    /** Writes the Markdown report in both directories and records its name. Repeatable. */
+    async writeReport(executionId: string): Promise<string> {
+      const record = await existingRecord(executionId);
+      const name = await writeExecutionReport(record, { dataDir, reportsDir });
+      await setExecutionReportFile(db, executionId, name);
+      return name;
+    },
+
+    async notifyFinished(executionId: string): Promise<void> {
+      const record = await existingRecord(executionId);
+      const verb = { completed: 'completed', failed: 'failed', cancelled: 'was cancelled' }[record.status as FinalStatus] ?? record.status;
+      await raiseNotification(db, {
+        kind: `execution.${record.status}`,
+        title: `${record.agentName} ${verb}`,
+        message: record.error ?? record.task,
+        executionId,
+      });
+    },
+  };
+}
+
+export type AgentExecutionActivities = ReturnType<typeof createAgentExecutionActivities>;

@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { createDatabase } from '../db';
+import { putSecret, secretContext } from '../db/agent-secrets-store';
+import { createAgent, deleteAgent } from '../db/agents-store';
+import { createExecution } from '../db/executions-store';
+import { config } from '../lib/config';
+import { logger } from '../lib/logger';
+import { repoRoot } from '../lib/paths';
+import { sealSecret, secretsKeyFromHex } from '../lib/secret-box';
+import { agentExecutionStartOptions } from '../temporal/agent-execution';
+import { startAgentsWorker } from '../workers/agents';
+import type { agentExecutionWorkflow } from '../workflows/agents/execution';
+
+/**
+ * Records the histories of the agent execution workflow (a completed run, a failed start-up of the
+ * agent, a cancelled run) into test/fixtures/histories/ for the replay test, with the stand-in CLI as
+ * the agent. Run with the stack up and an otherwise idle `agents` queue: `npm run record-agent-histories`.
+ */
+const target = path.join(repoRoot, 'test', 'fixtures', 'histories');
+const fakeAgent = path.join(repoRoot, 'test', 'fixtures', 'fake-agent', 'fake-agent.js');
+
+async function save(name: string, handle: WorkflowHandle): Promise<void> {
+  const history = await handle.fetchHistory();
+  await fs.writeFile(path.join(target, `${name}.json`), `${JSON.stringify(history, null, 1)}\n`);
+  process.stdout.write(`recorded ${name} (${history.events?.length ?? 0} events)\n`);
+}
+
+async function main(): Promise<void> {
+  const connection = await Connection.connect({ address: config.temporal.address });
+  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const database = createDatabase(config.mysql);
+  const worker = await startAgentsWorker({ ...config, orchestration: { ...config.orchestration, agentCommand: fakeAgent } }, logger);
+  const workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'record-agent-histories-'));
+  const key = secretsKeyFromHex(config.orchestration.secretsKey);
+  const agentWith = async (label: string, knobs: Record<string, string>) => {
+    const agent = await createAgent(database.db, {
+      name: `history recorder ${label} ${Date.now()}`,
+      description: '',
+      model: null,
+      instructions: 'Be brief.',
+      workingDirectory: workDir,
+      permissionMode: 'bypassPermissions',
+      maxTurns: 5,
+    });
+    // The stand-in's knobs reach it as secrets (the agent's environment is filtered).
+    for (const [name, value] of Object.entries(knobs)) await putSecret(database.db, agent.id, name, sealSecret(key, value, secretContext(agent.id, name)));
+    return agent;
+  };
+  const agents = {
+    quick: await agentWith('quick', {}),
+    failing: await agentWith('failing', { FAKE_AGENT_FAIL: '1', FAKE_AGENT_CHUNKS: '1' }),
+    slow: await agentWith('slow', { FAKE_AGENT_CHUNKS: '10000', FAKE_AGENT_DELAY_MS: '50' }),
+  };
+  const start = async (agent: { id: string; name: string }, task: string) => {
+    const execution = await createExecution(database.db, {
+      id: randomUUID(), kind: 'agent', agentId: agent.id, agentName: agent.name, source: 'manual',
+      task, instructions: 'Be brief.', workingDirectory: workDir, model: 'sonnet',
+    });
+    const handle = await client.workflow.start<typeof agentExecutionWorkflow>('agentExecutionWorkflow', agentExecutionStartOptions({ executionId: execution.id }));
+    return { handle, executionId: execution.id };
+  };
+  try {
+    const completed = await start(agents.quick, 'Say hello');
+    await completed.handle.result();
+    await save('agent-execution-completed', completed.handle);
+
+    const failed = await start(agents.failing, 'Fail');
+    await failed.handle.result();
+    await save('agent-execution-failed', failed.handle);
+
+    const slow = await start(agents.slow, 'Cancel me');
+    for (let attempt = 0; attempt < 500; attempt += 1) {
+      const [rows] = await database.pool.query('SELECT output_seq AS seq FROM executions WHERE id = ?', [slow.executionId]);
+      if (Number((rows as Array<{ seq: number }>)[0]?.seq) > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await slow.handle.cancel();
+    await slow.handle.result().catch(() => undefined);
+    await save('agent-execution-cancelled', slow.handle);
+  } finally {
+    for (const agent of Object.values(agents)) await deleteAgent(database.db, agent.id);
+    await worker.stop();
+    await database.pool.end();
+    await connection.close();
+    await fs.rm(workDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`record-agent-histories: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,459 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { config } from '../../lib/config';
+import { logger } from '../../lib/logger';
+import { startAgentsWorker } from '../../workers/agents';
+import type { QueueWorker } from '../../workers/queue-worker';
+import { WORKER_LOST_ERROR, WORKER_STOPPED_ERROR } from '../../workflows/agents/execution-errors';
+import { startServiceProcess, waitForLog, type ServiceProcess } from '../support/processes';
+import { startTestServer, type TestServer } from '../support/server';
+import { openSocket, type SocketProbe } from '../support/websocket';
+
+const FAKE_AGENT = path.resolve(__dirname, '../fixtures/fake-agent/fake-agent.js');
+const SECRET_VALUE = 'sk-test-3f9a8b7c6d5e4f30-never-answered';
+
+let server: TestServer;
+let worker: QueueWorker | null = null;
+const children: ServiceProcess[] = [];
+const agentPids: number[] = [];
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-executions-'));
+const agentConfig = { ...config, orchestration: { ...config.orchestration, agentCommand: FAKE_AGENT } };
+
+beforeAll(async () => {
+  server = await startTestServer();
+  // Records left active by an interrupted earlier run would hold slots.
+  await server.services.database.pool.query(
+    "UPDATE executions SET status = 'failed', finished_at = NOW(3), error = 'left by an earlier test run' WHERE status IN ('queued', 'running')",
+  );
+  // Other suites change the settings: fix the ones these tests depend on.
+  await api('PUT', '/api/settings', { maxConcurrentExecutions: 2, defaultModel: 'sonnet' });
+  worker = await startAgentsWorker(agentConfig, logger);
+}, 60_000);
+
+afterAll(async () => {
+  await worker?.stop();
+  for (const child of children) child.child.kill('SIGKILL');
+  for (const pid of agentPids) killGroup(pid);
+  await api('PUT', '/api/settings', { maxConcurrentExecutions: 2 }).catch(() => undefined);
+  await server?.close();
+  fs.rmSync(scratch, { recursive: true, force: true });
+});
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+interface Answer {
+  status: number;
+  body: any;
+  text: string;
+}
+
+async function api(method: string, urlPath: string, body?: unknown, clientId?: string): Promise<Answer> {
+  const headers: Record<string, string> = {};
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (clientId) headers['x-client-id'] = clientId;
+  const response = await fetch(server.url + urlPath, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  const text = await response.text();
+  let parsed: unknown = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    // not JSON (a report's Markdown)
+  }
+  return { status: response.status, text, body: parsed };
+}
+
+async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms (last: ${JSON.stringify(value)})`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** An agent whose fake CLI knobs (and any other secret) reach its process as secrets. */
+async function createAgent(name: string, secrets: Record<string, string>): Promise<string> {
+  const created = await api('POST', '/api/agents', {
+    name: `${name} ${Date.now()}`,
+    instructions: 'Be brief.',
+    workingDirectory: path.join(scratch, 'work', name.replace(/\W+/g, '-')),
+    maxTurns: 7,
+  });
+  expect(created.status).toBe(201);
+  for (const [secretName, value] of Object.entries(secrets)) {
+    expect((await api('POST', `/api/agents/${created.body.id}/secrets`, { name: secretName, value })).status).toBe(201);
+  }
+  return created.body.id as string;
+}
+
+async function record(executionId: string): Promise<any> {
+  const answer = await api('GET', `/api/executions/history/${executionId}`);
+  expect(answer.status).toBe(200);
+  return answer.body;
+}
+
+/** The record once final and its report written (the report follows the final status). */
+const finished = (executionId: string, timeoutMs = 60_000) =>
+  until(
+    `execution ${executionId} finished`,
+    () => record(executionId),
+    (r) => !['queued', 'running'].includes(r.status) && r.reportFile !== null,
+    timeoutMs,
+  );
+
+async function execute(agentId: string, body: Record<string, unknown>, clientId?: string): Promise<string> {
+  const answer = await api('POST', `/api/agents/${agentId}/execute`, body, clientId);
+  expect(answer.status).toBe(202);
+  expect(answer.body).toEqual({ executionId: expect.any(String), status: 'queued' });
+  return answer.body.executionId as string;
+}
+
+const readRecordFile = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8')) as { argv: string[]; env: Record<string, string>; pid: number; stdin: string; cwd: string };
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The notification of an execution (raised right after its report). */
+async function notificationOf(executionId: string): Promise<any> {
+  const items = await until(
+    `notification of ${executionId}`,
+    async () => (await api('GET', '/api/notifications?pageSize=100')).body.items as any[],
+    (list) => list.some((item) => item.executionId === executionId),
+  );
+  return items.find((item) => item.executionId === executionId);
+}
+
+async function executionCount(): Promise<number> {
+  const [rows] = await server.services.database.pool.query('SELECT COUNT(*) AS n FROM executions');
+  return Number((rows as Array<{ n: number }>)[0]?.n);
+}
+
+let completedSession: { agentId: string; executionId: string; sessionId: string; recordFile: string } | null = null;
+let failedExecutionId = '';
+
+describe('POST /agents/{id}/execute', () => {
+  it('runs the agent and stores the outcome, the report and a notification; secrets reach only the process', async () => {
+    const recordFile = path.join(scratch, 'complete.json');
+    const agentId = await createAgent('complete', { FAKE_AGENT_RECORD: recordFile, SERVICE_TOKEN: SECRET_VALUE });
+    const executionId = await execute(agentId, { task: 'Say hello' }, 'client-complete');
+
+    const done = await finished(executionId);
+    expect(done).toMatchObject({
+      id: executionId,
+      kind: 'agent',
+      agentId,
+      status: 'completed',
+      source: 'manual',
+      task: 'Say hello',
+      instructions: 'Be brief.',
+      workingDirectory: path.join(scratch, 'work', 'complete'),
+      model: 'sonnet',
+      costUsd: 0.0421,
+      turns: 3,
+      error: null,
+      outputSeq: 3,
+      outputTruncated: false,
+      sessionId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
+    expect(done.durationMs).toEqual(expect.any(Number));
+    expect(done.output).toBe('Received prompt: Be brief.\n\nSay hello\nWorking, step 2 of 3.\nWorking, step 3 of 3.\n');
+    expect(done.clientId).toBeUndefined();
+    expect(done.waitingHeartbeatAt).toBeUndefined();
+    expect(new Date(done.startedAt).getTime()).toBeLessThanOrEqual(new Date(done.finishedAt).getTime());
+
+    // The process: prompt on stdin, the agent's options as arguments, the secret in the environment only.
+    const seen = readRecordFile(recordFile);
+    expect(seen.stdin).toBe('Be brief.\n\nSay hello');
+    expect(seen.argv).toEqual(['-p', '--output-format', 'stream-json', '--verbose', '--max-turns', '7', '--permission-mode', 'bypassPermissions', '--model', 'sonnet']);
+    expect(seen.env.SERVICE_TOKEN).toBe(SECRET_VALUE);
+    expect(seen.env.MYSQL_PASSWORD).toBeUndefined();
+    expect(seen.cwd).toBe(path.join(scratch, 'work', 'complete'));
+
+    // The report, in both directories.
+    expect(done.reportFile).toMatch(/^\d{4}-\d{2}-\d{2}_\d{6}_complete-\d+_[0-9a-f]{8}\.md$/);
+    const inData = fs.readFileSync(path.join(config.orchestration.dataDir, 'reports', done.reportFile), 'utf8');
+    const external = fs.readFileSync(path.join(config.orchestration.reportsDir, done.reportFile), 'utf8');
+    expect(external).toBe(inData);
+    expect(inData).toContain('| Status | completed |');
+    expect(inData).toContain(`| Session id | ${done.sessionId} |`);
+
+    expect(await notificationOf(executionId)).toMatchObject({ kind: 'execution.completed', message: 'Say hello', read: false });
+
+    // No answer about the execution or the agent carries the secret.
+    for (const urlPath of [
+      `/api/executions/history/${executionId}`,
+      '/api/executions/history',
+      '/api/executions/recent',
+      `/api/agents/${agentId}`,
+      `/api/agents/${agentId}/secrets`,
+      `/api/reports/${done.reportFile}`,
+    ]) {
+      const answer = await api('GET', urlPath);
+      expect(answer.status).toBe(200);
+      expect(answer.text).not.toContain(SECRET_VALUE);
+    }
+    completedSession = { agentId, executionId, sessionId: done.sessionId, recordFile };
+  });
+
+  it('answers 400 on bad bodies and 404 on an unknown agent, creating nothing', async () => {
+    const agentId = await createAgent('refused', {});
+    const before = await executionCount();
+    const cases: Array<[string, unknown, number, string]> = [
+      [agentId, {}, 400, 'body.task'],
+      [agentId, { task: '   ' }, 400, 'body.task'],
+      [agentId, { task: 'x', extra: 1 }, 400, 'body'],
+      [agentId, { task: 'x', workingDirectory: 'relative/dir' }, 400, 'body.workingDirectory: an absolute path'],
+      [agentId, { task: 'x', contextFiles: ['../etc/passwd'] }, 400, 'body.contextFiles.0'],
+      [agentId, { task: 'x', repoName: 'org/repo' }, 400, 'repositories are not supported yet'],
+      [agentId, { task: 'x', repoName: 'org/repo', repoBranch: 'main' }, 400, 'repositories are not supported yet'],
+      ['00000000-0000-4000-8000-000000000000', { task: 'x' }, 404, 'agent 00000000-0000-4000-8000-000000000000 not found'],
+    ];
+    for (const [id, body, status, message] of cases) {
+      const answer = await api('POST', `/api/agents/${id}/execute`, body);
+      expect({ status: answer.status, hasMessage: String(answer.body.error).includes(message) }).toEqual({ status, hasMessage: true });
+    }
+    expect(await executionCount()).toBe(before);
+  });
+
+  it('fails an execution whose agent fails, keeping its error and what it reported', async () => {
+    const agentId = await createAgent('failing', { FAKE_AGENT_FAIL: '1', FAKE_AGENT_CHUNKS: '1' });
+    const executionId = await execute(agentId, { task: 'Break', instructions: '' });
+    const done = await finished(executionId);
+    expect(done).toMatchObject({
+      status: 'failed',
+      error: 'claude-code exited with code 2: fake agent failure (FAKE_AGENT_FAIL=1)\nstderr: fake-agent: failing on purpose (FAKE_AGENT_FAIL=1)',
+      costUsd: 0.0421,
+      turns: 1,
+      output: 'Received prompt: Break\n',
+      outputSeq: 1,
+      reportFile: expect.any(String),
+    });
+    expect(await notificationOf(executionId)).toMatchObject({ kind: 'execution.failed', message: done.error });
+    failedExecutionId = executionId;
+  });
+});
+
+describe('live output', () => {
+  it('reaches only the client that started the execution, numbered, as stored in the record', async () => {
+    const agentId = await createAgent('live', { FAKE_AGENT_CHUNKS: '5', FAKE_AGENT_DELAY_MS: '30' });
+    const wsBase = server.url.replace(/^http/, 'ws');
+    const sockets: Record<string, SocketProbe> = {};
+    for (const clientId of ['live-a', 'live-b']) {
+      sockets[clientId] = await openSocket(`${wsBase}/ws?clientId=${clientId}`);
+      expect(await sockets[clientId]!.nextMessage()).toEqual({ type: 'connected', clientId });
+    }
+    const ids = {
+      'live-a': await execute(agentId, { task: 'Task of A' }, 'live-a'),
+      'live-b': await execute(agentId, { task: 'Task of B' }, 'live-b'),
+    };
+
+    for (const clientId of ['live-a', 'live-b'] as const) {
+      const executionId = ids[clientId];
+      const received: any[] = [];
+      for (;;) {
+        const message: any = await sockets[clientId]!.nextMessage();
+        received.push(message);
+        if (message.type === 'execution.finished') break;
+      }
+      expect(received.every((message) => message.executionId === executionId)).toBe(true);
+      expect(received.map((message) => message.type)).toEqual([
+        'execution.queued',
+        'execution.started',
+        ...Array(5).fill('execution.output'),
+        'execution.finished',
+      ]);
+      const outputs = received.filter((message) => message.type === 'execution.output');
+      expect(outputs.map((message) => message.seq)).toEqual([1, 2, 3, 4, 5]);
+      const stored = await record(executionId);
+      expect(outputs.map((message) => message.text).join('')).toBe(stored.output);
+      expect(stored.outputSeq).toBe(5);
+      expect(received.at(-1)).toMatchObject({ status: 'completed', lastSeq: 5, sessionId: stored.sessionId, agentId, source: 'manual' });
+    }
+    for (const probe of Object.values(sockets)) probe.socket.close();
+  });
+});
+
+describe('cancel, continue, retry', () => {
+  it('cancels a running execution: the agent process is killed and the record ends cancelled', async () => {
+    const recordFile = path.join(scratch, 'slow.json');
+    const agentId = await createAgent('slow', { FAKE_AGENT_CHUNKS: '10000', FAKE_AGENT_DELAY_MS: '50', FAKE_AGENT_RECORD: recordFile });
+    const executionId = await execute(agentId, { task: 'Take your time' });
+    await until('output stored', () => record(executionId), (r) => r.status === 'running' && r.outputSeq >= 2);
+    const { pid } = readRecordFile(recordFile);
+    agentPids.push(pid);
+    expect(processAlive(pid)).toBe(true);
+
+    const answer = await api('POST', `/api/agents/${agentId}/cancel/${executionId}`);
+    expect(answer).toMatchObject({ status: 202, body: { executionId, status: 'cancelling' } });
+    const done = await finished(executionId);
+    expect(done).toMatchObject({ status: 'cancelled', error: 'cancelled by request', reportFile: expect.any(String) });
+    expect(done.output.startsWith('Received prompt: Be brief.\n\nTake your time\nWorking, step 2 of 10000.\n')).toBe(true);
+    await until('agent process gone', async () => processAlive(pid), (alive) => !alive, 10_000);
+
+    expect((await api('POST', `/api/agents/${agentId}/cancel/${executionId}`)).status).toBe(409);
+    const unknown = await api('POST', `/api/agents/${agentId}/cancel/00000000-0000-4000-8000-000000000000`);
+    expect(unknown).toMatchObject({ status: 404, body: { error: `execution 00000000-0000-4000-8000-000000000000 of agent ${agentId} not found` } });
+    expect(await notificationOf(executionId)).toMatchObject({ kind: 'execution.cancelled', message: 'cancelled by request' });
+  });
+
+  it('cancels every active execution at once, running or queued', async () => {
+    const agentId = await createAgent('many', { FAKE_AGENT_CHUNKS: '10000', FAKE_AGENT_DELAY_MS: '50' });
+    const ids = [await execute(agentId, { task: 'One' }), await execute(agentId, { task: 'Two' }), await execute(agentId, { task: 'Three' })];
+    // Limit 2: two run, the third waits.
+    await until('two running', () => Promise.all(ids.map(record)), (records) => records.filter((r) => r.status === 'running').length === 2);
+    const active = await api('GET', '/api/executions/active');
+    expect(active.body.filter((item: any) => ids.includes(item.id)).map((item: any) => [item.id, item.status])).toEqual([
+      [ids[0], 'running'],
+      [ids[1], 'running'],
+      [ids[2], 'queued'],
+    ]);
+    expect(active.body.every((item: any) => !('output' in item) && !('clientId' in item))).toBe(true);
+
+    const answer = await api('POST', '/api/executions/cancel-all');
+    expect(answer.status).toBe(202);
+    expect([...answer.body.cancelled].sort()).toEqual([...ids].sort());
+    for (const id of ids) expect(await finished(id)).toMatchObject({ status: 'cancelled', error: 'cancelled by request' });
+    expect((await record(ids[2]!)).startedAt).toBeNull();
+  });
+
+  it('continues a session: a new execution that passes --resume <sessionId> and the message as the prompt', async () => {
+    expect(completedSession).not.toBeNull();
+    const { agentId, executionId: parentId, sessionId, recordFile } = completedSession!;
+    const answer = await api('POST', `/api/agents/${agentId}/continue`, { sessionId, message: 'And then?' }, 'client-complete');
+    expect(answer.status).toBe(202);
+    const done = await finished(answer.body.executionId);
+    expect(done).toMatchObject({ status: 'completed', source: 'continue', parentExecutionId: parentId, sessionId, task: 'And then?', instructions: '' });
+    expect(done.output.startsWith(`Resumed session ${sessionId}. Received prompt: And then?\n`)).toBe(true);
+    const seen = readRecordFile(recordFile);
+    expect(seen.argv.slice(-2)).toEqual(['--resume', sessionId]);
+    expect(seen.stdin).toBe('And then?');
+
+    const before = await executionCount();
+    expect(await api('POST', `/api/agents/${agentId}/continue`, { sessionId: 'no-such-session', message: 'x' })).toMatchObject({
+      status: 404,
+      body: { error: `agent ${agentId} has no session no-such-session` },
+    });
+    expect((await api('POST', `/api/agents/${agentId}/continue`, { sessionId })).status).toBe(400);
+    expect(await executionCount()).toBe(before);
+  });
+
+  it('retries a finished execution as a new one with the same input', async () => {
+    const parent = await record(failedExecutionId);
+    const answer = await api('POST', `/api/executions/${failedExecutionId}/retry`);
+    expect(answer.status).toBe(202);
+    const done = await finished(answer.body.executionId);
+    expect(done).toMatchObject({
+      source: 'retry',
+      parentExecutionId: failedExecutionId,
+      task: parent.task,
+      instructions: parent.instructions,
+      workingDirectory: parent.workingDirectory,
+      status: 'failed',
+    });
+    expect((await api('POST', '/api/executions/00000000-0000-4000-8000-000000000000/retry')).status).toBe(404);
+  });
+});
+
+describe('concurrency', () => {
+  it('never runs more than maxConcurrentExecutions at once and starts queued executions in FIFO order', async () => {
+    const agentId = await createAgent('burst', { FAKE_AGENT_CHUNKS: '4', FAKE_AGENT_DELAY_MS: '100', FAKE_AGENT_STAMP: '1' });
+    const ids: string[] = [];
+    for (let index = 0; index < 10; index += 1) ids.push(await execute(agentId, { task: `Burst ${index}` }));
+
+    const runningCounts: number[] = [];
+    await until(
+      'burst finished',
+      async () => {
+        const active = await api('GET', '/api/executions/active');
+        expect(active.status).toBe(200);
+        runningCounts.push(active.body.filter((item: any) => item.status === 'running').length);
+        return active.body.filter((item: any) => ids.includes(item.id)).length;
+      },
+      (left) => left === 0,
+      120_000,
+    );
+    expect(Math.max(...runningCounts)).toBeLessThanOrEqual(2);
+
+    const records = await Promise.all(ids.map(record));
+    expect(records.map((r) => r.status)).toEqual(Array(10).fill('completed'));
+    // FIFO: slots are taken in submission order.
+    const starts = records.map((r) => new Date(r.startedAt).getTime());
+    expect([...starts].sort((a, b) => a - b)).toEqual(starts);
+    // What the agents printed: first and last stamp of each run; never three runs printing at once.
+    const spans = records.map((r) => {
+      const stamps = [...String(r.output).matchAll(/\[printed-at (\d+)\]/g)].map((match) => Number(match[1]));
+      expect(stamps).toHaveLength(4);
+      return { from: Math.min(...stamps), to: Math.max(...stamps) };
+    });
+    for (const span of spans) {
+      const overlapping = spans.filter((other) => other.from <= span.from && span.from <= other.to).length;
+      expect(overlapping).toBeLessThanOrEqual(2);
+    }
+  }, 150_000);
+});
+
+describe('a worker that stops mid-execution', () => {
+  const startWorker = async () => {
+    const child = startServiceProcess({ PROCESS_ROLES: 'agents-worker', AGENT_COMMAND: FAKE_AGENT });
+    children.push(child);
+    await waitForLog(child, 'worker started');
+    return child;
+  };
+  let first: ServiceProcess;
+
+  it('shutting down gracefully kills the agent and the execution fails with the worker-stopped error', async () => {
+    const recordFile = path.join(scratch, 'shutdown.json');
+    const agentId = await createAgent('shutdown', { FAKE_AGENT_CHUNKS: '10000', FAKE_AGENT_DELAY_MS: '50', FAKE_AGENT_RECORD: recordFile });
+    const executionId = await execute(agentId, { task: 'Interrupted' });
+    await until('run started', () => record(executionId), (r) => r.status === 'running' && r.outputSeq >= 1);
+    const { pid } = readRecordFile(recordFile);
+    agentPids.push(pid);
+
+    await worker?.stop(); // the SDK cancels running activities after its grace time
+    worker = null;
+    await until('agent process gone', async () => processAlive(pid), (alive) => !alive, 10_000);
+
+    first = await startWorker(); // finishes the workflow the stopped worker left
+    const done = await finished(executionId);
+    expect(done).toMatchObject({ status: 'failed', error: WORKER_STOPPED_ERROR, sessionId: expect.any(String) });
+  }, 90_000);
+
+  it('killed, leaves no record running: the execution fails with the worker-lost error and the queue moves on', async () => {
+    await api('PUT', '/api/settings', { maxConcurrentExecutions: 1 });
+
+    const recordFile = path.join(scratch, 'orphan.json');
+    const slowAgent = await createAgent('orphan', { FAKE_AGENT_CHUNKS: '10000', FAKE_AGENT_DELAY_MS: '50', FAKE_AGENT_RECORD: recordFile });
+    const quickAgent = await createAgent('after', { FAKE_AGENT_CHUNKS: '2' });
+    const slowId = await execute(slowAgent, { task: 'Long job' });
+    await until('slow run started', () => record(slowId), (r) => r.status === 'running' && r.outputSeq >= 1);
+    const quickId = await execute(quickAgent, { task: 'Next in line' });
+    expect((await record(quickId)).status).toBe('queued');
+    agentPids.push(readRecordFile(recordFile).pid);
+
+    first.child.kill('SIGKILL');
+    expect(await first.exited).toBeNull();
+    await startWorker();
+
+    const slow = await finished(slowId, 90_000);
+    expect(slow).toMatchObject({ status: 'failed', error: WORKER_LOST_ERROR });
+    const quick = await finished(quickId, 60_000);
+    expect(quick.status).toBe('completed');
+    expect(new Date(quick.startedAt).getTime()).toBeGreaterThanOrEqual(new Date(slow.finishedAt).getTime());
+    const active = await api('GET', '/api/executions/active');
+    expect(active.body.filter((item: any) => [slowId, quickId].includes(item.id))).toEqual([]);
+  }, 180_000);
+});

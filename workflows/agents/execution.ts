@@ -1,0 +1,99 @@
+import {
+  ActivityCancellationType,
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  CancelledFailure,
+  isCancellation,
+  proxyActivities,
+  TimeoutFailure,
+} from '@temporalio/workflow';
+import type { AgentExecutionActivities, AgentRunOutcome, FinishExecutionInput } from '../../activities/agents/execution-activities';
+import { CANCELLED_ERROR, WORKER_LOST_ERROR, WORKER_STOPPED_ERROR } from './execution-errors';
+
+export interface AgentExecutionInput {
+  /** The record (created `queued` by the API before the start). */
+  executionId: string;
+  /** `--resume` this session: set for a `continue` execution. */
+  resumeSessionId?: string | null;
+}
+
+export interface AgentExecutionResult {
+  executionId: string;
+  status: 'completed' | 'failed' | 'cancelled';
+  error: string | null;
+}
+
+/** Failures where another attempt cannot help: the record, the agent, its options or secrets are wrong. */
+const NON_RETRYABLE = ['ExecutionNotFound', 'AgentNotFound', 'AgentProcessError', 'AgentOptionsError', 'SecretDecryptionError', 'SecretsKeyMissingError'];
+
+// Waiting for a slot can last as long as the queue: one long activity that heartbeats; retried when its worker dies.
+const slot = proxyActivities<AgentExecutionActivities>({
+  startToCloseTimeout: '7 days',
+  heartbeatTimeout: '10 seconds',
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  retry: { initialInterval: '1 second', maximumInterval: '10 seconds', nonRetryableErrorTypes: NON_RETRYABLE },
+});
+// The agent run has side effects (files, money): one attempt, never repeated behind the user's back.
+const run = proxyActivities<AgentExecutionActivities>({
+  startToCloseTimeout: '24 hours',
+  heartbeatTimeout: '30 seconds',
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  retry: { maximumAttempts: 1 },
+});
+// Finishing, the report and the notification are idempotent: retried freely.
+const finish = proxyActivities<AgentExecutionActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 20, nonRetryableErrorTypes: NON_RETRYABLE },
+});
+
+/**
+ * One agent execution (workflow id `agent-execution-<executionId>`, queue `agents`): waits for a
+ * concurrency slot, runs the agent, then finishes the record, writes the report and raises a
+ * notification. A cancellation ends the record `cancelled` and is rethrown; a failed agent ends it
+ * `failed` and the workflow completes (the record holds the outcome).
+ */
+export async function agentExecutionWorkflow(input: AgentExecutionInput): Promise<AgentExecutionResult> {
+  const { executionId } = input;
+  let outcome: FinishExecutionInput;
+  try {
+    const mayRun = await slot.waitForSlot(executionId);
+    if (!mayRun) {
+      // Ended while queued (the API cancels a queued record itself): the report and notification still follow.
+      const closed = await CancellationScope.nonCancellable(() => close({ executionId, status: 'cancelled', error: CANCELLED_ERROR }));
+      return { executionId, ...closed };
+    }
+    const result: AgentRunOutcome = await run.runAgentExecution({ executionId, resumeSessionId: input.resumeSessionId ?? null });
+    outcome = { executionId, status: 'completed', error: null, ...result };
+  } catch (error) {
+    // Only a cancellation of this workflow (the API's cancel) is `cancelled`; an activity cancelled by
+    // its worker shutting down is a failure of the run.
+    if (isCancellation(error) && CancellationScope.current().consideredCancelled) {
+      await CancellationScope.nonCancellable(() => close({ executionId, status: 'cancelled', error: CANCELLED_ERROR }));
+      throw error;
+    }
+    outcome = { executionId, status: 'failed', ...failureOf(error) };
+  }
+  await close(outcome);
+  return { executionId, status: outcome.status, error: outcome.error };
+}
+
+/** Ends the record (a record already ended keeps its outcome), then its report and notification. */
+async function close(outcome: FinishExecutionInput): Promise<Pick<AgentExecutionResult, 'status' | 'error'>> {
+  const stored = await finish.finishExecutionRecord(outcome);
+  await finish.writeReport(outcome.executionId);
+  await finish.notifyFinished(outcome.executionId);
+  return stored;
+}
+
+/** The stored error of a failed run, and what the agent reported before failing. */
+function failureOf(error: unknown): { error: string } & Partial<AgentRunOutcome> {
+  const cause = error instanceof ActivityFailure ? error.cause : error;
+  if (cause instanceof TimeoutFailure && cause.timeoutType === 'HEARTBEAT') return { error: WORKER_LOST_ERROR };
+  if (cause instanceof CancelledFailure) return { error: WORKER_STOPPED_ERROR };
+  if (cause instanceof ApplicationFailure) {
+    const reported = cause.details?.[0] as Partial<AgentRunOutcome> | undefined;
+    return { error: cause.message, ...(reported ?? {}) };
+  }
+  return { error: cause instanceof Error ? cause.message : String(cause) };
+}
