@@ -19,7 +19,7 @@ import { startApi, startService, stopService, waitForLine } from './services';
  */
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 20);
 const CHUNKS = Number(process.env.BENCH_CHUNKS ?? 100);
-const BURST = Number(process.env.BENCH_BURST ?? 200);
+const BURST = Number(process.env.BENCH_BURST ?? 50);
 const FAKE_AGENT = path.join(repoRoot, 'test', 'fixtures', 'fake-agent', 'fake-agent.js');
 const STAMP = /^\[printed-at (\d+)\] /;
 const say = (line: string) => process.stdout.write(`${line}\n`);
