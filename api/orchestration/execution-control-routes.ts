@@ -47,8 +47,17 @@ export function executionControlRoutes(services: Services): Router {
     return agent;
   }
 
-  /** Stores the record, tells the client it is queued, starts its workflow; answers 202 with its id. */
-  async function launch(record: NewExecution & { id: string }, resumeSessionId: string | null): Promise<{ executionId: string; status: 'queued' }> {
+  /**
+   * Stores a new execution of `agent` for the requesting client, tells the client it is queued, starts
+   * its workflow; answers 202 with its id.
+   */
+  async function launch(
+    agent: Agent,
+    clientIdHeader: string,
+    input: Omit<NewExecution, 'id' | 'kind' | 'agentId' | 'agentName' | 'clientId'>,
+    resumeSessionId: string | null,
+  ): Promise<{ executionId: string; status: 'queued' }> {
+    const record = { id: randomUUID(), kind: 'agent' as const, agentId: agent.id, agentName: agent.name, clientId: requestClientId(clientIdHeader), ...input };
     const execution = await createExecution(db, record);
     // Before the start, so the client always hears `queued` before the worker's `started`.
     const live = liveStreamOf(execution);
@@ -108,13 +117,10 @@ export function executionControlRoutes(services: Services): Router {
     const settings = await readExecutionSettings(db, dataDir);
     ctx.status = 202;
     ctx.body = await launch(
+      agent,
+      ctx.get('x-client-id'),
       {
-        id: randomUUID(),
-        kind: 'agent',
-        agentId: agent.id,
-        agentName: agent.name,
         source: 'manual',
-        clientId: requestClientId(ctx.get('x-client-id')),
         task: taskWithContextFiles(body.task, body.contextFiles),
         instructions: body.instructions ?? agent.instructions,
         workingDirectory: body.workingDirectory ?? agent.workingDirectory ?? settings.workingDirectory,
@@ -142,13 +148,10 @@ export function executionControlRoutes(services: Services): Router {
     if (!parent) throw new HttpError(404, `agent ${agent.id} has no session ${body.sessionId}`);
     ctx.status = 202;
     ctx.body = await launch(
+      agent,
+      ctx.get('x-client-id'),
       {
-        id: randomUUID(),
-        kind: 'agent',
-        agentId: agent.id,
-        agentName: agent.name,
         source: 'continue',
-        clientId: requestClientId(ctx.get('x-client-id')),
         task: body.message,
         // The session already holds the instructions; the message is the whole prompt.
         instructions: '',
@@ -184,13 +187,10 @@ export function executionControlRoutes(services: Services): Router {
     const agent = await existingAgent(parent.agentId);
     ctx.status = 202;
     ctx.body = await launch(
+      agent,
+      ctx.get('x-client-id'),
       {
-        id: randomUUID(),
-        kind: 'agent',
-        agentId: agent.id,
-        agentName: agent.name,
         source: 'retry',
-        clientId: requestClientId(ctx.get('x-client-id')),
         task: parent.task,
         instructions: parent.instructions,
         workingDirectory: parent.workingDirectory,
