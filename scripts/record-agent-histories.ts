@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { createDatabase } from '../db';
 import { putSecret, secretContext } from '../db/agent-secrets-store';
 import { createAgent, deleteAgent } from '../db/agents-store';
 import { createExecution } from '../db/executions-store';
 import { config } from '../lib/config';
 import { logger } from '../lib/logger';
+import { saveHistoryFixture } from './history-fixtures';
 import { repoRoot } from '../lib/paths';
 import { sealSecret, secretsKeyFromHex } from '../lib/secret-box';
 import { agentExecutionStartOptions } from '../temporal/agent-execution';
@@ -20,14 +21,8 @@ import type { agentExecutionWorkflow } from '../workflows/agents/execution';
  * agent, a cancelled run) into test/fixtures/histories/ for the replay test, with the stand-in CLI as
  * the agent. Run with the stack up and an otherwise idle `agents` queue: `npm run record-agent-histories`.
  */
-const target = path.join(repoRoot, 'test', 'fixtures', 'histories');
 const fakeAgent = path.join(repoRoot, 'test', 'fixtures', 'fake-agent', 'fake-agent.js');
 
-async function save(name: string, handle: WorkflowHandle): Promise<void> {
-  const history = await handle.fetchHistory();
-  await fs.writeFile(path.join(target, `${name}.json`), `${JSON.stringify(history, null, 1)}\n`);
-  process.stdout.write(`recorded ${name} (${history.events?.length ?? 0} events)\n`);
-}
 
 async function main(): Promise<void> {
   const connection = await Connection.connect({ address: config.temporal.address });
@@ -66,11 +61,11 @@ async function main(): Promise<void> {
   try {
     const completed = await start(agents.quick, 'Say hello');
     await completed.handle.result();
-    await save('agent-execution-completed', completed.handle);
+    await saveHistoryFixture('agent-execution-completed', completed.handle);
 
     const failed = await start(agents.failing, 'Fail');
     await failed.handle.result();
-    await save('agent-execution-failed', failed.handle);
+    await saveHistoryFixture('agent-execution-failed', failed.handle);
 
     const slow = await start(agents.slow, 'Cancel me');
     for (let attempt = 0; attempt < 500; attempt += 1) {
@@ -80,7 +75,7 @@ async function main(): Promise<void> {
     }
     await slow.handle.cancel();
     await slow.handle.result().catch(() => undefined);
-    await save('agent-execution-cancelled', slow.handle);
+    await saveHistoryFixture('agent-execution-cancelled', slow.handle);
   } finally {
     for (const agent of Object.values(agents)) await deleteAgent(database.db, agent.id);
     await worker.stop();

@@ -1,10 +1,8 @@
 import { rankingJobStartOptions } from '../temporal/ranking-job';
-import fs from 'node:fs/promises';
-import path from 'node:path';
-import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { config } from '../lib/config';
 import { logger } from '../lib/logger';
-import { repoRoot } from '../lib/paths';
+import { saveHistoryFixture } from './history-fixtures';
 import { TASK_QUEUES } from '../temporal/task-queues';
 import { RANKING_JOB_WORKFLOW_ID } from '../temporal/workflow-ids';
 import { startRankingWorker } from '../workers/ranking';
@@ -15,29 +13,21 @@ import { startRankingWorker } from '../workers/ranking';
  * a workflow (with the stack up and the test environment): `npm run record-histories`.
  * Needs a person index with a few thousand persons and an otherwise idle `ranking` task queue.
  */
-const target = path.join(repoRoot, 'test', 'fixtures', 'histories');
 
-async function save(name: string, handle: WorkflowHandle): Promise<void> {
-  const history = await handle.fetchHistory();
-  // The message's own proto3 JSON (historyToJSON trips over the SDK's second protobufjs copy).
-  await fs.writeFile(path.join(target, `${name}.json`), `${JSON.stringify(history, null, 1)}\n`);
-  process.stdout.write(`recorded ${name} (${history.events?.length ?? 0} events)\n`);
-}
 
 async function main(): Promise<void> {
   const connection = await Connection.connect({ address: config.temporal.address });
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const worker = await startRankingWorker(config, logger);
   try {
-    await fs.mkdir(target, { recursive: true });
     const job = await client.workflow.start(
       'rankingJobWorkflow',
       rankingJobStartOptions({ batchSize: 500, batchesPerExecution: 2, maxChildrenInFlight: 2 }),
     );
     await job.result();
-    await save('ranking-job-first-execution', client.workflow.getHandle(RANKING_JOB_WORKFLOW_ID, job.firstExecutionRunId));
-    await save('ranking-job-last-execution', client.workflow.getHandle(RANKING_JOB_WORKFLOW_ID));
-    await save('ranking-batch', client.workflow.getHandle(`${RANKING_JOB_WORKFLOW_ID}-${job.firstExecutionRunId}-lote-0`));
+    await saveHistoryFixture('ranking-job-first-execution', client.workflow.getHandle(RANKING_JOB_WORKFLOW_ID, job.firstExecutionRunId));
+    await saveHistoryFixture('ranking-job-last-execution', client.workflow.getHandle(RANKING_JOB_WORKFLOW_ID));
+    await saveHistoryFixture('ranking-batch', client.workflow.getHandle(`${RANKING_JOB_WORKFLOW_ID}-${job.firstExecutionRunId}-lote-0`));
 
     const trigger = await client.workflow.start('scheduledRankingWorkflow', {
       taskQueue: TASK_QUEUES.ranking,
@@ -45,7 +35,7 @@ async function main(): Promise<void> {
     });
     await trigger.result();
     await client.workflow.getHandle(RANKING_JOB_WORKFLOW_ID).result();
-    await save('scheduled-ranking', trigger);
+    await saveHistoryFixture('scheduled-ranking', trigger);
 
     const probe = await client.workflow.start('probeWorkflow', {
       taskQueue: TASK_QUEUES.ranking,
@@ -53,7 +43,7 @@ async function main(): Promise<void> {
       args: ['gravação'],
     });
     await probe.result();
-    await save('probe', probe);
+    await saveHistoryFixture('probe', probe);
   } finally {
     await worker.stop();
     await connection.close();

@@ -19,7 +19,7 @@ function workflowIdOf(file: string): string | undefined {
 }
 
 /**
- * Replays recorded histories (scripts/record-workflow-histories.ts) against today's workflow code:
+ * Replays recorded histories (scripts/record-workflow-histories.ts, scripts/record-agent-histories.ts) against today's workflow code:
  * a change that would break running workflows (non-determinism) fails here, before production.
  */
 describe('workflow replay', () => {
