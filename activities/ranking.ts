@@ -6,6 +6,7 @@ import { recordRunEnd, recordRunProgress, recordRunStart, type RunOrigin, type R
 import { assignPositions, clearRanking, deleteRowsOfOtherRuns, upsertRankingRows } from '../db/ranking-store';
 import { storeStatisticsSnapshot } from '../db/ranking-statistics';
 import type { PersonDocument } from '../domain/person-document';
+import { documentRevision } from '../domain/document-revision';
 import { toRankingRow } from '../domain/ranking-row';
 import { scorePerson } from '../domain/scoring/score-person';
 import type { Logger } from '../lib/logger';
@@ -106,12 +107,15 @@ export function createRankingActivities(deps: RankingActivityDeps) {
           sort: SHARD_DOC_ORDER,
           track_total_hits: false,
           _source_excludes: FIELDS_NOT_RANKED,
+          // Each entry records the revision it was built from (domain/document-revision.ts).
+          seq_no_primary_term: true,
           ...(after ? { search_after: after } : {}),
         });
         const hits = page.hits.hits;
         const rows = [];
         for (const hit of hits) {
-          if (hit._source) rows.push(toRankingRow(scorePerson(hit._source, input.referenceDate), hit._source, input.runId));
+          if (!hit._source) continue;
+          rows.push(toRankingRow(scorePerson(hit._source, input.referenceDate), hit._source, input.runId, documentRevision(hit)));
         }
         await upsertRankingRows(pool, rows);
         count += hits.length;

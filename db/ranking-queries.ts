@@ -1,4 +1,5 @@
 import type { Pool } from 'mysql2/promise';
+import type { TypeCast } from 'mysql2/typings/mysql/lib/parsers/typeCast';
 import { readStatisticsSnapshot } from './ranking-statistics';
 import { passThroughDetailsJson, type StoredComplements } from '../domain/ranking-row';
 import type { RankingRow } from './ranking-store';
@@ -12,20 +13,26 @@ import type { RankingRow } from './ranking-store';
 export type BlockKey = 'bloco_a' | 'bloco_b' | 'bloco_c' | 'bloco_d' | 'bloco_e';
 
 /** A positioned row as readers get it: the ranking columns of what the job wrote, plus the position. */
-export type StoredEntry = Omit<RankingRow, 'nome_busca' | 'run_id' | 'detalhes' | 'complementos'> & { posicao: number };
+export type StoredEntry = Omit<RankingRow, 'nome_busca' | 'run_id' | 'detalhes' | 'complementos' | 'revisao_documento'> & { posicao: number };
 
-/** An entry with its details: the pass-through JSON text as stored (never parsed here) and the complements. */
-export type StoredEntryWithDetails = StoredEntry & Pick<RankingRow, 'detalhes' | 'complementos'>;
+/**
+ * An entry with its details: the pass-through JSON as the stored bytes (never decoded, parsed or
+ * re-encoded here: a page is mostly these bytes) and the complements.
+ */
+export type StoredEntryWithDetails = StoredEntry & Pick<RankingRow, 'complementos' | 'revisao_documento'> & { detalhes: Buffer };
 
 const ENTRY_COLUMNS = `e.id_pessoa, e.nome, e.posicao, e.pontuacao_total, e.bloco_a, e.bloco_b, e.bloco_c, e.bloco_d,
   e.bloco_e, e.ativo, e.anos_atuacao, e.coordenador_ppg, e.tipos_atuacao, e.selos`;
-const DETAIL_COLUMNS = `${ENTRY_COLUMNS}, d.detalhes, d.complementos`;
+const DETAIL_COLUMNS = `${ENTRY_COLUMNS}, d.detalhes, d.complementos, d.revisao_documento`;
 
 /** Details are written with their entry in one transaction; LEFT JOIN only guards hand-edited data. */
 const JOIN_DETAILS = 'LEFT JOIN ranking_entry_details d ON d.id_pessoa = e.id_pessoa';
 
 /** What an entry without a details row passes through: every field null. */
-const NO_DETAILS = passThroughDetailsJson({}, null);
+const NO_DETAILS = Buffer.from(passThroughDetailsJson({}, null));
+
+/** Reads `detalhes` as raw bytes: decoding it to a string only to encode it again costs a page ~1 ms. */
+const DETAILS_AS_BYTES: TypeCast = (field, next) => (field.name === 'detalhes' ? field.buffer() : next());
 
 type Row = Record<string, unknown>;
 
@@ -51,8 +58,9 @@ function toStoredEntry(row: Row): StoredEntry {
 function toStoredEntryWithDetails(row: Row): StoredEntryWithDetails {
   return {
     ...toStoredEntry(row),
-    detalhes: typeof row.detalhes === 'string' ? row.detalhes : NO_DETAILS,
+    detalhes: Buffer.isBuffer(row.detalhes) ? row.detalhes : NO_DETAILS,
     complementos: typeof row.complementos === 'string' ? (JSON.parse(row.complementos) as StoredComplements) : {},
+    revisao_documento: typeof row.revisao_documento === 'string' ? row.revisao_documento : null,
   };
 }
 
@@ -62,7 +70,7 @@ async function select(pool: Pool, sql: string, params: unknown[]): Promise<Store
 }
 
 async function selectWithDetails(pool: Pool, sql: string, params: unknown[]): Promise<StoredEntryWithDetails[]> {
-  const [rows] = await pool.query(sql, params);
+  const [rows] = await pool.query({ sql, values: params, typeCast: DETAILS_AS_BYTES });
   return (rows as Row[]).map(toStoredEntryWithDetails);
 }
 
@@ -71,8 +79,11 @@ async function count(pool: Pool, sql: string, params: unknown[]): Promise<number
   return Number((rows as Array<{ n: number }>)[0]?.n ?? 0);
 }
 
+/** The ranking's totals: all positioned entries, active and inactive ones. */
+export type Totals = { total: number; ativos: number; inativos: number };
+
 /** Totals of the last completed run (from the snapshot), or counted when there is no snapshot. */
-export async function rankingTotals(pool: Pool): Promise<{ total: number; ativos: number; inativos: number }> {
+export async function rankingTotals(pool: Pool): Promise<Totals> {
   const snapshot = await readStatisticsSnapshot(pool);
   if (snapshot) return { total: snapshot.total_consultores, ativos: snapshot.total_ativos, inativos: snapshot.total_inativos };
   const [rows] = await pool.query(
@@ -90,22 +101,21 @@ export interface PageFilter {
   selos: string[];
 }
 
-/** Paginated entries with their details in position order, with the count after the filters. */
+/**
+ * Paginated entries with their details in position order, the ranking's totals (for the 503 of an
+ * empty ranking) and the count after the filters.
+ */
 export async function pageOfEntries(
   pool: Pool,
   filter: PageFilter,
   page: { offset: number; limit: number },
-  totals: { total: number; ativos: number; inativos: number },
-): Promise<{ total: number; entries: StoredEntryWithDetails[] }> {
+): Promise<{ totals: Totals; total: number; entries: StoredEntryWithDetails[] }> {
   if (filter.selos.length === 0 && filter.ativo === undefined) {
-    // Positions are dense (1..n), so a page is a range of the position index whatever its depth.
-    const entries = await selectWithDetails(
-      pool,
-      `SELECT ${DETAIL_COLUMNS} FROM ranking_entries e ${JOIN_DETAILS} WHERE e.posicao BETWEEN ? AND ? ORDER BY e.posicao`,
-      [page.offset + 1, page.offset + page.limit],
-    );
-    return { total: totals.total, entries };
+    const unfiltered = await positionRangeWithTotals(pool, page.offset + 1, page.offset + page.limit);
+    if (unfiltered) return { ...unfiltered, total: unfiltered.totals.total };
   }
+  const totals = await rankingTotals(pool);
+  if (totals.total === 0) return { totals, total: 0, entries: [] };
   const where: string[] = ['e.posicao IS NOT NULL'];
   const params: unknown[] = [];
   if (filter.ativo !== undefined) {
@@ -130,7 +140,37 @@ export async function pageOfEntries(
     `SELECT ${DETAIL_COLUMNS} FROM ranking_entries e ${JOIN_DETAILS} WHERE ${condition} ORDER BY e.posicao LIMIT ? OFFSET ?`,
     [...params, page.limit, page.offset],
   );
-  return { total, entries };
+  return { totals, total, entries };
+}
+
+/**
+ * The entries at positions `first`..`last` (positions are dense, 1..n, so a page is a range of the
+ * position index whatever its depth) and the totals of the snapshot, in one round trip: the page is
+ * joined to the snapshot row, so a page past the end still brings the totals (one row of nulls).
+ * Null when there is no snapshot yet; the caller then counts.
+ */
+async function positionRangeWithTotals(pool: Pool, first: number, last: number): Promise<{ totals: Totals; entries: StoredEntryWithDetails[] } | null> {
+  const [rows] = await pool.query({
+    sql: `SELECT JSON_VALUE(s.dados, '$.total_consultores') AS snapshot_total, JSON_VALUE(s.dados, '$.total_ativos') AS snapshot_ativos,
+            ${DETAIL_COLUMNS}
+          FROM ranking_statistics s LEFT JOIN (ranking_entries e ${JOIN_DETAILS}) ON e.posicao BETWEEN ? AND ?
+          WHERE s.id = 1`,
+    values: [first, last],
+    typeCast: DETAILS_AS_BYTES,
+  });
+  const found = rows as Row[];
+  const [head] = found;
+  if (!head) return null;
+  const total = Number(head.snapshot_total);
+  const ativos = Number(head.snapshot_ativos);
+  return {
+    totals: { total, ativos, inativos: total - ativos },
+    // Sorted here: ORDER BY on this outer join makes MariaDB sort the details through a temporary table.
+    entries: found
+      .filter((row) => row.id_pessoa !== null)
+      .map(toStoredEntryWithDetails)
+      .sort((a, b) => a.posicao - b.posicao),
+  };
 }
 
 interface ListOptions {

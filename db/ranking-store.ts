@@ -20,6 +20,8 @@ export interface RankingRow {
   /** The pass-through details, a JSON object text (domain/ranking-row.ts#passThroughDetailsJson). */
   detalhes: string;
   complementos: StoredComplements;
+  /** The index document's revision the row was built from (domain/document-revision.ts); null when unknown. */
+  revisao_documento: string | null;
   run_id: string;
 }
 
@@ -44,8 +46,9 @@ const ENTRY_COLUMNS = [
 /** Rows per INSERT: ~1-3 KB each, so a statement stays far below max_allowed_packet. */
 const ROWS_PER_STATEMENT = 500;
 
-const UPSERT_DETAILS = `INSERT INTO ranking_entry_details (id_pessoa, detalhes, complementos) VALUES ?
-  ON DUPLICATE KEY UPDATE detalhes = VALUES(detalhes), complementos = VALUES(complementos)`;
+const UPSERT_DETAILS = `INSERT INTO ranking_entry_details (id_pessoa, detalhes, complementos, revisao_documento) VALUES ?
+  ON DUPLICATE KEY UPDATE detalhes = VALUES(detalhes), complementos = VALUES(complementos),
+    revisao_documento = VALUES(revisao_documento)`;
 
 const UPSERT_ENTRIES = `INSERT INTO ranking_entries (${ENTRY_COLUMNS.join(', ')}) VALUES ?
   ON DUPLICATE KEY UPDATE ${ENTRY_COLUMNS.filter((column) => column !== 'id_pessoa')
@@ -84,7 +87,7 @@ export async function upsertRankingRows(pool: Pool, rows: RankingRow[]): Promise
     for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
       const chunk = rows.slice(start, start + ROWS_PER_STATEMENT);
       await connection.query(UPSERT_ENTRIES, [chunk.map(entryValues)]);
-      await connection.query(UPSERT_DETAILS, [chunk.map((row) => [row.id_pessoa, row.detalhes, JSON.stringify(row.complementos)])]);
+      await connection.query(UPSERT_DETAILS, [chunk.map((row) => [row.id_pessoa, row.detalhes, JSON.stringify(row.complementos), row.revisao_documento])]);
     }
     await connection.query('DELETE FROM ranking_entry_seals WHERE id_pessoa IN (?)', [rows.map((row) => row.id_pessoa)]);
     const seals = rows.flatMap((row) => row.selos.map((selo) => [selo, row.id_pessoa]));

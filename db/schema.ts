@@ -65,12 +65,14 @@ export const rankingEntries = mysqlTable(
 /**
  * The details of an entry, read only for the rows of a page: `detalhes` is the pass-through JSON
  * (several KB, spliced into responses unparsed), `complementos` the languages, degrees and
- * curriculum id that rules 3 and 4 may complete from the index (docs/ranking-storage.md).
+ * curriculum id that rules 3 and 4 may complete from the index, `revisao_documento` the revision
+ * of the index document they were built from (docs/ranking-storage.md).
  */
 export const rankingEntryDetails = mysqlTable('ranking_entry_details', {
   idPessoa: int('id_pessoa').primaryKey(),
   detalhes: jsonText<Record<string, unknown>>('detalhes').notNull(),
   complementos: jsonText<StoredComplements>('complementos').notNull().default(sql`'{}'`),
+  revisaoDocumento: varchar('revisao_documento', { length: 48 }),
 });
 
 /** Seal codes per person (upper case), so a seal filter is an index lookup. */

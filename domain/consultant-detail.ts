@@ -26,7 +26,7 @@ export function rankedDetailJson(
   stored: StoredEntryWithDetails,
   doc: Pick<PersonDocument, 'id_cv' | 'idiomas' | 'titulacoes'> | undefined,
   cvBaseUrl: string,
-): string {
+): Buffer {
   return rankingEntryJson(stored, doc, cvBaseUrl, { rank: stored.posicao });
 }
 
@@ -35,8 +35,8 @@ export function rankedDetailJson(
  * scored on the fly at `referenceDate` and shaped by the same code as a stored entry (the job's row
  * built from the document, then the ranking entry of rules 3-5), with `posicao` and `rank` null.
  */
-export function unrankedDetailJson(doc: PersonDocument, referenceDate: string, cvBaseUrl: string): string {
-  const { id_pessoa, nome, nome_busca: _searchKey, run_id: _runId, ...rest } = toRankingRow(scorePerson(doc, referenceDate), doc, '');
+export function unrankedDetailJson(doc: PersonDocument, referenceDate: string, cvBaseUrl: string): Buffer {
+  const { id_pessoa, nome, nome_busca: _searchKey, run_id: _runId, ...rest } = toRankingRow(scorePerson(doc, referenceDate), doc, '', null);
   return rankingEntryJson({ id_pessoa, nome, posicao: null, ...rest }, doc, cvBaseUrl, { rank: null });
 }
 

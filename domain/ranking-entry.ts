@@ -69,21 +69,37 @@ export function needsIndexDocument(complements: StoredComplements): boolean {
 }
 
 /**
- * A ranking entry (rules 3-5) as JSON text: the ranking columns, then the stored pass-through
- * details spliced in as stored — most of a page's bytes, never parsed or re-serialised — then
- * languages, degrees and the cv, then any `extra` fields (e.g. `rank`).
+ * A ranking entry (rules 3-5) as JSON bytes: the ranking columns, then the stored pass-through
+ * details spliced in as stored — most of a page's bytes, never decoded, parsed or re-serialised —
+ * then languages, degrees and the cv, then any `extra` fields (e.g. `rank`).
  */
 export function rankingEntryJson(
-  stored: Omit<StoredEntryWithDetails, 'posicao'> & { posicao: number | null },
+  stored: Omit<StoredEntryWithDetails, 'posicao' | 'detalhes'> & { posicao: number | null; detalhes: Buffer | string },
   doc: Pick<PersonDocument, 'id_cv' | 'idiomas' | 'titulacoes'> | undefined,
   cvBaseUrl: string,
   extra: Record<string, unknown> = {},
-): string {
-  const { detalhes, complementos, ...columns } = stored;
+): Buffer {
+  const { detalhes, complementos, revisao_documento: _revision, ...columns } = stored;
   const head = JSON.stringify(columns).slice(0, -1);
   const tail = JSON.stringify({ ...resolveComplements(complementos, doc, cvBaseUrl), ...extra }).slice(1);
-  const passThrough = detalhes.trim().slice(1, -1).trim();
-  return passThrough ? `${head},${passThrough},${tail}` : `${head},${tail}`;
+  const passThrough = objectMembers(typeof detalhes === 'string' ? Buffer.from(detalhes) : detalhes);
+  return passThrough
+    ? Buffer.concat([Buffer.from(`${head},`), passThrough, Buffer.from(`,${tail}`)])
+    : Buffer.from(`${head},${tail}`);
+}
+
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
+
+/** The members of a JSON object's bytes, without its braces; undefined when it has none. */
+function objectMembers(json: Buffer): Buffer | undefined {
+  const start = json.indexOf(OPEN_BRACE) + 1;
+  const end = json.lastIndexOf(CLOSE_BRACE);
+  for (let i = start; i < end; i += 1) {
+    if (!WHITESPACE.has(json[i] as number)) return json.subarray(start, end);
+  }
+  return undefined;
 }
 
 /** An element of GET /ranking. */

@@ -53,7 +53,7 @@ export function storedComplements(doc: Pick<PersonDocument, 'idiomas' | 'titulac
   return complements;
 }
 
-export function toRankingRow(scored: ScoredPerson, doc: PersonDocument, runId: string): RankingRow {
+export function toRankingRow(scored: ScoredPerson, doc: PersonDocument, runId: string, documentRevision: string | null): RankingRow {
   return {
     id_pessoa: scored.id_pessoa,
     nome: scored.nome,
@@ -72,6 +72,7 @@ export function toRankingRow(scored: ScoredPerson, doc: PersonDocument, runId: s
     selos: scored.selos,
     detalhes: passThroughDetailsJson(doc, scored.pontuacao),
     complementos: storedComplements(doc),
+    revisao_documento: documentRevision,
     run_id: runId,
   };
 }

@@ -19,7 +19,7 @@ import type { Services } from '../../lib/services';
 import { HttpError } from '../errors';
 import { parseInput } from '../validation';
 import { intParam } from './params';
-import { ENRICHMENT_FIELDS, fetchPersonDocuments } from './person-documents';
+import { ENRICHMENT_FIELDS, fetchChangedDocuments } from './person-documents';
 
 export const CONSULTANT_NOT_FOUND_DETAIL = 'Consultor não encontrado';
 /** The detail of an index failure starts with one of these texts, then the cause. */
@@ -77,8 +77,8 @@ export function consultantRoutes(services: Services): Router {
     const stored = await entryWithDetailsById(pool, idPessoa);
     if (stored) {
       // As a page: the index is read only for what the job did not store, and its failure is tolerated.
-      const ids = needsIndexDocument(stored.complementos) ? [idPessoa] : [];
-      const documents = await fetchPersonDocuments(es, personIndex, ids, ENRICHMENT_FIELDS, services.logger);
+      const incomplete = needsIndexDocument(stored.complementos) ? [stored] : [];
+      const documents = await fetchChangedDocuments(es, personIndex, incomplete, ENRICHMENT_FIELDS, services.logger);
       ctx.type = 'application/json';
       ctx.body = rankedDetailJson(stored, documents.get(idPessoa), cvBaseUrl);
       return;

@@ -21,7 +21,7 @@ import { HttpError } from '../errors';
 import { sendJsonWithRawList } from '../json-body';
 import { parseInput } from '../validation';
 import { boolParam, componentParam, intParam } from './params';
-import { ENRICHMENT_FIELDS, fetchPersonDocuments } from './person-documents';
+import { ENRICHMENT_FIELDS, fetchChangedDocuments } from './person-documents';
 
 export const NOT_PROCESSED_DETAIL =
   'O ranking ainda não foi processado. Chame POST /api/v1/ranking/processar para processá-lo.';
@@ -72,18 +72,19 @@ export function rankingRoutes(services: Services): Router {
     return totals;
   };
 
-  /** Ranking entries as JSON texts; one multi-get for those whose stored data rules 3 and 4 complete. */
+  /** Ranking entries as JSON; the index is read for those whose stored data rules 3 and 4 complete, if changed since. */
   const entriesJson = async (entries: StoredEntryWithDetails[], extra: (index: number) => Record<string, unknown> = () => ({})) => {
-    const ids = entries.filter((entry) => needsIndexDocument(entry.complementos)).map((entry) => entry.id_pessoa);
-    const documents = await fetchPersonDocuments(services.elasticsearch, personIndex, ids, ENRICHMENT_FIELDS, services.logger);
+    const incomplete = entries.filter((entry) => needsIndexDocument(entry.complementos));
+    const documents = await fetchChangedDocuments(services.elasticsearch, personIndex, incomplete, ENRICHMENT_FIELDS, services.logger);
     return entries.map((entry, i) => rankingEntryJson(entry, documents.get(entry.id_pessoa), cvBaseUrl, extra(i)));
   };
 
   router.get('/ranking/paginado', async (ctx) => {
     const query = parseInput(pageQuery, ctx.query, 'query');
-    const totals = await requireRanking();
     const filter = { ativo: query.ativo, selos: parseSealFilter(query.selos) };
-    const { total, entries } = await pageOfEntries(pool, filter, { offset: (query.page - 1) * query.size, limit: query.size }, totals);
+    // The totals come with the page (one round trip for the common unfiltered page).
+    const { totals, total, entries } = await pageOfEntries(pool, filter, { offset: (query.page - 1) * query.size, limit: query.size });
+    if (totals.total === 0) throw new HttpError(503, NOT_PROCESSED_DETAIL);
     const fields = { total, page: query.page, size: query.size, total_pages: Math.ceil(total / query.size) };
     sendJsonWithRawList(ctx, fields, 'consultores', await entriesJson(entries));
   });

@@ -8,7 +8,7 @@ import { config } from '../../lib/config';
 import { createElasticsearch, indexName } from '../../lib/elasticsearch';
 import { ensureNamespace } from '../../temporal/namespace';
 import { ASSESSMENT_AREAS } from '../sample-data/vocabulary';
-import { fmt, processTreeMemory, runLoad, type LoadResult } from './measure';
+import { fmt, getOk, processTreeMemory, runLoad, type LoadResult } from './measure';
 import { ensureBenchPersons, runRankingJobOnWorker, startApi, stopService } from './services';
 
 /**
@@ -49,18 +49,12 @@ async function ensureRankedPersons(): Promise<void> {
 
 const random = (n: number) => 1 + Math.floor(Math.random() * n);
 
-async function fetchOk(url: string, expectedType: string): Promise<boolean> {
-  const response = await fetch(url);
-  await response.arrayBuffer();
-  return response.ok && (response.headers.get('content-type') ?? '').startsWith(expectedType);
-}
-
 async function main(): Promise<void> {
   await ensureRankedPersons();
   const { process: api, base } = await startApi();
   const suggest = (i: number) =>
-    fetchOk(`${base}/consultores/sugerir?tema=${encodeURIComponent(THEMES[i % THEMES.length] as string)}&quantidade=20`, 'application/json');
-  const sheet = () => fetchOk(`${base}/consultor/${random(PERSONS)}/pdf`, 'application/pdf');
+    getOk(`${base}/consultores/sugerir?tema=${encodeURIComponent(THEMES[i % THEMES.length] as string)}&quantidade=20`, 'application/json');
+  const sheet = () => getOk(`${base}/consultor/${random(PERSONS)}/pdf`, 'application/pdf');
   const results: Array<[string, number, LoadResult]> = [];
   const memory: Array<[number, ReturnType<typeof processTreeMemory>]> = [];
   try {

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import http from 'node:http';
 
 /** Percentile (nearest rank) of already sorted values. */
 export function percentile(sorted: number[], p: number): number {
@@ -87,4 +88,31 @@ export function processTreeMemory(pid: number): { processRssMb: number; treePssM
     // exited
   }
   return { processRssMb: processRssKb / 1024, treePssMb: treePssKb / 1024 };
+}
+
+/**
+ * Keep-alive connections for the load clients. node:http, not fetch: the client shares the 2 cores
+ * with the services it measures, and fetch spends several times more CPU per large body.
+ */
+const loadAgent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+/** GETs `url` and reads the whole body; its status, content type and size. */
+export function httpGet(url: string): Promise<{ status: number; contentType: string; bytes: number }> {
+  return new Promise((resolve, reject) => {
+    const request = http.get(url, { agent: loadAgent }, (response) => {
+      let bytes = 0;
+      response.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+      });
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, contentType: String(response.headers['content-type'] ?? ''), bytes }));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+  });
+}
+
+/** Whether a GET of `url` answered 2xx with a body of `expectedType`. */
+export async function getOk(url: string, expectedType = 'application/json'): Promise<boolean> {
+  const { status, contentType, bytes } = await httpGet(url);
+  return status >= 200 && status < 300 && contentType.startsWith(expectedType) && bytes > 0;
 }

@@ -5,6 +5,7 @@ import { FIELDS_NOT_RANKED } from '../../activities/ranking';
 import { createDatabase } from '../../db';
 import { migrateDatabase } from '../../db/migrate';
 import { assignPositions, clearRanking, upsertRankingRows } from '../../db/ranking-store';
+import { documentRevision } from '../../domain/document-revision';
 import { PERSON_INDEX_BASE } from '../../domain/person-index';
 import type { PersonDocument } from '../../domain/person-document';
 import { toRankingRow } from '../../domain/ranking-row';
@@ -13,7 +14,7 @@ import { foldForSearch } from '../../domain/text';
 import { config } from '../../lib/config';
 import { createElasticsearch, indexName } from '../../lib/elasticsearch';
 import { ensureNamespace } from '../../temporal/namespace';
-import { fmt, runLoad, type LoadResult } from './measure';
+import { fmt, getOk, runLoad, type LoadResult } from './measure';
 import { ensureBenchPersons, RANKING_WORKER_FLAGS, runRankingJobOnWorker, startApi, stopService } from './services';
 
 /**
@@ -21,12 +22,15 @@ import { ensureBenchPersons, RANKING_WORKER_FLAGS, runRankingJobOnWorker, startA
  * side by side from one run, the job's wall time, the floor for the same work without Temporal,
  * their ratio, the worker's peak memory, and p50/p99 of the main reads under concurrent load.
  *
- *   npm run bench:ranking     (builds first; BENCH_PERSONS, BENCH_CONCURRENCY (1,4), BENCH_REQUESTS to change;
+ *   npm run bench:ranking     (builds first; BENCH_PERSONS, BENCH_CONCURRENCY (1,2,4), BENCH_REQUESTS to change;
  *                              BENCH_PARTS=reads measures the reads of the ranking already stored)
  */
 const PERSONS = Number(process.env.BENCH_PERSONS ?? 300_000);
-/** Client counts to load the reads with, e.g. `1,4`: one client shows service time, more show queueing. */
-const CONCURRENCIES = (process.env.BENCH_CONCURRENCY ?? '1,4').split(',').map(Number);
+/**
+ * Client counts to load the reads with: one client shows service time; two keep both of this
+ * machine's cores busy; four queue behind them (closed loop, no think time).
+ */
+const CONCURRENCIES = (process.env.BENCH_CONCURRENCY ?? '1,2,4').split(',').map(Number);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2_000);
 const BATCH = 2_000;
 /** `job,reads` (default) or one of them: reads alone reuse the ranking stored by an earlier run. */
@@ -47,11 +51,12 @@ async function floorRun(pool: ReturnType<typeof createDatabase>['pool'], es: Ret
       sort: [{ _shard_doc: 'asc' }],
       track_total_hits: false,
       _source_excludes: FIELDS_NOT_RANKED,
+      seq_no_primary_term: true,
       ...(after ? { search_after: after } : {}),
     });
     pitId = page.pit_id ?? pitId;
     const hits = page.hits.hits;
-    const rows = hits.flatMap((hit) => (hit._source ? [toRankingRow(scorePerson(hit._source, referenceDate), hit._source, 'floor')] : []));
+    const rows = hits.flatMap((hit) => (hit._source ? [toRankingRow(scorePerson(hit._source, referenceDate), hit._source, 'floor', documentRevision(hit))] : []));
     await upsertRankingRows(pool, rows);
     if (hits.length < BATCH) break;
     after = hits[hits.length - 1]?.sort;
@@ -61,25 +66,29 @@ async function floorRun(pool: ReturnType<typeof createDatabase>['pool'], es: Ret
   return Number(process.hrtime.bigint() - started) / 1e9;
 }
 
-async function readLatencies(
-  pool: ReturnType<typeof createDatabase>['pool'],
-  concurrency: number,
-): Promise<Array<[string, LoadResult]>> {
+/** Warm-up requests per endpoint: a fresh API process needs them to compile its hot paths and size its heap. */
+const WARM_UP = 1_000;
+
+/** p50/p99 of the reads for each client count, from one API process warmed up first. */
+async function readLatencies(pool: ReturnType<typeof createDatabase>['pool']): Promise<Array<[number, Array<[string, LoadResult]>]>> {
   const { process: api, base } = await startApi();
   const [sample] = await pool.query('SELECT nome FROM ranking_entries ORDER BY RAND() LIMIT 500');
   const words = (sample as Array<{ nome: string }>).map((row) => foldForSearch(row.nome).split(' ').find((w) => w.length >= 4) ?? 'silva');
   const pages = Math.ceil(PERSONS / 50);
-  const ok = async (url: string) => (await fetch(url).then(async (r) => (await r.arrayBuffer(), r.ok)));
   const random = (n: number) => 1 + Math.floor(Math.random() * n);
-  const results: Array<[string, LoadResult]> = [];
+  const endpoints: Array<[string, (i: number) => Promise<boolean>]> = [
+    ['/ranking/paginado', () => getOk(`${base}/ranking/paginado?page=${random(pages)}`)],
+    ['/ranking/busca', (i) => getOk(`${base}/ranking/busca?nome=${encodeURIComponent(words[i % words.length] as string)}`)],
+    ['/ranking/posicao/{id}', () => getOk(`${base}/ranking/posicao/${random(PERSONS)}`)],
+  ];
+  const results: Array<[number, Array<[string, LoadResult]>]> = [];
   try {
-    await runLoad(concurrency, 200, () => ok(`${base}/ranking/paginado?page=${random(pages)}`)); // warm-up
-    results.push(['/ranking/paginado', await runLoad(concurrency, REQUESTS, () => ok(`${base}/ranking/paginado?page=${random(pages)}`))]);
-    results.push([
-      '/ranking/busca',
-      await runLoad(concurrency, REQUESTS, (i) => ok(`${base}/ranking/busca?nome=${encodeURIComponent(words[i % words.length] as string)}`)),
-    ]);
-    results.push(['/ranking/posicao/{id}', await runLoad(concurrency, REQUESTS, () => ok(`${base}/ranking/posicao/${random(PERSONS)}`))]);
+    for (const [, call] of endpoints) await runLoad(2, WARM_UP, call);
+    for (const concurrency of CONCURRENCIES) {
+      const byEndpoint: Array<[string, LoadResult]> = [];
+      for (const [name, call] of endpoints) byEndpoint.push([name, await runLoad(concurrency, REQUESTS, call)]);
+      results.push([concurrency, byEndpoint]);
+    }
   } finally {
     await stopService(api);
   }
@@ -106,10 +115,10 @@ async function main(): Promise<void> {
       job = { floor, ...(await runRankingJobOnWorker(client, PERSONS)) };
     }
 
-    const reads: Array<[number, Array<[string, LoadResult]>]> = [];
+    let reads: Array<[number, Array<[string, LoadResult]>]> = [];
     if (PARTS.has('reads')) {
       say('reads: API process, concurrent load ...');
-      for (const concurrency of CONCURRENCIES) reads.push([concurrency, await readLatencies(database.pool, concurrency)]);
+      reads = await readLatencies(database.pool);
     }
 
     say('');

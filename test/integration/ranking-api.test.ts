@@ -115,6 +115,17 @@ describe('GET /api/v1/ranking/paginado', () => {
     expect(withoutCv).toBeGreaterThan(0);
   });
 
+  it('stores with each entry the revision of the index document it was built from', async () => {
+    const sample = ids.slice(0, 40);
+    const [rows] = await database.pool.query('SELECT id_pessoa, revisao_documento FROM ranking_entry_details WHERE id_pessoa IN (?)', [sample]);
+    const stored = new Map((rows as Array<{ id_pessoa: number; revisao_documento: string }>).map((row) => [row.id_pessoa, row.revisao_documento]));
+    const current = await elasticsearch.mget({ index: personIndex, ids: sample.map(String), _source: false });
+    expect(current.docs).toHaveLength(40);
+    for (const doc of current.docs as Array<{ _id: string; _seq_no: number; _primary_term: number }>) {
+      expect(stored.get(Number(doc._id))).toBe(`${doc._primary_term}:${doc._seq_no}`);
+    }
+  });
+
   it('reads the index at request time only for what the job did not store (rules 3 and 4)', async () => {
     const cvOf = (idCv: string, degrees: PersonDocument['titulacoes']) => ({
       id_cv: idCv,

@@ -10,11 +10,11 @@ const REFERENCE = '2026-01-15';
 describe('the detailed record of a person outside the ranking', () => {
   it.each([1, 2, 3, 17, 40])('is the ranked record of the same document with posicao and rank null (person %p)', (id) => {
     const doc = generatePersonFor(9, id, new Date(Date.UTC(2026, 0, 15)));
-    const { id_pessoa, nome, nome_busca: _key, run_id: _run, ...row } = toRankingRow(scorePerson(doc, REFERENCE), doc, 'run');
+    const { id_pessoa, nome, nome_busca: _key, run_id: _run, detalhes, ...row } = toRankingRow(scorePerson(doc, REFERENCE), doc, 'run', '1:7');
     // In the column order of the ranking reads (db/ranking-queries.ts): the position third.
-    const stored: StoredEntryWithDetails = { id_pessoa, nome, posicao: 12, ...row };
-    const ranked = JSON.parse(rankedDetailJson(stored, doc, BASE));
-    const unranked = JSON.parse(unrankedDetailJson(doc, REFERENCE, BASE));
+    const stored: StoredEntryWithDetails = { id_pessoa, nome, posicao: 12, ...row, detalhes: Buffer.from(detalhes) };
+    const ranked = JSON.parse(rankedDetailJson(stored, doc, BASE).toString());
+    const unranked = JSON.parse(unrankedDetailJson(doc, REFERENCE, BASE).toString());
     expect(ranked).toMatchObject({ posicao: 12, rank: 12 });
     expect(unranked).toEqual({ ...ranked, posicao: null, rank: null });
     // Same keys in the same order: one shape.
@@ -26,7 +26,7 @@ describe('the detailed record of a person outside the ranking', () => {
   it('carries the score computed at the reference date and the details of the document', () => {
     const doc = generatePersonFor(9, 5, new Date(Date.UTC(2026, 0, 15)));
     const scored = scorePerson(doc, REFERENCE);
-    expect(JSON.parse(unrankedDetailJson(doc, REFERENCE, BASE))).toMatchObject({
+    expect(JSON.parse(unrankedDetailJson(doc, REFERENCE, BASE).toString())).toMatchObject({
       id_pessoa: 5,
       nome: doc.nome,
       pontuacao_total: scored.pontuacao_total,
@@ -36,7 +36,9 @@ describe('the detailed record of a person outside the ranking', () => {
       consultoria: doc.consultoria ?? null,
       orientacoes: doc.orientacoes ?? null,
     });
-    expect('nome_busca' in JSON.parse(unrankedDetailJson(doc, REFERENCE, BASE))).toBe(false);
+    const record = JSON.parse(unrankedDetailJson(doc, REFERENCE, BASE).toString()) as object;
+    expect('nome_busca' in record).toBe(false);
+    expect('revisao_documento' in record).toBe(false);
   });
 });
 

@@ -11,6 +11,7 @@ import {
   type EntryCv,
 } from '../../domain/ranking-entry';
 import { passThroughDetailsJson, STORED_DETAILS, storedComplements } from '../../domain/ranking-row';
+import { generatePersonFor } from '../../scripts/sample-data/generate-person';
 
 const BASE = 'https://cv.example.org/curriculo';
 
@@ -77,11 +78,8 @@ const stored: StoredEntry = {
   tipos_atuacao: ['Consultor'],
   selos: ['BPQ'],
 };
-const withDetails: StoredEntryWithDetails = {
-  ...stored,
-  detalhes: passThroughDetailsJson({ consultoria: [{ situacao: 'Ativo' }] as never }, { total: 512.5 }),
-  complementos: {},
-};
+const detailsText = passThroughDetailsJson({ consultoria: [{ situacao: 'Ativo' }] as never }, { total: 512.5 });
+const withDetails: StoredEntryWithDetails = { ...stored, detalhes: Buffer.from(detailsText), complementos: {}, revisao_documento: '1:42' };
 const ingles = { idioma: 'Inglês', proficiencia_leitura: 'Bem' };
 const inglesEntry = { idioma: 'Inglês', nivel_leitura: 'Bem', nivel_escrita: null, nivel_fala: null, nivel_compreensao: null };
 
@@ -97,7 +95,7 @@ describe('storedComplements (what the job stores for rules 3 and 4)', () => {
   });
 
   it('writes every pass-through field, null when absent, in response order, then the score breakdown', () => {
-    expect(Object.entries(JSON.parse(withDetails.detalhes) as object)).toEqual([
+    expect(Object.entries(JSON.parse(detailsText) as object)).toEqual([
       ['consultoria', [{ situacao: 'Ativo' }]],
       ...STORED_DETAILS.slice(1).map((field) => [field, null]),
       ['pontuacao', { total: 512.5 }],
@@ -139,9 +137,24 @@ describe('resolveComplements (rules 3 and 4)', () => {
   });
 });
 
+describe('an unchanged document adds nothing to what the job stored', () => {
+  // Why a page reads only documents changed since the job (api/ranking/person-documents.ts).
+  it('resolves to the stored complements for 2 000 generated persons, incomplete ones included', () => {
+    let incomplete = 0;
+    for (let id = 1; id <= 2000; id += 1) {
+      const doc = generatePersonFor(5, id, new Date(Date.UTC(2026, 0, 15)));
+      const complements = storedComplements(doc);
+      if (needsIndexDocument(complements)) incomplete += 1;
+      expect(resolveComplements(complements, doc, BASE)).toEqual(resolveComplements(complements, undefined, BASE));
+    }
+    // The generator leaves a share incomplete on purpose, so the rules were exercised.
+    expect(incomplete).toBeGreaterThan(200);
+  });
+});
+
 describe('rankingEntryJson (rules 3-5)', () => {
   it('is the columns, the stored details as stored, then the resolved complements and extra fields', () => {
-    const text = rankingEntryJson(withDetails, { id_cv: 'K7', idiomas: [ingles], titulacoes: [doutorado] }, BASE, { rank: 3 });
+    const text = rankingEntryJson(withDetails, { id_cv: 'K7', idiomas: [ingles], titulacoes: [doutorado] }, BASE, { rank: 3 }).toString();
     const entry = JSON.parse(text) as Record<string, unknown>;
     expect(entry).toEqual({
       ...stored,
@@ -154,16 +167,25 @@ describe('rankingEntryJson (rules 3-5)', () => {
       rank: 3,
     });
     expect(Object.keys(entry).slice(0, 3)).toEqual(['id_pessoa', 'nome', 'posicao']);
-    expect(text).toContain(withDetails.detalhes.slice(1, -1));
+    expect(text).toContain(detailsText.slice(1, -1));
+    expect(text).not.toContain('revisao_documento');
   });
 
   it('splices details written by MariaDB (spaced) and tolerates an empty details object', () => {
     const spaced = '{"consultoria": [{"situacao": "Ativo"}], "pontuacao": null}';
-    expect(JSON.parse(rankingEntryJson({ ...withDetails, detalhes: spaced }, undefined, BASE))).toMatchObject({
+    expect(JSON.parse(rankingEntryJson({ ...withDetails, detalhes: Buffer.from(spaced) }, undefined, BASE).toString())).toMatchObject({
       consultoria: [{ situacao: 'Ativo' }],
       cv: null,
     });
-    expect(JSON.parse(rankingEntryJson({ ...withDetails, detalhes: '{ }' }, undefined, BASE))).toMatchObject({ id_pessoa: 7, idiomas: null });
+    expect(JSON.parse(rankingEntryJson({ ...withDetails, detalhes: Buffer.from('{ }') }, undefined, BASE).toString())).toMatchObject({
+      id_pessoa: 7,
+      idiomas: null,
+    });
+    // Multi-byte text in the stored bytes passes through intact.
+    const accented = Buffer.from('{"consultoria": [{"situacao": "Licença — São Paulo"}]}');
+    expect(JSON.parse(rankingEntryJson({ ...withDetails, detalhes: accented }, undefined, BASE).toString())).toMatchObject({
+      consultoria: [{ situacao: 'Licença — São Paulo' }],
+    });
   });
 });
 

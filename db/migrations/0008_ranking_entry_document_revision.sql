@@ -1,0 +1,1 @@
+ALTER TABLE `ranking_entry_details` ADD `revisao_documento` varchar(48);
