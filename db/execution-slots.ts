@@ -1,4 +1,4 @@
-import type { Pool, PoolConnection, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
+import type { Pool, PoolConnection, RowDataPacket } from 'mysql2/promise';
 
 /**
  * The concurrency slots of agent executions (docs/agent-executions.md, "Concurrency"): at most
@@ -14,62 +14,72 @@ const LOCK_WAIT_SECONDS = 5;
 
 export type SlotAttempt =
   /** The record is now `running` (or already was: a repeated call after a lost answer). */
-  | 'taken'
-  /** Not its turn yet, or no free slot: try again later. */
-  | 'waiting'
+  | { outcome: 'taken' }
+  /** Not its turn yet, or no free slot: try again later. `ahead`: live waiters before it in the queue. */
+  | { outcome: 'waiting'; ahead: number }
   /** The record is finished (cancelled meanwhile) or unknown: nothing to run. */
-  | 'gone';
+  | { outcome: 'gone' };
+
+const TAKEN: SlotAttempt = { outcome: 'taken' };
+const GONE: SlotAttempt = { outcome: 'gone' };
 
 interface StatusRow extends RowDataPacket {
   status: string;
-}
-
-interface IdRow extends RowDataPacket {
-  id: string;
+  created_at: Date;
 }
 
 /**
  * One attempt to take a slot for a queued record. Serialised across processes by a named lock
  * (`GET_LOCK`, per database), so two waiters never both see the last free slot. Also records that
  * this record's waiter is alive (`waiting_heartbeat_at`).
+ *
+ * Any waiter's look hands every free slot to the live records at the head of the queue, in FIFO
+ * order (they become `running`, `startedAt` stamped in that order), and each of them finds its record
+ * running at its own next look. Slots are then never idle while the head's waiter sleeps: a queue
+ * drains as fast as executions finish, not one start per head's poll.
  */
 export async function tryTakeExecutionSlot(pool: Pool, executionId: string, limit: number, now: Date = new Date()): Promise<SlotAttempt> {
   const connection = await pool.getConnection();
   try {
     await connection.query('UPDATE executions SET waiting_heartbeat_at = ? WHERE id = ? AND status = ?', [now, executionId, 'queued']);
-    if (!(await getLock(connection))) return 'waiting';
+    if (!(await getLock(connection))) return { outcome: 'waiting', ahead: 0 };
     try {
-      const [own] = await connection.query<StatusRow[]>('SELECT status FROM executions WHERE id = ?', [executionId]);
-      const status = own[0]?.status;
-      if (status === 'running') return 'taken';
-      if (status !== 'queued') return 'gone';
+      const own = await statusOf(connection, executionId);
+      if (own?.status === 'running') return TAKEN;
+      if (own?.status !== 'queued') return GONE;
 
+      // A waiter is alive when it looked recently; a record not yet looked at counts from its creation.
+      const staleBefore = new Date(now.getTime() - STALE_WAITER_MS);
       const [counted] = await connection.query<RowDataPacket[]>("SELECT COUNT(*) AS n FROM executions WHERE status = 'running'");
       const free = limit - Number(counted[0]?.n ?? 0);
-      if (free <= 0) return 'waiting';
-      // Strict FIFO: only the head of the queue starts, even when several slots are free (the next
-      // waiter takes the next one at its next look). A waiter is alive when it looked recently; a
-      // record not yet looked at counts from its creation.
-      const staleBefore = new Date(now.getTime() - STALE_WAITER_MS);
-      const [head] = await connection.query<IdRow[]>(
-        `SELECT id FROM executions
+      if (free > 0) {
+        // Single-table UPDATE … ORDER BY … LIMIT: the oldest live waiters, one statement.
+        await connection.query(
+          `UPDATE executions SET status = 'running', started_at = ?, output = '', output_truncated = 0, output_seq = 0
+            WHERE status = 'queued' AND COALESCE(waiting_heartbeat_at, created_at) >= ?
+            ORDER BY created_at, id LIMIT ?`,
+          [new Date(), staleBefore, free],
+        );
+        if ((await statusOf(connection, executionId))?.status === 'running') return TAKEN;
+      }
+      const [before] = await connection.query<RowDataPacket[]>(
+        `SELECT COUNT(*) AS n FROM executions
           WHERE status = 'queued' AND COALESCE(waiting_heartbeat_at, created_at) >= ?
-          ORDER BY created_at, id LIMIT 1`,
-        [staleBefore],
+            AND (created_at < ? OR (created_at = ? AND id < ?))`,
+        [staleBefore, own.created_at, own.created_at, executionId],
       );
-      if (head[0]?.id !== executionId) return 'waiting';
-      // Stamped under the lock, so start times follow the order slots were taken in.
-      const [updated] = await connection.query<ResultSetHeader>(
-        "UPDATE executions SET status = 'running', started_at = ?, output = '', output_truncated = 0, output_seq = 0 WHERE id = ? AND status = 'queued'",
-        [new Date(), executionId],
-      );
-      return updated.affectedRows > 0 ? 'taken' : 'gone';
+      return { outcome: 'waiting', ahead: Number(before[0]?.n ?? 0) };
     } finally {
       await connection.query('SELECT RELEASE_LOCK(CONCAT(DATABASE(), ?))', [LOCK_SUFFIX]);
     }
   } finally {
     connection.release();
   }
+}
+
+async function statusOf(connection: PoolConnection, executionId: string): Promise<StatusRow | undefined> {
+  const [rows] = await connection.query<StatusRow[]>('SELECT status, created_at FROM executions WHERE id = ?', [executionId]);
+  return rows[0];
 }
 
 /** GET_LOCK names are server-wide: the database name keeps test databases and deployments apart. */

@@ -4,28 +4,63 @@ import { createDatabase } from '../db';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
 import { closeRedis, createRedis } from '../lib/redis';
-import { TASK_QUEUES } from '../temporal/task-queues';
-import { startQueueWorker, type QueueWorker } from './queue-worker';
+import { ACTIVITY_QUEUES, TASK_QUEUES } from '../temporal/task-queues';
+import { combineQueueWorkers, startQueueWorker, type QueueWorker } from './queue-worker';
 
-/** The worker of the `agents` task queue: agent executions and pipelines. */
-export async function startAgentsWorker(config: Config, logger: Logger): Promise<QueueWorker> {
+export interface AgentsWorkerOptions {
+  /** Activities (agent runs, records, reports) run at once on the `agents` queue; the SDK's default is 100. */
+  activitySlots?: number;
+}
+
+/**
+ * Executions waiting for a concurrency slot that one process serves at once. A waiter is a timer and
+ * a short query now and then, so thousands would do; a larger queue waits in Temporal's task queue.
+ */
+const SLOT_WAITERS = 1_000;
+
+/**
+ * The worker of the `agents` task queue (agent executions and pipelines), with the activity-only
+ * worker of `agent-slots` where queued executions wait for their slot: waiters then never hold the
+ * activity slots the running executions need (docs/agent-executions.md, "Concurrency").
+ */
+export async function startAgentsWorker(config: Config, logger: Logger, options: AgentsWorkerOptions = {}): Promise<QueueWorker> {
   const taskQueue = TASK_QUEUES.agents;
   const database = createDatabase(config.mysql);
   const redis = createRedis(config.redis, 'agents-worker');
   // ioredis reconnects by itself; live output is best effort (the record keeps the output).
   redis.on('error', (error: Error) => logger.debug({ err: error }, 'redis connection error'));
-  return startQueueWorker({
-    temporal: config.temporal,
-    taskQueue,
-    logger,
-    // A cancelled execution's agent is killed within about a second, not at the next throttled heartbeat.
-    maxHeartbeatThrottleInterval: '1 second',
-    activities: {
-      ...createProbeActivities({ taskQueue }),
-      ...createAgentExecutionActivities({ pool: database.pool, db: database.db, redis, config, logger }),
-    },
-    closeDependencies: async () => {
-      await Promise.allSettled([database.pool.end(), closeRedis(redis)]);
-    },
-  });
+  const closeDependencies = async () => {
+    await Promise.allSettled([database.pool.end(), closeRedis(redis)]);
+  };
+  const { waitForSlot, ...activities } = createAgentExecutionActivities({ pool: database.pool, db: database.db, redis, config, logger });
+  const started: QueueWorker[] = [];
+  try {
+    started.push(
+      await startQueueWorker({
+        temporal: config.temporal,
+        taskQueue: ACTIVITY_QUEUES.agentSlots,
+        logger,
+        activities: { waitForSlot },
+        maxConcurrentActivityTaskExecutions: SLOT_WAITERS,
+        // A cancel reaches a waiter within about a second (it only hears it in a heartbeat's answer).
+        maxHeartbeatThrottleInterval: '1 second',
+      }),
+    );
+    started.push(
+      await startQueueWorker({
+        temporal: config.temporal,
+        taskQueue,
+        logger,
+        // A cancelled execution's agent is killed within about a second, not at the next throttled heartbeat.
+        maxHeartbeatThrottleInterval: '1 second',
+        activities: { ...createProbeActivities({ taskQueue }), ...activities },
+        ...(options.activitySlots ? { maxConcurrentActivityTaskExecutions: options.activitySlots } : {}),
+      }),
+    );
+  } catch (error) {
+    await Promise.allSettled(started.map((worker) => worker.stop()));
+    await closeDependencies();
+    throw error;
+  }
+  return combineQueueWorkers(started, closeDependencies);
 }

@@ -5,14 +5,17 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
 import { repoRoot } from '../lib/paths';
-import type { TaskQueueName } from '../temporal/task-queues';
+import { TASK_QUEUES, type ActivityQueueName, type TaskQueueName } from '../temporal/task-queues';
 import { installTemporalRuntime } from './runtime';
 
 export interface QueueWorkerOptions {
   temporal: Config['temporal'];
-  taskQueue: TaskQueueName;
+  /** A workflow queue (its workflows and activities), or an activity queue (activities only). */
+  taskQueue: TaskQueueName | ActivityQueueName;
   activities: object;
   logger: Logger;
+  /** Activities run at once by this worker (the SDK's default is 100). */
+  maxConcurrentActivityTaskExecutions?: number;
   /**
    * Longest gap between two heartbeats sent to the server (the SDK's default is 80% of the
    * heartbeat timeout): a cancellation reaches an activity only with a heartbeat's answer.
@@ -23,7 +26,6 @@ export interface QueueWorkerOptions {
 }
 
 export interface QueueWorker {
-  worker: Worker;
   /** Resolves when the worker has stopped (after `stop()` or a fatal error). */
   running: Promise<void>;
   /** Stops polling, lets running activities finish (up to the SDK's grace time), closes the connection. */
@@ -45,6 +47,9 @@ function workflowSource(taskQueue: TaskQueueName) {
   return { workflowsPath: require.resolve(`../workflows/${taskQueue}`) };
 }
 
+const WORKFLOW_QUEUES: readonly string[] = Object.values(TASK_QUEUES);
+const isWorkflowQueue = (taskQueue: string): taskQueue is TaskQueueName => WORKFLOW_QUEUES.includes(taskQueue);
+
 /** Connects to Temporal and starts polling one task queue. */
 export async function startQueueWorker(options: QueueWorkerOptions): Promise<QueueWorker> {
   installTemporalRuntime(options.logger);
@@ -58,7 +63,10 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
       activities: options.activities,
       shutdownGraceTime: '10 seconds',
       ...(options.maxHeartbeatThrottleInterval ? { maxHeartbeatThrottleInterval: options.maxHeartbeatThrottleInterval } : {}),
-      ...workflowSource(options.taskQueue),
+      ...(options.maxConcurrentActivityTaskExecutions
+        ? { maxConcurrentActivityTaskExecutions: options.maxConcurrentActivityTaskExecutions }
+        : {}),
+      ...(isWorkflowQueue(options.taskQueue) ? workflowSource(options.taskQueue) : {}),
     });
   } catch (error) {
     await connection.close();
@@ -71,12 +79,26 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
   });
   options.logger.info({ taskQueue: options.taskQueue, namespace: options.temporal.namespace }, 'worker started');
   return {
-    worker,
     running,
     async stop() {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
       options.logger.info({ taskQueue: options.taskQueue }, 'worker stopped');
+    },
+  };
+}
+
+/** Several workers of one process as one: stopped together, failed when any fails, then `closeDependencies`. */
+export function combineQueueWorkers(workers: QueueWorker[], closeDependencies: () => Promise<void>): QueueWorker {
+  const running = Promise.all(workers.map((worker) => worker.running)).then(() => undefined);
+  const closed = running.finally(closeDependencies);
+  // `closed` is observed through `running` and `stop`; this only keeps it from counting as unhandled.
+  closed.catch(() => undefined);
+  return {
+    running: closed,
+    async stop() {
+      await Promise.allSettled(workers.map((worker) => worker.stop()));
+      await closed;
     },
   };
 }

@@ -55,7 +55,15 @@ export interface FinishExecutionInput extends Partial<AgentRunOutcome> {
 /** How often output is written to the record, and how often a silent agent is still reported alive. */
 export const OUTPUT_FLUSH_MS = 250;
 const HEARTBEAT_EVERY_MS = 1_000;
+/**
+ * How often a waiter looks for its slot: every 250 ms while fewer than `limit` waiters are ahead of
+ * it (a slot may be handed to it any moment), less often further back (a burst of hundreds must not
+ * poll the database thousands of times a second), and never less often than every 2 s, well within
+ * the liveness window of db/execution-slots.ts (STALE_WAITER_MS).
+ */
 const SLOT_POLL_MS = 250;
+const SLOT_POLL_MAX_MS = 2_000;
+const slotPollDelay = (ahead: number, limit: number) => Math.min(SLOT_POLL_MS * (1 + Math.max(0, ahead - limit)), SLOT_POLL_MAX_MS);
 
 export function composePrompt(record: Pick<Execution, 'task' | 'instructions'>): string {
   return record.instructions.trim() === '' ? record.task : `${record.instructions}\n\n${record.task}`;
@@ -114,11 +122,11 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
       for (;;) {
         const { maxConcurrentExecutions } = await readExecutionSettings(db, dataDir);
         const attempt = await tryTakeExecutionSlot(pool, executionId, maxConcurrentExecutions);
-        if (attempt === 'taken') return true;
-        if (attempt === 'gone') return false;
+        if (attempt.outcome === 'taken') return true;
+        if (attempt.outcome === 'gone') return false;
         heartbeat();
         try {
-          await sleep(SLOT_POLL_MS); // rejects with CancelledFailure when cancelled
+          await sleep(slotPollDelay(attempt.ahead, maxConcurrentExecutions)); // rejects with CancelledFailure when cancelled
         } catch (error) {
           // A worker shutting down hands the wait to another worker (retried); a cancel is rethrown.
           if (shuttingDown(context)) throw ApplicationFailure.retryable('the worker shut down while waiting for a slot', 'WorkerShutdown');

@@ -406,6 +406,38 @@ describe('concurrency', () => {
   }, 150_000);
 });
 
+describe('a queue longer than the worker has activity slots', () => {
+  it('still drains: waiters wait on their own task queue, not in the slots the runs need', async () => {
+    // The shared worker has the SDK's 100 activity slots; this one has 2, so 8 queued executions
+    // are 4 times what it can run at once (the same shape as a burst of 400 against the default).
+    await worker?.stop();
+    worker = null;
+    const narrow = await startAgentsWorker(agentConfig, logger, { activitySlots: 2 });
+    try {
+      const agentId = await createAgent('long-queue', { FAKE_AGENT_CHUNKS: '2', FAKE_AGENT_DELAY_MS: '50' });
+      const ids: string[] = [];
+      for (let index = 0; index < 8; index += 1) ids.push(await execute(agentId, { task: `Queued ${index}` }));
+      const runningCounts: number[] = [];
+      await until(
+        'long queue finished',
+        async () => {
+          const active = (await api('GET', '/api/executions/active')).body as Array<{ id: string; status: string }>;
+          runningCounts.push(active.filter((item) => item.status === 'running').length);
+          return active.filter((item) => ids.includes(item.id)).length;
+        },
+        (left) => left === 0,
+        90_000,
+      );
+      const records = await Promise.all(ids.map(record));
+      expect(records.map((r) => r.status)).toEqual(Array(8).fill('completed'));
+      expect(Math.max(...runningCounts)).toBeLessThanOrEqual(2);
+    } finally {
+      await narrow.stop();
+      worker = await startAgentsWorker(agentConfig, logger);
+    }
+  }, 120_000);
+});
+
 describe('a worker that stops mid-execution', () => {
   const startWorker = async () => {
     const child = startServiceProcess({ PROCESS_ROLES: 'agents-worker', AGENT_COMMAND: FAKE_AGENT });

@@ -9,6 +9,7 @@ import {
   TimeoutFailure,
 } from '@temporalio/workflow';
 import type { AgentExecutionActivities, AgentRunOutcome, FinishExecutionInput } from '../../activities/agents/execution-activities';
+import { ACTIVITY_QUEUES } from '../../temporal/task-queues';
 import { CANCELLED_ERROR, WORKER_LOST_ERROR, WORKER_STOPPED_ERROR } from './execution-errors';
 
 export interface AgentExecutionInput {
@@ -27,8 +28,10 @@ export interface AgentExecutionResult {
 /** Failures where another attempt cannot help: the record, the agent, its options or secrets are wrong. */
 const NON_RETRYABLE = ['ExecutionNotFound', 'AgentNotFound', 'AgentProcessError', 'AgentOptionsError', 'SecretDecryptionError', 'SecretsKeyMissingError'];
 
-// Waiting for a slot can last as long as the queue: one long activity that heartbeats; retried when its worker dies.
+// Waiting for a slot can last as long as the queue: one long activity that heartbeats; retried when its
+// worker dies. On its own queue, so waiters never hold the activity slots the runs need.
 const slot = proxyActivities<AgentExecutionActivities>({
+  taskQueue: ACTIVITY_QUEUES.agentSlots,
   startToCloseTimeout: '7 days',
   heartbeatTimeout: '10 seconds',
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
