@@ -1,6 +1,7 @@
 import type { Pool } from 'mysql2/promise';
 import type { TypeCast } from 'mysql2/typings/mysql/lib/parsers/typeCast';
 import { readStatisticsSnapshot } from './ranking-statistics';
+import type { EntryComplements } from '../domain/ranking-entry';
 import { passThroughDetailsJson, type StoredComplements } from '../domain/ranking-row';
 import type { RankingRow } from './ranking-store';
 
@@ -17,13 +18,17 @@ export type StoredEntry = Omit<RankingRow, 'nome_busca' | 'run_id' | 'detalhes' 
 
 /**
  * An entry with its details: the pass-through JSON as the stored bytes (never decoded, parsed or
- * re-encoded here: a page is mostly these bytes) and the complements.
+ * re-encoded here: a page is mostly these bytes) and the complements, as bytes in response form when
+ * the job stored them so (complete entries), else parsed.
  */
-export type StoredEntryWithDetails = StoredEntry & Pick<RankingRow, 'complementos' | 'revisao_documento'> & { detalhes: Buffer };
+export type StoredEntryWithDetails = StoredEntry &
+  Pick<RankingRow, 'revisao_documento'> & { detalhes: Buffer; complementos: EntryComplements };
 
 const ENTRY_COLUMNS = `e.id_pessoa, e.nome, e.posicao, e.pontuacao_total, e.bloco_a, e.bloco_b, e.bloco_c, e.bloco_d,
   e.bloco_e, e.ativo, e.anos_atuacao, e.coordenador_ppg, e.tipos_atuacao, e.selos`;
-const DETAIL_COLUMNS = `${ENTRY_COLUMNS}, d.detalhes, d.complementos, d.revisao_documento`;
+/** The parsed complements are sent only for entries without them in response form. */
+const DETAIL_COLUMNS = `${ENTRY_COLUMNS}, d.detalhes, IF(d.complementos_prontos IS NULL, d.complementos, NULL) AS complementos,
+  d.complementos_prontos, d.id_cv, d.revisao_documento`;
 
 /** Details are written with their entry in one transaction; LEFT JOIN only guards hand-edited data. */
 const JOIN_DETAILS = 'LEFT JOIN ranking_entry_details d ON d.id_pessoa = e.id_pessoa';
@@ -31,8 +36,9 @@ const JOIN_DETAILS = 'LEFT JOIN ranking_entry_details d ON d.id_pessoa = e.id_pe
 /** What an entry without a details row passes through: every field null. */
 const NO_DETAILS = Buffer.from(passThroughDetailsJson({}, null));
 
-/** Reads `detalhes` as raw bytes: decoding it to a string only to encode it again costs a page ~1 ms. */
-const DETAILS_AS_BYTES: TypeCast = (field, next) => (field.name === 'detalhes' ? field.buffer() : next());
+/** Columns spliced into responses as they are stored: decoding them only to encode them again costs a page ~1 ms. */
+const SPLICED_COLUMNS = new Set(['detalhes', 'complementos_prontos']);
+const DETAILS_AS_BYTES: TypeCast = (field, next) => (SPLICED_COLUMNS.has(field.name) ? field.buffer() : next());
 
 type Row = Record<string, unknown>;
 
@@ -55,11 +61,16 @@ function toStoredEntry(row: Row): StoredEntry {
   };
 }
 
+function entryComplements(row: Row): EntryComplements {
+  if (Buffer.isBuffer(row.complementos_prontos) && typeof row.id_cv === 'string') return { json: row.complementos_prontos, idCv: row.id_cv };
+  return typeof row.complementos === 'string' ? (JSON.parse(row.complementos) as StoredComplements) : {};
+}
+
 function toStoredEntryWithDetails(row: Row): StoredEntryWithDetails {
   return {
     ...toStoredEntry(row),
     detalhes: Buffer.isBuffer(row.detalhes) ? row.detalhes : NO_DETAILS,
-    complementos: typeof row.complementos === 'string' ? (JSON.parse(row.complementos) as StoredComplements) : {},
+    complementos: entryComplements(row),
     revisao_documento: typeof row.revisao_documento === 'string' ? row.revisao_documento : null,
   };
 }

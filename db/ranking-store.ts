@@ -1,4 +1,5 @@
 import type { Pool, PoolConnection } from 'mysql2/promise';
+import { readyComplementsJson } from '../domain/ranking-entry';
 import type { StoredComplements } from '../domain/ranking-row';
 
 /** A ranking row as the job writes it (column names as in the table). */
@@ -46,9 +47,12 @@ const ENTRY_COLUMNS = [
 /** Rows per INSERT: ~1-3 KB each, so a statement stays far below max_allowed_packet. */
 const ROWS_PER_STATEMENT = 500;
 
-const UPSERT_DETAILS = `INSERT INTO ranking_entry_details (id_pessoa, detalhes, complementos, revisao_documento) VALUES ?
-  ON DUPLICATE KEY UPDATE detalhes = VALUES(detalhes), complementos = VALUES(complementos),
-    revisao_documento = VALUES(revisao_documento)`;
+const DETAIL_COLUMNS = ['id_pessoa', 'detalhes', 'complementos', 'complementos_prontos', 'id_cv', 'revisao_documento'] as const;
+
+const UPSERT_DETAILS = `INSERT INTO ranking_entry_details (${DETAIL_COLUMNS.join(', ')}) VALUES ?
+  ON DUPLICATE KEY UPDATE ${DETAIL_COLUMNS.filter((column) => column !== 'id_pessoa')
+    .map((column) => `${column} = VALUES(${column})`)
+    .join(', ')}`;
 
 const UPSERT_ENTRIES = `INSERT INTO ranking_entries (${ENTRY_COLUMNS.join(', ')}) VALUES ?
   ON DUPLICATE KEY UPDATE ${ENTRY_COLUMNS.filter((column) => column !== 'id_pessoa')
@@ -60,6 +64,12 @@ function entryValues(row: RankingRow): unknown[] {
     const value = row[column];
     return typeof value === 'object' && value !== null ? JSON.stringify(value) : value;
   });
+}
+
+/** A row's details; complete complements are also stored in response form, for pages to splice. */
+function detailValues(row: RankingRow): unknown[] {
+  const ready = readyComplementsJson(row.complementos);
+  return [row.id_pessoa, row.detalhes, JSON.stringify(row.complementos), ready, ready === null ? null : row.complementos.id_cv, row.revisao_documento];
 }
 
 async function inTransaction<T>(pool: Pool, work: (connection: PoolConnection) => Promise<T>): Promise<T> {
@@ -87,7 +97,7 @@ export async function upsertRankingRows(pool: Pool, rows: RankingRow[]): Promise
     for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
       const chunk = rows.slice(start, start + ROWS_PER_STATEMENT);
       await connection.query(UPSERT_ENTRIES, [chunk.map(entryValues)]);
-      await connection.query(UPSERT_DETAILS, [chunk.map((row) => [row.id_pessoa, row.detalhes, JSON.stringify(row.complementos), row.revisao_documento])]);
+      await connection.query(UPSERT_DETAILS, [chunk.map(detailValues)]);
     }
     await connection.query('DELETE FROM ranking_entry_seals WHERE id_pessoa IN (?)', [rows.map((row) => row.id_pessoa)]);
     const seals = rows.flatMap((row) => row.selos.map((selo) => [selo, row.id_pessoa]));

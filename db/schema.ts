@@ -5,6 +5,7 @@ import {
   double,
   index,
   int,
+  longtext,
   mediumtext,
   mysqlTable,
   primaryKey,
@@ -65,13 +66,16 @@ export const rankingEntries = mysqlTable(
 /**
  * The details of an entry, read only for the rows of a page: `detalhes` is the pass-through JSON
  * (several KB, spliced into responses unparsed), `complementos` the languages, degrees and
- * curriculum id that rules 3 and 4 may complete from the index, `revisao_documento` the revision
- * of the index document they were built from (docs/ranking-storage.md).
+ * curriculum id that rules 3 and 4 may complete from the index, `complementos_prontos` the same in
+ * response form when complete (spliced too; `id_cv` builds its url), `revisao_documento` the
+ * revision of the index document they were built from (docs/ranking-storage.md).
  */
 export const rankingEntryDetails = mysqlTable('ranking_entry_details', {
   idPessoa: int('id_pessoa').primaryKey(),
   detalhes: jsonText<Record<string, unknown>>('detalhes').notNull(),
   complementos: jsonText<StoredComplements>('complementos').notNull().default(sql`'{}'`),
+  complementosProntos: longtext('complementos_prontos'),
+  idCv: text('id_cv'),
   revisaoDocumento: varchar('revisao_documento', { length: 48 }),
 });
 

@@ -1,13 +1,13 @@
-import type { StoredEntry, StoredEntryWithDetails } from '../db/ranking-queries';
+import type { StoredEntry } from '../db/ranking-queries';
 import { degreeItems, toRankingLanguage, type DegreeItem, type RankingLanguage } from './degrees';
 import type { PersonDocument } from './person-document';
 import type { StoredComplements } from './ranking-row';
 
-/** The `cv` object of a ranking entry. */
+/** The `cv` object of a ranking entry; `url` last in every entry, as complements in response form have it. */
 export interface EntryCv {
   id_cv: string;
-  url: string;
   titulacoes: DegreeItem[];
+  url: string;
 }
 
 export function cvUrl(cvBaseUrl: string, idCv: string): string {
@@ -30,13 +30,13 @@ export function resolveCv(
   if (!doc?.id_cv) return stored ?? null;
   const titulacoes = degreeItems(doc.titulacoes);
   if (titulacoes.length === 0 && stored) return stored;
-  return { id_cv: doc.id_cv, url: cvUrl(cvBaseUrl, doc.id_cv), titulacoes };
+  return { id_cv: doc.id_cv, titulacoes, url: cvUrl(cvBaseUrl, doc.id_cv) };
 }
 
 /** The stored cv: built by the job from the same document as the stored degrees (domain/ranking-row.ts). */
 export function storedCv(complements: StoredComplements, cvBaseUrl: string): EntryCv | undefined {
   if (!complements.id_cv) return undefined;
-  return { id_cv: complements.id_cv, url: cvUrl(cvBaseUrl, complements.id_cv), titulacoes: complements.titulacao ?? [] };
+  return { id_cv: complements.id_cv, titulacoes: complements.titulacao ?? [], url: cvUrl(cvBaseUrl, complements.id_cv) };
 }
 
 /** The parts of an entry that rules 3 and 4 decide. */
@@ -62,32 +62,107 @@ export function resolveComplements(
   return { idiomas, titulacao, cv: resolveCv(storedCv(complements, cvBaseUrl), doc, cvBaseUrl) };
 }
 
+/**
+ * The complements of a complete entry in response form, as the job stores them (readyComplementsJson),
+ * with the curriculum id its cv url is built from at read time.
+ */
+export interface ReadyComplements {
+  json: Buffer;
+  idCv: string;
+}
+
+/** Complements as a reader gets them: in response form when complete, else as stored for rules 3 and 4. */
+export type EntryComplements = StoredComplements | ReadyComplements;
+
+export function isReady(complements: EntryComplements): complements is ReadyComplements {
+  return 'json' in complements;
+}
+
 /** Whether rules 3 or 4 read the index document for an entry, so a page fetches only those. */
-export function needsIndexDocument(complements: StoredComplements): boolean {
+export function needsIndexDocument(complements: EntryComplements): boolean {
+  if (isReady(complements)) return false;
   const first = complements.titulacao?.[0];
   return !complements.idiomas || !complements.id_cv || !first?.programa || !first?.area_avaliacao;
 }
 
 /**
+ * Rules 3 and 4's members of a complete entry (one no index document can change) in response form,
+ * up to its cv's url, which depends on CV_BASE_URL and is appended at read time:
+ * `"idiomas":…,"titulacao":…,"cv":{"id_cv":…,"titulacoes":…`. Null for an incomplete entry. The job
+ * stores it, so a page splices bytes instead of parsing and serialising ~1 KB per entry.
+ */
+export function readyComplementsJson(complements: StoredComplements): string | null {
+  if (needsIndexDocument(complements)) return null;
+  const titulacao = JSON.stringify(complements.titulacao);
+  return `"idiomas":${JSON.stringify(complements.idiomas)},"titulacao":${titulacao},"cv":{"id_cv":${JSON.stringify(complements.id_cv)},"titulacoes":${titulacao}`;
+}
+
+/** What rankingEntryJson needs of an entry: the ranking columns, the stored details and the complements. */
+export type EntryToRender = Omit<StoredEntry, 'posicao'> & {
+  posicao: number | null;
+  detalhes: Buffer | string;
+  complementos: EntryComplements;
+};
+
+/** The ranking columns of an entry as JSON members, in response order. */
+function columnMembers(entry: EntryToRender): string {
+  const columns = {
+    id_pessoa: entry.id_pessoa,
+    nome: entry.nome,
+    posicao: entry.posicao,
+    pontuacao_total: entry.pontuacao_total,
+    bloco_a: entry.bloco_a,
+    bloco_b: entry.bloco_b,
+    bloco_c: entry.bloco_c,
+    bloco_d: entry.bloco_d,
+    bloco_e: entry.bloco_e,
+    ativo: entry.ativo,
+    anos_atuacao: entry.anos_atuacao,
+    coordenador_ppg: entry.coordenador_ppg,
+    tipos_atuacao: entry.tipos_atuacao,
+    selos: entry.selos,
+  };
+  return JSON.stringify(columns).slice(1, -1);
+}
+
+/** Rules 3 and 4's members of an entry, then the `extra` ones. */
+function complementMembers(
+  complements: EntryComplements,
+  doc: Pick<PersonDocument, 'id_cv' | 'idiomas' | 'titulacoes'> | undefined,
+  cvBaseUrl: string,
+  extra: Record<string, unknown>,
+): Buffer[] {
+  const extraMembers = JSON.stringify(extra).slice(1, -1);
+  const afterCv = extraMembers ? `,${extraMembers}` : '';
+  if (isReady(complements)) {
+    return [complements.json, Buffer.from(`,"url":${JSON.stringify(cvUrl(cvBaseUrl, complements.idCv))}}${afterCv}`)];
+  }
+  return [Buffer.from(JSON.stringify({ ...resolveComplements(complements, doc, cvBaseUrl), ...extra }).slice(1, -1))];
+}
+
+/**
  * A ranking entry (rules 3-5) as JSON bytes: the ranking columns, then the stored pass-through
  * details spliced in as stored — most of a page's bytes, never decoded, parsed or re-serialised —
- * then languages, degrees and the cv, then any `extra` fields (e.g. `rank`).
+ * then languages, degrees and the cv (spliced too when the job stored them in response form), then
+ * any `extra` fields (e.g. `rank`).
  */
 export function rankingEntryJson(
-  stored: Omit<StoredEntryWithDetails, 'posicao' | 'detalhes'> & { posicao: number | null; detalhes: Buffer | string },
+  entry: EntryToRender,
   doc: Pick<PersonDocument, 'id_cv' | 'idiomas' | 'titulacoes'> | undefined,
   cvBaseUrl: string,
   extra: Record<string, unknown> = {},
 ): Buffer {
-  const { detalhes, complementos, revisao_documento: _revision, ...columns } = stored;
-  const head = JSON.stringify(columns).slice(0, -1);
-  const tail = JSON.stringify({ ...resolveComplements(complementos, doc, cvBaseUrl), ...extra }).slice(1);
-  const passThrough = objectMembers(typeof detalhes === 'string' ? Buffer.from(detalhes) : detalhes);
-  return passThrough
-    ? Buffer.concat([Buffer.from(`${head},`), passThrough, Buffer.from(`,${tail}`)])
-    : Buffer.from(`${head},${tail}`);
+  const passThrough = objectMembers(typeof entry.detalhes === 'string' ? Buffer.from(entry.detalhes) : entry.detalhes);
+  return Buffer.concat([
+    Buffer.from(`{${columnMembers(entry)},`),
+    ...(passThrough ? [passThrough, COMMA] : []),
+    ...complementMembers(entry.complementos, doc, cvBaseUrl, extra),
+    CLOSING_BRACE,
+  ]);
 }
 
+const COMMA = Buffer.from(',');
+const CLOSING_BRACE = Buffer.from('}');
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);

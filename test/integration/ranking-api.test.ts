@@ -1,5 +1,7 @@
 import { createDatabase, type DatabaseHandle } from '../../db';
 import { degreeItems, toRankingLanguage } from '../../domain/degrees';
+import { readyComplementsJson } from '../../domain/ranking-entry';
+import { storedComplements } from '../../domain/ranking-row';
 import type { PersonDocument } from '../../domain/person-document';
 import type { ScoredPerson } from '../../domain/scoring/score-person';
 import { SEAL_CATALOGUE } from '../../domain/seals';
@@ -124,6 +126,22 @@ describe('GET /api/v1/ranking/paginado', () => {
     for (const doc of current.docs as Array<{ _id: string; _seq_no: number; _primary_term: number }>) {
       expect(stored.get(Number(doc._id))).toBe(`${doc._primary_term}:${doc._seq_no}`);
     }
+  });
+
+  it('stores the complements of complete entries in response form too, with the curriculum id their url needs', async () => {
+    const [rows] = await database.pool.query('SELECT id_pessoa, complementos_prontos, id_cv FROM ranking_entry_details');
+    const stored = rows as Array<{ id_pessoa: number; complementos_prontos: string | null; id_cv: string | null }>;
+    expect(stored).toHaveLength(PERSONS);
+    let ready = 0;
+    for (const row of stored) {
+      const complements = storedComplements(documents.get(row.id_pessoa) as PersonDocument);
+      expect(row.complementos_prontos).toBe(readyComplementsJson(complements));
+      expect(row.id_cv).toBe(row.complementos_prontos === null ? null : complements.id_cv);
+      if (row.complementos_prontos !== null) ready += 1;
+    }
+    // Both kinds are on the pages the other tests read.
+    expect(ready).toBeGreaterThan(PERSONS / 4);
+    expect(ready).toBeLessThan(PERSONS);
   });
 
   it('reads the index at request time only for what the job did not store (rules 3 and 4)', async () => {

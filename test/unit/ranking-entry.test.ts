@@ -4,6 +4,7 @@ import {
   cvUrl,
   needsIndexDocument,
   rankingEntryJson,
+  readyComplementsJson,
   resolveComplements,
   resolveCv,
   storedCv,
@@ -186,6 +187,45 @@ describe('rankingEntryJson (rules 3-5)', () => {
     expect(JSON.parse(rankingEntryJson({ ...withDetails, detalhes: accented }, undefined, BASE).toString())).toMatchObject({
       consultoria: [{ situacao: 'Licença — São Paulo' }],
     });
+  });
+});
+
+describe('complements in response form (complete entries)', () => {
+  const complete = { idiomas: [inglesEntry], titulacao: degreeItems([doutorado]), id_cv: 'K 7' };
+  const ready = (complements: typeof complete) => ({ json: Buffer.from(readyComplementsJson(complements) ?? ''), idCv: complements.id_cv });
+
+  it('are stored only for complete entries, and such an entry never asks for its document', () => {
+    expect(readyComplementsJson({ ...complete, idiomas: undefined })).toBeNull();
+    expect(readyComplementsJson({ ...complete, titulacao: degreeItems([graduacao]) })).toBeNull();
+    expect(JSON.parse(`{${readyComplementsJson(complete) ?? ''}}}`)).toEqual({
+      idiomas: [inglesEntry],
+      titulacao: degreeItems([doutorado]),
+      cv: { id_cv: 'K 7', titulacoes: degreeItems([doutorado]) },
+    });
+    expect(needsIndexDocument(ready(complete))).toBe(false);
+  });
+
+  it('render the entry the parsed complements render, the url built from CV_BASE_URL at read time, extra fields after', () => {
+    const parsed = rankingEntryJson({ ...withDetails, complementos: complete }, undefined, BASE, { rank: 3 });
+    const spliced = rankingEntryJson({ ...withDetails, complementos: ready(complete) }, undefined, BASE, { rank: 3 });
+    expect(JSON.parse(spliced.toString())).toEqual(JSON.parse(parsed.toString()));
+    expect(JSON.parse(spliced.toString())).toMatchObject({ cv: { url: `${BASE}/K%207` }, rank: 3 });
+    const otherBase = JSON.parse(rankingEntryJson({ ...withDetails, complementos: ready(complete) }, undefined, 'https://cv.test/p').toString());
+    expect(otherBase.cv.url).toBe('https://cv.test/p/K%207');
+  });
+
+  it('render the same entries as the parsed complements for 2 000 generated persons', () => {
+    let completeEntries = 0;
+    for (let id = 1; id <= 2000; id += 1) {
+      const complements = storedComplements(generatePersonFor(5, id, new Date(Date.UTC(2026, 0, 15))));
+      const json = readyComplementsJson(complements);
+      if (json === null || !complements.id_cv) continue;
+      completeEntries += 1;
+      const parsed = rankingEntryJson({ ...withDetails, complementos: complements }, undefined, BASE);
+      const spliced = rankingEntryJson({ ...withDetails, complementos: { json: Buffer.from(json), idCv: complements.id_cv } }, undefined, BASE);
+      expect(JSON.parse(spliced.toString())).toEqual(JSON.parse(parsed.toString()));
+    }
+    expect(completeEntries).toBeGreaterThan(1000);
   });
 });
 
