@@ -4,12 +4,13 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { AgentOptionsError, type AgentCli, type AgentEvent, type AgentRunOptions } from './agent-cli';
 import { agentBaseEnv, ENV_NAME } from './agent-env';
+import { agentLaunch, setprivStartFailure } from './parent-death';
 
 /**
  * Runs one coding-agent process to its end: the process layer under the execution activity.
- * No shell, its own process group (so cancellation reaches every tool it started), secrets only in
- * its environment, the prompt on standard input, standard output parsed line by line by the CLI's
- * adapter. Contract and cancellation semantics: docs/agent-process.md.
+ * No shell, its own process group (so cancellation reaches every tool it started), killed by the
+ * kernel if the worker dies first (parent-death.ts), secrets only in its environment, the prompt on
+ * standard input, standard output parsed line by line by the CLI's adapter. Contract and cancellation semantics: docs/agent-process.md.
  */
 
 export const DEFAULT_KILL_GRACE_MS = 1_000;
@@ -93,7 +94,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunSummar
   await mkdir(cwd, { recursive: true });
   if (options.signal?.aborted) throw new AgentCancelledError(summary, options.signal.reason);
 
-  const child = spawn(options.command, args, { cwd, env, shell: false, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+  const launch = agentLaunch(options.command, args);
+  const child = spawn(launch.command, launch.args, { cwd, env, shell: false, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
   summary.pid = child.pid ?? null;
 
   const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null } | { startError: Error }>((resolve) => {
@@ -179,6 +181,11 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunSummar
     summary.outputTruncated = output.truncated;
     if ('startError' in ending) {
       summary.error = `could not start ${options.command}: ${ending.startError.message}`;
+      throw new AgentProcessError(summary.error, summary);
+    }
+    const notStarted = launch.throughSetpriv ? setprivStartFailure(options.command, ending.code, stderr.text()) : null;
+    if (notStarted !== null) {
+      summary.error = `could not start ${options.command}: ${notStarted}`;
       throw new AgentProcessError(summary.error, summary);
     }
     summary.exitCode = ending.code;

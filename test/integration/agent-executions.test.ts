@@ -118,10 +118,11 @@ async function execute(agentId: string, body: Record<string, unknown>, clientId?
 
 const readRecordFile = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8')) as { argv: string[]; env: Record<string, string>; pid: number; stdin: string; cwd: string };
 
+/** Running: the process exists and is not a zombie (one whose parent died waits for init to reap it). */
 function processAlive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
   } catch {
     return false;
   }
@@ -297,6 +298,14 @@ describe('cancel, continue, retry', () => {
     agentPids.push(pid);
     expect(processAlive(pid)).toBe(true);
 
+    // A running execution cannot be retried; nothing is started.
+    const executionsBefore = await executionCount();
+    expect(await api('POST', `/api/executions/${executionId}/retry`)).toMatchObject({
+      status: 409,
+      body: { error: `execution ${executionId} is still active` },
+    });
+    expect(await executionCount()).toBe(executionsBefore);
+
     const answer = await api('POST', `/api/agents/${agentId}/cancel/${executionId}`);
     expect(answer).toMatchObject({ status: 202, body: { executionId, status: 'cancelling' } });
     const done = await finished(executionId);
@@ -406,6 +415,31 @@ describe('concurrency', () => {
   }, 150_000);
 });
 
+describe('concurrency across workers', () => {
+  it('holds the limit with two workers polling the queue, each able to run one agent', async () => {
+    // With one run at a time per worker, two agents at once means both workers ran one.
+    await worker?.stop();
+    worker = null;
+    const pair = [await startAgentsWorker(agentConfig, logger, { activitySlots: 1 }), await startAgentsWorker(agentConfig, logger, { activitySlots: 1 })];
+    try {
+      const agentId = await createAgent('two-workers', { FAKE_AGENT_CHUNKS: '4', FAKE_AGENT_DELAY_MS: '300', FAKE_AGENT_STAMP: '1' });
+      const ids: string[] = [];
+      for (let index = 0; index < 6; index += 1) ids.push(await execute(agentId, { task: `Shared ${index}` }));
+      const records = await Promise.all(ids.map((id) => finished(id, 90_000)));
+      expect(records.map((r) => r.status)).toEqual(Array(6).fill('completed'));
+      const spans = records.map((r) => {
+        const stamps = [...String(r.output).matchAll(/\[printed-at (\d+)\]/g)].map((match) => Number(match[1]));
+        return { from: Math.min(...stamps), to: Math.max(...stamps) };
+      });
+      const overlaps = spans.map((span) => spans.filter((other) => other.from <= span.from && span.from <= other.to).length);
+      expect(Math.max(...overlaps)).toBe(2);
+    } finally {
+      await Promise.all(pair.map((one) => one.stop()));
+      worker = await startAgentsWorker(agentConfig, logger);
+    }
+  }, 120_000);
+});
+
 describe('a queue longer than the worker has activity slots', () => {
   it('still drains: waiters wait on their own task queue, not in the slots the runs need', async () => {
     // The shared worker has the SDK's 100 activity slots; this one has 2, so 8 queued executions
@@ -468,16 +502,28 @@ describe('a worker that stops mid-execution', () => {
     await api('PUT', '/api/settings', { maxConcurrentExecutions: 1 });
 
     const recordFile = path.join(scratch, 'orphan.json');
-    const slowAgent = await createAgent('orphan', { FAKE_AGENT_CHUNKS: '10000', FAKE_AGENT_DELAY_MS: '50', FAKE_AGENT_RECORD: recordFile });
+    // Silent for a minute before its first line, like an agent in a long tool call: no write to its
+    // dead worker's pipe can end it before the test looks; only the kernel can.
+    const slowAgent = await createAgent('orphan', { FAKE_AGENT_CHUNKS: '100', FAKE_AGENT_DELAY_MS: '60000', FAKE_AGENT_RECORD: recordFile });
     const quickAgent = await createAgent('after', { FAKE_AGENT_CHUNKS: '2' });
     const slowId = await execute(slowAgent, { task: 'Long job' });
-    await until('slow run started', () => record(slowId), (r) => r.status === 'running' && r.outputSeq >= 1);
+    await until('slow run started', () => record(slowId), (r) => r.status === 'running');
+    const recordedPid = async () => {
+      try {
+        return readRecordFile(recordFile).pid; // the agent writes it before its first event
+      } catch {
+        return 0; // not written yet, or half-written
+      }
+    };
+    const agentPid = await until('agent process up', recordedPid, (pid) => pid > 0);
+    agentPids.push(agentPid);
     const quickId = await execute(quickAgent, { task: 'Next in line' });
     expect((await record(quickId)).status).toBe('queued');
-    agentPids.push(readRecordFile(recordFile).pid);
 
     first.child.kill('SIGKILL');
     expect(await first.exited).toBeNull();
+    // The kernel kills the agent with its worker (parent-death signal), so it never outlives its slot.
+    await until('agent process gone with its worker', async () => processAlive(agentPid), (alive) => !alive, 10_000);
     await startWorker();
 
     const slow = await finished(slowId, 90_000);

@@ -195,7 +195,7 @@ describe('running the agent process (real stand-in CLI)', () => {
     const { outcome } = startFakeAgent({}, {}, { command: path.join(workspace, 'no-such-agent') });
     const error = await rejection(outcome);
     expect(error).toBeInstanceOf(AgentProcessError);
-    expect(error.message).toBe(`could not start ${path.join(workspace, 'no-such-agent')}: spawn ${path.join(workspace, 'no-such-agent')} ENOENT`);
+    expect(error.message).toBe(`could not start ${path.join(workspace, 'no-such-agent')}: No such file or directory`);
   });
 
   it('on abort kills the agent and the tool it started, and says it was cancelled', async () => {

@@ -96,6 +96,27 @@ describe('token on /api (AUTH_TOKEN set)', () => {
     }
   });
 
+  it('changes nothing when it refuses: an agent is not created, the settings stay', async () => {
+    const json = (body: unknown, authorization?: string) => ({
+      headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
+      body: JSON.stringify(body),
+    });
+    const agentsBefore = await call(server, '/api/agents', bearer(TOKEN));
+    const settingsBefore = await call(server, '/api/settings', bearer(TOKEN));
+    expect([agentsBefore.status, settingsBefore.status]).toEqual([200, 200]);
+
+    const create = await call(server, '/api/agents', { method: 'POST', ...json({ name: 'Refused agent' }) });
+    const update = await call(server, '/api/settings', { method: 'PUT', ...json({ maxConcurrentExecutions: 7 }, 'Bearer wrong-token') });
+    expect([create.status, update.status]).toEqual([401, 401]);
+
+    expect((await call(server, '/api/agents', bearer(TOKEN))).body).toEqual(agentsBefore.body);
+    expect((await call(server, '/api/settings', bearer(TOKEN))).body).toEqual(settingsBefore.body);
+    // With the token the same requests do change things: the refusal was the token's doing.
+    const accepted = await call(server, '/api/agents', { method: 'POST', ...json({ name: 'Accepted agent' }, `Bearer ${TOKEN}`) });
+    expect(accepted.status).toBe(201);
+    await call(server, `/api/agents/${accepted.body.id}`, { method: 'DELETE', ...bearer(TOKEN) });
+  });
+
   it('lets the right token through, whatever the case of the scheme', async () => {
     for (const scheme of ['Bearer', 'bearer']) {
       const answer = await call(server, '/api/system/status', { headers: { authorization: `${scheme} ${TOKEN}` } });
