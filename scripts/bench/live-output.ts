@@ -72,7 +72,7 @@ function openClient(wsBase: string, clientId: string, delays: number[]): Promise
       if (message.type === 'connected') resolve({ finished, close: () => socket.close() });
       if (message.type === 'execution.output') {
         const stamp = STAMP.exec(message.text ?? '');
-        if (stamp) { delays.push(received - Number(stamp[1])); if (received - Number(stamp[1]) > 25) process.stderr.write(`SLOW ${received % 100000} ${received - Number(stamp[1])} ${(message.text ?? "").slice(0, 60).replace(/\n/g, " ")}\n`); }
+        if (stamp) delays.push(received - Number(stamp[1]));
       }
       if (message.type === 'execution.finished') finish();
     });
