@@ -1,4 +1,6 @@
 import './bench-env';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { migrateDatabase } from '../../db/migrate';
@@ -11,11 +13,12 @@ import { startApi, startService, stopService, waitForLine } from './services';
 /**
  * Live-output benchmark (issue 5): the delay from the agent printing a line to the client's WebSocket
  * receiving it, with BENCH_STREAMS executions streaming at once (default 20), each to its own client;
- * and how many executions the service starts per second from a burst of BENCH_BURST requests.
+ * how many executions the service starts per second from a burst of BENCH_BURST requests; and how
+ * long a cancel takes to kill the agent and to end the record (BENCH_CANCELS, one at a time).
  * The agent is the stand-in CLI (test/fixtures/fake-agent), which stamps each line with the moment
  * it writes it (FAKE_AGENT_STAMP); both ends read the same machine clock.
  *
- *   npm run bench:live-output   (BENCH_STREAMS, BENCH_CHUNKS, BENCH_LINE_MS, BENCH_BURST)
+ *   npm run bench:live-output   (BENCH_STREAMS, BENCH_CHUNKS, BENCH_LINE_MS, BENCH_BURST, BENCH_CANCELS)
  */
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 20);
 const CHUNKS = Number(process.env.BENCH_CHUNKS ?? 100);
@@ -26,6 +29,8 @@ const CHUNKS = Number(process.env.BENCH_CHUNKS ?? 100);
  */
 const LINE_INTERVALS_MS = (process.env.BENCH_LINE_MS ?? '100,20').split(',').map(Number);
 const BURST = Number(process.env.BENCH_BURST ?? 200);
+/** Executions cancelled one at a time while streaming, to time a cancel end to end. */
+const CANCELS = Number(process.env.BENCH_CANCELS ?? 10);
 const FAKE_AGENT = path.join(repoRoot, 'test', 'fixtures', 'fake-agent', 'fake-agent.js');
 const STAMP = /^\[printed-at (\d+)\] /;
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -52,9 +57,9 @@ function apiAt(base: string): Api {
 }
 
 /** An agent whose runs print `chunks` stamped lines, `delayMs` apart (knobs passed as its secrets). */
-async function benchAgent(api: Api, name: string, chunks: number, delayMs: number): Promise<string> {
+async function benchAgent(api: Api, name: string, chunks: number, delayMs: number, knobs: Record<string, string> = {}): Promise<string> {
   const agent = await api.call('POST', '/agents', { name: `${name} ${Date.now()}`, maxTurns: 5 });
-  for (const [secret, value] of Object.entries({ FAKE_AGENT_STAMP: '1', FAKE_AGENT_CHUNKS: String(chunks), FAKE_AGENT_DELAY_MS: String(delayMs) })) {
+  for (const [secret, value] of Object.entries({ FAKE_AGENT_STAMP: '1', FAKE_AGENT_CHUNKS: String(chunks), FAKE_AGENT_DELAY_MS: String(delayMs), ...knobs })) {
     await api.call('POST', `/agents/${agent.id}/secrets`, { name: secret, value });
   }
   return agent.id as string;
@@ -95,6 +100,48 @@ async function streamAtOnce(api: Api, wsBase: string, intervalMs: number): Promi
   return { delays, seconds };
 }
 
+/** Running: the process exists and is not a zombie. */
+function processRunning(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+async function waitFor<T>(read: () => T | Promise<T>, done: (value: T) => boolean, pollMs: number): Promise<T> {
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+}
+
+/**
+ * Cancels CANCELS running executions one after another; for each, the time from sending the cancel
+ * to its agent process being gone, and to its record saying `cancelled`.
+ */
+async function cancelTimes(api: Api, scratch: string): Promise<{ processGone: number[]; recordCancelled: number[] }> {
+  const processGone: number[] = [];
+  const recordCancelled: number[] = [];
+  for (let index = 0; index < CANCELS; index += 1) {
+    const recordFile = path.join(scratch, `cancel-${index}.json`);
+    const agentId = await benchAgent(api, `bench cancel ${index}`, 1000, 100, { FAKE_AGENT_RECORD: recordFile });
+    const { executionId } = await api.call('POST', `/agents/${agentId}/execute`, { task: 'cancel me', instructions: '' });
+    const readPid = () => (fs.existsSync(recordFile) ? (JSON.parse(fs.readFileSync(recordFile, 'utf8')) as { pid: number }).pid : 0);
+    const pid = await waitFor(() => { try { return readPid(); } catch { return 0; } }, (value) => value > 0, 20);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // streaming, not starting
+    const sent = performance.now();
+    await api.call('POST', `/agents/${agentId}/cancel/${executionId}`);
+    await waitFor(() => processRunning(pid), (running) => !running, 5);
+    processGone.push(performance.now() - sent);
+    await waitFor(() => api.call('GET', `/executions/history/${executionId}`), (record: { status: string }) => record.status === 'cancelled', 20);
+    recordCancelled.push(performance.now() - sent);
+  }
+  return { processGone, recordCancelled };
+}
+
 async function waitUntilIdle(api: Api): Promise<void> {
   for (;;) {
     const active = (await api.call('GET', '/executions/active')) as unknown[];
@@ -132,6 +179,11 @@ async function main(): Promise<void> {
     await waitUntilIdle(api);
     const burstSeconds = (Date.now() - burstStarted) / 1000;
 
+    say(`cancel: ${CANCELS} running executions, one at a time ...`);
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-cancel-'));
+    const cancels = await cancelTimes(api, scratch);
+    fs.rmSync(scratch, { recursive: true, force: true });
+
     say('');
     say(`live output: ${STREAMS} executions streaming at once (started together), ${CHUNKS} lines each (target p99 < 50 ms)`);
     say('  lines per stream   lines received   p50 ms   p99 ms');
@@ -143,6 +195,11 @@ async function main(): Promise<void> {
     }
     say(`executions: burst of ${accepted.length} requests, maxConcurrentExecutions ${Math.max(STREAMS, 20)}`);
     say(`  accepted (202) per second ${fmt(accepted.length / acceptSeconds, 1)}   completed per second ${fmt(accepted.length / burstSeconds, 1)}`);
+    say(`cancel, from the request to (ms)     p50      max`);
+    for (const [what, times] of [['the agent process gone', cancels.processGone], ['the record cancelled', cancels.recordCancelled]] as const) {
+      const sorted = [...times].sort((a, b) => a - b);
+      say(`  ${what.padEnd(28)} ${fmt(percentile(sorted, 50), 1)} ${fmt(sorted[sorted.length - 1] ?? 0, 1)}`);
+    }
   } finally {
     await stopService(apiProcess);
     await stopService(worker);
