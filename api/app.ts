@@ -31,7 +31,7 @@ export function createApp(services: Services): websockify.App {
   app.use(orchestration.routes()).use(orchestration.allowedMethods({ throw: true }));
 
   const live = { relay: services.liveRelay, readyTimeoutMs: dependencyTimeoutMs };
-  app.ws.use(websocketHandler(services.logger, security.authToken, live));
+  app.ws.use(websocketHandler(services.logger, { authToken: security.authToken, corsOrigins: security.corsOrigins }, live));
   return app;
 }
 

@@ -3,7 +3,7 @@ import type { WebSocket } from 'ws';
 import type { Logger } from '../lib/logger';
 import { withTimeout } from '../lib/timeout';
 import type { LiveRelay } from './live-relay';
-import { bearerTokenOf, tokenMatches } from './orchestration/security';
+import { bearerTokenOf, socketOriginAllowed, tokenMatches } from './orchestration/security';
 
 export const WEBSOCKET_PATH = '/ws';
 
@@ -12,6 +12,7 @@ export const CLOSE_POLICY_VIOLATION = 1008;
 
 export const TOKEN_REQUIRED_REASON = 'token query parameter or Authorization: Bearer header required';
 export const TOKEN_INVALID_REASON = 'invalid token';
+export const ORIGIN_REFUSED_REASON = 'origin not allowed';
 
 type Query = Record<string, string | string[] | undefined>;
 
@@ -39,16 +40,29 @@ export interface LiveDelivery {
   readyTimeoutMs: number;
 }
 
+export interface SocketAccess {
+  /** AUTH_TOKEN, or null when not configured. */
+  authToken: string | null;
+  /** CORS_ORIGINS: which pages of other origins may open a socket. */
+  corsOrigins: string[];
+}
+
 /**
  * Accepts a connection, registers it for its client's live output, greets it with its client id, and
- * keeps it open. With a configured token (`AUTH_TOKEN`), a connection without it is closed with 1008
- * before anything is sent: browsers see the close code and reason, never the status of a refused handshake.
+ * keeps it open. A browser page of an origin CORS_ORIGINS does not allow, and with a configured token
+ * (`AUTH_TOKEN`) a connection without it, are closed with 1008 before anything is sent: browsers see
+ * the close code and reason, never the status of a refused handshake.
  */
-export function websocketHandler(logger: Logger, authToken: string | null, live: LiveDelivery): Middleware {
+export function websocketHandler(logger: Logger, access: SocketAccess, live: LiveDelivery): Middleware {
+  const { authToken, corsOrigins } = access;
   return async (ctx) => {
     const socket = (ctx as unknown as { websocket: WebSocket }).websocket;
     // A socket's middleware chain is outside the HTTP error envelope: its failures are handled here.
     try {
+      if (!socketOriginAllowed(corsOrigins, ctx.get('origin') || undefined, ctx.host)) {
+        socket.close(CLOSE_POLICY_VIOLATION, ORIGIN_REFUSED_REASON);
+        return;
+      }
       if (authToken !== null) {
         const presented = socketTokenOf(ctx.query, ctx.get('authorization') || undefined);
         if (!tokenMatches(authToken, presented)) {

@@ -7,6 +7,7 @@ import { startAgentsWorker } from '../../workers/agents';
 import type { QueueWorker } from '../../workers/queue-worker';
 import { WORKER_LOST_ERROR, WORKER_STOPPED_ERROR } from '../../workflows/agents/execution-errors';
 import { startServiceProcess, waitForLog, type ServiceProcess } from '../support/processes';
+import { unusedPort } from '../support/ports';
 import { startTestServer, type TestServer } from '../support/server';
 import { openSocket, type SocketProbe } from '../support/websocket';
 
@@ -20,7 +21,10 @@ const agentPids: number[] = [];
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-executions-'));
 const agentConfig = { ...config, orchestration: { ...config.orchestration, agentCommand: FAKE_AGENT } };
 
+let deadTemporalPort: number;
+
 beforeAll(async () => {
+  deadTemporalPort = await unusedPort();
   server = await startTestServer();
   // Records left active by an interrupted earlier run would hold slots.
   await server.services.database.pool.query(
@@ -229,6 +233,24 @@ describe('POST /agents/{id}/execute', () => {
     }
     expect(await executionCount()).toBe(before);
   });
+
+  it('answers 503 when the workflow engine refuses the start, and ends the record failed with why', async () => {
+    const cut = await startTestServer((base) => ({ ...base, temporal: { ...base.temporal, address: `127.0.0.1:${deadTemporalPort}` } }));
+    try {
+      const agentId = await createAgent('no-engine', {});
+      const answer = await fetch(`${cut.url}/api/agents/${agentId}/execute`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-client-id': 'client-no-engine' },
+        body: JSON.stringify({ task: 'Never runs' }),
+      });
+      expect(answer.status).toBe(503);
+      expect(await answer.json()).toEqual({ error: 'the execution could not be started: the workflow engine is unavailable' });
+      const [latest] = (await api('GET', `/api/executions/history?agentId=${agentId}`)).body.items;
+      expect(latest).toMatchObject({ status: 'failed', error: 'the execution could not be started (workflow engine unavailable)', startedAt: null });
+    } finally {
+      await cut.close();
+    }
+  }, 120_000);
 
   it('fails an execution whose agent fails, keeping its error and what it reported', async () => {
     const agentId = await createAgent('failing', { FAKE_AGENT_FAIL: '1', FAKE_AGENT_CHUNKS: '1' });

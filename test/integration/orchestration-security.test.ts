@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { RATE_LIMIT_KEY_PREFIX } from '../../api/orchestration/security';
-import { CLOSE_POLICY_VIOLATION, TOKEN_INVALID_REASON, TOKEN_REQUIRED_REASON } from '../../api/websocket';
+import { CLOSE_POLICY_VIOLATION, ORIGIN_REFUSED_REASON, TOKEN_INVALID_REASON, TOKEN_REQUIRED_REASON } from '../../api/websocket';
 import type { Config } from '../../lib/config';
 import { unusedPort } from '../support/ports';
 import { startTestServer, type TestServer } from '../support/server';
@@ -181,6 +181,40 @@ describe('token on the WebSocket', () => {
       code: CLOSE_POLICY_VIOLATION,
       reason: 'clientId query parameter or X-Client-Id header required',
     });
+  });
+});
+
+describe('origin of a WebSocket (CORS does not apply to it; CORS_ORIGINS does)', () => {
+  const greeted = async (url: string, origin?: string) => {
+    const probe = await openSocket(url, origin ? { Origin: origin } : {});
+    const first = await Promise.race([probe.nextMessage(), probe.closed]);
+    probe.socket.close();
+    return first;
+  };
+  const refused = { code: CLOSE_POLICY_VIOLATION, reason: ORIGIN_REFUSED_REASON };
+
+  it('with a list: opens for a listed origin, the service\'s own pages and non-browsers; closes others with 1008', async () => {
+    const server = await start(secured({ ...generousLimit, corsOrigins: [ALLOWED_ORIGIN] }));
+    const url = `${server.url.replace(/^http/, 'ws')}/ws?clientId=painel`;
+    const connected = { type: 'connected', clientId: 'painel' };
+    expect(await greeted(url, ALLOWED_ORIGIN)).toEqual(connected);
+    expect(await greeted(url, server.url)).toEqual(connected);
+    expect(await greeted(url)).toEqual(connected);
+    expect(await greeted(url, REFUSED_ORIGIN)).toEqual(refused);
+    expect(await greeted(url, 'null')).toEqual(refused);
+  });
+
+  it('by default (same origin only): closes a socket any other page opens', async () => {
+    const server = await start(secured(generousLimit));
+    const url = `${server.url.replace(/^http/, 'ws')}/ws?clientId=painel`;
+    expect(await greeted(url, ALLOWED_ORIGIN)).toEqual(refused);
+    expect(await greeted(url, server.url)).toEqual({ type: 'connected', clientId: 'painel' });
+  });
+
+  it('with *: opens for any origin', async () => {
+    const server = await start(secured({ ...generousLimit, corsOrigins: ['*'] }));
+    const url = `${server.url.replace(/^http/, 'ws')}/ws?clientId=painel`;
+    expect(await greeted(url, REFUSED_ORIGIN)).toEqual({ type: 'connected', clientId: 'painel' });
   });
 });
 

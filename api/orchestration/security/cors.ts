@@ -30,3 +30,20 @@ export function corsPolicy(origins: string[]): Middleware {
 function allowedOrigin(origins: string[], requestOrigin: string): string {
   return origins.includes(requestOrigin) ? requestOrigin : '';
 }
+
+/**
+ * Whether a WebSocket handshake's `Origin` may open a socket. CORS does not apply to WebSockets: a
+ * browser lets any page open one and read what it receives, and live output of scheduled executions
+ * goes to every socket, so the same `CORS_ORIGINS` decides: `*` any origin; a listed origin; a page
+ * of this service itself (its origin's host is the request's host, `X-Forwarded-Host` when proxy
+ * headers are trusted); and clients that send no `Origin` (not browsers, which always send it).
+ */
+export function socketOriginAllowed(origins: string[], origin: string | undefined, host: string): boolean {
+  if (!origin) return true;
+  if (origins.includes('*') || origins.includes(origin)) return true;
+  try {
+    return new URL(origin).host === host;
+  } catch {
+    return false; // "null" (sandboxed pages, files) and malformed origins
+  }
+}

@@ -1,5 +1,5 @@
 /** The orchestration API's edge: who may call (token, CORS), how often (rate limit), and from where (proxy). */
-export { corsPolicy } from './cors';
+export { corsPolicy, socketOriginAllowed } from './cors';
 export { isOrchestrationPath, onOrchestrationPaths } from './paths';
 export { trustProxyHeaders } from './proxy';
 export { RATE_LIMIT_KEY_PREFIX, rateLimit } from './rate-limit';
