@@ -26,7 +26,7 @@ export interface AgentLaunch {
  * memory), when nothing in the worker is left to do it: setpriv sets the parent-death signal
  * (PR_SET_PDEATHSIG) and execs the agent without a shell, so the agent keeps setpriv's pid and stays
  * the leader of its process group. Without setpriv the agent starts directly (and outlives a killed
- * worker, as docs/agent-executions.md says).
+ * worker, as docs/agent-process.md says).
  */
 export function agentLaunch(command: string, args: string[], useSetpriv = setprivAvailable): AgentLaunch {
   if (!useSetpriv) return { command, args, throughSetpriv: false };

@@ -10,7 +10,8 @@ import { agentLaunch, setprivStartFailure } from './parent-death';
  * Runs one coding-agent process to its end: the process layer under the execution activity.
  * No shell, its own process group (so cancellation reaches every tool it started), killed by the
  * kernel if the worker dies first (parent-death.ts), secrets only in its environment, the prompt on
- * standard input, standard output parsed line by line by the CLI's adapter. Contract and cancellation semantics: docs/agent-process.md.
+ * standard input, standard output parsed line by line by the CLI's adapter. Contract and
+ * cancellation semantics: docs/agent-process.md.
  */
 
 export const DEFAULT_KILL_GRACE_MS = 1_000;
