@@ -114,30 +114,42 @@ export async function markExecutionRunning(db: Database, id: string, startedAt: 
   return result.affectedRows > 0;
 }
 
+/** Live output chunks `fromSeq`..`toSeq` of one execution, joined. */
+export interface OutputPiece {
+  text: string;
+  fromSeq: number;
+  toSeq: number;
+}
+
 /**
- * Appends a chunk of live output to an unfinished record, so a client that connects late can fetch
- * what it missed. One statement, so concurrent flushes never lose each other's chunks. Past
- * OUTPUT_MAX_CHARS nothing more is kept: the chunk that crosses the cap is cut and followed by the
- * note, later chunks are dropped. `outputSeq`, when given, is the live `seq` of the chunk's last
- * piece: stored with it (never lowered), so a late client knows which live chunks the output holds.
- * False when the record is unknown or finished.
+ * Appends a piece of live output to an unfinished record, so a client that connects late can fetch
+ * what it missed, with the live `seq` of its last chunk (a late client knows which chunks the output
+ * holds). Exactly once: only where the stored output ends at chunk `fromSeq - 1`, so a piece sent
+ * again after a lost answer is not stored twice, and pieces are stored in order. Past
+ * OUTPUT_MAX_CHARS nothing more is kept: the piece that crosses the cap is cut and followed by the
+ * note, later pieces only advance the seq. True when the piece is stored (now or before); false when
+ * the record is finished or unknown, so nothing more can be appended.
  */
-export async function appendExecutionOutput(db: Database, id: string, chunk: string, outputSeq?: number): Promise<boolean> {
-  if (chunk === '' && outputSeq === undefined) return (await getExecutionStatus(db, id)) !== null;
-  const seq = outputSeq ?? 0;
-  // `output_truncated` is assigned first and reads the old output in either assignment order;
-  // `output` reads only itself. A cut output is longer than the cap (the note), so it never grows again.
+export async function appendOutputPiece(db: Database, id: string, piece: OutputPiece): Promise<boolean> {
+  const { text, fromSeq, toSeq } = piece;
   const [result] = await db.execute(sql`
     UPDATE executions SET
-      output_truncated = output_truncated OR CHAR_LENGTH(output) + CHAR_LENGTH(${chunk}) > ${OUTPUT_MAX_CHARS},
-      output_seq = GREATEST(output_seq, ${seq}),
+      output_truncated = output_truncated OR CHAR_LENGTH(output) + CHAR_LENGTH(${text}) > ${OUTPUT_MAX_CHARS},
+      output_seq = ${toSeq},
       output = CASE
         WHEN CHAR_LENGTH(output) > ${OUTPUT_MAX_CHARS} THEN output
-        WHEN CHAR_LENGTH(output) + CHAR_LENGTH(${chunk}) <= ${OUTPUT_MAX_CHARS} THEN CONCAT(output, ${chunk})
-        ELSE CONCAT(output, LEFT(${chunk}, ${OUTPUT_MAX_CHARS} - CHAR_LENGTH(output)), ${OUTPUT_TRUNCATED_NOTE})
+        WHEN CHAR_LENGTH(output) + CHAR_LENGTH(${text}) <= ${OUTPUT_MAX_CHARS} THEN CONCAT(output, ${text})
+        ELSE CONCAT(output, LEFT(${text}, ${OUTPUT_MAX_CHARS} - CHAR_LENGTH(output)), ${OUTPUT_TRUNCATED_NOTE})
       END
-    WHERE id = ${id} AND finished_at IS NULL`);
-  return (result as unknown as { affectedRows: number }).affectedRows > 0;
+    WHERE id = ${id} AND finished_at IS NULL AND output_seq = ${fromSeq - 1}`);
+  if ((result as unknown as { affectedRows: number }).affectedRows > 0) return true;
+  const [stored] = await db
+    .select({ outputSeq: executions.outputSeq, finishedAt: executions.finishedAt })
+    .from(executions)
+    .where(eq(executions.id, id));
+  if (!stored || stored.finishedAt !== null) return false;
+  if (stored.outputSeq >= toSeq) return true; // stored by an earlier attempt whose answer was lost
+  throw new Error(`execution ${id}: output piece ${fromSeq}-${toSeq} does not follow the stored chunk ${stored.outputSeq}`);
 }
 
 export interface ExecutionResult {
@@ -146,7 +158,7 @@ export interface ExecutionResult {
   costUsd?: number | null;
   durationMs?: number | null;
   turns?: number | null;
-  /** The whole output; absent: keep what appendExecutionOutput stored. Cut to the cap here too. */
+  /** The whole output; absent: keep what appendOutputPiece stored. Cut to the cap here too. */
   output?: string;
   error?: string | null;
   finishedAt?: Date;

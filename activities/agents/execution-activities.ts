@@ -5,7 +5,7 @@ import { agentSecretsForRun } from '../../db/agent-secrets-store';
 import { findAgent } from '../../db/agents-store';
 import { readExecutionSettings } from '../../db/execution-settings';
 import { tryTakeExecutionSlot } from '../../db/execution-slots';
-import { appendExecutionOutput, finishExecution, getExecution, setExecutionReportFile, type Execution, type FinalStatus } from '../../db/executions-store';
+import { appendOutputPiece, finishExecution, getExecution, OUTPUT_MAX_CHARS, setExecutionReportFile, type Execution, type FinalStatus } from '../../db/executions-store';
 import type { Database } from '../../db';
 import { raiseNotification } from '../../db/notifications-store';
 import type { Config } from '../../lib/config';
@@ -14,6 +14,7 @@ import type { Logger } from '../../lib/logger';
 import { DEFAULT_PERMISSION_MODE, PERMISSION_MODES, type PermissionMode } from './agent-cli';
 import { agentCliFor } from './agent-clis';
 import { WORKER_STOPPED_ERROR } from '../../workflows/agents/execution-errors';
+import { RecordOutput } from './record-output';
 import { writeExecutionReport } from './reports';
 import { AgentCancelledError, AgentProcessError, runAgent, type AgentRunSummary } from './run-agent';
 
@@ -54,6 +55,9 @@ export interface FinishExecutionInput extends Partial<AgentRunOutcome> {
 
 /** How often output is written to the record, and how often a silent agent is still reported alive. */
 export const OUTPUT_FLUSH_MS = 250;
+/** After the run, how long output the database refused is tried again (every OUTPUT_RETRY_MS) before it is given up. */
+const OUTPUT_STORE_PATIENCE_MS = 60_000;
+const OUTPUT_RETRY_MS = 1_000;
 const HEARTBEAT_EVERY_MS = 1_000;
 /**
  * How often a waiter looks for its slot: every 250 ms while fewer than `limit` waiters are ahead of
@@ -138,7 +142,7 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
     /**
      * Runs the agent for a `running` record: its secrets in the environment, each assistant message
      * published live to the requesting client and appended to the record (every OUTPUT_FLUSH_MS, with
-     * its `seq`), heartbeats on a timer. Cancellation kills the process group and rethrows.
+     * its `seq`; what the database refuses is kept and tried again), heartbeats on a timer. Cancellation kills the process group and rethrows.
      */
     async runAgentExecution(input: RunAgentExecutionInput): Promise<AgentRunOutcome> {
       const context = Context.current();
@@ -150,27 +154,28 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
       const live = liveStreamOf(record);
       await published(live?.started());
 
-      let pending = '';
-      let pendingSeq = 0;
       let seq = 0;
-      let flushing: Promise<void> = Promise.resolve();
-      const flush = (): Promise<void> => {
-        if (pending === '' && pendingSeq === 0) return flushing;
-        const chunk = pending;
-        const chunkSeq = pendingSeq;
-        pending = '';
-        pendingSeq = 0;
-        // Never rejects: a failed write loses that piece of the stored output (the live clients had
-        // it), it does not stop the run nor the following writes.
-        flushing = flushing
-          .then(() => appendExecutionOutput(db, record.id, chunk, chunkSeq))
-          .then(
-            () => undefined,
-            (error: unknown) => logger.warn({ err: error, executionId: record.id }, 'execution output not stored'),
-          );
-        return flushing;
+      let lastRefusalLogged = 0;
+      const output = new RecordOutput(
+        (piece) => appendOutputPiece(db, record.id, piece),
+        (error, unsavedChars) => {
+          if (Date.now() - lastRefusalLogged < OUTPUT_RETRY_MS * 10) return;
+          lastRefusalLogged = Date.now();
+          logger.warn({ err: error, executionId: record.id, unsavedChars }, 'execution output not stored yet: kept for the next write');
+        },
+        OUTPUT_MAX_CHARS,
+      );
+      // The run goes on while the database refuses its output; what it refused is tried again here.
+      const settleOutput = async (): Promise<void> => {
+        await output.flush();
+        const deadline = Date.now() + OUTPUT_STORE_PATIENCE_MS;
+        while (!output.settled && Date.now() < deadline && !context.cancellationSignal.aborted) {
+          await new Promise((resolve) => setTimeout(resolve, OUTPUT_RETRY_MS));
+          await output.flush();
+        }
+        if (!output.settled) logger.error({ executionId: record.id, lostChars: output.unsavedLength }, 'execution output not stored');
       };
-      const flushTimer = setInterval(() => void flush(), OUTPUT_FLUSH_MS);
+      const flushTimer = setInterval(() => void output.flush(), OUTPUT_FLUSH_MS);
       const heartbeatTimer = setInterval(() => heartbeat({ seq }), HEARTBEAT_EVERY_MS);
       heartbeat({ seq });
 
@@ -192,15 +197,14 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
             if (event.kind !== 'text') return;
             const text = `${event.text}\n`;
             seq += 1;
-            pending += text;
-            pendingSeq = seq;
+            output.add(text, seq);
             await published(live?.output(text));
           },
         });
-        await flush();
+        await settleOutput();
         return outcomeOf(summary);
       } catch (error) {
-        await flush();
+        await settleOutput();
         if (error instanceof AgentCancelledError) {
           // The worker's own shutdown killed the agent: a failure of the run, not the user's cancel.
           if (shuttingDown(context)) {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { format } from 'mysql2';
 import { config } from '../../lib/config';
 import { logger } from '../../lib/logger';
 import { startAgentsWorker } from '../../workers/agents';
@@ -267,6 +268,35 @@ describe('POST /agents/{id}/execute', () => {
     });
     expect(await notificationOf(executionId)).toMatchObject({ kind: 'execution.failed', message: done.error });
     failedExecutionId = executionId;
+  });
+});
+
+describe('output the database refuses during the run', () => {
+  it('is kept and stored once it is accepted again: every line once, in order', async () => {
+    const agentId = await createAgent('refused-output', { FAKE_AGENT_CHUNKS: '30', FAKE_AGENT_DELAY_MS: '100' });
+    const executionId = await execute(agentId, { task: 'Through an outage' });
+    await until('output stored', () => record(executionId), (r) => r.status === 'running' && r.outputSeq >= 2);
+    const pool = server.services.database.pool;
+    // MariaDB itself refuses every change of this record's output, as it would when down.
+    await pool.query(
+      format(
+        `CREATE TRIGGER refuse_test_output BEFORE UPDATE ON executions FOR EACH ROW
+         BEGIN IF NEW.id = ? AND NOT (NEW.output <=> OLD.output) THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'refused by the test'; END IF; END`,
+        [executionId],
+      ),
+    );
+    try {
+      const refusedFrom = (await record(executionId)).outputSeq;
+      await new Promise((resolve) => setTimeout(resolve, 1_500)); // ~15 lines printed meanwhile
+      const during = await record(executionId);
+      expect(during.status).toBe('running');
+      expect(during.outputSeq).toBe(refusedFrom);
+    } finally {
+      await pool.query('DROP TRIGGER IF EXISTS refuse_test_output');
+    }
+    const done = await finished(executionId);
+    const lines = Array.from({ length: 29 }, (_, i) => `Working, step ${i + 2} of 30.\n`).join('');
+    expect(done).toMatchObject({ status: 'completed', outputSeq: 30, output: `Received prompt: Be brief.\n\nThrough an outage\n${lines}` });
   });
 });
 

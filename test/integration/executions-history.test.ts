@@ -1,7 +1,7 @@
 import { createDatabase, type DatabaseHandle } from '../../db';
 import {
   activeExecutions,
-  appendExecutionOutput,
+  appendOutputPiece,
   createExecution,
   finishExecution,
   getExecution,
@@ -103,12 +103,17 @@ describe('the execution store', () => {
     expect(first).toMatchObject({ status: 'queued', task: 'first', output: '', startedAt: null, finishedAt: null });
 
     expect(await markExecutionRunning(database.db, id, at('2026-02-01T00:00:01.000Z'))).toBe(true);
-    expect(await appendExecutionOutput(database.db, id, 'hello ', 2)).toBe(true);
-    expect(await appendExecutionOutput(database.db, id, 'world')).toBe(true);
-    expect(await getExecution(database.db, id)).toMatchObject({ output: 'hello world', outputSeq: 2 });
-    // The live seq stored with the output only grows.
-    expect(await appendExecutionOutput(database.db, id, '', 1)).toBe(true);
-    expect((await getExecution(database.db, id))?.outputSeq).toBe(2);
+    expect(await appendOutputPiece(database.db, id, { text: 'hello ', fromSeq: 1, toSeq: 2 })).toBe(true);
+    expect(await appendOutputPiece(database.db, id, { text: 'world', fromSeq: 3, toSeq: 3 })).toBe(true);
+    expect(await getExecution(database.db, id)).toMatchObject({ output: 'hello world', outputSeq: 3 });
+    // A piece sent again (its first answer lost) is not stored twice.
+    expect(await appendOutputPiece(database.db, id, { text: 'world', fromSeq: 3, toSeq: 3 })).toBe(true);
+    expect(await getExecution(database.db, id)).toMatchObject({ output: 'hello world', outputSeq: 3 });
+    // A piece that does not follow the stored output is refused, changing nothing.
+    await expect(appendOutputPiece(database.db, id, { text: '!', fromSeq: 5, toSeq: 5 })).rejects.toThrow(
+      `execution ${id}: output piece 5-5 does not follow the stored chunk 3`,
+    );
+    expect(await getExecution(database.db, id)).toMatchObject({ output: 'hello world', outputSeq: 3 });
 
     const finished = await finishExecution(database.db, id, { status: 'completed', sessionId: 's-1', costUsd: 0.5, durationMs: 1200, turns: 2, finishedAt: at('2026-02-01T00:00:02.000Z') });
     expect(finished?.changed).toBe(true);
@@ -117,7 +122,7 @@ describe('the execution store', () => {
     const twice = await finishExecution(database.db, id, { status: 'failed', error: 'late retry', output: 'other' });
     expect(twice?.changed).toBe(false);
     expect(twice?.execution).toEqual(finished?.execution);
-    expect(await appendExecutionOutput(database.db, id, 'too late')).toBe(false);
+    expect(await appendOutputPiece(database.db, id, { text: 'too late', fromSeq: 4, toSeq: 4 })).toBe(false);
     expect(await markExecutionRunning(database.db, id)).toBe(false);
     expect(await finishExecution(database.db, 'no-such-id', { status: 'completed' })).toBeNull();
     await database.pool.query('DELETE FROM executions WHERE id = ?', [id]);
@@ -127,9 +132,9 @@ describe('the execution store', () => {
     const id = 'aaaaaaaa-0000-4000-8000-000000000002';
     await createExecution(database.db, base({ id }));
     await markExecutionRunning(database.db, id);
-    await appendExecutionOutput(database.db, id, 'x'.repeat(OUTPUT_MAX_CHARS - 3));
-    await appendExecutionOutput(database.db, id, 'abcdef');
-    await appendExecutionOutput(database.db, id, 'dropped');
+    await appendOutputPiece(database.db, id, { text: 'x'.repeat(OUTPUT_MAX_CHARS - 3), fromSeq: 1, toSeq: 1 });
+    await appendOutputPiece(database.db, id, { text: 'abcdef', fromSeq: 2, toSeq: 2 });
+    await appendOutputPiece(database.db, id, { text: 'dropped', fromSeq: 3, toSeq: 3 });
     const stored = await getExecution(database.db, id);
     expect(stored?.outputTruncated).toBe(true);
     expect(stored?.output.length).toBe(OUTPUT_MAX_CHARS + OUTPUT_TRUNCATED_NOTE.length);
