@@ -4,6 +4,7 @@ import type { Pool } from 'mysql2/promise';
 import type { Database } from '../db';
 import { recordRunEnd, recordRunProgress, recordRunStart, type RunOrigin, type RunPhase } from '../db/ranking-job-runs';
 import { assignPositions, clearRanking, deleteRowsOfOtherRuns, upsertRankingRows } from '../db/ranking-store';
+import { storeRenderedPages } from '../db/ranking-pages';
 import { storeStatisticsSnapshot } from '../db/ranking-statistics';
 import type { PersonDocument } from '../domain/person-document';
 import { documentRevision } from '../domain/document-revision';
@@ -27,6 +28,8 @@ export interface RankingActivityDeps {
   db: Database;
   es: ElasticsearchClient;
   personIndex: string;
+  /** CV_BASE_URL: the stored pages carry cv urls built with it. */
+  cvBaseUrl: string;
   logger: Logger;
 }
 
@@ -42,7 +45,7 @@ const SLICE_SIZE = 500;
 export const FIELDS_NOT_RANKED: Array<keyof PersonDocument> = ['enderecos', 'empregos', 'projetos'];
 
 export function createRankingActivities(deps: RankingActivityDeps) {
-  const { pool, db, es, personIndex, logger } = deps;
+  const { pool, db, es, personIndex, cvBaseUrl, logger } = deps;
 
   const closePit = async (pitId: string) => {
     if (!pitId) return;
@@ -130,13 +133,17 @@ export function createRankingActivities(deps: RankingActivityDeps) {
       await recordRunProgress(db, input.runId, input);
     },
 
-    /** Drops persons gone from the index, assigns positions, stores the statistics, closes the run. */
+    /**
+     * Drops persons gone from the index, assigns positions, renders the default pages, stores the
+     * statistics (which makes the pages current), closes the run.
+     */
     async finishRun(input: { runId: string; processados: number; pitId: string }): Promise<void> {
       await closePit(input.pitId);
       const removed = await deleteRowsOfOtherRuns(pool, input.runId);
       heartbeat('stale rows removed');
       await assignPositions(pool);
       heartbeat('positions assigned');
+      await storeRenderedPages(pool, input.runId, cvBaseUrl, () => heartbeat('rendering pages'));
       const finishedAt = new Date();
       await storeStatisticsSnapshot(pool, input.runId, finishedAt);
       await recordRunEnd(db, input.runId, { estado: 'concluido', fase: 'concluido', finishedAt, processados: input.processados });

@@ -1,7 +1,7 @@
 import { customType } from 'drizzle-orm/mysql-core';
 
 /** Raw bytes (VARBINARY or BLOB): mysql2 hands them back as Buffers, so they stay Buffers here. */
-export const bytes = (name: string, sqlType: 'mediumblob' | `varbinary(${number})`) =>
+export const bytes = (name: string, sqlType: 'mediumblob' | 'longblob' | `varbinary(${number})`) =>
   customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => sqlType })(name);
 
 /**

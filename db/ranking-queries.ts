@@ -303,3 +303,22 @@ export async function entryWithDetailsById(pool: Pool, idPessoa: number): Promis
   );
   return entries[0] ?? null;
 }
+
+/** The positioned entries at positions `first`..`last`, with their details, in position order. */
+export async function entriesAtPositions(pool: Pool, first: number, last: number): Promise<StoredEntryWithDetails[]> {
+  return selectWithDetails(
+    pool,
+    `SELECT ${DETAIL_COLUMNS} FROM ranking_entries e ${JOIN_DETAILS} WHERE e.posicao BETWEEN ? AND ? ORDER BY e.posicao`,
+    [first, last],
+  );
+}
+
+/** Positioned entries with their details, by id (any order). */
+export async function entriesWithDetailsByIds(pool: Pool, ids: number[]): Promise<StoredEntryWithDetails[]> {
+  if (ids.length === 0) return [];
+  return selectWithDetails(
+    pool,
+    `SELECT ${DETAIL_COLUMNS} FROM ranking_entries e ${JOIN_DETAILS} WHERE e.id_pessoa IN (?) AND e.posicao IS NOT NULL`,
+    [ids],
+  );
+}

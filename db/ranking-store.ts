@@ -115,6 +115,7 @@ export async function clearRanking(pool: Pool): Promise<void> {
   await pool.query('TRUNCATE TABLE ranking_entry_details');
   await pool.query('TRUNCATE TABLE ranking_entries');
   await pool.query('TRUNCATE TABLE ranking_statistics');
+  await pool.query('TRUNCATE TABLE ranking_pages');
 }
 
 /** Removes the persons not written by this run: they are no longer in the index. Returns how many. */

@@ -108,6 +108,19 @@ export const rankingJobRuns = mysqlTable(
 );
 
 /** The statistics record, computed once per run after positions, so requests never scan the ranking. */
+/**
+ * The unfiltered pages of the default size, rendered once per run after positions
+ * (db/ranking-pages.ts): `corpo` is the page's entries as response JSON, `incompletos` where in it the
+ * entries that rules 3 and 4 may change at read time are (docs/ranking-storage.md).
+ */
+export const rankingPages = mysqlTable('ranking_pages', {
+  pagina: int('pagina').primaryKey(),
+  runId: varchar('run_id', { length: 64 }).notNull(),
+  cvBase: text('cv_base').notNull(),
+  corpo: bytes('corpo', 'longblob').notNull(),
+  incompletos: jsonText<unknown[]>('incompletos').notNull(),
+});
+
 export const rankingStatistics = mysqlTable('ranking_statistics', {
   id: tinyint('id').primaryKey(),
   runId: varchar('run_id', { length: 64 }).notNull(),

@@ -34,6 +34,7 @@ export async function startRankingWorker(config: Config, logger: Logger): Promis
         db: database.db,
         es,
         personIndex: indexName(config.elasticsearch, PERSON_INDEX_BASE),
+        cvBaseUrl: config.ranking.cvBaseUrl,
         logger,
       }),
     },

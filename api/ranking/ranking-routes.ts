@@ -1,6 +1,8 @@
 import Router from '@koa/router';
 import { z } from 'zod';
+import { readStoredPage, STORED_PAGE_SIZE, type RenderedPage } from '../../db/ranking-pages';
 import {
+  entriesWithDetailsByIds,
   entryById,
   listEntries,
   listEntriesWithDetails,
@@ -79,14 +81,44 @@ export function rankingRoutes(services: Services): Router {
     return entries.map((entry, i) => rankingEntryJson(entry, documents.get(entry.id_pessoa), cvBaseUrl, extra(i)));
   };
 
+  /**
+   * A stored page (db/ranking-pages.ts) as served: the entries whose index document changed since the
+   * run are rendered again from it and spliced over their stored bytes; the rest goes out as stored.
+   */
+  const servedStoredPage = async (page: RenderedPage): Promise<Buffer> => {
+    const documents = await fetchChangedDocuments(services.elasticsearch, personIndex, page.incomplete, ENRICHMENT_FIELDS, services.logger);
+    if (documents.size === 0) return page.body;
+    const entries = new Map((await entriesWithDetailsByIds(pool, [...documents.keys()])).map((entry) => [entry.id_pessoa, entry]));
+    const parts: Buffer[] = [];
+    let at = 0;
+    for (const ref of page.incomplete) {
+      const entry = entries.get(ref.id_pessoa);
+      const doc = documents.get(ref.id_pessoa);
+      if (!entry || !doc) continue;
+      parts.push(page.body.subarray(at, ref.start), rankingEntryJson(entry, doc, cvBaseUrl));
+      at = ref.end;
+    }
+    parts.push(page.body.subarray(at));
+    return Buffer.concat(parts);
+  };
+
   router.get('/ranking/paginado', async (ctx) => {
     const query = parseInput(pageQuery, ctx.query, 'query');
     const filter = { ativo: query.ativo, selos: parseSealFilter(query.selos) };
+    const pageFields = (total: number) => ({ total, page: query.page, size: query.size, total_pages: Math.ceil(total / query.size) });
+    // The common request, the unfiltered page of the default size: rendered by the job, one row.
+    if (query.size === STORED_PAGE_SIZE && query.ativo === undefined && filter.selos.length === 0) {
+      const stored = await readStoredPage(pool, query.page, cvBaseUrl);
+      if (stored && stored.totals.total === 0) throw new HttpError(503, NOT_PROCESSED_DETAIL);
+      if (stored?.page) {
+        sendJsonWithRawList(ctx, pageFields(stored.totals.total), 'consultores', [await servedStoredPage(stored.page)]);
+        return;
+      }
+    }
     // The totals come with the page (one round trip for the common unfiltered page).
     const { totals, total, entries } = await pageOfEntries(pool, filter, { offset: (query.page - 1) * query.size, limit: query.size });
     if (totals.total === 0) throw new HttpError(503, NOT_PROCESSED_DETAIL);
-    const fields = { total, page: query.page, size: query.size, total_pages: Math.ceil(total / query.size) };
-    sendJsonWithRawList(ctx, fields, 'consultores', await entriesJson(entries));
+    sendJsonWithRawList(ctx, pageFields(total), 'consultores', await entriesJson(entries));
   });
 
   router.get('/ranking', async (ctx) => {

@@ -64,6 +64,7 @@ describe('MariaDB through drizzle', () => {
         'ranking_entry_details',
         'ranking_entry_seals',
         'ranking_job_runs',
+        'ranking_pages',
         'ranking_statistics',
         'settings',
       ]);

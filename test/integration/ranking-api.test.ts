@@ -169,27 +169,82 @@ describe('GET /api/v1/ranking/paginado', () => {
     ];
     const update = (doc: PersonDocument, fields: Partial<PersonDocument>) =>
       elasticsearch.update({ index: personIndex, id: String(doc.id_pessoa), doc: fields, refresh: true });
+    // Both ways a page is served: built per request (size 1000) and rendered by the job (default size).
+    const fromBuiltPage = async (doc: PersonDocument) => {
+      const { body } = await get('/api/v1/ranking/paginado?size=1000');
+      return body.consultores.find((item: any) => item.id_pessoa === doc.id_pessoa);
+    };
+    const fromStoredPage = async (doc: PersonDocument) => {
+      const position = ranking.findIndex((person) => person.id_pessoa === doc.id_pessoa) + 1;
+      const { body } = await get(`/api/v1/ranking/paginado?page=${Math.ceil(position / 50)}`);
+      const found = body.consultores.find((item: any) => item.id_pessoa === doc.id_pessoa);
+      expect(found.posicao).toBe(position);
+      return found;
+    };
     try {
       for (const [doc, fields] of changes) await update(doc, fields);
-      const { body } = await get('/api/v1/ranking/paginado?size=1000');
-      const entry = (doc: PersonDocument) => body.consultores.find((item: any) => item.id_pessoa === doc.id_pessoa);
-      // Rule 3: languages were not stored, so they and the missing degrees come from the index now.
-      expect(entry(noLanguages).idiomas).toEqual([toRankingLanguage(spanish)]);
-      expect(entry(noLanguages).titulacao).toEqual(degreeItems(noLanguages.titulacoes));
-      // Rule 4: no cv was stored, so it is built from the document's curriculum id and degrees.
-      expect(entry(noCv).cv).toEqual(cvOf('NOVO-1', [doutorado]));
-      expect(entry(noCv).idiomas).toEqual(noCv.idiomas?.map(toRankingLanguage));
-      // Complete stored data is served as stored.
-      expect(entry(complete)).toMatchObject({
-        idiomas: complete.idiomas?.map(toRankingLanguage),
-        titulacao: degreeItems(complete.titulacoes),
-        cv: cvOf(complete.id_cv as string, complete.titulacoes),
-      });
+      for (const entry of [fromBuiltPage, fromStoredPage]) {
+        // Rule 3: languages were not stored, so they and the missing degrees come from the index now.
+        expect((await entry(noLanguages)).idiomas).toEqual([toRankingLanguage(spanish)]);
+        expect((await entry(noLanguages)).titulacao).toEqual(degreeItems(noLanguages.titulacoes));
+        // Rule 4: no cv was stored, so it is built from the document's curriculum id and degrees.
+        expect((await entry(noCv)).cv).toEqual(cvOf('NOVO-1', [doutorado]));
+        expect((await entry(noCv)).idiomas).toEqual(noCv.idiomas?.map(toRankingLanguage));
+        // Complete stored data is served as stored.
+        expect(await entry(complete)).toMatchObject({
+          idiomas: complete.idiomas?.map(toRankingLanguage),
+          titulacao: degreeItems(complete.titulacoes),
+          cv: cvOf(complete.id_cv as string, complete.titulacoes),
+        });
+      }
     } finally {
       for (const [doc, fields] of changes) {
         const restore = Object.fromEntries(Object.keys(fields).map((key) => [key, doc[key as keyof PersonDocument] ?? null]));
         await update(doc, restore);
       }
+    }
+  });
+
+  it('serves the unfiltered pages of the default size as the job rendered them, equal to pages built per request', async () => {
+    const [pages] = await database.pool.query(
+      'SELECT COUNT(*) AS n, MIN(p.run_id = s.run_id) AS current FROM ranking_pages p JOIN ranking_statistics s ON s.id = 1',
+    );
+    expect(pages).toEqual([{ n: 60, current: 1 }]);
+    for (const page of [1, 2, 37, 60]) {
+      const stored = await get(`/api/v1/ranking/paginado?page=${page}`);
+      const firstHalf = await get(`/api/v1/ranking/paginado?page=${page * 2 - 1}&size=25`);
+      const secondHalf = await get(`/api/v1/ranking/paginado?page=${page * 2}&size=25`);
+      expect(stored.body).toEqual({
+        total: PERSONS,
+        page,
+        size: 50,
+        total_pages: 60,
+        consultores: [...firstHalf.body.consultores, ...secondHalf.body.consultores],
+      });
+    }
+
+    // What is served is the stored row: swap page 60's bytes for page 59's and page 60 shows them.
+    const [rows] = await database.pool.query('SELECT pagina, corpo, incompletos FROM ranking_pages WHERE pagina IN (59, 60) ORDER BY pagina');
+    const [page59, page60] = rows as Array<{ corpo: Buffer; incompletos: string }>;
+    await database.pool.query('UPDATE ranking_pages SET corpo = ?, incompletos = ? WHERE pagina = 60', [page59?.corpo, page59?.incompletos]);
+    try {
+      const swapped = await get('/api/v1/ranking/paginado?page=60');
+      expect(swapped.body.consultores.map((entry: any) => entry.posicao)).toEqual(ids.slice(2900, 2950));
+    } finally {
+      await database.pool.query('UPDATE ranking_pages SET corpo = ?, incompletos = ? WHERE pagina = 60', [page60?.corpo, page60?.incompletos]);
+    }
+  });
+
+  it('builds the page per request when CV_BASE_URL differs from the one the stored pages were rendered with', async () => {
+    const otherBase = 'https://outro-cv.example.org/perfil';
+    const other = await startTestServer((base) => ({ ...base, ranking: { ...base.ranking, cvBaseUrl: otherBase } }));
+    try {
+      const { body } = await (await fetch(`${other.url}/api/v1/ranking/paginado?page=1`)).json().then((json) => ({ body: json as any }));
+      const urls = body.consultores.flatMap((entry: any) => (entry.cv ? [entry.cv.url as string] : []));
+      expect(urls.length).toBeGreaterThan(0);
+      for (const url of urls) expect(url.startsWith(`${otherBase}/`)).toBe(true);
+    } finally {
+      await other.close();
     }
   });
 
