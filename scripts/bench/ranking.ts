@@ -101,6 +101,33 @@ async function readLatencies(pool: ReturnType<typeof createDatabase>['pool']): P
   return results;
 }
 
+/** A store that has settled: InnoDB has purged the run's old row versions and written most of its changes to disk. */
+const SETTLED = { historyListLength: 1_000, dirtyPages: 20_000 };
+const SETTLE_LIMIT_MS = 300_000;
+
+/**
+ * Waits until MariaDB has settled after the job (a run rewrites ~5 GB: old row versions to purge, dirty
+ * pages to flush), so the reads measure the service as it serves the day, not the job's aftermath.
+ * At most SETTLE_LIMIT_MS; says how long it waited and where InnoDB stood.
+ */
+async function waitForSettledDatabase(pool: ReturnType<typeof createDatabase>['pool']): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    const [rows] = await pool.query(
+      "SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_history_list_length', 'Innodb_buffer_pool_pages_dirty')",
+    );
+    const status = new Map((rows as Array<{ Variable_name: string; Value: string }>).map((row) => [row.Variable_name, Number(row.Value)]));
+    const history = status.get('Innodb_history_list_length') ?? 0;
+    const dirty = status.get('Innodb_buffer_pool_pages_dirty') ?? 0;
+    const waited = Date.now() - started;
+    if ((history <= SETTLED.historyListLength && dirty <= SETTLED.dirtyPages) || waited >= SETTLE_LIMIT_MS) {
+      say(`reads: waited ${fmt(waited / 1000)} s for MariaDB to settle after the job (history list ${history}, dirty pages ${dirty})`);
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+  }
+}
+
 async function main(): Promise<void> {
   const es = createElasticsearch(config.elasticsearch, 120_000);
   const database = createDatabase(config.mysql);
@@ -123,6 +150,7 @@ async function main(): Promise<void> {
 
     let reads: Array<[number, Array<[string, LoadResult]>]> = [];
     if (PARTS.has('reads')) {
+      if (job) await waitForSettledDatabase(database.pool);
       say('reads: API process, concurrent load ...');
       reads = await readLatencies(database.pool);
     }

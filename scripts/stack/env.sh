@@ -13,7 +13,7 @@ case "$STACK_DIR" in /*) ;; *) STACK_DIR="$PWD/$STACK_DIR" ;; esac
 : "${MYSQL_PORT:=3307}"
 : "${MYSQL_USER:=app}"
 : "${MYSQL_PASSWORD:=app}"
-: "${MYSQL_BUFFER_POOL:=4G}"
+: "${MYSQL_BUFFER_POOL:=8G}"
 : "${MYSQL_FLUSH_LOG_AT_COMMIT:=2}"
 
 : "${REDIS_PORT:=6380}"
