@@ -1,6 +1,6 @@
 import type { Pool } from 'mysql2/promise';
 import { needsIndexDocument, rankingEntryJson } from '../domain/ranking-entry';
-import { entriesAtPositions, type StoredEntryWithDetails, type Totals } from './ranking-queries';
+import { entriesAtPositions, SNAPSHOT_TOTALS_COLUMNS, snapshotTotals, type StoredEntryWithDetails, type Totals } from './ranking-queries';
 
 /**
  * Pages of the ranking rendered once per run (docs/ranking-storage.md, "Stored pages"): the
@@ -92,15 +92,13 @@ export interface StoredPageRead {
  */
 export async function readStoredPage(pool: Pool, pagina: number, cvBaseUrl: string): Promise<StoredPageRead | null> {
   const [rows] = await pool.query(
-    `SELECT JSON_VALUE(s.dados, '$.total_consultores') AS total, JSON_VALUE(s.dados, '$.total_ativos') AS ativos, p.corpo, p.incompletos
+    `SELECT ${SNAPSHOT_TOTALS_COLUMNS}, p.corpo, p.incompletos
      FROM ranking_statistics s LEFT JOIN ranking_pages p ON p.pagina = ? AND p.run_id = s.run_id AND p.cv_base = ?
      WHERE s.id = 1`,
     [pagina, cvBaseUrl],
   );
-  const row = (rows as Array<{ total: string | null; ativos: string | null; corpo: Buffer | null; incompletos: string | null }>)[0];
+  const row = (rows as Array<{ snapshot_total: string | null; snapshot_ativos: string | null; corpo: Buffer | null; incompletos: string | null }>)[0];
   if (!row) return null;
-  const total = Number(row.total ?? 0);
-  const ativos = Number(row.ativos ?? 0);
   const page = row.corpo && row.incompletos ? { body: row.corpo, incomplete: JSON.parse(row.incompletos) as IncompleteEntryRef[] } : null;
-  return { totals: { total, ativos, inativos: total - ativos }, page };
+  return { totals: snapshotTotals(row), page };
 }

@@ -160,10 +160,18 @@ export async function pageOfEntries(
  * joined to the snapshot row, so a page past the end still brings the totals (one row of nulls).
  * Null when there is no snapshot yet; the caller then counts.
  */
+/** The snapshot's totals as two columns, for a query over `ranking_statistics s` (read back by snapshotTotals). */
+export const SNAPSHOT_TOTALS_COLUMNS = `JSON_VALUE(s.dados, '$.total_consultores') AS snapshot_total, JSON_VALUE(s.dados, '$.total_ativos') AS snapshot_ativos`;
+
+export function snapshotTotals(row: { snapshot_total?: unknown; snapshot_ativos?: unknown }): Totals {
+  const total = Number(row.snapshot_total ?? 0);
+  const ativos = Number(row.snapshot_ativos ?? 0);
+  return { total, ativos, inativos: total - ativos };
+}
+
 async function positionRangeWithTotals(pool: Pool, first: number, last: number): Promise<{ totals: Totals; entries: StoredEntryWithDetails[] } | null> {
   const [rows] = await pool.query({
-    sql: `SELECT JSON_VALUE(s.dados, '$.total_consultores') AS snapshot_total, JSON_VALUE(s.dados, '$.total_ativos') AS snapshot_ativos,
-            ${DETAIL_COLUMNS}
+    sql: `SELECT ${SNAPSHOT_TOTALS_COLUMNS}, ${DETAIL_COLUMNS}
           FROM ranking_statistics s LEFT JOIN (ranking_entries e ${JOIN_DETAILS}) ON e.posicao BETWEEN ? AND ?
           WHERE s.id = 1`,
     values: [first, last],
@@ -172,10 +180,8 @@ async function positionRangeWithTotals(pool: Pool, first: number, last: number):
   const found = rows as Row[];
   const [head] = found;
   if (!head) return null;
-  const total = Number(head.snapshot_total);
-  const ativos = Number(head.snapshot_ativos);
   return {
-    totals: { total, ativos, inativos: total - ativos },
+    totals: snapshotTotals(head),
     // Sorted here: ORDER BY on this outer join makes MariaDB sort the details through a temporary table.
     entries: found
       .filter((row) => row.id_pessoa !== null)
@@ -296,12 +302,8 @@ export async function storedSealCodes(pool: Pool): Promise<string[]> {
 
 /** A positioned entry with its details, by id: one query on both primary keys (GET /consultor/{id}). */
 export async function entryWithDetailsById(pool: Pool, idPessoa: number): Promise<StoredEntryWithDetails | null> {
-  const entries = await selectWithDetails(
-    pool,
-    `SELECT ${DETAIL_COLUMNS} FROM ranking_entries e ${JOIN_DETAILS} WHERE e.id_pessoa = ? AND e.posicao IS NOT NULL`,
-    [idPessoa],
-  );
-  return entries[0] ?? null;
+  const [entry] = await entriesWithDetailsByIds(pool, [idPessoa]);
+  return entry ?? null;
 }
 
 /** The positioned entries at positions `first`..`last`, with their details, in position order. */

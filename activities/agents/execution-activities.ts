@@ -142,7 +142,8 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
     /**
      * Runs the agent for a `running` record: its secrets in the environment, each assistant message
      * published live to the requesting client and appended to the record (every OUTPUT_FLUSH_MS, with
-     * its `seq`; what the database refuses is kept and tried again), heartbeats on a timer. Cancellation kills the process group and rethrows.
+     * its `seq`; what the database refuses is kept and tried again), heartbeats on a timer.
+     * Cancellation kills the process group and rethrows.
      */
     async runAgentExecution(input: RunAgentExecutionInput): Promise<AgentRunOutcome> {
       const context = Context.current();

@@ -7,6 +7,7 @@ import { migrateDatabase } from '../../db/migrate';
 import { config } from '../../lib/config';
 import { repoRoot } from '../../lib/paths';
 import { ensureNamespace } from '../../temporal/namespace';
+import { processRunning } from '../process-state';
 import { fmt, percentile } from './measure';
 import { startApi, startService, stopService, waitForLine } from './services';
 
@@ -100,16 +101,6 @@ async function streamAtOnce(api: Api, wsBase: string, intervalMs: number): Promi
   return { delays, seconds };
 }
 
-/** Running: the process exists and is not a zombie. */
-function processRunning(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
 async function waitFor<T>(read: () => T | Promise<T>, done: (value: T) => boolean, pollMs: number): Promise<T> {
   for (;;) {
     const value = await read();
@@ -143,11 +134,7 @@ async function cancelTimes(api: Api, scratch: string): Promise<{ processGone: nu
 }
 
 async function waitUntilIdle(api: Api): Promise<void> {
-  for (;;) {
-    const active = (await api.call('GET', '/executions/active')) as unknown[];
-    if (active.length === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  await waitFor(() => api.call('GET', '/executions/active') as Promise<unknown[]>, (active) => active.length === 0, 200);
 }
 
 async function main(): Promise<void> {

@@ -6,6 +6,7 @@ import { config } from '../../lib/config';
 import { logger } from '../../lib/logger';
 import { startAgentsWorker } from '../../workers/agents';
 import type { QueueWorker } from '../../workers/queue-worker';
+import { processRunning } from '../../scripts/process-state';
 import { WORKER_LOST_ERROR, WORKER_STOPPED_ERROR } from '../../workflows/agents/execution-errors';
 import { startServiceProcess, waitForLog, type ServiceProcess } from '../support/processes';
 import { unusedPort } from '../support/ports';
@@ -123,15 +124,6 @@ async function execute(agentId: string, body: Record<string, unknown>, clientId?
 
 const readRecordFile = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8')) as { argv: string[]; env: Record<string, string>; pid: number; stdin: string; cwd: string };
 
-/** Running: the process exists and is not a zombie (one whose parent died waits for init to reap it). */
-function processAlive(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 /** The notification of an execution (raised right after its report). */
 async function notificationOf(executionId: string): Promise<any> {
@@ -348,7 +340,7 @@ describe('cancel, continue, retry', () => {
     await until('output stored', () => record(executionId), (r) => r.status === 'running' && r.outputSeq >= 2);
     const { pid } = readRecordFile(recordFile);
     agentPids.push(pid);
-    expect(processAlive(pid)).toBe(true);
+    expect(processRunning(pid)).toBe(true);
 
     // A running execution cannot be retried; nothing is started.
     const executionsBefore = await executionCount();
@@ -363,7 +355,7 @@ describe('cancel, continue, retry', () => {
     const done = await finished(executionId);
     expect(done).toMatchObject({ status: 'cancelled', error: 'cancelled by request', reportFile: expect.any(String) });
     expect(done.output.startsWith('Received prompt: Be brief.\n\nTake your time\nWorking, step 2 of 10000.\n')).toBe(true);
-    await until('agent process gone', async () => processAlive(pid), (alive) => !alive, 10_000);
+    await until('agent process gone', async () => processRunning(pid), (alive) => !alive, 10_000);
 
     expect((await api('POST', `/api/agents/${agentId}/cancel/${executionId}`)).status).toBe(409);
     const unknown = await api('POST', `/api/agents/${agentId}/cancel/00000000-0000-4000-8000-000000000000`);
@@ -543,7 +535,7 @@ describe('a worker that stops mid-execution', () => {
 
     await worker?.stop(); // the SDK cancels running activities after its grace time
     worker = null;
-    await until('agent process gone', async () => processAlive(pid), (alive) => !alive, 10_000);
+    await until('agent process gone', async () => processRunning(pid), (alive) => !alive, 10_000);
 
     first = await startWorker(); // finishes the workflow the stopped worker left
     const done = await finished(executionId);
@@ -575,7 +567,7 @@ describe('a worker that stops mid-execution', () => {
     first.child.kill('SIGKILL');
     expect(await first.exited).toBeNull();
     // The kernel kills the agent with its worker (parent-death signal), so it never outlives its slot.
-    await until('agent process gone with its worker', async () => processAlive(agentPid), (alive) => !alive, 10_000);
+    await until('agent process gone with its worker', async () => processRunning(agentPid), (alive) => !alive, 10_000);
     await startWorker();
 
     const slow = await finished(slowId, 90_000);
