@@ -1,19 +1,26 @@
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import type { Pool } from 'mysql2/promise';
+import { rankingPageFields } from '../domain/ranking-page';
 import { needsIndexDocument, rankingEntryJson } from '../domain/ranking-entry';
+import { rawListHead } from '../lib/raw-json';
 import { entriesAtPositions, SNAPSHOT_TOTALS_COLUMNS, snapshotTotals, type StoredEntryWithDetails, type Totals } from './ranking-queries';
 
 /**
  * Pages of the ranking rendered once per run (docs/ranking-storage.md, "Stored pages"): the
- * unfiltered pages of the default size, as `/ranking/paginado` serves them when no index document
- * changed since the run, with the byte ranges of the entries rules 3 and 4 may still change.
+ * unfiltered pages of the default size, each as the whole `/ranking/paginado` response it is when no
+ * index document changed, gzip-compressed, with the byte ranges of the entries rules 3 and 4 may
+ * still change.
  */
 
 /** The page size rendered once per run: the default of /ranking/paginado. */
 export const STORED_PAGE_SIZE = 50;
-/** Pages rendered and written per statement: ~250 KB each at 300 000 persons (the first ones ~900 KB), a few MB: bounded memory in the worker. */
+/** Pages rendered and written per statement: ~280 KB each before compression at 300 000 persons (the first ones ~900 KB): bounded memory in the worker. */
 const PAGES_PER_STATEMENT = 10;
 
-/** Where in a stored page an entry rules 3 and 4 may change sits, and the document revision it was built from. */
+const gzipAsync = promisify(gzip);
+
+/** Where in a page's response an entry rules 3 and 4 may change sits, and the document revision it was built from. */
 export interface IncompleteEntryRef {
   id_pessoa: number;
   revisao_documento: string | null;
@@ -22,16 +29,17 @@ export interface IncompleteEntryRef {
 }
 
 export interface RenderedPage {
-  /** The page's entries as JSON, comma-separated: the inside of the `consultores` array. */
-  body: Buffer;
+  /** The whole response body, uncompressed: `{"total":…,"page":…,"size":50,"total_pages":…,"consultores":[…]}`. */
+  response: Buffer;
   incomplete: IncompleteEntryRef[];
 }
 
-/** A page's entries rendered as a request renders them when no index document changed. */
-export function renderPage(entries: StoredEntryWithDetails[], cvBaseUrl: string): RenderedPage {
-  const parts: Buffer[] = [];
+/** Page `page` of a ranking of `total` entries, rendered as a request renders it when no index document changed. */
+export function renderPage(entries: StoredEntryWithDetails[], page: number, total: number, cvBaseUrl: string): RenderedPage {
+  const head = rawListHead(rankingPageFields(total, page, STORED_PAGE_SIZE), 'consultores');
+  const parts: Buffer[] = [head];
   const incomplete: IncompleteEntryRef[] = [];
-  let offset = 0;
+  let offset = head.length;
   entries.forEach((entry, i) => {
     if (i > 0) {
       parts.push(COMMA);
@@ -44,32 +52,40 @@ export function renderPage(entries: StoredEntryWithDetails[], cvBaseUrl: string)
     parts.push(json);
     offset += json.length;
   });
-  return { body: Buffer.concat(parts, offset), incomplete };
+  parts.push(TAIL);
+  return { response: Buffer.concat(parts, offset + TAIL.length), incomplete };
 }
 
 const COMMA = Buffer.from(',');
+const TAIL = Buffer.from(']}');
 
 /**
  * Renders every unfiltered page of STORED_PAGE_SIZE of the positioned ranking (positions are dense,
- * 1..n) and stores it with `runId` and the cv base its urls were built with; removes pages past the
- * last. Idempotent (upserts by page number). `progress` is called after each statement. The number
- * of pages.
+ * 1..n, so n is the total) and stores it compressed with `runId`, the total and the cv base its urls
+ * were built with; removes pages past the last. Idempotent (upserts by page number). `progress` is
+ * called after each statement. The number of pages.
  */
 export async function storeRenderedPages(pool: Pool, runId: string, cvBaseUrl: string, progress: () => void = () => undefined): Promise<number> {
+  const [[last]] = (await pool.query('SELECT COALESCE(MAX(posicao), 0) AS total FROM ranking_entries')) as unknown as [[{ total: number }]];
+  const total = Number(last?.total ?? 0);
   const perStatement = PAGES_PER_STATEMENT * STORED_PAGE_SIZE;
   let nextPage = 1;
   for (;;) {
     const first = (nextPage - 1) * STORED_PAGE_SIZE + 1;
     const entries = await entriesAtPositions(pool, first, first + perStatement - 1);
     if (entries.length === 0) break;
-    const rows: unknown[][] = [];
+    const pages: Array<Promise<unknown[]>> = [];
     for (let start = 0; start < entries.length; start += STORED_PAGE_SIZE) {
-      const { body, incomplete } = renderPage(entries.slice(start, start + STORED_PAGE_SIZE), cvBaseUrl);
-      rows.push([nextPage + rows.length, runId, cvBaseUrl, body, JSON.stringify(incomplete)]);
+      const page = nextPage + pages.length;
+      const { response, incomplete } = renderPage(entries.slice(start, start + STORED_PAGE_SIZE), page, total, cvBaseUrl);
+      // Compressed on libuv's threads, the pages of a statement at once.
+      pages.push(gzipAsync(response).then((compressed) => [page, runId, total, cvBaseUrl, compressed, JSON.stringify(incomplete)]));
     }
+    const rows = await Promise.all(pages);
     await pool.query(
-      `INSERT INTO ranking_pages (pagina, run_id, cv_base, corpo, incompletos) VALUES ?
-       ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), cv_base = VALUES(cv_base), corpo = VALUES(corpo), incompletos = VALUES(incompletos)`,
+      `INSERT INTO ranking_pages (pagina, run_id, total, cv_base, resposta_gzip, incompletos) VALUES ?
+       ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), total = VALUES(total), cv_base = VALUES(cv_base),
+         resposta_gzip = VALUES(resposta_gzip), incompletos = VALUES(incompletos)`,
       [rows],
     );
     nextPage += rows.length;
@@ -80,10 +96,16 @@ export async function storeRenderedPages(pool: Pool, runId: string, cvBaseUrl: s
   return nextPage - 1;
 }
 
+/** A stored page as read: its response gzip-compressed and where its incomplete entries sit in the uncompressed response. */
+export interface StoredPage {
+  gzipped: Buffer;
+  incomplete: IncompleteEntryRef[];
+}
+
 export interface StoredPageRead {
   totals: Totals;
-  /** Null when not stored for the snapshot's run and this cv base (rendering under way, CV_BASE_URL changed) or past the end. */
-  page: RenderedPage | null;
+  /** Null when not stored for the snapshot's run, total and this cv base (rendering under way, CV_BASE_URL changed) or past the end. */
+  page: StoredPage | null;
 }
 
 /**
@@ -92,13 +114,14 @@ export interface StoredPageRead {
  */
 export async function readStoredPage(pool: Pool, pagina: number, cvBaseUrl: string): Promise<StoredPageRead | null> {
   const [rows] = await pool.query(
-    `SELECT ${SNAPSHOT_TOTALS_COLUMNS}, p.corpo, p.incompletos
-     FROM ranking_statistics s LEFT JOIN ranking_pages p ON p.pagina = ? AND p.run_id = s.run_id AND p.cv_base = ?
+    `SELECT ${SNAPSHOT_TOTALS_COLUMNS}, p.resposta_gzip, p.incompletos
+     FROM ranking_statistics s LEFT JOIN ranking_pages p
+       ON p.pagina = ? AND p.run_id = s.run_id AND p.total = JSON_VALUE(s.dados, '$.total_consultores') AND p.cv_base = ?
      WHERE s.id = 1`,
     [pagina, cvBaseUrl],
   );
-  const row = (rows as Array<{ snapshot_total: string | null; snapshot_ativos: string | null; corpo: Buffer | null; incompletos: string | null }>)[0];
+  const row = (rows as Array<{ snapshot_total: string | null; snapshot_ativos: string | null; resposta_gzip: Buffer | null; incompletos: string | null }>)[0];
   if (!row) return null;
-  const page = row.corpo && row.incompletos ? { body: row.corpo, incomplete: JSON.parse(row.incompletos) as IncompleteEntryRef[] } : null;
+  const page = row.resposta_gzip && row.incompletos ? { gzipped: row.resposta_gzip, incomplete: JSON.parse(row.incompletos) as IncompleteEntryRef[] } : null;
   return { totals: snapshotTotals(row), page };
 }

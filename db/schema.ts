@@ -110,14 +110,16 @@ export const rankingJobRuns = mysqlTable(
 /** The statistics record, computed once per run after positions, so requests never scan the ranking. */
 /**
  * The unfiltered pages of the default size, rendered once per run after positions
- * (db/ranking-pages.ts): `corpo` is the page's entries as response JSON, `incompletos` where in it the
- * entries that rules 3 and 4 may change at read time are (docs/ranking-storage.md).
+ * (db/ranking-pages.ts): `respostaGzip` is the page's whole response, gzip-compressed, for a ranking
+ * of `total` entries; `incompletos` where in the uncompressed response the entries that rules 3 and 4
+ * may change at read time are (docs/ranking-storage.md).
  */
 export const rankingPages = mysqlTable('ranking_pages', {
   pagina: int('pagina').primaryKey(),
   runId: varchar('run_id', { length: 64 }).notNull(),
+  total: int('total').notNull(),
   cvBase: text('cv_base').notNull(),
-  corpo: bytes('corpo', 'longblob').notNull(),
+  respostaGzip: bytes('resposta_gzip', 'longblob').notNull(),
   incompletos: jsonText<unknown[]>('incompletos').notNull(),
 });
 

@@ -1,6 +1,9 @@
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
 import Router from '@koa/router';
+import type { ParameterizedContext } from 'koa';
 import { z } from 'zod';
-import { readStoredPage, STORED_PAGE_SIZE, type RenderedPage } from '../../db/ranking-pages';
+import { readStoredPage, STORED_PAGE_SIZE, type StoredPage } from '../../db/ranking-pages';
 import {
   entriesWithDetailsByIds,
   entryById,
@@ -14,6 +17,7 @@ import {
 } from '../../db/ranking-queries';
 import { readStatisticsSnapshot } from '../../db/ranking-statistics';
 import { PERSON_INDEX_BASE } from '../../domain/person-index';
+import { rankingPageFields } from '../../domain/ranking-page';
 import { needsIndexDocument, rankingEntryJson, toRankingSummary } from '../../domain/ranking-entry';
 import { normaliseSealCode, sealCatalogue, sealCatalogueEntry } from '../../domain/seals';
 import { nameSearchKey } from '../../domain/text';
@@ -24,6 +28,8 @@ import { sendJsonWithRawList } from '../json-body';
 import { parseInput } from '../validation';
 import { boolParam, componentParam, intParam } from './params';
 import { ENRICHMENT_FIELDS, fetchChangedDocuments } from './person-documents';
+
+const gunzipAsync = promisify(gunzip);
 
 export const NOT_PROCESSED_DETAIL =
   'O ranking ainda não foi processado. Chame POST /api/v1/ranking/processar para processá-lo.';
@@ -82,12 +88,24 @@ export function rankingRoutes(services: Services): Router {
   };
 
   /**
-   * A stored page (db/ranking-pages.ts) as served: the entries whose index document changed since the
-   * run are rendered again from it and spliced over their stored bytes; the rest goes out as stored.
+   * A stored page (db/ranking-pages.ts) as served. When no index document of its incomplete entries
+   * changed since the run, the stored response goes out as it is: gzip-compressed to a client that
+   * accepts gzip (browsers do), decompressed otherwise. Entries whose document changed are rendered
+   * again from it and spliced over their stored bytes.
    */
-  const servedStoredPage = async (page: RenderedPage): Promise<Buffer> => {
+  const sendStoredPage = async (ctx: ParameterizedContext, page: StoredPage): Promise<void> => {
     const documents = await fetchChangedDocuments(services.elasticsearch, personIndex, page.incomplete, ENRICHMENT_FIELDS, services.logger);
-    if (documents.size === 0) return page.body;
+    ctx.type = 'application/json';
+    if (documents.size === 0 && ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
+      ctx.set('Content-Encoding', 'gzip');
+      ctx.body = page.gzipped;
+      return;
+    }
+    const response = await gunzipAsync(page.gzipped);
+    if (documents.size === 0) {
+      ctx.body = response;
+      return;
+    }
     const entries = new Map((await entriesWithDetailsByIds(pool, [...documents.keys()])).map((entry) => [entry.id_pessoa, entry]));
     const parts: Buffer[] = [];
     let at = 0;
@@ -95,30 +113,31 @@ export function rankingRoutes(services: Services): Router {
       const entry = entries.get(ref.id_pessoa);
       const doc = documents.get(ref.id_pessoa);
       if (!entry || !doc) continue;
-      parts.push(page.body.subarray(at, ref.start), rankingEntryJson(entry, doc, cvBaseUrl));
+      parts.push(response.subarray(at, ref.start), rankingEntryJson(entry, doc, cvBaseUrl));
       at = ref.end;
     }
-    parts.push(page.body.subarray(at));
-    return Buffer.concat(parts);
+    parts.push(response.subarray(at));
+    ctx.body = Buffer.concat(parts);
   };
 
   router.get('/ranking/paginado', async (ctx) => {
     const query = parseInput(pageQuery, ctx.query, 'query');
     const filter = { ativo: query.ativo, selos: parseSealFilter(query.selos) };
-    const pageFields = (total: number) => ({ total, page: query.page, size: query.size, total_pages: Math.ceil(total / query.size) });
+    // Stored pages go out compressed to clients that accept it; caches must keep the variants apart.
+    ctx.vary('Accept-Encoding');
     // The common request, the unfiltered page of the default size: rendered by the job, one row.
     if (query.size === STORED_PAGE_SIZE && query.ativo === undefined && filter.selos.length === 0) {
       const stored = await readStoredPage(pool, query.page, cvBaseUrl);
       if (stored && stored.totals.total === 0) throw new HttpError(503, NOT_PROCESSED_DETAIL);
       if (stored?.page) {
-        sendJsonWithRawList(ctx, pageFields(stored.totals.total), 'consultores', [await servedStoredPage(stored.page)]);
+        await sendStoredPage(ctx, stored.page);
         return;
       }
     }
     // The totals come with the page (one round trip for the common unfiltered page).
     const { totals, total, entries } = await pageOfEntries(pool, filter, { offset: (query.page - 1) * query.size, limit: query.size });
     if (totals.total === 0) throw new HttpError(503, NOT_PROCESSED_DETAIL);
-    sendJsonWithRawList(ctx, pageFields(total), 'consultores', await entriesJson(entries));
+    sendJsonWithRawList(ctx, rankingPageFields(total, query.page, query.size), 'consultores', await entriesJson(entries));
   });
 
   router.get('/ranking', async (ctx) => {

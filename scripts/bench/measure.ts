@@ -96,10 +96,10 @@ export function processTreeMemory(pid: number): { processRssMb: number; treePssM
  */
 const loadAgent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
-/** GETs `url` and reads the whole body; its status, content type and size. */
-export function httpGet(url: string): Promise<{ status: number; contentType: string; bytes: number }> {
+/** GETs `url` and reads the whole body as sent (not decompressed); its status, content type and size. */
+export function httpGet(url: string, headers: Record<string, string> = {}): Promise<{ status: number; contentType: string; bytes: number }> {
   return new Promise((resolve, reject) => {
-    const request = http.get(url, { agent: loadAgent }, (response) => {
+    const request = http.get(url, { agent: loadAgent, headers }, (response) => {
       let bytes = 0;
       response.on('data', (chunk: Buffer) => {
         bytes += chunk.length;
@@ -112,7 +112,7 @@ export function httpGet(url: string): Promise<{ status: number; contentType: str
 }
 
 /** Whether a GET of `url` answered 2xx with a body of `expectedType`. */
-export async function getOk(url: string, expectedType = 'application/json'): Promise<boolean> {
-  const { status, contentType, bytes } = await httpGet(url);
+export async function getOk(url: string, expectedType = 'application/json', headers: Record<string, string> = {}): Promise<boolean> {
+  const { status, contentType, bytes } = await httpGet(url, headers);
   return status >= 200 && status < 300 && contentType.startsWith(expectedType) && bytes > 0;
 }

@@ -37,6 +37,8 @@ const BATCH = 2_000;
 /** `job,reads` (default) or one of them: reads alone reuse the ranking stored by an earlier run. */
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'job,reads').split(','));
 const index = indexName(config.elasticsearch, PERSON_INDEX_BASE);
+/** What browsers send; the load client reads the bytes as sent, as a browser's network layer does before decoding. */
+const BROWSER_ENCODINGS = { 'accept-encoding': 'gzip, deflate, br' };
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
 /** The same work as the job, in one plain loop: PIT scan with _source, score, bulk upsert, positions, pages. */
@@ -83,7 +85,9 @@ async function readLatencies(pool: ReturnType<typeof createDatabase>['pool']): P
   const pages = Math.ceil(PERSONS / 50);
   const random = (n: number) => 1 + Math.floor(Math.random() * n);
   const endpoints: Array<[string, (i: number) => Promise<boolean>]> = [
-    ['/ranking/paginado', () => getOk(`${base}/ranking/paginado?page=${random(pages)}`)],
+    // As a browser asks for it (stored pages go out compressed), and as a client that takes no compression.
+    ['/ranking/paginado', () => getOk(`${base}/ranking/paginado?page=${random(pages)}`, 'application/json', BROWSER_ENCODINGS)],
+    ['/ranking/paginado plain', () => getOk(`${base}/ranking/paginado?page=${random(pages)}`, 'application/json', { 'accept-encoding': 'identity' })],
     ['/ranking/busca', (i) => getOk(`${base}/ranking/busca?nome=${encodeURIComponent(words[i % words.length] as string)}`)],
     ['/ranking/posicao/{id}', () => getOk(`${base}/ranking/posicao/${random(PERSONS)}`)],
   ];

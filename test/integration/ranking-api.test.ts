@@ -1,3 +1,5 @@
+import { request, type IncomingHttpHeaders } from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import { createDatabase, type DatabaseHandle } from '../../db';
 import { degreeItems, toRankingLanguage } from '../../domain/degrees';
 import { readyComplementsJson } from '../../domain/ranking-entry';
@@ -56,6 +58,21 @@ afterAll(async () => {
 async function get(path: string) {
   const response = await fetch(server.url + path);
   return { status: response.status, body: (await response.json()) as any };
+}
+
+/** A GET with node:http, which neither asks for nor decodes compression unless told: the bytes as sent. */
+function rawGet(path: string, acceptEncoding?: string): Promise<{ status: number; headers: IncomingHttpHeaders; bytes: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const headers = acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding };
+    request(server.url + path, { headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, bytes: Buffer.concat(chunks) }));
+      response.on('error', reject);
+    })
+      .on('error', reject)
+      .end();
+  });
 }
 
 const round2 = (value: number) => Math.round(value * 100) / 100;
@@ -223,15 +240,54 @@ describe('GET /api/v1/ranking/paginado', () => {
       });
     }
 
-    // What is served is the stored row: swap page 60's bytes for page 59's and page 60 shows them.
-    const [rows] = await database.pool.query('SELECT pagina, corpo, incompletos FROM ranking_pages WHERE pagina IN (59, 60) ORDER BY pagina');
-    const [page59, page60] = rows as Array<{ corpo: Buffer; incompletos: string }>;
-    await database.pool.query('UPDATE ranking_pages SET corpo = ?, incompletos = ? WHERE pagina = 60', [page59?.corpo, page59?.incompletos]);
+    // What is served is the stored row: swap page 60's response for page 59's and page 60 shows it.
+    const [rows] = await database.pool.query('SELECT pagina, resposta_gzip, incompletos FROM ranking_pages WHERE pagina IN (59, 60) ORDER BY pagina');
+    const [page59, page60] = rows as Array<{ resposta_gzip: Buffer; incompletos: string }>;
+    const swap = (row?: { resposta_gzip: Buffer; incompletos: string }) =>
+      database.pool.query('UPDATE ranking_pages SET resposta_gzip = ?, incompletos = ? WHERE pagina = 60', [row?.resposta_gzip, row?.incompletos]);
+    await swap(page59);
     try {
       const swapped = await get('/api/v1/ranking/paginado?page=60');
+      expect(swapped.body.page).toBe(59);
       expect(swapped.body.consultores.map((entry: any) => entry.posicao)).toEqual(ids.slice(2900, 2950));
     } finally {
-      await database.pool.query('UPDATE ranking_pages SET corpo = ?, incompletos = ? WHERE pagina = 60', [page60?.corpo, page60?.incompletos]);
+      await swap(page60);
+    }
+  });
+
+  it('sends a stored page gzip-compressed to a client that accepts gzip and plain to one that does not', async () => {
+    const gzipped = await rawGet('/api/v1/ranking/paginado?page=3', 'gzip, deflate, br');
+    const plain = await rawGet('/api/v1/ranking/paginado?page=3', 'identity');
+    const unstated = await rawGet('/api/v1/ranking/paginado?page=3');
+    expect(gzipped.headers['content-encoding']).toBe('gzip');
+    expect(Number(gzipped.headers['content-length'])).toBe(gzipped.bytes.length);
+    for (const response of [gzipped, plain, unstated]) {
+      expect(response.status).toBe(200);
+      expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(response.headers.vary).toMatch(/accept-encoding/i);
+    }
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(unstated.headers['content-encoding']).toBeUndefined();
+    const decompressed = gunzipSync(gzipped.bytes);
+    // A page of 50 entries compresses several times over.
+    expect(gzipped.bytes.length * 4).toBeLessThan(decompressed.length);
+    expect(decompressed.equals(plain.bytes)).toBe(true);
+    expect(unstated.bytes.equals(plain.bytes)).toBe(true);
+    const page = JSON.parse(plain.bytes.toString('utf8'));
+    expect(page).toMatchObject({ total: PERSONS, page: 3, size: 50, total_pages: 60 });
+    expect(page.consultores.map((entry: any) => entry.posicao)).toEqual(ids.slice(100, 150));
+  });
+
+  it('builds the page per request when the stored pages were rendered for another total', async () => {
+    await database.pool.query('UPDATE ranking_pages SET total = total + 1 WHERE pagina = 4');
+    try {
+      const response = await rawGet('/api/v1/ranking/paginado?page=4', 'gzip');
+      // Built per request: not the stored compressed bytes, and the total of the ranking as it is.
+      expect(response.headers.vary).toMatch(/accept-encoding/i);
+      expect(response.headers['content-encoding']).toBeUndefined();
+      expect(JSON.parse(response.bytes.toString('utf8'))).toMatchObject({ total: PERSONS, page: 4, total_pages: 60 });
+    } finally {
+      await database.pool.query('UPDATE ranking_pages SET total = total - 1 WHERE pagina = 4');
     }
   });
 
