@@ -1,9 +1,7 @@
-import { promisify } from 'node:util';
-import { gunzip } from 'node:zlib';
 import Router from '@koa/router';
 import type { ParameterizedContext } from 'koa';
 import { z } from 'zod';
-import { readStoredPage, STORED_PAGE_SIZE, type StoredPage } from '../../db/ranking-pages';
+import { decompressedResponse, readStoredPage, STORED_PAGE_SIZE, type StoredPage } from '../../db/ranking-pages';
 import {
   entriesWithDetailsByIds,
   entryById,
@@ -28,8 +26,6 @@ import { sendJsonWithRawList } from '../json-body';
 import { parseInput } from '../validation';
 import { boolParam, componentParam, intParam } from './params';
 import { ENRICHMENT_FIELDS, fetchChangedDocuments } from './person-documents';
-
-const gunzipAsync = promisify(gunzip);
 
 export const NOT_PROCESSED_DETAIL =
   'O ranking ainda não foi processado. Chame POST /api/v1/ranking/processar para processá-lo.';
@@ -101,7 +97,7 @@ export function rankingRoutes(services: Services): Router {
       ctx.body = page.gzipped;
       return;
     }
-    const response = await gunzipAsync(page.gzipped);
+    const response = decompressedResponse(page);
     if (documents.size === 0) {
       ctx.body = response;
       return;
