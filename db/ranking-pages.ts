@@ -15,7 +15,7 @@ import { entriesAtPositions, SNAPSHOT_TOTALS_COLUMNS, snapshotTotals, type Store
 
 /** The page size rendered once per run: the default of /ranking/paginado. */
 export const STORED_PAGE_SIZE = 50;
-/** Pages rendered and written per statement: ~280 KB each before compression at 300 000 persons (the first ones ~900 KB): bounded memory in the worker. */
+/** Pages rendered and written per statement: ~330 KB each before compression at 300 000 persons (the first ones ~900 KB): bounded memory in the worker. */
 const PAGES_PER_STATEMENT = 10;
 
 const gzipAsync = promisify(gzip);
