@@ -3,8 +3,8 @@ import { gunzipSync, gzip } from 'node:zlib';
 import type { Pool } from 'mysql2/promise';
 import { rankingPageFields } from '../domain/ranking-page';
 import { needsIndexDocument, rankingEntryJson } from '../domain/ranking-entry';
-import { rawListHead } from '../lib/raw-json';
-import { entriesAtPositions, SNAPSHOT_TOTALS_COLUMNS, snapshotTotals, type StoredEntryWithDetails, type Totals } from './ranking-queries';
+import { jsonWithRawList, RAW_LIST_SEPARATOR, rawListHead } from '../lib/raw-json';
+import { entriesAtPositions, SNAPSHOT_TOTAL, SNAPSHOT_TOTALS_COLUMNS, snapshotTotals, type StoredEntryWithDetails, type Totals } from './ranking-queries';
 
 /**
  * Pages of the ranking rendered once per run (docs/ranking-storage.md, "Stored pages"): the
@@ -36,28 +36,20 @@ export interface RenderedPage {
 
 /** Page `page` of a ranking of `total` entries, rendered as a request renders it when no index document changed. */
 export function renderPage(entries: StoredEntryWithDetails[], page: number, total: number, cvBaseUrl: string): RenderedPage {
-  const head = rawListHead(rankingPageFields(total, page, STORED_PAGE_SIZE), 'consultores');
-  const parts: Buffer[] = [head];
+  const fields = rankingPageFields(total, page, STORED_PAGE_SIZE);
+  const items = entries.map((entry) => rankingEntryJson(entry, undefined, cvBaseUrl));
   const incomplete: IncompleteEntryRef[] = [];
-  let offset = head.length;
-  entries.forEach((entry, i) => {
-    if (i > 0) {
-      parts.push(COMMA);
-      offset += COMMA.length;
-    }
-    const json = rankingEntryJson(entry, undefined, cvBaseUrl);
+  // Where each item lands in jsonWithRawList's output: after the head, the items before it and their separators.
+  let offset = rawListHead(fields, 'consultores').length;
+  items.forEach((json, i) => {
+    const entry = entries[i] as StoredEntryWithDetails;
     if (needsIndexDocument(entry.complementos)) {
       incomplete.push({ id_pessoa: entry.id_pessoa, revisao_documento: entry.revisao_documento, start: offset, end: offset + json.length });
     }
-    parts.push(json);
-    offset += json.length;
+    offset += json.length + RAW_LIST_SEPARATOR.length;
   });
-  parts.push(TAIL);
-  return { response: Buffer.concat(parts, offset + TAIL.length), incomplete };
+  return { response: jsonWithRawList(fields, 'consultores', items), incomplete };
 }
-
-const COMMA = Buffer.from(',');
-const TAIL = Buffer.from(']}');
 
 /**
  * Renders every unfiltered page of STORED_PAGE_SIZE of the positioned ranking (positions are dense,
@@ -66,8 +58,8 @@ const TAIL = Buffer.from(']}');
  * called after each statement. The number of pages.
  */
 export async function storeRenderedPages(pool: Pool, runId: string, cvBaseUrl: string, progress: () => void = () => undefined): Promise<number> {
-  const [[last]] = (await pool.query('SELECT COALESCE(MAX(posicao), 0) AS total FROM ranking_entries')) as unknown as [[{ total: number }]];
-  const total = Number(last?.total ?? 0);
+  const [rows] = await pool.query('SELECT COALESCE(MAX(posicao), 0) AS total FROM ranking_entries');
+  const total = Number((rows as Array<{ total: number }>)[0]?.total);
   const perStatement = PAGES_PER_STATEMENT * STORED_PAGE_SIZE;
   let nextPage = 1;
   for (;;) {
@@ -116,7 +108,7 @@ export async function readStoredPage(pool: Pool, pagina: number, cvBaseUrl: stri
   const [rows] = await pool.query(
     `SELECT ${SNAPSHOT_TOTALS_COLUMNS}, p.resposta_gzip, p.incompletos
      FROM ranking_statistics s LEFT JOIN ranking_pages p
-       ON p.pagina = ? AND p.run_id = s.run_id AND p.total = JSON_VALUE(s.dados, '$.total_consultores') AND p.cv_base = ?
+       ON p.pagina = ? AND p.run_id = s.run_id AND p.total = ${SNAPSHOT_TOTAL} AND p.cv_base = ?
      WHERE s.id = 1`,
     [pagina, cvBaseUrl],
   );

@@ -5,7 +5,7 @@
  */
 export function jsonWithRawList(fields: object, listKey: string, items: Buffer[]): Buffer {
   const parts: Buffer[] = [rawListHead(fields, listKey)];
-  items.forEach((item, i) => parts.push(...(i === 0 ? [item] : [COMMA, item])));
+  items.forEach((item, i) => parts.push(...(i === 0 ? [item] : [RAW_LIST_SEPARATOR, item])));
   parts.push(TAIL);
   return Buffer.concat(parts);
 }
@@ -17,5 +17,6 @@ export function rawListHead(fields: object, listKey: string): Buffer {
   return Buffer.from(`${head}${separator}${JSON.stringify(listKey)}:[`);
 }
 
-const COMMA = Buffer.from(',');
+/** What stands between two items of the list. */
+export const RAW_LIST_SEPARATOR = Buffer.from(',');
 const TAIL = Buffer.from(']}');
