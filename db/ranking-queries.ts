@@ -161,7 +161,9 @@ export async function pageOfEntries(
  * Null when there is no snapshot yet; the caller then counts.
  */
 /** The snapshot's totals as two columns, for a query over `ranking_statistics s` (read back by snapshotTotals). */
-export const SNAPSHOT_TOTALS_COLUMNS = `JSON_VALUE(s.dados, '$.total_consultores') AS snapshot_total, JSON_VALUE(s.dados, '$.total_ativos') AS snapshot_ativos`;
+/** The snapshot's count of ranked persons, from `ranking_statistics s`. */
+export const SNAPSHOT_TOTAL = `JSON_VALUE(s.dados, '$.total_consultores')`;
+export const SNAPSHOT_TOTALS_COLUMNS = `${SNAPSHOT_TOTAL} AS snapshot_total, JSON_VALUE(s.dados, '$.total_ativos') AS snapshot_ativos`;
 
 export function snapshotTotals(row: { snapshot_total?: unknown; snapshot_ativos?: unknown }): Totals {
   const total = Number(row.snapshot_total ?? 0);
