@@ -366,6 +366,33 @@ describe('GET /api/executions/export', () => {
     expect(rows).toEqual([...created].reverse());
     await database.pool.query("DELETE FROM executions WHERE agent_name = 'Bulk'");
   });
+
+  it('neutralises spreadsheet formulas (=, +, -, @) with a leading quote; numbers and other texts stay as they are', async () => {
+    const agentId = '44444444-4444-4444-8444-444444444444';
+    const formulas = ['=HYPERLINK("http://evil.example","x")', '+1+cmd|calc', '-2+3', '@SUM(A1:A9)'];
+    const stored = [];
+    for (const [i, task] of formulas.entries()) {
+      stored.push(
+        await record(base({ agentId, agentName: '=Formula agent', task, createdAt: at(`2026-03-0${i + 1}T10:00:00.000Z`) }), {
+          status: 'failed', error: '-1 exit code', costUsd: 0.5, durationMs: 61_000, turns: 2,
+        }),
+      );
+    }
+    try {
+      const answer = await call('GET', `/api/executions/export?agentId=${agentId}`);
+      const rows = parseCsv(answer.text).slice(1);
+      const column = (name: (typeof CSV_COLUMNS)[number]) => rows.map((row) => row[CSV_COLUMNS.indexOf(name)]);
+      // Newest first: the fourth record's task comes first.
+      expect(column('task')).toEqual([...formulas].reverse().map((task) => `'${task}`));
+      expect(column('agentName')).toEqual(Array(4).fill(`'=Formula agent`));
+      expect(column('error')).toEqual(Array(4).fill(`'-1 exit code`));
+      expect(column('costUsd')).toEqual(Array(4).fill('0.5'));
+      expect(column('instructions')).toEqual(Array(4).fill('be brief'));
+      expect(column('id')).toEqual(stored.map((item) => item.id).reverse());
+    } finally {
+      await database.pool.query('DELETE FROM executions WHERE agent_id = ?', [agentId]);
+    }
+  });
 });
 
 describe('DELETE /api/executions/history', () => {
