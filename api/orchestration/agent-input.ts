@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { ENV_NAME } from '../../activities/agents/agent-env';
 import { AGENT_NAME_MAX } from '../../db/agents-store';
 
 /** The request bodies of the agents routes and the export format, with their bounds (docs/agents.md). */
@@ -69,16 +70,16 @@ export const agentImportBody = z.object({
   agent: agentCreateBody,
 });
 
-/** Becomes an environment variable name: no "=", no control characters, no surrounding spaces. */
+/**
+ * A secret becomes an environment variable of the agent's process: its name is checked here with
+ * the run's own rule (ENV_NAME), so a name the run would refuse is refused when it is created.
+ */
 export const SECRET_NAME_MAX = 128;
 export const SECRET_VALUE_MAX = 32_768;
+export const SECRET_NAME_RULE = 'an environment variable name: letters, digits and "_", not starting with a digit';
 
 export const secretBody = z.strictObject({
-  name: z
-    .string()
-    .min(1)
-    .max(SECRET_NAME_MAX)
-    .regex(/^[^=\p{Cc}\s](?:[^=\p{Cc}]*[^=\p{Cc}\s])?$/u, 'no "=", no control characters, no leading or trailing spaces'),
+  name: z.string().min(1).max(SECRET_NAME_MAX).regex(ENV_NAME, SECRET_NAME_RULE),
   value: z.string().min(1).max(SECRET_VALUE_MAX),
 });
 
