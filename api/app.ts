@@ -4,22 +4,46 @@ import websockify from 'koa-websocket';
 import type { Services } from '../lib/services';
 import { errorEnvelope } from './errors';
 import { orchestrationApi } from './orchestration';
-import { corsPolicy, onOrchestrationPaths, rateLimit, requireToken, trustProxyHeaders } from './orchestration/security';
+import {
+  corsPolicy,
+  onOrchestrationPaths,
+  rateLimit,
+  refuseCrossSiteWrites,
+  requireKnownHost,
+  requireToken,
+  trustProxyHeaders,
+} from './orchestration/security';
 import { rankingApi } from './ranking';
-import { WEBSOCKET_PATH, websocketHandler } from './websocket';
+import { MAX_INCOMING_FRAME_BYTES, SocketsByAddress, socketHandshakeGuard, WEBSOCKET_PATH, websocketHandler, type SocketAccess } from './websocket';
 
 /** One Koa application serving both APIs over HTTP and the live-output WebSocket at /ws. */
 export function createApp(services: Services): websockify.App {
-  // The ws server only accepts upgrades on WEBSOCKET_PATH; other paths are refused at the handshake.
-  const app = websockify(new Koa(), { path: WEBSOCKET_PATH });
   const { orchestration: security, dependencyTimeoutMs } = services.config;
-  trustProxyHeaders(app, security.trustProxy);
+  const koa = new Koa();
+  trustProxyHeaders(koa, security.trustProxy);
+  const socketAccess: SocketAccess = {
+    authToken: security.authToken,
+    corsOrigins: security.corsOrigins,
+    allowedHosts: security.allowedHosts,
+    ...security.websocket,
+  };
+  const sockets = new SocketsByAddress();
+  // The ws server only accepts upgrades on WEBSOCKET_PATH that pass the guard; the rest are refused at the handshake.
+  const app = websockify(koa, {
+    path: WEBSOCKET_PATH,
+    maxPayload: MAX_INCOMING_FRAME_BYTES,
+    verifyClient: socketHandshakeGuard(koa, socketAccess, sockets),
+  });
 
   app.use(errorEnvelope(services.logger));
-  // The orchestration API's edge (docs/orchestration-security.md), in this order: an allowed CORS
-  // preflight is answered before anything else; the rate limit counts unauthenticated requests too
-  // (it slows down token guessing); nothing, not even the body parser, runs without the token.
+  // The edge (docs/orchestration-security.md), in this order: a Host the service does not answer to
+  // and a write from another site's page are refused for both services; on /api (however spelled)
+  // an allowed CORS preflight is answered before anything else, the rate limit counts unauthenticated
+  // requests too (it slows down token guessing), and nothing, not even the body parser, runs without
+  // the token.
+  app.use(requireKnownHost(security.allowedHosts));
   app.use(onOrchestrationPaths(corsPolicy(security.corsOrigins)));
+  app.use(refuseCrossSiteWrites(security.corsOrigins));
   const budget = { limit: security.rateLimit, timeoutMs: dependencyTimeoutMs };
   app.use(onOrchestrationPaths(rateLimit(services.redis, budget, services.logger)));
   app.use(onOrchestrationPaths(requireToken(security.authToken)));
@@ -31,7 +55,7 @@ export function createApp(services: Services): websockify.App {
   app.use(orchestration.routes()).use(orchestration.allowedMethods({ throw: true }));
 
   const live = { relay: services.liveRelay, readyTimeoutMs: dependencyTimeoutMs };
-  app.ws.use(websocketHandler(services.logger, { authToken: security.authToken, corsOrigins: security.corsOrigins }, live));
+  app.ws.use(websocketHandler(services.logger, socketAccess, sockets, live));
   return app;
 }
 

@@ -1,18 +1,25 @@
+import type { IncomingMessage } from 'node:http';
+import type Koa from 'koa';
 import type { Middleware } from 'koa';
-import type { WebSocket } from 'ws';
+import type { VerifyClientCallbackAsync, WebSocket } from 'ws';
 import type { Logger } from '../lib/logger';
 import { withTimeout } from '../lib/timeout';
 import type { LiveRelay } from './live-relay';
-import { bearerTokenOf, socketOriginAllowed, tokenMatches } from './orchestration/security';
+import { bearerTokenOf, hostAllowed, hostnameOf, socketOriginAllowed, tokenMatches } from './orchestration/security';
 
 export const WEBSOCKET_PATH = '/ws';
 
-/** Close code for a connection without a client id or without the token (RFC 6455 1008: policy violation). */
+/** Close code for a connection without a client id (RFC 6455 1008: policy violation). */
 export const CLOSE_POLICY_VIOLATION = 1008;
+
+/** Clients send nothing but pongs; a frame larger than this closes the socket with 1009 (ws's own check). */
+export const MAX_INCOMING_FRAME_BYTES = 4 * 1024;
 
 export const TOKEN_REQUIRED_REASON = 'token query parameter or Authorization: Bearer header required';
 export const TOKEN_INVALID_REASON = 'invalid token';
 export const ORIGIN_REFUSED_REASON = 'origin not allowed';
+export const HOST_REFUSED_REASON = 'host not allowed';
+export const TOO_MANY_SOCKETS_REASON = 'too many open sockets from this address';
 
 type Query = Record<string, string | string[] | undefined>;
 
@@ -45,31 +52,103 @@ export interface SocketAccess {
   authToken: string | null;
   /** CORS_ORIGINS: which pages of other origins may open a socket. */
   corsOrigins: string[];
+  /** ALLOWED_HOSTS: the host names the service answers to. */
+  allowedHosts: string[];
+  maxSocketsPerClient: number;
+  pingIntervalMs: number;
+}
+
+/** Open sockets per client address, so one address cannot hold every file descriptor. */
+export class SocketsByAddress {
+  private readonly open = new Map<string, number>();
+
+  count(address: string): number {
+    return this.open.get(address) ?? 0;
+  }
+
+  /** Counts the socket until it closes. */
+  add(address: string, socket: WebSocket): void {
+    this.open.set(address, this.count(address) + 1);
+    socket.once('close', () => {
+      const left = this.count(address) - 1;
+      if (left > 0) this.open.set(address, left);
+      else this.open.delete(address);
+    });
+  }
+}
+
+interface Refusal {
+  status: number;
+  reason: string;
 }
 
 /**
- * Accepts a connection, registers it for its client's live output, greets it with its client id, and
- * keeps it open. A browser page of an origin CORS_ORIGINS does not allow, and with a configured token
- * (`AUTH_TOKEN`) a connection without it, are closed with 1008 before anything is sent: browsers see
- * the close code and reason, never the status of a refused handshake.
+ * The handshake's checks, before the upgrade (ws's verifyClient): the host (DNS rebinding), the
+ * page's origin (CORS does not cover WebSockets), the token, and the cap on sockets per address. A
+ * refused handshake gets an HTTP status and a JSON `{"error"}` body; no socket is ever opened.
+ * The Koa context gives the same reading of proxy headers, client address and query as HTTP requests.
  */
-export function websocketHandler(logger: Logger, access: SocketAccess, live: LiveDelivery): Middleware {
-  const { authToken, corsOrigins } = access;
+export function socketHandshakeGuard(app: Koa, access: SocketAccess, sockets: SocketsByAddress): VerifyClientCallbackAsync<IncomingMessage> {
+  const refusalOf = (request: IncomingMessage): Refusal | null => {
+    const ctx = app.createContext(request, undefined as never);
+    if (!hostAllowed(access.allowedHosts, hostnameOf(ctx.host))) return { status: 403, reason: HOST_REFUSED_REASON };
+    if (!socketOriginAllowed(access.corsOrigins, ctx.get('origin') || undefined, ctx.host)) {
+      return { status: 403, reason: ORIGIN_REFUSED_REASON };
+    }
+    if (access.authToken !== null) {
+      const presented = socketTokenOf(ctx.query, ctx.get('authorization') || undefined);
+      if (!tokenMatches(access.authToken, presented)) {
+        return { status: 401, reason: presented === null ? TOKEN_REQUIRED_REASON : TOKEN_INVALID_REASON };
+      }
+    }
+    if (sockets.count(ctx.ip) >= access.maxSocketsPerClient) return { status: 429, reason: TOO_MANY_SOCKETS_REASON };
+    return null;
+  };
+  return (info, accept) => {
+    const refusal = refusalOf(info.req);
+    if (refusal === null) {
+      accept(true);
+      return;
+    }
+    const body = JSON.stringify({ error: refusal.reason });
+    const headers: Record<string, string> = { 'Content-Type': 'application/json; charset=utf-8' };
+    if (refusal.status === 401) headers['WWW-Authenticate'] = 'Bearer';
+    accept(false, refusal.status, body, headers);
+  };
+}
+
+/**
+ * Pings the socket every `intervalMs` and ends it when the previous ping got no pong: a client that
+ * vanished without closing (a sleeping laptop, a dropped network) stops counting against its cap.
+ */
+function keepAlive(socket: WebSocket, intervalMs: number): void {
+  let answered = true;
+  socket.on('pong', () => {
+    answered = true;
+  });
+  const timer = setInterval(() => {
+    if (!answered) {
+      socket.terminate();
+      return;
+    }
+    answered = false;
+    socket.ping();
+  }, intervalMs);
+  timer.unref();
+  socket.once('close', () => clearInterval(timer));
+}
+
+/**
+ * Accepts a connection that passed the handshake guard, counts it against its address, registers it
+ * for its client's live output, greets it with its client id, and keeps it alive with pings.
+ */
+export function websocketHandler(logger: Logger, access: SocketAccess, sockets: SocketsByAddress, live: LiveDelivery): Middleware {
   return async (ctx) => {
     const socket = (ctx as unknown as { websocket: WebSocket }).websocket;
     // A socket's middleware chain is outside the HTTP error envelope: its failures are handled here.
     try {
-      if (!socketOriginAllowed(corsOrigins, ctx.get('origin') || undefined, ctx.host)) {
-        socket.close(CLOSE_POLICY_VIOLATION, ORIGIN_REFUSED_REASON);
-        return;
-      }
-      if (authToken !== null) {
-        const presented = socketTokenOf(ctx.query, ctx.get('authorization') || undefined);
-        if (!tokenMatches(authToken, presented)) {
-          socket.close(CLOSE_POLICY_VIOLATION, presented === null ? TOKEN_REQUIRED_REASON : TOKEN_INVALID_REASON);
-          return;
-        }
-      }
+      sockets.add(ctx.ip, socket);
+      keepAlive(socket, access.pingIntervalMs);
       const clientId = clientIdOf(ctx.query, ctx.get('x-client-id') || undefined);
       if (!clientId) {
         socket.close(CLOSE_POLICY_VIOLATION, 'clientId query parameter or X-Client-Id header required');

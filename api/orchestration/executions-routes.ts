@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { orchestrationRouter } from './router';
 import {
   clearExecutionHistory,
   deleteExecution,
@@ -21,7 +22,7 @@ import { withoutEmptyValues } from './query';
  */
 export function executionsRoutes(services: Services): Router {
   const { db } = services.database;
-  const router = new Router({ prefix: '/executions' });
+  const router = orchestrationRouter('/executions');
 
   router.get('/recent', async (ctx) => {
     const { limit } = parseInput(recentQuery, withoutEmptyValues(ctx.query), 'query');

@@ -1,16 +1,17 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
 import type { Services } from '../../lib/services';
 import { agentsRoutes } from './agents-routes';
 import { executionControlRoutes } from './execution-control-routes';
 import { executionsRoutes } from './executions-routes';
 import { notificationsRoutes } from './notifications-routes';
 import { reportsRoutes } from './reports-routes';
+import { assertExactMatching, orchestrationRouter } from './router';
 import { settingsRoutes } from './settings-routes';
 import { systemRouter } from './system';
 
-/** The agent orchestration service, mounted at /api. */
+/** The agent orchestration service, mounted at /api; its edge (token, CORS, rate limit) is in api/app.ts. */
 export function orchestrationApi(services: Services): Router {
-  const api = new Router({ prefix: '/api' });
+  const api = orchestrationRouter('/api');
   for (const router of [
     systemRouter(services),
     agentsRoutes(services),
@@ -22,5 +23,6 @@ export function orchestrationApi(services: Services): Router {
   ]) {
     api.use(router.routes(), router.allowedMethods({ throw: true }));
   }
+  assertExactMatching(api);
   return api;
 }

@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { orchestrationRouter } from './router';
 import { clearNotifications, listNotifications, markAllNotificationsRead, markNotificationRead } from '../../db/notifications-store';
 import type { Services } from '../../lib/services';
 import { HttpError } from '../errors';
@@ -9,7 +10,7 @@ import { withoutEmptyValues } from './query';
 /** Notifications, polled by the panel (docs/reports-notifications-settings.md). */
 export function notificationsRoutes(services: Services): Router {
   const { db } = services.database;
-  const router = new Router({ prefix: '/notifications' });
+  const router = orchestrationRouter('/notifications');
 
   router.get('/', async (ctx) => {
     ctx.body = await listNotifications(db, parseInput(pageQuery, withoutEmptyValues(ctx.query), 'query'));

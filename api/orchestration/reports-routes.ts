@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { orchestrationRouter } from './router';
 import type { Middleware } from 'koa';
 import { deleteReport, InvalidReportNameError, listReports, readReport } from '../../activities/agents/reports';
 import type { Services } from '../../lib/services';
@@ -17,7 +18,7 @@ const invalidNameAsBadRequest: Middleware = async (_ctx, next) => {
 /** Markdown reports of the data area (docs/reports-notifications-settings.md). */
 export function reportsRoutes(services: Services): Router {
   const { dataDir } = services.config.orchestration;
-  const router = new Router({ prefix: '/reports' });
+  const router = orchestrationRouter('/reports');
   router.use(invalidNameAsBadRequest);
 
   router.get('/', async (ctx) => {

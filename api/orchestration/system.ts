@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { orchestrationRouter } from './router';
 import { countActiveExecutions } from '../../db/executions-store';
 import { checkDependencies } from '../../lib/dependency-status';
 import { repoRoot } from '../../lib/paths';
@@ -17,7 +18,7 @@ const mib = (bytes: number) => Math.round((bytes / MIB) * 10) / 10;
  * process answers; `status` is `ok` when every dependency is up, `degraded` otherwise.
  */
 export function systemRouter(services: Services): Router {
-  const router = new Router({ prefix: '/system' });
+  const router = orchestrationRouter('/system');
   router.get('/status', async (ctx) => {
     const dependencies = await checkDependencies(services);
     const allUp = Object.values(dependencies).every((dependency) => dependency.status === 'up');

@@ -4,7 +4,7 @@ import { CLOSE_POLICY_VIOLATION, ORIGIN_REFUSED_REASON, TOKEN_INVALID_REASON, TO
 import type { Config } from '../../lib/config';
 import { unusedPort } from '../support/ports';
 import { startTestServer, type TestServer } from '../support/server';
-import { openSocket } from '../support/websocket';
+import { openSocket, refusedHandshake } from '../support/websocket';
 
 const TOKEN = 'x'.repeat(32);
 const ALLOWED_ORIGIN = 'https://painel.example.org';
@@ -148,18 +148,19 @@ describe('token on the WebSocket', () => {
     wsBase = server.url.replace(/^http/, 'ws');
   });
 
-  it('closes a connection without a token with 1008 before sending anything', async () => {
-    const probe = await openSocket(`${wsBase}/ws?clientId=sem-token`);
-    expect(await probe.closed).toEqual({ code: CLOSE_POLICY_VIOLATION, reason: TOKEN_REQUIRED_REASON });
-    expect(probe.messages).toEqual([]);
+  it('refuses a handshake without a token with 401 before the upgrade', async () => {
+    expect(await refusedHandshake(`${wsBase}/ws?clientId=sem-token`)).toEqual({
+      status: 401,
+      authenticate: 'Bearer',
+      body: { error: TOKEN_REQUIRED_REASON },
+    });
   });
 
-  it('closes a connection with a wrong token, in the query or the header, with 1008', async () => {
-    const inQuery = await openSocket(`${wsBase}/ws?clientId=errado&token=${'y'.repeat(32)}`);
-    const inHeader = await openSocket(`${wsBase}/ws?clientId=errado`, { Authorization: `Bearer ${'y'.repeat(32)}` });
-    for (const probe of [inQuery, inHeader]) {
-      expect(await probe.closed).toEqual({ code: CLOSE_POLICY_VIOLATION, reason: TOKEN_INVALID_REASON });
-      expect(probe.messages).toEqual([]);
+  it('refuses a handshake with a wrong token, in the query or the header, with 401', async () => {
+    const inQuery = await refusedHandshake(`${wsBase}/ws?clientId=errado&token=${'y'.repeat(32)}`);
+    const inHeader = await refusedHandshake(`${wsBase}/ws?clientId=errado`, { Authorization: `Bearer ${'y'.repeat(32)}` });
+    for (const refusal of [inQuery, inHeader]) {
+      expect(refusal).toEqual({ status: 401, authenticate: 'Bearer', body: { error: TOKEN_INVALID_REASON } });
     }
   });
 
@@ -187,27 +188,27 @@ describe('token on the WebSocket', () => {
 describe('origin of a WebSocket (CORS does not apply to it; CORS_ORIGINS does)', () => {
   const greeted = async (url: string, origin?: string) => {
     const probe = await openSocket(url, origin ? { Origin: origin } : {});
-    const first = await Promise.race([probe.nextMessage(), probe.closed]);
+    const first = await probe.nextMessage();
     probe.socket.close();
     return first;
   };
-  const refused = { code: CLOSE_POLICY_VIOLATION, reason: ORIGIN_REFUSED_REASON };
+  const refused = { status: 403, authenticate: null, body: { error: ORIGIN_REFUSED_REASON } };
 
-  it('with a list: opens for a listed origin, the service\'s own pages and non-browsers; closes others with 1008', async () => {
+  it('with a list: opens for a listed origin, the service\'s own pages and non-browsers; refuses others with 403', async () => {
     const server = await start(secured({ ...generousLimit, corsOrigins: [ALLOWED_ORIGIN] }));
     const url = `${server.url.replace(/^http/, 'ws')}/ws?clientId=painel`;
     const connected = { type: 'connected', clientId: 'painel' };
     expect(await greeted(url, ALLOWED_ORIGIN)).toEqual(connected);
     expect(await greeted(url, server.url)).toEqual(connected);
     expect(await greeted(url)).toEqual(connected);
-    expect(await greeted(url, REFUSED_ORIGIN)).toEqual(refused);
-    expect(await greeted(url, 'null')).toEqual(refused);
+    expect(await refusedHandshake(url, { Origin: REFUSED_ORIGIN })).toEqual(refused);
+    expect(await refusedHandshake(url, { Origin: 'null' })).toEqual(refused);
   });
 
-  it('by default (same origin only): closes a socket any other page opens', async () => {
+  it('by default (same origin only): refuses a socket any other page opens', async () => {
     const server = await start(secured(generousLimit));
     const url = `${server.url.replace(/^http/, 'ws')}/ws?clientId=painel`;
-    expect(await greeted(url, ALLOWED_ORIGIN)).toEqual(refused);
+    expect(await refusedHandshake(url, { Origin: ALLOWED_ORIGIN })).toEqual(refused);
     expect(await greeted(url, server.url)).toEqual({ type: 'connected', clientId: 'painel' });
   });
 

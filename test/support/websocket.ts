@@ -36,3 +36,31 @@ export function openSocket(url: string, headers: Record<string, string> = {}): P
     );
   });
 }
+
+/** A handshake the server refused before the upgrade: its HTTP status, headers and JSON body. */
+export interface RefusedHandshake {
+  status: number;
+  authenticate: string | null;
+  body: unknown;
+}
+
+/** Attempts a handshake that must be refused; rejects when a socket opens instead. */
+export function refusedHandshake(url: string, headers: Record<string, string> = {}): Promise<RefusedHandshake> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(url, { headers });
+    socket.once('unexpected-response', (_request, response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const authenticate = response.headers['www-authenticate'];
+        resolve({ status: response.statusCode ?? 0, authenticate: typeof authenticate === 'string' ? authenticate : null, body: text ? JSON.parse(text) : null });
+      });
+    });
+    socket.once('error', reject);
+    socket.once('open', () => {
+      socket.close();
+      reject(new Error(`the handshake to ${url} was accepted`));
+    });
+  });
+}

@@ -1,5 +1,6 @@
 import cors from '@koa/cors';
 import type { Context, Middleware } from 'koa';
+import { originAllowed } from './browser';
 import { passThrough } from './paths';
 
 /** Headers a browser client may send: the token, JSON bodies and its session id. */
@@ -34,16 +35,9 @@ function allowedOrigin(origins: string[], requestOrigin: string): string {
 /**
  * Whether a WebSocket handshake's `Origin` may open a socket. CORS does not apply to WebSockets: a
  * browser lets any page open one and read what it receives, and live output of scheduled executions
- * goes to every socket, so the same `CORS_ORIGINS` decides: `*` any origin; a listed origin; a page
- * of this service itself (its origin's host is the request's host, `X-Forwarded-Host` when proxy
- * headers are trusted); and clients that send no `Origin` (not browsers, which always send it).
+ * goes to every socket, so the same rule as for cross-site writes decides (browser.ts#originAllowed);
+ * clients that send no `Origin` (not browsers, which always send it) pass.
  */
 export function socketOriginAllowed(origins: string[], origin: string | undefined, host: string): boolean {
-  if (!origin) return true;
-  if (origins.includes('*') || origins.includes(origin)) return true;
-  try {
-    return new URL(origin).host === host;
-  } catch {
-    return false; // "null" (sandboxed pages, files) and malformed origins
-  }
+  return !origin || originAllowed(origins, origin, host);
 }

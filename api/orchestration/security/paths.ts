@@ -1,13 +1,46 @@
+import path from 'node:path';
 import type { Middleware } from 'koa';
 
+/** Percent-decoding rounds applied before giving up on a path (`%2561` is `%61` is `a`). */
+const DECODE_ROUNDS = 3;
+
 /**
- * The orchestration service's paths: `/api` and below. The ranking service at `/api/v1` follows
- * another specification (no authentication, no rate limit) and is left as it is.
+ * The path as the most lenient router could read it: percent-decoded (repeatedly), backslashes as
+ * slashes, repeated slashes collapsed, `.` and `..` segments resolved, lower-cased, no trailing slash.
+ * Protections decide on this form, so every spelling of a protected path (`/API/agents`,
+ * `/api//agents`, `/api/%61gents`, `/api/v1/../agents`) is protected, whether or not a router would
+ * serve it; the routers themselves match exact spellings only (api/orchestration/index.ts).
  */
-export function isOrchestrationPath(path: string): boolean {
-  const underApi = path === '/api' || path.startsWith('/api/');
-  const ranking = path === '/api/v1' || path.startsWith('/api/v1/');
+export function canonicalPath(rawPath: string): string {
+  let decoded = rawPath;
+  for (let round = 0; round < DECODE_ROUNDS && decoded.includes('%'); round += 1) {
+    try {
+      decoded = decodeURIComponent(decoded);
+    } catch {
+      break; // a malformed escape stays as it is; no router decodes it either
+    }
+  }
+  const normalised = path.posix.normalize(`/${decoded.replace(/\\/g, '/')}`).toLowerCase();
+  return normalised.length > 1 ? normalised.replace(/\/+$/, '') : normalised;
+}
+
+/** Paths under /api that answer without the token: the health check the panel's contract leaves open. */
+const OPEN_PATHS = new Set(['/api/health']);
+
+/**
+ * The orchestration service's paths: `/api` and below, however spelled. The ranking service at
+ * `/api/v1` follows another specification (no authentication) and is left as it is.
+ */
+export function isOrchestrationPath(rawPath: string): boolean {
+  const canonical = canonicalPath(rawPath);
+  const underApi = canonical === '/api' || canonical.startsWith('/api/');
+  const ranking = canonical === '/api/v1' || canonical.startsWith('/api/v1/');
   return underApi && !ranking;
+}
+
+/** Whether an orchestration path answers without the token (see OPEN_PATHS). */
+export function isOpenOrchestrationPath(rawPath: string): boolean {
+  return OPEN_PATHS.has(canonicalPath(rawPath));
 }
 
 /** Runs `middleware` for orchestration paths only; every other request passes straight on. */

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { HttpError } from '../../errors';
-import { passThrough } from './paths';
+import { isOpenOrchestrationPath, passThrough } from './paths';
 
 /** Sent with every 401 so clients know which scheme to use (RFC 6750). */
 export const AUTHENTICATE_CHALLENGE = 'Bearer';
@@ -29,6 +29,7 @@ function sha256(value: string): Buffer {
 export function requireToken(authToken: string | null): Middleware {
   if (authToken === null) return passThrough;
   return (ctx, next) => {
+    if (isOpenOrchestrationPath(ctx.path)) return next();
     const presented = bearerTokenOf(ctx.get('authorization') || undefined);
     if (tokenMatches(authToken, presented)) return next();
     // The error envelope keeps headers set on ctx, so the challenge reaches the client with the 401.
