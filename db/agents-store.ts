@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, desc, eq } from 'drizzle-orm';
+import { and, asc, count, desc, eq, lte } from 'drizzle-orm';
 import { agentDataOf, type AgentData } from './agent-data';
 import type { Database } from './index';
 import { agents, agentVersions } from './schema';
@@ -20,12 +20,35 @@ export class AgentNameTakenError extends Error {
   }
 }
 
-/** MariaDB's duplicate-key error, as raised by mysql2 or wrapped by drizzle. */
-function isDuplicateKey(error: unknown): boolean {
+/**
+ * What the store keeps (AGENTS_MAX, AGENT_VERSIONS_KEPT): the bounds live here, not in a route, so
+ * every way of creating or changing an agent (API, import, duplicate, scripts) is held to them.
+ */
+export interface AgentStoreLimits {
+  /** Most agents; one more is refused (AgentLimitReachedError). */
+  agents: number;
+  /** Versions kept per agent: the newest ones; older ones are deleted when a new one is written. */
+  versionsPerAgent: number;
+}
+
+/** The service already holds its most agents (docs/agents.md: 409). */
+export class AgentLimitReachedError extends Error {
+  override name = 'AgentLimitReachedError';
+  constructor(readonly limit: number) {
+    super(`the service keeps at most ${limit} agents: delete one before creating another`);
+  }
+}
+
+/** A MariaDB error code, as raised by mysql2 or wrapped by drizzle. */
+function hasErrorCode(error: unknown, code: string): boolean {
   for (let current: unknown = error; current instanceof Error; current = current.cause) {
-    if ((current as { code?: unknown }).code === 'ER_DUP_ENTRY') return true;
+    if ((current as { code?: unknown }).code === code) return true;
   }
   return false;
+}
+
+function isDuplicateKey(error: unknown): boolean {
+  return hasErrorCode(error, 'ER_DUP_ENTRY');
 }
 
 /** The only unique key an agent write can break, besides the random id, is the name. */
@@ -42,19 +65,31 @@ export async function findAgent(db: Database, id: string): Promise<Agent | null>
   return rows[0] ?? null;
 }
 
-/** Creates an agent with a new UUID and its version 1, in one transaction. */
-export async function createAgent(db: Database, data: AgentData): Promise<Agent> {
-  const now = new Date();
-  const agent: Agent = { id: randomUUID(), ...agentDataOf(data), version: 1, createdAt: now, updatedAt: now };
-  try {
-    await db.transaction(async (tx) => {
-      await tx.insert(agents).values(agent);
-      await tx.insert(agentVersions).values({ agentId: agent.id, version: 1, data: agentDataOf(agent), createdAt: now });
-    });
-  } catch (error) {
-    rethrowNameTaken(error, data.name);
+/** Creations that deadlock on the count's locks (two at once on an empty table) are tried again. */
+const CREATE_ATTEMPTS = 3;
+
+/**
+ * Creates an agent with a new UUID and its version 1, in one transaction, unless the service
+ * already holds `limits.agents` agents (AgentLimitReachedError). The count locks every agent row and
+ * the gaps between them, so concurrent creations are serialised and the bound holds exactly.
+ */
+export async function createAgent(db: Database, data: AgentData, limits: Pick<AgentStoreLimits, 'agents'>): Promise<Agent> {
+  for (let attempt = 1; ; attempt++) {
+    const now = new Date();
+    const agent: Agent = { id: randomUUID(), ...agentDataOf(data), version: 1, createdAt: now, updatedAt: now };
+    try {
+      await db.transaction(async (tx) => {
+        const [counted] = await tx.select({ total: count() }).from(agents).for('update');
+        if (Number(counted?.total ?? 0) >= limits.agents) throw new AgentLimitReachedError(limits.agents);
+        await tx.insert(agents).values(agent);
+        await tx.insert(agentVersions).values({ agentId: agent.id, version: 1, data: agentDataOf(agent), createdAt: now });
+      });
+      return agent;
+    } catch (error) {
+      if (attempt < CREATE_ATTEMPTS && hasErrorCode(error, 'ER_LOCK_DEADLOCK')) continue;
+      rethrowNameTaken(error, data.name);
+    }
   }
-  return agent;
 }
 
 /** Longest agent name (the column's length; the API validates the same bound). */
@@ -73,11 +108,17 @@ const NAME_ATTEMPTS = 100;
  * Creates an agent under the first free name among `candidateName(data.name, label, n)`, starting at
  * `firstAttempt` (0 keeps the name when free). The unique key settles races between two writers.
  */
-export async function createAgentWithFreeName(db: Database, data: AgentData, label: string, firstAttempt: number): Promise<Agent> {
+export async function createAgentWithFreeName(
+  db: Database,
+  data: AgentData,
+  label: string,
+  firstAttempt: number,
+  limits: Pick<AgentStoreLimits, 'agents'>,
+): Promise<Agent> {
   for (let attempt = firstAttempt; attempt < firstAttempt + NAME_ATTEMPTS; attempt++) {
     const name = candidateName(data.name, label, attempt);
     try {
-      return await createAgent(db, { ...data, name });
+      return await createAgent(db, { ...data, name }, limits);
     } catch (error) {
       if (!(error instanceof AgentNameTakenError)) throw error;
     }
@@ -98,12 +139,14 @@ export class AgentVersionNotFoundError extends Error {
 
 /**
  * Replaces the agent's data with what `nextData` returns and records it as the next version, in
- * one transaction (the agent row is locked, so concurrent writers get consecutive numbers).
- * Returns null when the agent does not exist.
+ * one transaction (the agent row is locked, so concurrent writers get consecutive numbers). Only
+ * the newest `limits.versionsPerAgent` versions are kept: older ones are deleted in the same
+ * transaction (numbers are never reused). Returns null when the agent does not exist.
  */
 async function writeNextVersion(
   db: Database,
   id: string,
+  limits: Pick<AgentStoreLimits, 'versionsPerAgent'>,
   nextData: (current: AgentData, tx: Pick<Database, 'select'>) => Promise<AgentData>,
 ): Promise<Agent | null> {
   let attemptedName = '';
@@ -117,6 +160,8 @@ async function writeNextVersion(
       const updated: Agent = { ...current, ...data, version: current.version + 1, updatedAt: now };
       await tx.update(agents).set(updated).where(eq(agents.id, id));
       await tx.insert(agentVersions).values({ agentId: id, version: updated.version, data, createdAt: now });
+      const newestPruned = updated.version - limits.versionsPerAgent;
+      await tx.delete(agentVersions).where(and(eq(agentVersions.agentId, id), lte(agentVersions.version, newestPruned)));
       return updated;
     });
   } catch (error) {
@@ -125,16 +170,26 @@ async function writeNextVersion(
 }
 
 /** Updates the fields given in `changes` (the others keep their value); a new version records it. */
-export async function updateAgent(db: Database, id: string, changes: Partial<AgentData>): Promise<Agent | null> {
-  return writeNextVersion(db, id, async (current) => ({ ...current, ...changes }));
+export async function updateAgent(
+  db: Database,
+  id: string,
+  changes: Partial<AgentData>,
+  limits: Pick<AgentStoreLimits, 'versionsPerAgent'>,
+): Promise<Agent | null> {
+  return writeNextVersion(db, id, limits, async (current) => ({ ...current, ...changes }));
 }
 
 /**
  * Brings back the data of `version` as a new version (history is never rewritten). Null when the
  * agent does not exist; AgentVersionNotFoundError when it has no such version.
  */
-export async function restoreAgentVersion(db: Database, id: string, version: number): Promise<Agent | null> {
-  return writeNextVersion(db, id, async (_current, tx) => {
+export async function restoreAgentVersion(
+  db: Database,
+  id: string,
+  version: number,
+  limits: Pick<AgentStoreLimits, 'versionsPerAgent'>,
+): Promise<Agent | null> {
+  return writeNextVersion(db, id, limits, async (_current, tx) => {
     const [row] = await tx
       .select({ data: agentVersions.data })
       .from(agentVersions)

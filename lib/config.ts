@@ -64,6 +64,14 @@ const envSchema = z.object({
   PDF_RESTART_AFTER: positiveInt.default(500),
   /** Bound of each step of a PDF render (browser start, page load, printing). */
   PDF_TIMEOUT_MS: positiveInt.default(30_000),
+  /** Sheets that may wait for a place beyond those rendering; further requests answer 503 at once (docs/pdf.md). */
+  PDF_QUEUE_LIMIT: z.coerce.number().int().min(0).default(30),
+  /** PDF sheets per client address and window (Redis-backed, shared by all API processes). */
+  PDF_RATE_LIMIT_REQUESTS: positiveInt.default(60),
+  PDF_RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
+  /** POST /api/v1/ranking/processar per client address and window (Redis-backed). */
+  RANKING_JOB_RATE_LIMIT_REQUESTS: positiveInt.default(10),
+  RANKING_JOB_RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
 
   /** When set, every /api request and the WebSocket must present it (docs/orchestration-security.md). */
   AUTH_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
@@ -91,6 +99,11 @@ const envSchema = z.object({
   AGENT_DATA_DIR: z.string().min(1).default('.data'),
   /** The external directory that also receives every execution's Markdown report (spec). */
   AGENT_REPORTS_DIR: z.string().min(1).default('.data/external-reports'),
+  /** Bounds of what the orchestration service stores; the oldest beyond a "kept" bound are pruned. */
+  AGENTS_MAX: positiveInt.default(500),
+  AGENT_VERSIONS_KEPT: positiveInt.default(50),
+  REPORTS_KEPT: positiveInt.default(1000),
+  NOTIFICATIONS_KEPT: positiveInt.default(1000),
 
   /** What this process runs: any of api, ranking-worker, agents-worker (comma-separated). */
   PROCESS_ROLES: z
@@ -121,13 +134,29 @@ export interface Config {
   temporal: { address: string; namespace: string; uiUrl: string };
   dependencyTimeoutMs: number;
   roles: ProcessRole[];
-  ranking: { scheduleTimezone: string; cvBaseUrl: string };
-  pdf: { chromiumPath: string; concurrency: number; restartAfter: number; timeoutMs: number };
+  ranking: {
+    scheduleTimezone: string;
+    cvBaseUrl: string;
+    /** Budget of POST /ranking/processar per client address. */
+    jobRateLimit: { requests: number; windowSeconds: number };
+  };
+  pdf: {
+    chromiumPath: string;
+    concurrency: number;
+    restartAfter: number;
+    timeoutMs: number;
+    /** Sheets that may wait beyond the `concurrency` rendering. */
+    queueLimit: number;
+    /** Budget of the PDF routes per client address. */
+    rateLimit: { requests: number; windowSeconds: number };
+  };
   orchestration: {
     authToken: string | null;
     corsOrigins: string[];
     trustProxy: boolean;
     rateLimit: { requests: number; windowSeconds: number };
+    /** Most agents; versions, reports (per directory) and notifications kept, the oldest pruned. */
+    limits: { agents: number; versionsPerAgent: number; reports: number; notifications: number };
     secretsKey: string | null;
     agentCommand: string;
     /** Absolute paths. */
@@ -176,18 +205,30 @@ export function loadConfig(source: NodeJS.ProcessEnv): Config {
     },
     dependencyTimeoutMs: env.DEPENDENCY_TIMEOUT_MS,
     roles: [...new Set(env.PROCESS_ROLES)],
-    ranking: { scheduleTimezone: env.RANKING_SCHEDULE_TIMEZONE, cvBaseUrl: env.CV_BASE_URL },
+    ranking: {
+      scheduleTimezone: env.RANKING_SCHEDULE_TIMEZONE,
+      cvBaseUrl: env.CV_BASE_URL,
+      jobRateLimit: { requests: env.RANKING_JOB_RATE_LIMIT_REQUESTS, windowSeconds: env.RANKING_JOB_RATE_LIMIT_WINDOW_SECONDS },
+    },
     pdf: {
       chromiumPath: env.CHROMIUM_PATH,
       concurrency: env.PDF_CONCURRENCY,
       restartAfter: env.PDF_RESTART_AFTER,
       timeoutMs: env.PDF_TIMEOUT_MS,
+      queueLimit: env.PDF_QUEUE_LIMIT,
+      rateLimit: { requests: env.PDF_RATE_LIMIT_REQUESTS, windowSeconds: env.PDF_RATE_LIMIT_WINDOW_SECONDS },
     },
     orchestration: {
       authToken: env.AUTH_TOKEN ?? null,
       corsOrigins: env.CORS_ORIGINS,
       trustProxy: env.TRUST_PROXY,
       rateLimit: { requests: env.RATE_LIMIT_REQUESTS, windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS },
+      limits: {
+        agents: env.AGENTS_MAX,
+        versionsPerAgent: env.AGENT_VERSIONS_KEPT,
+        reports: env.REPORTS_KEPT,
+        notifications: env.NOTIFICATIONS_KEPT,
+      },
       secretsKey: env.AGENT_SECRETS_KEY ?? null,
       agentCommand: env.AGENT_COMMAND,
       dataDir: path.resolve(repoRoot, env.AGENT_DATA_DIR),

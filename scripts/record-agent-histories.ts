@@ -40,7 +40,7 @@ async function main(): Promise<void> {
       workingDirectory: workDir,
       permissionMode: 'bypassPermissions',
       maxTurns: 5,
-    });
+    }, config.orchestration.limits);
     // The stand-in's knobs reach it as secrets (the agent's environment is filtered).
     for (const [name, value] of Object.entries(knobs)) await putSecret(database.db, agent.id, name, sealSecret(key, value, secretContext(agent.id, name)));
     return agent;

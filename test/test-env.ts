@@ -17,6 +17,8 @@ const testDefaults: Record<string, string> = {
   AGENT_REPORTS_DIR: '.data/test/external-reports',
   // Suites call /api far more often than a person would; the rate-limit tests set their own budget.
   RATE_LIMIT_REQUESTS: '1000000',
+  PDF_RATE_LIMIT_REQUESTS: '1000000',
+  RANKING_JOB_RATE_LIMIT_REQUESTS: '1000000',
   // A fixed key for the tests' encrypted agent secrets (never used outside tests).
   AGENT_SECRETS_KEY: '0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef',
 };

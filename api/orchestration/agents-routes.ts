@@ -3,6 +3,7 @@ import type { Middleware } from 'koa';
 import { agentDataOf } from '../../db/agent-data';
 import { deleteSecret, listSecretNames, putSecret, secretContext } from '../../db/agent-secrets-store';
 import {
+  AgentLimitReachedError,
   AgentNameTakenError,
   AgentVersionNotFoundError,
   createAgent,
@@ -24,12 +25,13 @@ import { agentCreateBody, agentImportBody, agentUpdateBody, EXPORT_FORMAT, EXPOR
 /** For the execution activity: an agent's secrets in clear, for its process environment only. */
 export { agentSecretsForRun } from '../../db/agent-secrets-store';
 
-/** The store's refusals as the client's errors: 409 name taken, 404 no such version, 503 no key. */
+/** The store's refusals as the client's errors: 409 name taken or agents at their bound, 404 no such version, 503 no key. */
 const storeErrorsAsHttp: Middleware = async (_ctx, next) => {
   try {
     await next();
   } catch (error) {
     if (error instanceof AgentNameTakenError) throw new HttpError(409, error.message);
+    if (error instanceof AgentLimitReachedError) throw new HttpError(409, error.message);
     if (error instanceof AgentVersionNotFoundError) throw new HttpError(404, error.message);
     if (error instanceof SecretsKeyMissingError) throw new HttpError(503, error.message);
     throw error;
@@ -61,6 +63,8 @@ function answerCreated(ctx: CreatedContext, agent: Agent): void {
 /** Agents: CRUD, versions, export/import/duplicate and secrets (docs/agents.md). */
 export function agentsRoutes(services: Services): Router {
   const { db } = services.database;
+  // The store holds every write to its bounds (AGENTS_MAX, AGENT_VERSIONS_KEPT).
+  const { limits } = services.config.orchestration;
   const router = new Router({ prefix: '/agents' });
   router.use(storeErrorsAsHttp);
 
@@ -75,14 +79,14 @@ export function agentsRoutes(services: Services): Router {
   });
 
   router.post('/', async (ctx) => {
-    answerCreated(ctx, await createAgent(db, parseInput(agentCreateBody, ctx.request.body, 'body')));
+    answerCreated(ctx, await createAgent(db, parseInput(agentCreateBody, ctx.request.body, 'body'), limits));
   });
 
   // Declared before the '/:id' routes: "import" is not an id.
   router.post('/import', async (ctx) => {
     const file = parseInput(agentImportBody, ctx.request.body, 'body');
     // Keeps the name when free, else "<name> (imported)", "<name> (imported 2)"...
-    answerCreated(ctx, await createAgentWithFreeName(db, file.agent, 'imported', 0));
+    answerCreated(ctx, await createAgentWithFreeName(db, file.agent, 'imported', 0, limits));
   });
 
   router.get('/:id', async (ctx) => {
@@ -91,7 +95,7 @@ export function agentsRoutes(services: Services): Router {
 
   router.put('/:id', async (ctx) => {
     const id = ctx.params.id ?? '';
-    const agent = await updateAgent(db, id, parseInput(agentUpdateBody, ctx.request.body, 'body'));
+    const agent = await updateAgent(db, id, parseInput(agentUpdateBody, ctx.request.body, 'body'), limits);
     if (!agent) throw agentNotFound(id);
     ctx.body = agent;
   });
@@ -111,7 +115,7 @@ export function agentsRoutes(services: Services): Router {
   router.post('/:id/duplicate', async (ctx) => {
     const source = await existingAgent(ctx.params.id ?? '');
     // Always a new name: "<name> (copy)", "<name> (copy 2)"...; secrets stay with the original.
-    answerCreated(ctx, await createAgentWithFreeName(db, agentDataOf(source), 'copy', 1));
+    answerCreated(ctx, await createAgentWithFreeName(db, agentDataOf(source), 'copy', 1, limits));
   });
 
   router.get('/:id/versions', async (ctx) => {
@@ -122,7 +126,7 @@ export function agentsRoutes(services: Services): Router {
   router.post('/:id/versions/:version/restore', async (ctx) => {
     const id = ctx.params.id ?? '';
     const version = parseInput(versionParam, ctx.params.version, 'path');
-    const agent = await restoreAgentVersion(db, id, version);
+    const agent = await restoreAgentVersion(db, id, version, limits);
     if (!agent) throw agentNotFound(id);
     ctx.body = agent;
   });

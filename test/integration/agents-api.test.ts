@@ -486,3 +486,71 @@ describe('agents: secrets', () => {
     });
   });
 });
+
+describe('agents: bounds kept by the store', () => {
+  /** A second server on the same database whose store keeps other bounds. */
+  async function boundedServer(limits: Partial<typeof config.orchestration.limits>): Promise<TestServer> {
+    return startTestServer((base) => ({ ...base, orchestration: { ...base.orchestration, limits: { ...base.orchestration.limits, ...limits } } }));
+  }
+
+  it('refuses an agent beyond AGENTS_MAX with 409 (create, import and duplicate alike) and creates nothing', async () => {
+    const before = await count('agents');
+    const bounded = await boundedServer({ agents: before + 1 });
+    try {
+      const last = await call('POST', '/api/agents', { name: uniqueName('Last one') }, undefined, bounded.url);
+      expect(last.status).toBe(201);
+      const message = `the service keeps at most ${before + 1} agents: delete one before creating another`;
+      const refusals = [
+        await call('POST', '/api/agents', { name: uniqueName('One too many') }, undefined, bounded.url),
+        await call('POST', '/api/agents/import', { format: 'agent-export', version: 1, agent: { name: uniqueName('Imported') } }, undefined, bounded.url),
+        await call('POST', `/api/agents/${last.body.id}/duplicate`, undefined, undefined, bounded.url),
+      ];
+      for (const refused of refusals) expect(refused).toMatchObject({ status: 409, body: { error: message } });
+      expect(await count('agents')).toBe(before + 1);
+      // Deleting one makes room again.
+      expect((await call('DELETE', `/api/agents/${last.body.id}`, undefined, undefined, bounded.url)).status).toBe(204);
+      expect((await call('POST', '/api/agents', { name: uniqueName('Room again') }, undefined, bounded.url)).status).toBe(201);
+    } finally {
+      await bounded.close();
+    }
+  });
+
+  it('holds the bound exactly when creations race: of 8 at once with room for 3, 3 are created and 5 refused', async () => {
+    const before = await count('agents');
+    const bounded = await boundedServer({ agents: before + 3 });
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => call('POST', '/api/agents', { name: uniqueName(`Racer ${i}`) }, undefined, bounded.url)),
+      );
+      expect(answers.map((answer) => answer.status).sort()).toEqual([201, 201, 201, 409, 409, 409, 409, 409]);
+      expect(await count('agents')).toBe(before + 3);
+    } finally {
+      await bounded.close();
+    }
+  });
+
+  it('keeps the newest AGENT_VERSIONS_KEPT versions of an agent, pruning the oldest; a pruned version cannot be restored (404)', async () => {
+    const bounded = await boundedServer({ versionsPerAgent: 3 });
+    try {
+      const agent = await createAgent({ name: uniqueName('Versioned'), description: 'v1' });
+      for (let version = 2; version <= 6; version++) {
+        const updated = await call('PUT', `/api/agents/${agent.id}`, { description: `v${version}` }, undefined, bounded.url);
+        expect(updated).toMatchObject({ status: 200, body: { version } });
+      }
+      const listed = await call('GET', `/api/agents/${agent.id}/versions`, undefined, undefined, bounded.url);
+      expect(listed.body.map((item: any) => [item.version, item.data.description])).toEqual([[6, 'v6'], [5, 'v5'], [4, 'v4']]);
+      expect(await count('agent_versions', agent.id)).toBe(3);
+
+      expect(await call('POST', `/api/agents/${agent.id}/versions/2/restore`, undefined, undefined, bounded.url)).toMatchObject({
+        status: 404,
+        body: { error: `agent ${agent.id} has no version 2` },
+      });
+      const restored = await call('POST', `/api/agents/${agent.id}/versions/4/restore`, undefined, undefined, bounded.url);
+      expect(restored).toMatchObject({ status: 200, body: { version: 7, description: 'v4' } });
+      const after = await call('GET', `/api/agents/${agent.id}/versions`, undefined, undefined, bounded.url);
+      expect(after.body.map((item: any) => item.version)).toEqual([7, 6, 5]);
+    } finally {
+      await bounded.close();
+    }
+  });
+});

@@ -1,13 +1,35 @@
 import { ConfigError, loadConfig } from '../../lib/config';
 
 describe('PDF settings', () => {
-  it('defaults to the system Chromium, 3 sheets at once, a fresh browser every 500 sheets, 30 s per step', () => {
-    expect(loadConfig({}).pdf).toEqual({ chromiumPath: '/usr/bin/chromium', concurrency: 3, restartAfter: 500, timeoutMs: 30_000 });
+  it('defaults to the system Chromium, 3 sheets at once, 30 waiting, a fresh browser every 500 sheets, 30 s per step, 60 sheets a minute per client', () => {
+    expect(loadConfig({}).pdf).toEqual({
+      chromiumPath: '/usr/bin/chromium',
+      concurrency: 3,
+      restartAfter: 500,
+      timeoutMs: 30_000,
+      queueLimit: 30,
+      rateLimit: { requests: 60, windowSeconds: 60 },
+    });
   });
 
-  it('reads CHROMIUM_PATH, PDF_CONCURRENCY, PDF_RESTART_AFTER and PDF_TIMEOUT_MS', () => {
-    const env = { CHROMIUM_PATH: '/opt/chromium/chrome', PDF_CONCURRENCY: '1', PDF_RESTART_AFTER: '50', PDF_TIMEOUT_MS: '5000' };
-    expect(loadConfig(env).pdf).toEqual({ chromiumPath: '/opt/chromium/chrome', concurrency: 1, restartAfter: 50, timeoutMs: 5000 });
+  it('reads CHROMIUM_PATH, PDF_CONCURRENCY, PDF_RESTART_AFTER, PDF_TIMEOUT_MS, PDF_QUEUE_LIMIT and the PDF rate limit', () => {
+    const env = {
+      CHROMIUM_PATH: '/opt/chromium/chrome',
+      PDF_CONCURRENCY: '1',
+      PDF_RESTART_AFTER: '50',
+      PDF_TIMEOUT_MS: '5000',
+      PDF_QUEUE_LIMIT: '0',
+      PDF_RATE_LIMIT_REQUESTS: '5',
+      PDF_RATE_LIMIT_WINDOW_SECONDS: '10',
+    };
+    expect(loadConfig(env).pdf).toEqual({
+      chromiumPath: '/opt/chromium/chrome',
+      concurrency: 1,
+      restartAfter: 50,
+      timeoutMs: 5000,
+      queueLimit: 0,
+      rateLimit: { requests: 5, windowSeconds: 10 },
+    });
   });
 
   it.each([
@@ -17,6 +39,8 @@ describe('PDF settings', () => {
     [{ PDF_RESTART_AFTER: '0' }, 'PDF_RESTART_AFTER'],
     [{ PDF_RESTART_AFTER: 'never' }, 'PDF_RESTART_AFTER'],
     [{ PDF_TIMEOUT_MS: '-1' }, 'PDF_TIMEOUT_MS'],
+    [{ PDF_QUEUE_LIMIT: '-1' }, 'PDF_QUEUE_LIMIT'],
+    [{ PDF_RATE_LIMIT_REQUESTS: '0' }, 'PDF_RATE_LIMIT_REQUESTS'],
   ])('rejects %p naming the variable', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^invalid environment: ${name}: `));
