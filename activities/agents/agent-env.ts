@@ -21,5 +21,15 @@ export function agentBaseEnv(source: NodeJS.ProcessEnv): Record<string, string> 
   return kept;
 }
 
+/**
+ * The environment of an agent run as a pool user (lib/agent-isolation.ts): that user's HOME (where
+ * the CLI keeps its sessions and settings), USER and LOGNAME; XDG_* locations are dropped, as they
+ * name the service user's directories.
+ */
+export function agentUserEnv(base: Record<string, string>, user: { name: string; home: string }): Record<string, string> {
+  const env = Object.fromEntries(Object.entries(base).filter(([name]) => !name.startsWith('XDG_')));
+  return { ...env, HOME: user.home, USER: user.name, LOGNAME: user.name };
+}
+
 /** Names a process environment can carry safely (a "=" or NUL in a name would corrupt it). */
 export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

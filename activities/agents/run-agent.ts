@@ -1,14 +1,17 @@
 import { spawn } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import readline from 'node:readline';
+import { agentIsolation, type AgentIsolation } from '../../lib/agent-isolation';
 import { AgentOptionsError, type AgentCli, type AgentEvent, type AgentRunOptions } from './agent-cli';
-import { agentBaseEnv, ENV_NAME } from './agent-env';
+import { agentBaseEnv, agentUserEnv, ENV_NAME } from './agent-env';
+import { leaseAgentUser, type AgentUserLease } from './agent-users';
+import { prepareWorkingDirectory, WorkingDirectoryError } from './agent-workdir';
 import { agentLaunch, setprivStartFailure } from './parent-death';
 
 /**
  * Runs one coding-agent process to its end: the process layer under the execution activity.
- * No shell, its own process group (so cancellation reaches every tool it started), killed by the
+ * As an unprivileged user leased for the run when the service is root (agent-users.ts), in a
+ * working directory that user creates under the allowed roots (agent-workdir.ts). No shell, its
+ * own process group (so cancellation reaches every tool it started), killed by the
  * kernel if the worker dies first (parent-death.ts), secrets only in its environment, the prompt on
  * standard input, standard output parsed line by line by the CLI's adapter. Contract and
  * cancellation semantics: docs/agent-process.md.
@@ -25,8 +28,14 @@ export interface RunAgentOptions {
   command: string;
   cli: AgentCli;
   run: AgentRunOptions;
-  /** Created (with its parents) when missing. */
+  /** Must lie under `workdirRoots` (also after resolving symlinks); created by the agent's user when missing. */
   cwd: string;
+  /** The allowed roots of working directories (AGENT_WORKDIR_ROOTS). */
+  workdirRoots: readonly string[];
+  /** Who the agent runs as; this process's (lib/agent-isolation.ts) when absent. */
+  isolation?: AgentIsolation;
+  /** Where leases of the pool's users are kept (agent-users.ts); the machine's runtime directory when absent. */
+  leaseDir?: string;
   /** The environment before secrets; agentBaseEnv(process.env) when absent. */
   baseEnv?: Record<string, string>;
   /** Added to the environment (overriding baseEnv); never put in the argument list. */
@@ -82,20 +91,65 @@ export class AgentCancelledError extends Error {
 
 export async function runAgent(options: RunAgentOptions): Promise<AgentRunSummary> {
   const args = options.cli.buildArgs(options.run);
-  const env = { ...(options.baseEnv ?? agentBaseEnv(process.env)), ...checkedSecrets(options.secrets ?? {}) };
-  const cwd = path.resolve(options.cwd);
-  const graceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
-  const output = new HeadText(options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS);
-  const stderr = new TailText(options.maxStderrChars ?? DEFAULT_MAX_STDERR_CHARS);
+  const secrets = checkedSecrets(options.secrets ?? {});
+  const isolation = options.isolation ?? agentIsolation();
   const summary: AgentRunSummary = {
     pid: null, exitCode: null, signal: null, sessionId: null, costUsd: null, durationMs: null, turns: null,
     resultText: null, output: '', outputTruncated: false, error: null,
   };
 
-  await mkdir(cwd, { recursive: true });
+  if (isolation.mode === 'refused') {
+    summary.error = `agents cannot run here: ${isolation.reason}`;
+    throw new AgentProcessError(summary.error, summary);
+  }
   if (options.signal?.aborted) throw new AgentCancelledError(summary, options.signal.reason);
 
-  const launch = agentLaunch(options.command, args);
+  let lease: AgentUserLease | null = null;
+  if (isolation.mode === 'user-pool') {
+    try {
+      lease = await leaseAgentUser(isolation.users, { ...(options.signal ? { signal: options.signal } : {}), ...(options.leaseDir ? { leaseDir: options.leaseDir } : {}) });
+    } catch (error) {
+      if (options.signal?.aborted) throw new AgentCancelledError(summary, options.signal.reason);
+      throw error;
+    }
+  }
+  try {
+    return await runAs(options, args, secrets, lease, summary);
+  } finally {
+    if (lease !== null) {
+      // Tools given SIGTERM get their grace period before the release ends every process of the user.
+      if (summary.pid !== null) await groupGone(summary.pid, (options.killGraceMs ?? DEFAULT_KILL_GRACE_MS) + 200);
+      await lease.release();
+    }
+  }
+}
+
+/** The run itself, as the leased user (or the service's own user when `lease` is null). */
+async function runAs(
+  options: RunAgentOptions,
+  args: string[],
+  secrets: Record<string, string>,
+  lease: AgentUserLease | null,
+  summary: AgentRunSummary,
+): Promise<AgentRunSummary> {
+  const user = lease?.user ?? null;
+  const baseEnv = options.baseEnv ?? agentBaseEnv(process.env);
+  const env = { ...(user === null ? baseEnv : agentUserEnv(baseEnv, user)), ...secrets };
+  const graceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+  const output = new HeadText(options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS);
+  const stderr = new TailText(options.maxStderrChars ?? DEFAULT_MAX_STDERR_CHARS);
+
+  let cwd: string;
+  try {
+    cwd = await prepareWorkingDirectory(options.cwd, options.workdirRoots, user);
+  } catch (error) {
+    if (!(error instanceof WorkingDirectoryError)) throw error;
+    summary.error = error.message;
+    throw new AgentProcessError(summary.error, summary);
+  }
+  if (options.signal?.aborted) throw new AgentCancelledError(summary, options.signal.reason);
+
+  const launch = agentLaunch(options.command, args, undefined, user === null ? undefined : { uid: user.uid, gid: user.gid });
   const child = spawn(launch.command, launch.args, { cwd, env, shell: false, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
   summary.pid = child.pid ?? null;
 
@@ -239,6 +293,12 @@ function groupAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code !== 'ESRCH';
   }
+}
+
+/** Waits until the process group is gone, at most `boundMs`. */
+async function groupGone(pid: number, boundMs: number): Promise<void> {
+  const deadline = Date.now() + boundMs;
+  while (groupAlive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 function cut(text: string, limit: number): string {

@@ -8,7 +8,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 source "$STACK_SCRIPTS_DIR/lib.sh"
 
 PART=elasticsearch
-ES_USER=stack-es
+ES_USER=$STACK_ES_USER
 ARTIFACT="org.elasticsearch.distribution.integ-test-zip:elasticsearch:$ELASTICSEARCH_VERSION:zip"
 ZIP_REL="org/elasticsearch/distribution/integ-test-zip/elasticsearch/$ELASTICSEARCH_VERSION/elasticsearch-$ELASTICSEARCH_VERSION.zip"
 BASE="$STACK_DIR/elasticsearch"
@@ -156,6 +156,7 @@ up() {
   [[ -x $ES_HOME/bin/elasticsearch ]] || install
   if running_as_root; then
     ensure_es_user
+    restrict_stack_dir # now that the user's group exists: let it into $STACK_DIR
     check_traversable
   fi
   if pid=$(running_pid $PART); then

@@ -18,6 +18,22 @@ as_root() {
 
 ensure_dirs() { mkdir -p "$STACK_LOG_DIR" "$STACK_RUN_DIR" "$@"; }
 
+# The system user Elasticsearch runs as when the scripts run as root (elasticsearch.sh).
+STACK_ES_USER=stack-es
+
+# $STACK_DIR holds the databases, logs and tools: closed to every other user, above all
+# to the agents (docs/agent-process.md). Elasticsearch's user, once it exists, may enter
+# it through the directory's group to reach its own part. Group first, then the mode,
+# so a running Elasticsearch never loses its way in.
+restrict_stack_dir() {
+  if [[ $(id -u) -eq 0 ]] && getent group "$STACK_ES_USER" >/dev/null; then
+    chgrp "$STACK_ES_USER" "$STACK_DIR"
+    chmod 0750 "$STACK_DIR"
+  else
+    chmod 0700 "$STACK_DIR"
+  fi
+}
+
 # Logs are appended to across runs: each start writes a marker line first.
 mark_log() { printf '\n=== stack: starting %s at %s ===\n' "$1" "$(date -Is)" >>"$2"; }
 

@@ -12,13 +12,15 @@ import {
   type AgentRunSummary,
   type RunAgentOptions,
 } from '../../activities/agents/run-agent';
+import { agentWorkspace } from '../support/agent-workspace';
 
 // The project's stand-in for Claude Code, run as a real process (its knobs: the top of the file).
 const fakeAgent = path.resolve(__dirname, '../fixtures/fake-agent/fake-agent.js');
 
 let workspace: string;
 beforeAll(() => {
-  workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-process-'));
+  // The root of these runs' working directories, open to the pool's agent users.
+  workspace = agentWorkspace('agent-process-');
 });
 afterAll(() => {
   fs.rmSync(workspace, { recursive: true, force: true });
@@ -48,6 +50,7 @@ function startFakeAgent(
     cli: claudeCode,
     run: { prompt: 'Say hello', maxTurns: 5, ...run },
     cwd: path.join(workspace, `run-${runs}`),
+    workdirRoots: [workspace],
     baseEnv: { ...agentBaseEnv(process.env), FAKE_AGENT_RECORD: recordFile, ...knobs },
     onEvent: (event) => {
       events.push(event);

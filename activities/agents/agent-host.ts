@@ -1,0 +1,39 @@
+import fs from 'node:fs/promises';
+import { agentIsolation, AGENT_GROUP, type AgentIsolation } from '../../lib/agent-isolation';
+import type { Config } from '../../lib/config';
+import type { Logger } from '../../lib/logger';
+
+/**
+ * What the agents worker makes sure of when it starts (docs/agent-process.md): it says who the
+ * agents will run as; the service's data area is closed to everyone else (0700); each allowed
+ * root of working directories exists, and with the pool it belongs to root and the pool's group
+ * with mode 2770 (setgid: what the agents create there stays in the group, so the next run's user
+ * can work on it; no access for anybody else).
+ */
+
+export const ROOT_MODE = 0o2770;
+export const DATA_DIR_MODE = 0o700;
+
+export async function prepareAgentHost(
+  config: Pick<Config, 'orchestration'>,
+  logger: Logger,
+  isolation: AgentIsolation = agentIsolation(),
+): Promise<AgentIsolation> {
+  const { mode, reason } = isolation;
+  if (mode === 'user-pool') logger.info({ agentIsolation: { mode, reason } }, 'agents run as unprivileged users');
+  else if (mode === 'service-user') logger.warn({ agentIsolation: { mode, reason } }, 'agents run as the service user: they are not isolated from it');
+  else logger.error({ agentIsolation: { mode, reason } }, 'agents cannot run: every execution will fail');
+
+  const { dataDir, workdirRoots } = config.orchestration;
+  await fs.mkdir(dataDir, { recursive: true, mode: DATA_DIR_MODE });
+  await fs.chmod(dataDir, DATA_DIR_MODE);
+
+  for (const root of workdirRoots) {
+    await fs.mkdir(root, { recursive: true });
+    if (isolation.mode !== 'user-pool') continue;
+    await fs.chown(root, 0, isolation.gid);
+    await fs.chmod(root, ROOT_MODE);
+    logger.debug({ root, group: AGENT_GROUP }, 'working-directory root ready');
+  }
+  return isolation;
+}

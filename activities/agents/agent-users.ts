@@ -1,0 +1,182 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { AgentUser } from '../../lib/agent-isolation';
+import { asUser } from './parent-death';
+
+/**
+ * Leases of the pool's users: one user per run at a time on this machine, whatever process or
+ * test environment runs it (docs/agent-process.md, "Users and leases").
+ *
+ * A lease is a claim file `<user>~<pid>~<start time>~<random>` in a root-only runtime directory,
+ * created with O_EXCL. A claim whose process is gone (pid dead, or reused: its start time differs)
+ * is stale and is ignored and removed. Taking a user: create my claim, then list the directory;
+ * if another live claim for that user is there, withdraw mine and try the next user. Of two
+ * processes racing for one user at least the later one sees the earlier one's claim, so two never
+ * both hold it (both may withdraw: they try again). No claim is ever taken over, so a stale claim
+ * needs no lock of its own.
+ *
+ * Before a user is handed out and when it is given back, every process of that uid is killed
+ * (`kill -KILL -1` run as the user): nothing left by an earlier run (a tool started with setsid, a
+ * run of a worker that died) can watch the next run's environment or files.
+ */
+
+/** Root-only (0700) and emptied at boot, like every runtime directory. */
+export const DEFAULT_LEASE_DIR = '/run/agent-users';
+const WAIT_POLL_MS = 250;
+const KILL = '/usr/bin/kill';
+
+export interface AgentUserLease {
+  readonly user: AgentUser;
+  /** Kills what is left of the user's processes, then frees the user. Idempotent. */
+  release(): Promise<void>;
+}
+
+export interface LeaseOptions {
+  /** Waiting for a free user ends with the signal's reason. */
+  signal?: AbortSignal;
+  leaseDir?: string;
+  /**
+   * The user to take first when free (e.g. the one whose HOME holds the CLI session a `continue`
+   * resumes; docs/agent-process.md). Any free user otherwise.
+   */
+  prefer?: string;
+}
+
+interface Claim {
+  file: string;
+  user: string;
+  pid: number;
+  startTime: string;
+}
+
+/** The kernel's start time of a process (clock ticks since boot), null when it does not exist. */
+function startTimeOf(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Field 22; the command name (field 2, in parentheses) may hold spaces.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+const ownStartTime = startTimeOf(process.pid) ?? '0';
+
+function parseClaim(file: string): Claim | null {
+  const [user, pid, startTime, random] = file.split('~');
+  if (user === undefined || pid === undefined || startTime === undefined || random === undefined) return null;
+  if (!/^\d+$/.test(pid)) return null;
+  return { file, user, pid: Number(pid), startTime };
+}
+
+const alive = (claim: Claim) => startTimeOf(claim.pid) === claim.startTime;
+
+async function removeQuietly(file: string): Promise<void> {
+  await fs.rm(file, { force: true });
+}
+
+/** The directory, created root-only; refused when it is anything else (a symlink, another owner, open to others). */
+async function ensureLeaseDir(dir: string): Promise<void> {
+  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  const stat = await fs.lstat(dir);
+  if (!stat.isDirectory() || stat.uid !== process.getuid?.()) {
+    throw new Error(`the agent lease directory ${dir} is not a directory owned by this service's user`);
+  }
+  if ((stat.mode & 0o077) !== 0) await fs.chmod(dir, 0o700);
+}
+
+/** Live claims by user name; stale claims are removed on the way. */
+async function liveClaims(dir: string): Promise<Map<string, Claim[]>> {
+  const byUser = new Map<string, Claim[]>();
+  for (const file of await fs.readdir(dir)) {
+    const claim = parseClaim(file);
+    if (claim === null) continue;
+    if (!alive(claim)) {
+      await removeQuietly(path.join(dir, file));
+      continue;
+    }
+    byUser.set(claim.user, [...(byUser.get(claim.user) ?? []), claim]);
+  }
+  return byUser;
+}
+
+/** Ends every process of the user (the kill process itself excepted, as kill(-1) does). */
+export async function killUserProcesses(user: AgentUser): Promise<void> {
+  const { command, args } = asUser(user, KILL, ['-s', 'KILL', '--', '-1']);
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.once('error', reject);
+    // kill exits 1 when the user had no process left ("No such process"): the usual case.
+    child.once('close', (code) => (code === 0 || code === 1 ? resolve() : reject(new Error(`could not end the processes of ${user.name}: ${stderr.trim()}`))));
+  });
+}
+
+function abortable(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Tries each free user once; the lease, or null when every user is taken. */
+async function tryLease(users: readonly AgentUser[], dir: string, prefer: string | undefined): Promise<AgentUserLease | null> {
+  const taken = await liveClaims(dir);
+  const ordered = [...users].sort((a, b) => Number(b.name === prefer) - Number(a.name === prefer));
+  for (const user of ordered) {
+    if (taken.has(user.name)) continue;
+    const mine = `${user.name}~${process.pid}~${ownStartTime}~${randomBytes(6).toString('hex')}`;
+    const file = path.join(dir, mine);
+    await fs.writeFile(file, '', { flag: 'wx', mode: 0o600 });
+    const rivals = (await liveClaims(dir)).get(user.name)?.filter((claim) => claim.file !== mine) ?? [];
+    if (rivals.length > 0) {
+      await removeQuietly(file);
+      continue;
+    }
+    try {
+      await killUserProcesses(user);
+    } catch (error) {
+      await removeQuietly(file);
+      throw error;
+    }
+    let released = false;
+    return {
+      user,
+      async release() {
+        if (released) return;
+        released = true;
+        try {
+          await killUserProcesses(user);
+        } finally {
+          await removeQuietly(file);
+        }
+      },
+    };
+  }
+  return null;
+}
+
+/** A free user of the pool, waiting (abortably) while every one is in use: a smaller pool slows runs down, never fails them. */
+export async function leaseAgentUser(users: readonly AgentUser[], options: LeaseOptions = {}): Promise<AgentUserLease> {
+  if (users.length === 0) throw new Error('the pool of agent users is empty');
+  const dir = options.leaseDir ?? DEFAULT_LEASE_DIR;
+  await ensureLeaseDir(dir);
+  for (;;) {
+    if (options.signal?.aborted) throw options.signal.reason;
+    const lease = await tryLease(users, dir, options.prefer);
+    if (lease !== null) return lease;
+    await abortable(WAIT_POLL_MS, options.signal);
+  }
+}
