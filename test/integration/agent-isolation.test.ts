@@ -1,0 +1,368 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { claudeCode } from '../../activities/agents/claude-code';
+import { prepareAgentHost } from '../../activities/agents/agent-host';
+import { DEFAULT_LEASE_DIR, leaseAgentUser } from '../../activities/agents/agent-users';
+import { agentBaseEnv } from '../../activities/agents/agent-env';
+import { AgentCancelledError, AgentProcessError, runAgent, type AgentRunSummary, type RunAgentOptions } from '../../activities/agents/run-agent';
+import { agentIsolation, detectAgentIsolation, AGENT_GROUP, type AgentIsolation } from '../../lib/agent-isolation';
+import { config, ConfigError, loadConfig } from '../../lib/config';
+import { logger } from '../../lib/logger';
+import { repoRoot } from '../../lib/paths';
+import { agentGroupId, agentWorkspace } from '../support/agent-workspace';
+import { startStandInModel, type StandInModel } from '../support/stand-in-model';
+
+/**
+ * Issue 13, item 2: agents run unprivileged and apart (docs/agent-process.md). These tests run as
+ * root, as the service does on a root deployment, with the stack's pool of agent users
+ * (scripts/stack/agent-users.sh); each probe is made from inside a real run of the stand-in CLI.
+ */
+
+const fakeAgent = path.resolve(__dirname, '../fixtures/fake-agent/fake-agent.js');
+const claudeCli = path.join(repoRoot, 'node_modules/.bin/claude');
+
+interface Recorded {
+  env: Record<string, string>;
+  cwd: string;
+  pid: number;
+  uid: number;
+  gid: number;
+  groups: number[];
+  umask: string;
+  probes: { reads: Record<string, string>; signal: string | null };
+}
+
+let workspace: string;
+let outside: string;
+let keyFile: string;
+let pool: Extract<AgentIsolation, { mode: 'user-pool' }>;
+
+beforeAll(async () => {
+  if (process.getuid?.() !== 0) throw new Error('these tests prove what a root service does: run them as root');
+  const isolation = agentIsolation();
+  if (isolation.mode !== 'user-pool') throw new Error(`no pool of agent users (${isolation.reason})`);
+  pool = isolation;
+  workspace = agentWorkspace('agent-isolation-');
+  // Outside every root: readable by anybody but the files the service keeps to itself.
+  outside = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-isolation-outside-'));
+  fs.chmodSync(outside, 0o755);
+  keyFile = path.join(outside, 'secrets.key');
+  fs.writeFileSync(keyFile, `${'ab'.repeat(32)}\n`, { mode: 0o600 });
+  // What the agents worker does at start: the data area closed, the roots given to the pool's group.
+  await prepareAgentHost({ orchestration: { ...config.orchestration, workdirRoots: [workspace] } }, logger);
+});
+
+afterAll(() => {
+  fs.rmSync(workspace, { recursive: true, force: true });
+  fs.rmSync(outside, { recursive: true, force: true });
+});
+
+let runs = 0;
+function startRun(knobs: Record<string, string>, overrides: Partial<RunAgentOptions> = {}) {
+  runs += 1;
+  const recordFile = path.join(workspace, `record-${runs}.json`);
+  const outcome = runAgent({
+    command: fakeAgent,
+    cli: claudeCode,
+    run: { prompt: 'probe', maxTurns: 1 },
+    cwd: path.join(workspace, `run-${runs}`),
+    workdirRoots: [workspace],
+    baseEnv: { ...agentBaseEnv(process.env), FAKE_AGENT_RECORD: recordFile, FAKE_AGENT_CHUNKS: '1', ...knobs },
+    ...overrides,
+  });
+  return { outcome, recordFile, record: () => JSON.parse(fs.readFileSync(recordFile, 'utf8')) as Recorded };
+}
+
+async function rejection(promise: Promise<AgentRunSummary>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('the run succeeded; a failure was expected');
+}
+
+/** Waits (bounded) for a file the agent writes. */
+async function fileWritten(file: string, boundMs = 20_000): Promise<void> {
+  const deadline = Date.now() + boundMs;
+  while (!fs.existsSync(file) || fs.statSync(file).size === 0) {
+    if (Date.now() > deadline) throw new Error(`${file} was not written within ${boundMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  // Written in one call, but give the writer's close a moment: parse until it is whole.
+  for (;;) {
+    try {
+      JSON.parse(fs.readFileSync(file, 'utf8'));
+      return;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`${file} is not whole JSON`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}
+
+describe('an agent started by a root service', () => {
+  it('runs as an unprivileged user of the pool, with its HOME, the pool group only and the umask 0007', async () => {
+    const { outcome, record } = startRun({});
+    await outcome;
+    const seen = record();
+    const user = pool.users.find((candidate) => candidate.uid === seen.uid);
+
+    expect(seen.uid).not.toBe(0);
+    expect(user).toBeDefined();
+    expect(user!.name).toMatch(/^agentrun\d+$/);
+    expect(seen.gid).toBe(agentGroupId());
+    expect(seen.groups).toEqual([agentGroupId()]);
+    expect(seen.env.HOME).toBe(user!.home);
+    expect(seen.env.USER).toBe(user!.name);
+    expect(seen.env.LOGNAME).toBe(user!.name);
+    expect(seen.umask).toBe('0007');
+    expect(fs.statSync(user!.home).mode & 0o777).toBe(0o700);
+    // No way of talking the CLI out of its root check is used.
+    expect(seen.env.IS_SANDBOX).toBeUndefined();
+  });
+
+  it("cannot read the service's environment, the secrets key file, .stack, the MariaDB data or the service's data area", async () => {
+    const dataFile = path.join(config.orchestration.dataDir, 'probe.txt');
+    fs.writeFileSync(dataFile, 'service data', { mode: 0o644 });
+    const targets = {
+      environ: `/proc/${process.pid}/environ`,
+      key: keyFile,
+      stack: path.join(repoRoot, '.stack', 'logs', 'mariadb.log'),
+      mariadb: path.join(repoRoot, '.stack', 'mariadb', 'data'),
+      data: dataFile,
+      // Control: a file of the same directory open to anybody is read, so a refusal is the file's own.
+      control: path.join(outside, 'open.txt'),
+    };
+    fs.writeFileSync(targets.control, 'open', { mode: 0o644 });
+    expect(fs.existsSync(targets.stack) && fs.existsSync(targets.mariadb)).toBe(true);
+
+    const { outcome, record } = startRun({ FAKE_AGENT_TRY_READ: JSON.stringify(Object.values(targets)) });
+    await outcome;
+    const reads = record().probes.reads;
+
+    expect(reads[targets.environ]).toBe('EACCES');
+    expect(reads[targets.key]).toBe('EACCES');
+    expect(reads[targets.stack]).toBe('EACCES');
+    expect(reads[targets.mariadb]).toBe('EACCES');
+    expect(reads[targets.data]).toBe('EACCES');
+    expect(reads[targets.control]).toBe('ok');
+    // The service's secrets key was in this process's environment all along.
+    expect(process.env.AGENT_SECRETS_KEY).toMatch(/^[0-9a-f]{64}$/);
+    expect(record().env.AGENT_SECRETS_KEY).toBeUndefined();
+  });
+
+  it("two runs at once have different users: neither reads the other's environment (its secrets), signals it or lists its HOME", async () => {
+    // A stays alive (its first message waits 60 s) until B has looked at it.
+    const controller = new AbortController();
+    const a = startRun({ FAKE_AGENT_DELAY_MS: '60000' }, { secrets: { RUN_SECRET: 'alpha-secret-0001' }, signal: controller.signal });
+    const aOutcome = cancelled(a.outcome);
+    await fileWritten(a.recordFile);
+    const aSeen = a.record();
+    const aHome = aSeen.env.HOME!;
+
+    const b = startRun(
+      {
+        FAKE_AGENT_TRY_READ: JSON.stringify([`/proc/${aSeen.pid}/environ`, aHome, '/proc/self/environ']),
+        FAKE_AGENT_TRY_SIGNAL: String(aSeen.pid),
+      },
+      { secrets: { RUN_SECRET: 'beta-secret-0002' } },
+    );
+    await b.outcome;
+    controller.abort();
+    await aOutcome;
+    const bSeen = b.record();
+
+    expect(aSeen.env.RUN_SECRET).toBe('alpha-secret-0001');
+    expect(bSeen.env.RUN_SECRET).toBe('beta-secret-0002');
+    expect(bSeen.uid).not.toBe(aSeen.uid);
+    expect(bSeen.env.HOME).not.toBe(aHome);
+    expect(bSeen.probes.reads[`/proc/${aSeen.pid}/environ`]).toBe('EACCES');
+    expect(bSeen.probes.reads[aHome]).toBe('EACCES');
+    expect(bSeen.probes.signal).toBe('EPERM');
+    // Its own environment it reads: the refusals above are about the other run.
+    expect(bSeen.probes.reads['/proc/self/environ']).toBe('ok');
+  });
+
+  it('creates a missing working directory as the agent user, in the pool group, open to the next user', async () => {
+    const cwd = path.join(workspace, 'created', 'project');
+    const { outcome, record } = startRun({}, { cwd });
+    await outcome;
+    const seen = record();
+
+    const stat = fs.statSync(cwd);
+    expect(stat.uid).toBe(seen.uid);
+    expect(stat.gid).toBe(agentGroupId());
+    // setgid inherited from the root; group-writable through the umask; nothing for others.
+    expect(stat.mode & 0o7777).toBe(0o2770);
+    expect(fs.statSync(path.dirname(cwd)).uid).toBe(seen.uid);
+    expect(seen.cwd).toBe(cwd);
+  });
+
+  it('refuses a working directory outside the roots, or led out by a symlink, creating nothing', async () => {
+    const target = path.join(outside, 'escape');
+    fs.symlinkSync(outside, path.join(workspace, 'link-out'));
+    for (const [cwd, message] of [
+      [path.join(outside, 'not-a-root', 'x'), `the working directory "${path.join(outside, 'not-a-root', 'x')}" is outside the allowed roots (${workspace})`],
+      [path.join(workspace, 'link-out', 'escape'), `the working directory "${path.join(workspace, 'link-out', 'escape')}" leads outside the allowed roots (${workspace}) through a symbolic link (to "${target}")`],
+    ] as const) {
+      const error = await rejection(startRun({}, { cwd }).outcome);
+      expect(error).toBeInstanceOf(AgentProcessError);
+      expect(error.message).toBe(message);
+      expect((error as AgentProcessError).summary.pid).toBeNull();
+    }
+    expect(fs.existsSync(path.join(outside, 'not-a-root'))).toBe(false);
+    expect(fs.existsSync(target)).toBe(false);
+  });
+
+  it("refuses an existing working directory the agent's user cannot write in", async () => {
+    const closed = path.join(workspace, 'closed');
+    fs.mkdirSync(closed, { mode: 0o700 });
+    fs.chmodSync(closed, 0o700);
+    const error = await rejection(startRun({}, { cwd: closed }).outcome);
+    expect(error.message).toMatch(
+      new RegExp(`^the working directory "${closed}" is not writable by the agent's user agentrun\\d+ \\(group of the pool\\): give it to the group \\(chgrp ${AGENT_GROUP}; chmod g\\+rwx\\)$`),
+    );
+  });
+
+  it('waits for a free user when the pool is smaller than the runs: both complete, one after the other', async () => {
+    const one = { ...pool, users: [pool.users[pool.users.length - 1]!] };
+    const order: string[] = [];
+    const track = (name: string) => (event: { kind: string }) => {
+      if (event.kind === 'init' || event.kind === 'result') order.push(`${name}:${event.kind}`);
+    };
+    const first = startRun({ FAKE_AGENT_DELAY_MS: '300' }, { isolation: one, onEvent: track('first') });
+    await fileWritten(first.recordFile);
+    const second = startRun({}, { isolation: one, onEvent: track('second') });
+    await Promise.all([first.outcome, second.outcome]);
+
+    expect(first.record().uid).toBe(second.record().uid);
+    expect(order).toEqual(['first:init', 'first:result', 'second:init', 'second:result']);
+  });
+
+  it('ignores and removes a lease left by a process that is gone', async () => {
+    const last = pool.users[pool.users.length - 2]!;
+    // A pid that cannot be alive: above the kernel's pid_max.
+    const stale = path.join(DEFAULT_LEASE_DIR, `${last.name}~99999999~1~deadbeef0000`);
+    fs.mkdirSync(DEFAULT_LEASE_DIR, { recursive: true, mode: 0o700 });
+    fs.writeFileSync(stale, '');
+    const lease = await leaseAgentUser([last]);
+    try {
+      expect(lease.user.name).toBe(last.name);
+      expect(fs.existsSync(stale)).toBe(false);
+    } finally {
+      await lease.release();
+    }
+    expect(fs.statSync(DEFAULT_LEASE_DIR).mode & 0o777).toBe(0o700);
+  });
+});
+
+describe('the real Claude Code CLI, service running as root', () => {
+  let model: StandInModel;
+  beforeAll(async () => {
+    model = await startStandInModel();
+  });
+  afterAll(async () => {
+    await model?.close();
+  });
+
+  it('refuses bypassPermissions as root (what the pool avoids)', () => {
+    let message = '';
+    try {
+      execFileSync(claudeCli, ['-p', '--permission-mode', 'bypassPermissions', 'hi'], {
+        env: { PATH: process.env.PATH ?? '', HOME: os.homedir(), ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'sk-stand-in', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        encoding: 'utf8',
+      });
+    } catch (error) {
+      message = String((error as { stderr?: string }).stderr);
+    }
+    expect(message).toContain('--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons');
+  });
+
+  it('completes a run with the default bypassPermissions and the scripted answer', async () => {
+    const prompt = 'Say the word: isolated';
+    model.enqueue({ kind: 'text', text: 'The word is isolated.', deltas: 3, when: (request) => JSON.stringify(request.body).includes(prompt) });
+    const events: string[] = [];
+    const summary = await runAgent({
+      command: claudeCli,
+      cli: claudeCode,
+      run: { prompt, maxTurns: 2 },
+      cwd: path.join(workspace, 'real-cli'),
+      workdirRoots: [workspace],
+      baseEnv: {
+        ...agentBaseEnv(process.env),
+        ANTHROPIC_BASE_URL: model.url,
+        ANTHROPIC_API_KEY: 'sk-stand-in',
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        DISABLE_AUTOUPDATER: '1',
+      },
+      onEvent: (event) => {
+        events.push(event.kind);
+      },
+    });
+
+    expect(summary).toMatchObject({ exitCode: 0, signal: null, error: null, resultText: 'The word is isolated.', output: 'The word is isolated.' });
+    expect(summary.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(events[0]).toBe('init');
+    expect(events).toContain('text');
+    expect(events[events.length - 1]).toBe('result');
+    expect(model.requests.some((request) => request.path === '/v1/messages' && JSON.stringify(request.body).includes(prompt))).toBe(true);
+  });
+});
+
+describe('who agents run as', () => {
+  it('a service that is not root runs them as itself and says why', () => {
+    expect(detectAgentIsolation(20, 1000)).toEqual({
+      mode: 'service-user',
+      reason: "the service runs as uid 1000, not root, so it cannot switch users: agents run as the service's own user and can read what it can",
+    });
+  });
+
+  it('root without the pool refuses to run agents rather than run them as root', async () => {
+    const refused: AgentIsolation = { mode: 'refused', reason: 'no agent users exist' };
+    const error = await rejection(startRun({}, { isolation: refused }).outcome);
+    expect(error).toBeInstanceOf(AgentProcessError);
+    expect(error.message).toBe('agents cannot run here: no agent users exist');
+    expect((error as AgentProcessError).summary.pid).toBeNull();
+  });
+
+  it('the worker start gives each root to root and the pool group, mode 2770, and closes the data area', async () => {
+    const root = path.join(outside, 'projects-root');
+    await prepareAgentHost({ orchestration: { ...config.orchestration, workdirRoots: [root] } }, logger);
+    const stat = fs.statSync(root);
+    expect([stat.uid, stat.gid, stat.mode & 0o7777]).toEqual([0, agentGroupId(), 0o2770]);
+    expect(fs.statSync(config.orchestration.dataDir).mode & 0o777).toBe(0o700);
+  });
+});
+
+describe('AGENT_SECRETS_KEY_FILE', () => {
+  it('reads the key from a file only its owner can read', () => {
+    expect(loadConfig({ AGENT_SECRETS_KEY_FILE: keyFile }).orchestration.secretsKey).toBe('ab'.repeat(32));
+  });
+
+  it('refuses a key file other users can read, a bad key, and both ways at once', () => {
+    const open = path.join(outside, 'open.key');
+    fs.writeFileSync(open, 'ab'.repeat(32), { mode: 0o644 });
+    fs.chmodSync(open, 0o644);
+    const bad = path.join(outside, 'bad.key');
+    fs.writeFileSync(bad, 'not-a-key', { mode: 0o600 });
+    expect(() => loadConfig({ AGENT_SECRETS_KEY_FILE: open })).toThrow(
+      new ConfigError(`invalid environment: AGENT_SECRETS_KEY_FILE: ${open} is open to other users (mode 644): chmod 600 it`),
+    );
+    expect(() => loadConfig({ AGENT_SECRETS_KEY_FILE: bad })).toThrow(
+      new ConfigError(`invalid environment: AGENT_SECRETS_KEY_FILE: ${bad} must hold 64 hexadecimal characters (32 bytes)`),
+    );
+    expect(() => loadConfig({ AGENT_SECRETS_KEY_FILE: keyFile, AGENT_SECRETS_KEY: 'cd'.repeat(32) })).toThrow(
+      new ConfigError('invalid environment: set AGENT_SECRETS_KEY or AGENT_SECRETS_KEY_FILE, not both'),
+    );
+  });
+});
+
+/** Resolves when the run ends cancelled (the expected end of a run kept alive), rejects otherwise. */
+async function cancelled(outcome: Promise<AgentRunSummary>): Promise<void> {
+  const error = await rejection(outcome);
+  if (!(error instanceof AgentCancelledError)) throw error;
+}
