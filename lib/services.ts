@@ -37,6 +37,7 @@ export function createServices(config: Config, logger: Logger): Services {
     pdf: new BrowserPool({
       executablePath: config.pdf.chromiumPath,
       concurrency: config.pdf.concurrency,
+      queueLimit: config.pdf.queueLimit,
       restartAfter: config.pdf.restartAfter,
       timeoutMs: config.pdf.timeoutMs,
       logger,

@@ -16,7 +16,8 @@ import { Semaphore } from './semaphore';
  *   costs a renderer process start per document, about twice the CPU (measured, docs/pdf.md), and
  *   what it would isolate (cookies, storage, cache) a sheet never uses: no script runs, nothing is
  *   fetched;
- * - at most `concurrency` documents render at once, the others wait their turn;
+ * - at most `concurrency` documents render at once, the others wait their turn, at most
+ *   `queueLimit` of them: one more is refused at once with QueueFullError (the route's 503);
  * - after `restartAfter` documents the browser is retired: new documents go to a fresh browser and
  *   the old one closes when its last document is done (Chromium's memory does not grow for ever);
  * - a browser that crashed or disconnected is replaced by the next document; a document whose
@@ -28,6 +29,8 @@ import { Semaphore } from './semaphore';
 export interface BrowserPoolOptions {
   executablePath: string;
   concurrency: number;
+  /** Documents that may wait for a place; one more is refused (QueueFullError). */
+  queueLimit: number;
   restartAfter: number;
   /** Bound of each step of a render (launch, page load, printing) and of every DevTools call. */
   timeoutMs: number;
@@ -83,10 +86,13 @@ export class BrowserPool {
   private orphansRemoved: Promise<void> | null = null;
 
   constructor(private readonly options: BrowserPoolOptions) {
-    this.slots = new Semaphore(options.concurrency);
+    this.slots = new Semaphore(options.concurrency, options.queueLimit);
   }
 
-  /** The PDF bytes of `document`; rejects with the cause when the browser cannot produce them. */
+  /**
+   * The PDF bytes of `document`; rejects with the cause when the browser cannot produce them, and
+   * with QueueFullError at once when `queueLimit` documents already wait.
+   */
   render(document: PdfDocument): Promise<Buffer> {
     if (this.closed) return Promise.reject(new Error('the PDF renderer is shut down'));
     return this.slots.use(() => this.renderReplacingLostBrowser(document));

@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import type { ParameterizedContext } from 'koa';
 import { z } from 'zod';
+import { QueueFullError } from '../../activities/pdf/semaphore';
 import { PersonIndexReadError, readConsultantSources } from '../../activities/pdf/sheet-sources';
 import { consultantSheet } from '../../domain/pdf/consultant-sheet';
 import { consultantSheetDocument } from '../../domain/pdf/consultant-template';
@@ -19,31 +20,45 @@ import { intParam } from './params';
 export const PDF_GENERATION_ERROR = 'Erro ao gerar PDF';
 export const CONSULTANT_NOT_FOUND = 'Consultor não encontrado';
 export const EMPTY_TEAM = 'A equipe não tem consultores: envie ao menos um em "consultores".';
+/** Start of the detail of the 503 when PDF_QUEUE_LIMIT sheets already wait. */
+export const PDF_QUEUE_FULL = 'Fila de geração de PDF cheia';
 
 /** Members of one team sheet at most: a bigger team is a bad request, not a long render. */
 export const MAX_TEAM_MEMBERS = 200;
+/**
+ * Longest text of a team request (theme, area, a member's name, institution, an item of a list) and
+ * most items of a member's list: far above real values (a research line's name, a suggestion's 5
+ * reasons), low enough that no field can fill a page or hold the renderer (docs/pdf.md).
+ */
+export const TEAM_TEXT_MAX = 500;
+export const TEAM_LIST_MAX = 50;
+/** Seconds a client is told to wait when the sheets' waiting line is full. */
+export const PDF_RETRY_AFTER_SECONDS = 5;
 
 const consultantPath = z.object({ id_pessoa: intParam(0, 2_147_483_647) });
 
+const text = z.string().max(TEAM_TEXT_MAX);
+const texts = z.array(text).max(TEAM_LIST_MAX).default([]);
+
 const teamMember = z.object({
   id_pessoa: z.number().int().min(0).max(2_147_483_647),
-  nome: z.string(),
-  ies: z.string().nullable().default(null),
-  areas_avaliacao: z.array(z.string()).default([]),
-  areas_conhecimento: z.array(z.string()).default([]),
-  linhas_pesquisa: z.array(z.string()).default([]),
-  situacao: z.string().default(''),
+  nome: text,
+  ies: text.nullable().default(null),
+  areas_avaliacao: texts,
+  areas_conhecimento: texts,
+  linhas_pesquisa: texts,
+  situacao: text.default(''),
   foi_coordenador: z.boolean().default(false),
   foi_premiado: z.boolean().default(false),
   posicao_ranking: z.number().int().positive().nullable().default(null),
   pontuacao_ranking: z.number().default(0),
-  motivos_match: z.array(z.string()).default([]),
+  motivos_match: texts,
 });
 
 /** Spec "Team request"; unknown fields (a suggestion record's `score_match`, ...) are ignored. */
 const teamRequest = z.object({
-  tema: z.string().trim().min(1, 'must not be empty'),
-  area_avaliacao: z.string().trim().nullable().default(null),
+  tema: z.string().trim().min(1, 'must not be empty').max(TEAM_TEXT_MAX),
+  area_avaliacao: z.string().trim().max(TEAM_TEXT_MAX).nullable().default(null),
   consultores: z.array(teamMember).max(MAX_TEAM_MEMBERS),
 });
 
@@ -54,12 +69,18 @@ function generationError(error: unknown): HttpError {
   return failure;
 }
 
-/** Builds and prints a sheet; whatever fails in there is a generation failure. */
-async function generating<T>(work: () => Promise<T>): Promise<T> {
+/**
+ * Builds and prints a sheet; whatever fails in there is a generation failure, except a full waiting
+ * line: that is the service being busy, 503 with `Retry-After` (docs/pdf.md).
+ */
+async function generating<T>(ctx: ParameterizedContext, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    throw generationError(error);
+    if (!(error instanceof QueueFullError)) throw generationError(error);
+    // The error envelope keeps headers set on ctx.
+    ctx.set('Retry-After', String(PDF_RETRY_AFTER_SECONDS));
+    throw new HttpError(503, `${PDF_QUEUE_FULL}: ${error.maxWaiting} já aguardam a vez; tente novamente em ${PDF_RETRY_AFTER_SECONDS} s`);
   }
 }
 
@@ -90,7 +111,7 @@ export function pdfRoutes(services: Services): Router {
     if (!entry && !doc) throw new HttpError(404, CONSULTANT_NOT_FOUND);
     const date = sheetDate(new Date(), timeZone);
     const sheet = consultantSheet({ idPessoa, entry, doc, totalConsultores, cvBaseUrl });
-    const pdf = await generating(() => services.pdf.render(consultantSheetDocument(sheet, date.printed)));
+    const pdf = await generating(ctx, () => services.pdf.render(consultantSheetDocument(sheet, date.printed)));
     sendPdf(ctx, pdf, consultantSheetFileName(idPessoa, sheet.nome, date.day));
   });
 
@@ -100,7 +121,7 @@ export function pdfRoutes(services: Services): Router {
     const request = { ...body, area_avaliacao: body.area_avaliacao || null, consultores: uniqueMembers(body.consultores) };
     const date = sheetDate(new Date(), timeZone);
     const statistics = teamStatistics(request.consultores);
-    const pdf = await generating(() => services.pdf.render(teamSheetDocument({ request, statistics, generatedAt: date.printed })));
+    const pdf = await generating(ctx, () => services.pdf.render(teamSheetDocument({ request, statistics, generatedAt: date.printed })));
     sendPdf(ctx, pdf, teamSheetFileName(request.tema, date.day));
   });
 

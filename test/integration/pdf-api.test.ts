@@ -6,11 +6,21 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { CONSULTANT_NOT_FOUND, EMPTY_TEAM, MAX_TEAM_MEMBERS, PDF_GENERATION_ERROR } from '../../api/ranking/pdf-routes';
+import {
+  CONSULTANT_NOT_FOUND,
+  EMPTY_TEAM,
+  MAX_TEAM_MEMBERS,
+  PDF_GENERATION_ERROR,
+  PDF_QUEUE_FULL,
+  PDF_RETRY_AFTER_SECONDS,
+  TEAM_LIST_MAX,
+  TEAM_TEXT_MAX,
+} from '../../api/ranking/pdf-routes';
 import { createDatabase, type DatabaseHandle } from '../../db';
 import { SHEET_BLOCKS } from '../../domain/pdf/consultant-sheet';
 import { formatInteger, formatScore } from '../../domain/pdf/format';
 import { sheetDate } from '../../domain/pdf/sheet-date';
+import { PAGE_MARGINS } from '../../domain/pdf/sheet-layout';
 import type { PersonDocument } from '../../domain/person-document';
 import { scorePerson, type ScoredPerson } from '../../domain/scoring/score-person';
 import { sealCatalogueEntry } from '../../domain/seals';
@@ -385,6 +395,33 @@ describe('POST /api/v1/equipe/pdf', () => {
     expect(response.detail).toMatch(detail);
     expect(response.disposition).toBeNull();
   });
+
+  const long = 'x'.repeat(TEAM_TEXT_MAX + 1);
+  const tooMany = Array.from({ length: TEAM_LIST_MAX + 1 }, (_, i) => `Item ${i}`);
+  it.each([
+    ['tema', { tema: long, consultores: [member(1)] }, `body.tema: Too big: expected string to have <=${TEAM_TEXT_MAX} characters`],
+    ['area_avaliacao', { tema: 'IA', area_avaliacao: long, consultores: [member(1)] }, `body.area_avaliacao: Too big: expected string to have <=${TEAM_TEXT_MAX} characters`],
+    ['nome', { tema: 'IA', consultores: [member(1, { nome: long })] }, `body.consultores.0.nome: Too big: expected string to have <=${TEAM_TEXT_MAX} characters`],
+    ['ies', { tema: 'IA', consultores: [member(1), member(2, { ies: long })] }, `body.consultores.1.ies: Too big: expected string to have <=${TEAM_TEXT_MAX} characters`],
+    ['situacao', { tema: 'IA', consultores: [member(1, { situacao: long })] }, `body.consultores.0.situacao: Too big: expected string to have <=${TEAM_TEXT_MAX} characters`],
+    ['an item of linhas_pesquisa', { tema: 'IA', consultores: [member(1, { linhas_pesquisa: ['ok', long] })] }, `body.consultores.0.linhas_pesquisa.1: Too big: expected string to have <=${TEAM_TEXT_MAX} characters`],
+    ['areas_avaliacao', { tema: 'IA', consultores: [member(1, { areas_avaliacao: tooMany })] }, `body.consultores.0.areas_avaliacao: Too big: expected array to have <=${TEAM_LIST_MAX} items`],
+    ['areas_conhecimento', { tema: 'IA', consultores: [member(1, { areas_conhecimento: tooMany })] }, `body.consultores.0.areas_conhecimento: Too big: expected array to have <=${TEAM_LIST_MAX} items`],
+    ['linhas_pesquisa', { tema: 'IA', consultores: [member(1, { linhas_pesquisa: tooMany })] }, `body.consultores.0.linhas_pesquisa: Too big: expected array to have <=${TEAM_LIST_MAX} items`],
+    ['motivos_match', { tema: 'IA', consultores: [member(1, { motivos_match: tooMany })] }, `body.consultores.0.motivos_match: Too big: expected array to have <=${TEAM_LIST_MAX} items`],
+  ])('answers 422 naming the field when %s is beyond its bound, before any render', async (_field, body, detail) => {
+    const before = (await server.services.pdf.status()).documents;
+    const response = await teamPdf(body);
+    expect(response).toMatchObject({ status: 422, detail, disposition: null });
+    expect((await server.services.pdf.status()).documents).toBe(before);
+  });
+
+  it('prints a member whose texts and lists are at their bounds', async () => {
+    const atBound = 'y'.repeat(TEAM_TEXT_MAX);
+    const list = Array.from({ length: TEAM_LIST_MAX }, (_, i) => `Linha ${i}`);
+    const response = await teamPdf({ tema: 'IA', consultores: [member(1, { nome: atBound, linhas_pesquisa: list, motivos_match: list })] });
+    expectPdf(response);
+  });
 });
 
 describe('the browser behind the sheets', () => {
@@ -436,6 +473,43 @@ describe('the browser behind the sheets', () => {
     expect(maxRunning).toBe(2);
     expect(maxWaiting).toBeGreaterThan(0);
     expect(await pool.services.pdf.status()).toMatchObject({ launches: 1, documents: 6, running: 0, waiting: 0, pages: 0 });
+  });
+
+  it('answers 503 with a detail and Retry-After, without waiting, when PDF_QUEUE_LIMIT sheets already wait; serves again once the line moves', async () => {
+    // The occupying document loads an image from a local server that answers only when released, so
+    // its render holds the one place for as long as the test needs, without any timing.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const holder = http.createServer((_req, res) => void released.then(() => res.end()));
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const port = (holder.address() as AddressInfo).port;
+    const pool = await startTestServer((base) => ({ ...base, pdf: { ...base.pdf, concurrency: 1, queueLimit: 1 } }));
+    servers.push(pool);
+    try {
+      const holding = { html: `<img src="http://127.0.0.1:${port}/hold.png">`, footerHtml: '<span></span>', margin: PAGE_MARGINS };
+      const occupying = pool.services.pdf.render(holding);
+      const waiting = pool.services.pdf.render(holding);
+      expect(await pool.services.pdf.status()).toMatchObject({ running: 1, waiting: 1 });
+
+      const detail = `${PDF_QUEUE_FULL}: 1 já aguardam a vez; tente novamente em ${PDF_RETRY_AFTER_SECONDS} s`;
+      for (const refused of [
+        await fetch(`${pool.url}/api/v1/equipe/pdf`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tema: 'IA', consultores: [member(1)] }) }),
+        await fetch(`${pool.url}/api/v1/consultor/${LONG.id}/pdf`),
+      ]) {
+        expect(refused.status).toBe(503);
+        expect(refused.headers.get('retry-after')).toBe(String(PDF_RETRY_AFTER_SECONDS));
+        expect(await refused.json()).toEqual({ detail });
+      }
+      // Refused, not queued: the line holds what it held.
+      expect(await pool.services.pdf.status()).toMatchObject({ running: 1, waiting: 1 });
+
+      release();
+      await Promise.all([occupying, waiting]);
+      expectPdf(await teamPdf({ tema: 'IA', consultores: [member(1)] }, pool.url));
+    } finally {
+      release();
+      await new Promise((resolve) => holder.close(resolve));
+    }
   });
 
   it('restarts the browser after PDF_RESTART_AFTER documents and closes it on shutdown', async () => {

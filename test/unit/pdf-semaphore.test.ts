@@ -1,4 +1,4 @@
-import { Semaphore } from '../../activities/pdf/semaphore';
+import { QueueFullError, Semaphore } from '../../activities/pdf/semaphore';
 
 /** A piece of work that runs until `finish` or `fail` is called. */
 function pending() {
@@ -50,6 +50,38 @@ describe('Semaphore', () => {
     await expect(first).rejects.toThrow('render failed');
     await expect(second).resolves.toBe('second');
     expect(semaphore.load).toEqual({ running: 0, waiting: 0 });
+  });
+
+  it('refuses work at once when `maxWaiting` already wait, running nothing of it; takes work again once a place frees', async () => {
+    const semaphore = new Semaphore(1, 2);
+    const works = [pending(), pending(), pending()];
+    const results = works.map((work) => semaphore.use(() => work.done));
+    let ran = false;
+    const refused = semaphore.use(async () => {
+      ran = true;
+    });
+    await expect(refused).rejects.toThrow(QueueFullError);
+    await expect(refused).rejects.toThrow('every place is taken and 2 are already waiting');
+    expect(ran).toBe(false);
+    expect(semaphore.load).toEqual({ running: 1, waiting: 2 });
+
+    works[0]?.finish();
+    await tick();
+    expect(semaphore.load).toEqual({ running: 1, waiting: 1 });
+    const accepted = semaphore.use(async () => 'accepted');
+    for (const work of works) work.finish();
+    await Promise.all(results);
+    await expect(accepted).resolves.toBe('accepted');
+    expect(semaphore.load).toEqual({ running: 0, waiting: 0 });
+  });
+
+  it('with `maxWaiting` 0 runs `size` at once and refuses the next', async () => {
+    const semaphore = new Semaphore(1, 0);
+    const work = pending();
+    const running = semaphore.use(() => work.done);
+    await expect(semaphore.use(async () => 'x')).rejects.toThrow(QueueFullError);
+    work.finish();
+    await running;
   });
 
   it.each([0, -1, 1.5])('refuses size %p', (size) => {
