@@ -42,8 +42,15 @@ const listQuery = z.object({
   componente: componentParam.optional(),
 });
 const detailedQuery = z.object({ limite: intParam(1, 1000).default(100), componente: componentParam.optional() });
+/**
+ * Bounds of a name search (docs/ranking-api.md): the text (a name, not a document) and the words
+ * searched with, each of which is one more condition of the query.
+ */
+export const SEARCH_NAME_MAX = 200;
+export const SEARCH_WORDS_MAX = 10;
+
 const searchQuery = z.object({
-  nome: z.string().trim().min(3, 'must have at least 3 characters'),
+  nome: z.string().trim().min(3, 'must have at least 3 characters').max(SEARCH_NAME_MAX),
   limit: intParam(1, 20).default(5),
 });
 // An id is a non-negative 32-bit integer (the column type); anything else cannot name a person.
@@ -56,11 +63,16 @@ export function parseSealFilter(raw: string | undefined): string[] {
   return [...new Set(raw.split(',').map(normaliseSealCode).filter(Boolean))];
 }
 
-/** Words the name search can use: those of the name's search key with 3 characters or more. */
+/**
+ * Words the name search uses: those of the name's search key with 3 characters or more, each once,
+ * the first SEARCH_WORDS_MAX of them. Every word must match, so a word left out can only widen the
+ * answer, never hide the person searched for.
+ */
 export function searchWords(name: string): string[] {
-  return nameSearchKey(name)
+  const words = nameSearchKey(name)
     .split(' ')
     .filter((word) => word.length >= 3);
+  return [...new Set(words)].slice(0, SEARCH_WORDS_MAX);
 }
 
 export function rankingRoutes(services: Services): Router {

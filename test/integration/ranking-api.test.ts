@@ -7,6 +7,7 @@ import { storedComplements } from '../../domain/ranking-row';
 import type { PersonDocument } from '../../domain/person-document';
 import type { ScoredPerson } from '../../domain/scoring/score-person';
 import { SEAL_CATALOGUE } from '../../domain/seals';
+import { SEARCH_NAME_MAX, SEARCH_WORDS_MAX, searchWords } from '../../api/ranking/ranking-routes';
 import { searchByName } from '../../db/ranking-queries';
 import { foldForSearch, nameSearchKey, repairEncoding } from '../../domain/text';
 import { config } from '../../lib/config';
@@ -479,9 +480,24 @@ describe('GET /api/v1/ranking/busca', () => {
     expect(body.map((r: any) => r.posicao)).toEqual([...body.map((r: any) => r.posicao)].sort((a: number, b: number) => a - b));
   });
 
+  it(`searches with the first ${SEARCH_WORDS_MAX} distinct words only: a word beyond them cannot narrow the answer`, async () => {
+    const prefixesOf = (id: number) => [
+      ...new Set(folded(id).split(' ').flatMap((word) => Array.from({ length: Math.max(0, word.length - 2) }, (_, i) => word.slice(0, i + 3)))),
+    ];
+    const target = ranking.find((person) => prefixesOf(person.id_pessoa).length >= SEARCH_WORDS_MAX) as ScoredPerson;
+    const matching = prefixesOf(target.id_pessoa).slice(0, SEARCH_WORDS_MAX);
+    // Each of the first words starts a word of the name; a repeat counts once; the last word matches nobody.
+    const query = [...matching, matching[0], 'zzzqqq'].join(' ');
+    expect(searchWords(query)).toEqual(matching);
+    const { status, body } = await get(`/api/v1/ranking/busca?nome=${encodeURIComponent(query)}&limit=20`);
+    expect(status).toBe(200);
+    expect(body.map((r: any) => r.id_pessoa)).toContain(target.id_pessoa);
+  });
+
   it.each([
     ['nome=ab', 'query.nome'],
     ['nome=%20%20ab%20', 'query.nome'],
+    [`nome=${'a'.repeat(SEARCH_NAME_MAX + 1)}`, 'query.nome'],
     ['', 'query.nome'],
     ['nome=silva&limit=0', 'query.limit'],
     ['nome=silva&limit=21', 'query.limit'],
