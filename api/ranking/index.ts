@@ -4,6 +4,7 @@ import { consultantRoutes } from './consultant-routes';
 import { healthRouter } from './health';
 import { jobRoutes } from './job-routes';
 import { pdfRoutes } from './pdf-routes';
+import { rankingBudgets } from './rate-limits';
 import { rankingRoutes } from './ranking-routes';
 import { storeUnavailableAs503 } from './store-unavailable';
 import { suggestionRoutes } from './suggestion-routes';
@@ -12,6 +13,10 @@ import { suggestionRoutes } from './suggestion-routes';
 export function rankingApi(services: Services): Router {
   const api = new Router({ prefix: '/api/v1' });
   api.use(storeUnavailableAs503());
+  // Routes that start work spend a budget per client; the reads do not (docs/ranking-api.md).
+  const budgets = rankingBudgets(services);
+  api.use('/ranking/processar', budgets.job);
+  api.use(['/consultor/:id_pessoa/pdf', '/equipe/pdf'], budgets.pdf);
   for (const router of [
     healthRouter(),
     rankingRoutes(services),
