@@ -1,6 +1,6 @@
-import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
+import { lexicalRoot, workingDirectoryPath } from '../lib/working-directories';
 import type { Database } from './index';
 import { settings } from './schema';
 
@@ -13,22 +13,21 @@ import { settings } from './schema';
 export const SETTINGS_ROW = 'orchestration';
 export const MAX_CONCURRENT = { min: 1, max: 20, default: 2 } as const;
 export const DEFAULT_MODEL = 'sonnet';
-/** The default working directory: the projects area inside the data directory. */
-export const defaultWorkingDirectory = (dataDir: string): string => path.join(dataDir, 'projects');
+/** The allowed roots of working directories (config.orchestration.workdirRoots); one path is one root. */
+export type WorkdirRoots = readonly string[] | string;
+const rootList = (roots: WorkdirRoots): readonly string[] => (typeof roots === 'string' ? [roots] : roots);
+/** The default working directory: the first allowed root, the projects area (/home/projetos, as in the legacy server). */
+export const defaultWorkingDirectory = (roots: WorkdirRoots): string => rootList(roots)[0] ?? '/home/projetos';
 
 // Passed to the agent command as an argument: no leading dash (same rule as an agent's model).
 const modelName = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._:/@[\]-]{0,99}$/, 'a model name: letters, digits and . _ : / @ [ ] - (at most 100)');
-const absolutePath = z
-  .string()
-  .max(1_000)
-  .refine((value) => path.isAbsolute(value) && !value.includes('\u0000'), 'an absolute path');
 const maxConcurrent = z.number().int().min(MAX_CONCURRENT.min).max(MAX_CONCURRENT.max);
 
 export const executionSettingsSchema = z.strictObject({
   defaultModel: modelName,
-  workingDirectory: absolutePath,
+  workingDirectory: workingDirectoryPath,
   maxConcurrentExecutions: maxConcurrent,
 });
 
@@ -38,7 +37,8 @@ export type ExecutionSettings = z.output<typeof executionSettingsSchema>;
 export const executionSettingsUpdate = z
   .strictObject({
     defaultModel: modelName.optional(),
-    workingDirectory: absolutePath.optional(),
+    // Confined to the roots (symlinks resolved) by the route before it is stored.
+    workingDirectory: workingDirectoryPath.optional(),
     maxConcurrentExecutions: maxConcurrent.optional(),
   })
   .refine((body) => Object.values(body).some((value) => value !== undefined), {
@@ -46,37 +46,44 @@ export const executionSettingsUpdate = z
     when: (payload) => payload.issues.length === 0,
   });
 
-export function defaultExecutionSettings(dataDir: string): ExecutionSettings {
-  return { defaultModel: DEFAULT_MODEL, workingDirectory: defaultWorkingDirectory(dataDir), maxConcurrentExecutions: MAX_CONCURRENT.default };
+export function defaultExecutionSettings(roots: WorkdirRoots): ExecutionSettings {
+  return { defaultModel: DEFAULT_MODEL, workingDirectory: defaultWorkingDirectory(roots), maxConcurrentExecutions: MAX_CONCURRENT.default };
 }
 
-/** Stored fields that still pass validation, over the defaults (a bad stored field is ignored). */
-function mergeStored(stored: unknown, dataDir: string): ExecutionSettings {
-  const merged: Record<string, unknown> = { ...defaultExecutionSettings(dataDir) };
+/**
+ * Stored fields that still pass validation, over the defaults (a bad stored field is ignored). A
+ * working directory outside the roots (stored before they existed, or since the roots changed) is
+ * ignored too: the default is used, and the next update rewrites the row without it.
+ */
+function mergeStored(stored: unknown, roots: WorkdirRoots): ExecutionSettings {
+  const merged: Record<string, unknown> = { ...defaultExecutionSettings(roots) };
   if (stored && typeof stored === 'object') {
     for (const [key, value] of Object.entries(stored)) {
       const field = executionSettingsSchema.shape[key as keyof ExecutionSettings];
-      if (field?.safeParse(value).success) merged[key] = value;
+      const parsed = field?.safeParse(value);
+      if (!parsed?.success) continue;
+      if (key === 'workingDirectory' && !lexicalRoot(parsed.data as string, rootList(roots))) continue;
+      merged[key] = parsed.data;
     }
   }
   return merged as ExecutionSettings;
 }
 
 /** The current settings, for the routes and for the execution workflow's activities. */
-export async function readExecutionSettings(db: Database, dataDir: string): Promise<ExecutionSettings> {
+export async function readExecutionSettings(db: Database, roots: WorkdirRoots): Promise<ExecutionSettings> {
   const [row] = await db.select({ value: settings.value }).from(settings).where(eq(settings.name, SETTINGS_ROW));
-  return mergeStored(row?.value, dataDir);
+  return mergeStored(row?.value, roots);
 }
 
 /** Applies a validated update in one transaction (the row locked) and returns the new settings. */
 export async function updateExecutionSettings(
   db: Database,
-  dataDir: string,
+  roots: WorkdirRoots,
   changes: Partial<ExecutionSettings>,
 ): Promise<ExecutionSettings> {
   return db.transaction(async (tx) => {
     const [row] = await tx.select({ value: settings.value }).from(settings).where(eq(settings.name, SETTINGS_ROW)).for('update');
-    const next = { ...mergeStored(row?.value, dataDir), ...changes };
+    const next = { ...mergeStored(row?.value, roots), ...changes };
     await tx.insert(settings).values({ name: SETTINGS_ROW, value: next }).onDuplicateKeyUpdate({ set: { value: next } });
     return next;
   });

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { repoRoot } from './paths';
+import { normaliseWorkingDirectory, WorkingDirectoryError } from './working-directories';
 
 /**
  * The one place that reads the environment. Every variable is validated when the
@@ -99,6 +100,11 @@ const envSchema = z.object({
   AGENT_DATA_DIR: z.string().min(1).default('.data'),
   /** The external directory that also receives every execution's Markdown report (spec). */
   AGENT_REPORTS_DIR: z.string().min(1).default('.data/external-reports'),
+  /** Where working directories may lie, comma-separated absolute paths; the first is the default (the panel prefills /home/projetos/). */
+  AGENT_WORKDIR_ROOTS: z
+    .string()
+    .default('/home/projetos')
+    .transform((value, context) => workdirRoots(value, context)),
   /** Bounds of what the orchestration service stores; the oldest beyond a "kept" bound are pruned. */
   AGENTS_MAX: positiveInt.default(500),
   AGENT_VERSIONS_KEPT: positiveInt.default(50),
@@ -120,6 +126,21 @@ function isTimeZone(name: string): boolean {
   } catch {
     return false;
   }
+}
+
+function workdirRoots(value: string, context: z.RefinementCtx): string[] {
+  const listed = value.split(',').map((root) => root.trim()).filter(Boolean);
+  if (listed.length === 0) context.addIssue({ code: 'custom', message: 'at least one absolute path' });
+  const roots: string[] = [];
+  for (const root of listed) {
+    try {
+      roots.push(normaliseWorkingDirectory(root));
+    } catch (error) {
+      if (!(error instanceof WorkingDirectoryError)) throw error;
+      context.addIssue({ code: 'custom', message: `"${root}": ${error.message.replace(/^the working directory /, '')}` });
+    }
+  }
+  return [...new Set(roots)];
 }
 
 export type Env = z.infer<typeof envSchema>;
@@ -162,6 +183,8 @@ export interface Config {
     /** Absolute paths. */
     dataDir: string;
     reportsDir: string;
+    /** Normalised absolute paths under which every working directory lies; the first is the default one. */
+    workdirRoots: string[];
   };
 }
 
@@ -233,6 +256,7 @@ export function loadConfig(source: NodeJS.ProcessEnv): Config {
       agentCommand: env.AGENT_COMMAND,
       dataDir: path.resolve(repoRoot, env.AGENT_DATA_DIR),
       reportsDir: path.resolve(repoRoot, env.AGENT_REPORTS_DIR),
+      workdirRoots: env.AGENT_WORKDIR_ROOTS,
     },
   };
 }

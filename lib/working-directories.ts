@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { z } from 'zod';
 
 /**
  * Working directories confined to the allowed roots (docs/agents.md, "Working directories").
@@ -40,6 +41,20 @@ export function normaliseWorkingDirectory(requested: string): string {
   return normalised.length > 1 && normalised.endsWith('/') ? normalised.slice(0, -1) : normalised;
 }
 
+/** `normaliseWorkingDirectory` inside a zod transform: a refusal becomes the field's issue. */
+export function normaliseInSchema(value: string, context: z.RefinementCtx): string {
+  try {
+    return normaliseWorkingDirectory(value);
+  } catch (error) {
+    if (!(error instanceof WorkingDirectoryError)) throw error;
+    context.addIssue({ code: 'custom', message: error.message });
+    return z.NEVER;
+  }
+}
+
+/** An absolute path, normalised (`/home/projetos/` -> `/home/projetos`); the file system is not read. */
+export const workingDirectoryPath = z.string().transform(normaliseInSchema);
+
 /** Whether `candidate` is `root` or lies below it (both normalised, absolute). */
 export function isWithin(candidate: string, root: string): boolean {
   if (root === '/') return true;
@@ -67,7 +82,8 @@ export async function resolveExistingPrefix(absolute: string): Promise<string> {
     try {
       await fs.lstat(current);
     } catch (error) {
-      if (errorCode(error) !== 'ENOENT' && errorCode(error) !== 'ENOTDIR') throw unreadable(current, error);
+      // A missing, non-directory or looping component: its parent tells which.
+      if (!['ENOENT', 'ENOTDIR', 'ELOOP'].includes(errorCode(error) ?? '')) throw unreadable(current, error);
       exists = false;
     }
     if (exists) {

@@ -1,7 +1,7 @@
-import path from 'node:path';
 import { z } from 'zod';
 import { ENV_NAME } from '../../activities/agents/agent-env';
 import { AGENT_NAME_MAX } from '../../db/agents-store';
+import { optionalWorkingDirectoryPath } from './working-directory-input';
 
 /** The request bodies of the agents routes and the export format, with their bounds (docs/agents.md). */
 
@@ -11,7 +11,7 @@ export const DEFAULT_PERMISSION_MODE = 'bypassPermissions';
 export const MAX_TURNS = { min: 1, max: 500, default: 50 } as const;
 export const DESCRIPTION_MAX = 2_000;
 export const INSTRUCTIONS_MAX = 50_000;
-export const WORKING_DIRECTORY_MAX = 1_000;
+export { WORKING_DIRECTORY_MAX } from '../../lib/working-directories';
 
 const fields = {
   name: z.string().trim().min(1).max(AGENT_NAME_MAX),
@@ -22,11 +22,8 @@ const fields = {
     .regex(/^[A-Za-z0-9][A-Za-z0-9._:/@[\]-]{0,99}$/, 'a model name: letters, digits and . _ : / @ [ ] - (at most 100)')
     .nullable(),
   instructions: z.string().max(INSTRUCTIONS_MAX),
-  workingDirectory: z
-    .string()
-    .max(WORKING_DIRECTORY_MAX)
-    .refine((value) => path.isAbsolute(value) && !value.includes('\u0000'), 'an absolute path')
-    .nullable(),
+  // "" (the panel's empty field) is null: the settings' default. Confined to the roots by the route.
+  workingDirectory: optionalWorkingDirectoryPath,
   permissionMode: z.enum(PERMISSION_MODES),
   maxTurns: z.number().int().min(MAX_TURNS.min).max(MAX_TURNS.max),
 };

@@ -21,6 +21,7 @@ import { sealSecret, secretsKeyFromHex, SecretsKeyMissingError } from '../../lib
 import { HttpError } from '../errors';
 import { parseInput } from '../validation';
 import { agentCreateBody, agentImportBody, agentUpdateBody, EXPORT_FORMAT, EXPORT_VERSION, secretBody, versionParam } from './agent-input';
+import { withConfinedWorkingDirectory } from './working-directory-input';
 
 /** For the execution activity: an agent's secrets in clear, for its process environment only. */
 export { agentSecretsForRun } from '../../db/agent-secrets-store';
@@ -63,6 +64,7 @@ function answerCreated(ctx: CreatedContext, agent: Agent): void {
 /** Agents: CRUD, versions, export/import/duplicate and secrets (docs/agents.md). */
 export function agentsRoutes(services: Services): Router {
   const { db } = services.database;
+  const { workdirRoots } = services.config.orchestration;
   // The store holds every write to its bounds (AGENTS_MAX, AGENT_VERSIONS_KEPT).
   const { limits } = services.config.orchestration;
   const router = new Router({ prefix: '/agents' });
@@ -79,14 +81,16 @@ export function agentsRoutes(services: Services): Router {
   });
 
   router.post('/', async (ctx) => {
-    answerCreated(ctx, await createAgent(db, parseInput(agentCreateBody, ctx.request.body, 'body'), limits));
+    const input = parseInput(agentCreateBody, ctx.request.body, 'body');
+    answerCreated(ctx, await createAgent(db, await withConfinedWorkingDirectory(input, workdirRoots, 'body.workingDirectory'), limits));
   });
 
   // Declared before the '/:id' routes: "import" is not an id.
   router.post('/import', async (ctx) => {
     const file = parseInput(agentImportBody, ctx.request.body, 'body');
+    const agent = await withConfinedWorkingDirectory(file.agent, workdirRoots, 'body.agent.workingDirectory');
     // Keeps the name when free, else "<name> (imported)", "<name> (imported 2)"...
-    answerCreated(ctx, await createAgentWithFreeName(db, file.agent, 'imported', 0, limits));
+    answerCreated(ctx, await createAgentWithFreeName(db, agent, 'imported', 0, limits));
   });
 
   router.get('/:id', async (ctx) => {
@@ -95,7 +99,8 @@ export function agentsRoutes(services: Services): Router {
 
   router.put('/:id', async (ctx) => {
     const id = ctx.params.id ?? '';
-    const agent = await updateAgent(db, id, parseInput(agentUpdateBody, ctx.request.body, 'body'), limits);
+    const input = parseInput(agentUpdateBody, ctx.request.body, 'body');
+    const agent = await updateAgent(db, id, await withConfinedWorkingDirectory(input, workdirRoots, 'body.workingDirectory'), limits);
     if (!agent) throw agentNotFound(id);
     ctx.body = agent;
   });

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { INSTRUCTIONS_MAX, WORKING_DIRECTORY_MAX } from './agent-input';
+import { INSTRUCTIONS_MAX } from './agent-input';
+import { optionalWorkingDirectoryPath } from './working-directory-input';
 
 /** The request bodies of the execution control routes, with their bounds (docs/agent-executions.md). */
 
@@ -23,11 +24,8 @@ export const executeBody = z.strictObject({
   task: z.string().trim().min(1).max(TASK_MAX),
   /** Absent: the agent's instructions. */
   instructions: z.string().max(INSTRUCTIONS_MAX).optional(),
-  workingDirectory: z
-    .string()
-    .max(WORKING_DIRECTORY_MAX)
-    .refine((value) => path.isAbsolute(value) && !value.includes('\u0000'), 'an absolute path')
-    .optional(),
+  /** Absent or "": the agent's, else the settings' default. Confined to the roots by the route. */
+  workingDirectory: optionalWorkingDirectoryPath.optional(),
   // Repositories are part of the request's shape; checked here, refused by the route (not supported yet).
   repoName: z.string().trim().min(1).max(200).optional(),
   repoBranch: z.string().trim().min(1).max(200).optional(),

@@ -23,6 +23,7 @@ import { HttpError } from '../errors';
 import { parseInput } from '../validation';
 import { clientIdOf } from '../websocket';
 import { continueBody, executeBody, taskWithContextFiles } from './execution-control-input';
+import { confinedInput } from './working-directory-input';
 
 const ACTIVE = new Set(['queued', 'running']);
 
@@ -38,7 +39,7 @@ function requestClientId(header: string): string | null {
 export function executionControlRoutes(services: Services): Router {
   const { db } = services.database;
   const { client } = services.temporal;
-  const { dataDir } = services.config.orchestration;
+  const { workdirRoots } = services.config.orchestration;
   const router = new Router();
 
   async function existingAgent(id: string): Promise<Agent> {
@@ -49,7 +50,9 @@ export function executionControlRoutes(services: Services): Router {
 
   /**
    * Stores a new execution of `agent` for the requesting client, tells the client it is queued, starts
-   * its workflow; answers 202 with its id.
+   * its workflow; answers 202 with its id. Whatever its origin (the request, the agent, the settings, a
+   * parent execution stored before the roots existed), the working directory must lie under the roots
+   * (400 otherwise, nothing stored).
    */
   async function launch(
     agent: Agent,
@@ -57,7 +60,16 @@ export function executionControlRoutes(services: Services): Router {
     input: Omit<NewExecution, 'id' | 'kind' | 'agentId' | 'agentName' | 'clientId'>,
     resumeSessionId: string | null,
   ): Promise<{ executionId: string; status: 'queued' }> {
-    const record = { id: randomUUID(), kind: 'agent' as const, agentId: agent.id, agentName: agent.name, clientId: requestClientId(clientIdHeader), ...input };
+    const workingDirectory = await confinedInput(input.workingDirectory, workdirRoots, 'workingDirectory');
+    const record = {
+      id: randomUUID(),
+      kind: 'agent' as const,
+      agentId: agent.id,
+      agentName: agent.name,
+      clientId: requestClientId(clientIdHeader),
+      ...input,
+      workingDirectory,
+    };
     const execution = await createExecution(db, record);
     // Before the start, so the client always hears `queued` before the worker's `started`.
     const live = liveStreamOf(execution);
@@ -114,7 +126,7 @@ export function executionControlRoutes(services: Services): Router {
     const agent = await existingAgent(ctx.params.id ?? '');
     const body = parseInput(executeBody, ctx.request.body, 'body');
     if (body.repoName !== undefined || body.repoBranch !== undefined) throw new HttpError(400, 'repositories are not supported yet');
-    const settings = await readExecutionSettings(db, dataDir);
+    const settings = await readExecutionSettings(db, workdirRoots);
     ctx.status = 202;
     ctx.body = await launch(
       agent,

@@ -2,21 +2,23 @@ import Router from '@koa/router';
 import { executionSettingsUpdate, readExecutionSettings, updateExecutionSettings } from '../../db/execution-settings';
 import type { Services } from '../../lib/services';
 import { parseInput } from '../validation';
+import { withConfinedWorkingDirectory } from './working-directory-input';
 
 /** The orchestration settings (docs/reports-notifications-settings.md). */
 export function settingsRoutes(services: Services): Router {
   const { db } = services.database;
-  const { dataDir } = services.config.orchestration;
+  const { workdirRoots } = services.config.orchestration;
   const router = new Router({ prefix: '/settings' });
 
   router.get('/', async (ctx) => {
-    ctx.body = await readExecutionSettings(db, dataDir);
+    ctx.body = await readExecutionSettings(db, workdirRoots);
   });
 
   /** The fields given replace the stored ones; a bad body answers 400 and changes nothing. */
   router.put('/', async (ctx) => {
-    const changes = parseInput(executionSettingsUpdate, ctx.request.body, 'body');
-    ctx.body = await updateExecutionSettings(db, dataDir, changes);
+    const parsed = parseInput(executionSettingsUpdate, ctx.request.body, 'body');
+    const changes = await withConfinedWorkingDirectory(parsed, workdirRoots, 'body.workingDirectory');
+    ctx.body = await updateExecutionSettings(db, workdirRoots, changes);
   });
 
   return router;

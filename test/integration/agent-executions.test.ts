@@ -21,6 +21,8 @@ let worker: QueueWorker | null = null;
 const children: ServiceProcess[] = [];
 const agentPids: number[] = [];
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-executions-'));
+// Working directories must lie under the allowed roots (the projects area); the runs create them.
+const workArea = path.join(config.orchestration.workdirRoots[0]!, `test-agent-executions-${process.pid}-${Date.now()}`);
 const agentConfig = { ...config, orchestration: { ...config.orchestration, agentCommand: FAKE_AGENT } };
 
 let deadTemporalPort: number;
@@ -33,7 +35,7 @@ beforeAll(async () => {
     "UPDATE executions SET status = 'failed', finished_at = NOW(3), error = 'left by an earlier test run' WHERE status IN ('queued', 'running')",
   );
   // Other suites change the settings: fix the ones these tests depend on.
-  await api('PUT', '/api/settings', { maxConcurrentExecutions: 2, defaultModel: 'sonnet' });
+  await api('PUT', '/api/settings', { maxConcurrentExecutions: 2, defaultModel: 'sonnet', workingDirectory: config.orchestration.workdirRoots[0] });
   worker = await startAgentsWorker(agentConfig, logger);
 }, 60_000);
 
@@ -44,6 +46,7 @@ afterAll(async () => {
   await api('PUT', '/api/settings', { maxConcurrentExecutions: 2 }).catch(() => undefined);
   await server?.close();
   fs.rmSync(scratch, { recursive: true, force: true });
+  fs.rmSync(workArea, { recursive: true, force: true });
 });
 
 function killGroup(pid: number): void {
@@ -90,7 +93,7 @@ async function createAgent(name: string, secrets: Record<string, string>): Promi
   const created = await api('POST', '/api/agents', {
     name: `${name} ${Date.now()}`,
     instructions: 'Be brief.',
-    workingDirectory: path.join(scratch, 'work', name.replace(/\W+/g, '-')),
+    workingDirectory: path.join(workArea, name.replace(/\W+/g, '-')),
     maxTurns: 7,
   });
   expect(created.status).toBe(201);
@@ -158,7 +161,7 @@ describe('POST /agents/{id}/execute', () => {
       source: 'manual',
       task: 'Say hello',
       instructions: 'Be brief.',
-      workingDirectory: path.join(scratch, 'work', 'complete'),
+      workingDirectory: path.join(workArea, 'complete'),
       model: 'sonnet',
       costUsd: 0.0421,
       turns: 3,
@@ -179,7 +182,7 @@ describe('POST /agents/{id}/execute', () => {
     expect(seen.argv).toEqual(['-p', '--output-format', 'stream-json', '--verbose', '--max-turns', '7', '--permission-mode', 'bypassPermissions', '--model', 'sonnet']);
     expect(seen.env.SERVICE_TOKEN).toBe(SECRET_VALUE);
     expect(seen.env.MYSQL_PASSWORD).toBeUndefined();
-    expect(seen.cwd).toBe(path.join(scratch, 'work', 'complete'));
+    expect(seen.cwd).toBe(path.join(workArea, 'complete'));
 
     // The report, in both directories.
     expect(done.reportFile).toMatch(/^\d{4}-\d{2}-\d{2}_\d{6}_complete-\d+_[0-9a-f]{8}\.md$/);
@@ -207,6 +210,21 @@ describe('POST /agents/{id}/execute', () => {
     completedSession = { agentId, executionId, sessionId: done.sessionId, recordFile };
   });
 
+  it("runs an agent made with the panel's defaults (working directory /home/projetos/ or empty) in the projects area", async () => {
+    const projects = config.orchestration.workdirRoots[0];
+    expect(projects).toBe('/home/projetos');
+    for (const [label, workingDirectory] of [['prefilled', '/home/projetos/'], ['empty', '']] as const) {
+      const recordFile = path.join(scratch, `panel-${label}.json`);
+      const created = await api('POST', '/api/agents', { name: `Panel ${label} ${Date.now()}`, workingDirectory });
+      expect(created.status).toBe(201);
+      expect(created.body.workingDirectory).toBe(label === 'prefilled' ? projects : null);
+      expect((await api('POST', `/api/agents/${created.body.id}/secrets`, { name: 'FAKE_AGENT_RECORD', value: recordFile })).status).toBe(201);
+      const done = await finished(await execute(created.body.id, { task: `Panel ${label}` }));
+      expect({ status: done.status, workingDirectory: done.workingDirectory }).toEqual({ status: 'completed', workingDirectory: projects });
+      expect(readRecordFile(recordFile).cwd).toBe(projects);
+    }
+  });
+
   it('answers 400 on bad bodies and 404 on an unknown agent, creating nothing', async () => {
     const agentId = await createAgent('refused', {});
     const before = await executionCount();
@@ -214,7 +232,7 @@ describe('POST /agents/{id}/execute', () => {
       [agentId, {}, 400, 'body.task'],
       [agentId, { task: '   ' }, 400, 'body.task'],
       [agentId, { task: 'x', extra: 1 }, 400, 'body'],
-      [agentId, { task: 'x', workingDirectory: 'relative/dir' }, 400, 'body.workingDirectory: an absolute path'],
+      [agentId, { task: 'x', workingDirectory: 'relative/dir' }, 400, 'body.workingDirectory: the working directory must be an absolute path'],
       [agentId, { task: 'x', contextFiles: ['../etc/passwd'] }, 400, 'body.contextFiles.0'],
       [agentId, { task: 'x', repoName: 'org/repo' }, 400, 'repositories are not supported yet'],
       [agentId, { task: 'x', repoName: 'org/repo', repoBranch: 'main' }, 400, 'repositories are not supported yet'],

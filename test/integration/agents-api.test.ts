@@ -56,7 +56,7 @@ const fullData = (name: string) => ({
   description: 'Reviews pull requests',
   model: 'claude-sonnet-4-5',
   instructions: 'Read the diff.\nComment on naming — and on tests.',
-  workingDirectory: '/srv/projects/reviewer',
+  workingDirectory: '/home/projetos/reviewer',
   permissionMode: 'acceptEdits',
   maxTurns: 12,
 });
@@ -123,7 +123,7 @@ describe('agents: create, read, list', () => {
     ['fractional turns', { name: 'T', maxTurns: 1.5 }, 'body.maxTurns: Invalid input: expected int, received number'],
     ['turns as text', { name: 'T', maxTurns: '10' }, 'body.maxTurns: Invalid input: expected number, received string'],
     ['an unknown permission mode', { name: 'T', permissionMode: 'yolo' }, 'body.permissionMode: Invalid option: expected one of "default"|"acceptEdits"|"plan"|"bypassPermissions"'],
-    ['a relative working directory', { name: 'T', workingDirectory: 'projects/x' }, 'body.workingDirectory: an absolute path'],
+    ['a relative working directory', { name: 'T', workingDirectory: 'projects/x' }, 'body.workingDirectory: the working directory must be an absolute path (got "projects/x")'],
     ['a model that reads as an option', { name: 'T', model: '--dangerous' }, 'body.model: a model name: letters, digits and . _ : / @ [ ] - (at most 100)'],
     ['a snake_case field', { name: 'T', working_directory: '/tmp' }, 'body: Unrecognized key: "working_directory"'],
     ['an array', [{ name: 'T' }], 'body: Invalid input: expected object, received array'],

@@ -45,7 +45,7 @@ const base = (overrides: Partial<NewExecution>): NewExecution => ({
   source: 'manual',
   task: 'a task',
   instructions: 'be brief',
-  workingDirectory: '/srv/work',
+  workingDirectory: '/home/projetos/work',
   model: 'sonnet',
   ...overrides,
 });
@@ -263,7 +263,7 @@ describe('GET and DELETE /api/executions/history/{id}', () => {
       scheduleId: null,
       task: 'Review the parser',
       instructions: 'be brief',
-      workingDirectory: '/srv/work',
+      workingDirectory: '/home/projetos/work',
       model: 'sonnet',
       sessionId: 'sess-a',
       parentExecutionId: null,
@@ -332,7 +332,7 @@ describe('GET /api/executions/export', () => {
     // A simple row, by plain splitting.
     const aLine = lines.find((line) => line.startsWith(A.id))!;
     expect(aLine.split(',')).toEqual([
-      A.id, 'agent', 'completed', 'manual', AGENT_1, 'Code Reviewer', '', '', '', 'sonnet', '/srv/work', 'sess-a',
+      A.id, 'agent', 'completed', 'manual', AGENT_1, 'Code Reviewer', '', '', '', 'sonnet', '/home/projetos/work', 'sess-a',
       '2026-01-10T10:00:00.000Z', '2026-01-10T10:00:01.000Z', '2026-01-10T10:01:01.000Z', '61000', '0.0123', '3',
       'Review the parser', 'be brief', '', '',
     ]);

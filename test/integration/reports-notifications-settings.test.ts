@@ -192,14 +192,15 @@ describe('notifications', () => {
 });
 
 describe('settings', () => {
-  const defaults = { defaultModel: 'sonnet', workingDirectory: path.join(dataDir, 'projects'), maxConcurrentExecutions: 2 };
+  // The default working directory is the first allowed root, the projects area (AGENT_WORKDIR_ROOTS).
+  const defaults = { defaultModel: 'sonnet', workingDirectory: '/home/projetos', maxConcurrentExecutions: 2 };
 
   it('answers the defaults, stores a partial update and reads it back (also for the workflow)', async () => {
     expect(await call('GET', '/api/settings')).toMatchObject({ status: 200, body: defaults });
-    const updated = await call('PUT', '/api/settings', { maxConcurrentExecutions: 5, workingDirectory: '/srv/agents' });
-    expect(updated).toMatchObject({ status: 200, body: { ...defaults, maxConcurrentExecutions: 5, workingDirectory: '/srv/agents' } });
+    const updated = await call('PUT', '/api/settings', { maxConcurrentExecutions: 5, workingDirectory: '/home/projetos/agents/' });
+    expect(updated).toMatchObject({ status: 200, body: { ...defaults, maxConcurrentExecutions: 5, workingDirectory: '/home/projetos/agents' } });
     expect((await call('GET', '/api/settings')).body).toEqual(updated.body);
-    expect(await readExecutionSettings(database.db, dataDir)).toEqual(updated.body);
+    expect(await readExecutionSettings(database.db, config.orchestration.workdirRoots)).toEqual(updated.body);
     const model = await call('PUT', '/api/settings', { defaultModel: 'claude-opus-4-1' });
     expect(model.body).toEqual({ ...updated.body, defaultModel: 'claude-opus-4-1' });
   });
@@ -209,7 +210,8 @@ describe('settings', () => {
     [{ maxConcurrentExecutions: 21 }, /^body\.maxConcurrentExecutions: /],
     [{ maxConcurrentExecutions: 2.5 }, /^body\.maxConcurrentExecutions: /],
     [{ maxConcurrentExecutions: '3' }, /^body\.maxConcurrentExecutions: /],
-    [{ workingDirectory: 'relative/dir' }, /^body\.workingDirectory: an absolute path$/],
+    [{ workingDirectory: 'relative/dir' }, /^body\.workingDirectory: the working directory must be an absolute path \(got "relative\/dir"\)$/],
+    [{ workingDirectory: '/etc/agents' }, /^body\.workingDirectory: the working directory "\/etc\/agents" is outside the allowed roots \(\/home\/projetos\)$/],
     [{ defaultModel: '--dangerous' }, /^body\.defaultModel: a model name/],
     [{ defaultModel: '' }, /^body\.defaultModel: /],
     [{ theme: 'dark' }, /^body: Unrecognized key: "theme"$/],
