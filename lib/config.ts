@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { repoRoot } from './paths';
@@ -94,6 +95,10 @@ const envSchema = z.object({
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, '64 hexadecimal characters (32 bytes)')
     .optional(),
+  /** A file holding that key instead (readable by its owner only): kept out of the environment. */
+  AGENT_SECRETS_KEY_FILE: z.string().min(1).optional(),
+  /** Unprivileged users the agents run as when the service is root (scripts/stack/agent-users.sh). */
+  AGENT_USERS: positiveInt.max(999).default(20),
   /** The coding-agent command line tool and its adapter (activities/agents). */
   AGENT_COMMAND: z.string().min(1).default('claude'),
   /** The service's data area (execution reports, default working directories); relative to the repository. */
@@ -143,6 +148,33 @@ function workdirRoots(value: string, context: z.RefinementCtx): string[] {
   return [...new Set(roots)];
 }
 
+/**
+ * The secrets key from AGENT_SECRETS_KEY or from the file AGENT_SECRETS_KEY_FILE names (one of
+ * them). The file must be a regular file that neither its group nor others can read: the agents
+ * run tools as other users of the machine (docs/agent-process.md).
+ */
+function secretsKey(inline: string | undefined, file: string | undefined): string | null {
+  if (file === undefined) return inline ?? null;
+  if (inline !== undefined) throw new ConfigError('invalid environment: set AGENT_SECRETS_KEY or AGENT_SECRETS_KEY_FILE, not both');
+  const problem = (message: string) => new ConfigError(`invalid environment: AGENT_SECRETS_KEY_FILE: ${message}`);
+  if (!path.isAbsolute(file)) throw problem(`an absolute path, got "${file}"`);
+  let stat: fs.Stats;
+  let text: string;
+  try {
+    stat = fs.statSync(file);
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw problem(`cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  if (!stat.isFile()) throw problem(`${file} is not a regular file`);
+  if ((stat.mode & 0o077) !== 0) {
+    throw problem(`${file} is open to other users (mode ${(stat.mode & 0o777).toString(8)}): chmod 600 it`);
+  }
+  const key = text.trim();
+  if (!/^[0-9a-fA-F]{64}$/.test(key)) throw problem(`${file} must hold 64 hexadecimal characters (32 bytes)`);
+  return key;
+}
+
 export type Env = z.infer<typeof envSchema>;
 
 export interface Config {
@@ -183,6 +215,8 @@ export interface Config {
     /** Absolute paths. */
     dataDir: string;
     reportsDir: string;
+    /** Size of the pool of agent users (docs/agent-process.md). */
+    agentUsers: number;
     /** Normalised absolute paths under which every working directory lies; the first is the default one. */
     workdirRoots: string[];
   };
@@ -252,10 +286,11 @@ export function loadConfig(source: NodeJS.ProcessEnv): Config {
         reports: env.REPORTS_KEPT,
         notifications: env.NOTIFICATIONS_KEPT,
       },
-      secretsKey: env.AGENT_SECRETS_KEY ?? null,
+      secretsKey: secretsKey(env.AGENT_SECRETS_KEY, env.AGENT_SECRETS_KEY_FILE),
       agentCommand: env.AGENT_COMMAND,
       dataDir: path.resolve(repoRoot, env.AGENT_DATA_DIR),
       reportsDir: path.resolve(repoRoot, env.AGENT_REPORTS_DIR),
+      agentUsers: env.AGENT_USERS,
       workdirRoots: env.AGENT_WORKDIR_ROOTS,
     },
   };

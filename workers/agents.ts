@@ -1,3 +1,4 @@
+import { prepareAgentHost } from '../activities/agents/agent-host';
 import { createAgentExecutionActivities } from '../activities/agents/execution-activities';
 import { createProbeActivities } from '../activities/probe';
 import { createDatabase } from '../db';
@@ -25,6 +26,8 @@ const SLOT_WAITERS = 1_000;
  */
 export async function startAgentsWorker(config: Config, logger: Logger, options: AgentsWorkerOptions = {}): Promise<QueueWorker> {
   const taskQueue = TASK_QUEUES.agents;
+  // Says who the agents run as; closes the data area; makes the working-directory roots (activities/agents/agent-host.ts).
+  await prepareAgentHost(config, logger);
   const database = createDatabase(config.mysql);
   const redis = createRedis(config.redis, 'agents-worker');
   // ioredis reconnects by itself; live output is best effort (the record keeps the output).

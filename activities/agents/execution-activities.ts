@@ -192,6 +192,7 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
             ...(input.resumeSessionId ? { resumeSessionId: input.resumeSessionId } : {}),
           },
           cwd: record.workingDirectory,
+          workdirRoots: config.orchestration.workdirRoots,
           secrets,
           signal: context.cancellationSignal,
           onEvent: async (event) => {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type Router from '@koa/router';
 import { orchestrationRouter } from './router';
 import { countActiveExecutions } from '../../db/executions-store';
+import { agentIsolationSummary } from '../../lib/agent-isolation';
 import { checkDependencies } from '../../lib/dependency-status';
 import { repoRoot } from '../../lib/paths';
 import type { Services } from '../../lib/services';
@@ -36,6 +37,8 @@ export function systemRouter(services: Services): Router {
       uptimeSeconds: Math.round(process.uptime()),
       memoryMiB: { rss: mib(memory.rss), heapUsed: mib(memory.heapUsed), heapTotal: mib(memory.heapTotal), external: mib(memory.external) },
       activeExecutions: await countActiveExecutions(services.database.db),
+      // Who agents run as on this machine (docs/agent-process.md): user-pool, service-user or refused.
+      agentIsolation: agentIsolationSummary(),
     };
   });
   return router;

@@ -12,6 +12,7 @@ import { startServiceProcess, waitForLog, type ServiceProcess } from '../support
 import { unusedPort } from '../support/ports';
 import { startTestServer, type TestServer } from '../support/server';
 import { openSocket, type SocketProbe } from '../support/websocket';
+import { agentWorkspace } from '../support/agent-workspace';
 
 const FAKE_AGENT = path.resolve(__dirname, '../fixtures/fake-agent/fake-agent.js');
 const SECRET_VALUE = 'sk-test-3f9a8b7c6d5e4f30-never-answered';
@@ -20,7 +21,8 @@ let server: TestServer;
 let worker: QueueWorker | null = null;
 const children: ServiceProcess[] = [];
 const agentPids: number[] = [];
-const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-executions-'));
+// The agents (run as the pool's users) write their record files here: open to the pool's group.
+const scratch = agentWorkspace('agent-executions-');
 // Working directories must lie under the allowed roots (the projects area); the runs create them.
 const workArea = path.join(config.orchestration.workdirRoots[0]!, `test-agent-executions-${process.pid}-${Date.now()}`);
 const agentConfig = { ...config, orchestration: { ...config.orchestration, agentCommand: FAKE_AGENT } };

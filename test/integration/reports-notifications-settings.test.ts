@@ -244,6 +244,8 @@ describe('GET /api/system/info', () => {
       uptimeSeconds: expect.any(Number),
       memoryMiB: { rss: expect.any(Number), heapUsed: expect.any(Number), heapTotal: expect.any(Number), external: expect.any(Number) },
       activeExecutions: await countActiveExecutions(database.db),
+      // Root here with the stack's pool of agent users (scripts/stack/agent-users.sh).
+      agentIsolation: { mode: process.getuid?.() === 0 ? 'user-pool' : 'service-user', reason: expect.any(String) },
     });
     expect(answer.body.activeExecutions).toBeGreaterThanOrEqual(1);
     expect(answer.body.memoryMiB.rss).toBeGreaterThan(answer.body.memoryMiB.heapUsed);
