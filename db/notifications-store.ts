@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { count, desc, eq, sql } from 'drizzle-orm';
+import { and, count, desc, eq, lt, lte, or, sql } from 'drizzle-orm';
 import type { Database } from './index';
 import { notifications } from './schema';
 
@@ -29,7 +29,11 @@ export interface NotificationPage {
 const TITLE_MAX = 200;
 const MESSAGE_MAX = 10_000;
 
-export async function raiseNotification(db: Database, input: NewNotification): Promise<Notification> {
+/**
+ * Stores a notification, then prunes the oldest beyond the newest `kept` (NOTIFICATIONS_KEPT): the
+ * table is bounded where it is written, whoever reads it and however.
+ */
+export async function raiseNotification(db: Database, input: NewNotification, kept: number): Promise<Notification> {
   const notification: Notification = {
     id: randomUUID(),
     kind: input.kind.slice(0, 32),
@@ -40,7 +44,31 @@ export async function raiseNotification(db: Database, input: NewNotification): P
     createdAt: input.createdAt ?? new Date(),
   };
   await db.insert(notifications).values(notification);
+  await pruneNotifications(db, kept);
   return notification;
+}
+
+/**
+ * Deletes every notification older than the newest `kept`, in the list's order (created_at, then
+ * id, newest first); returns how many. Two writers pruning at once delete the same rows once.
+ */
+export async function pruneNotifications(db: Database, kept: number): Promise<number> {
+  const [firstPruned] = await db
+    .select({ createdAt: notifications.createdAt, id: notifications.id })
+    .from(notifications)
+    .orderBy(desc(notifications.createdAt), desc(notifications.id))
+    .limit(1)
+    .offset(kept);
+  if (!firstPruned) return 0;
+  const [result] = await db
+    .delete(notifications)
+    .where(
+      or(
+        lt(notifications.createdAt, firstPruned.createdAt),
+        and(eq(notifications.createdAt, firstPruned.createdAt), lte(notifications.id, firstPruned.id)),
+      ),
+    );
+  return result.affectedRows;
 }
 
 /** Newest first, with the unread count the panel's badge shows. */

@@ -264,7 +264,7 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
     /** Writes the Markdown report in both directories and records its name. Repeatable. */
     async writeReport(executionId: string): Promise<string> {
       const record = await existingRecord(executionId);
-      const name = await writeExecutionReport(record, { dataDir, reportsDir });
+      const name = await writeExecutionReport(record, { dataDir, reportsDir }, config.orchestration.limits.reports);
       await setExecutionReportFile(db, executionId, name);
       return name;
     },
@@ -277,7 +277,7 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
         title: `${record.agentName} ${verb}`,
         message: record.error ?? record.task,
         executionId,
-      });
+      }, config.orchestration.limits.notifications);
     },
   };
 }

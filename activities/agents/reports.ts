@@ -125,13 +125,16 @@ async function writeAtomically(dir: string, name: string, content: string): Prom
 
 /**
  * Writes the report in both directories and returns its file name. The name depends only on the
- * record, so a retried activity overwrites the same files.
+ * record, so a retried activity overwrites the same files. Each directory then keeps its newest
+ * `kept` reports (REPORTS_KEPT), the oldest pruned: the directories are bounded where they are written.
  */
-export async function writeExecutionReport(record: ReportRecord, dirs: ReportDirs): Promise<string> {
+export async function writeExecutionReport(record: ReportRecord, dirs: ReportDirs, kept: number): Promise<string> {
   const name = reportFileName(record);
   const content = reportMarkdown(record);
-  await writeAtomically(reportsDirectory(dirs.dataDir), name, content);
-  await writeAtomically(dirs.reportsDir, name, content);
+  for (const dir of [reportsDirectory(dirs.dataDir), dirs.reportsDir]) {
+    await writeAtomically(dir, name, content);
+    await pruneReports(dir, kept);
+  }
   return name;
 }
 
@@ -149,6 +152,29 @@ function checkedPath(dataDir: string, fileName: string): string {
 }
 
 const isMissing = (error: unknown) => (error as { code?: unknown }).code === 'ENOENT';
+
+/**
+ * Deletes the oldest reports of `dir` beyond the newest `kept`; returns how many. Names start with
+ * the execution's UTC creation time, so name order is age order. Only report file names are
+ * touched: other files of the directory (the external one is the user's) are never deleted.
+ */
+export async function pruneReports(dir: string, kept: number): Promise<number> {
+  let names: string[];
+  try {
+    names = await fs.readdir(dir);
+  } catch (error) {
+    if (isMissing(error)) return 0;
+    throw error;
+  }
+  const reports = names.filter(isReportFileName).sort();
+  const pruned = reports.slice(0, Math.max(0, reports.length - kept));
+  for (const name of pruned) {
+    await fs.unlink(path.join(dir, name)).catch((error: unknown) => {
+      if (!isMissing(error)) throw error; // pruned by a concurrent writer
+    });
+  }
+  return pruned.length;
+}
 
 export interface ReportEntry {
   filename: string;

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { writeExecutionReport, type ReportRecord } from '../../activities/agents/reports';
 import { createDatabase, type DatabaseHandle } from '../../db';
@@ -13,6 +14,8 @@ let server: TestServer;
 let database: DatabaseHandle;
 const { dataDir, reportsDir } = config.orchestration;
 const dataReports = path.join(dataDir, 'reports');
+/** What the service keeps (REPORTS_KEPT, NOTIFICATIONS_KEPT): far more than these tests write. */
+const KEPT = config.orchestration.limits;
 
 interface Answer {
   status: number;
@@ -92,13 +95,13 @@ describe('reports', () => {
   const second = '2026-03-05_000000_doc-writer_99999999.md';
 
   it('writes the same Markdown in the data area and in the external reports directory', async () => {
-    expect(await writeExecutionReport(record(), { dataDir, reportsDir })).toBe(first);
+    expect(await writeExecutionReport(record(), { dataDir, reportsDir }, KEPT.reports)).toBe(first);
     const inData = fs.readFileSync(path.join(dataReports, first), 'utf8');
     expect(fs.readFileSync(path.join(reportsDir, first), 'utf8')).toBe(inData);
     expect(inData).toContain('# Agent execution: Revisor de Código\n');
     expect(inData).toContain('| Session id | sess-42 |');
     // Written again (a retried activity): the same file, no temporary left behind.
-    await writeExecutionReport(record(), { dataDir, reportsDir });
+    await writeExecutionReport(record(), { dataDir, reportsDir }, KEPT.reports);
     expect(fs.readdirSync(dataReports)).toEqual([first]);
     expect(fs.readdirSync(reportsDir)).toEqual([first]);
   });
@@ -107,6 +110,7 @@ describe('reports', () => {
     await writeExecutionReport(
       record({ id: '99999999-0000-4000-8000-000000000000', agentName: 'Doc Writer', createdAt: new Date('2026-03-05T00:00:00.000Z') }),
       { dataDir, reportsDir },
+      KEPT.reports,
     );
     fs.writeFileSync(path.join(dataReports, 'notes.txt'), 'not a report');
 
@@ -154,9 +158,9 @@ describe('reports', () => {
 
 describe('notifications', () => {
   it('lists newest first with pagination and the unread count; marks one and all read; clears', async () => {
-    const old = await raiseNotification(database.db, { kind: 'execution.completed', title: 'Done', message: 'Reviewer finished', executionId: 'e-1', createdAt: new Date('2026-01-01T00:00:00.000Z') });
-    const middle = await raiseNotification(database.db, { kind: 'execution.failed', title: 'Failed', message: 'exit 1', createdAt: new Date('2026-01-02T00:00:00.000Z') });
-    const newest = await raiseNotification(database.db, { kind: 'execution.cancelled', title: 'Cancelled', message: 'by the user', createdAt: new Date('2026-01-03T00:00:00.000Z') });
+    const old = await raiseNotification(database.db, { kind: 'execution.completed', title: 'Done', message: 'Reviewer finished', executionId: 'e-1', createdAt: new Date('2026-01-01T00:00:00.000Z')  }, KEPT.notifications);
+    const middle = await raiseNotification(database.db, { kind: 'execution.failed', title: 'Failed', message: 'exit 1', createdAt: new Date('2026-01-02T00:00:00.000Z')  }, KEPT.notifications);
+    const newest = await raiseNotification(database.db, { kind: 'execution.cancelled', title: 'Cancelled', message: 'by the user', createdAt: new Date('2026-01-03T00:00:00.000Z')  }, KEPT.notifications);
 
     const all = await call('GET', '/api/notifications');
     expect(all.status).toBe(200);
@@ -250,5 +254,46 @@ describe('GET /api/system/info', () => {
     expect(answer.body.activeExecutions).toBeGreaterThanOrEqual(1);
     expect(answer.body.memoryMiB.rss).toBeGreaterThan(answer.body.memoryMiB.heapUsed);
     await database.pool.query("DELETE FROM executions WHERE id = 'cccccccc-0000-4000-8000-000000000001'");
+  });
+});
+
+
+describe('bounds: the oldest reports and notifications are pruned where they are written', () => {
+  it('keeps the newest REPORTS_KEPT reports in each directory, by creation time, and never touches other files', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'reports-kept-'));
+    const dirs = { dataDir: path.join(root, 'data'), reportsDir: path.join(root, 'external') };
+    try {
+      fs.mkdirSync(dirs.reportsDir, { recursive: true });
+      fs.writeFileSync(path.join(dirs.reportsDir, 'my-notes.md'), 'the user\'s own file');
+      // Written out of creation order: a long execution created first may finish last.
+      const days = [3, 1, 5, 2, 4];
+      const names: string[] = [];
+      for (const day of days) {
+        const id = `${day}${day}${day}${day}${day}${day}${day}${day}-0000-4000-8000-000000000000`;
+        names[day] = await writeExecutionReport(record({ id, createdAt: new Date(`2026-03-0${day}T12:00:00.000Z`) }), dirs, 3);
+      }
+      const newestThree = [names[3], names[4], names[5]];
+      expect(fs.readdirSync(path.join(dirs.dataDir, 'reports')).sort()).toEqual(newestThree);
+      expect(fs.readdirSync(dirs.reportsDir).sort()).toEqual([...newestThree, 'my-notes.md'].sort());
+      expect(fs.readFileSync(path.join(dirs.reportsDir, 'my-notes.md'), 'utf8')).toBe('the user\'s own file');
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps the newest NOTIFICATIONS_KEPT notifications (by time, then id) and lists them', async () => {
+    await database.pool.query('DELETE FROM notifications');
+    const at = (day: number) => new Date(`2026-02-0${day}T00:00:00.000Z`);
+    const raised = [];
+    for (const day of [1, 2, 2, 3, 4]) {
+      raised.push(await raiseNotification(database.db, { kind: 'execution.completed', title: `Day ${day}`, message: 'm', createdAt: at(day) }, 3));
+    }
+    const [, tieA, tieB, third, newest] = raised;
+    // The bound falls between the two of day 2: the list's order (id, descending) decides which stays.
+    const [laterOfTie] = [tieA!, tieB!].sort((x, y) => (x.id < y.id ? 1 : -1));
+    const list = await call('GET', '/api/notifications');
+    expect(list.body.total).toBe(3);
+    expect(list.body.items.map((n: { id: string }) => n.id)).toEqual([newest!.id, third!.id, laterOfTie!.id]);
+    await database.pool.query('DELETE FROM notifications');
   });
 });
