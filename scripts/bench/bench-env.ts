@@ -12,6 +12,9 @@ const benchDefaults: Record<string, string> = {
   TEMPORAL_NAMESPACE: 'bench',
   // The benchmarks call /api far beyond a person's rate; the budget is not what they measure.
   RATE_LIMIT_REQUESTS: '1000000',
+  // The same for the /api/v1 budgets: bench:consultants renders hundreds of sheets from one address.
+  PDF_RATE_LIMIT_REQUESTS: '1000000',
+  RANKING_JOB_RATE_LIMIT_REQUESTS: '1000000',
   // A fixed key for the benchmark's agent secrets (bench data only).
   AGENT_SECRETS_KEY: 'fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210',
 };
