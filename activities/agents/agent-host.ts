@@ -29,8 +29,12 @@ export async function prepareAgentHost(
   await fs.chmod(dataDir, DATA_DIR_MODE);
 
   for (const root of workdirRoots) {
+    if (isolation.mode !== 'user-pool') {
+      // Not root: the root may be out of this user's reach; runs under it then fail with the reason.
+      await fs.mkdir(root, { recursive: true }).catch((error: unknown) => logger.warn({ err: error, root }, 'working-directory root not created'));
+      continue;
+    }
     await fs.mkdir(root, { recursive: true });
-    if (isolation.mode !== 'user-pool') continue;
     await fs.chown(root, 0, isolation.gid);
     await fs.chmod(root, ROOT_MODE);
     logger.debug({ root, group: AGENT_GROUP }, 'working-directory root ready');

@@ -168,6 +168,26 @@ async function tryLease(users: readonly AgentUser[], dir: string, prefer: string
   return null;
 }
 
+/**
+ * The pool user whose HOME holds Claude Code's session `<sessionId>` (`~/.claude/projects/<dir>/
+ * <sessionId>.jsonl`), so a `continue` can lease that user first. Only looked at, never read or
+ * followed: the user owns its HOME and may have put links there.
+ */
+export async function sessionOwner(users: readonly AgentUser[], sessionId: string): Promise<string | undefined> {
+  if (!/^[A-Za-z0-9_-]{1,128}$/.test(sessionId)) return undefined;
+  const isDirectory = (file: string) => fs.lstat(file).then((stat) => stat.isDirectory(), () => false);
+  for (const user of users) {
+    const projects = path.join(user.home, '.claude', 'projects');
+    if (!(await isDirectory(path.join(user.home, '.claude'))) || !(await isDirectory(projects))) continue;
+    for (const entry of await fs.readdir(projects, { withFileTypes: true }).catch(() => [])) {
+      if (!entry.isDirectory()) continue;
+      const found = await fs.lstat(path.join(projects, entry.name, `${sessionId}.jsonl`)).then((stat) => stat.isFile(), () => false);
+      if (found) return user.name;
+    }
+  }
+  return undefined;
+}
+
 /** A free user of the pool, waiting (abortably) while every one is in use: a smaller pool slows runs down, never fails them. */
 export async function leaseAgentUser(users: readonly AgentUser[], options: LeaseOptions = {}): Promise<AgentUserLease> {
   if (users.length === 0) throw new Error('the pool of agent users is empty');

@@ -3,7 +3,7 @@ import readline from 'node:readline';
 import { agentIsolation, type AgentIsolation } from '../../lib/agent-isolation';
 import { AgentOptionsError, type AgentCli, type AgentEvent, type AgentRunOptions } from './agent-cli';
 import { agentBaseEnv, agentUserEnv, ENV_NAME } from './agent-env';
-import { leaseAgentUser, type AgentUserLease } from './agent-users';
+import { leaseAgentUser, sessionOwner, type AgentUserLease } from './agent-users';
 import { prepareWorkingDirectory, WorkingDirectoryError } from './agent-workdir';
 import { agentLaunch, setprivStartFailure } from './parent-death';
 
@@ -107,7 +107,13 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunSummar
   let lease: AgentUserLease | null = null;
   if (isolation.mode === 'user-pool') {
     try {
-      lease = await leaseAgentUser(isolation.users, { ...(options.signal ? { signal: options.signal } : {}), ...(options.leaseDir ? { leaseDir: options.leaseDir } : {}) });
+      // A `continue` asks first for the user whose HOME holds the session (docs/agent-process.md).
+      const prefer = options.run.resumeSessionId === undefined ? undefined : await sessionOwner(isolation.users, options.run.resumeSessionId);
+      lease = await leaseAgentUser(isolation.users, {
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.leaseDir ? { leaseDir: options.leaseDir } : {}),
+        ...(prefer ? { prefer } : {}),
+      });
     } catch (error) {
       if (options.signal?.aborted) throw new AgentCancelledError(summary, options.signal.reason);
       throw error;

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pino from 'pino';
 import { claudeCode } from '../../activities/agents/claude-code';
 import { prepareAgentHost } from '../../activities/agents/agent-host';
 import { DEFAULT_LEASE_DIR, leaseAgentUser } from '../../activities/agents/agent-users';
@@ -311,6 +312,28 @@ describe('the real Claude Code CLI, service running as root', () => {
     expect(events[events.length - 1]).toBe('result');
     expect(model.requests.some((request) => request.path === '/v1/messages' && JSON.stringify(request.body).includes(prompt))).toBe(true);
   });
+
+  it("continues a session as the user whose HOME holds it, even when other users are free", async () => {
+    const last = pool.users[pool.users.length - 1]!;
+    const options = (prompt: string): RunAgentOptions => ({
+      command: claudeCli,
+      cli: claudeCode,
+      run: { prompt, maxTurns: 2 },
+      cwd: path.join(workspace, 'real-cli-continue'),
+      workdirRoots: [workspace],
+      baseEnv: { ...agentBaseEnv(process.env), ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'sk-stand-in', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' },
+    });
+    model.enqueue({ kind: 'text', text: 'First answer.', when: (request) => JSON.stringify(request.body).includes('first question') });
+    // The first run as the pool's last user: the lowest free user would be another one.
+    const first = await runAgent({ ...options('first question'), isolation: { ...pool, users: [last] } });
+    model.enqueue({ kind: 'text', text: 'Second answer.', when: (request) => JSON.stringify(request.body).includes('second question') });
+    const second = await runAgent({ ...options('second question'), run: { prompt: 'second question', maxTurns: 2, resumeSessionId: first.sessionId! } });
+
+    expect(second).toMatchObject({ exitCode: 0, error: null, resultText: 'Second answer.', sessionId: first.sessionId });
+    // The resumed conversation reached the model with the first exchange in it.
+    const resumed = model.requests.find((request) => JSON.stringify(request.body).includes('second question'));
+    expect(JSON.stringify(resumed?.body)).toContain('First answer.');
+  });
 });
 
 describe('who agents run as', () => {
@@ -319,6 +342,15 @@ describe('who agents run as', () => {
       mode: 'service-user',
       reason: "the service runs as uid 1000, not root, so it cannot switch users: agents run as the service's own user and can read what it can",
     });
+  });
+
+  it('the worker start says so with a warning when agents run as the service user', async () => {
+    const lines: string[] = [];
+    const capture = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
+    const root = path.join(outside, 'service-user-root');
+    await prepareAgentHost({ orchestration: { ...config.orchestration, workdirRoots: [root] } }, capture, detectAgentIsolation(20, 1000));
+    const warning = lines.map((line) => JSON.parse(line) as { level: number; msg: string; agentIsolation?: { mode: string } }).find((entry) => entry.level === 40);
+    expect(warning).toMatchObject({ msg: 'agents run as the service user: they are not isolated from it', agentIsolation: { mode: 'service-user' } });
   });
 
   it('root without the pool refuses to run agents rather than run them as root', async () => {
