@@ -1,4 +1,4 @@
-import { desc, eq } from 'drizzle-orm';
+import { and, asc, desc, eq } from 'drizzle-orm';
 import type { Database } from './index';
 import { rankingJobRuns } from './schema';
 
@@ -49,6 +49,27 @@ export async function recordRunEnd(
       ...(end.processados === undefined ? {} : { processados: end.processados }),
     })
     .where(eq(rankingJobRuns.runId, runId));
+}
+
+/** Runs recorded `em_execucao`, oldest first, at most `limit` (the reconciler's batch). */
+export async function openRuns(db: Database, limit: number): Promise<JobRun[]> {
+  return db.select().from(rankingJobRuns).where(eq(rankingJobRuns.estado, 'em_execucao')).orderBy(asc(rankingJobRuns.iniciadoEm)).limit(limit);
+}
+
+/**
+ * Records the end of a run whose workflow was stopped from outside, only while it is still
+ * `em_execucao` (a run that recorded its own end meanwhile keeps it). True when this call changed it.
+ */
+export async function recordRunInterrupted(
+  db: Database,
+  runId: string,
+  end: { estado: 'falhou' | 'cancelado'; erro: string; finishedAt: Date },
+): Promise<boolean> {
+  const [result] = await db
+    .update(rankingJobRuns)
+    .set({ estado: end.estado, finalizadoEm: end.finishedAt, ultimoErro: end.erro })
+    .where(and(eq(rankingJobRuns.runId, runId), eq(rankingJobRuns.estado, 'em_execucao')));
+  return result.affectedRows > 0;
 }
 
 export async function latestRun(db: Database): Promise<JobRun | null> {

@@ -58,6 +58,9 @@ const envSchema = z.object({
     .refine(isTimeZone, 'an IANA time zone such as America/Sao_Paulo')
     .default('America/Sao_Paulo'),
 
+  /** How often the reconcilers (Temporal Schedules) look for records whose workflow is gone (docs/agent-executions.md). */
+  RECONCILE_INTERVAL_SECONDS: positiveInt.max(3_600).default(60),
+
   /** The Chromium that renders the PDF sheets (never downloaded: the system's browser). */
   CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
   /** PDF documents rendered at once by the one browser of a process; the others wait. */
@@ -193,6 +196,8 @@ export interface Config {
     /** Budget of POST /ranking/processar per client address. */
     jobRateLimit: { requests: number; windowSeconds: number };
   };
+  /** The reconcilers of executions and ranking runs whose workflow is gone. */
+  reconciler: { intervalSeconds: number };
   pdf: {
     chromiumPath: string;
     concurrency: number;
@@ -267,6 +272,7 @@ export function loadConfig(source: NodeJS.ProcessEnv): Config {
       cvBaseUrl: env.CV_BASE_URL,
       jobRateLimit: { requests: env.RANKING_JOB_RATE_LIMIT_REQUESTS, windowSeconds: env.RANKING_JOB_RATE_LIMIT_WINDOW_SECONDS },
     },
+    reconciler: { intervalSeconds: env.RECONCILE_INTERVAL_SECONDS },
     pdf: {
       chromiumPath: env.CHROMIUM_PATH,
       concurrency: env.PDF_CONCURRENCY,

@@ -1,10 +1,13 @@
 import { prepareAgentHost } from '../activities/agents/agent-host';
 import { createAgentExecutionActivities } from '../activities/agents/execution-activities';
+import { createExecutionReconcilerActivities } from '../activities/agents/reconcile-executions';
 import { createProbeActivities } from '../activities/probe';
 import { createDatabase } from '../db';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
 import { closeRedis, createRedis } from '../lib/redis';
+import { closeTemporalClient, createTemporalClient } from '../temporal/client';
+import { ensureReconcilerSchedule, RECONCILERS } from '../temporal/reconciler-schedules';
 import { ACTIVITY_QUEUES, TASK_QUEUES } from '../temporal/task-queues';
 import { combineQueueWorkers, startQueueWorker, type QueueWorker } from './queue-worker';
 
@@ -32,12 +35,17 @@ export async function startAgentsWorker(config: Config, logger: Logger, options:
   const redis = createRedis(config.redis, 'agents-worker');
   // ioredis reconnects by itself; live output is best effort (the record keeps the output).
   redis.on('error', (error: Error) => logger.debug({ err: error }, 'redis connection error'));
+  // The reconciler's activity describes workflows through its own client.
+  const temporal = createTemporalClient(config.temporal);
   const closeDependencies = async () => {
-    await Promise.allSettled([database.pool.end(), closeRedis(redis)]);
+    await Promise.allSettled([database.pool.end(), closeRedis(redis), closeTemporalClient(temporal)]);
   };
   const { waitForSlot, ...activities } = createAgentExecutionActivities({ pool: database.pool, db: database.db, redis, config, logger });
+  const reconciler = createExecutionReconcilerActivities({ db: database.db, temporal: temporal.client, finishing: activities, logger });
   const started: QueueWorker[] = [];
   try {
+    const outcome = await ensureReconcilerSchedule(temporal.client, RECONCILERS.executions, config.reconciler.intervalSeconds);
+    logger.info({ outcome, intervalSeconds: config.reconciler.intervalSeconds }, 'executions reconciler schedule ready');
     started.push(
       await startQueueWorker({
         temporal: config.temporal,
@@ -56,7 +64,7 @@ export async function startAgentsWorker(config: Config, logger: Logger, options:
         logger,
         // A cancelled execution's agent is killed within about a second, not at the next throttled heartbeat.
         maxHeartbeatThrottleInterval: '1 second',
-        activities: { ...createProbeActivities({ taskQueue }), ...activities },
+        activities: { ...createProbeActivities({ taskQueue }), ...activities, ...reconciler },
         ...(options.activitySlots ? { maxConcurrentActivityTaskExecutions: options.activitySlots } : {}),
       }),
     );

@@ -1,5 +1,6 @@
 import { createProbeActivities } from '../activities/probe';
 import { createRankingActivities } from '../activities/ranking';
+import { createRankingReconcilerActivities } from '../activities/ranking-reconcile';
 import { createDatabase } from '../db';
 import { PERSON_INDEX_BASE } from '../domain/person-index';
 import type { Config } from '../lib/config';
@@ -7,18 +8,23 @@ import { createElasticsearch, indexName } from '../lib/elasticsearch';
 import type { Logger } from '../lib/logger';
 import { closeTemporalClient, createTemporalClient } from '../temporal/client';
 import { ensureRankingSchedule } from '../temporal/ranking-schedule';
+import { ensureReconcilerSchedule, RECONCILERS } from '../temporal/reconciler-schedules';
 import { TASK_QUEUES } from '../temporal/task-queues';
 import { startQueueWorker, type QueueWorker } from './queue-worker';
 
-/** The worker of the `ranking` task queue: the ranking job, its batches and the daily schedule. */
+/** The worker of the `ranking` task queue: the ranking job, its batches, the daily schedule and the runs' reconciler. */
 export async function startRankingWorker(config: Config, logger: Logger): Promise<QueueWorker> {
   const taskQueue = TASK_QUEUES.ranking;
+  // Also the reconciler activity's client: closed with the worker.
   const temporal = createTemporalClient(config.temporal);
   try {
     const outcome = await ensureRankingSchedule(temporal.client, config.ranking.scheduleTimezone);
     logger.info({ outcome, timezone: config.ranking.scheduleTimezone }, 'ranking schedule ready');
-  } finally {
+    const reconciler = await ensureReconcilerSchedule(temporal.client, RECONCILERS.rankingRuns, config.reconciler.intervalSeconds);
+    logger.info({ outcome: reconciler, intervalSeconds: config.reconciler.intervalSeconds }, 'ranking runs reconciler schedule ready');
+  } catch (error) {
     await closeTemporalClient(temporal);
+    throw error;
   }
 
   const database = createDatabase(config.mysql);
@@ -37,9 +43,10 @@ export async function startRankingWorker(config: Config, logger: Logger): Promis
         cvBaseUrl: config.ranking.cvBaseUrl,
         logger,
       }),
+      ...createRankingReconcilerActivities({ db: database.db, temporal: temporal.client, logger }),
     },
     closeDependencies: async () => {
-      await Promise.allSettled([database.pool.end(), es.close()]);
+      await Promise.allSettled([database.pool.end(), es.close(), closeTemporalClient(temporal)]);
     },
   });
 }

@@ -3,6 +3,8 @@ import Router from '@koa/router';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { z } from 'zod';
 import { lastSuccessfulRun, latestRun, type JobRun } from '../../db/ranking-job-runs';
+import { interruptedRunOutcome, type InterruptedRunOutcome } from '../../domain/workflow-gone';
+import { describedWorkflow, MISSING_WORKFLOW, type DescribedWorkflow } from '../../temporal/workflow-state';
 import type { Services } from '../../lib/services';
 import { RANKING_JOB_WORKFLOW_ID } from '../../temporal/workflow-ids';
 import type { rankingJobWorkflow } from '../../workflows/ranking/job';
@@ -60,11 +62,15 @@ function fromProgress(progress: RankingProgress, lastSuccess: JobRun | null): Jo
   };
 }
 
-function fromRun(run: JobRun | null, lastSuccess: JobRun | null, running: boolean): JobStatus {
+/**
+ * `interrupted`: the run is recorded `em_execucao` but Temporal says no workflow of it is open; it is
+ * answered as it ended until the reconciler records that (docs/ranking-job.md).
+ */
+function fromRun(run: JobRun | null, lastSuccess: JobRun | null, running: boolean, interrupted: InterruptedRunOutcome | null = null): JobStatus {
   return {
     job_id: RANKING_JOB_WORKFLOW_ID,
     em_execucao: running,
-    estado: running ? 'em_execucao' : ((run?.estado as JobStatus['estado'] | undefined) ?? 'nunca_executado'),
+    estado: running ? 'em_execucao' : (interrupted?.estado ?? (run?.estado as JobStatus['estado'] | undefined) ?? 'nunca_executado'),
     fase: run?.fase ?? null,
     origem: run?.origem ?? null,
     limpar_antes: run?.limparAntes ?? null,
@@ -73,7 +79,7 @@ function fromRun(run: JobRun | null, lastSuccess: JobRun | null, running: boolea
     percentual: percentOf(run?.processados ?? 0, run?.total ?? 0),
     iniciado_em: run?.iniciadoEm.toISOString() ?? null,
     finalizado_em: run?.finalizadoEm?.toISOString() ?? null,
-    ultimo_erro: run?.ultimoErro ?? null,
+    ultimo_erro: interrupted?.erro ?? run?.ultimoErro ?? null,
     ultima_execucao_sucesso: lastSuccess?.finalizadoEm?.toISOString() ?? null,
     fonte: 'mysql',
   };
@@ -114,6 +120,7 @@ export function jobRoutes(services: Services): Router {
   router.get('/ranking/status', async (ctx) => {
     const [run, lastSuccess] = await Promise.all([latestRun(db), lastSuccessfulRun(db)]);
     let running = false;
+    let latest: DescribedWorkflow | null = null; // null: Temporal did not answer
     // gRPC deadlines, not a race: the calls themselves (and the SDK's retries) end by then, so no
     // retry timer outlives the request and fires on a closed connection at shutdown.
     const { connection } = services.temporal;
@@ -127,10 +134,20 @@ export function jobRoutes(services: Services): Router {
         ctx.body = fromProgress(progress, lastSuccess);
         return;
       }
+      latest = describedWorkflow(description);
     } catch (error) {
-      if (!(error instanceof WorkflowNotFoundError)) {
+      if (error instanceof WorkflowNotFoundError) {
+        latest = MISSING_WORKFLOW;
+      } else {
         services.logger.warn({ err: error }, 'ranking status: Temporal did not answer; reporting from MySQL');
       }
+    }
+    if (latest && run?.estado === 'em_execucao') {
+      // A run that ended between the first read and the describe has recorded its end: read again.
+      const current = await latestRun(db);
+      const interrupted = current?.estado === 'em_execucao' ? interruptedRunOutcome(current.runId, latest) : null;
+      ctx.body = fromRun(current, lastSuccess, running, interrupted);
+      return;
     }
     ctx.body = fromRun(run, lastSuccess, running);
   });

@@ -1,3 +1,4 @@
 // Workflows registered on the `agents` task queue (bundled by the agents worker).
 export { probeWorkflow } from '../probe';
 export { agentExecutionWorkflow } from './execution';
+export { reconcileExecutionsWorkflow } from './reconcile';

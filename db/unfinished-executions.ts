@@ -1,0 +1,29 @@
+import { and, asc, eq, gt, inArray, or } from 'drizzle-orm';
+import { ACTIVE_STATUSES, type Execution } from './executions-store';
+import type { Database } from './index';
+import { executions } from './schema';
+
+/** Where a walk over the unfinished records stopped: the last record seen (createdAt, then id). */
+export interface UnfinishedCursor {
+  createdAt: Date;
+  id: string;
+}
+
+export type UnfinishedExecution = Pick<Execution, 'id' | 'status' | 'createdAt'>;
+
+/**
+ * The next `limit` agent execution records that are not final (`queued`, `running`) after `after`,
+ * oldest first: one batch of the reconciler's walk (docs/agent-executions.md, "Reconciler"). Only
+ * agent records: each has the workflow `agent-execution-<id>`; pipeline records have no workflow yet.
+ */
+export async function unfinishedAgentExecutions(db: Database, after: UnfinishedCursor | null, limit: number): Promise<UnfinishedExecution[]> {
+  const past = after
+    ? or(gt(executions.createdAt, after.createdAt), and(eq(executions.createdAt, after.createdAt), gt(executions.id, after.id)))
+    : undefined;
+  return db
+    .select({ id: executions.id, status: executions.status, createdAt: executions.createdAt })
+    .from(executions)
+    .where(and(inArray(executions.status, [...ACTIVE_STATUSES]), eq(executions.kind, 'agent'), past))
+    .orderBy(asc(executions.createdAt), asc(executions.id))
+    .limit(limit);
+}

@@ -1,0 +1,294 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Client } from '@temporalio/client';
+import { format } from 'mysql2';
+import type { ExecutionReconcilePass } from '../../activities/agents/reconcile-executions';
+import { createExecution } from '../../db/executions-store';
+import { CLOSED_WORKFLOW_GRACE_MS, MISSING_WORKFLOW_GRACE_MS } from '../../domain/workflow-gone';
+import { config } from '../../lib/config';
+import { logger } from '../../lib/logger';
+import { processRunning } from '../../scripts/process-state';
+import { agentExecutionWorkflowId } from '../../temporal/agent-execution';
+import { rankingJobStartOptions } from '../../temporal/ranking-job';
+import { RECONCILERS, type Reconciler } from '../../temporal/reconciler-schedules';
+import { startAgentsWorker } from '../../workers/agents';
+import type { QueueWorker } from '../../workers/queue-worker';
+import { startRankingWorker } from '../../workers/ranking';
+import type { rankingJobWorkflow } from '../../workflows/ranking/job';
+import { seedPersonIndex } from '../support/ranking';
+import { startTestServer, type TestServer } from '../support/server';
+
+/**
+ * The reconcilers (docs/agent-executions.md, "Reconciler"; docs/ranking-job.md): workflows are
+ * terminated through the Temporal client as from the Web UI, and the tests only wait (bounded
+ * polls) for the Schedules' passes; they never call the reconciler themselves.
+ */
+
+const FAKE_AGENT = path.resolve(__dirname, '../fixtures/fake-agent/fake-agent.js');
+const TERMINATED_ERROR = "the execution's workflow ended as TERMINATED without finishing the record";
+// The passes run every second here (the default is a minute).
+const testConfig = {
+  ...config,
+  reconciler: { intervalSeconds: 1 },
+  orchestration: { ...config.orchestration, agentCommand: FAKE_AGENT },
+};
+
+let server: TestServer;
+let temporal: Client;
+const workers: QueueWorker[] = [];
+const agentPids: number[] = [];
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'reconciler-'));
+// The stand-in agent writes its record file here, and it may run as an unprivileged user (docs/agent-process.md).
+fs.chmodSync(scratch, 0o777);
+
+beforeAll(async () => {
+  server = await startTestServer();
+  temporal = server.services.temporal.client;
+  // Records left active by an interrupted earlier run would hold the slot.
+  await server.services.database.pool.query(
+    "UPDATE executions SET status = 'failed', finished_at = NOW(3), error = 'left by an earlier test run' WHERE status IN ('queued', 'running')",
+  );
+  expect((await api('PUT', '/api/settings', { maxConcurrentExecutions: 1 })).status).toBe(200);
+  await seedPersonIndex(100, 5);
+  workers.push(await startAgentsWorker(testConfig, logger));
+  workers.push(await startRankingWorker(testConfig, logger));
+}, 120_000);
+
+afterAll(async () => {
+  await temporal?.schedule.getHandle(RECONCILERS.rankingRuns.scheduleId).unpause().catch(() => undefined);
+  for (const pid of agentPids) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  await Promise.allSettled(workers.map((worker) => worker.stop()));
+  await api('PUT', '/api/settings', { maxConcurrentExecutions: 2 }).catch(() => undefined);
+  await server?.close();
+  fs.rmSync(scratch, { recursive: true, force: true });
+});
+
+interface Answer {
+  status: number;
+  body: any;
+}
+
+async function api(method: string, urlPath: string, body?: unknown): Promise<Answer> {
+  const response = await fetch(server.url + urlPath, {
+    method,
+    ...(body !== undefined ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : null };
+}
+
+async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms (last: ${JSON.stringify(value)})`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function createAgent(name: string, secrets: Record<string, string>): Promise<string> {
+  const created = await api('POST', '/api/agents', { name: `${name} ${Date.now()}`, instructions: 'Be brief.', maxTurns: 7 });
+  expect(created.status).toBe(201);
+  for (const [secretName, value] of Object.entries(secrets)) {
+    expect((await api('POST', `/api/agents/${created.body.id}/secrets`, { name: secretName, value })).status).toBe(201);
+  }
+  return created.body.id as string;
+}
+
+async function execute(agentId: string, task: string): Promise<string> {
+  const answer = await api('POST', `/api/agents/${agentId}/execute`, { task });
+  expect(answer).toMatchObject({ status: 202, body: { status: 'queued' } });
+  return answer.body.executionId as string;
+}
+
+async function record(executionId: string): Promise<any> {
+  const answer = await api('GET', `/api/executions/history/${executionId}`);
+  expect(answer.status).toBe(200);
+  return answer.body;
+}
+
+/** The record once final with its report written (the reconciler writes it right after the record). */
+const finished = (executionId: string, timeoutMs = 60_000) =>
+  until(`execution ${executionId} final`, () => record(executionId), (r) => !['queued', 'running'].includes(r.status) && r.reportFile !== null, timeoutMs);
+
+/** A slow stand-in agent, running, and its process id. */
+async function runningSlowAgent(name: string): Promise<{ agentId: string; executionId: string; pid: number }> {
+  const recordFile = path.join(scratch, `${name}.json`);
+  const agentId = await createAgent(name, { FAKE_AGENT_CHUNKS: '100000', FAKE_AGENT_DELAY_MS: '50', FAKE_AGENT_RECORD: recordFile });
+  const executionId = await execute(agentId, 'Take your time');
+  await until('agent printing', () => record(executionId), (r) => r.status === 'running' && r.outputSeq >= 2);
+  const { pid } = JSON.parse(fs.readFileSync(recordFile, 'utf8')) as { pid: number };
+  agentPids.push(pid);
+  expect(processRunning(pid)).toBe(true);
+  return { agentId, executionId, pid };
+}
+
+/** Terminates an execution's workflow as an operator would from the Temporal Web UI. */
+async function terminateExecution(executionId: string): Promise<Date> {
+  const handle = temporal.workflow.getHandle(agentExecutionWorkflowId(executionId));
+  await handle.terminate('terminated by the test, as from the Web UI');
+  const description = await handle.describe();
+  expect(description.status.name).toBe('TERMINATED');
+  return description.closeTime!;
+}
+
+/** The result of the first pass of a reconciler's Schedule that started after `since` (waits for it). */
+async function passStartedAfter<T>(reconciler: Reconciler, since: Date): Promise<T> {
+  const schedule = temporal.schedule.getHandle(reconciler.scheduleId);
+  const action = await until(
+    `a ${reconciler.scheduleId} pass after ${since.toISOString()}`,
+    async () => (await schedule.describe()).info.recentActions.find((taken) => taken.takenAt.getTime() > since.getTime()) ?? null,
+    (taken) => taken !== null,
+  );
+  const { workflowId, firstExecutionRunId } = action!.action.workflow;
+  return temporal.workflow.getHandle(workflowId, firstExecutionRunId).result() as Promise<T>;
+}
+
+describe('executions reconciler', () => {
+  it('is a Temporal Schedule of the configured interval', async () => {
+    const description = await temporal.schedule.getHandle(RECONCILERS.executions.scheduleId).describe();
+    expect(description.spec.intervals).toEqual([expect.objectContaining({ every: 1_000 })]);
+    expect(description.action).toMatchObject({ workflowType: 'reconcileExecutionsWorkflow', taskQueue: 'agents' });
+    expect(description.policies.overlap).toBe('SKIP');
+  });
+
+  it('ends a running execution whose workflow is terminated: agent killed, record failed, slot freed', async () => {
+    const { executionId, pid } = await runningSlowAgent('terminated');
+    const quickAgent = await createAgent('after-terminated', {});
+    await terminateExecution(executionId);
+    // Limit 1: the next execution waits for the slot the terminated one still holds.
+    const nextId = await execute(quickAgent, 'Next in line');
+
+    // The run activity hears of the termination at its next heartbeat and kills the agent's process group.
+    await until('agent process gone', async () => processRunning(pid), (alive) => !alive, 15_000);
+
+    const done = await finished(executionId);
+    expect(done).toMatchObject({ status: 'failed', error: TERMINATED_ERROR, reportFile: expect.any(String) });
+    expect(done.finishedAt).toEqual(expect.any(String));
+    const notifications = (await api('GET', '/api/notifications?pageSize=100')).body.items as any[];
+    expect(notifications.find((item) => item.executionId === executionId)).toMatchObject({ kind: 'execution.failed', message: TERMINATED_ERROR });
+
+    // The freed slot went to the execution queued behind it, which then ran to its end.
+    const next = await finished(nextId);
+    expect(next).toMatchObject({ status: 'completed', error: null });
+    expect(new Date(next.startedAt).getTime()).toBeGreaterThanOrEqual(new Date(done.finishedAt).getTime());
+
+    // A record its own workflow finished is left alone by later passes.
+    await passStartedAfter(RECONCILERS.executions, new Date());
+    expect(await record(nextId)).toMatchObject({ status: 'completed', error: null, finishedAt: next.finishedAt });
+  });
+
+  it('ends a queued execution whose workflow is terminated while it waits for the slot', async () => {
+    const { agentId, executionId: runningId, pid } = await runningSlowAgent('holding-slot');
+    const waitingAgent = await createAgent('waiting', {});
+    const waitingId = await execute(waitingAgent, 'Wait for the slot');
+    await until('waiting for the slot', () => record(waitingId), (r) => r.status === 'queued');
+    await terminateExecution(waitingId);
+
+    const done = await finished(waitingId);
+    expect(done).toMatchObject({ status: 'failed', error: TERMINATED_ERROR, startedAt: null });
+    // It never took the slot: the running execution is untouched.
+    expect(await record(runningId)).toMatchObject({ status: 'running' });
+    expect(processRunning(pid)).toBe(true);
+
+    expect((await api('POST', `/api/agents/${agentId}/cancel/${runningId}`)).status).toBe(202);
+    expect(await finished(runningId)).toMatchObject({ status: 'cancelled' });
+  });
+
+  it('ends a record whose workflow does not exist once it is older than the grace; a young one waits', async () => {
+    const { db } = server.services.database;
+    const base = { kind: 'agent' as const, agentId: null, agentName: 'Never started', source: 'manual' as const, task: 'Nothing', instructions: '', workingDirectory: scratch, model: 'sonnet' };
+    const old = await createExecution(db, { ...base, createdAt: new Date(Date.now() - MISSING_WORKFLOW_GRACE_MS - 60_000) });
+    const young = await createExecution(db, base);
+    try {
+      const done = await finished(old.id);
+      expect(done).toMatchObject({ status: 'failed', error: "the execution's workflow was not found: it never started or is gone" });
+      // A whole pass after that: the young record (its workflow may be starting) is still queued.
+      await passStartedAfter(RECONCILERS.executions, new Date(done.finishedAt));
+      expect(await record(young.id)).toMatchObject({ status: 'queued', finishedAt: null });
+    } finally {
+      await server.services.database.pool.query("UPDATE executions SET status = 'failed', finished_at = NOW(3) WHERE id = ?", [young.id]);
+    }
+  });
+
+  it('ends the record once MariaDB accepts it again when it refused it at first', async () => {
+    const { executionId, pid } = await runningSlowAgent('refused');
+    const pool = server.services.database.pool;
+    // MariaDB refuses every change of this record, as it would while down.
+    await pool.query(
+      format(
+        `CREATE TRIGGER refuse_reconciler_test BEFORE UPDATE ON executions FOR EACH ROW
+         BEGIN IF OLD.id = ? THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'refused by the test'; END IF; END`,
+        [executionId],
+      ),
+    );
+    try {
+      const closedAt = await terminateExecution(executionId);
+      await until('agent process gone', async () => processRunning(pid), (alive) => !alive, 15_000);
+      // A pass after the grace tried to end it and could not.
+      const pass = await passStartedAfter<ExecutionReconcilePass>(RECONCILERS.executions, new Date(closedAt.getTime() + CLOSED_WORKFLOW_GRACE_MS));
+      expect(pass.failed).toBeGreaterThanOrEqual(1);
+      expect(await record(executionId)).toMatchObject({ status: 'running', finishedAt: null });
+    } finally {
+      await pool.query('DROP TRIGGER IF EXISTS refuse_reconciler_test');
+    }
+    expect(await finished(executionId)).toMatchObject({ status: 'failed', error: TERMINATED_ERROR });
+  });
+});
+
+describe('ranking runs reconciler', () => {
+  it('a terminated ranking run is never shown running: the status says so at once, the record follows', async () => {
+    const schedule = temporal.schedule.getHandle(RECONCILERS.rankingRuns.scheduleId);
+    const { pool } = server.services.database;
+    const storedRun = async (runId: string) => {
+      const [rows] = await pool.query('SELECT estado, finalizado_em, ultimo_erro FROM ranking_job_runs WHERE run_id = ?', [runId]);
+      return (rows as Array<{ estado: string; finalizado_em: Date | null; ultimo_erro: string | null }>)[0] ?? null;
+    };
+    // Paused first, so the answer before the reconciler's pass is seen; then let it run.
+    await schedule.pause('the test looks at the status before the pass');
+    let runId = '';
+    try {
+      // One person per batch, one batch at a time: the run lasts long enough to be terminated.
+      const handle = await temporal.workflow.start<typeof rankingJobWorkflow>(
+        'rankingJobWorkflow',
+        rankingJobStartOptions({ origem: 'manual', batchSize: 1, maxChildrenInFlight: 1 }),
+      );
+      runId = handle.firstExecutionRunId;
+      await until('run recorded', () => storedRun(runId), (run) => run?.estado === 'em_execucao');
+      expect((await api('GET', '/api/v1/ranking/status')).body).toMatchObject({ em_execucao: true, estado: 'em_execucao', fonte: 'temporal' });
+
+      await handle.terminate('terminated by the test, as from the Web UI');
+      const before = (await api('GET', '/api/v1/ranking/status')).body;
+      expect(before).toMatchObject({
+        em_execucao: false,
+        estado: 'falhou',
+        ultimo_erro: 'processamento interrompido: o workflow terminou como TERMINATED sem registrar o fim',
+        fonte: 'mysql',
+      });
+      expect(await storedRun(runId)).toMatchObject({ estado: 'em_execucao' });
+    } finally {
+      await schedule.unpause();
+    }
+
+    const stored = await until('run recorded as interrupted', () => storedRun(runId), (run) => run?.estado !== 'em_execucao');
+    expect(stored).toMatchObject({
+      estado: 'falhou',
+      finalizado_em: expect.any(Date),
+      ultimo_erro: 'processamento interrompido: o workflow terminou como TERMINATED sem registrar o fim',
+    });
+    expect((await api('GET', '/api/v1/ranking/status')).body).toMatchObject({
+      em_execucao: false,
+      estado: 'falhou',
+      finalizado_em: stored!.finalizado_em!.toISOString(),
+      ultimo_erro: stored!.ultimo_erro,
+    });
+  });
+});
