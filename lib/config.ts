@@ -93,6 +93,15 @@ const envSchema = z.object({
   /** Requests per client address and window on /api (Redis-backed, shared by all API processes). */
   RATE_LIMIT_REQUESTS: positiveInt.default(600),
   RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
+  /** Host names the service answers to (DNS rebinding), comma-separated; `*`: any. Default: loopback names and HTTP_HOST. */
+  ALLOWED_HOSTS: z
+    .string()
+    .default('')
+    .transform((value) => value.split(',').map((host) => host.trim().toLowerCase()).filter(Boolean)),
+  /** Open WebSockets per client address; further handshakes are refused with 429. */
+  WEBSOCKET_MAX_SOCKETS_PER_CLIENT: positiveInt.default(32),
+  /** A socket is pinged this often and closed when it missed the previous ping's pong. */
+  WEBSOCKET_PING_INTERVAL_SECONDS: positiveInt.default(30),
   /** AES-256-GCM key of the agents' secrets: 64 hexadecimal characters (32 bytes). */
   AGENT_SECRETS_KEY: z
     .string()
@@ -108,16 +117,16 @@ const envSchema = z.object({
   AGENT_DATA_DIR: z.string().min(1).default('.data'),
   /** The external directory that also receives every execution's Markdown report (spec). */
   AGENT_REPORTS_DIR: z.string().min(1).default('.data/external-reports'),
-  /** Where working directories may lie, comma-separated absolute paths; the first is the default (the panel prefills /home/projetos/). */
-  AGENT_WORKDIR_ROOTS: z
-    .string()
-    .default('/home/projetos')
-    .transform((value, context) => workdirRoots(value, context)),
   /** Bounds of what the orchestration service stores; the oldest beyond a "kept" bound are pruned. */
   AGENTS_MAX: positiveInt.default(500),
   AGENT_VERSIONS_KEPT: positiveInt.default(50),
   REPORTS_KEPT: positiveInt.default(1000),
   NOTIFICATIONS_KEPT: positiveInt.default(1000),
+  /** Where working directories may lie, comma-separated absolute paths; the first is the default (the panel prefills /home/projetos/). */
+  AGENT_WORKDIR_ROOTS: z
+    .string()
+    .default('/home/projetos')
+    .transform((value, context) => workdirRoots(value, context)),
 
   /** What this process runs: any of api, ranking-worker, agents-worker (comma-separated). */
   PROCESS_ROLES: z
@@ -149,6 +158,15 @@ function workdirRoots(value: string, context: z.RefinementCtx): string[] {
     }
   }
   return [...new Set(roots)];
+}
+
+/** The loopback names, always answered to, are added to the listed hosts; a wildcard bind address names no host. */
+const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+const WILDCARD_BIND = new Set(['0.0.0.0', '::', '[::]']);
+
+function allowedHosts(listed: string[], httpHost: string): string[] {
+  const bound = WILDCARD_BIND.has(httpHost) ? [] : [httpHost.includes(':') && !httpHost.startsWith('[') ? `[${httpHost}]` : httpHost];
+  return [...new Set([...LOOPBACK_HOSTS, ...bound.map((host) => host.toLowerCase()), ...listed])];
 }
 
 /**
@@ -213,6 +231,9 @@ export interface Config {
     corsOrigins: string[];
     trustProxy: boolean;
     rateLimit: { requests: number; windowSeconds: number };
+    /** Lower-case host names (no port) the service answers to; contains '*' for any. */
+    allowedHosts: string[];
+    websocket: { maxSocketsPerClient: number; pingIntervalMs: number };
     /** Most agents; versions, reports (per directory) and notifications kept, the oldest pruned. */
     limits: { agents: number; versionsPerAgent: number; reports: number; notifications: number };
     secretsKey: string | null;
@@ -286,6 +307,11 @@ export function loadConfig(source: NodeJS.ProcessEnv): Config {
       corsOrigins: env.CORS_ORIGINS,
       trustProxy: env.TRUST_PROXY,
       rateLimit: { requests: env.RATE_LIMIT_REQUESTS, windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS },
+      allowedHosts: allowedHosts(env.ALLOWED_HOSTS, env.HTTP_HOST),
+      websocket: {
+        maxSocketsPerClient: env.WEBSOCKET_MAX_SOCKETS_PER_CLIENT,
+        pingIntervalMs: env.WEBSOCKET_PING_INTERVAL_SECONDS * 1000,
+      },
       limits: {
         agents: env.AGENTS_MAX,
         versionsPerAgent: env.AGENT_VERSIONS_KEPT,

@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { orchestrationRouter } from './router';
 import type { Middleware } from 'koa';
 import { agentDataOf } from '../../db/agent-data';
 import { deleteSecret, listSecretNames, putSecret, secretContext } from '../../db/agent-secrets-store';
@@ -67,7 +68,7 @@ export function agentsRoutes(services: Services): Router {
   const { workdirRoots } = services.config.orchestration;
   // The store holds every write to its bounds (AGENTS_MAX, AGENT_VERSIONS_KEPT).
   const { limits } = services.config.orchestration;
-  const router = new Router({ prefix: '/agents' });
+  const router = orchestrationRouter('/agents');
   router.use(storeErrorsAsHttp);
 
   async function existingAgent(id: string): Promise<Agent> {

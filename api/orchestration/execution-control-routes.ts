@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { orchestrationRouter } from './router';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { findAgent, type Agent } from '../../db/agents-store';
 import { readExecutionSettings } from '../../db/execution-settings';
@@ -40,7 +41,7 @@ export function executionControlRoutes(services: Services): Router {
   const { db } = services.database;
   const { client } = services.temporal;
   const { workdirRoots } = services.config.orchestration;
-  const router = new Router();
+  const router = orchestrationRouter();
 
   async function existingAgent(id: string): Promise<Agent> {
     const agent = await findAgent(db, id);

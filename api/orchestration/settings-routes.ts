@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { orchestrationRouter } from './router';
 import { executionSettingsUpdate, readExecutionSettings, updateExecutionSettings } from '../../db/execution-settings';
 import type { Services } from '../../lib/services';
 import { parseInput } from '../validation';
@@ -8,7 +9,7 @@ import { withConfinedWorkingDirectory } from './working-directory-input';
 export function settingsRoutes(services: Services): Router {
   const { db } = services.database;
   const { workdirRoots } = services.config.orchestration;
-  const router = new Router({ prefix: '/settings' });
+  const router = orchestrationRouter('/settings');
 
   router.get('/', async (ctx) => {
     ctx.body = await readExecutionSettings(db, workdirRoots);
