@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentUser } from '../../lib/agent-isolation';
+import { emptyHome, restoreSession, stashSessions } from './agent-sessions';
 import { asUser } from './parent-death';
 
 /**
@@ -20,7 +21,8 @@ import { asUser } from './parent-death';
  *
  * Before a user is handed out and when it is given back, every process of that uid is killed
  * (`kill -KILL -1` run as the user): nothing left by an earlier run (a tool started with setsid, a
- * run of a worker that died) can watch the next run's environment or files.
+ * run of a worker that died) can watch the next run's environment or files. Then its HOME is
+ * emptied (agent-sessions.ts): a HOME lasts one lease.
  */
 
 /** Root-only (0700) and emptied at boot, like every runtime directory. */
@@ -39,10 +41,11 @@ export interface LeaseOptions {
   signal?: AbortSignal;
   leaseDir?: string;
   /**
-   * The user to take first when free (e.g. the one whose HOME holds the CLI session a `continue`
-   * resumes; docs/agent-process.md). Any free user otherwise.
+   * The root-only store of the CLI's sessions (agent-sessions.ts): sessions are moved there at the
+   * release, and `resume` is copied from there into the user's emptied HOME at the start. Without
+   * it, sessions are not kept beyond the lease.
    */
-  prefer?: string;
+  sessions?: { store: string; resume?: string };
 }
 
 interface Claim {
@@ -132,10 +135,9 @@ function abortable(ms: number, signal: AbortSignal | undefined): Promise<void> {
 }
 
 /** Tries each free user once; the lease, or null when every user is taken. */
-async function tryLease(users: readonly AgentUser[], dir: string, prefer: string | undefined): Promise<AgentUserLease | null> {
+async function tryLease(users: readonly AgentUser[], dir: string, sessions: LeaseOptions['sessions']): Promise<AgentUserLease | null> {
   const taken = await liveClaims(dir);
-  const ordered = [...users].sort((a, b) => Number(b.name === prefer) - Number(a.name === prefer));
-  for (const user of ordered) {
+  for (const user of users) {
     if (taken.has(user.name)) continue;
     const mine = `${user.name}~${process.pid}~${ownStartTime}~${randomBytes(6).toString('hex')}`;
     const file = path.join(dir, mine);
@@ -147,6 +149,8 @@ async function tryLease(users: readonly AgentUser[], dir: string, prefer: string
     }
     try {
       await killUserProcesses(user);
+      await emptyHome(user);
+      if (sessions?.resume !== undefined) await restoreSession(user, sessions.store, sessions.resume);
     } catch (error) {
       await removeQuietly(file);
       throw error;
@@ -159,6 +163,8 @@ async function tryLease(users: readonly AgentUser[], dir: string, prefer: string
         released = true;
         try {
           await killUserProcesses(user);
+          if (sessions !== undefined) await stashSessions(user, sessions.store);
+          await emptyHome(user);
         } finally {
           await removeQuietly(file);
         }
@@ -168,26 +174,6 @@ async function tryLease(users: readonly AgentUser[], dir: string, prefer: string
   return null;
 }
 
-/**
- * The pool user whose HOME holds Claude Code's session `<sessionId>` (`~/.claude/projects/<dir>/
- * <sessionId>.jsonl`), so a `continue` can lease that user first. Only looked at, never read or
- * followed: the user owns its HOME and may have put links there.
- */
-export async function sessionOwner(users: readonly AgentUser[], sessionId: string): Promise<string | undefined> {
-  if (!/^[A-Za-z0-9_-]{1,128}$/.test(sessionId)) return undefined;
-  const isDirectory = (file: string) => fs.lstat(file).then((stat) => stat.isDirectory(), () => false);
-  for (const user of users) {
-    const projects = path.join(user.home, '.claude', 'projects');
-    if (!(await isDirectory(path.join(user.home, '.claude'))) || !(await isDirectory(projects))) continue;
-    for (const entry of await fs.readdir(projects, { withFileTypes: true }).catch(() => [])) {
-      if (!entry.isDirectory()) continue;
-      const found = await fs.lstat(path.join(projects, entry.name, `${sessionId}.jsonl`)).then((stat) => stat.isFile(), () => false);
-      if (found) return user.name;
-    }
-  }
-  return undefined;
-}
-
 /** A free user of the pool, waiting (abortably) while every one is in use: a smaller pool slows runs down, never fails them. */
 export async function leaseAgentUser(users: readonly AgentUser[], options: LeaseOptions = {}): Promise<AgentUserLease> {
   if (users.length === 0) throw new Error('the pool of agent users is empty');
@@ -195,7 +181,7 @@ export async function leaseAgentUser(users: readonly AgentUser[], options: Lease
   await ensureLeaseDir(dir);
   for (;;) {
     if (options.signal?.aborted) throw options.signal.reason;
-    const lease = await tryLease(users, dir, options.prefer);
+    const lease = await tryLease(users, dir, options.sessions);
     if (lease !== null) return lease;
     await abortable(WAIT_POLL_MS, options.signal);
   }

@@ -3,7 +3,7 @@ import readline from 'node:readline';
 import { agentIsolation, type AgentIsolation } from '../../lib/agent-isolation';
 import { AgentOptionsError, type AgentCli, type AgentEvent, type AgentRunOptions } from './agent-cli';
 import { agentBaseEnv, agentUserEnv, ENV_NAME } from './agent-env';
-import { leaseAgentUser, sessionOwner, type AgentUserLease } from './agent-users';
+import { leaseAgentUser, type AgentUserLease } from './agent-users';
 import { prepareWorkingDirectory, WorkingDirectoryError } from './agent-workdir';
 import { agentLaunch, setprivStartFailure } from './parent-death';
 
@@ -34,8 +34,11 @@ export interface RunAgentOptions {
   workdirRoots: readonly string[];
   /** Who the agent runs as; this process's (lib/agent-isolation.ts) when absent. */
   isolation?: AgentIsolation;
-  /** Where leases of the pool's users are kept (agent-users.ts); the machine's runtime directory when absent. */
-  leaseDir?: string;
+  /**
+   * Root-only directory where the CLI's sessions are kept between runs of pool users (a pool user's
+   * HOME is emptied at every lease; agent-sessions.ts). Absent: sessions do not outlive the run.
+   */
+  sessionStore?: string;
   /** The environment before secrets; agentBaseEnv(process.env) when absent. */
   baseEnv?: Record<string, string>;
   /** Added to the environment (overriding baseEnv); never put in the argument list. */
@@ -107,12 +110,11 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunSummar
   let lease: AgentUserLease | null = null;
   if (isolation.mode === 'user-pool') {
     try {
-      // A `continue` asks first for the user whose HOME holds the session (docs/agent-process.md).
-      const prefer = options.run.resumeSessionId === undefined ? undefined : await sessionOwner(isolation.users, options.run.resumeSessionId);
+      // The user's HOME is emptied; a `continue` gets its session back from the store (agent-sessions.ts).
+      const resume = options.run.resumeSessionId;
       lease = await leaseAgentUser(isolation.users, {
         ...(options.signal ? { signal: options.signal } : {}),
-        ...(options.leaseDir ? { leaseDir: options.leaseDir } : {}),
-        ...(prefer ? { prefer } : {}),
+        ...(options.sessionStore ? { sessions: { store: options.sessionStore, ...(resume !== undefined ? { resume } : {}) } } : {}),
       });
     } catch (error) {
       if (options.signal?.aborted) throw new AgentCancelledError(summary, options.signal.reason);

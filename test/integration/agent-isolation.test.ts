@@ -243,6 +243,38 @@ describe('an agent started by a root service', () => {
     expect(order).toEqual(['first:init', 'first:result', 'second:init', 'second:result']);
   });
 
+  it("empties the user's HOME between runs: settings, start files and links a run left are gone; its session rests in the store", async () => {
+    const last = pool.users[pool.users.length - 1]!;
+    const one = { ...pool, users: [last] };
+    const sessionStore = fs.mkdtempSync(path.join(config.orchestration.dataDir, 'sessions-'));
+    const session = '11111111-2222-4333-8444-555555555555';
+    const linked = '99999999-2222-4333-8444-555555555555';
+    const first = startRun(
+      {
+        FAKE_AGENT_WRITE: JSON.stringify({
+          '.claude/settings.json': '{"hooks":{"SessionStart":[]}}',
+          '.bashrc': 'echo planted',
+          [`.claude/projects/-proj/${session}.jsonl`]: '{"type":"user"}\n',
+        }),
+        FAKE_AGENT_LINK: JSON.stringify({ [`.claude/projects/-proj/${linked}.jsonl`]: keyFile }),
+      },
+      { isolation: one, sessionStore },
+    );
+    await first.outcome;
+
+    expect(fs.readdirSync(last.home)).toEqual([]);
+    expect(fs.readFileSync(path.join(sessionStore, '-proj', `${session}.jsonl`), 'utf8')).toBe('{"type":"user"}\n');
+    // A link is not followed: the key file it pointed at is not copied into the store.
+    expect(fs.readdirSync(path.join(sessionStore, '-proj'))).toEqual([`${session}.jsonl`]);
+    expect(fs.statSync(path.join(sessionStore, '-proj', `${session}.jsonl`)).mode & 0o777).toBe(0o600);
+
+    const planted = [path.join(last.home, '.claude', 'settings.json'), path.join(last.home, '.bashrc')];
+    const second = startRun({ FAKE_AGENT_TRY_READ: JSON.stringify(planted) }, { isolation: one });
+    await second.outcome;
+    expect(second.record().uid).toBe(first.record().uid);
+    expect(planted.map((file) => second.record().probes.reads[file])).toEqual(['ENOENT', 'ENOENT']);
+  });
+
   it('ignores and removes a lease left by a process that is gone', async () => {
     const last = pool.users[pool.users.length - 2]!;
     // A pid that cannot be alive: above the kernel's pid_max.
@@ -313,9 +345,11 @@ describe('the real Claude Code CLI, service running as root', () => {
     expect(model.requests.some((request) => request.path === '/v1/messages' && JSON.stringify(request.body).includes(prompt))).toBe(true);
   });
 
-  it("continues a session as the user whose HOME holds it, even when other users are free", async () => {
+  it('continues a session with another user: the session rests in the store between runs', async () => {
     const last = pool.users[pool.users.length - 1]!;
+    const sessionStore = fs.mkdtempSync(path.join(config.orchestration.dataDir, 'sessions-'));
     const options = (prompt: string): RunAgentOptions => ({
+      sessionStore,
       command: claudeCli,
       cli: claudeCode,
       run: { prompt, maxTurns: 2 },
@@ -324,8 +358,9 @@ describe('the real Claude Code CLI, service running as root', () => {
       baseEnv: { ...agentBaseEnv(process.env), ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'sk-stand-in', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' },
     });
     model.enqueue({ kind: 'text', text: 'First answer.', when: (request) => JSON.stringify(request.body).includes('first question') });
-    // The first run as the pool's last user: the lowest free user would be another one.
+    // The first run as the pool's last user: the lowest free user will be another one.
     const first = await runAgent({ ...options('first question'), isolation: { ...pool, users: [last] } });
+    expect(fs.readdirSync(last.home)).toEqual([]);
     model.enqueue({ kind: 'text', text: 'Second answer.', when: (request) => JSON.stringify(request.body).includes('second question') });
     const second = await runAgent({ ...options('second question'), run: { prompt: 'second question', maxTurns: 2, resumeSessionId: first.sessionId! } });
 
