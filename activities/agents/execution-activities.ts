@@ -13,6 +13,7 @@ import { ExecutionLiveStream, liveTargetOf, type ExecutionIdentity } from '../..
 import type { Logger } from '../../lib/logger';
 import { DEFAULT_PERMISSION_MODE, PERMISSION_MODES, type PermissionMode } from './agent-cli';
 import { agentCliFor } from './agent-clis';
+import { sessionStoreIn } from './agent-sessions';
 import { WORKER_STOPPED_ERROR } from '../../workflows/agents/execution-errors';
 import { RecordOutput } from './record-output';
 import { writeExecutionReport } from './reports';
@@ -193,6 +194,7 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
           },
           cwd: record.workingDirectory,
           workdirRoots: config.orchestration.workdirRoots,
+          sessionStore: sessionStoreIn(dataDir),
           secrets,
           signal: context.cancellationSignal,
           onEvent: async (event) => {
