@@ -19,7 +19,8 @@ function workflowIdOf(file: string): string | undefined {
 }
 
 /**
- * Replays recorded histories (scripts/record-workflow-histories.ts, scripts/record-agent-histories.ts) against today's workflow code:
+ * Replays recorded histories (scripts/record-workflow-histories.ts, scripts/record-agent-histories.ts,
+ * scripts/record-reconciler-histories.ts) against today's workflow code:
  * a change that would break running workflows (non-determinism) fails here, before production.
  */
 describe('workflow replay', () => {
@@ -28,10 +29,12 @@ describe('workflow replay', () => {
       'agent-execution-cancelled.json',
       'agent-execution-completed.json',
       'agent-execution-failed.json',
+      'agent-executions-reconciler.json',
       'probe.json',
       'ranking-batch.json',
       'ranking-job-first-execution.json',
       'ranking-job-last-execution.json',
+      'ranking-runs-reconciler.json',
       'scheduled-ranking.json',
     ]);
   });
