@@ -16,6 +16,8 @@ const REDIS_DISCONNECTED = new Set(['close', 'reconnecting', 'end']);
 
 export interface RateLimitOptions {
   limit: Config['orchestration']['rateLimit'];
+  /** Names the budget in its Redis keys (`ratelimit:api:<budget>:<address>`), so budgets never share a counter; none for /api's own. */
+  budget?: string;
   /** Longest wait for Redis before the request goes on unlimited (a hung server, not a refused one). */
   timeoutMs: number;
 }
@@ -35,7 +37,7 @@ export function rateLimit(redis: Redis, options: RateLimitOptions, logger: Logge
   const limiter = new RLWrapperTimeouts({
     limiter: new RateLimiterRedis({
       storeClient: redis,
-      keyPrefix: RATE_LIMIT_KEY_PREFIX,
+      keyPrefix: options.budget === undefined ? RATE_LIMIT_KEY_PREFIX : `${RATE_LIMIT_KEY_PREFIX}:${options.budget}`,
       points: requests,
       duration: windowSeconds,
     }),
