@@ -121,15 +121,22 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunSummar
       throw error;
     }
   }
+  const release = async (): Promise<void> => {
+    if (lease === null) return;
+    // Tools given SIGTERM get their grace period before the release ends every process of the user.
+    if (summary.pid !== null) await groupGone(summary.pid, (options.killGraceMs ?? DEFAULT_KILL_GRACE_MS) + 200);
+    await lease.release();
+  };
+  let result: AgentRunSummary;
   try {
-    return await runAs(options, args, secrets, lease, summary);
-  } finally {
-    if (lease !== null) {
-      // Tools given SIGTERM get their grace period before the release ends every process of the user.
-      if (summary.pid !== null) await groupGone(summary.pid, (options.killGraceMs ?? DEFAULT_KILL_GRACE_MS) + 200);
-      await lease.release();
-    }
+    result = await runAs(options, args, secrets, lease, summary);
+  } catch (error) {
+    // The run's own failure is what the caller must see; the next lease of the user kills and empties again.
+    await release().catch(() => undefined);
+    throw error;
   }
+  await release();
+  return result;
 }
 
 /** The run itself, as the leased user (or the service's own user when `lease` is null). */
