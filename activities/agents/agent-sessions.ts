@@ -24,6 +24,8 @@ const SESSION_FILE = /^[A-Za-z0-9_-]{1,128}\.jsonl$/;
 const NAME = /^[A-Za-z0-9._-]{1,255}$/;
 /** A session bigger than this is not kept (a run could otherwise fill the service's disk through it). */
 export const SESSION_MAX_BYTES = 64 * 1024 * 1024;
+/** Sessions kept in the store; beyond, the least recently written are deleted (a `continue` of those fails). */
+export const SESSIONS_KEPT = 2_000;
 
 async function isRealDirectory(file: string): Promise<boolean> {
   return fs.lstat(file).then((stat) => stat.isDirectory(), () => false);
@@ -66,7 +68,25 @@ export async function stashSessions(user: AgentUser, store: string): Promise<num
       if (await copyOwnedFile(path.join(projects, project, file), path.join(store, project, file), user.uid, SESSION_MAX_BYTES)) kept += 1;
     }
   }
+  if (kept > 0) await pruneStore(store, SESSIONS_KEPT);
   return kept;
+}
+
+/** Deletes the least recently written sessions beyond `keep` (and project directories left empty). */
+export async function pruneStore(store: string, keep: number): Promise<void> {
+  const sessions: Array<{ file: string; mtimeMs: number }> = [];
+  for (const project of await fs.readdir(store)) {
+    for (const file of await fs.readdir(path.join(store, project)).catch(() => [])) {
+      const stat = await fs.lstat(path.join(store, project, file)).catch(() => null);
+      if (stat?.isFile()) sessions.push({ file: path.join(store, project, file), mtimeMs: stat.mtimeMs });
+    }
+  }
+  if (sessions.length <= keep) return;
+  sessions.sort((a, b) => b.mtimeMs - a.mtimeMs);
+  for (const { file } of sessions.slice(keep)) {
+    await fs.rm(file, { force: true });
+    await fs.rmdir(path.dirname(file)).catch(() => undefined); // only when empty
+  }
 }
 
 /** Puts the stored session `sessionId` into the (emptied) HOME of `user`; false when the store has none. */

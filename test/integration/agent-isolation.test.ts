@@ -5,6 +5,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { claudeCode } from '../../activities/agents/claude-code';
 import { prepareAgentHost } from '../../activities/agents/agent-host';
+import { pruneStore } from '../../activities/agents/agent-sessions';
 import { DEFAULT_LEASE_DIR, leaseAgentUser } from '../../activities/agents/agent-users';
 import { agentBaseEnv } from '../../activities/agents/agent-env';
 import { AgentCancelledError, AgentProcessError, runAgent, type AgentRunSummary, type RunAgentOptions } from '../../activities/agents/run-agent';
@@ -402,6 +403,25 @@ describe('who agents run as', () => {
     const stat = fs.statSync(root);
     expect([stat.uid, stat.gid, stat.mode & 0o7777]).toEqual([0, agentGroupId(), 0o2770]);
     expect(fs.statSync(config.orchestration.dataDir).mode & 0o777).toBe(0o700);
+  });
+});
+
+describe('the session store', () => {
+  it('keeps the most recently written sessions up to its bound, deleting the oldest', async () => {
+    const store = fs.mkdtempSync(path.join(outside, 'store-'));
+    const write = (project: string, name: string, secondsAgo: number) => {
+      fs.mkdirSync(path.join(store, project), { recursive: true });
+      const file = path.join(store, project, `${name}.jsonl`);
+      fs.writeFileSync(file, '{}\n');
+      const when = new Date(Date.now() - secondsAgo * 1000);
+      fs.utimesSync(file, when, when);
+    };
+    write('-old', 'a', 300);
+    write('-new', 'b', 200);
+    write('-new', 'c', 100);
+    await pruneStore(store, 2);
+    expect(fs.readdirSync(store).sort()).toEqual(['-new']);
+    expect(fs.readdirSync(path.join(store, '-new')).sort()).toEqual(['b.jsonl', 'c.jsonl']);
   });
 });
 
