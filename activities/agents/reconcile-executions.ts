@@ -75,9 +75,9 @@ export function createExecutionReconcilerActivities(deps: ExecutionReconcilerDep
               logger.warn({ err: result.reason, executionId: record.id }, 'reconciler: execution not settled this pass');
             }
           });
+          heartbeat(pass.checked + start + group.length);
         }
         pass.checked += batch.length;
-        heartbeat(pass.checked);
         if (batch.length < BATCH) return pass;
         const last = batch[batch.length - 1]!;
         after = { createdAt: last.createdAt, id: last.id };
