@@ -46,6 +46,11 @@ export interface LeaseOptions {
    * it, sessions are not kept beyond the lease.
    */
   sessions?: { store: string; resume?: string };
+  /**
+   * The uid to take first when free: the owner of the run's working directory, so a project keeps
+   * one owner while nothing else runs (git refuses a repository of another user). Any free user otherwise.
+   */
+  preferUid?: number;
 }
 
 interface Claim {
@@ -135,9 +140,11 @@ function abortable(ms: number, signal: AbortSignal | undefined): Promise<void> {
 }
 
 /** Tries each free user once; the lease, or null when every user is taken. */
-async function tryLease(users: readonly AgentUser[], dir: string, sessions: LeaseOptions['sessions']): Promise<AgentUserLease | null> {
+async function tryLease(users: readonly AgentUser[], dir: string, options: LeaseOptions): Promise<AgentUserLease | null> {
+  const { sessions, preferUid } = options;
   const taken = await liveClaims(dir);
-  for (const user of users) {
+  const ordered = [...users].sort((a, b) => Number(b.uid === preferUid) - Number(a.uid === preferUid));
+  for (const user of ordered) {
     if (taken.has(user.name)) continue;
     const mine = `${user.name}~${process.pid}~${ownStartTime}~${randomBytes(6).toString('hex')}`;
     const file = path.join(dir, mine);
@@ -181,7 +188,7 @@ export async function leaseAgentUser(users: readonly AgentUser[], options: Lease
   await ensureLeaseDir(dir);
   for (;;) {
     if (options.signal?.aborted) throw options.signal.reason;
-    const lease = await tryLease(users, dir, options.sessions);
+    const lease = await tryLease(users, dir, options);
     if (lease !== null) return lease;
     await abortable(WAIT_POLL_MS, options.signal);
   }

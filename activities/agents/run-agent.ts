@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { stat } from 'node:fs/promises';
 import readline from 'node:readline';
 import { agentIsolation, type AgentIsolation } from '../../lib/agent-isolation';
 import { AgentOptionsError, type AgentCli, type AgentEvent, type AgentRunOptions } from './agent-cli';
@@ -112,7 +113,10 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunSummar
     try {
       // The user's HOME is emptied; a `continue` gets its session back from the store (agent-sessions.ts).
       const resume = options.run.resumeSessionId;
+      // Only a hint (the directory is checked later, as the leased user): its owner is asked for first.
+      const owner = await stat(options.cwd).then((found) => found.uid, () => undefined);
       lease = await leaseAgentUser(isolation.users, {
+        ...(owner !== undefined ? { preferUid: owner } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.sessionStore ? { sessions: { store: options.sessionStore, ...(resume !== undefined ? { resume } : {}) } } : {}),
       });

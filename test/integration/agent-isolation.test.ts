@@ -276,6 +276,18 @@ describe('an agent started by a root service', () => {
     expect(planted.map((file) => second.record().probes.reads[file])).toEqual(['ENOENT', 'ENOENT']);
   });
 
+  it('leases the owner of an existing working directory first, so a project keeps one owner while it is free', async () => {
+    const last = pool.users[pool.users.length - 1]!;
+    const cwd = path.join(workspace, 'owned-project');
+    const first = startRun({}, { cwd, isolation: { ...pool, users: [last] } });
+    await first.outcome;
+    expect(fs.statSync(cwd).uid).toBe(last.uid);
+    // The whole pool now: the lowest free user would be another one.
+    const second = startRun({}, { cwd });
+    await second.outcome;
+    expect(second.record().uid).toBe(last.uid);
+  });
+
   it('ignores and removes a lease left by a process that is gone', async () => {
     const last = pool.users[pool.users.length - 2]!;
     // A pid that cannot be alive: above the kernel's pid_max.
