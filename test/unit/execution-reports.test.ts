@@ -131,6 +131,7 @@ describe('CSV helpers', () => {
       parentExecutionId: null, costUsd: 0.5, durationMs: 10, turns: null, outputTruncated: false, outputSeq: 0, error: null, reportFile: null,
       createdAt: new Date('2026-01-01T00:00:00.000Z'), startedAt: null, finishedAt: null,
     });
-    expect(row).toMatchObject({ id: 'e1', agentId: '', costUsd: '0.5', durationMs: '10', turns: '', createdAt: '2026-01-01T00:00:00.000Z', startedAt: '' });
+    // Numbers stay numbers, so the formula escaping (which applies to text cells) never prefixes them.
+    expect(row).toMatchObject({ id: 'e1', agentId: '', costUsd: 0.5, durationMs: 10, turns: '', createdAt: '2026-01-01T00:00:00.000Z', startedAt: '' });
   });
 });
