@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { Logger } from '../lib/logger';
-import { canonicalPath } from './orchestration/security/paths';
+import { isRankingPath } from './orchestration/security/paths';
 
 /** An error meant for the client: its message is sent as is, with its status. */
 export class HttpError extends Error {
@@ -28,11 +28,6 @@ type Envelope = 'detail' | 'error';
 /** The ranking service (/api/v1) answers `{"detail"}`; everything else `{"error"}`, judged as the edge judges paths. */
 export function envelopeFor(path: string): Envelope {
   return isRankingPath(path) ? 'detail' : 'error';
-}
-
-function isRankingPath(path: string): boolean {
-  const canonical = canonicalPath(path);
-  return canonical === '/api/v1' || canonical.startsWith('/api/v1/');
 }
 
 const VALIDATION_STATUS: Record<Envelope, number> = { detail: 422, error: 400 };

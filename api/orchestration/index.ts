@@ -3,8 +3,10 @@ import type { Services } from '../../lib/services';
 import { agentsRoutes } from './agents-routes';
 import { executionControlRoutes } from './execution-control-routes';
 import { executionsRoutes } from './executions-routes';
+import { healthRoutes } from './health-routes';
 import { notificationsRoutes } from './notifications-routes';
 import { reportsRoutes } from './reports-routes';
+import { requireToken } from './security';
 import { assertExactMatching, orchestrationRouter } from './router';
 import { settingsRoutes } from './settings-routes';
 import { systemRouter } from './system';
@@ -12,7 +14,11 @@ import { systemRouter } from './system';
 /** The agent orchestration service, mounted at /api; its edge (token, CORS, rate limit) is in api/app.ts. */
 export function orchestrationApi(services: Services): Router {
   const api = orchestrationRouter('/api');
+  // The edge in api/app.ts already asked for the token; asking again for whatever a route here
+  // matched means no reading of a path, however odd, reaches a handler without it.
+  api.use(requireToken(services.config.orchestration.authToken));
   for (const router of [
+    healthRoutes(),
     systemRouter(services),
     agentsRoutes(services),
     executionControlRoutes(services),

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
 import WebSocket from 'ws';
 import { orchestrationApi } from '../../api/orchestration';
 import { HOST_REFUSED_REASON, MAX_INCOMING_FRAME_BYTES, TOO_MANY_SOCKETS_REASON } from '../../api/websocket';
@@ -109,6 +111,40 @@ describe('the token holds for every spelling of an /api path', () => {
     expect(answer.status).toBe(200);
   });
 
+  it.each([
+    ['GET', '/api/reports/..%2Fv1'],
+    ['DELETE', '/api/agents/x/secrets/..%2F..%2F..%2Fv1'],
+    ['POST', '/api/agents/x/cancel/..%2F..%2F..%2Fv1'],
+    ['GET', '/api/reports/..%2F..%2Fapi%2Fv1%2Fhealth'],
+  ])('%s %s (a parameter that decodes to /api/v1) answers 401 without the token', async (method, path) => {
+    expect(await raw(server, method, path)).toEqual({ status: 401, body: REQUIRED });
+  });
+
+  it('the /api router asks for the token itself, with no edge in front of it', async () => {
+    const bare = new Koa();
+    bare.use(orchestrationApi(server.services).routes());
+    const listening = bare.listen(0, '127.0.0.1');
+    await new Promise((resolve) => listening.once('listening', resolve));
+    try {
+      const { port } = listening.address() as AddressInfo;
+      const answer = await fetch(`http://127.0.0.1:${port}/api/agents`);
+      expect(answer.status).toBe(401);
+      const authorised = await fetch(`http://127.0.0.1:${port}/api/agents`, { headers: withToken });
+      expect(authorised.status).toBe(200);
+    } finally {
+      await new Promise((resolve) => listening.close(resolve));
+    }
+  });
+
+  it('answers GET /api/health without the token (contract row 72), and only that spelling', async () => {
+    const answer = await raw(server, 'GET', '/api/health');
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ status: 'ok', timestamp: expect.any(String), uptime: expect.any(Number) });
+    expect(Date.parse(answer.body.timestamp)).not.toBeNaN();
+    expect((await raw(server, 'GET', '/API/health')).status).toBe(404);
+    expect((await raw(server, 'POST', '/api/health')).status).toBe(405);
+  });
+
   it('leaves /api/v1 open, however it is spelled', async () => {
     expect((await raw(server, 'GET', '/api/v1/health')).status).toBe(200);
   });
@@ -147,7 +183,10 @@ describe('every registered /api route requires the token', () => {
       const right = await raw(server, method, path, withToken, body);
       seen.push(`${method} ${path}: ${none.status} ${wrong.status} ${right.status === 401 ? 401 : 'passed'}`);
     }
-    expect(seen).toEqual(seen.map((line) => line.replace(/: .*$/, ': 401 401 passed')));
+    // The health check is the one open route (contract row 72); every other one refuses both.
+    const expected = (line: string) => line.replace(/: .*$/, line.startsWith('GET /api/health:') ? ': 200 200 passed' : ': 401 401 passed');
+    expect(seen).toEqual(seen.map(expected));
+    expect(seen).toContain('GET /api/health: 200 200 passed');
   });
 });
 

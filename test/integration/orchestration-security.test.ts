@@ -320,6 +320,9 @@ describe('rate limit', () => {
     expect(sixth.body).toEqual({
       error: `too many requests: at most 5 every 60 s per client; retry in ${retryAfter} s`,
     });
+    // The health check is outside the budget (contract 1.3): it still answers, and spends nothing.
+    const health = await call(server, '/api/health');
+    expect([health.status, health.headers.get('x-ratelimit-limit')]).toEqual([200, null]);
   });
 
   it('counts requests refused for their token, so guessing tokens spends the budget', async () => {

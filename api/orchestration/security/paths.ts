@@ -28,14 +28,23 @@ export function canonicalPath(rawPath: string): string {
 const OPEN_PATHS = new Set(['/api/health']);
 
 /**
- * The orchestration service's paths: `/api` and below, however spelled. The ranking service at
- * `/api/v1` follows another specification (no authentication) and is left as it is.
+ * The ranking service's paths (`/api/v1` and below, which follow another specification, with no
+ * token): only when both the path as sent and its canonical form say so. `/api/reports/..%2Fv1`
+ * reads as `/api/v1` once decoded, but a router matches the orchestration route
+ * `/api/reports/:filename` on the path as sent, so it must stay an orchestration path.
  */
-export function isOrchestrationPath(rawPath: string): boolean {
+export function isRankingPath(rawPath: string): boolean {
   const canonical = canonicalPath(rawPath);
-  const underApi = canonical === '/api' || canonical.startsWith('/api/');
-  const ranking = canonical === '/api/v1' || canonical.startsWith('/api/v1/');
-  return underApi && !ranking;
+  return underPrefix(rawPath, '/api/v1') && underPrefix(canonical, '/api/v1');
+}
+
+/** The orchestration service's paths: `/api` and below, however spelled, except the ranking service's. */
+export function isOrchestrationPath(rawPath: string): boolean {
+  return underPrefix(canonicalPath(rawPath), '/api') && !isRankingPath(rawPath);
+}
+
+function underPrefix(path: string, prefix: string): boolean {
+  return path === prefix || path.startsWith(`${prefix}/`);
 }
 
 /** Whether an orchestration path answers without the token (see OPEN_PATHS). */

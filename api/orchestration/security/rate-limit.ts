@@ -4,6 +4,7 @@ import { RateLimiterRedis, RateLimiterRes, RLWrapperTimeouts } from 'rate-limite
 import type { Config } from '../../../lib/config';
 import type { Logger } from '../../../lib/logger';
 import { HttpError } from '../../errors';
+import { isOpenOrchestrationPath } from './paths';
 
 /** Key of a client's budget, after the connection's own prefix (`REDIS_KEY_PREFIX`, added by ioredis). */
 export const RATE_LIMIT_KEY_PREFIX = 'ratelimit:api';
@@ -60,6 +61,7 @@ export function rateLimit(redis: Redis, options: RateLimitOptions, logger: Logge
   }
 
   return async (ctx, next) => {
+    if (isOpenOrchestrationPath(ctx.path)) return next();
     const spending = await spend(ctx.ip);
     if (spending.outcome === 'unavailable') {
       outage.failed(spending.error);
