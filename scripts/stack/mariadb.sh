@@ -52,7 +52,8 @@ initialise() {
 }
 
 start() {
-  mkdir -p "$BASE/tmp"
+  mkdir -p "$BASE/tmp" "$BASE/files"
+  chmod 0700 "$BASE/files"
   log "$PART: starting on 127.0.0.1:$MYSQL_PORT"
   mark_log "$PART" "$LOG"
   # setsid + nohup: the server outlives this script and has no terminal.
@@ -61,7 +62,7 @@ start() {
   # instead of at every commit (2) suits a local stack; set MYSQL_FLUSH_LOG_AT_COMMIT=1 for durability.
   setsid nohup mariadbd --no-defaults "${RUN_AS[@]}" \
     --datadir="$DATA" --socket="$SOCKET" --pid-file="$(pidfile_of $PART)" \
-    --tmpdir="$BASE/tmp" --log-error="$LOG" \
+    --tmpdir="$BASE/tmp" --log-error="$LOG" --secure-file-priv="$BASE/files" \
     --port="$MYSQL_PORT" --bind-address=127.0.0.1 --skip-name-resolve \
     --max-allowed-packet=64M --character-set-server=utf8mb4 --collation-server=utf8mb4_unicode_ci \
     --innodb-buffer-pool-size="$MYSQL_BUFFER_POOL" --innodb-log-file-size=512M \
@@ -76,7 +77,10 @@ sql_quote() {
 }
 
 # Idempotent: the app user for every host it may come from, with full rights
-# (the app creates its own databases). ALTER keeps the password in sync.
+# (the app creates its own databases) but FILE: the server may run as root, and
+# LOAD_FILE / INTO OUTFILE would read and write any file as root for whoever
+# logs in (secure-file-priv, above, confines them to an empty directory too).
+# ALTER keeps the password in sync.
 ensure_app_user() {
   local u p host sql=""
   u=$(sql_quote "$MYSQL_USER")
@@ -86,6 +90,7 @@ ensure_app_user() {
     sql+="CREATE USER IF NOT EXISTS $u@$host IDENTIFIED BY $p;"
     sql+="ALTER USER $u@$host IDENTIFIED BY $p;"
     sql+="GRANT ALL PRIVILEGES ON *.* TO $u@$host WITH GRANT OPTION;"
+    sql+="REVOKE FILE ON *.* FROM $u@$host;"
   done
   client_admin -e "$sql" >>"$LOG" 2>&1 || fail_part "$PART" "$LOG" "could not create user $MYSQL_USER"
 }

@@ -7,7 +7,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 source "$STACK_SCRIPTS_DIR/lib.sh"
 
 PART=system-packages
-PACKAGES=(mariadb-server mariadb-client redis-server chromium poppler-utils fonts-dejavu-core)
+PACKAGES=(mariadb-server mariadb-client redis-server chromium poppler-utils fonts-dejavu-core nftables)
 LOG="$(log_of $PART)"
 
 # Print the packages that are not fully installed, one per line.

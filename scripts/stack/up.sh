@@ -10,6 +10,7 @@ ensure_dirs
 restrict_stack_dir
 bash "$STACK_SCRIPTS_DIR/system-packages.sh"
 bash "$STACK_SCRIPTS_DIR/agent-users.sh"
+bash "$STACK_SCRIPTS_DIR/agent-network.sh"
 
 # The slow parts (a JVM, a big Go binary) first, in the background; they share
 # nothing with each other or with MariaDB/Redis, so starting all at once is safe.
