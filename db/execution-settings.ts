@@ -13,11 +13,10 @@ import { settings } from './schema';
 export const SETTINGS_ROW = 'orchestration';
 export const MAX_CONCURRENT = { min: 1, max: 20, default: 2 } as const;
 export const DEFAULT_MODEL = 'sonnet';
-/** The allowed roots of working directories (config.orchestration.workdirRoots); one path is one root. */
-export type WorkdirRoots = readonly string[] | string;
-const rootList = (roots: WorkdirRoots): readonly string[] => (typeof roots === 'string' ? [roots] : roots);
+/** The allowed roots of working directories (config.orchestration.workdirRoots). */
+export type WorkdirRoots = readonly string[];
 /** The default working directory: the first allowed root, the projects area (/home/projetos, as in the legacy server). */
-export const defaultWorkingDirectory = (roots: WorkdirRoots): string => rootList(roots)[0] ?? '/home/projetos';
+export const defaultWorkingDirectory = (roots: WorkdirRoots): string => roots[0] ?? '/home/projetos';
 
 // Passed to the agent command as an argument: no leading dash (same rule as an agent's model).
 const modelName = z
@@ -62,7 +61,7 @@ function mergeStored(stored: unknown, roots: WorkdirRoots): ExecutionSettings {
       const field = executionSettingsSchema.shape[key as keyof ExecutionSettings];
       const parsed = field?.safeParse(value);
       if (!parsed?.success) continue;
-      if (key === 'workingDirectory' && !lexicalRoot(parsed.data as string, rootList(roots))) continue;
+      if (key === 'workingDirectory' && !lexicalRoot(parsed.data as string, roots)) continue;
       merged[key] = parsed.data;
     }
   }

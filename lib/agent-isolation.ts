@@ -37,7 +37,8 @@ function getent(database: 'passwd' | 'group', names: string[]): string[] {
   return (result.stdout ?? '').split('\n').filter((line) => line.trim() !== '');
 }
 
-function executable(file: string): boolean {
+/** Whether this process may execute `file` (setpriv's presence). */
+export function executable(file: string): boolean {
   try {
     accessSync(file, constants.X_OK);
     return true;

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { repoRoot } from './paths';
+import { refusedRootReason } from './workdir-roots';
 import { normaliseWorkingDirectory, WorkingDirectoryError } from './working-directories';
 
 /**
@@ -151,7 +152,11 @@ function workdirRoots(value: string, context: z.RefinementCtx): string[] {
   const roots: string[] = [];
   for (const root of listed) {
     try {
-      roots.push(normaliseWorkingDirectory(root));
+      const normalised = normaliseWorkingDirectory(root);
+      // The worker gives each root to the agents' group (2770): never a system directory or the service's own.
+      const refused = refusedRootReason(normalised, [repoRoot]);
+      if (refused !== null) context.addIssue({ code: 'custom', message: refused });
+      else roots.push(normalised);
     } catch (error) {
       if (!(error instanceof WorkingDirectoryError)) throw error;
       context.addIssue({ code: 'custom', message: `"${root}": ${error.message.replace(/^the working directory /, '')}` });

@@ -1,3 +1,5 @@
+import { tmpDirOf } from './agent-sessions';
+
 /**
  * The environment an agent process starts from, before its secrets are added. Not the service's
  * whole environment: the agent runs tools without asking (bypassPermissions), and the service's own
@@ -23,12 +25,14 @@ export function agentBaseEnv(source: NodeJS.ProcessEnv): Record<string, string> 
 
 /**
  * The environment of an agent run as a pool user (lib/agent-isolation.ts): that user's HOME (where
- * the CLI keeps its sessions and settings), USER and LOGNAME; XDG_* locations are dropped, as they
- * name the service user's directories.
+ * the CLI keeps its sessions and settings), USER and LOGNAME, and its private temporary directory
+ * in that HOME as TMPDIR, TMP and TEMP (the service's is shared by every run); XDG_* locations are
+ * dropped, as they name the service user's directories.
  */
 export function agentUserEnv(base: Record<string, string>, user: { name: string; home: string }): Record<string, string> {
   const env = Object.fromEntries(Object.entries(base).filter(([name]) => !name.startsWith('XDG_')));
-  return { ...env, HOME: user.home, USER: user.name, LOGNAME: user.name };
+  const tmp = tmpDirOf(user.home);
+  return { ...env, HOME: user.home, USER: user.name, LOGNAME: user.name, TMPDIR: tmp, TMP: tmp, TEMP: tmp };
 }
 
 /** Names a process environment can carry safely (a "=" or NUL in a name would corrupt it). */

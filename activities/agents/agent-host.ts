@@ -2,6 +2,8 @@ import fs from 'node:fs/promises';
 import { agentIsolation, AGENT_GROUP, type AgentIsolation } from '../../lib/agent-isolation';
 import type { Config } from '../../lib/config';
 import type { Logger } from '../../lib/logger';
+import { repoRoot } from '../../lib/paths';
+import { refusedRootReason } from '../../lib/workdir-roots';
 
 /**
  * What the agents worker makes sure of when it starts (docs/agent-process.md): it says who the
@@ -35,8 +37,12 @@ export async function prepareAgentHost(
       continue;
     }
     await fs.mkdir(root, { recursive: true });
-    await fs.chown(root, 0, isolation.gid);
-    await fs.chmod(root, ROOT_MODE);
+    // The configuration refused system directories as written; a root that is a symlink is judged where it leads.
+    const real = await fs.realpath(root);
+    const refused = refusedRootReason(real, [repoRoot]);
+    if (refused !== null) throw new Error(`AGENT_WORKDIR_ROOTS: ${root} leads to ${refused}`);
+    await fs.chown(real, 0, isolation.gid);
+    await fs.chmod(real, ROOT_MODE);
     logger.debug({ root, group: AGENT_GROUP }, 'working-directory root ready');
   }
   return isolation;

@@ -7,9 +7,10 @@ import type { AgentUser } from '../../lib/agent-isolation';
  * A pool user's HOME lasts one lease (docs/agent-process.md, "HOME and sessions"): it is emptied
  * before each run, so nothing a run leaves there (Claude Code settings with hooks, shell start
  * files, transcripts holding its secrets) reaches the next run of that user, which may be another
- * agent with other secrets. The CLI's sessions are kept apart: after a run they are moved into a
- * root-only session store (the service's data area), and a `continue` gets its session copied into
- * the HOME of whichever user it leases.
+ * agent with other secrets. The CLI's sessions are kept apart: after a run the one session it
+ * reported is moved into its agent's namespace of a root-only session store (the service's data
+ * area), and a `continue` gets its session copied from that namespace only into the HOME of
+ * whichever user it leases: a run cannot plant a transcript another agent's `continue` resumes.
  *
  * Everything here runs as root while no process of the user is alive (the lease has just killed
  * them all), so nothing changes under it; links the run left are never followed (lstat, O_NOFOLLOW).
@@ -24,8 +25,12 @@ const SESSION_FILE = /^[A-Za-z0-9_-]{1,128}\.jsonl$/;
 const NAME = /^[A-Za-z0-9._-]{1,255}$/;
 /** A session bigger than this is not kept (a run could otherwise fill the service's disk through it). */
 export const SESSION_MAX_BYTES = 64 * 1024 * 1024;
-/** Sessions kept in the store; beyond, the least recently written are deleted (a `continue` of those fails). */
+/** Sessions kept in the whole store; beyond, the least recently written are deleted (a `continue` of those fails). */
 export const SESSIONS_KEPT = 2_000;
+/** Sessions kept per agent, so one agent's runs cannot push every other agent's sessions out. */
+export const SESSIONS_KEPT_PER_AGENT = 200;
+/** Agent ids are UUIDs; this only keeps a namespace one plain directory name. */
+const AGENT_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 async function isRealDirectory(file: string): Promise<boolean> {
   return fs.lstat(file).then((stat) => stat.isDirectory(), () => false);
@@ -37,6 +42,22 @@ export async function emptyHome(user: AgentUser): Promise<void> {
   if (!stat.isDirectory() || stat.uid !== user.uid) throw new Error(`the HOME of ${user.name} (${user.home}) is not its directory: run scripts/stack/agent-users.sh`);
   for (const entry of await fs.readdir(user.home)) await fs.rm(path.join(user.home, entry), { recursive: true, force: true });
   await fs.chmod(user.home, 0o700);
+}
+
+/**
+ * The run's own temporary directory, `$HOME/.tmp` (TMPDIR, TMP and TEMP of the agent, agent-env.ts):
+ * /tmp is shared by every run of the machine, and what a run writes there with the pool's umask
+ * (0007) the next run of another pool user could read. Inside the HOME it is private (0700, and the
+ * HOME is 0700) and emptied with it.
+ */
+export const tmpDirOf = (home: string): string => path.join(home, '.tmp');
+
+/** Makes the private TMPDIR in the (just emptied) HOME of `user`: no process of the user is alive to race it. */
+export async function privateTmpDir(user: AgentUser): Promise<void> {
+  const dir = tmpDirOf(user.home);
+  await fs.mkdir(dir, { mode: 0o700 });
+  await fs.chown(dir, user.uid, user.gid);
+  await fs.chmod(dir, 0o700);
 }
 
 /** Copies a regular file of the user, not through a link, at most `limit` bytes; false when it is not one. */
@@ -55,46 +76,76 @@ async function copyOwnedFile(from: string, to: string, owner: number, limit: num
   }
 }
 
-/** Moves the sessions the run left in the user's HOME into the store (`<store>/<project dir>/<session>.jsonl`). */
-export async function stashSessions(user: AgentUser, store: string): Promise<number> {
+/** An agent's namespace in the store: its sessions are apart from every other agent's. */
+export function agentNamespace(store: string, agentId: string): string {
+  if (!AGENT_ID.test(agentId)) throw new Error(`"${agentId}" cannot name a session namespace (letters, digits, _ and -)`);
+  return path.join(store, agentId);
+}
+
+/**
+ * Moves the one session the run reported (the CLI's init/result event) from the user's HOME into the
+ * agent's namespace (`<store>/<agent id>/<project dir>/<session>.jsonl`); any other file the run left
+ * there is not kept, so a run can neither plant a transcript for another id nor flood the store.
+ * When several project directories hold the id, the most recently written one is kept.
+ */
+export async function stashSession(user: AgentUser, store: string, agentId: string, sessionId: string | null): Promise<boolean> {
+  const file = `${sessionId}.jsonl`;
+  const namespace = agentNamespace(store, agentId);
   const projects = path.join(user.home, ...PROJECTS);
-  if (!(await isRealDirectory(path.join(user.home, PROJECTS[0]!))) || !(await isRealDirectory(projects))) return 0;
-  let kept = 0;
+  if (sessionId === null || !SESSION_FILE.test(file)) return false;
+  if (!(await isRealDirectory(path.join(user.home, PROJECTS[0]!))) || !(await isRealDirectory(projects))) return false;
+  let newest: { project: string; mtimeMs: number } | null = null;
   for (const project of await fs.readdir(projects)) {
     if (!NAME.test(project) || !(await isRealDirectory(path.join(projects, project)))) continue;
-    for (const file of await fs.readdir(path.join(projects, project))) {
-      if (!SESSION_FILE.test(file)) continue;
-      await fs.mkdir(path.join(store, project), { recursive: true, mode: 0o700 });
-      if (await copyOwnedFile(path.join(projects, project, file), path.join(store, project, file), user.uid, SESSION_MAX_BYTES)) kept += 1;
-    }
+    const stat = await fs.lstat(path.join(projects, project, file)).catch(() => null);
+    if (stat?.isFile() && (newest === null || stat.mtimeMs > newest.mtimeMs)) newest = { project, mtimeMs: stat.mtimeMs };
   }
-  if (kept > 0) await pruneStore(store, SESSIONS_KEPT);
+  if (newest === null) return false;
+  await fs.mkdir(path.join(namespace, newest.project), { recursive: true, mode: 0o700 });
+  const kept = await copyOwnedFile(path.join(projects, newest.project, file), path.join(namespace, newest.project, file), user.uid, SESSION_MAX_BYTES);
+  if (kept) {
+    await pruneStore(namespace, SESSIONS_KEPT_PER_AGENT);
+    await pruneStore(store, SESSIONS_KEPT, 2);
+  }
   return kept;
 }
 
-/** Deletes the least recently written sessions beyond `keep` (and project directories left empty). */
-export async function pruneStore(store: string, keep: number): Promise<void> {
-  const sessions: Array<{ file: string; mtimeMs: number }> = [];
-  for (const project of await fs.readdir(store)) {
-    for (const file of await fs.readdir(path.join(store, project)).catch(() => [])) {
-      const stat = await fs.lstat(path.join(store, project, file)).catch(() => null);
-      if (stat?.isFile()) sessions.push({ file: path.join(store, project, file), mtimeMs: stat.mtimeMs });
-    }
+/** The session files at `depth` directories below `dir` (1: `<project>/<file>`; 2: `<agent>/<project>/<file>`). */
+async function sessionFiles(dir: string, depth: number): Promise<Array<{ file: string; mtimeMs: number }>> {
+  const found: Array<{ file: string; mtimeMs: number }> = [];
+  for (const entry of await fs.readdir(dir).catch(() => [])) {
+    const full = path.join(dir, entry);
+    const stat = await fs.lstat(full).catch(() => null);
+    if (depth === 0 && stat?.isFile()) found.push({ file: full, mtimeMs: stat.mtimeMs });
+    if (depth > 0 && stat?.isDirectory()) found.push(...(await sessionFiles(full, depth - 1)));
   }
+  return found;
+}
+
+/**
+ * Deletes the least recently written sessions beyond `keep` (and directories left empty); `depth`
+ * is how many directories lie between `store` and a session (1 in an agent's namespace, 2 in the whole store).
+ */
+export async function pruneStore(store: string, keep: number, depth = 1): Promise<void> {
+  const sessions = await sessionFiles(store, depth);
   if (sessions.length <= keep) return;
   sessions.sort((a, b) => b.mtimeMs - a.mtimeMs);
   for (const { file } of sessions.slice(keep)) {
     await fs.rm(file, { force: true });
-    await fs.rmdir(path.dirname(file)).catch(() => undefined); // only when empty
+    // Only when empty: the project directory, then (in the whole store) the agent's namespace.
+    for (let dir = path.dirname(file), up = 0; up < depth; dir = path.dirname(dir), up += 1) {
+      if (!(await fs.rmdir(dir).then(() => true, () => false))) break;
+    }
   }
 }
 
-/** Puts the stored session `sessionId` into the (emptied) HOME of `user`; false when the store has none. */
-export async function restoreSession(user: AgentUser, store: string, sessionId: string): Promise<boolean> {
+/** Puts the session `sessionId` of the agent's namespace into the (emptied) HOME of `user`; false when it has none. */
+export async function restoreSession(user: AgentUser, store: string, agentId: string, sessionId: string): Promise<boolean> {
   const file = `${sessionId}.jsonl`;
-  if (!SESSION_FILE.test(file) || !(await isRealDirectory(store))) return false;
-  for (const project of await fs.readdir(store)) {
-    const stored = path.join(store, project, file);
+  const namespace = agentNamespace(store, agentId);
+  if (!SESSION_FILE.test(file) || !(await isRealDirectory(namespace))) return false;
+  for (const project of await fs.readdir(namespace)) {
+    const stored = path.join(namespace, project, file);
     if (!NAME.test(project) || !(await fs.lstat(stored).then((stat) => stat.isFile(), () => false))) continue;
     let dir = user.home;
     for (const part of [...PROJECTS, project]) {

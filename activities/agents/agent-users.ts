@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentUser } from '../../lib/agent-isolation';
-import { emptyHome, restoreSession, stashSessions } from './agent-sessions';
+import { emptyHome, privateTmpDir, restoreSession, stashSession } from './agent-sessions';
 import { asUser } from './parent-death';
 
 /**
@@ -20,20 +20,31 @@ import { asUser } from './parent-death';
  * needs no lock of its own.
  *
  * Before a user is handed out and when it is given back, every process of that uid is killed
- * (`kill -KILL -1` run as the user): nothing left by an earlier run (a tool started with setsid, a
- * run of a worker that died) can watch the next run's environment or files. Then its HOME is
- * emptied (agent-sessions.ts): a HOME lasts one lease.
+ * (the shell's builtin `kill -KILL -1` run as the user, repeated until /proc shows none left):
+ * nothing left by an earlier run (a tool started with setsid, a run of a worker that died) can
+ * watch the next run's environment or files. Then its HOME is emptied (agent-sessions.ts): a HOME
+ * lasts one lease; the run's private TMPDIR is made inside it.
  */
 
 /** Root-only (0700) and emptied at boot, like every runtime directory. */
 export const DEFAULT_LEASE_DIR = '/run/agent-users';
 const WAIT_POLL_MS = 250;
-const KILL = '/usr/bin/kill';
+/**
+ * The shell's builtin kill (dash's takes `-KILL -1`): /usr/bin/kill comes from procps, which a slim
+ * Debian does not have. kill(-1) reaches every process of the user but the shell itself.
+ */
+const KILL_ALL = ['-c', 'kill -KILL -1'];
+/** Rounds of kill-and-look before a user whose processes keep coming back (a fork racing the kill) is refused. */
+const KILL_ROUNDS = 20;
+const KILL_ROUND_PAUSE_MS = 25;
 
 export interface AgentUserLease {
   readonly user: AgentUser;
-  /** Kills what is left of the user's processes, then frees the user. Idempotent. */
-  release(): Promise<void>;
+  /**
+   * Kills what is left of the user's processes, keeps the session the run reported (`sessionId`,
+   * from the CLI's own events) when the lease has a session store, then frees the user. Idempotent.
+   */
+  release(sessionId?: string | null): Promise<void>;
 }
 
 export interface LeaseOptions {
@@ -41,11 +52,12 @@ export interface LeaseOptions {
   signal?: AbortSignal;
   leaseDir?: string;
   /**
-   * The root-only store of the CLI's sessions (agent-sessions.ts): sessions are moved there at the
-   * release, and `resume` is copied from there into the user's emptied HOME at the start. Without
-   * it, sessions are not kept beyond the lease.
+   * The root-only store of the CLI's sessions (agent-sessions.ts), in the namespace of the agent
+   * `agentId`: the session the run reported is moved there at the release, and `resume` is copied
+   * from there (that agent's sessions only) into the user's emptied HOME at the start. Without it,
+   * sessions are not kept beyond the lease.
    */
-  sessions?: { store: string; resume?: string };
+  sessions?: { store: string; agentId: string; resume?: string };
   /**
    * The uid to take first when free: the owner of the run's working directory, so a project keeps
    * one owner while nothing else runs (git refuses a repository of another user). Any free user otherwise.
@@ -111,15 +123,41 @@ async function liveClaims(dir: string): Promise<Map<string, Claim[]>> {
   return byUser;
 }
 
-/** Ends every process of the user (the kill process itself excepted, as kill(-1) does). */
+/** Pids of the user's processes that can still run (zombies, already dead, excepted), from /proc. */
+export async function processesOf(uid: number): Promise<number[]> {
+  const pids: number[] = [];
+  for (const entry of await fs.readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await fs.stat(`/proc/${entry}`).catch(() => null);
+    if (stat?.uid !== uid) continue;
+    const state = await fs.readFile(`/proc/${entry}/stat`, 'utf8').then((text) => text.slice(text.lastIndexOf(')') + 2, text.lastIndexOf(')') + 3), () => 'X');
+    if (state !== 'Z' && state !== 'X') pids.push(Number(entry));
+  }
+  return pids;
+}
+
+/**
+ * Ends every process of the user: kill(-1) as the user, again while /proc still shows one (a
+ * process forking while the kill walks the process list can leave a child), at most KILL_ROUNDS times.
+ */
 export async function killUserProcesses(user: AgentUser): Promise<void> {
-  const { command, args } = asUser(user, KILL, ['-s', 'KILL', '--', '-1']);
+  for (let round = 1; ; round += 1) {
+    await killAllAs(user);
+    const left = await processesOf(user.uid);
+    if (left.length === 0) return;
+    if (round === KILL_ROUNDS) throw new Error(`could not end the processes of ${user.name}: still running after ${KILL_ROUNDS} kills (pids ${left.join(', ')})`);
+    await new Promise((resolve) => setTimeout(resolve, KILL_ROUND_PAUSE_MS));
+  }
+}
+
+async function killAllAs(user: AgentUser): Promise<void> {
+  const { command, args } = asUser(user, '/bin/sh', KILL_ALL);
   await new Promise<void>((resolve, reject) => {
     const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.once('error', reject);
-    // kill exits 1 when the user had no process left ("No such process"): the usual case.
+    // kill may exit 1 when the user had no process left ("No such process"): the usual case.
     child.once('close', (code) => (code === 0 || code === 1 ? resolve() : reject(new Error(`could not end the processes of ${user.name}: ${stderr.trim()}`))));
   });
 }
@@ -157,7 +195,8 @@ async function tryLease(users: readonly AgentUser[], dir: string, options: Lease
     try {
       await killUserProcesses(user);
       await emptyHome(user);
-      if (sessions?.resume !== undefined) await restoreSession(user, sessions.store, sessions.resume);
+      await privateTmpDir(user);
+      if (sessions?.resume !== undefined) await restoreSession(user, sessions.store, sessions.agentId, sessions.resume);
     } catch (error) {
       await removeQuietly(file);
       throw error;
@@ -165,12 +204,12 @@ async function tryLease(users: readonly AgentUser[], dir: string, options: Lease
     let released = false;
     return {
       user,
-      async release() {
+      async release(sessionId = null) {
         if (released) return;
         released = true;
         try {
           await killUserProcesses(user);
-          if (sessions !== undefined) await stashSessions(user, sessions.store);
+          if (sessions !== undefined) await stashSession(user, sessions.store, sessions.agentId, sessionId);
           await emptyHome(user);
         } finally {
           await removeQuietly(file);

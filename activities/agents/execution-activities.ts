@@ -125,7 +125,7 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
     async waitForSlot(executionId: string): Promise<boolean> {
       const context = Context.current();
       for (;;) {
-        const { maxConcurrentExecutions } = await readExecutionSettings(db, dataDir);
+        const { maxConcurrentExecutions } = await readExecutionSettings(db, config.orchestration.workdirRoots);
         const attempt = await tryTakeExecutionSlot(pool, executionId, maxConcurrentExecutions);
         if (attempt.outcome === 'taken') return true;
         if (attempt.outcome === 'gone') return false;
@@ -194,7 +194,7 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
           },
           cwd: record.workingDirectory,
           workdirRoots: config.orchestration.workdirRoots,
-          sessionStore: sessionStoreIn(dataDir),
+          sessions: { store: sessionStoreIn(dataDir), agentId: agent.id },
           secrets,
           signal: context.cancellationSignal,
           onEvent: async (event) => {

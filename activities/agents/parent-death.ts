@@ -1,16 +1,6 @@
-import { accessSync, constants } from 'node:fs';
-import { SETPRIV } from '../../lib/agent-isolation';
+import { executable, SETPRIV } from '../../lib/agent-isolation';
 
 export { SETPRIV };
-
-function executable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const setprivAvailable = executable(SETPRIV);
 
@@ -36,9 +26,12 @@ export interface AgentLaunch {
   throughSetpriv: boolean;
 }
 
-/** setpriv's options that make the process `runAs`: real, effective and saved ids, only the pool's group. */
+/**
+ * setpriv's options that make the process `runAs`: real, effective and saved ids, only the pool's
+ * group, and no_new_privs (a setuid or file-capability program it runs, e.g. sudo, gains nothing).
+ */
 function switchUser(runAs: RunAs): string[] {
-  return [`--reuid=${runAs.uid}`, `--regid=${runAs.gid}`, `--groups=${runAs.gid}`];
+  return [`--reuid=${runAs.uid}`, `--regid=${runAs.gid}`, `--groups=${runAs.gid}`, '--no-new-privs'];
 }
 
 /**

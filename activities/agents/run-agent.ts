@@ -37,9 +37,11 @@ export interface RunAgentOptions {
   isolation?: AgentIsolation;
   /**
    * Root-only directory where the CLI's sessions are kept between runs of pool users (a pool user's
-   * HOME is emptied at every lease; agent-sessions.ts). Absent: sessions do not outlive the run.
+   * HOME is emptied at every lease; agent-sessions.ts), in the namespace of the agent `agentId`: the
+   * session the run reports is kept there, and a `continue` resumes only from there. Absent:
+   * sessions do not outlive the run.
    */
-  sessionStore?: string;
+  sessions?: { store: string; agentId: string };
   /** The environment before secrets; agentBaseEnv(process.env) when absent. */
   baseEnv?: Record<string, string>;
   /** Added to the environment (overriding baseEnv); never put in the argument list. */
@@ -118,7 +120,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunSummar
       lease = await leaseAgentUser(isolation.users, {
         ...(owner !== undefined ? { preferUid: owner } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
-        ...(options.sessionStore ? { sessions: { store: options.sessionStore, ...(resume !== undefined ? { resume } : {}) } } : {}),
+        ...(options.sessions ? { sessions: { ...options.sessions, ...(resume !== undefined ? { resume } : {}) } } : {}),
       });
     } catch (error) {
       if (options.signal?.aborted) throw new AgentCancelledError(summary, options.signal.reason);
@@ -129,7 +131,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunSummar
     if (lease === null) return;
     // Tools given SIGTERM get their grace period before the release ends every process of the user.
     if (summary.pid !== null) await groupGone(summary.pid, (options.killGraceMs ?? DEFAULT_KILL_GRACE_MS) + 200);
-    await lease.release();
+    // Only the session the run reported is kept (of a failed or cancelled run too: it keeps its session).
+    await lease.release(summary.sessionId);
   };
   let result: AgentRunSummary;
   try {

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,6 +7,7 @@ import { claudeCode } from '../../activities/agents/claude-code';
 import { prepareAgentHost } from '../../activities/agents/agent-host';
 import { pruneStore } from '../../activities/agents/agent-sessions';
 import { DEFAULT_LEASE_DIR, leaseAgentUser } from '../../activities/agents/agent-users';
+import { SETPRIV } from '../../activities/agents/parent-death';
 import { agentBaseEnv } from '../../activities/agents/agent-env';
 import { AgentCancelledError, AgentProcessError, runAgent, type AgentRunSummary, type RunAgentOptions } from '../../activities/agents/run-agent';
 import { agentIsolation, detectAgentIsolation, AGENT_GROUP, type AgentIsolation } from '../../lib/agent-isolation';
@@ -33,6 +34,7 @@ interface Recorded {
   gid: number;
   groups: number[];
   umask: string;
+  noNewPrivs: boolean;
   probes: { reads: Record<string, string>; signal: string | null };
 }
 
@@ -121,6 +123,8 @@ describe('an agent started by a root service', () => {
     expect(seen.env.USER).toBe(user!.name);
     expect(seen.env.LOGNAME).toBe(user!.name);
     expect(seen.umask).toBe('0007');
+    // A setuid program it runs (sudo, su) gains nothing.
+    expect(seen.noNewPrivs).toBe(true);
     expect(fs.statSync(user!.home).mode & 0o777).toBe(0o700);
     // No way of talking the CLI out of its root check is used.
     expect(seen.env.IS_SANDBOX).toBeUndefined();
@@ -250,6 +254,7 @@ describe('an agent started by a root service', () => {
     const sessionStore = fs.mkdtempSync(path.join(config.orchestration.dataDir, 'sessions-'));
     const session = '11111111-2222-4333-8444-555555555555';
     const linked = '99999999-2222-4333-8444-555555555555';
+    const stored = path.join(sessionStore, 'agent-home', '-proj');
     const first = startRun(
       {
         FAKE_AGENT_WRITE: JSON.stringify({
@@ -259,21 +264,100 @@ describe('an agent started by a root service', () => {
         }),
         FAKE_AGENT_LINK: JSON.stringify({ [`.claude/projects/-proj/${linked}.jsonl`]: keyFile }),
       },
-      { isolation: one, sessionStore },
+      // A continue of `session`: the stand-in reports that id, so that is the session kept.
+      { isolation: one, sessions: { store: sessionStore, agentId: 'agent-home' }, run: { prompt: 'probe', maxTurns: 1, resumeSessionId: session } },
     );
     await first.outcome;
 
     expect(fs.readdirSync(last.home)).toEqual([]);
-    expect(fs.readFileSync(path.join(sessionStore, '-proj', `${session}.jsonl`), 'utf8')).toBe('{"type":"user"}\n');
-    // A link is not followed: the key file it pointed at is not copied into the store.
-    expect(fs.readdirSync(path.join(sessionStore, '-proj'))).toEqual([`${session}.jsonl`]);
-    expect(fs.statSync(path.join(sessionStore, '-proj', `${session}.jsonl`)).mode & 0o777).toBe(0o600);
+    expect(fs.readFileSync(path.join(stored, `${session}.jsonl`), 'utf8')).toBe('{"type":"user"}\n');
+    expect(fs.readdirSync(stored)).toEqual([`${session}.jsonl`]);
+    expect(fs.statSync(path.join(stored, `${session}.jsonl`)).mode & 0o777).toBe(0o600);
+
+    // A link is not followed: reported as the run's session, the key file it points at is not copied.
+    const linking = startRun(
+      { FAKE_AGENT_LINK: JSON.stringify({ [`.claude/projects/-proj/${linked}.jsonl`]: keyFile }) },
+      { isolation: one, sessions: { store: sessionStore, agentId: 'agent-home' }, run: { prompt: 'probe', maxTurns: 1, resumeSessionId: linked } },
+    );
+    await linking.outcome;
+    expect(fs.readdirSync(stored)).toEqual([`${session}.jsonl`]);
 
     const planted = [path.join(last.home, '.claude', 'settings.json'), path.join(last.home, '.bashrc')];
     const second = startRun({ FAKE_AGENT_TRY_READ: JSON.stringify(planted) }, { isolation: one });
     await second.outcome;
     expect(second.record().uid).toBe(first.record().uid);
     expect(planted.map((file) => second.record().probes.reads[file])).toEqual(['ENOENT', 'ENOENT']);
+  });
+
+  it("a run of agent A cannot plant a session that agent B's continue resumes; only the session a run reported is kept", async () => {
+    const last = pool.users[pool.users.length - 1]!;
+    const one = { ...pool, users: [last] };
+    const store = fs.mkdtempSync(path.join(config.orchestration.dataDir, 'sessions-'));
+    const victim = 'bbbbbbbb-2222-4333-8444-555555555555';
+    const extra = 'eeeeeeee-2222-4333-8444-555555555555';
+    const asAgent = (agentId: string, write: Record<string, string>) =>
+      startRun(
+        { FAKE_AGENT_WRITE: JSON.stringify(write) },
+        { isolation: one, sessions: { store, agentId }, run: { prompt: 'probe', maxTurns: 1, resumeSessionId: victim } },
+      ).outcome;
+    // B's own session, as its run left it.
+    await asAgent('agent-b', { [`.claude/projects/-proj/${victim}.jsonl`]: 'B wrote this\n' });
+    // A learned B's session id (it is on the CLI's command line): it resumes it, overwrites it, and leaves another.
+    await asAgent('agent-a', {
+      [`.claude/projects/-proj/${victim}.jsonl`]: 'A planted this\n',
+      [`.claude/projects/-other/${extra}.jsonl`]: 'not reported\n',
+    });
+
+    const files = (dir: string): string[] => fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.jsonl')).sort();
+    expect(files(store)).toEqual([`agent-a/-proj/${victim}.jsonl`, `agent-b/-proj/${victim}.jsonl`]);
+    // What B's continue gets in its HOME is B's own transcript; A's continue started with nothing of B's.
+    const resumed = async (agentId: string): Promise<string | null> => {
+      const lease = await leaseAgentUser([last], { sessions: { store, agentId, resume: victim } });
+      try {
+        const file = path.join(last.home, '.claude', 'projects', '-proj', `${victim}.jsonl`);
+        return fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : null;
+      } finally {
+        await lease.release();
+      }
+    };
+    expect(await resumed('agent-b')).toBe('B wrote this\n');
+    expect(await resumed('agent-c')).toBeNull();
+  });
+
+  it("gives each run a private TMPDIR in its HOME (0700, its user's), which another pool user cannot list", async () => {
+    const controller = new AbortController();
+    const a = startRun({ FAKE_AGENT_DELAY_MS: '60000', FAKE_AGENT_WRITE: JSON.stringify({ '.tmp/scratch': 'a' }) }, { signal: controller.signal });
+    const aOutcome = cancelled(a.outcome);
+    await fileWritten(a.recordFile);
+    const aSeen = a.record();
+    const tmp = path.join(aSeen.env.HOME!, '.tmp');
+    const stat = fs.statSync(tmp);
+
+    const other = pool.users.find((user) => user.uid !== aSeen.uid)!;
+    const b = startRun(
+      { FAKE_AGENT_TRY_READ: JSON.stringify([tmp, path.join(tmp, 'scratch'), path.join(other.home, '.tmp')]) },
+      { isolation: { ...pool, users: [other] } },
+    );
+    await b.outcome;
+    controller.abort();
+    await aOutcome;
+
+    expect([aSeen.env.TMPDIR, aSeen.env.TMP, aSeen.env.TEMP]).toEqual([tmp, tmp, tmp]);
+    expect([stat.uid, stat.mode & 0o7777]).toEqual([aSeen.uid, 0o700]);
+    expect(b.record().probes.reads).toEqual({ [tmp]: 'EACCES', [path.join(tmp, 'scratch')]: 'EACCES', [path.join(other.home, '.tmp')]: 'ok' });
+    // Emptied with the HOME when the lease ends.
+    expect(fs.existsSync(tmp)).toBe(false);
+  });
+
+  it('ends, at the lease and its release, every process its user has, one that left the process group too', async () => {
+    const user = pool.users[pool.users.length - 3]!;
+    const lease = await leaseAgentUser([user]);
+    // Its own session and group (as `setsid` would give it): no group kill reaches it.
+    const escaped = spawn(SETPRIV, [`--reuid=${user.uid}`, `--regid=${user.gid}`, `--groups=${user.gid}`, '--', 'sleep', '300'], { detached: true, stdio: 'ignore' });
+    const ended = new Promise<NodeJS.Signals | null>((resolve) => escaped.once('exit', (_code, signal) => resolve(signal)));
+    await new Promise((resolve) => escaped.once('spawn', resolve));
+    await lease.release();
+    expect(await ended).toBe('SIGKILL');
   });
 
   it('leases the owner of an existing working directory first, so a project keeps one owner while it is free', async () => {
@@ -362,7 +446,7 @@ describe('the real Claude Code CLI, service running as root', () => {
     const last = pool.users[pool.users.length - 1]!;
     const sessionStore = fs.mkdtempSync(path.join(config.orchestration.dataDir, 'sessions-'));
     const options = (prompt: string): RunAgentOptions => ({
-      sessionStore,
+      sessions: { store: sessionStore, agentId: 'agent-real-cli' },
       command: claudeCli,
       cli: claudeCode,
       run: { prompt, maxTurns: 2 },
@@ -434,6 +518,46 @@ describe('the session store', () => {
     await pruneStore(store, 2);
     expect(fs.readdirSync(store).sort()).toEqual(['-new']);
     expect(fs.readdirSync(path.join(store, '-new')).sort()).toEqual(['b.jsonl', 'c.jsonl']);
+  });
+
+  it('bounds the whole store across the agents’ namespaces, removing a namespace left empty', async () => {
+    const store = fs.mkdtempSync(path.join(outside, 'store-'));
+    const write = (agent: string, name: string, secondsAgo: number) => {
+      fs.mkdirSync(path.join(store, agent, '-proj'), { recursive: true });
+      const file = path.join(store, agent, '-proj', `${name}.jsonl`);
+      fs.writeFileSync(file, '{}\n');
+      const when = new Date(Date.now() - secondsAgo * 1000);
+      fs.utimesSync(file, when, when);
+    };
+    write('agent-a', 'a', 300);
+    write('agent-b', 'b', 200);
+    write('agent-c', 'c', 100);
+    await pruneStore(store, 2, 2);
+    expect(fs.readdirSync(store).sort()).toEqual(['agent-b', 'agent-c']);
+  });
+});
+
+describe('the stack start (scripts/stack/agent-users.sh reach)', () => {
+  const script = path.join(repoRoot, 'scripts/stack/agent-users.sh');
+  const reach = (repo?: string) => spawnSync('bash', [script, 'reach', ...(repo ? [repo] : [])], { encoding: 'utf8' });
+
+  it("says the pool reaches node and the agent CLIs of this clone", () => {
+    const result = reach();
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain(`agentrun1 reaches ${execFileSync('sh', ['-c', 'command -v node'], { encoding: 'utf8' }).trim()} and the agent CLIs of ${repoRoot}`);
+  });
+
+  it('fails naming the directory the pool cannot enter (a clone under a 0700 directory, as /root)', () => {
+    const closed = fs.mkdtempSync(path.join(outside, 'closed-'));
+    const clone = path.join(closed, 'clone');
+    fs.mkdirSync(path.join(clone, 'test/fixtures/fake-agent'), { recursive: true });
+    fs.copyFileSync(fakeAgent, path.join(clone, 'test/fixtures/fake-agent/fake-agent.js'));
+    fs.chmodSync(closed, 0o700);
+    const result = reach(clone);
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain(
+      `the agents' user agentrun1 cannot enter ${closed} (needed to read ${clone}/test/fixtures/fake-agent/fake-agent.js): every agent run would fail with EACCES; open it to them (e.g. 'chmod o+x ${closed}')`,
+    );
   });
 });
 

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { ConfigError, loadConfig } from '../../lib/config';
 
 describe('loadConfig', () => {
@@ -58,5 +59,42 @@ describe('loadConfig', () => {
 
   it('names every bad variable at once', () => {
     expect(() => loadConfig({ HTTP_PORT: '0', REDIS_PORT: 'x' })).toThrow(/HTTP_PORT: .*; REDIS_PORT: /);
+  });
+});
+
+describe('AGENT_WORKDIR_ROOTS and system directories', () => {
+  // The worker makes every root root:agents 2770: a system directory would be given to every agent.
+  const given = (dir: string) => `the agents' group would be given ${dir}`;
+  it.each([
+    ['/', `"/" is a system directory: ${given('it')}; use a directory below it (e.g. /home/projetos, /srv/projects)`],
+    ['/home/', `"/home" is a system directory: ${given('it')}; use a directory below it (e.g. /home/projetos, /srv/projects)`],
+    ['/srv', `"/srv" is a system directory: ${given('it')}; use a directory below it (e.g. /home/projetos, /srv/projects)`],
+    ['/tmp', `"/tmp" is a system directory: ${given('it')}; use a directory below it (e.g. /home/projetos, /srv/projects)`],
+    ['/var/lib', `"/var/lib" is a system directory: ${given('it')}; use a directory below it (e.g. /home/projetos, /srv/projects)`],
+    ['/etc', `"/etc" is a system directory: ${given('it')}`],
+    ['/etc/projects', `"/etc/projects" is inside the system directory /etc: ${given('it')}`],
+    ['/usr/local/work', `"/usr/local/work" is inside the system directory /usr: ${given('it')}`],
+    ['/lib64', `"/lib64" is a system directory: ${given('it')}`],
+    ['/root/projects', `"/root/projects" is inside the system directory /root: ${given('it')}`],
+    ['/proc/self', `"/proc/self" is inside the system directory /proc: ${given('it')}`],
+    ['/var/lib/agent-users/agentrun1', `"/var/lib/agent-users/agentrun1" is inside the system directory /var/lib/agent-users: ${given('it')}`],
+  ])('refuses %p with a ConfigError naming the variable', (root, reason) => {
+    expect(() => loadConfig({ AGENT_WORKDIR_ROOTS: `/home/projetos,${root}` })).toThrow(new ConfigError(`invalid environment: AGENT_WORKDIR_ROOTS: ${reason}`));
+  });
+
+  it("refuses a root that is or holds the service's repository", () => {
+    const repo = path.resolve(__dirname, '../..');
+    for (const root of [repo, path.dirname(repo)]) {
+      expect(() => loadConfig({ AGENT_WORKDIR_ROOTS: root })).toThrow(
+        new ConfigError(`invalid environment: AGENT_WORKDIR_ROOTS: "${root}" holds the service's own files (${repo}): ${given('them')}; use a directory of its own`),
+      );
+    }
+  });
+
+  it('accepts a directory below the system directories, and one below the repository', () => {
+    const below = path.resolve(__dirname, '../../.data/projects');
+    expect(loadConfig({ AGENT_WORKDIR_ROOTS: `/home/projetos,/srv/projects,/opt/work,/tmp/agents,/var/projects,${below}` }).orchestration.workdirRoots).toEqual([
+      '/home/projetos', '/srv/projects', '/opt/work', '/tmp/agents', '/var/projects', below,
+    ]);
   });
 });

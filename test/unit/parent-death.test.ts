@@ -9,11 +9,11 @@ describe('agentLaunch', () => {
     });
   });
 
-  it('as a pool user: switches uid, gid and groups, sets the parent-death signal, and execs through the umask trampoline', () => {
+  it('as a pool user: switches uid, gid and groups, sets no_new_privs and the parent-death signal, and execs through the umask trampoline', () => {
     expect(agentLaunch('claude', ['-p', '--model', 'a b'], true, { uid: 995, gid: 994 })).toEqual({
       command: SETPRIV,
       args: [
-        '--reuid=995', '--regid=994', '--groups=994', '--pdeathsig', 'KILL', '--',
+        '--reuid=995', '--regid=994', '--groups=994', '--no-new-privs', '--pdeathsig', 'KILL', '--',
         '/bin/sh', '-c', 'umask 0007 && exec "$@"', 'agent', 'claude', '-p', '--model', 'a b',
       ],
       throughSetpriv: true,
