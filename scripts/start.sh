@@ -23,12 +23,14 @@ node dist/scripts/prepare-sample.js
 
 source scripts/stack/env.sh
 # Agent secrets are encrypted with AGENT_SECRETS_KEY: a local run without one gets its own key, kept
-# (readable by the owner only) with the stack's state, so secrets stored earlier stay readable.
-if [[ -z ${AGENT_SECRETS_KEY:-} ]]; then
+# (readable by the owner only) with the stack's state, so secrets stored earlier stay readable. It is
+# passed as a file (AGENT_SECRETS_KEY_FILE), so it is not in the service's environment either.
+if [[ -z ${AGENT_SECRETS_KEY:-} && -z ${AGENT_SECRETS_KEY_FILE:-} ]]; then
   key_file="$STACK_DIR/agent-secrets.key"
   [[ -s $key_file ]] || (umask 077 && node -e "process.stdout.write(require('node:crypto').randomBytes(32).toString('hex'))" >"$key_file")
-  AGENT_SECRETS_KEY=$(<"$key_file")
-  export AGENT_SECRETS_KEY
+  chmod 0600 "$key_file"
+  AGENT_SECRETS_KEY_FILE=$(realpath "$key_file")
+  export AGENT_SECRETS_KEY_FILE
 fi
 base="http://${HTTP_HOST:-127.0.0.1}:${HTTP_PORT:-3000}"
 cat <<INFO
