@@ -123,15 +123,20 @@ async function liveClaims(dir: string): Promise<Map<string, Claim[]>> {
   return byUser;
 }
 
-/** Pids of the user's processes that can still run (zombies, already dead, excepted), from /proc. */
+/**
+ * Pids of the processes with the user's real or effective uid that can still run (zombies and
+ * the dead excepted), from /proc/<pid>/status (its Uid line: a process that made itself
+ * non-dumpable shows /proc/<pid> as root's, not its status).
+ */
 export async function processesOf(uid: number): Promise<number[]> {
   const pids: number[] = [];
   for (const entry of await fs.readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    const stat = await fs.stat(`/proc/${entry}`).catch(() => null);
-    if (stat?.uid !== uid) continue;
-    const state = await fs.readFile(`/proc/${entry}/stat`, 'utf8').then((text) => text.slice(text.lastIndexOf(')') + 2, text.lastIndexOf(')') + 3), () => 'X');
-    if (state !== 'Z' && state !== 'X') pids.push(Number(entry));
+    const status = await fs.readFile(`/proc/${entry}/status`, 'utf8').catch(() => '');
+    const field = (name: string) => status.match(new RegExp(`^${name}:\\s*(.*)$`, 'm'))?.[1] ?? '';
+    const [real, effective] = field('Uid').split(/\s+/).map(Number);
+    const state = field('State').charAt(0);
+    if ((real === uid || effective === uid) && state !== '' && state !== 'Z' && state !== 'X') pids.push(Number(entry));
   }
   return pids;
 }

@@ -6,7 +6,7 @@ import pino from 'pino';
 import { claudeCode } from '../../activities/agents/claude-code';
 import { prepareAgentHost } from '../../activities/agents/agent-host';
 import { pruneStore } from '../../activities/agents/agent-sessions';
-import { DEFAULT_LEASE_DIR, leaseAgentUser } from '../../activities/agents/agent-users';
+import { DEFAULT_LEASE_DIR, leaseAgentUser, processesOf } from '../../activities/agents/agent-users';
 import { SETPRIV } from '../../activities/agents/parent-death';
 import { agentBaseEnv } from '../../activities/agents/agent-env';
 import { AgentCancelledError, AgentProcessError, runAgent, type AgentRunSummary, type RunAgentOptions } from '../../activities/agents/run-agent';
@@ -355,9 +355,13 @@ describe('an agent started by a root service', () => {
     // Its own session and group (as `setsid` would give it): no group kill reaches it.
     const escaped = spawn(SETPRIV, [`--reuid=${user.uid}`, `--regid=${user.gid}`, `--groups=${user.gid}`, '--', 'sleep', '300'], { detached: true, stdio: 'ignore' });
     const ended = new Promise<NodeJS.Signals | null>((resolve) => escaped.once('exit', (_code, signal) => resolve(signal)));
-    await new Promise((resolve) => escaped.once('spawn', resolve));
+    // setpriv switches to the user after its own start: wait (bounded) until /proc shows the process as the user's.
+    const deadline = Date.now() + 10_000;
+    while (!(await processesOf(user.uid)).includes(escaped.pid!) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await processesOf(user.uid)).toEqual([escaped.pid]);
     await lease.release();
     expect(await ended).toBe('SIGKILL');
+    expect(await processesOf(user.uid)).toEqual([]);
   });
 
   it('leases the owner of an existing working directory first, so a project keeps one owner while it is free', async () => {
