@@ -27,7 +27,7 @@ const NAME = /^[A-Za-z0-9._-]{1,255}$/;
 export const SESSION_MAX_BYTES = 64 * 1024 * 1024;
 /** Sessions kept in the whole store; beyond, the least recently written are deleted (a `continue` of those fails). */
 export const SESSIONS_KEPT = 2_000;
-/** Sessions kept per agent, so one agent's runs cannot push every other agent's sessions out. */
+/** Sessions kept per agent: one agent's runs take at most a tenth of the store, not every other agent's sessions. */
 export const SESSIONS_KEPT_PER_AGENT = 200;
 /** Agent ids are UUIDs; this only keeps a namespace one plain directory name. */
 const AGENT_ID = /^[A-Za-z0-9_-]{1,64}$/;
