@@ -13,6 +13,7 @@ import { unusedPort } from '../support/ports';
 import { startTestServer, type TestServer } from '../support/server';
 import { openSocket, type SocketProbe } from '../support/websocket';
 import { agentWorkspace } from '../support/agent-workspace';
+import { until } from '../support/waiting';
 
 const FAKE_AGENT = path.resolve(__dirname, '../fixtures/fake-agent/fake-agent.js');
 const SECRET_VALUE = 'sk-test-3f9a8b7c6d5e4f30-never-answered';
@@ -78,16 +79,6 @@ async function api(method: string, urlPath: string, body?: unknown, clientId?: s
     // not JSON (a report's Markdown)
   }
   return { status: response.status, text, body: parsed };
-}
-
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms (last: ${JSON.stringify(value)})`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /** An agent whose fake CLI knobs (and any other secret) reach its process as secrets. */

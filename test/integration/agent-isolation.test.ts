@@ -16,6 +16,7 @@ import { logger } from '../../lib/logger';
 import { repoRoot } from '../../lib/paths';
 import { agentGroupId, agentWorkspace } from '../support/agent-workspace';
 import { startStandInModel, type StandInModel } from '../support/stand-in-model';
+import { rejection } from '../support/waiting';
 
 /**
  * Issue 13, item 2: agents run unprivileged and apart (docs/agent-process.md). These tests run as
@@ -77,15 +78,6 @@ function startRun(knobs: Record<string, string>, overrides: Partial<RunAgentOpti
     ...overrides,
   });
   return { outcome, recordFile, record: () => JSON.parse(fs.readFileSync(recordFile, 'utf8')) as Recorded };
-}
-
-async function rejection(promise: Promise<AgentRunSummary>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('the run succeeded; a failure was expected');
 }
 
 /** Waits (bounded) for a file the agent writes. */

@@ -13,6 +13,7 @@ import {
   type RunAgentOptions,
 } from '../../activities/agents/run-agent';
 import { agentWorkspace } from '../support/agent-workspace';
+import { rejection } from '../support/waiting';
 
 // The project's stand-in for Claude Code, run as a real process (its knobs: the top of the file).
 const fakeAgent = path.resolve(__dirname, '../fixtures/fake-agent/fake-agent.js');
@@ -59,15 +60,6 @@ function startFakeAgent(
   });
   const record = (): Recorded => JSON.parse(fs.readFileSync(recordFile, 'utf8')) as Recorded;
   return { outcome, events, record };
-}
-
-async function rejection(promise: Promise<AgentRunSummary>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('the run succeeded; a failure was expected');
 }
 
 /**

@@ -18,6 +18,7 @@ import { startRankingWorker } from '../../workers/ranking';
 import type { rankingJobWorkflow } from '../../workflows/ranking/job';
 import { seedPersonIndex } from '../support/ranking';
 import { startTestServer, type TestServer } from '../support/server';
+import { until } from '../support/waiting';
 
 /**
  * The reconcilers (docs/agent-executions.md, "Reconciler"; docs/ranking-job.md): workflows are
@@ -82,16 +83,6 @@ async function api(method: string, urlPath: string, body?: unknown): Promise<Ans
   });
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : null };
-}
-
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms (last: ${JSON.stringify(value)})`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 async function createAgent(name: string, secrets: Record<string, string>): Promise<string> {
