@@ -1,9 +1,8 @@
 import type { Pool } from 'mysql2/promise';
 import type { TypeCast } from 'mysql2/typings/mysql/lib/parsers/typeCast';
 import { readStatisticsSnapshot } from './ranking-statistics';
-import type { EntryComplements } from '../domain/ranking-entry';
+import type { EntryComplements, StoredEntry, StoredEntryWithDetails } from '../domain/ranking-entry';
 import { passThroughDetailsJson, type StoredComplements } from '../domain/ranking-row';
-import type { RankingRow } from './ranking-store';
 
 /**
  * Reads of the persisted ranking. Only positioned rows are visible: a run in progress writes rows
@@ -13,16 +12,7 @@ import type { RankingRow } from './ranking-store';
 
 export type BlockKey = 'bloco_a' | 'bloco_b' | 'bloco_c' | 'bloco_d' | 'bloco_e';
 
-/** A positioned row as readers get it: the ranking columns of what the job wrote, plus the position. */
-export type StoredEntry = Omit<RankingRow, 'nome_busca' | 'run_id' | 'detalhes' | 'complementos' | 'revisao_documento'> & { posicao: number };
-
-/**
- * An entry with its details: the pass-through JSON as the stored bytes (never decoded, parsed or
- * re-encoded here: a page is mostly these bytes) and the complements, as bytes in response form when
- * the job stored them so (complete entries), else parsed.
- */
-export type StoredEntryWithDetails = StoredEntry &
-  Pick<RankingRow, 'revisao_documento'> & { detalhes: Buffer; complementos: EntryComplements };
+export type { StoredEntry, StoredEntryWithDetails } from '../domain/ranking-entry';
 
 const ENTRY_COLUMNS = `e.id_pessoa, e.nome, e.posicao, e.pontuacao_total, e.bloco_a, e.bloco_b, e.bloco_c, e.bloco_d,
   e.bloco_e, e.ativo, e.anos_atuacao, e.coordenador_ppg, e.tipos_atuacao, e.selos`;

@@ -1,30 +1,9 @@
 import type { Pool, PoolConnection } from 'mysql2/promise';
 import { readyComplementsJson } from '../domain/ranking-entry';
-import type { StoredComplements } from '../domain/ranking-row';
+import type { RankingRow, StoredComplements } from '../domain/ranking-row';
 
-/** A ranking row as the job writes it (column names as in the table). */
-export interface RankingRow {
-  id_pessoa: number;
-  nome: string;
-  nome_busca: string;
-  pontuacao_total: number;
-  bloco_a: number;
-  bloco_b: number;
-  bloco_c: number;
-  bloco_d: number;
-  bloco_e: number;
-  ativo: boolean;
-  anos_atuacao: number;
-  coordenador_ppg: boolean;
-  tipos_atuacao: string[];
-  selos: string[];
-  /** The pass-through details, a JSON object text (domain/ranking-row.ts#passThroughDetailsJson). */
-  detalhes: string;
-  complementos: StoredComplements;
-  /** The index document's revision the row was built from (domain/document-revision.ts); null when unknown. */
-  revisao_documento: string | null;
-  run_id: string;
-}
+/** A ranking row as the job writes it (column names as in the table); built by the domain (domain/ranking-row.ts). */
+export type { RankingRow } from '../domain/ranking-row';
 
 const ENTRY_COLUMNS = [
   'id_pessoa',

@@ -1,4 +1,4 @@
-import type { StoredEntryWithDetails } from '../db/ranking-queries';
+import type { StoredEntryWithDetails } from './ranking-entry';
 import { areaKey } from './curriculum';
 import type { PersonDocument } from './person-document';
 import { rankingEntryJson } from './ranking-entry';

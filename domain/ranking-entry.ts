@@ -1,7 +1,17 @@
-import type { StoredEntry } from '../db/ranking-queries';
 import { degreeItems, toRankingLanguage, type DegreeItem, type RankingLanguage } from './degrees';
 import type { PersonDocument } from './person-document';
-import type { StoredComplements } from './ranking-row';
+import type { RankingRow, StoredComplements } from './ranking-row';
+
+/** A positioned row as readers get it: the ranking columns of what the job wrote, plus the position. */
+export type StoredEntry = Omit<RankingRow, 'nome_busca' | 'run_id' | 'detalhes' | 'complementos' | 'revisao_documento'> & { posicao: number };
+
+/**
+ * An entry with its details: the pass-through JSON as the stored bytes (never decoded, parsed or
+ * re-encoded here: a page is mostly these bytes) and the complements, as bytes in response form when
+ * the job stored them so (complete entries), else parsed.
+ */
+export type StoredEntryWithDetails = StoredEntry &
+  Pick<RankingRow, 'revisao_documento'> & { detalhes: Buffer; complementos: EntryComplements };
 
 /** The `cv` object of a ranking entry; `url` last in every entry, as complements in response form have it. */
 export interface EntryCv {

@@ -1,8 +1,31 @@
-import type { RankingRow } from '../db/ranking-store';
 import { degreeItems, toRankingLanguage, type DegreeItem, type RankingLanguage } from './degrees';
 import type { PersonDocument } from './person-document';
 import type { ScoredPerson } from './scoring/score-person';
 import { nameSearchKey } from './text';
+
+/** A ranking row as the job writes it (column names as in the table). */
+export interface RankingRow {
+  id_pessoa: number;
+  nome: string;
+  nome_busca: string;
+  pontuacao_total: number;
+  bloco_a: number;
+  bloco_b: number;
+  bloco_c: number;
+  bloco_d: number;
+  bloco_e: number;
+  ativo: boolean;
+  anos_atuacao: number;
+  coordenador_ppg: boolean;
+  tipos_atuacao: string[];
+  selos: string[];
+  /** The pass-through details, a JSON object text (domain/ranking-row.ts#passThroughDetailsJson). */
+  detalhes: string;
+  complementos: StoredComplements;
+  /** The index document's revision the row was built from (domain/document-revision.ts); null when unknown. */
+  revisao_documento: string | null;
+  run_id: string;
+}
 
 /** The pass-through detail fields the job copies from the index document, in response order. */
 export const STORED_DETAILS = [

@@ -1,4 +1,4 @@
-import type { StoredEntry } from '../../db/ranking-queries';
+import type { StoredEntry } from '../ranking-entry';
 import { degreeItems, toRankingLanguage, type DegreeItem, type RankingLanguage } from '../degrees';
 import type { Degree, Language, PersonDocument } from '../person-document';
 import { cvUrl } from '../ranking-entry';

@@ -1,0 +1,36 @@
+import { latestExecutionOfSession } from '../../db/executions-store';
+import { NotFoundError } from '../errors';
+import type { ExecutionDeps } from './deps';
+import { existingAgent, launchExecution, type LaunchedExecution } from './launch';
+
+/**
+ * Continues session `sessionId` of agent `agentId` with `message`, in the directory and with the model
+ * the session ran with. NotFoundError for an unknown agent or when no record of it holds the session.
+ */
+export async function continueSession(
+  deps: ExecutionDeps,
+  agentId: string,
+  clientId: string | null,
+  request: { sessionId: string; message: string },
+): Promise<LaunchedExecution> {
+  const agent = await existingAgent(deps, agentId);
+  const parent = await latestExecutionOfSession(deps.db, agent.id, request.sessionId);
+  if (!parent) throw new NotFoundError(`agent ${agent.id} has no session ${request.sessionId}`);
+  return launchExecution(
+    deps,
+    agent,
+    clientId,
+    {
+      source: 'continue',
+      task: request.message,
+      // The session already holds the instructions; the message is the whole prompt.
+      instructions: '',
+      // A session belongs to the directory it ran in.
+      workingDirectory: parent.workingDirectory,
+      model: parent.model,
+      sessionId: request.sessionId,
+      parentExecutionId: parent.id,
+    },
+    request.sessionId,
+  );
+}

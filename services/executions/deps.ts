@@ -1,0 +1,32 @@
+import type { Client } from '@temporalio/client';
+import type Redis from 'ioredis';
+import type { Database } from '../../db';
+import type { Logger } from '../../lib/logger';
+import type { Services } from '../../lib/services';
+
+/**
+ * What the execution use cases need, passed explicitly so that the API process and a worker's activity
+ * (a schedule, a webhook) call them alike: a worker builds this from its own pool, Redis connection and
+ * Temporal client, with no HTTP server and no `Services`.
+ */
+export interface ExecutionDeps {
+  db: Database;
+  /** Starts and cancels the executions' workflows. */
+  temporal: Pick<Client, 'workflow'>;
+  /** Publishes the live lifecycle messages (`execution.queued`, ...); a command connection is enough. */
+  redis: Redis;
+  logger: Logger;
+  /** AGENT_WORKDIR_ROOTS: every working directory must lie under one of them. */
+  workdirRoots: readonly string[];
+}
+
+/** The dependencies of the API process. */
+export function executionDepsOf(services: Services): ExecutionDeps {
+  return {
+    db: services.database.db,
+    temporal: services.temporal.client,
+    redis: services.redis,
+    logger: services.logger,
+    workdirRoots: services.config.orchestration.workdirRoots,
+  };
+}

@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import { findAgent, type Agent } from '../../db/agents-store';
+import { readExecutionSettings } from '../../db/execution-settings';
+import { createExecution, finishExecution, type NewExecution } from '../../db/executions-store';
+import { confineWorkingDirectory, WorkingDirectoryError } from '../../lib/working-directories';
+import { agentExecutionStartOptions } from '../../temporal/agent-execution';
+import type { agentExecutionWorkflow } from '../../workflows/agents/execution';
+import { InvalidInputError, NotFoundError, UnavailableError } from '../errors';
+import type { ExecutionDeps } from './deps';
+import { liveStreamOf, published } from './live';
+
+/** What a start answers: the new record, queued until its workflow takes a concurrency slot. */
+export interface LaunchedExecution {
+  executionId: string;
+  status: 'queued';
+}
+
+/** The record's fields a caller chooses; ids, kind and the agent's identity are filled in here. */
+export type LaunchInput = Omit<NewExecution, 'id' | 'kind' | 'agentId' | 'agentName' | 'clientId'>;
+
+export async function existingAgent(deps: Pick<ExecutionDeps, 'db'>, id: string): Promise<Agent> {
+  const agent = await findAgent(deps.db, id);
+  if (!agent) throw new NotFoundError(`agent ${id} not found`);
+  return agent;
+}
+
+/** `directory` if it lies under the roots (symlinks resolved), else an invalid input naming `field`. */
+export async function confinedWorkingDirectory<T extends string | null | undefined>(
+  deps: Pick<ExecutionDeps, 'workdirRoots'>,
+  directory: T,
+  field: string,
+): Promise<T> {
+  if (directory === null || directory === undefined) return directory;
+  try {
+    return (await confineWorkingDirectory(directory, deps.workdirRoots)) as T;
+  } catch (error) {
+    if (error instanceof WorkingDirectoryError) throw new InvalidInputError(`${field}: ${error.message}`);
+    throw error;
+  }
+}
+
+/**
+ * Stores a new execution of `agent` for `clientId` (null: nobody is told live), tells that client it is
+ * queued, starts its workflow. Whatever its origin (the request, the agent, the settings, a parent
+ * execution stored before the roots existed), the working directory must lie under the roots
+ * (InvalidInputError otherwise, nothing stored). The concurrency slot is taken by the workflow, so this
+ * is all a schedule's or a webhook's activity needs to start a run.
+ */
+export async function launchExecution(
+  deps: ExecutionDeps,
+  agent: Pick<Agent, 'id' | 'name'>,
+  clientId: string | null,
+  input: LaunchInput,
+  resumeSessionId: string | null = null,
+): Promise<LaunchedExecution> {
+  const workingDirectory = await confinedWorkingDirectory(deps, input.workingDirectory, 'workingDirectory');
+  const execution = await createExecution(deps.db, {
+    id: randomUUID(),
+    kind: 'agent',
+    agentId: agent.id,
+    agentName: agent.name,
+    clientId,
+    ...input,
+    workingDirectory,
+  });
+  // Before the start, so the client always hears `queued` before the worker's `started`.
+  const live = liveStreamOf(deps, execution);
+  await published(deps, live?.queued());
+  try {
+    await deps.temporal.workflow.start<typeof agentExecutionWorkflow>(
+      'agentExecutionWorkflow',
+      agentExecutionStartOptions({ executionId: execution.id, resumeSessionId }),
+    );
+  } catch (error) {
+    deps.logger.error({ err: error, executionId: execution.id }, 'agent execution workflow not started');
+    const reason = 'the execution could not be started (workflow engine unavailable)';
+    await finishExecution(deps.db, execution.id, { status: 'failed', error: reason });
+    await published(deps, live?.finished({ status: 'failed', costUsd: null, durationMs: null, sessionId: execution.sessionId, error: reason }));
+    throw new UnavailableError('the execution could not be started: the workflow engine is unavailable');
+  }
+  return { executionId: execution.id, status: 'queued' };
+}
+
+/** A request to run an agent, already validated (api/orchestration/execution-control-input.ts). */
+export interface ExecuteRequest {
+  task: string;
+  /** Absent: the agent's. */
+  instructions?: string;
+  /** Absent or null: the agent's, else the settings' default. */
+  workingDirectory?: string | null;
+  repoName?: string;
+  repoBranch?: string;
+  /** What started it (`manual` for a person, `schedule`, `webhook` next). */
+  source?: LaunchInput['source'];
+}
+
+/**
+ * Runs agent `agentId` on `request.task`: instructions, working directory and model default to the
+ * agent's, then to the settings'. NotFoundError for an unknown agent; repositories are refused (no
+ * clone step exists yet). The task is stored as given: the caller adds the context files to it.
+ */
+export async function executeAgent(deps: ExecutionDeps, agentId: string, clientId: string | null, request: ExecuteRequest): Promise<LaunchedExecution> {
+  const agent = await existingAgent(deps, agentId);
+  if (request.repoName !== undefined || request.repoBranch !== undefined) throw new InvalidInputError('repositories are not supported yet');
+  const settings = await readExecutionSettings(deps.db, deps.workdirRoots);
+  return launchExecution(deps, agent, clientId, {
+    source: request.source ?? 'manual',
+    task: request.task,
+    instructions: request.instructions ?? agent.instructions,
+    workingDirectory: request.workingDirectory ?? agent.workingDirectory ?? settings.workingDirectory,
+    model: agent.model ?? settings.defaultModel,
+  });
+}

@@ -1,0 +1,108 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+
+/**
+ * What each layer may import (docs/application-layer.md). Imports are read with TypeScript's own
+ * pre-processor, so `import type`, `export ... from` and `import()` count alike.
+ */
+
+const ROOT = path.resolve(__dirname, '../..');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const relative = path.posix.join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(relative);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') ? [relative] : [];
+  });
+}
+
+/** The repository-relative target of each relative import of `file` (packages are left out). */
+function relativeImports(file: string): string[] {
+  const info = ts.preProcessFile(readFileSync(path.join(ROOT, file), 'utf8'), true, true);
+  return info.importedFiles
+    .map((imported) => imported.fileName)
+    .filter((specifier) => specifier.startsWith('.'))
+    .map((specifier) => path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier)));
+}
+
+const topLevel = (target: string) => target.split('/')[0] ?? target;
+
+/** Route files (everything under api/) reach storage, Temporal and side effects only through services/. */
+const FORBIDDEN_FOR_API = new Set(['db', 'temporal', 'activities', 'workflows']);
+
+/**
+ * Route files that still hold use cases of their own, with exactly the imports they keep today. The list
+ * only shrinks: a new forbidden import fails, and so does a listed one that is gone (remove it here).
+ */
+const LEGACY_API_IMPORTS: Record<string, string[]> = {
+  'api/orchestration/agent-input.ts': ['activities/agents/agent-env', 'db/agents-store'],
+  'api/orchestration/agents-routes.ts': ['db/agent-data', 'db/agent-secrets-store', 'db/agents-store'],
+  'api/orchestration/executions-csv.ts': ['db/executions-store'],
+  'api/orchestration/executions-input.ts': ['db/executions-store'],
+  'api/orchestration/executions-routes.ts': ['db/executions-store'],
+  'api/orchestration/notifications-routes.ts': ['db/notifications-store'],
+  'api/orchestration/reports-routes.ts': ['activities/agents/reports'],
+  'api/orchestration/settings-routes.ts': ['db/execution-settings'],
+  'api/orchestration/system.ts': ['db/executions-store'],
+  'api/ranking/consultant-routes.ts': ['db/ranking-queries'],
+  'api/ranking/job-routes.ts': [
+    'db/ranking-job-runs',
+    'temporal/ranking-job',
+    'temporal/workflow-ids',
+    'temporal/workflow-state',
+    'workflows/ranking/job',
+    'workflows/ranking/progress',
+  ],
+  'api/ranking/pdf-routes.ts': ['activities/pdf/semaphore', 'activities/pdf/sheet-sources'],
+  'api/ranking/ranking-routes.ts': ['db/ranking-pages', 'db/ranking-queries', 'db/ranking-statistics'],
+  'api/ranking/suggestion-routes.ts': ['db/ranking-positions'],
+};
+
+function forbiddenImportsOf(file: string, forbidden: (target: string) => boolean): string[] {
+  return [...new Set(relativeImports(file).filter(forbidden))].sort();
+}
+
+describe('layering', () => {
+  it('reads the imports of a file, type-only and re-exports included', () => {
+    // The execution routes were moved to services/: they name no db/, temporal/ or workflows/ module.
+    const routes = relativeImports('api/orchestration/execution-control-routes.ts');
+    expect(routes).toContain('services/executions');
+    expect(routes.filter((target) => FORBIDDEN_FOR_API.has(topLevel(target)))).toEqual([]);
+    // A type-only import and a re-export are both seen (db/ranking-queries re-exports domain types).
+    expect(relativeImports('db/ranking-queries.ts')).toEqual(expect.arrayContaining(['domain/ranking-entry', 'domain/ranking-row']));
+    expect(relativeImports('api/orchestration/executions-csv.ts')).toContain('db/executions-store');
+  });
+
+  it('route files under api/ import no db/, temporal/, activities/ or workflows/ module beyond the shrinking legacy list', () => {
+    const actual: Record<string, string[]> = {};
+    for (const file of sourceFiles('api')) {
+      const found = forbiddenImportsOf(file, (target) => FORBIDDEN_FOR_API.has(topLevel(target)));
+      if (found.length > 0) actual[file] = found;
+    }
+    expect(actual).toEqual(LEGACY_API_IMPORTS);
+  });
+
+  it('domain/ imports nothing outside domain/ (no db/, no I/O layer)', () => {
+    const leaving: string[] = [];
+    for (const file of sourceFiles('domain')) {
+      for (const target of relativeImports(file)) if (topLevel(target) !== 'domain') leaving.push(`${file} -> ${target}`);
+    }
+    expect(leaving).toEqual([]);
+  });
+
+  it('services/ import nothing from api/ and no HTTP framework', () => {
+    const files = sourceFiles('services');
+    expect(files).toEqual(expect.arrayContaining(['services/errors.ts', 'services/executions/launch.ts']));
+    const offending: string[] = [];
+    for (const file of files) {
+      const info = ts.preProcessFile(readFileSync(path.join(ROOT, file), 'utf8'), true, true);
+      for (const { fileName } of info.importedFiles) {
+        const isHttp = /^(koa|@koa\/|koa-)/.test(fileName);
+        const isApi = fileName.startsWith('.') && topLevel(path.posix.normalize(path.posix.join(path.posix.dirname(file), fileName))) === 'api';
+        if (isHttp || isApi) offending.push(`${file} -> ${fileName}`);
+      }
+    }
+    expect(offending).toEqual([]);
+  });
+});
