@@ -14,9 +14,10 @@ import {
   trustProxyHeaders,
 } from './orchestration/security';
 import { rankingApi } from './ranking';
-import { MAX_INCOMING_FRAME_BYTES, SocketsByAddress, socketHandshakeGuard, WEBSOCKET_PATH, websocketHandler, type SocketAccess } from './websocket';
+import { panelFiles } from './panel';
+import { MAX_INCOMING_FRAME_BYTES, SocketsByAddress, socketHandshakeGuard, websocketHandler, type SocketAccess } from './websocket';
 
-/** One Koa application serving both APIs over HTTP and the live-output WebSocket at /ws. */
+/** One Koa application serving both APIs over HTTP, the live-output WebSocket at / and /ws, and the admin panel's files when PANEL_DIR is set. */
 export function createApp(services: Services): websockify.App {
   const { orchestration: security, dependencyTimeoutMs } = services.config;
   const koa = new Koa();
@@ -28,9 +29,8 @@ export function createApp(services: Services): websockify.App {
     ...security.websocket,
   };
   const sockets = new SocketsByAddress();
-  // The ws server only accepts upgrades on WEBSOCKET_PATH that pass the guard; the rest are refused at the handshake.
+  // The ws server accepts only upgrades that pass the guard, which also refuses paths other than / and /ws.
   const app = websockify(koa, {
-    path: WEBSOCKET_PATH,
     maxPayload: MAX_INCOMING_FRAME_BYTES,
     verifyClient: socketHandshakeGuard(koa, socketAccess, sockets),
   });
@@ -53,6 +53,8 @@ export function createApp(services: Services): websockify.App {
   const orchestration = orchestrationApi(services);
   app.use(ranking.routes()).use(ranking.allowedMethods({ throw: true }));
   app.use(orchestration.routes()).use(orchestration.allowedMethods({ throw: true }));
+  // Last: the panel's files (docs/admin-panel.md), behind the same edge; any route wins over a file.
+  if (services.config.panel.dir !== null) app.use(panelFiles(services.config.panel.dir));
 
   const live = { relay: services.liveRelay, readyTimeoutMs: dependencyTimeoutMs };
   app.ws.use(websocketHandler(services.logger, socketAccess, sockets, live));

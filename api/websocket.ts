@@ -7,7 +7,11 @@ import { withTimeout } from '../lib/timeout';
 import type { LiveRelay } from './live-relay';
 import { bearerTokenOf, hostAllowed, hostnameOf, socketOriginAllowed, tokenMatches } from './orchestration/security';
 
-export const WEBSOCKET_PATH = '/ws';
+/**
+ * Where the WebSocket is accepted: `/`, where the admin panel connects (contract 4.1), and `/ws`,
+ * this service's own address since the start. Matched on the path as sent, exactly.
+ */
+export const WEBSOCKET_PATHS: readonly string[] = ['/', '/ws'];
 
 /** Close code for a connection without a client id (RFC 6455 1008: policy violation). */
 export const CLOSE_POLICY_VIOLATION = 1008;
@@ -20,6 +24,7 @@ export const TOKEN_INVALID_REASON = 'invalid token';
 export const ORIGIN_REFUSED_REASON = 'origin not allowed';
 export const HOST_REFUSED_REASON = 'host not allowed';
 export const TOO_MANY_SOCKETS_REASON = 'too many open sockets from this address';
+export const NO_SOCKET_HERE_REASON = 'no WebSocket at this path: connect to / or /ws';
 
 type Query = Record<string, string | string[] | undefined>;
 
@@ -82,14 +87,23 @@ interface Refusal {
   reason: string;
 }
 
+/** The path of an upgrade request as sent, without its query. */
+function requestPathOf(request: IncomingMessage): string {
+  const url = request.url ?? '';
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
 /**
- * The handshake's checks, before the upgrade (ws's verifyClient): the host (DNS rebinding), the
+ * The handshake's checks, before the upgrade (ws's verifyClient): the path (the ws server has no
+ * `path` option, since it takes one path and the socket has two), the host (DNS rebinding), the
  * page's origin (CORS does not cover WebSockets), the token, and the cap on sockets per address. A
  * refused handshake gets an HTTP status and a JSON `{"error"}` body; no socket is ever opened.
  * The Koa context gives the same reading of proxy headers, client address and query as HTTP requests.
  */
 export function socketHandshakeGuard(app: Koa, access: SocketAccess, sockets: SocketsByAddress): VerifyClientCallbackAsync<IncomingMessage> {
   const refusalOf = (request: IncomingMessage): Refusal | null => {
+    if (!WEBSOCKET_PATHS.includes(requestPathOf(request))) return { status: 404, reason: NO_SOCKET_HERE_REASON };
     const ctx = app.createContext(request, undefined as never);
     if (!hostAllowed(access.allowedHosts, hostnameOf(ctx.host))) return { status: 403, reason: HOST_REFUSED_REASON };
     if (!socketOriginAllowed(access.corsOrigins, ctx.get('origin') || undefined, ctx.host)) {

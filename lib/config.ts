@@ -129,6 +129,9 @@ const envSchema = z.object({
     .default('/home/projetos')
     .transform((value, context) => workdirRoots(value, context)),
 
+  /** The admin panel's static files, served at the site root (docs/admin-panel.md); unset: no panel. Relative to the repository. */
+  PANEL_DIR: z.string().min(1).optional(),
+
   /** What this process runs: any of api, ranking-worker, agents-worker (comma-separated). */
   PROCESS_ROLES: z
     .string()
@@ -201,6 +204,28 @@ function secretsKey(inline: string | undefined, file: string | undefined): strin
   return key;
 }
 
+/**
+ * PANEL_DIR resolved (relative to the repository) to its real path, so the static middleware can tell
+ * a symlink that leads out. It must be an existing directory, and never `/` or a directory holding
+ * the repository: everything below it is served to anyone who reaches the port.
+ */
+function panelDir(dir: string | undefined): string | null {
+  if (dir === undefined) return null;
+  const problem = (message: string) => new ConfigError(`invalid environment: PANEL_DIR: ${message}`);
+  let real: string;
+  try {
+    real = fs.realpathSync(path.resolve(repoRoot, dir));
+  } catch (error) {
+    throw problem(`cannot open ${dir} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  if (!fs.statSync(real).isDirectory()) throw problem(`${real} is not a directory`);
+  const repository = fs.realpathSync(repoRoot);
+  if (real === path.parse(real).root || repository === real || repository.startsWith(`${real}${path.sep}`)) {
+    throw problem(`${real} would serve the whole machine or the service's own repository: point it at the panel's public directory`);
+  }
+  return real;
+}
+
 export type Env = z.infer<typeof envSchema>;
 
 export interface Config {
@@ -221,6 +246,8 @@ export interface Config {
   };
   /** The reconcilers of executions and ranking runs whose workflow is gone. */
   reconciler: { intervalSeconds: number };
+  /** The admin panel served at the site root: the real path of PANEL_DIR, or null (no panel). */
+  panel: { dir: string | null };
   pdf: {
     chromiumPath: string;
     concurrency: number;
@@ -299,6 +326,7 @@ export function loadConfig(source: NodeJS.ProcessEnv): Config {
       jobRateLimit: { requests: env.RANKING_JOB_RATE_LIMIT_REQUESTS, windowSeconds: env.RANKING_JOB_RATE_LIMIT_WINDOW_SECONDS },
     },
     reconciler: { intervalSeconds: env.RECONCILE_INTERVAL_SECONDS },
+    panel: { dir: panelDir(env.PANEL_DIR) },
     pdf: {
       chromiumPath: env.CHROMIUM_PATH,
       concurrency: env.PDF_CONCURRENCY,

@@ -1,6 +1,6 @@
-import { CLOSE_POLICY_VIOLATION } from '../../api/websocket';
+import { CLOSE_POLICY_VIOLATION, NO_SOCKET_HERE_REASON } from '../../api/websocket';
 import { startTestServer, type TestServer } from '../support/server';
-import { openSocket } from '../support/websocket';
+import { openSocket, refusedHandshake } from '../support/websocket';
 
 let server: TestServer;
 let wsBase: string;
@@ -12,7 +12,7 @@ beforeAll(async () => {
 
 afterAll(() => server.close());
 
-describe('WebSocket at /ws', () => {
+describe('WebSocket at /ws and /', () => {
   it('greets a client identified by the clientId query parameter', async () => {
     const probe = await openSocket(`${wsBase}/ws?clientId=navegador-1`);
     expect(await probe.nextMessage()).toEqual({ type: 'connected', clientId: 'navegador-1' });
@@ -34,9 +34,26 @@ describe('WebSocket at /ws', () => {
     expect(probe.messages).toEqual([]);
   });
 
-  it('refuses the handshake on any other path', async () => {
-    await expect(openSocket(`${wsBase}/outro?clientId=x`)).rejects.toThrow('handshake refused: 400');
+  it('is accepted at / as well, where the admin panel connects (contract 4.1)', async () => {
+    const probe = await openSocket(`${wsBase}/?clientId=painel-raiz`);
+    expect(await probe.nextMessage()).toEqual({ type: 'connected', clientId: 'painel-raiz' });
+    probe.socket.close();
+    // The panel's own URL has no slash before the query: `ws://host?clientId=...` asks for `/`.
+    const bare = await openSocket(`${wsBase}?clientId=painel-sem-barra`);
+    expect(await bare.nextMessage()).toEqual({ type: 'connected', clientId: 'painel-sem-barra' });
+    bare.socket.close();
   });
+
+  it.each(['/outro', '/ws/', '/WS', '/ws/x', '/app.html', '//', '/api/ws', '/%2Fws'])(
+    'refuses the handshake on %s with 404 and a JSON error, before the upgrade',
+    async (path) => {
+      expect(await refusedHandshake(`${wsBase}${path}?clientId=x`)).toEqual({
+        status: 404,
+        authenticate: null,
+        body: { error: NO_SOCKET_HERE_REASON },
+      });
+    },
+  );
 
   it('says goodbye with 1001 when the server shuts down', async () => {
     const own = await startTestServer();
