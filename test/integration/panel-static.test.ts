@@ -103,7 +103,8 @@ describe('the panel at the site root', () => {
   });
 
   it('answers a missing file, a directory without index and a write with the JSON 404 of an unknown route', async () => {
-    for (const [method, requestPath] of [['GET', '/nada.html'], ['GET', '/js'], ['GET', '/js/'], ['POST', '/app.html'], ['DELETE', '/app.html']]) {
+    const requests: Array<[string, string]> = [['GET', '/nada.html'], ['GET', '/js'], ['GET', '/js/'], ['POST', '/app.html'], ['DELETE', '/app.html']];
+    for (const [method, requestPath] of requests) {
       expect([method, requestPath, answerOf(await raw(panel, method, requestPath))]).toEqual([method, requestPath, NOT_FOUND]);
     }
   });
