@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { ENV_NAME } from '../../activities/agents/agent-env';
-import { AGENT_NAME_MAX } from '../../db/agents-store';
+import { AGENT_NAME_MAX, ENV_NAME } from '../../services/agents';
 import { optionalWorkingDirectoryPath } from './working-directory-input';
 
 /** The request bodies of the agents routes and the export format, with their bounds (docs/agents.md). */

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
-import type { ExecutionSummary } from '../../db/executions-store';
+import type { ExecutionSummary } from '../../services/executions';
 
 /** The CSV export's columns, in order (docs/executions.md); the output is left out on purpose. */
 export const CSV_COLUMNS = [

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EXECUTION_SOURCES, EXECUTION_STATUSES, type HistoryFilters } from '../../db/executions-store';
+import { EXECUTION_SOURCES, EXECUTION_STATUSES, type HistoryFilters } from '../../services/executions';
 
 /** The query strings of the execution history routes, with their bounds (docs/executions.md). */
 

@@ -1,34 +1,34 @@
 import type Router from '@koa/router';
 import { orchestrationRouter } from './router';
-import { clearNotifications, listNotifications, markAllNotificationsRead, markNotificationRead } from '../../db/notifications-store';
 import type { Services } from '../../lib/services';
-import { HttpError } from '../errors';
+import { clearNotifications, listNotifications, markAllRead, markRead } from '../../services/notifications';
+import { useCaseErrors } from '../use-case-errors';
 import { parseInput } from '../validation';
 import { pageQuery } from './executions-input';
 import { withoutEmptyValues } from './query';
 
-/** Notifications, polled by the panel (docs/reports-notifications-settings.md). */
+/** Notifications, polled by the panel (docs/reports-notifications-settings.md); use cases in services/notifications.ts. */
 export function notificationsRoutes(services: Services): Router {
-  const { db } = services.database;
+  const deps = { db: services.database.db };
   const router = orchestrationRouter('/notifications');
+  router.use(useCaseErrors());
 
   router.get('/', async (ctx) => {
-    ctx.body = await listNotifications(db, parseInput(pageQuery, withoutEmptyValues(ctx.query), 'query'));
+    ctx.body = await listNotifications(deps, parseInput(pageQuery, withoutEmptyValues(ctx.query), 'query'));
   });
 
   // Declared before '/:id/read': "read-all" is not an id.
   router.post('/read-all', async (ctx) => {
-    ctx.body = { updated: await markAllNotificationsRead(db) };
+    ctx.body = { updated: await markAllRead(deps) };
   });
 
   router.post('/:id/read', async (ctx) => {
-    const id = ctx.params.id ?? '';
-    if (!(await markNotificationRead(db, id))) throw new HttpError(404, `notification ${id} not found`);
+    await markRead(deps, ctx.params.id ?? '');
     ctx.status = 204;
   });
 
   router.delete('/', async (ctx) => {
-    await clearNotifications(db);
+    await clearNotifications(deps);
     ctx.status = 204;
   });
 

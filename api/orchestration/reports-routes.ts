@@ -1,42 +1,28 @@
 import type Router from '@koa/router';
 import { orchestrationRouter } from './router';
-import type { Middleware } from 'koa';
-import { deleteReport, InvalidReportNameError, listReports, readReport } from '../../activities/agents/reports';
 import type { Services } from '../../lib/services';
-import { HttpError } from '../errors';
+import { deleteReport, listReports, readReport } from '../../services/reports';
+import { useCaseErrors } from '../use-case-errors';
 
-/** A name that is not a report file name (`..`, separators, NUL...) is refused before any file access. */
-const invalidNameAsBadRequest: Middleware = async (_ctx, next) => {
-  try {
-    await next();
-  } catch (error) {
-    if (error instanceof InvalidReportNameError) throw new HttpError(400, error.message);
-    throw error;
-  }
-};
-
-/** Markdown reports of the data area (docs/reports-notifications-settings.md). */
+/** Markdown reports of the data area (docs/reports-notifications-settings.md); use cases in services/reports.ts. */
 export function reportsRoutes(services: Services): Router {
-  const { dataDir } = services.config.orchestration;
+  const deps = { dataDir: services.config.orchestration.dataDir };
   const router = orchestrationRouter('/reports');
-  router.use(invalidNameAsBadRequest);
+  router.use(useCaseErrors());
 
   router.get('/', async (ctx) => {
-    ctx.body = await listReports(dataDir);
+    ctx.body = await listReports(deps);
   });
 
   // The router hands the name decoded: `..%2F..%2Fetc%2Fpasswd` arrives as `../../etc/passwd`.
   router.get('/:filename', async (ctx) => {
-    const filename = ctx.params.filename ?? '';
-    const markdown = await readReport(dataDir, filename);
-    if (markdown === null) throw new HttpError(404, `report ${filename} not found`);
+    const markdown = await readReport(deps, ctx.params.filename ?? '');
     ctx.type = 'text/markdown; charset=utf-8';
     ctx.body = markdown;
   });
 
   router.delete('/:filename', async (ctx) => {
-    const filename = ctx.params.filename ?? '';
-    if (!(await deleteReport(dataDir, filename))) throw new HttpError(404, `report ${filename} not found`);
+    await deleteReport(deps, ctx.params.filename ?? '');
     ctx.status = 204;
   });
 

@@ -1,25 +1,24 @@
 import type Router from '@koa/router';
 import { orchestrationRouter } from './router';
-import { executionSettingsUpdate, readExecutionSettings, updateExecutionSettings } from '../../db/execution-settings';
 import type { Services } from '../../lib/services';
+import { executionSettingsUpdate, getSettings, updateSettings } from '../../services/settings';
+import { useCaseErrors } from '../use-case-errors';
 import { parseInput } from '../validation';
-import { withConfinedWorkingDirectory } from './working-directory-input';
 
-/** The orchestration settings (docs/reports-notifications-settings.md). */
+/** The orchestration settings (docs/reports-notifications-settings.md); use cases in services/settings.ts. */
 export function settingsRoutes(services: Services): Router {
-  const { db } = services.database;
-  const { workdirRoots } = services.config.orchestration;
+  const deps = { db: services.database.db, workdirRoots: services.config.orchestration.workdirRoots };
   const router = orchestrationRouter('/settings');
+  router.use(useCaseErrors());
 
   router.get('/', async (ctx) => {
-    ctx.body = await readExecutionSettings(db, workdirRoots);
+    ctx.body = await getSettings(deps);
   });
 
   /** The fields given replace the stored ones; a bad body answers 400 and changes nothing. */
   router.put('/', async (ctx) => {
     const parsed = parseInput(executionSettingsUpdate, ctx.request.body, 'body');
-    const changes = await withConfinedWorkingDirectory(parsed, workdirRoots, 'body.workingDirectory');
-    ctx.body = await updateExecutionSettings(db, workdirRoots, changes);
+    ctx.body = await updateSettings(deps, parsed, 'body.workingDirectory');
   });
 
   return router;

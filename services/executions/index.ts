@@ -4,3 +4,14 @@ export { executeAgent, launchExecution, type ExecuteRequest, type LaunchedExecut
 export { cancelAllExecutions, cancelExecution, isActive, listActiveExecutions } from './cancel';
 export { continueSession } from './continue';
 export { retryExecution } from './retry';
+export {
+  clearExecutionHistory,
+  countActiveExecutions,
+  deleteExecution,
+  executionDetail,
+  executionHistory,
+  exportExecutionHistory,
+  recentExecutions,
+} from './history';
+// The record's vocabulary, for the request schemas and the CSV of api/.
+export { EXECUTION_SOURCES, EXECUTION_STATUSES, type ExecutionSummary, type HistoryFilters } from '../../db/executions-store';

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { findAgent, type Agent } from '../../db/agents-store';
 import { readExecutionSettings } from '../../db/execution-settings';
 import { createExecution, finishExecution, type NewExecution } from '../../db/executions-store';
-import { confineWorkingDirectory, WorkingDirectoryError } from '../../lib/working-directories';
 import { agentExecutionStartOptions } from '../../temporal/agent-execution';
 import type { agentExecutionWorkflow } from '../../workflows/agents/execution';
 import { InvalidInputError, NotFoundError, UnavailableError } from '../errors';
+import { confinedWorkingDirectory } from '../working-directories';
 import type { ExecutionDeps } from './deps';
 import { liveStreamOf, published } from './live';
 
@@ -24,21 +24,6 @@ export async function existingAgent(deps: Pick<ExecutionDeps, 'db'>, id: string)
   return agent;
 }
 
-/** `directory` if it lies under the roots (symlinks resolved), else an invalid input naming `field`. */
-export async function confinedWorkingDirectory<T extends string | null | undefined>(
-  deps: Pick<ExecutionDeps, 'workdirRoots'>,
-  directory: T,
-  field: string,
-): Promise<T> {
-  if (directory === null || directory === undefined) return directory;
-  try {
-    return (await confineWorkingDirectory(directory, deps.workdirRoots)) as T;
-  } catch (error) {
-    if (error instanceof WorkingDirectoryError) throw new InvalidInputError(`${field}: ${error.message}`);
-    throw error;
-  }
-}
-
 /**
  * Stores a new execution of `agent` for `clientId` (null: nobody is told live), tells that client it is
  * queued, starts its workflow. Whatever its origin (the request, the agent, the settings, a parent
@@ -53,7 +38,7 @@ export async function launchExecution(
   input: LaunchInput,
   resumeSessionId: string | null = null,
 ): Promise<LaunchedExecution> {
-  const workingDirectory = await confinedWorkingDirectory(deps, input.workingDirectory, 'workingDirectory');
+  const workingDirectory = await confinedWorkingDirectory(deps.workdirRoots, input.workingDirectory, 'workingDirectory');
   const execution = await createExecution(deps.db, {
     id: randomUUID(),
     kind: 'agent',

@@ -1,0 +1,20 @@
+/** The agent use cases (docs/application-layer.md). */
+export { agentDepsOf, type AgentDeps } from './deps';
+export {
+  createAgent,
+  deleteAgent,
+  duplicateAgent,
+  exportAgent,
+  getAgent,
+  importAgent,
+  listAgents,
+  listVersions,
+  restoreVersion,
+  updateAgent,
+} from './agents';
+export { deleteSecret, listSecrets, setSecret } from './secrets';
+// What the request schemas check against: the store's and the run's own rules, one definition each.
+export { AGENT_NAME_MAX } from '../../db/agents-store';
+export { ENV_NAME } from '../../activities/agents/agent-env';
+/** For the execution activity and tests: an agent's secrets in clear, for its process environment only. */
+export { agentSecretsForRun } from '../../db/agent-secrets-store';
