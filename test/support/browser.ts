@@ -1,0 +1,216 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import puppeteer, { type Browser, type HTTPRequest, type Page } from 'puppeteer-core';
+import { config } from '../../lib/config';
+import { repoRoot } from '../../lib/paths';
+
+/**
+ * Browser tests of the admin panel: Debian's Chromium (CHROMIUM_PATH, never downloaded) driven by
+ * puppeteer-core, kept off the network, and a page that records what the panel did on our origin
+ * (failed requests, console errors, toasts, its WebSocket) for the test to assert.
+ */
+
+/** The panel's directory for tests: PANEL_DIR when set, else the published copy beside the repository. */
+export const DEFAULT_TEST_PANEL_DIR = path.resolve(repoRoot, '../shared/admin-panel/public');
+
+/** The real path of the panel to serve; fails, saying where it looked, when it is absent. */
+export function panelDirForTests(): string {
+  const dir = config.panel.dir ?? DEFAULT_TEST_PANEL_DIR;
+  if (!fs.existsSync(path.join(dir, 'app.html'))) {
+    throw new Error(`the admin panel is not at ${dir} (no app.html): set PANEL_DIR to the panel's public/ directory (default ${DEFAULT_TEST_PANEL_DIR})`);
+  }
+  return fs.realpathSync(dir);
+}
+
+/**
+ * Flags that keep Chromium off the network and quiet: no background, component, sync or QUIC
+ * traffic, and every host name but loopback fails to resolve, so a request the interception below
+ * missed fails at once instead of hanging the page. Root (containers) needs --no-sandbox.
+ */
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1, EXCLUDE [::1]',
+];
+
+export interface TestBrowser {
+  browser: Browser;
+  close(): Promise<void>;
+}
+
+/** Launches headless Chromium with a fresh profile directory, removed at close. */
+export async function launchBrowser(): Promise<TestBrowser> {
+  const executablePath = config.pdf.chromiumPath;
+  if (!fs.existsSync(executablePath)) {
+    throw new Error(`Chromium is not at ${executablePath} (CHROMIUM_PATH): the stack installs Debian's chromium (scripts/stack/up.sh)`);
+  }
+  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'panel-browser-'));
+  const browser = await puppeteer.launch({
+    executablePath,
+    headless: true,
+    userDataDir,
+    // userDataDir becomes --user-data-dir: a fresh profile, nothing shared with another run.
+    args: CHROMIUM_ARGS,
+    defaultViewport: { width: 1440, height: 900 },
+  });
+  return {
+    browser,
+    async close() {
+      await browser.close();
+      fs.rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The panel's one CDN script (contract section 9), answered from node_modules when the version matches. */
+const CHART_JS = /^https:\/\/cdn\.jsdelivr\.net\/npm\/chart\.js@([^/]+)\/dist\/chart\.umd(?:\.min)?\.js$/;
+
+function installedChartJs(): { version: string; file: string } {
+  // chart.js's exports do not include its package.json: read it where npm installed it.
+  const manifest = path.join(repoRoot, 'node_modules', 'chart.js', 'package.json');
+  const { version } = JSON.parse(fs.readFileSync(manifest, 'utf8')) as { version: string };
+  return { version, file: path.join(path.dirname(manifest), 'dist', 'chart.umd.js') };
+}
+
+/** How an external request was answered: from node_modules, with an empty stylesheet, or blocked. */
+export interface ExternalRequest {
+  url: string;
+  answer: 'node_modules' | 'empty-stylesheet' | 'blocked';
+}
+
+/** A request to our own origin that answered 4xx/5xx, or did not answer. */
+export interface FailedRequest {
+  method: string;
+  /** Path and query on our origin. */
+  path: string;
+  /** 0 when no answer arrived (network failure). */
+  status: number;
+}
+
+export interface PageSocket {
+  url: string;
+  /** Text frames received, in order. */
+  received: string[];
+}
+
+/** A page of the panel and what it did since it was opened. */
+export interface PanelPage {
+  page: Page;
+  origin: string;
+  external: ExternalRequest[];
+  failed: FailedRequest[];
+  /** Console errors and uncaught exceptions, each with the URL it came from when Chromium gives one. */
+  consoleErrors: Array<{ text: string; url: string | null }>;
+  /** WebSockets the page opened (Chrome DevTools Protocol), with what they received. */
+  sockets: PageSocket[];
+  /** Texts of the toasts the panel showed, by kind (`error`, `success`, ...), kept even once they are gone. */
+  toasts(): Promise<Array<{ kind: string; text: string }>>;
+}
+
+/**
+ * Every toast the panel adds to the page is copied into `window.__toasts` as it appears: toasts go
+ * away after a few seconds, and a test asserts on all of them. Runs before the panel's scripts.
+ * Page-side code is a string: the project's tsconfig has no DOM library (it would change the
+ * types of timers everywhere).
+ */
+const RECORD_TOASTS = `(() => {
+  const seen = [];
+  window.__toasts = seen;
+  new MutationObserver((mutations) => {
+    for (const mutation of mutations) {
+      for (const node of mutation.addedNodes) {
+        if (!(node instanceof HTMLElement) || !node.classList.contains('toast')) continue;
+        const kind = [...node.classList].find((name) => name.startsWith('toast-'))?.slice('toast-'.length) ?? 'unknown';
+        seen.push({ kind, text: node.querySelector('.toast-message')?.textContent?.trim() ?? '' });
+      }
+    }
+  }).observe(document, { childList: true, subtree: true });
+})()`;
+
+/**
+ * A new page on `origin` (the service under test) that may reach nothing else: the panel's external
+ * resources (contract section 9) are answered locally (Chart.js from node_modules, Google Fonts with
+ * an empty stylesheet, the browser then uses its fallback fonts) and any other request off the origin
+ * is blocked, so the page never waits on the internet.
+ */
+export async function openPanelPage(testBrowser: TestBrowser, origin: string): Promise<PanelPage> {
+  const page = await testBrowser.browser.newPage();
+  const own = new URL(origin).origin;
+  const chartJs = installedChartJs();
+  const recorded: Omit<PanelPage, 'page' | 'origin' | 'toasts'> = { external: [], failed: [], consoleErrors: [], sockets: [] };
+
+  await page.setRequestInterception(true);
+  page.on('request', (request: HTTPRequest) => {
+    const url = request.url();
+    if (url.startsWith('data:') || url.startsWith('blob:') || new URL(url).origin === own) {
+      void request.continue();
+      return;
+    }
+    const chart = CHART_JS.exec(url);
+    if (chart !== null && chart[1] === chartJs.version) {
+      recorded.external.push({ url, answer: 'node_modules' });
+      void request.respond({ status: 200, contentType: 'text/javascript; charset=utf-8', body: fs.readFileSync(chartJs.file) });
+    } else if (new URL(url).hostname === 'fonts.googleapis.com') {
+      recorded.external.push({ url, answer: 'empty-stylesheet' });
+      void request.respond({ status: 200, contentType: 'text/css; charset=utf-8', body: '/* fonts are not fetched in tests */' });
+    } else {
+      recorded.external.push({ url, answer: 'blocked' });
+      void request.abort('blockedbyclient');
+    }
+  });
+  const ownPath = (url: string): string | null => {
+    const parsed = new URL(url);
+    return parsed.origin === own ? `${parsed.pathname}${parsed.search}` : null;
+  };
+  page.on('response', (response) => {
+    const where = ownPath(response.url());
+    if (where !== null && response.status() >= 400) {
+      recorded.failed.push({ method: response.request().method(), path: where, status: response.status() });
+    }
+  });
+  page.on('requestfailed', (request) => {
+    const where = ownPath(request.url());
+    if (where !== null) recorded.failed.push({ method: request.method(), path: where, status: 0 });
+  });
+  page.on('console', (message) => {
+    if (message.type() === 'error') recorded.consoleErrors.push({ text: message.text(), url: message.location().url ?? null });
+  });
+  page.on('pageerror', (error) => {
+    recorded.consoleErrors.push({ text: error instanceof Error ? `${error.name}: ${error.message}` : String(error), url: null });
+  });
+
+  // The page's WebSockets as the browser sees them: puppeteer has no API for them, the protocol does.
+  const cdp = await page.createCDPSession();
+  await cdp.send('Network.enable');
+  const socketsById = new Map<string, PageSocket>();
+  cdp.on('Network.webSocketCreated', (event) => {
+    const socket = { url: event.url, received: [] };
+    socketsById.set(event.requestId, socket);
+    recorded.sockets.push(socket);
+  });
+  cdp.on('Network.webSocketFrameReceived', (event) => {
+    socketsById.get(event.requestId)?.received.push(event.response.payloadData);
+  });
+
+  await page.evaluateOnNewDocument(RECORD_TOASTS);
+  return {
+    page,
+    origin: own,
+    ...recorded,
+    toasts: () => page.evaluate('window.__toasts ?? []') as Promise<Array<{ kind: string; text: string }>>,
+  };
+}
+
+/** A file under the test data area (AGENT_DATA_DIR) for screenshots, its directory created. */
+export function screenshotPath(name: string): string {
+  const dir = path.join(config.orchestration.dataDir, 'screenshots');
+  fs.mkdirSync(dir, { recursive: true });
+  return path.join(dir, name);
+}
