@@ -33,11 +33,13 @@ if [[ -z ${AGENT_SECRETS_KEY:-} && -z ${AGENT_SECRETS_KEY_FILE:-} ]]; then
   export AGENT_SECRETS_KEY_FILE
 fi
 base="http://${HTTP_HOST:-127.0.0.1}:${HTTP_PORT:-3000}"
+if [[ -n ${PANEL_DIR:-} ]]; then panel="${base}/app.html   (from PANEL_DIR=${PANEL_DIR})"; else panel="not served   (set PANEL_DIR, e.g. PANEL_DIR=../shared/admin-panel/public npm start)"; fi
 cat <<INFO
 
   Ranking API      ${base}/api/v1   (try /api/v1/health)
   Orchestration    ${base}/api      (try /api/system/status)
-  WebSocket        ws://${HTTP_HOST:-127.0.0.1}:${HTTP_PORT:-3000}/ws?clientId=<id>
+  WebSocket        ws://${HTTP_HOST:-127.0.0.1}:${HTTP_PORT:-3000}/?clientId=<id>   (or /ws?clientId=<id>)
+  Admin panel      ${panel}
   Temporal Web UI  http://127.0.0.1:${TEMPORAL_UI_PORT}
   Sample ranking   ${base}/api/v1/ranking/paginado   (ready when /api/v1/ranking/status says concluido)
 
