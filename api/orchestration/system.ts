@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type Router from '@koa/router';
 import { orchestrationRouter } from './router';
-import { countActiveExecutions } from '../../db/executions-store';
 import { agentIsolationSummary } from '../../lib/agent-isolation';
 import { checkDependencies } from '../../lib/dependency-status';
 import { repoRoot } from '../../lib/paths';
 import type { Services } from '../../lib/services';
+import { countActiveExecutions } from '../../services/executions';
 
 /** The service's name and version, read once from package.json. */
 const servicePackage = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { name: string; version: string };
@@ -36,7 +36,7 @@ export function systemRouter(services: Services): Router {
       pid: process.pid,
       uptimeSeconds: Math.round(process.uptime()),
       memoryMiB: { rss: mib(memory.rss), heapUsed: mib(memory.heapUsed), heapTotal: mib(memory.heapTotal), external: mib(memory.external) },
-      activeExecutions: await countActiveExecutions(services.database.db),
+      activeExecutions: await countActiveExecutions({ db: services.database.db }),
       // Who agents run as on this machine (docs/agent-process.md): user-pool, service-user or refused.
       agentIsolation: agentIsolationSummary(),
     };

@@ -1,155 +1,34 @@
-import { rankingJobStartOptions } from '../../temporal/ranking-job';
 import Router from '@koa/router';
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { z } from 'zod';
-import { lastSuccessfulRun, latestRun, type JobRun } from '../../db/ranking-job-runs';
-import { interruptedRunOutcome, type InterruptedRunOutcome } from '../../domain/workflow-gone';
-import { describedWorkflow, MISSING_WORKFLOW, type DescribedWorkflow } from '../../temporal/workflow-state';
 import type { Services } from '../../lib/services';
-import { RANKING_JOB_WORKFLOW_ID } from '../../temporal/workflow-ids';
-import type { rankingJobWorkflow } from '../../workflows/ranking/job';
-import { progressQuery, type RankingProgress } from '../../workflows/ranking/progress';
-import { HttpError } from '../errors';
+import { jobDepsOf, rankingJobStatus, startRankingJob } from '../../services/ranking';
+import { useCaseErrors } from '../use-case-errors';
 import { parseInput } from '../validation';
 
-export const ALREADY_RUNNING_DETAIL = 'Já existe um processamento do ranking em andamento';
-export const WORKFLOWS_UNAVAILABLE_DETAIL = 'Serviço de workflows (Temporal) indisponível';
-
-/** Longest wait for Temporal to accept the start (it takes milliseconds when it is up). */
-const START_DEADLINE_MS = 5_000;
+export { ALREADY_RUNNING_DETAIL, percentOf, WORKFLOWS_UNAVAILABLE_DETAIL, type JobStatus } from '../../services/ranking';
 
 const processBody = z.object({ limpar_antes: z.boolean().default(false) });
 
-/** The job status record (docs/ranking-job.md). */
-export interface JobStatus {
-  job_id: string;
-  em_execucao: boolean;
-  estado: 'nunca_executado' | 'em_execucao' | 'concluido' | 'falhou' | 'cancelado';
-  fase: string | null;
-  origem: string | null;
-  limpar_antes: boolean | null;
-  processados: number;
-  total: number;
-  percentual: number;
-  iniciado_em: string | null;
-  finalizado_em: string | null;
-  ultimo_erro: string | null;
-  ultima_execucao_sucesso: string | null;
-  fonte: 'temporal' | 'mysql';
-}
-
-export function percentOf(processed: number, total: number): number {
-  if (total <= 0) return 0;
-  return Math.min(100, Math.round((processed * 1000) / total) / 10);
-}
-
-function fromProgress(progress: RankingProgress, lastSuccess: JobRun | null): JobStatus {
-  return {
-    job_id: RANKING_JOB_WORKFLOW_ID,
-    em_execucao: true,
-    estado: 'em_execucao',
-    fase: progress.fase,
-    origem: progress.origem,
-    limpar_antes: progress.limparAntes,
-    processados: progress.processados,
-    total: progress.total,
-    percentual: percentOf(progress.processados, progress.total),
-    iniciado_em: progress.iniciadoEm,
-    finalizado_em: null,
-    ultimo_erro: null,
-    ultima_execucao_sucesso: lastSuccess?.finalizadoEm?.toISOString() ?? null,
-    fonte: 'temporal',
-  };
-}
-
-/**
- * `interrupted`: the run is recorded `em_execucao` but Temporal says no workflow of it is open; it is
- * answered as it ended until the reconciler records that (docs/ranking-job.md).
- */
-function fromRun(run: JobRun | null, lastSuccess: JobRun | null, running: boolean, interrupted: InterruptedRunOutcome | null = null): JobStatus {
-  return {
-    job_id: RANKING_JOB_WORKFLOW_ID,
-    em_execucao: running,
-    estado: running ? 'em_execucao' : (interrupted?.estado ?? (run?.estado as JobStatus['estado'] | undefined) ?? 'nunca_executado'),
-    fase: run?.fase ?? null,
-    origem: run?.origem ?? null,
-    limpar_antes: run?.limparAntes ?? null,
-    processados: run?.processados ?? 0,
-    total: run?.total ?? 0,
-    percentual: percentOf(run?.processados ?? 0, run?.total ?? 0),
-    iniciado_em: run?.iniciadoEm.toISOString() ?? null,
-    finalizado_em: run?.finalizadoEm?.toISOString() ?? null,
-    ultimo_erro: interrupted?.erro ?? run?.ultimoErro ?? null,
-    ultima_execucao_sucesso: lastSuccess?.finalizadoEm?.toISOString() ?? null,
-    fonte: 'mysql',
-  };
-}
-
+/** POST /ranking/processar and GET /ranking/status; the use cases are in services/ranking/job.ts. */
 export function jobRoutes(services: Services): Router {
-  const { client } = services.temporal;
-  const { db } = services.database;
-  const timeoutMs = services.config.dependencyTimeoutMs;
+  const deps = jobDepsOf(services);
   const router = new Router();
+  router.use(useCaseErrors());
 
   router.post('/ranking/processar', async (ctx) => {
     const body = parseInput(processBody, ctx.request.body ?? {}, 'body');
-    const { connection } = services.temporal;
-    try {
-      await connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-        client.workflow.start<typeof rankingJobWorkflow>(
-          'rankingJobWorkflow',
-          rankingJobStartOptions({ limparAntes: body.limpar_antes, origem: 'manual' }),
-        ),
-      );
-    } catch (error) {
-      if (error instanceof WorkflowExecutionAlreadyStartedError) throw new HttpError(409, ALREADY_RUNNING_DETAIL);
-      // Nothing was started: the job cannot run without Temporal, so say so rather than a bare 500.
-      services.logger.error({ err: error }, 'ranking job start failed');
-      throw new HttpError(503, `${WORKFLOWS_UNAVAILABLE_DETAIL}: ${error instanceof Error ? error.message : String(error)}`);
-    }
+    const { jobId } = await startRankingJob(deps, { limparAntes: body.limpar_antes, origem: 'manual' });
     ctx.body = {
       sucesso: true,
       mensagem: body.limpar_antes
         ? 'Processamento do ranking iniciado em segundo plano; o ranking armazenado será limpo antes'
         : 'Processamento do ranking iniciado em segundo plano',
-      job_id: RANKING_JOB_WORKFLOW_ID,
+      job_id: jobId,
     };
   });
 
-  /** From the running workflow's query when one runs; from MySQL otherwise (or when Temporal cannot answer). */
   router.get('/ranking/status', async (ctx) => {
-    const [run, lastSuccess] = await Promise.all([latestRun(db), lastSuccessfulRun(db)]);
-    let running = false;
-    let latest: DescribedWorkflow | null = null; // null: Temporal did not answer
-    // gRPC deadlines, not a race: the calls themselves (and the SDK's retries) end by then, so no
-    // retry timer outlives the request and fires on a closed connection at shutdown.
-    const { connection } = services.temporal;
-    const withinTimeout = <T>(call: () => Promise<T>) => connection.withDeadline(Date.now() + timeoutMs, call);
-    try {
-      const handle = client.workflow.getHandle(RANKING_JOB_WORKFLOW_ID);
-      const description = await withinTimeout(() => handle.describe());
-      running = description.status.name === 'RUNNING';
-      if (running) {
-        const progress = await withinTimeout(() => handle.query(progressQuery));
-        ctx.body = fromProgress(progress, lastSuccess);
-        return;
-      }
-      latest = describedWorkflow(description);
-    } catch (error) {
-      if (error instanceof WorkflowNotFoundError) {
-        latest = MISSING_WORKFLOW;
-      } else {
-        services.logger.warn({ err: error }, 'ranking status: Temporal did not answer; reporting from MySQL');
-      }
-    }
-    if (latest && run?.estado === 'em_execucao') {
-      // A run that ended between the first read and the describe has recorded its end: read again.
-      const current = await latestRun(db);
-      const interrupted = current?.estado === 'em_execucao' ? interruptedRunOutcome(current.runId, latest) : null;
-      ctx.body = fromRun(current, lastSuccess, running, interrupted);
-      return;
-    }
-    ctx.body = fromRun(run, lastSuccess, running);
+    ctx.body = await rankingJobStatus(deps);
   });
 
   return router;

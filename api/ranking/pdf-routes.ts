@@ -1,24 +1,17 @@
 import Router from '@koa/router';
 import type { ParameterizedContext } from 'koa';
 import { z } from 'zod';
-import { QueueFullError } from '../../activities/pdf/semaphore';
-import { PersonIndexReadError, readConsultantSources } from '../../activities/pdf/sheet-sources';
-import { consultantSheet } from '../../domain/pdf/consultant-sheet';
-import { consultantSheetDocument } from '../../domain/pdf/consultant-template';
-import { attachmentDisposition, consultantSheetFileName, teamSheetFileName } from '../../domain/pdf/file-names';
-import { sheetDate } from '../../domain/pdf/sheet-date';
-import { teamStatistics, uniqueMembers } from '../../domain/pdf/team-statistics';
-import { teamSheetDocument } from '../../domain/pdf/team-template';
-import { PERSON_INDEX_BASE } from '../../domain/person-index';
-import { indexName } from '../../lib/elasticsearch';
+import { attachmentDisposition } from '../../domain/pdf/file-names';
 import type { Services } from '../../lib/services';
+import { consultantSheetPdf, rankingDepsOf, SheetGenerationError, SheetQueueFullError, teamSheetPdf, type SheetDeps } from '../../services/ranking';
 import { HttpError } from '../errors';
+import { useCaseErrors } from '../use-case-errors';
 import { parseInput } from '../validation';
 import { intParam } from './params';
 
 /** Start of the detail of every 500 of the PDF routes; the cause follows it (docs/pdf.md). */
 export const PDF_GENERATION_ERROR = 'Erro ao gerar PDF';
-export const CONSULTANT_NOT_FOUND = 'Consultor não encontrado';
+export { CONSULTANT_NOT_FOUND } from '../../services/ranking';
 export const EMPTY_TEAM = 'A equipe não tem consultores: envie ao menos um em "consultores".';
 /** Start of the detail of the 503 when PDF_QUEUE_LIMIT sheets already wait. */
 export const PDF_QUEUE_FULL = 'Fila de geração de PDF cheia';
@@ -62,26 +55,25 @@ const teamRequest = z.object({
   consultores: z.array(teamMember).max(MAX_TEAM_MEMBERS),
 });
 
-/** A failure while making a sheet: 500 with the fixed text and the cause's message (the cause itself goes to the log). */
-function generationError(error: unknown): HttpError {
-  const failure = new HttpError(500, `${PDF_GENERATION_ERROR}: ${error instanceof Error ? error.message : String(error)}`);
-  failure.cause = error;
-  return failure;
-}
-
 /**
- * Builds and prints a sheet; whatever fails in there is a generation failure, except a full waiting
- * line: that is the service being busy, 503 with `Retry-After` (docs/pdf.md).
+ * A sheet's failures as answers: a generation failure is 500 with the fixed text and the cause's
+ * message (the cause itself goes to the log); a full waiting line is the service being busy, 503
+ * with `Retry-After` (docs/pdf.md).
  */
-async function generating<T>(ctx: ParameterizedContext, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (!(error instanceof QueueFullError)) throw generationError(error);
-    // The error envelope keeps headers set on ctx.
-    ctx.set('Retry-After', String(PDF_RETRY_AFTER_SECONDS));
-    throw new HttpError(503, `${PDF_QUEUE_FULL}: ${error.maxWaiting} já aguardam a vez; tente novamente em ${PDF_RETRY_AFTER_SECONDS} s`);
-  }
+function sheetFailures(ctx: ParameterizedContext) {
+  return (error: unknown): never => {
+    if (error instanceof SheetGenerationError) {
+      const failure = new HttpError(500, `${PDF_GENERATION_ERROR}: ${error.message}`);
+      failure.cause = error.cause;
+      throw failure;
+    }
+    if (error instanceof SheetQueueFullError) {
+      // The error envelope keeps headers set on ctx.
+      ctx.set('Retry-After', String(PDF_RETRY_AFTER_SECONDS));
+      throw new HttpError(503, `${PDF_QUEUE_FULL}: ${error.maxWaiting} já aguardam a vez; tente novamente em ${PDF_RETRY_AFTER_SECONDS} s`);
+    }
+    throw error;
+  };
 }
 
 function sendPdf(ctx: ParameterizedContext, pdf: Buffer, fileName: string): void {
@@ -93,36 +85,24 @@ function sendPdf(ctx: ParameterizedContext, pdf: Buffer, fileName: string): void
   ctx.body = pdf;
 }
 
-/** GET /consultor/{id_pessoa}/pdf and POST /equipe/pdf. */
+/** GET /consultor/{id_pessoa}/pdf and POST /equipe/pdf; the use cases are in services/ranking/sheets.ts. */
 export function pdfRoutes(services: Services): Router {
-  const { pool } = services.database;
-  const personIndex = indexName(services.config.elasticsearch, PERSON_INDEX_BASE);
-  const { cvBaseUrl, scheduleTimezone: timeZone } = services.config.ranking;
+  const deps: SheetDeps = { ...rankingDepsOf(services), pdf: services.pdf, timeZone: services.config.ranking.scheduleTimezone };
   const router = new Router();
+  router.use(useCaseErrors());
 
   router.get('/consultor/:id_pessoa/pdf', async (ctx) => {
     const { id_pessoa: idPessoa } = parseInput(consultantPath, ctx.params, 'path');
     // A MySQL failure is the ranking store's 503 (store-unavailable); an index failure fails the sheet.
-    const { entry, totalConsultores, doc } = await readConsultantSources(pool, services.elasticsearch, personIndex, idPessoa).catch(
-      (error: unknown) => {
-        throw error instanceof PersonIndexReadError ? generationError(error) : error;
-      },
-    );
-    if (!entry && !doc) throw new HttpError(404, CONSULTANT_NOT_FOUND);
-    const date = sheetDate(new Date(), timeZone);
-    const sheet = consultantSheet({ idPessoa, entry, doc, totalConsultores, cvBaseUrl });
-    const pdf = await generating(ctx, () => services.pdf.render(consultantSheetDocument(sheet, date.printed)));
-    sendPdf(ctx, pdf, consultantSheetFileName(idPessoa, sheet.nome, date.day));
+    const { pdf, fileName } = await consultantSheetPdf(deps, idPessoa).catch(sheetFailures(ctx));
+    sendPdf(ctx, pdf, fileName);
   });
 
   router.post('/equipe/pdf', async (ctx) => {
     const body = parseInput(teamRequest, ctx.request.body, 'body');
     if (body.consultores.length === 0) throw new HttpError(400, EMPTY_TEAM);
-    const request = { ...body, area_avaliacao: body.area_avaliacao || null, consultores: uniqueMembers(body.consultores) };
-    const date = sheetDate(new Date(), timeZone);
-    const statistics = teamStatistics(request.consultores);
-    const pdf = await generating(ctx, () => services.pdf.render(teamSheetDocument({ request, statistics, generatedAt: date.printed })));
-    sendPdf(ctx, pdf, teamSheetFileName(request.tema, date.day));
+    const { pdf, fileName } = await teamSheetPdf(deps, body).catch(sheetFailures(ctx));
+    sendPdf(ctx, pdf, fileName);
   });
 
   return router;

@@ -1,12 +1,7 @@
 import Router from '@koa/router';
 import { z } from 'zod';
-import { rankingPlaces } from '../../db/ranking-positions';
-import { PERSON_INDEX_BASE } from '../../domain/person-index';
-import type { SuggestionSource } from '../../domain/suggestion/candidate';
-import { suggestionSearchRequest } from '../../domain/suggestion/search-request';
-import { rankSuggestions, type SuggestionHit } from '../../domain/suggestion/suggest';
-import { indexName } from '../../lib/elasticsearch';
 import type { Services } from '../../lib/services';
+import { rankingDepsOf, suggestConsultants } from '../../services/ranking';
 import { HttpError } from '../errors';
 import { parseInput } from '../validation';
 import { boolParam, intParam } from './params';
@@ -42,25 +37,15 @@ function suggestionError(cause: unknown): HttpError {
   return error;
 }
 
-/** GET /consultores/sugerir (docs/suggestion.md): one search, one positions query, pure rules 2-6. */
+/** GET /consultores/sugerir (docs/suggestion.md); the use case is in services/ranking/suggestions.ts. */
 export function suggestionRoutes(services: Services): Router {
-  const { pool } = services.database;
-  const personIndex = indexName(services.config.elasticsearch, PERSON_INDEX_BASE);
+  const deps = rankingDepsOf(services);
   const router = new Router();
 
   router.get('/consultores/sugerir', async (ctx) => {
     const query = parseInput(suggestionQuery, ctx.query, 'query');
     try {
-      const response = await services.elasticsearch.search<SuggestionSource>({ index: personIndex, ...suggestionSearchRequest(query) });
-      const hits: SuggestionHit[] = response.hits.hits.map((hit) => ({
-        id_pessoa: Number(hit._source?.id_pessoa ?? hit._id),
-        score: hit._score ?? 0,
-        source: hit._source ?? {},
-      }));
-      const ranking = await rankingPlaces(pool, hits.map((hit) => hit.id_pessoa));
-      if (!ranking.ready) services.logger.debug('suggestion without ranking positions: the ranking is not processed');
-      const consultores = rankSuggestions(query.tema, hits, ranking.places, query.quantidade);
-      ctx.body = { tema_buscado: query.tema, total_encontrados: consultores.length, consultores };
+      ctx.body = await suggestConsultants(deps, query);
     } catch (error) {
       throw suggestionError(error);
     }

@@ -139,7 +139,7 @@ describe('resolveComplements (rules 3 and 4)', () => {
 });
 
 describe('an unchanged document adds nothing to what the job stored', () => {
-  // Why a page reads only documents changed since the job (api/ranking/person-documents.ts).
+  // Why a page reads only documents changed since the job (services/persons.ts).
   it('resolves to the stored complements for 2 000 generated persons, incomplete ones included', () => {
     let incomplete = 0;
     for (let id = 1; id <= 2000; id += 1) {

@@ -1,0 +1,151 @@
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import type { Database } from '../../db';
+import { lastSuccessfulRun, latestRun, type JobRun } from '../../db/ranking-job-runs';
+import { interruptedRunOutcome, type InterruptedRunOutcome } from '../../domain/workflow-gone';
+import type { Logger } from '../../lib/logger';
+import type { Services } from '../../lib/services';
+import type { TemporalHandle } from '../../temporal/client';
+import { rankingJobStartOptions } from '../../temporal/ranking-job';
+import { RANKING_JOB_WORKFLOW_ID } from '../../temporal/workflow-ids';
+import { describedWorkflow, MISSING_WORKFLOW, type DescribedWorkflow } from '../../temporal/workflow-state';
+import type { rankingJobWorkflow } from '../../workflows/ranking/job';
+import { progressQuery, type RankingProgress } from '../../workflows/ranking/progress';
+import { ConflictError, UnavailableError } from '../errors';
+
+/** The ranking job: start it, and its status (docs/ranking-job.md). */
+
+export interface JobDeps {
+  db: Database;
+  temporal: Pick<TemporalHandle, 'client' | 'connection'>;
+  /** DEPENDENCY_TIMEOUT_MS: bound of each Temporal call of the status. */
+  timeoutMs: number;
+  logger: Logger;
+}
+
+export function jobDepsOf(services: Services): JobDeps {
+  return { db: services.database.db, temporal: services.temporal, timeoutMs: services.config.dependencyTimeoutMs, logger: services.logger };
+}
+
+export const ALREADY_RUNNING_DETAIL = 'Já existe um processamento do ranking em andamento';
+export const WORKFLOWS_UNAVAILABLE_DETAIL = 'Serviço de workflows (Temporal) indisponível';
+
+/** Longest wait for Temporal to accept the start (it takes milliseconds when it is up). */
+const START_DEADLINE_MS = 5_000;
+
+/** The job status record (docs/ranking-job.md). */
+export interface JobStatus {
+  job_id: string;
+  em_execucao: boolean;
+  estado: 'nunca_executado' | 'em_execucao' | 'concluido' | 'falhou' | 'cancelado';
+  fase: string | null;
+  origem: string | null;
+  limpar_antes: boolean | null;
+  processados: number;
+  total: number;
+  percentual: number;
+  iniciado_em: string | null;
+  finalizado_em: string | null;
+  ultimo_erro: string | null;
+  ultima_execucao_sucesso: string | null;
+  fonte: 'temporal' | 'mysql';
+}
+
+export function percentOf(processed: number, total: number): number {
+  if (total <= 0) return 0;
+  return Math.min(100, Math.round((processed * 1000) / total) / 10);
+}
+
+function fromProgress(progress: RankingProgress, lastSuccess: JobRun | null): JobStatus {
+  return {
+    job_id: RANKING_JOB_WORKFLOW_ID,
+    em_execucao: true,
+    estado: 'em_execucao',
+    fase: progress.fase,
+    origem: progress.origem,
+    limpar_antes: progress.limparAntes,
+    processados: progress.processados,
+    total: progress.total,
+    percentual: percentOf(progress.processados, progress.total),
+    iniciado_em: progress.iniciadoEm,
+    finalizado_em: null,
+    ultimo_erro: null,
+    ultima_execucao_sucesso: lastSuccess?.finalizadoEm?.toISOString() ?? null,
+    fonte: 'temporal',
+  };
+}
+
+/**
+ * `interrupted`: the run is recorded `em_execucao` but Temporal says no workflow of it is open; it is
+ * answered as it ended until the reconciler records that (docs/ranking-job.md).
+ */
+function fromRun(run: JobRun | null, lastSuccess: JobRun | null, running: boolean, interrupted: InterruptedRunOutcome | null = null): JobStatus {
+  return {
+    job_id: RANKING_JOB_WORKFLOW_ID,
+    em_execucao: running,
+    estado: running ? 'em_execucao' : (interrupted?.estado ?? (run?.estado as JobStatus['estado'] | undefined) ?? 'nunca_executado'),
+    fase: run?.fase ?? null,
+    origem: run?.origem ?? null,
+    limpar_antes: run?.limparAntes ?? null,
+    processados: run?.processados ?? 0,
+    total: run?.total ?? 0,
+    percentual: percentOf(run?.processados ?? 0, run?.total ?? 0),
+    iniciado_em: run?.iniciadoEm.toISOString() ?? null,
+    finalizado_em: run?.finalizadoEm?.toISOString() ?? null,
+    ultimo_erro: interrupted?.erro ?? run?.ultimoErro ?? null,
+    ultima_execucao_sucesso: lastSuccess?.finalizadoEm?.toISOString() ?? null,
+    fonte: 'mysql',
+  };
+}
+
+/**
+ * Starts workflow `ranking_job`. ConflictError while one runs; UnavailableError (with Temporal's
+ * message) when Temporal does not accept the start: nothing was started, the job cannot run without it.
+ */
+export async function startRankingJob(deps: JobDeps, request: { limparAntes: boolean; origem: 'manual' }): Promise<{ jobId: string }> {
+  const { client, connection } = deps.temporal;
+  try {
+    await connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+      client.workflow.start<typeof rankingJobWorkflow>('rankingJobWorkflow', rankingJobStartOptions(request)),
+    );
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) throw new ConflictError(ALREADY_RUNNING_DETAIL);
+    deps.logger.error({ err: error }, 'ranking job start failed');
+    throw new UnavailableError(`${WORKFLOWS_UNAVAILABLE_DETAIL}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return { jobId: RANKING_JOB_WORKFLOW_ID };
+}
+
+/** From the running workflow's query when one runs; from MySQL otherwise (or when Temporal cannot answer). */
+export async function rankingJobStatus(deps: JobDeps): Promise<JobStatus> {
+  const { db } = deps;
+  const { client, connection } = deps.temporal;
+  const [run, lastSuccess] = await Promise.all([latestRun(db), lastSuccessfulRun(db)]);
+  let running = false;
+  let latest: DescribedWorkflow | null = null; // null: Temporal did not answer
+  // gRPC deadlines, not a race: the calls themselves (and the SDK's retries) end by then, so no
+  // retry timer outlives the request and fires on a closed connection at shutdown.
+  const withinTimeout = <T>(call: () => Promise<T>) => connection.withDeadline(Date.now() + deps.timeoutMs, call);
+  try {
+    const handle = client.workflow.getHandle(RANKING_JOB_WORKFLOW_ID);
+    const description = await withinTimeout(() => handle.describe());
+    running = description.status.name === 'RUNNING';
+    if (running) {
+      const progress = await withinTimeout(() => handle.query(progressQuery));
+      return fromProgress(progress, lastSuccess);
+    }
+    latest = describedWorkflow(description);
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) {
+      latest = MISSING_WORKFLOW;
+    } else {
+      deps.logger.warn({ err: error }, 'ranking status: Temporal did not answer; reporting from MySQL');
+    }
+  }
+  if (latest && run?.estado === 'em_execucao') {
+    // A run that ended between the first read and the describe has recorded its end: read again.
+    const current = await latestRun(db);
+    const interrupted = current?.estado === 'em_execucao' ? interruptedRunOutcome(current.runId, latest) : null;
+    return fromRun(current, lastSuccess, running, interrupted);
+  }
+  return fromRun(run, lastSuccess, running);
+}
