@@ -40,6 +40,9 @@ export const claudeCode: AgentCli = {
       return { kind: 'init', sessionId: event.session_id, model: stringOrNull(event.model), cwd: stringOrNull(event.cwd) };
     }
     if (event.type === 'assistant') {
+      // A failed API call (401, 429, 529 after retries) comes as a synthetic assistant message holding
+      // the error text: the model did not say it; the result event carries it as the error.
+      if (event.is_api_error_message === true) return raw;
       const text = assistantText(event.message);
       return text === null ? raw : { kind: 'text', text, sessionId: stringOrNull(event.session_id) };
     }

@@ -15,7 +15,7 @@ import { config, ConfigError, loadConfig } from '../../lib/config';
 import { logger } from '../../lib/logger';
 import { repoRoot } from '../../lib/paths';
 import { agentGroupId, agentWorkspace } from '../support/agent-workspace';
-import { startStandInModel, type StandInModel } from '../support/stand-in-model';
+import { startStandInModel, type StandInModel } from '../fixtures/stand-in-model';
 import { rejection } from '../support/waiting';
 
 /**

@@ -103,6 +103,12 @@ describe('Claude Code adapter: parsing stdout lines', () => {
     ['a JSON string', '"hello"'],
     ['an init without a session id', '{"type":"system","subtype":"init"}'],
     ['another system event', '{"type":"system","subtype":"compact_boundary","session_id":"s"}'],
+    // As Claude Code 2.1.331 prints them against the stand-in model (docs/claude-code-cli.md).
+    ['a retry notice', '{"type":"system","subtype":"api_retry","attempt":1,"max_retries":1,"retry_delay_ms":599,"error_status":401,"error":"authentication_failed","session_id":"s"}'],
+    [
+      'an API error printed as a synthetic assistant message',
+      '{"type":"assistant","message":{"id":"b22b","model":"<synthetic>","role":"assistant","stop_reason":"stop_sequence","type":"message","content":[{"type":"text","text":"Invalid API key · Fix external API key"}]},"parent_tool_use_id":null,"session_id":"s","error":"authentication_failed","is_api_error_message":true,"api_error_status":401,"api_error_type":"authentication_error"}',
+    ],
   ])('passes %s through as a raw line', (_name, line) => {
     expect(claudeCode.parseLine(line)).toEqual({ kind: 'raw', line });
   });

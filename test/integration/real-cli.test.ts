@@ -1,0 +1,278 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { AgentEvent } from '../../activities/agents/agent-cli';
+import { agentBaseEnv } from '../../activities/agents/agent-env';
+import { prepareAgentHost } from '../../activities/agents/agent-host';
+import { processesOf } from '../../activities/agents/agent-users';
+import { claudeCode } from '../../activities/agents/claude-code';
+import { AgentCancelledError, AgentProcessError, runAgent, type AgentRunSummary, type RunAgentOptions } from '../../activities/agents/run-agent';
+import { agentIsolation } from '../../lib/agent-isolation';
+import { config } from '../../lib/config';
+import { logger } from '../../lib/logger';
+import { repoRoot } from '../../lib/paths';
+import { promptsOf, STAND_IN_TEXT, startStandInModel, turnsOf, type StandInModel } from '../fixtures/stand-in-model';
+import { agentWorkspace } from '../support/agent-workspace';
+import { rejection, until } from '../support/waiting';
+
+/**
+ * Issue 14, section 3: the REAL Claude Code CLI (node_modules/.bin/claude, 2.1.331) run through
+ * runAgent as the service runs it (root, the pool's users), against the stand-in Messages API of
+ * test/fixtures/stand-in-model; what it prints and sends is in docs/claude-code-cli.md.
+ */
+
+const claudeCli = path.join(repoRoot, 'node_modules/.bin/claude');
+
+let model: StandInModel;
+let workspace: string;
+let sessionStore: string;
+
+beforeAll(async () => {
+  if (process.getuid?.() !== 0) throw new Error('these tests run the CLI as the pool users a root service uses: run them as root');
+  const isolation = agentIsolation();
+  if (isolation.mode !== 'user-pool') throw new Error(`no pool of agent users (${isolation.reason})`);
+  if (!fs.existsSync(claudeCli)) throw new Error(`the Claude Code CLI is not installed at ${claudeCli}: run npm ci`);
+  model = await startStandInModel();
+  workspace = agentWorkspace('real-cli-');
+  await prepareAgentHost({ orchestration: { ...config.orchestration, workdirRoots: [workspace] } }, logger);
+  sessionStore = fs.mkdtempSync(path.join(config.orchestration.dataDir, 'real-cli-sessions-'));
+});
+
+afterAll(async () => {
+  await model?.close();
+  if (workspace) fs.rmSync(workspace, { recursive: true, force: true });
+  if (sessionStore) fs.rmSync(sessionStore, { recursive: true, force: true });
+});
+
+interface Run {
+  events: AgentEvent[];
+  /** The raw lines parsed as JSON (tool calls, tool results, retry notices). */
+  raws: () => Array<Record<string, unknown>>;
+  outcome: Promise<AgentRunSummary>;
+  cwd: string;
+}
+
+let runs = 0;
+function start(prompt: string, options: { env?: Record<string, string>; resume?: string; signal?: AbortSignal; cwd?: string } = {}): Run {
+  runs += 1;
+  const cwd = options.cwd ?? path.join(workspace, `run-${runs}`);
+  const events: AgentEvent[] = [];
+  const run: RunAgentOptions = {
+    command: claudeCli,
+    cli: claudeCode,
+    run: { prompt, maxTurns: 5, ...(options.resume !== undefined ? { resumeSessionId: options.resume } : {}) },
+    cwd,
+    workdirRoots: [workspace],
+    sessions: { store: sessionStore, agentId: 'agent-real-cli' },
+    baseEnv: {
+      ...agentBaseEnv(process.env),
+      ANTHROPIC_BASE_URL: model.url,
+      ANTHROPIC_API_KEY: 'sk-stand-in',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_AUTOUPDATER: '1',
+      // Without it a 429/529 is retried 10 times with backoff up to 32 s (docs/claude-code-cli.md).
+      CLAUDE_CODE_MAX_RETRIES: '0',
+      ...options.env,
+    },
+    onEvent: (event) => {
+      events.push(event);
+    },
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
+  return {
+    events,
+    raws: () => events.flatMap((event) => (event.kind === 'raw' ? [JSON.parse(event.line) as Record<string, unknown>] : [])),
+    outcome: runAgent(run),
+    cwd,
+  };
+}
+
+/** The stand-in's message requests whose latest prompt is this one. */
+function requestsFor(prompt: string) {
+  return model.messages().filter((request) => promptsOf(request.body).at(-1) === prompt);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('the real Claude Code CLI against the stand-in model', () => {
+  it('streams a plain answer: init with the session id, the text joined from its deltas, a result with the CLI’s cost', async () => {
+    const prompt = 'Answer plainly. stand-in:text';
+    const run = start(prompt);
+    const summary = await run.outcome;
+
+    const [init, ...rest] = run.events;
+    expect(init).toMatchObject({ kind: 'init', model: 'claude-opus-5-5', cwd: run.cwd });
+    const sessionId = (init as { sessionId: string }).sessionId;
+    expect(sessionId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(rest).toEqual([
+      { kind: 'text', text: STAND_IN_TEXT, sessionId },
+      // 10 input and 8 output tokens priced by the CLI for its default model.
+      { kind: 'result', isError: false, subtype: 'success', resultText: STAND_IN_TEXT, sessionId, costUsd: expect.any(Number), durationMs: expect.any(Number), turns: 1 },
+    ]);
+    expect(summary).toMatchObject({ exitCode: 0, signal: null, error: null, sessionId, output: STAND_IN_TEXT, resultText: STAND_IN_TEXT, turns: 1 });
+    expect(summary.costUsd).toBeGreaterThan(0);
+
+    // What the CLI asked of the API: one streamed message request, with the key and the prompt; nothing else.
+    const [request] = requestsFor(prompt);
+    expect(request).toMatchObject({ method: 'POST', path: '/v1/messages', answer: 'scenario:text', status: 200, streamCompleted: true });
+    expect(request!.headers['x-api-key']).toBe('sk-stand-in');
+    expect(request!.headers['user-agent']).toBe('claude-cli/2.1.331 (external, sdk-cli)');
+    expect(request!.headers['x-claude-code-session-id']).toBe(sessionId);
+    expect(request!.body).toMatchObject({ model: 'claude-opus-5-5', stream: true });
+    expect(model.requests.filter((other) => other.path !== '/v1/messages')).toEqual([]);
+  });
+
+  it('runs the Bash tool call the model streams: the file is written in the working directory, its output goes back, then the answer', async () => {
+    const prompt = 'Write the file. stand-in:write-file path=out/hello.txt content=hello-from-bash';
+    const run = start(prompt);
+    const summary = await run.outcome;
+
+    const file = path.join(run.cwd, 'out/hello.txt');
+    expect(fs.readFileSync(file, 'utf8')).toBe('hello-from-bash\n');
+    // Written by the run's pool user, not by the root service.
+    expect(fs.statSync(file).uid).toBe(fs.statSync(run.cwd).uid);
+    expect(fs.statSync(file).uid).not.toBe(0);
+
+    expect(run.events.map((event) => event.kind)).toEqual(['init', 'text', 'raw', 'raw', 'text', 'result']);
+    expect(run.events[1]).toMatchObject({ kind: 'text', text: 'Writing out/hello.txt.' });
+    const [toolCall, toolResult] = run.raws();
+    expect(toolCall).toMatchObject({
+      type: 'assistant',
+      message: { content: [{ type: 'tool_use', name: 'Bash', input: { command: "mkdir -p 'out' && printf '%s\\n' 'hello-from-bash' > 'out/hello.txt' && cat 'out/hello.txt'" } }] },
+    });
+    const toolUseId = (toolCall!.message as { content: Array<{ id: string }> }).content[0]!.id;
+    expect(toolResult).toMatchObject({ type: 'user', message: { content: [{ type: 'tool_result', tool_use_id: toolUseId, content: 'hello-from-bash', is_error: false }] } });
+    expect(run.events[4]).toMatchObject({ kind: 'text', text: 'Wrote the file: hello-from-bash' });
+    expect(summary).toMatchObject({ error: null, turns: 2, resultText: 'Wrote the file: hello-from-bash', output: 'Writing out/hello.txt.\nWrote the file: hello-from-bash' });
+    expect(summary.costUsd).toBeGreaterThan(0);
+
+    // The second request carried the tool's outcome back to the model.
+    const requests = requestsFor(prompt);
+    expect(requests).toHaveLength(2);
+    const lastTurn = turnsOf(requests[1]!.body).at(-1);
+    expect(lastTurn).toMatchObject({ role: 'user', content: expect.arrayContaining([expect.objectContaining({ type: 'tool_result', tool_use_id: toolUseId, content: 'hello-from-bash' })]) });
+  });
+
+  it('resumes a session with --resume: the stand-in receives the earlier turns', async () => {
+    const first = 'First question. stand-in:text';
+    const cwd = path.join(workspace, 'resumed');
+    const one = await start(first, { cwd }).outcome;
+    const second = 'Second question, after the first.';
+    const two = await start(second, { cwd, resume: one.sessionId! }).outcome;
+
+    expect(two).toMatchObject({ error: null, sessionId: one.sessionId, resultText: 'OK' });
+    const [request] = requestsFor(second);
+    expect(promptsOf(request!.body)).toEqual([first, second]);
+    const turns = turnsOf(request!.body);
+    expect(turns.map((turn) => turn.role)).toEqual(['user', 'assistant', 'user']);
+    expect(turns[1]).toMatchObject({ role: 'assistant', content: [{ type: 'text', text: STAND_IN_TEXT }] });
+    expect(request!.headers['x-claude-code-session-id']).toBe(one.sessionId);
+  });
+
+  it('cancel during a slow stream ends the CLI and drops the connection', async () => {
+    const prompt = 'Take your time. stand-in:slow every=100';
+    const controller = new AbortController();
+    const run = start(prompt, { signal: controller.signal });
+    const outcome = rejection(run.outcome);
+    await until('the slow stream started', async () => requestsFor(prompt).length, (count) => count === 1, 30_000);
+    const pid = (await until('the run is started', async () => pidOf(run), (value) => value !== null))!;
+    controller.abort(new Error('cancelled by the test'));
+    const error = await outcome;
+
+    expect(error).toBeInstanceOf(AgentCancelledError);
+    // The CLI handles SIGTERM and exits 143 on its own.
+    expect((error as AgentCancelledError).summary).toMatchObject({ pid, exitCode: 143, output: '', resultText: null });
+    expect(alive(pid)).toBe(false);
+    const [request] = requestsFor(prompt);
+    expect(request).toMatchObject({ answer: 'scenario:slow', status: 200 });
+    await until('the stand-in saw the client leave', async () => request!.streamCompleted, (completed) => completed === false, 5_000);
+    expect(run.events.map((event) => event.kind)).toEqual(['init']);
+  });
+
+  it('cancel while a tool runs ends the CLI and the shell it started, and leaves its user no process', async () => {
+    const prompt = 'Wait for it. stand-in:sleep seconds=300';
+    const controller = new AbortController();
+    const run = start(prompt, { signal: controller.signal });
+    const outcome = rejection(run.outcome);
+    const pidFile = path.join(run.cwd, 'sleeper.pid');
+    await until('the tool wrote its pid', async () => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim() !== '', Boolean, 30_000);
+    const shell = Number(fs.readFileSync(pidFile, 'utf8'));
+    const uid = fs.statSync(pidFile).uid;
+    const cli = (await until('the run is started', async () => pidOf(run), (value) => value !== null))!;
+    expect(alive(shell)).toBe(true);
+    expect(alive(cli)).toBe(true);
+    expect(await processesOf(uid)).toEqual(expect.arrayContaining([cli, shell]));
+    controller.abort(new Error('cancelled by the test'));
+    const error = await outcome;
+
+    expect(error).toBeInstanceOf(AgentCancelledError);
+    expect(alive(shell)).toBe(false);
+    expect(alive(cli)).toBe(false);
+    expect(await processesOf(uid)).toEqual([]);
+    // The tool call was streamed and printed before the cancel; no result came.
+    expect(run.raws()[0]).toMatchObject({ type: 'assistant', message: { content: [{ type: 'tool_use', name: 'Bash' }] } });
+    expect(run.events.some((event) => event.kind === 'result')).toBe(false);
+  });
+
+  it.each([
+    [401, 'Invalid API key · Fix external API key'],
+    [429, 'API Error: Request rejected (429) · Number of requests has exceeded your rate limit'],
+  ])('an API error %i ends the run with the CLI’s message, not as the agent’s output', async (status, message) => {
+    const prompt = `Fail please. stand-in:error status=${status}`;
+    const error = await rejection(start(prompt).outcome);
+
+    expect(error).toBeInstanceOf(AgentProcessError);
+    expect(error.message).toBe(`claude-code exited with code 1: ${message}`);
+    expect((error as AgentProcessError).summary).toMatchObject({ exitCode: 1, resultText: message, output: '', costUsd: 0, turns: 1 });
+    // CLAUDE_CODE_MAX_RETRIES=0: asked once.
+    expect(requestsFor(prompt).map((request) => request.status)).toEqual([status]);
+  });
+
+  it('a 529 is retried as CLAUDE_CODE_MAX_RETRIES says, announced by an api_retry line, then fails with the CLI’s message', async () => {
+    const prompt = 'Overloaded? stand-in:error status=529';
+    const run = start(prompt, { env: { CLAUDE_CODE_MAX_RETRIES: '1' } });
+    const error = await rejection(run.outcome);
+
+    expect(requestsFor(prompt).map((request) => request.status)).toEqual([529, 529]);
+    expect(run.raws()).toEqual([
+      expect.objectContaining({ type: 'system', subtype: 'api_retry', attempt: 1, max_retries: 1, error_status: 529, error: 'overloaded' }),
+      expect.objectContaining({ type: 'assistant', is_api_error_message: true, api_error_status: 529 }),
+    ]);
+    expect(error.message).toMatch(/^claude-code exited with code 1: API Error: 529 Overloaded\. /);
+    expect((error as AgentProcessError).summary.output).toBe('');
+  });
+
+  it('a long answer arrives whole in one text event; the summary keeps its bounded beginning', async () => {
+    const prompt = 'Write a lot. stand-in:long chars=100000';
+    const run = start(prompt);
+    const summary = await run.outcome;
+
+    const texts = run.events.filter((event): event is Extract<AgentEvent, { kind: 'text' }> => event.kind === 'text');
+    expect(texts).toHaveLength(1);
+    expect(texts[0]!.text).toHaveLength(100_000);
+    expect(summary.outputTruncated).toBe(true);
+    expect(summary.output).toBe(`${texts[0]!.text.slice(0, 60_000)}\n[output cut: 40000 more characters not kept]`);
+    expect(summary.costUsd).toBeGreaterThan(0);
+  });
+});
+
+/** The CLI's pid (the process runAgent started), once a user of the pool runs it: the process of the run's cwd. */
+async function pidOf(run: Run): Promise<number | null> {
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readlinkSync(`/proc/${entry}/cwd`) !== run.cwd) continue;
+      const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (cmdline.includes('--output-format')) return Number(entry);
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+  return null;
+}
