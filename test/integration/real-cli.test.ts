@@ -262,6 +262,58 @@ describe('the real Claude Code CLI against the stand-in model', () => {
   });
 });
 
+describe('the stand-in model itself', () => {
+  const post = (pathname: string, body: unknown) =>
+    fetch(`${model.url}${pathname}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const ask = (prompt: string, extra: Record<string, unknown> = {}) =>
+    post('/v1/messages', { model: 'claude-x', stream: true, messages: [{ role: 'user', content: [{ type: 'text', text: '<system-reminder>stand-in:error status=500</system-reminder>' }, { type: 'text', text: prompt }] }], ...extra });
+  const events = (text: string) => text.trim().split('\n\n').map((block) => {
+    const [event, data] = block.split('\n');
+    const parsed = JSON.parse(data!.slice('data: '.length)) as Record<string, unknown>;
+    expect(event).toBe(`event: ${String(parsed.type)}`);
+    return parsed;
+  });
+
+  it('streams a tool call as the Messages API does: the input as input_json_delta pieces that join to the JSON input', async () => {
+    const response = await ask('stand-in:write-file path=a.txt content=x');
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const stream = events(await response.text());
+    expect(stream.map((event) => event.type)).toEqual([
+      'message_start', 'ping',
+      'content_block_start', 'content_block_delta', 'content_block_stop',
+      'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_stop',
+      'message_delta', 'message_stop',
+    ]);
+    expect(stream[5]).toEqual({ type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: expect.stringMatching(/^toolu_/), name: 'Bash', input: {} } });
+    const json = stream.slice(6, 8).map((event) => (event.delta as { type: string; partial_json: string })).map((delta) => { expect(delta.type).toBe('input_json_delta'); return delta.partial_json; }).join('');
+    expect(JSON.parse(json)).toEqual({ command: "printf '%s\\n' 'x' > 'a.txt' && cat 'a.txt'", description: 'Write a.txt' });
+    expect(stream[9]).toEqual({ type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: expect.any(Number) } });
+  });
+
+  it("answers errors with the API's body, a request without stream as one message, and any other call harmlessly, recording each", async () => {
+    const failed = await ask('stand-in:error status=529');
+    expect(failed.status).toBe(529);
+    expect(await failed.json()).toEqual({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' }, request_id: 'req_standin_529' });
+    const unsafe = await ask('stand-in:write-file path=../x content=y');
+    expect(unsafe.status).toBe(400);
+
+    const whole = await ask('stand-in:text', { stream: false });
+    expect(await whole.json()).toMatchObject({ type: 'message', role: 'assistant', model: 'claude-x', content: [{ type: 'text', text: STAND_IN_TEXT }], stop_reason: 'end_turn' });
+
+    const counted = await post('/v1/messages/count_tokens', { messages: [] });
+    expect(await counted.json()).toEqual({ input_tokens: 10 });
+    const head = await fetch(`${model.url}/api/hello`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(model.requests.slice(-5).map((request) => [request.method, request.path, request.answer, request.status])).toEqual([
+      ['POST', '/v1/messages', 'scenario:error', 529],
+      ['POST', '/v1/messages', 'scenario:write-file', 400],
+      ['POST', '/v1/messages', 'scenario:text', 200],
+      ['POST', '/v1/messages/count_tokens', 'other', 200],
+      ['HEAD', '/api/hello', 'other', 200],
+    ]);
+  });
+});
+
 /** The CLI's pid (the process runAgent started), once a user of the pool runs it: the process of the run's cwd. */
 async function pidOf(run: Run): Promise<number | null> {
   for (const entry of fs.readdirSync('/proc')) {
