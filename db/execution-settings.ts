@@ -19,10 +19,10 @@ export type WorkdirRoots = readonly string[];
 export const defaultWorkingDirectory = (roots: WorkdirRoots): string => roots[0] ?? '/home/projetos';
 
 // Passed to the agent command as an argument: no leading dash (same rule as an agent's model).
-const modelName = z
+export const modelName = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._:/@[\]-]{0,99}$/, 'a model name: letters, digits and . _ : / @ [ ] - (at most 100)');
-const maxConcurrent = z.number().int().min(MAX_CONCURRENT.min).max(MAX_CONCURRENT.max);
+export const maxConcurrent = z.number().int().min(MAX_CONCURRENT.min).max(MAX_CONCURRENT.max);
 
 export const executionSettingsSchema = z.strictObject({
   defaultModel: modelName,

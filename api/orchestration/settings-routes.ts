@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import { orchestrationRouter } from './router';
 import type { Services } from '../../lib/services';
-import { executionSettingsUpdate, getSettings, updateSettings } from '../../services/settings';
+import { getSettings, settingsUpdate, updateSettings } from '../../services/settings';
 import { useCaseErrors } from '../use-case-errors';
 import { parseInput } from '../validation';
 
@@ -15,10 +15,10 @@ export function settingsRoutes(services: Services): Router {
     ctx.body = await getSettings(deps);
   });
 
-  /** The fields given replace the stored ones; a bad body answers 400 and changes nothing. */
+  /** The panel's fields (or the stored names, for older clients) replace the stored ones; a bad body answers 400 and changes nothing. */
   router.put('/', async (ctx) => {
-    const parsed = parseInput(executionSettingsUpdate, ctx.request.body, 'body');
-    ctx.body = await updateSettings(deps, parsed, 'body.workingDirectory');
+    const parsed = parseInput(settingsUpdate, ctx.request.body, 'body');
+    ctx.body = await updateSettings(deps, parsed, 'body');
   });
 
   return router;

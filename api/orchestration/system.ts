@@ -7,6 +7,7 @@ import { checkDependencies } from '../../lib/dependency-status';
 import { repoRoot } from '../../lib/paths';
 import type { Services } from '../../lib/services';
 import { countActiveExecutions } from '../../services/executions';
+import { claudeVersion, systemCounters } from '../../services/system';
 
 /** The service's name and version, read once from package.json. */
 const servicePackage = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { name: string; version: string };
@@ -15,26 +16,38 @@ const MIB = 1024 * 1024;
 const mib = (bytes: number) => Math.round((bytes / MIB) * 10) / 10;
 
 /**
- * GET /api/system/status: each dependency up or down with its latency. Always 200 while the
- * process answers; `status` is `ok` when every dependency is up, `degraded` otherwise.
+ * GET /api/system/status: the panel's dashboard counters (contract 3.11: agents, executions,
+ * schedules, pipelines, webhooks, costs) beside each dependency up or down with its latency. Always
+ * 200 while the process answers; `status` is `ok` when every dependency is up, `degraded` otherwise.
  */
 export function systemRouter(services: Services): Router {
   const router = orchestrationRouter('/system');
   router.get('/status', async (ctx) => {
     const dependencies = await checkDependencies(services);
     const allUp = Object.values(dependencies).every((dependency) => dependency.status === 'up');
-    ctx.body = { status: allUp ? 'ok' : 'degraded', checkedAt: new Date().toISOString(), dependencies };
+    // The counters need the database: while it is down they are left out, and the checks still answer.
+    const counters = dependencies.mysql?.status === 'up' ? await systemCounters({ db: services.database.db }).catch(() => ({})) : {};
+    ctx.body = { status: allUp ? 'ok' : 'degraded', checkedAt: new Date().toISOString(), dependencies, ...counters };
   });
 
-  /** GET /api/system/info: versions, uptime, memory of this process (MiB) and active executions. */
+  /**
+   * GET /api/system/info: the contract's fields (3.11: serverVersion, nodeVersion, claudeVersion,
+   * platform, uptime in whole seconds), then ours: versions, memory of this process (MiB), active
+   * executions and who agents run as.
+   */
   router.get('/info', async (ctx) => {
     const memory = process.memoryUsage();
+    const uptime = Math.round(process.uptime());
     ctx.body = {
+      serverVersion: servicePackage.version,
+      nodeVersion: process.version,
+      claudeVersion: await claudeVersion(services.config.orchestration.agentCommand),
+      uptime,
       service: { name: servicePackage.name, version: servicePackage.version },
       node: process.version,
       platform: `${process.platform} ${process.arch}`,
       pid: process.pid,
-      uptimeSeconds: Math.round(process.uptime()),
+      uptimeSeconds: uptime,
       memoryMiB: { rss: mib(memory.rss), heapUsed: mib(memory.heapUsed), heapTotal: mib(memory.heapTotal), external: mib(memory.external) },
       activeExecutions: await countActiveExecutions({ db: services.database.db }),
       // Who agents run as on this machine (docs/agent-process.md): user-pool, service-user or refused.

@@ -147,7 +147,7 @@ async function main(): Promise<void> {
   const api = apiAt(base.replace(/\/api\/v1$/, '/api'));
   const wsBase = base.replace(/^http/, 'ws').replace(/\/api\/v1$/, '');
   try {
-    await api.call('PUT', '/settings', { maxConcurrentExecutions: Math.max(STREAMS, 20) });
+    await api.call('PUT', '/settings', { maxConcurrent: Math.max(STREAMS, 20) });
 
     const streaming: Array<{ intervalMs: number; delays: number[]; seconds: number }> = [];
     for (const intervalMs of LINE_INTERVALS_MS) {

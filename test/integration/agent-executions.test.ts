@@ -38,7 +38,7 @@ beforeAll(async () => {
     "UPDATE executions SET status = 'failed', finished_at = NOW(3), error = 'left by an earlier test run' WHERE status IN ('queued', 'running')",
   );
   // Other suites change the settings: fix the ones these tests depend on.
-  await api('PUT', '/api/settings', { maxConcurrentExecutions: 2, defaultModel: 'sonnet', workingDirectory: config.orchestration.workdirRoots[0] });
+  await api('PUT', '/api/settings', { maxConcurrent: 2, defaultModel: 'sonnet', defaultWorkdir: config.orchestration.workdirRoots[0] });
   worker = await startAgentsWorker(agentConfig, logger);
 }, 60_000);
 
@@ -46,7 +46,7 @@ afterAll(async () => {
   await worker?.stop();
   for (const child of children) child.child.kill('SIGKILL');
   for (const pid of agentPids) killGroup(pid);
-  await api('PUT', '/api/settings', { maxConcurrentExecutions: 2 }).catch(() => undefined);
+  await api('PUT', '/api/settings', { maxConcurrent: 2 }).catch(() => undefined);
   await server?.close();
   fs.rmSync(scratch, { recursive: true, force: true });
   fs.rmSync(workArea, { recursive: true, force: true });
@@ -125,7 +125,7 @@ const readRecordFile = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8'
 async function notificationOf(executionId: string): Promise<any> {
   const items = await until(
     `notification of ${executionId}`,
-    async () => (await api('GET', '/api/notifications?pageSize=100')).body.items as any[],
+    async () => (await api('GET', '/api/notifications?pageSize=100')).body.notifications as any[],
     (list) => list.some((item) => item.executionId === executionId),
   );
   return items.find((item) => item.executionId === executionId);
@@ -554,7 +554,7 @@ describe('a worker that stops mid-execution', () => {
   }, 90_000);
 
   it('killed, leaves no record running: the execution fails with the worker-lost error and the queue moves on', async () => {
-    await api('PUT', '/api/settings', { maxConcurrentExecutions: 1 });
+    await api('PUT', '/api/settings', { maxConcurrent: 1 });
 
     const recordFile = path.join(scratch, 'orphan.json');
     // Silent for a minute before its first line, like an agent in a long tool call: no write to its

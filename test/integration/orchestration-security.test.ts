@@ -106,7 +106,7 @@ describe('token on /api (AUTH_TOKEN set)', () => {
     expect([agentsBefore.status, settingsBefore.status]).toEqual([200, 200]);
 
     const create = await call(server, '/api/agents', { method: 'POST', ...json({ name: 'Refused agent' }) });
-    const update = await call(server, '/api/settings', { method: 'PUT', ...json({ maxConcurrentExecutions: 7 }, 'Bearer wrong-token') });
+    const update = await call(server, '/api/settings', { method: 'PUT', ...json({ maxConcurrent: 7 }, 'Bearer wrong-token') });
     expect([create.status, update.status]).toEqual([401, 401]);
 
     expect((await call(server, '/api/agents', bearer(TOKEN))).body).toEqual(agentsBefore.body);

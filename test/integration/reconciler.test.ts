@@ -50,7 +50,7 @@ beforeAll(async () => {
   await server.services.database.pool.query(
     "UPDATE executions SET status = 'failed', finished_at = NOW(3), error = 'left by an earlier test run' WHERE status IN ('queued', 'running')",
   );
-  expect((await api('PUT', '/api/settings', { maxConcurrentExecutions: 1 })).status).toBe(200);
+  expect((await api('PUT', '/api/settings', { maxConcurrent: 1 })).status).toBe(200);
   await seedPersonIndex(100, 5);
   workers.push(await startAgentsWorker(testConfig, logger));
   workers.push(await startRankingWorker(testConfig, logger));
@@ -66,7 +66,7 @@ afterAll(async () => {
     }
   }
   await Promise.allSettled(workers.map((worker) => worker.stop()));
-  await api('PUT', '/api/settings', { maxConcurrentExecutions: 2 }).catch(() => undefined);
+  await api('PUT', '/api/settings', { maxConcurrent: 2 }).catch(() => undefined);
   await server?.close();
   fs.rmSync(scratch, { recursive: true, force: true });
 });
@@ -164,7 +164,7 @@ describe('executions reconciler', () => {
     const done = await finished(executionId);
     expect(done).toMatchObject({ status: 'failed', error: TERMINATED_ERROR, reportFile: expect.any(String) });
     expect(done.finishedAt).toEqual(expect.any(String));
-    const notifications = (await api('GET', '/api/notifications?pageSize=100')).body.items as any[];
+    const notifications = (await api('GET', '/api/notifications?pageSize=100')).body.notifications as any[];
     expect(notifications.find((item) => item.executionId === executionId)).toMatchObject({ kind: 'execution.failed', message: TERMINATED_ERROR });
 
     // The freed slot went to the execution queued behind it, which then ran to its end.

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -8,6 +9,7 @@ import { readExecutionSettings, SETTINGS_ROW } from '../../db/execution-settings
 import { countActiveExecutions, createExecution } from '../../db/executions-store';
 import { raiseNotification } from '../../db/notifications-store';
 import { config } from '../../lib/config';
+import { listReports, REPORTS_LISTED } from '../../services/reports';
 import { startTestServer, type TestServer } from '../support/server';
 
 let server: TestServer;
@@ -106,7 +108,7 @@ describe('reports', () => {
     expect(fs.readdirSync(reportsDir)).toEqual([first]);
   });
 
-  it('lists newest first, reads as text/markdown, deletes the data-area copy only', async () => {
+  it('lists names newest first (row 69), reads {filename, content} (row 70), deletes the data-area copy only (row 71)', async () => {
     await writeExecutionReport(
       record({ id: '99999999-0000-4000-8000-000000000000', agentName: 'Doc Writer', createdAt: new Date('2026-03-05T00:00:00.000Z') }),
       { dataDir, reportsDir },
@@ -116,19 +118,17 @@ describe('reports', () => {
 
     const list = await call('GET', '/api/reports');
     expect(list.status).toBe(200);
-    expect(list.body.map((entry: { filename: string }) => entry.filename)).toEqual([second, first]);
-    expect(list.body[1]).toEqual({
-      filename: first,
-      size: fs.statSync(path.join(dataReports, first)).size,
-      modifiedAt: fs.statSync(path.join(dataReports, first)).mtime.toISOString(),
-    });
+    // Contract 3.16: a bare array of file names, newest first; other files of the directory are not reports.
+    expect(list.body).toEqual([second, first]);
 
-    const read = await call('GET', `/api/reports/${first}`);
+    // What App._openReport reads: `content`, the Markdown as stored.
+    const read = await call('GET', `/api/reports/${encodeURIComponent(first)}`);
     expect(read.status).toBe(200);
-    expect(read.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
-    expect(read.text).toBe(fs.readFileSync(path.join(dataReports, first), 'utf8'));
+    expect(read.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(read.body).toEqual({ filename: first, content: fs.readFileSync(path.join(dataReports, first), 'utf8') });
+    expect(read.body.content).toContain('# Agent execution: Revisor de Código\n');
 
-    expect(await call('DELETE', `/api/reports/${second}`)).toMatchObject({ status: 204, text: '' });
+    expect(await call('DELETE', `/api/reports/${second}`)).toEqual(expect.objectContaining({ status: 200, body: { success: true } }));
     expect(fs.existsSync(path.join(dataReports, second))).toBe(false);
     expect(fs.existsSync(path.join(reportsDir, second))).toBe(true);
     expect(await call('DELETE', `/api/reports/${second}`)).toMatchObject({ status: 404, body: { error: `report ${second} not found` } });
@@ -154,10 +154,24 @@ describe('reports', () => {
     expect(fs.existsSync(path.join(dataReports, first))).toBe(true);
     expect(fs.existsSync(path.join(dataReports, 'notes.txt'))).toBe(true);
   });
+
+  it('lists at most the newest 100 names (contract 3.16)', async () => {
+    // The use case the route calls, on a data area of its own (the served one holds this file's reports).
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reports-listed-'));
+    try {
+      fs.mkdirSync(path.join(dir, 'reports'));
+      const names = Array.from({ length: 101 }, (_, i) => `2026-01-01_${String(i).padStart(6, '0')}_agent_0000000${i % 10}.md`);
+      for (const name of names) fs.writeFileSync(path.join(dir, 'reports', name), name);
+      expect(REPORTS_LISTED).toBe(100);
+      expect(await listReports({ dataDir: dir })).toEqual(names.slice(1).reverse());
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('notifications', () => {
-  it('lists newest first with pagination and the unread count; marks one and all read; clears', async () => {
+  it('lists {notifications, unreadCount} newest first with the fields the panel reads (row 44), paginated', async () => {
     const old = await raiseNotification(database.db, { kind: 'execution.completed', title: 'Done', message: 'Reviewer finished', executionId: 'e-1', createdAt: new Date('2026-01-01T00:00:00.000Z')  }, KEPT.notifications);
     const middle = await raiseNotification(database.db, { kind: 'execution.failed', title: 'Failed', message: 'exit 1', createdAt: new Date('2026-01-02T00:00:00.000Z')  }, KEPT.notifications);
     const newest = await raiseNotification(database.db, { kind: 'execution.cancelled', title: 'Cancelled', message: 'by the user', createdAt: new Date('2026-01-03T00:00:00.000Z')  }, KEPT.notifications);
@@ -165,62 +179,119 @@ describe('notifications', () => {
     const all = await call('GET', '/api/notifications');
     expect(all.status).toBe(200);
     expect(all.body).toEqual({
-      items: [newest, middle, old].map((n) => ({ ...n, createdAt: n.createdAt.toISOString() })),
+      notifications: [
+        { id: newest.id, type: 'info', kind: 'execution.cancelled', title: 'Cancelled', message: 'by the user', executionId: null, read: false, createdAt: '2026-01-03T00:00:00.000Z' },
+        { id: middle.id, type: 'error', kind: 'execution.failed', title: 'Failed', message: 'exit 1', executionId: null, read: false, createdAt: '2026-01-02T00:00:00.000Z' },
+        { id: old.id, type: 'success', kind: 'execution.completed', title: 'Done', message: 'Reviewer finished', executionId: 'e-1', read: false, createdAt: '2026-01-01T00:00:00.000Z' },
+      ],
+      unreadCount: 3,
       total: 3,
-      unread: 3,
       page: 1,
-      pageSize: 20,
+      pageSize: 50,
       totalPages: 1,
     });
-    expect(all.body.items[2]).toEqual({ id: old.id, kind: 'execution.completed', title: 'Done', message: 'Reviewer finished', executionId: 'e-1', read: false, createdAt: '2026-01-01T00:00:00.000Z' });
 
     const second = await call('GET', '/api/notifications?page=2&pageSize=2');
-    expect(second.body).toMatchObject({ total: 3, unread: 3, page: 2, pageSize: 2, totalPages: 2 });
-    expect(second.body.items.map((n: { id: string }) => n.id)).toEqual([old.id]);
+    expect(second.body).toMatchObject({ unreadCount: 3, total: 3, page: 2, pageSize: 2, totalPages: 2 });
+    expect(second.body.notifications.map((n: { id: string }) => n.id)).toEqual([old.id]);
     expect((await call('GET', '/api/notifications?pageSize=101')).status).toBe(400);
+    await database.pool.query('DELETE FROM notifications');
+  });
 
-    expect(await call('POST', `/api/notifications/${middle.id}/read`)).toMatchObject({ status: 204, text: '' });
-    expect((await call('POST', `/api/notifications/${middle.id}/read`)).status).toBe(204);
+  it('marks one read with 200 {success:true} (row 45), 404 {error} for an unknown id', async () => {
+    const one = await raiseNotification(database.db, { kind: 'execution.completed', title: 'A', message: 'a', createdAt: new Date('2026-01-01T00:00:00.000Z') }, KEPT.notifications);
+    const other = await raiseNotification(database.db, { kind: 'execution.failed', title: 'B', message: 'b', createdAt: new Date('2026-01-02T00:00:00.000Z') }, KEPT.notifications);
+    expect(await call('POST', `/api/notifications/${one.id}/read`)).toMatchObject({ status: 200, body: { success: true } });
+    // Again is fine.
+    expect(await call('POST', `/api/notifications/${one.id}/read`)).toMatchObject({ status: 200, body: { success: true } });
     expect(await call('POST', '/api/notifications/no-such-id/read')).toMatchObject({ status: 404, body: { error: 'notification no-such-id not found' } });
-    const afterOne = await call('GET', '/api/notifications');
-    expect(afterOne.body.unread).toBe(2);
-    expect(afterOne.body.items.map((n: { read: boolean }) => n.read)).toEqual([false, true, false]);
+    const after = await call('GET', '/api/notifications');
+    expect(after.body.unreadCount).toBe(1);
+    expect(after.body.notifications.map((n: { id: string; read: boolean }) => [n.id, n.read])).toEqual([[other.id, false], [one.id, true]]);
+    await database.pool.query('DELETE FROM notifications');
+  });
 
-    expect(await call('POST', '/api/notifications/read-all')).toMatchObject({ status: 200, body: { updated: 2 } });
-    const afterAll = await call('GET', '/api/notifications');
-    expect(afterAll.body).toMatchObject({ total: 3, unread: 0 });
+  it('marks all read with 200 {success:true, updated} (row 46)', async () => {
+    for (const day of [1, 2, 3]) {
+      await raiseNotification(database.db, { kind: 'execution.completed', title: `D${day}`, message: 'm', createdAt: new Date(`2026-01-0${day}T00:00:00.000Z`) }, KEPT.notifications);
+    }
+    const [first] = (await call('GET', '/api/notifications')).body.notifications;
+    await call('POST', `/api/notifications/${first.id}/read`);
+    expect(await call('POST', '/api/notifications/read-all')).toMatchObject({ status: 200, body: { success: true, updated: 2 } });
+    const after = await call('GET', '/api/notifications');
+    expect(after.body.unreadCount).toBe(0);
+    expect(after.body.notifications.map((n: { read: boolean }) => n.read)).toEqual([true, true, true]);
+    expect(await call('POST', '/api/notifications/read-all')).toMatchObject({ status: 200, body: { success: true, updated: 0 } });
+    await database.pool.query('DELETE FROM notifications');
+  });
 
-    expect(await call('DELETE', '/api/notifications')).toMatchObject({ status: 204, text: '' });
-    expect((await call('GET', '/api/notifications')).body).toEqual({ items: [], total: 0, unread: 0, page: 1, pageSize: 20, totalPages: 0 });
+  it('clears all with 200 {success:true, deleted} (row 47)', async () => {
+    await raiseNotification(database.db, { kind: 'execution.completed', title: 'A', message: 'a' }, KEPT.notifications);
+    await raiseNotification(database.db, { kind: 'execution.failed', title: 'B', message: 'b' }, KEPT.notifications);
+    expect(await call('DELETE', '/api/notifications')).toMatchObject({ status: 200, body: { success: true, deleted: 2 } });
+    expect((await call('GET', '/api/notifications')).body).toEqual({ notifications: [], unreadCount: 0, total: 0, page: 1, pageSize: 50, totalPages: 0 });
+  });
+
+  it('serves rows stored before the contract (no type column): the type comes from the stored kind', async () => {
+    await database.pool.query(
+      "INSERT INTO notifications (id, kind, title, message, execution_id, `read`, created_at) VALUES ('legacy-0001', 'execution.failed', 'Old', 'stored earlier', NULL, 1, '2025-12-31 23:59:59.000')",
+    );
+    expect((await call('GET', '/api/notifications')).body.notifications).toEqual([
+      { id: 'legacy-0001', type: 'error', kind: 'execution.failed', title: 'Old', message: 'stored earlier', executionId: null, read: true, createdAt: '2025-12-31T23:59:59.000Z' },
+    ]);
+    await database.pool.query('DELETE FROM notifications');
   });
 });
 
 describe('settings', () => {
-  // The default working directory is the first allowed root, the projects area (AGENT_WORKDIR_ROOTS).
-  const defaults = { defaultModel: 'sonnet', workingDirectory: '/home/projetos', maxConcurrentExecutions: 2 };
+  // The panel's names (contract 3.12). The default working directory is the first allowed root (AGENT_WORKDIR_ROOTS).
+  const defaults = { defaultModel: 'sonnet', defaultWorkdir: '/home/projetos', maxConcurrent: 2 };
 
   it('answers the defaults, stores a partial update and reads it back (also for the workflow)', async () => {
-    expect(await call('GET', '/api/settings')).toMatchObject({ status: 200, body: defaults });
-    const updated = await call('PUT', '/api/settings', { maxConcurrentExecutions: 5, workingDirectory: '/home/projetos/agents/' });
-    expect(updated).toMatchObject({ status: 200, body: { ...defaults, maxConcurrentExecutions: 5, workingDirectory: '/home/projetos/agents' } });
+    const initial = await call('GET', '/api/settings');
+    expect([initial.status, initial.body]).toEqual([200, defaults]);
+    const updated = await call('PUT', '/api/settings', { maxConcurrent: 5, defaultWorkdir: '/home/projetos/agents/' });
+    expect([updated.status, updated.body]).toEqual([200, { ...defaults, maxConcurrent: 5, defaultWorkdir: '/home/projetos/agents' }]);
     expect((await call('GET', '/api/settings')).body).toEqual(updated.body);
-    expect(await readExecutionSettings(database.db, config.orchestration.workdirRoots)).toEqual(updated.body);
+    // Stored under its own names: what the execution workflow reads for the slot limit and defaults.
+    expect(await readExecutionSettings(database.db, config.orchestration.workdirRoots)).toEqual({
+      defaultModel: 'sonnet', workingDirectory: '/home/projetos/agents', maxConcurrentExecutions: 5,
+    });
     const model = await call('PUT', '/api/settings', { defaultModel: 'claude-opus-4-1' });
     expect(model.body).toEqual({ ...updated.body, defaultModel: 'claude-opus-4-1' });
   });
 
+  it("takes the panel's whole save body; an empty working directory is the default root", async () => {
+    const saved = await call('PUT', '/api/settings', { defaultModel: 'claude-sonnet-4-6', defaultWorkdir: '', maxConcurrent: 7 });
+    expect([saved.status, saved.body]).toEqual([200, { defaultModel: 'claude-sonnet-4-6', defaultWorkdir: '/home/projetos', maxConcurrent: 7 }]);
+    expect((await readExecutionSettings(database.db, config.orchestration.workdirRoots)).maxConcurrentExecutions).toBe(7);
+  });
+
+  it('still reads a row stored under the old names, and accepts the old names from older clients', async () => {
+    await database.pool.query('INSERT INTO settings (name, value) VALUES (?, ?) ON DUPLICATE KEY UPDATE value = VALUES(value)', [
+      SETTINGS_ROW, JSON.stringify({ defaultModel: 'opus', workingDirectory: '/home/projetos/old', maxConcurrentExecutions: 4 }),
+    ]);
+    expect((await call('GET', '/api/settings')).body).toEqual({ defaultModel: 'opus', defaultWorkdir: '/home/projetos/old', maxConcurrent: 4 });
+    const legacy = await call('PUT', '/api/settings', { maxConcurrentExecutions: 3, workingDirectory: '/home/projetos/' });
+    expect([legacy.status, legacy.body]).toEqual([200, { defaultModel: 'opus', defaultWorkdir: '/home/projetos', maxConcurrent: 3 }]);
+  });
+
   it.each([
-    [{ maxConcurrentExecutions: 0 }, /^body\.maxConcurrentExecutions: /],
+    [{ maxConcurrent: 0 }, /^body\.maxConcurrent: /],
+    [{ maxConcurrent: 21 }, /^body\.maxConcurrent: /],
+    [{ maxConcurrent: 2.5 }, /^body\.maxConcurrent: /],
+    [{ maxConcurrent: '3' }, /^body\.maxConcurrent: /],
     [{ maxConcurrentExecutions: 21 }, /^body\.maxConcurrentExecutions: /],
-    [{ maxConcurrentExecutions: 2.5 }, /^body\.maxConcurrentExecutions: /],
-    [{ maxConcurrentExecutions: '3' }, /^body\.maxConcurrentExecutions: /],
-    [{ workingDirectory: 'relative/dir' }, /^body\.workingDirectory: the working directory must be an absolute path \(got "relative\/dir"\)$/],
+    [{ defaultWorkdir: 'relative/dir' }, /^body\.defaultWorkdir: the working directory must be an absolute path \(got "relative\/dir"\)$/],
+    [{ defaultWorkdir: '/etc/agents' }, /^body\.defaultWorkdir: the working directory "\/etc\/agents" is outside the allowed roots \(\/home\/projetos\)$/],
     [{ workingDirectory: '/etc/agents' }, /^body\.workingDirectory: the working directory "\/etc\/agents" is outside the allowed roots \(\/home\/projetos\)$/],
     [{ defaultModel: '--dangerous' }, /^body\.defaultModel: a model name/],
     [{ defaultModel: '' }, /^body\.defaultModel: /],
     [{ theme: 'dark' }, /^body: Unrecognized key: "theme"$/],
     [{}, /^body: at least one settings field$/],
-    [{ maxConcurrentExecutions: 3, workingDirectory: 'x' }, /^body\.workingDirectory: /],
+    [{ maxConcurrent: 3, maxConcurrentExecutions: 4 }, /^body: maxConcurrent and maxConcurrentExecutions name the same field: give one$/],
+    [{ defaultWorkdir: '/home/projetos', workingDirectory: '/home/projetos' }, /^body: defaultWorkdir and workingDirectory name the same field: give one$/],
+    [{ maxConcurrent: 3, defaultWorkdir: 'x' }, /^body\.defaultWorkdir: /],
   ])('refuses %j with 400 and changes nothing', async (body, message) => {
     const before = (await call('GET', '/api/settings')).body;
     const answer = await call('PUT', '/api/settings', body);
@@ -231,7 +302,7 @@ describe('settings', () => {
 });
 
 describe('GET /api/system/info', () => {
-  it('answers versions, uptime, memory and the active execution count', async () => {
+  it("answers the panel's fields (the installed CLI's version), then versions, uptime, memory and the active execution count", async () => {
     await createExecution(database.db, {
       id: 'cccccccc-0000-4000-8000-000000000001',
       kind: 'agent', agentId: null, agentName: 'Info probe', source: 'manual',
@@ -240,7 +311,13 @@ describe('GET /api/system/info', () => {
     const packageJson = JSON.parse(fs.readFileSync(path.join(__dirname, '../../package.json'), 'utf8'));
     const answer = await call('GET', '/api/system/info');
     expect(answer.status).toBe(200);
+    const installedCli = execFileSync(path.join(__dirname, '../../node_modules/.bin/claude'), ['--version'], { encoding: 'utf8' }).trim();
+    expect(installedCli).toMatch(/^2\.1\.331 /);
     expect(answer.body).toEqual({
+      serverVersion: packageJson.version,
+      nodeVersion: process.version,
+      claudeVersion: installedCli,
+      uptime: answer.body.uptimeSeconds,
       service: { name: 'consultores-agentes', version: packageJson.version },
       node: process.version,
       platform: `${process.platform} ${process.arch}`,
@@ -252,6 +329,7 @@ describe('GET /api/system/info', () => {
       agentIsolation: { mode: process.getuid?.() === 0 ? 'user-pool' : 'service-user', reason: expect.any(String) },
     });
     expect(answer.body.activeExecutions).toBeGreaterThanOrEqual(1);
+    expect(Number.isInteger(answer.body.uptime)).toBe(true);
     expect(answer.body.memoryMiB.rss).toBeGreaterThan(answer.body.memoryMiB.heapUsed);
     await database.pool.query("DELETE FROM executions WHERE id = 'cccccccc-0000-4000-8000-000000000001'");
   });
@@ -293,7 +371,7 @@ describe('bounds: the oldest reports and notifications are pruned where they are
     const [laterOfTie] = [tieA!, tieB!].sort((x, y) => (x.id < y.id ? 1 : -1));
     const list = await call('GET', '/api/notifications');
     expect(list.body.total).toBe(3);
-    expect(list.body.items.map((n: { id: string }) => n.id)).toEqual([newest!.id, third!.id, laterOfTie!.id]);
+    expect(list.body.notifications.map((n: { id: string }) => n.id)).toEqual([newest!.id, third!.id, laterOfTie!.id]);
     await database.pool.query('DELETE FROM notifications');
   });
 });

@@ -197,8 +197,8 @@ describe('the API refuses working directories outside the roots (400, nothing cr
     const empty = await call('PUT', `/api/agents/${prefilled.body.id}`, { workingDirectory: '' });
     expect(empty).toMatchObject({ status: 200, body: { workingDirectory: null } });
     await call('DELETE', `/api/agents/${prefilled.body.id}`);
-    const settings = await call('PUT', '/api/settings', { workingDirectory: '/home/projetos/' });
-    expect(settings).toMatchObject({ status: 200, body: { workingDirectory: '/home/projetos' } });
+    const settings = await call('PUT', '/api/settings', { defaultWorkdir: '/home/projetos/' });
+    expect(settings).toMatchObject({ status: 200, body: { defaultWorkdir: '/home/projetos' } });
   });
 
   it('ignores a stored default working directory outside the roots: the projects area is used, and the next update rewrites it', async () => {
@@ -207,8 +207,9 @@ describe('the API refuses working directories outside the roots (400, nothing cr
       // As stored before the roots existed: the old default inside the data directory.
       const legacy = { defaultModel: 'sonnet', workingDirectory: path.join(config.orchestration.dataDir, 'projects'), maxConcurrentExecutions: 4 };
       await database.pool.query('INSERT INTO settings (name, value) VALUES (?, ?) ON DUPLICATE KEY UPDATE value = VALUES(value)', [SETTINGS_ROW, JSON.stringify(legacy)]);
-      expect(await call('GET', '/api/settings')).toEqual({ status: 200, body: { ...legacy, workingDirectory: '/home/projetos' } });
-      expect((await call('PUT', '/api/settings', { maxConcurrentExecutions: 3 })).body).toEqual({ ...legacy, workingDirectory: '/home/projetos', maxConcurrentExecutions: 3 });
+      // Answered under the panel's names (services/settings.ts).
+      expect(await call('GET', '/api/settings')).toEqual({ status: 200, body: { defaultModel: 'sonnet', defaultWorkdir: '/home/projetos', maxConcurrent: 4 } });
+      expect((await call('PUT', '/api/settings', { maxConcurrent: 3 })).body).toEqual({ defaultModel: 'sonnet', defaultWorkdir: '/home/projetos', maxConcurrent: 3 });
       expect(await storedSettings()).toEqual({ ...legacy, workingDirectory: '/home/projetos', maxConcurrentExecutions: 3 });
     } finally {
       await database.pool.query('DELETE FROM settings WHERE name = ?', [SETTINGS_ROW]);

@@ -1,0 +1,49 @@
+import { and, count, gte, inArray, lt, sum } from 'drizzle-orm';
+import type { Database } from '../db';
+import { agents, executions } from '../db/schema';
+import { agentCliVersion } from '../lib/claude-version';
+
+/** The panel's dashboard counters and system info (docs/system-status.md). */
+
+export interface SystemDeps {
+  db: Database;
+}
+
+/** The start of `now`'s UTC day and of the next one. */
+export function utcDay(now: Date): { start: Date; end: Date } {
+  const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+  return { start, end: new Date(start.getTime() + 24 * 60 * 60 * 1000) };
+}
+
+/**
+ * The counters GET /api/system/status answers (contract 3.11). Agents have no inactive state here,
+ * so every agent is active. Schedules, pipelines and webhooks do not exist yet in this service:
+ * their counters are 0 until they do. `executions.today` counts the records created on today's UTC
+ * date (the original counted runs since its own start); `costs.today` sums the cost of those
+ * started on it, rounded to 4 decimals, always a number.
+ */
+export async function systemCounters(deps: SystemDeps, now: Date = new Date()) {
+  const { start, end } = utcDay(now);
+  const [agentRow] = await deps.db.select({ n: count() }).from(agents);
+  const [activeRow] = await deps.db.select({ n: count() }).from(executions).where(inArray(executions.status, ['queued', 'running']));
+  const [todayRow] = await deps.db.select({ n: count() }).from(executions).where(and(gte(executions.createdAt, start), lt(executions.createdAt, end)));
+  const [costRow] = await deps.db
+    .select({ total: sum(executions.costUsd) })
+    .from(executions)
+    .where(and(gte(executions.startedAt, start), lt(executions.startedAt, end)));
+  const totalAgents = Number(agentRow?.n ?? 0);
+  const costToday = Math.round(Number(costRow?.total ?? 0) * 10_000) / 10_000;
+  return {
+    agents: { total: totalAgents, active: totalAgents, inactive: 0 },
+    executions: { active: Number(activeRow?.n ?? 0), today: Number(todayRow?.n ?? 0) },
+    schedules: { total: 0, active: 0 },
+    pipelines: { total: 0, active: 0, running: 0 },
+    webhooks: { total: 0, active: 0 },
+    costs: { today: costToday },
+  };
+}
+
+/** The installed agent CLI's version (`claude --version`), or 'N/A'. */
+export function claudeVersion(agentCommand: string): Promise<string> {
+  return agentCliVersion(agentCommand);
+}

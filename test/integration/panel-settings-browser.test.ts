@@ -1,0 +1,63 @@
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import type { Config } from '../../lib/config';
+import { launchBrowser, openPanelPage, panelDirForTests, type TestBrowser } from '../support/browser';
+import { startTestServer, type TestServer } from '../support/server';
+import { until } from '../support/waiting';
+
+/**
+ * The panel's Settings page in Chromium against our answers (contract rows 49, 59, 60): it shows the
+ * Node and installed Claude CLI versions and the stored default model, and saving shows no error.
+ */
+
+let server: TestServer;
+let browser: TestBrowser;
+
+beforeAll(async () => {
+  const dir = panelDirForTests();
+  server = await startTestServer((config: Config) => ({ ...config, panel: { dir } }));
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function api(method: string, route: string, body?: unknown) {
+  const response = await fetch(`${server.url}${route}`, {
+    method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+it('shows the versions and the stored settings, and saves the form without an error toast', async () => {
+  // One of the models the panel's select lists, so the form can show it.
+  expect((await api('PUT', '/api/settings', { defaultModel: 'claude-opus-4-6', defaultWorkdir: '/home/projetos', maxConcurrent: 3 })).status).toBe(200);
+  const installedCli = execFileSync(path.join(__dirname, '../../node_modules/.bin/claude'), ['--version'], { encoding: 'utf8' }).trim();
+
+  const panel = await openPanelPage(browser, server.url);
+  await panel.page.goto(`${server.url}/app.html#settings`, { waitUntil: 'load' });
+  await panel.page.waitForFunction(`document.getElementById('info-node-version')?.textContent === ${JSON.stringify(process.version)}`, { timeout: 30_000 });
+  const shown = await panel.page.evaluate(`({
+    node: document.getElementById('info-node-version')?.textContent,
+    claude: document.getElementById('info-claude-version')?.textContent,
+    model: document.getElementById('settings-default-model')?.value,
+    workdir: document.getElementById('settings-default-workdir')?.value,
+    maxConcurrent: document.getElementById('settings-max-concurrent')?.value,
+  })`);
+  expect(shown).toEqual({ node: process.version, claude: installedCli, model: 'claude-opus-4-6', workdir: '/home/projetos', maxConcurrent: '3' });
+
+  // The panel's own save: its body, through the form's submit.
+  await panel.page.evaluate(`(() => {
+    document.getElementById('settings-max-concurrent').value = '4';
+    document.getElementById('settings-default-workdir').value = '';
+    document.getElementById('settings-form').requestSubmit();
+  })()`);
+  const toasts = await until('the save toast', () => panel.toasts(), (list) => list.length > 0, 30_000);
+  expect(toasts).toEqual([{ kind: 'success', text: expect.stringContaining('Configurações salvas com sucesso') }]);
+  expect((await api('GET', '/api/settings')).body).toEqual({ defaultModel: 'claude-opus-4-6', defaultWorkdir: '/home/projetos', maxConcurrent: 4 });
+  // Other rows (e.g. the dashboard's charts) are not this test's: only the settings' and system's requests.
+  expect(panel.failed.filter((failed) => /^\/api\/(settings|system)/.test(failed.path))).toEqual([]);
+  await panel.page.close();
+});

@@ -1,0 +1,70 @@
+import { createDatabase, type DatabaseHandle } from '../../db';
+import { createExecution } from '../../db/executions-store';
+import { config } from '../../lib/config';
+import { utcDay } from '../../services/system';
+import { startTestServer, type TestServer } from '../support/server';
+
+/** GET /api/system/status: the dashboard's counters (contract 3.11) beside the dependency checks (docs/system-status.md). */
+
+let server: TestServer;
+let database: DatabaseHandle;
+const ids = ['dddddddd-0000-4000-8000-000000000001', 'dddddddd-0000-4000-8000-000000000002', 'dddddddd-0000-4000-8000-000000000003'];
+
+beforeAll(async () => {
+  database = createDatabase(config.mysql);
+  server = await startTestServer();
+});
+
+afterAll(async () => {
+  await database?.pool.query('DELETE FROM executions WHERE id IN (?)', [ids]);
+  await server?.close();
+  await database?.pool.end();
+});
+
+async function status() {
+  const response = await fetch(`${server.url}/api/system/status`);
+  expect(response.status).toBe(200);
+  return (await response.json()) as any;
+}
+
+const execution = (id: string) => ({
+  id, kind: 'agent' as const, agentId: null, agentName: 'Status probe', source: 'manual' as const,
+  task: 't', instructions: '', workingDirectory: '/home/projetos', model: 'sonnet',
+});
+
+describe('GET /api/system/status', () => {
+  it("answers the panel's counters with values, numbers only, beside the dependency checks", async () => {
+    const before = await status();
+    expect(before).toEqual({
+      status: 'ok',
+      checkedAt: expect.any(String),
+      dependencies: expect.objectContaining({ mysql: { status: 'up', latencyMs: expect.any(Number) } }),
+      agents: { total: expect.any(Number), active: before.agents.total, inactive: 0 },
+      executions: { active: expect.any(Number), today: expect.any(Number) },
+      schedules: { total: 0, active: 0 },
+      pipelines: { total: 0, active: 0, running: 0 },
+      webhooks: { total: 0, active: 0 },
+      costs: { today: expect.any(Number) },
+    });
+
+    const agent = await fetch(`${server.url}/api/agents`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `Status agent ${Date.now()}` }),
+    });
+    expect(agent.status).toBe(201);
+    const agentId = ((await agent.json()) as { id: string }).id;
+
+    // Two today (one still queued, one finished at a cost), one started and created yesterday (UTC).
+    for (const id of ids) await createExecution(database.db, execution(id));
+    const today = utcDay(new Date());
+    const yesterday = new Date(today.start.getTime() - 60 * 60 * 1000);
+    await database.pool.query("UPDATE executions SET status = 'completed', cost_usd = 0.12345, started_at = ? WHERE id = ?", [new Date(), ids[1]]);
+    await database.pool.query("UPDATE executions SET status = 'completed', cost_usd = 5, started_at = ?, created_at = ? WHERE id = ?", [yesterday, yesterday, ids[2]]);
+
+    const after = await status();
+    expect(after.agents).toEqual({ total: before.agents.total + 1, active: before.agents.total + 1, inactive: 0 });
+    expect(after.executions).toEqual({ active: before.executions.active + 1, today: before.executions.today + 2 });
+    expect(after.costs.today).toBe(Math.round((before.costs.today + 0.12345) * 10_000) / 10_000);
+
+    await fetch(`${server.url}/api/agents/${agentId}`, { method: 'DELETE' });
+  });
+});
