@@ -1,11 +1,20 @@
 import { deleteReport as removeReport, InvalidReportNameError, listReports as storedReports, readReport as storedReport } from '../activities/agents/reports';
 import { InvalidInputError, NotFoundError } from './errors';
 
-/** Markdown reports of the data area (docs/reports-notifications-settings.md). */
+/** Markdown reports of the data area (docs/reports-notifications-settings.md; contract admin-panel.md 3.16). */
 
 export interface ReportDeps {
   /** AGENT_DATA_DIR: the reports are in its `reports/`. */
   dataDir: string;
+}
+
+/** The contract's list: at most 100 names, newest first. */
+export const REPORTS_LISTED = 100;
+
+/** Contract 5.11: what `App._openReport` reads (`content`). */
+export interface Report {
+  filename: string;
+  content: string;
 }
 
 /** A name that is not a report file name (`..`, separators, NUL...) is refused before any file access. */
@@ -18,15 +27,15 @@ async function checkedName<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-export function listReports(deps: ReportDeps): ReturnType<typeof storedReports> {
-  return storedReports(deps.dataDir);
+/** The newest REPORTS_LISTED report file names, newest first. */
+export async function listReports(deps: ReportDeps): Promise<string[]> {
+  return (await storedReports(deps.dataDir)).slice(0, REPORTS_LISTED).map((entry) => entry.filename);
 }
 
-/** The report's Markdown. */
-export async function readReport(deps: ReportDeps, filename: string): Promise<string> {
-  const markdown = await checkedName(() => storedReport(deps.dataDir, filename));
-  if (markdown === null) throw new NotFoundError(`report ${filename} not found`);
-  return markdown;
+export async function readReport(deps: ReportDeps, filename: string): Promise<Report> {
+  const content = await checkedName(() => storedReport(deps.dataDir, filename));
+  if (content === null) throw new NotFoundError(`report ${filename} not found`);
+  return { filename, content };
 }
 
 export async function deleteReport(deps: ReportDeps, filename: string): Promise<void> {

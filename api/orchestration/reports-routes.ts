@@ -4,7 +4,10 @@ import type { Services } from '../../lib/services';
 import { deleteReport, listReports, readReport } from '../../services/reports';
 import { useCaseErrors } from '../use-case-errors';
 
-/** Markdown reports of the data area (docs/reports-notifications-settings.md); use cases in services/reports.ts. */
+/**
+ * Markdown reports of the data area (docs/reports-notifications-settings.md; contract rows 69-71);
+ * use cases in services/reports.ts.
+ */
 export function reportsRoutes(services: Services): Router {
   const deps = { dataDir: services.config.orchestration.dataDir };
   const router = orchestrationRouter('/reports');
@@ -16,14 +19,12 @@ export function reportsRoutes(services: Services): Router {
 
   // The router hands the name decoded: `..%2F..%2Fetc%2Fpasswd` arrives as `../../etc/passwd`.
   router.get('/:filename', async (ctx) => {
-    const markdown = await readReport(deps, ctx.params.filename ?? '');
-    ctx.type = 'text/markdown; charset=utf-8';
-    ctx.body = markdown;
+    ctx.body = await readReport(deps, ctx.params.filename ?? '');
   });
 
   router.delete('/:filename', async (ctx) => {
     await deleteReport(deps, ctx.params.filename ?? '');
-    ctx.status = 204;
+    ctx.body = { success: true };
   });
 
   return router;

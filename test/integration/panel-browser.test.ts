@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import { writeExecutionReport, type ReportRecord } from '../../activities/agents/reports';
+import { raiseNotification } from '../../db/notifications-store';
 import type { Config } from '../../lib/config';
 import { launchBrowser, openPanelPage, panelDirForTests, screenshotPath, type FailedRequest, type PanelPage, type TestBrowser } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/server';
@@ -132,4 +134,61 @@ describe('the admin panel in Chromium', () => {
     expect(panel.sockets).toHaveLength(1);
     await panel.page.close();
   });
+
+  it('shows our notifications in the bell and marks them all read (rows 44, 46); opens a report as the WebSocket would (row 70)', async () => {
+    const { db } = server.services.database;
+    await server.services.database.pool.query('DELETE FROM notifications');
+    const kept = server.services.config.orchestration.limits.notifications;
+    await raiseNotification(db, { kind: 'execution.completed', title: 'Execução concluída', message: 'Revisor finished' }, kept);
+    await raiseNotification(db, { kind: 'execution.failed', title: 'Execução falhou', message: 'exit 1' }, kept);
+    const { dataDir, reportsDir } = server.services.config.orchestration;
+    const reportFile = await writeExecutionReport(REPORT, { dataDir, reportsDir }, server.services.config.orchestration.limits.reports);
+
+    const panel = await openPanelPage(browser, server.url);
+    await panel.page.goto(`${server.url}/app.html`, { waitUntil: 'load' });
+    await panel.page.waitForFunction(`document.getElementById('notification-badge')?.textContent === '2'`, { timeout: 30_000 });
+    await panel.page.click('#notification-bell');
+    await panel.page.waitForFunction(`document.querySelectorAll('#notification-list .notification-item.unread').length === 2`, { timeout: 30_000 });
+    const items = `[...document.querySelectorAll('#notification-list .notification-item')].map((item) => [item.querySelector('.notification-item-icon').className, item.querySelector('.notification-item-title').textContent, item.querySelector('.notification-item-time').textContent])`;
+    expect(await panel.page.evaluate(items)).toEqual([
+      ['notification-item-icon error', 'Execução falhou', 'agora'],
+      ['notification-item-icon success', 'Execução concluída', 'agora'],
+    ]);
+    await panel.page.click('#mark-all-read');
+    await panel.page.waitForFunction(`document.querySelectorAll('#notification-list .notification-item.unread').length === 0`, { timeout: 30_000 });
+    expect(await panel.page.evaluate(`document.getElementById('notification-badge').classList.contains('hidden')`)).toBe(true);
+    expect((await until('all read in MySQL', async (): Promise<any> => (await fetch(`${server.url}/api/notifications`)).json(), (body) => body.unreadCount === 0)).notifications).toHaveLength(2);
+
+    await panel.page.evaluate(`App._openReport(${JSON.stringify(reportFile)})`);
+    await panel.page.waitForFunction(`document.querySelector('#execution-detail-content .report-markdown')?.textContent.includes('# Agent execution: Painel')`, { timeout: 30_000 });
+    expect(await panel.page.evaluate(`document.querySelector('#execution-detail-content .report-markdown').textContent`)).toBe(
+      fs.readFileSync(`${dataDir}/reports/${reportFile}`, 'utf8'),
+    );
+    expect(await unexplained(panel)).toEqual({ requests: [], consoleErrors: [], errorToasts: [] });
+    await panel.page.close();
+    await server.services.database.pool.query('DELETE FROM notifications');
+  });
 });
+
+/** A report of an execution, as the workflow writes it. */
+const REPORT: ReportRecord = {
+  id: '7a7a7a7a-0000-4000-8000-000000000000',
+  kind: 'agent',
+  agentName: 'Painel',
+  status: 'completed',
+  source: 'manual',
+  model: 'sonnet',
+  workingDirectory: '/home/projetos',
+  sessionId: null,
+  costUsd: 0,
+  durationMs: 1000,
+  turns: 1,
+  task: 'Say <b>hi</b>',
+  instructions: '',
+  output: 'hi',
+  outputTruncated: false,
+  error: null,
+  createdAt: new Date('2026-04-01T10:00:00.000Z'),
+  startedAt: new Date('2026-04-01T10:00:00.000Z'),
+  finishedAt: new Date('2026-04-01T10:00:01.000Z'),
+};

@@ -1,0 +1,19 @@
+import { z } from 'zod';
+
+/** GET /notifications: the contract's list is the newest 50 (admin-panel.md 3.10); `page` and `pageSize` are our addition. */
+export const NOTIFICATIONS_PAGE_SIZE = { min: 1, max: 100, default: 50 } as const;
+
+/** A query value given once, as in the history's query (executions-input.ts). */
+const integerIn = (min: number, max: number, fallback: number) =>
+  z
+    .string({ error: 'given once, as a string' })
+    .regex(/^\d+$/, 'an integer')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max))
+    .optional()
+    .transform((value) => value ?? fallback);
+
+export const notificationsQuery = z.strictObject({
+  page: integerIn(1, 1_000_000, 1),
+  pageSize: integerIn(NOTIFICATIONS_PAGE_SIZE.min, NOTIFICATIONS_PAGE_SIZE.max, NOTIFICATIONS_PAGE_SIZE.default),
+});
