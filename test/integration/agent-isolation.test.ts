@@ -15,7 +15,7 @@ import { config, ConfigError, loadConfig } from '../../lib/config';
 import { logger } from '../../lib/logger';
 import { repoRoot } from '../../lib/paths';
 import { agentGroupId, agentWorkspace } from '../support/agent-workspace';
-import { startStandInModel, type StandInModel } from '../fixtures/stand-in-model';
+import { standInEnv, startStandInModel, type StandInModel } from '../fixtures/stand-in-model';
 import { rejection } from '../support/waiting';
 
 /**
@@ -398,7 +398,7 @@ describe('the real Claude Code CLI, service running as root', () => {
     let message = '';
     try {
       execFileSync(claudeCli, ['-p', '--permission-mode', 'bypassPermissions', 'hi'], {
-        env: { PATH: process.env.PATH ?? '', HOME: os.homedir(), ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'sk-stand-in', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' },
+        env: { PATH: process.env.PATH ?? '', HOME: os.homedir(), ...standInEnv(model) },
         stdio: ['ignore', 'pipe', 'pipe'],
         encoding: 'utf8',
       });
@@ -418,13 +418,7 @@ describe('the real Claude Code CLI, service running as root', () => {
       run: { prompt, maxTurns: 2 },
       cwd: path.join(workspace, 'real-cli'),
       workdirRoots: [workspace],
-      baseEnv: {
-        ...agentBaseEnv(process.env),
-        ANTHROPIC_BASE_URL: model.url,
-        ANTHROPIC_API_KEY: 'sk-stand-in',
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-        DISABLE_AUTOUPDATER: '1',
-      },
+      baseEnv: { ...agentBaseEnv(process.env), ...standInEnv(model) },
       onEvent: (event) => {
         events.push(event.kind);
       },
@@ -448,7 +442,7 @@ describe('the real Claude Code CLI, service running as root', () => {
       run: { prompt, maxTurns: 2 },
       cwd: path.join(workspace, 'real-cli-continue'),
       workdirRoots: [workspace],
-      baseEnv: { ...agentBaseEnv(process.env), ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'sk-stand-in', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' },
+      baseEnv: { ...agentBaseEnv(process.env), ...standInEnv(model) },
     });
     model.enqueue({ kind: 'text', text: 'First answer.', when: (request) => JSON.stringify(request.body).includes('first question') });
     // The first run as the pool's last user: the lowest free user will be another one.
@@ -499,15 +493,18 @@ describe('who agents run as', () => {
 });
 
 describe('the session store', () => {
+  /** Writes the session `<dir>/<name>.jsonl`, last written `secondsAgo`. */
+  const writeSession = (dir: string, name: string, secondsAgo: number) => {
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, `${name}.jsonl`);
+    fs.writeFileSync(file, '{}\n');
+    const when = new Date(Date.now() - secondsAgo * 1000);
+    fs.utimesSync(file, when, when);
+  };
+
   it('keeps the most recently written sessions up to its bound, deleting the oldest', async () => {
     const store = fs.mkdtempSync(path.join(outside, 'store-'));
-    const write = (project: string, name: string, secondsAgo: number) => {
-      fs.mkdirSync(path.join(store, project), { recursive: true });
-      const file = path.join(store, project, `${name}.jsonl`);
-      fs.writeFileSync(file, '{}\n');
-      const when = new Date(Date.now() - secondsAgo * 1000);
-      fs.utimesSync(file, when, when);
-    };
+    const write = (project: string, name: string, secondsAgo: number) => writeSession(path.join(store, project), name, secondsAgo);
     write('-old', 'a', 300);
     write('-new', 'b', 200);
     write('-new', 'c', 100);
@@ -518,13 +515,7 @@ describe('the session store', () => {
 
   it('bounds the whole store across the agents’ namespaces, removing a namespace left empty', async () => {
     const store = fs.mkdtempSync(path.join(outside, 'store-'));
-    const write = (agent: string, name: string, secondsAgo: number) => {
-      fs.mkdirSync(path.join(store, agent, '-proj'), { recursive: true });
-      const file = path.join(store, agent, '-proj', `${name}.jsonl`);
-      fs.writeFileSync(file, '{}\n');
-      const when = new Date(Date.now() - secondsAgo * 1000);
-      fs.utimesSync(file, when, when);
-    };
+    const write = (agent: string, name: string, secondsAgo: number) => writeSession(path.join(store, agent, '-proj'), name, secondsAgo);
     write('agent-a', 'a', 300);
     write('agent-b', 'b', 200);
     write('agent-c', 'c', 100);

@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import { writeExecutionReport, type ReportRecord } from '../../activities/agents/reports';
 import { raiseNotification } from '../../db/notifications-store';
-import type { Config } from '../../lib/config';
-import { launchBrowser, openPanelPage, panelDirForTests, screenshotPath, type FailedRequest, type PanelPage, type TestBrowser } from '../support/browser';
-import { startTestServer, type TestServer } from '../support/server';
+import { openPanelPage, screenshotPath, startPanelSession, type FailedRequest, type PanelPage, type PanelSession, type TestBrowser } from '../support/browser';
+import type { TestServer } from '../support/server';
 import { until } from '../support/waiting';
 
 /**
@@ -58,19 +57,16 @@ async function unexplained(panel: PanelPage) {
   };
 }
 
+let session: PanelSession;
 let server: TestServer;
 let browser: TestBrowser;
 
 beforeAll(async () => {
-  const dir = panelDirForTests();
-  server = await startTestServer((config: Config) => ({ ...config, panel: { dir } }));
-  browser = await launchBrowser();
+  session = await startPanelSession();
+  ({ server, browser } = session);
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+afterAll(() => session?.close());
 
 describe('the admin panel in Chromium', () => {
   it('opens /app.html from our origin alone, connects its own WebSocket at / and shows it connected', async () => {

@@ -1,8 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import type { Config } from '../../lib/config';
-import { launchBrowser, openPanelPage, panelDirForTests, type TestBrowser } from '../support/browser';
-import { startTestServer, type TestServer } from '../support/server';
+import { openPanelPage, startPanelSession, type PanelSession, type TestBrowser } from '../support/browser';
+import type { TestServer } from '../support/server';
 import { until } from '../support/waiting';
 
 /**
@@ -10,19 +9,16 @@ import { until } from '../support/waiting';
  * Node and installed Claude CLI versions and the stored default model, and saving shows no error.
  */
 
+let session: PanelSession;
 let server: TestServer;
 let browser: TestBrowser;
 
 beforeAll(async () => {
-  const dir = panelDirForTests();
-  server = await startTestServer((config: Config) => ({ ...config, panel: { dir } }));
-  browser = await launchBrowser();
+  session = await startPanelSession();
+  ({ server, browser } = session);
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+afterAll(() => session?.close());
 
 async function api(method: string, route: string, body?: unknown) {
   const response = await fetch(`${server.url}${route}`, {

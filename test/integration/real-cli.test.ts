@@ -10,7 +10,7 @@ import { agentIsolation } from '../../lib/agent-isolation';
 import { config } from '../../lib/config';
 import { logger } from '../../lib/logger';
 import { repoRoot } from '../../lib/paths';
-import { promptsOf, STAND_IN_TEXT, startStandInModel, turnsOf, type StandInModel } from '../fixtures/stand-in-model';
+import { promptsOf, standInEnv, STAND_IN_TEXT, startStandInModel, turnsOf, type StandInModel } from '../fixtures/stand-in-model';
 import { agentWorkspace } from '../support/agent-workspace';
 import { rejection, until } from '../support/waiting';
 
@@ -65,10 +65,7 @@ function start(prompt: string, options: { env?: Record<string, string>; resume?:
     sessions: { store: sessionStore, agentId: 'agent-real-cli' },
     baseEnv: {
       ...agentBaseEnv(process.env),
-      ANTHROPIC_BASE_URL: model.url,
-      ANTHROPIC_API_KEY: 'sk-stand-in',
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      DISABLE_AUTOUPDATER: '1',
+      ...standInEnv(model),
       // Without it a 429/529 is retried 10 times with backoff up to 32 s (docs/claude-code-cli.md).
       CLAUDE_CODE_MAX_RETRIES: '0',
       ...options.env,

@@ -4,6 +4,7 @@ import path from 'node:path';
 import puppeteer, { type Browser, type HTTPRequest, type Page } from 'puppeteer-core';
 import { config } from '../../lib/config';
 import { repoRoot } from '../../lib/paths';
+import { startTestServer, type TestServer } from './server';
 
 /**
  * Browser tests of the admin panel: Debian's Chromium (CHROMIUM_PATH, never downloaded) driven by
@@ -21,6 +22,33 @@ export function panelDirForTests(): string {
     throw new Error(`the admin panel is not at ${dir} (no app.html): set PANEL_DIR to the panel's public/ directory (default ${DEFAULT_TEST_PANEL_DIR})`);
   }
   return fs.realpathSync(dir);
+}
+
+/** A service that serves the panel (panelDirForTests) and a browser to open it in; `close` ends both. */
+export interface PanelSession {
+  server: TestServer;
+  browser: TestBrowser;
+  close(): Promise<void>;
+}
+
+export async function startPanelSession(): Promise<PanelSession> {
+  const dir = panelDirForTests();
+  const server = await startTestServer((current) => ({ ...current, panel: { dir } }));
+  let browser: TestBrowser;
+  try {
+    browser = await launchBrowser();
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
+  return {
+    server,
+    browser,
+    async close() {
+      await browser.close();
+      await server.close();
+    },
+  };
 }
 
 /**
