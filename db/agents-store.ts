@@ -76,7 +76,8 @@ const CREATE_ATTEMPTS = 3;
 export async function createAgent(db: Database, data: AgentData, limits: Pick<AgentStoreLimits, 'agents'>): Promise<Agent> {
   for (let attempt = 1; ; attempt++) {
     const now = new Date();
-    const agent: Agent = { id: randomUUID(), ...agentDataOf(data), version: 1, createdAt: now, updatedAt: now };
+    // TODO(issue 14, agents contract): the new columns come from AgentData.
+    const agent: Agent = { id: randomUUID(), tags: [], status: 'active', allowedTools: '', retryOnFailure: false, maxRetries: 3, delegateTo: null, ...agentDataOf(data), version: 1, createdAt: now, updatedAt: now };
     try {
       await db.transaction(async (tx) => {
         const [counted] = await tx.select({ total: count() }).from(agents).for('update');

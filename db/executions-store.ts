@@ -18,10 +18,10 @@ export type PublicExecution = Omit<Execution, 'clientId' | 'waitingHeartbeatAt'>
 /** A history or recent-list item: the public record without its output (up to megabytes each). */
 export type ExecutionSummary = Omit<Execution, 'output' | 'clientId' | 'waitingHeartbeatAt'>;
 
-export const EXECUTION_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const satisfies readonly ExecutionStatus[];
+export const EXECUTION_STATUSES = ['queued', 'running', 'retrying', 'completed', 'error', 'canceled'] as const satisfies readonly ExecutionStatus[];
 export const EXECUTION_SOURCES = ['manual', 'schedule', 'webhook', 'retry', 'continue'] as const satisfies readonly ExecutionSource[];
-export const ACTIVE_STATUSES = ['queued', 'running'] as const satisfies readonly ExecutionStatus[];
-export type FinalStatus = Exclude<ExecutionStatus, 'queued' | 'running'>;
+export const ACTIVE_STATUSES = ['queued', 'running', 'retrying'] as const satisfies readonly ExecutionStatus[];
+export type FinalStatus = Exclude<ExecutionStatus, (typeof ACTIVE_STATUSES)[number]>;
 
 /**
  * The most output characters a record keeps. MEDIUMTEXT holds 16 MiB; at up to 4 bytes per
@@ -202,7 +202,7 @@ export async function finishExecution(
 export async function cancelQueuedExecution(db: Database, id: string, error: string, finishedAt: Date = new Date()): Promise<boolean> {
   const [result] = await db
     .update(executions)
-    .set({ status: 'cancelled', error, finishedAt })
+    .set({ status: 'canceled', error, finishedAt })
     .where(and(eq(executions.id, id), eq(executions.status, 'queued')));
   return result.affectedRows > 0;
 }
@@ -376,7 +376,7 @@ export async function clearExecutionHistory(db: Database): Promise<number> {
   let deleted = 0;
   for (;;) {
     const [result] = await db.execute(
-      sql`DELETE FROM executions WHERE status NOT IN ('queued', 'running') LIMIT ${CLEAR_BATCH}`,
+      sql`DELETE FROM executions WHERE status NOT IN ('queued', 'running', 'retrying') LIMIT ${CLEAR_BATCH}`,
     );
     const affected = (result as unknown as { affectedRows: number }).affectedRows;
     deleted += affected;

@@ -8,7 +8,7 @@ import { notifications } from './schema';
 export type Notification = typeof notifications.$inferSelect;
 
 export interface NewNotification {
-  /** What happened, e.g. `execution.completed`, `execution.failed`, `execution.cancelled`. */
+  /** What happened, e.g. `execution.completed`, `execution.error`, `execution.canceled`. */
   kind: string;
   title: string;
   message: string;

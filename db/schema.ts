@@ -145,7 +145,19 @@ export const agents = mysqlTable(
     instructions: mediumtext('instructions').notNull(),
     workingDirectory: varchar('working_directory', { length: 1000 }),
     permissionMode: varchar('permission_mode', { length: 32 }).notNull().default('bypassPermissions'),
+    /** 0: no turn limit (no `--max-turns`). */
     maxTurns: int('max_turns').notNull(),
+    /** The panel's labels: strings of 1-50 characters, at most 20 (docs/agents.md). */
+    tags: jsonText<string[]>('tags').notNull().default(sql`('[]')`),
+    /** `active` or `inactive`: an inactive agent is not executed. */
+    status: varchar('status', { length: 16 }).$type<'active' | 'inactive'>().notNull().default('active'),
+    /** Claude Code's `--allowedTools`, comma-separated as the panel edits it; '' allows the mode's default. */
+    allowedTools: varchar('allowed_tools', { length: 2000 }).notNull().default(''),
+    /** A failed run is tried again, at most `max_retries` more times (workflows/agents/execution.ts). */
+    retryOnFailure: boolean('retry_on_failure').notNull().default(false),
+    maxRetries: int('max_retries').notNull().default(3),
+    /** The agent a completed run's result is handed to; null: none. */
+    delegateTo: varchar('delegate_to', { length: 36 }),
     version: int('version').notNull().default(1),
     createdAt: datetime('created_at', { fsp: 3, mode: 'date' }).notNull(),
     updatedAt: datetime('updated_at', { fsp: 3, mode: 'date' }).notNull(),
@@ -162,6 +174,10 @@ export const agentVersions = mysqlTable(
       .references(() => agents.id, { onDelete: 'cascade' }),
     version: int('version').notNull(),
     data: jsonText<AgentData>('data').notNull(),
+    /** What the change was, for the versions list ("created", "updated: model, tags", "restored version 3"). */
+    changelog: varchar('changelog', { length: 500 }).notNull().default(''),
+    /** The agent fields this version changed (the data's keys). */
+    changedFields: jsonText<string[]>('changed_fields').notNull().default(sql`('[]')`),
     createdAt: datetime('created_at', { fsp: 3, mode: 'date' }).notNull(),
   },
   (table) => [primaryKey({ columns: [table.agentId, table.version] })],
@@ -199,7 +215,7 @@ export const executions = mysqlTable(
     agentId: varchar('agent_id', { length: 36 }),
     agentName: varchar('agent_name', { length: 100 }).notNull(),
     pipelineId: varchar('pipeline_id', { length: 36 }),
-    status: varchar('status', { length: 16 }).$type<'queued' | 'running' | 'completed' | 'failed' | 'cancelled'>().notNull(),
+    status: varchar('status', { length: 16 }).$type<'queued' | 'running' | 'retrying' | 'completed' | 'error' | 'canceled'>().notNull(),
     source: varchar('source', { length: 16 }).$type<'manual' | 'schedule' | 'webhook' | 'retry' | 'continue'>().notNull(),
     scheduleId: varchar('schedule_id', { length: 36 }),
     clientId: varchar('client_id', { length: 128 }),
@@ -209,6 +225,17 @@ export const executions = mysqlTable(
     model: varchar('model', { length: 100 }).notNull(),
     sessionId: varchar('session_id', { length: 128 }),
     parentExecutionId: varchar('parent_execution_id', { length: 36 }),
+    /** The session a `continue` execution resumed. */
+    parentSessionId: varchar('parent_session_id', { length: 128 }),
+    /** The execution whose result this one was delegated from (config.delegateTo), and how deep the chain is (0: not delegated). */
+    delegatedFrom: varchar('delegated_from', { length: 36 }),
+    delegationDepth: int('delegation_depth').notNull().default(0),
+    /** The answer: the CLI's `result` event text (else the assistant's text); null until completed. */
+    result: mediumtext('result'),
+    /** The agent process's exit code, when it exited. */
+    exitCode: int('exit_code'),
+    /** Runs of this record so far (1 + retries on failure, config.retryOnFailure). */
+    attempt: int('attempt').notNull().default(1),
     costUsd: double('cost_usd'),
     durationMs: int('duration_ms'),
     turns: int('turns'),

@@ -25,7 +25,7 @@ export const MISSING_WORKFLOW_GRACE_MS = 60_000;
 export const CLOSED_WORKFLOW_GRACE_MS = 10_000;
 
 export interface StrandedExecutionOutcome {
-  status: 'failed' | 'cancelled';
+  status: 'error' | 'canceled';
   error: string;
 }
 
@@ -46,7 +46,7 @@ export function strandedExecutionOutcome(state: WorkflowState, createdAt: Date, 
   if (state.kind === 'open') return null;
   if (state.kind === 'missing' && now.getTime() - createdAt.getTime() < MISSING_WORKFLOW_GRACE_MS) return null;
   if (state.kind === 'closed' && state.closedAt && now.getTime() - state.closedAt.getTime() < CLOSED_WORKFLOW_GRACE_MS) return null;
-  return { status: state.kind === 'closed' && state.status === 'CANCELLED' ? 'cancelled' : 'failed', error: workflowGoneError(state) };
+  return { status: state.kind === 'closed' && state.status === 'CANCELLED' ? 'canceled' : 'error', error: workflowGoneError(state) };
 }
 
 /** The ranking job's run ended from outside, as `ranking_job_runs` records it. */

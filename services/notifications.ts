@@ -17,7 +17,7 @@ export interface NotificationDeps {
 /** The panel styles `success` and `error`; anything else is shown as info (a cancellation). */
 export type NotificationType = 'success' | 'error' | 'info';
 
-const TYPE_OF_KIND: Record<string, NotificationType> = { 'execution.completed': 'success', 'execution.failed': 'error' };
+const TYPE_OF_KIND: Record<string, NotificationType> = { 'execution.completed': 'success', 'execution.error': 'error' };
 
 /** One notification as the panel reads it; `kind` and `executionId` are kept from our earlier shape. */
 export interface NotificationView {

@@ -1,5 +1,6 @@
 import { and, count, gte, inArray, lt, sum } from 'drizzle-orm';
 import type { Database } from '../db';
+import { ACTIVE_STATUSES } from '../db/executions-store';
 import { agents, executions } from '../db/schema';
 import { agentCliVersion } from '../lib/claude-version';
 
@@ -25,7 +26,7 @@ export function utcDay(now: Date): { start: Date; end: Date } {
 export async function systemCounters(deps: SystemDeps, now: Date = new Date()) {
   const { start, end } = utcDay(now);
   const [agentRow] = await deps.db.select({ n: count() }).from(agents);
-  const [activeRow] = await deps.db.select({ n: count() }).from(executions).where(inArray(executions.status, ['queued', 'running']));
+  const [activeRow] = await deps.db.select({ n: count() }).from(executions).where(inArray(executions.status, [...ACTIVE_STATUSES]));
   const [todayRow] = await deps.db.select({ n: count() }).from(executions).where(and(gte(executions.createdAt, start), lt(executions.createdAt, end)));
   const [costRow] = await deps.db
     .select({ total: sum(executions.costUsd) })

@@ -273,7 +273,7 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
 
     async notifyFinished(executionId: string): Promise<void> {
       const record = await existingRecord(executionId);
-      const verb = { completed: 'completed', failed: 'failed', cancelled: 'was cancelled' }[record.status as FinalStatus] ?? record.status;
+      const verb = { completed: 'completed', error: 'failed', canceled: 'was canceled' }[record.status as FinalStatus] ?? record.status;
       await raiseNotification(db, {
         kind: `execution.${record.status}`,
         title: `${record.agentName} ${verb}`,

@@ -127,7 +127,7 @@ async function cancelTimes(api: Api, scratch: string): Promise<{ processGone: nu
     await api.call('POST', `/agents/${agentId}/cancel/${executionId}`);
     await waitFor(() => processRunning(pid), (running) => !running, 5);
     processGone.push(performance.now() - sent);
-    await waitFor(() => api.call('GET', `/executions/history/${executionId}`), (record: { status: string }) => record.status === 'cancelled', 20);
+    await waitFor(() => api.call('GET', `/executions/history/${executionId}`), (record: { status: string }) => record.status === 'canceled', 20);
     recordCancelled.push(performance.now() - sent);
   }
   return { processGone, recordCancelled };

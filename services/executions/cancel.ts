@@ -1,12 +1,12 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { activeExecutions, cancelQueuedExecution, finishExecution, getExecution, type ExecutionSummary } from '../../db/executions-store';
+import { ACTIVE_STATUSES, activeExecutions, cancelQueuedExecution, finishExecution, getExecution, type ExecutionSummary } from '../../db/executions-store';
 import { agentExecutionWorkflowId } from '../../temporal/agent-execution';
 import { CANCELLED_ERROR } from '../../workflows/agents/execution-errors';
 import { ConflictError, NotFoundError } from '../errors';
 import type { ExecutionDeps } from './deps';
 import { liveStreamOf, published } from './live';
 
-const ACTIVE = new Set(['queued', 'running']);
+const ACTIVE = new Set<string>(ACTIVE_STATUSES);
 
 export const isActive = (execution: Pick<ExecutionSummary, 'status'>): boolean => ACTIVE.has(execution.status);
 
@@ -22,7 +22,7 @@ async function cancelActive(deps: ExecutionDeps, execution: ExecutionSummary): P
     if (ended) {
       await published(
         deps,
-        liveStreamOf(deps, ended)?.finished({ status: 'cancelled', costUsd: null, durationMs: null, sessionId: ended.sessionId, error: CANCELLED_ERROR }),
+        liveStreamOf(deps, ended)?.finished({ status: 'canceled', costUsd: null, durationMs: null, sessionId: ended.sessionId, error: CANCELLED_ERROR }),
       );
     }
   }
@@ -30,7 +30,7 @@ async function cancelActive(deps: ExecutionDeps, execution: ExecutionSummary): P
     await deps.temporal.workflow.getHandle(agentExecutionWorkflowId(execution.id)).cancel();
   } catch (error) {
     if (!(error instanceof WorkflowNotFoundError)) throw error;
-    await finishExecution(deps.db, execution.id, { status: 'cancelled', error: CANCELLED_ERROR });
+    await finishExecution(deps.db, execution.id, { status: 'canceled', error: CANCELLED_ERROR });
   }
 }
 

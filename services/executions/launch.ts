@@ -59,8 +59,8 @@ export async function launchExecution(
   } catch (error) {
     deps.logger.error({ err: error, executionId: execution.id }, 'agent execution workflow not started');
     const reason = 'the execution could not be started (workflow engine unavailable)';
-    await finishExecution(deps.db, execution.id, { status: 'failed', error: reason });
-    await published(deps, live?.finished({ status: 'failed', costUsd: null, durationMs: null, sessionId: execution.sessionId, error: reason }));
+    await finishExecution(deps.db, execution.id, { status: 'error', error: reason });
+    await published(deps, live?.finished({ status: 'error', costUsd: null, durationMs: null, sessionId: execution.sessionId, error: reason }));
     throw new UnavailableError('the execution could not be started: the workflow engine is unavailable');
   }
   return { executionId: execution.id, status: 'queued' };

@@ -35,7 +35,7 @@ beforeAll(async () => {
   server = await startTestServer();
   // Records left active by an interrupted earlier run would hold slots.
   await server.services.database.pool.query(
-    "UPDATE executions SET status = 'failed', finished_at = NOW(3), error = 'left by an earlier test run' WHERE status IN ('queued', 'running')",
+    "UPDATE executions SET status = 'error', finished_at = NOW(3), error = 'left by an earlier test run' WHERE status IN ('queued', 'running')",
   );
   // Other suites change the settings: fix the ones these tests depend on.
   await api('PUT', '/api/settings', { maxConcurrent: 2, defaultModel: 'sonnet', defaultWorkdir: config.orchestration.workdirRoots[0] });
@@ -250,7 +250,7 @@ describe('POST /agents/{id}/execute', () => {
       expect(answer.status).toBe(503);
       expect(await answer.json()).toEqual({ error: 'the execution could not be started: the workflow engine is unavailable' });
       const [latest] = (await api('GET', `/api/executions/history?agentId=${agentId}`)).body.items;
-      expect(latest).toMatchObject({ status: 'failed', error: 'the execution could not be started (workflow engine unavailable)', startedAt: null });
+      expect(latest).toMatchObject({ status: 'error', error: 'the execution could not be started (workflow engine unavailable)', startedAt: null });
     } finally {
       await cut.close();
     }
@@ -261,7 +261,7 @@ describe('POST /agents/{id}/execute', () => {
     const executionId = await execute(agentId, { task: 'Break', instructions: '' });
     const done = await finished(executionId);
     expect(done).toMatchObject({
-      status: 'failed',
+      status: 'error',
       error: 'claude-code exited with code 2: fake agent failure (FAKE_AGENT_FAIL=1)\nstderr: fake-agent: failing on purpose (FAKE_AGENT_FAIL=1)',
       costUsd: 0.0421,
       turns: 1,
@@ -269,7 +269,7 @@ describe('POST /agents/{id}/execute', () => {
       outputSeq: 1,
       reportFile: expect.any(String),
     });
-    expect(await notificationOf(executionId)).toMatchObject({ kind: 'execution.failed', message: done.error });
+    expect(await notificationOf(executionId)).toMatchObject({ kind: 'execution.error', message: done.error });
     failedExecutionId = executionId;
   });
 });
@@ -364,14 +364,14 @@ describe('cancel, continue, retry', () => {
     const answer = await api('POST', `/api/agents/${agentId}/cancel/${executionId}`);
     expect(answer).toMatchObject({ status: 202, body: { executionId, status: 'cancelling' } });
     const done = await finished(executionId);
-    expect(done).toMatchObject({ status: 'cancelled', error: 'cancelled by request', reportFile: expect.any(String) });
+    expect(done).toMatchObject({ status: 'canceled', error: 'cancelled by request', reportFile: expect.any(String) });
     expect(done.output.startsWith('Received prompt: Be brief.\n\nTake your time\nWorking, step 2 of 10000.\n')).toBe(true);
     await until('agent process gone', async () => processRunning(pid), (alive) => !alive, 10_000);
 
     expect((await api('POST', `/api/agents/${agentId}/cancel/${executionId}`)).status).toBe(409);
     const unknown = await api('POST', `/api/agents/${agentId}/cancel/00000000-0000-4000-8000-000000000000`);
     expect(unknown).toMatchObject({ status: 404, body: { error: `execution 00000000-0000-4000-8000-000000000000 of agent ${agentId} not found` } });
-    expect(await notificationOf(executionId)).toMatchObject({ kind: 'execution.cancelled', message: 'cancelled by request' });
+    expect(await notificationOf(executionId)).toMatchObject({ kind: 'execution.canceled', message: 'cancelled by request' });
   });
 
   it('cancels every active execution at once, running or queued', async () => {
@@ -390,7 +390,7 @@ describe('cancel, continue, retry', () => {
     const answer = await api('POST', '/api/executions/cancel-all');
     expect(answer.status).toBe(202);
     expect([...answer.body.cancelled].sort()).toEqual([...ids].sort());
-    for (const id of ids) expect(await finished(id)).toMatchObject({ status: 'cancelled', error: 'cancelled by request' });
+    for (const id of ids) expect(await finished(id)).toMatchObject({ status: 'canceled', error: 'cancelled by request' });
     expect((await record(ids[2]!)).startedAt).toBeNull();
   });
 
@@ -426,7 +426,7 @@ describe('cancel, continue, retry', () => {
       task: parent.task,
       instructions: parent.instructions,
       workingDirectory: parent.workingDirectory,
-      status: 'failed',
+      status: 'error',
     });
     expect((await api('POST', '/api/executions/00000000-0000-4000-8000-000000000000/retry')).status).toBe(404);
   });
@@ -550,7 +550,7 @@ describe('a worker that stops mid-execution', () => {
 
     first = await startWorker(); // finishes the workflow the stopped worker left
     const done = await finished(executionId);
-    expect(done).toMatchObject({ status: 'failed', error: WORKER_STOPPED_ERROR, sessionId: expect.any(String) });
+    expect(done).toMatchObject({ status: 'error', error: WORKER_STOPPED_ERROR, sessionId: expect.any(String) });
   }, 90_000);
 
   it('killed, leaves no record running: the execution fails with the worker-lost error and the queue moves on', async () => {
@@ -582,7 +582,7 @@ describe('a worker that stops mid-execution', () => {
     await startWorker();
 
     const slow = await finished(slowId, 90_000);
-    expect(slow).toMatchObject({ status: 'failed', error: WORKER_LOST_ERROR });
+    expect(slow).toMatchObject({ status: 'error', error: WORKER_LOST_ERROR });
     const quick = await finished(quickId, 60_000);
     expect(quick.status).toBe('completed');
     expect(new Date(quick.startedAt).getTime()).toBeGreaterThanOrEqual(new Date(slow.finishedAt).getTime());

@@ -111,7 +111,7 @@ describe('execution use cases called without the HTTP layer', () => {
 
     // Cancelled while queued: ended here at once; a second cancel conflicts.
     expect(await cancelExecution(deps, agentId, launched.executionId)).toEqual({ executionId: launched.executionId, status: 'cancelling' });
-    expect((await executionDetail(deps, launched.executionId)).status).toBe('cancelled');
+    expect((await executionDetail(deps, launched.executionId)).status).toBe('canceled');
     await expect(cancelExecution(deps, agentId, launched.executionId)).rejects.toThrow(
       new ConflictError(`execution ${launched.executionId} already finished (cancelled)`),
     );

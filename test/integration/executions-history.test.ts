@@ -70,10 +70,10 @@ beforeAll(async () => {
     status: 'completed', output: 'All good', sessionId: 'sess-a', costUsd: 0.0123, durationMs: 61_000, turns: 3,
   });
   B = await record(base({ source: 'schedule', scheduleId: 'sched-1', task: 'Nightly lint', createdAt: at('2026-01-11T09:00:00.000Z') }), {
-    status: 'failed', error: 'agent exited with code 1', output: '',
+    status: 'error', error: 'agent exited with code 1', output: '',
   });
   C = await record(base({ agentId: AGENT_2, agentName: 'Doc Writer', source: 'webhook', task: TRICKY_TASK, createdAt: at('2026-01-12T23:59:59.999Z') }), {
-    status: 'cancelled',
+    status: 'canceled',
   });
   D = await record(
     base({ agentId: AGENT_2, agentName: 'Doc Writer', source: 'retry', parentExecutionId: 'x', createdAt: at('2026-01-13T00:00:00.000Z') }),
@@ -119,7 +119,7 @@ describe('the execution store', () => {
     expect(finished?.changed).toBe(true);
     expect(finished?.execution).toMatchObject({ status: 'completed', sessionId: 's-1', costUsd: 0.5, durationMs: 1200, turns: 2, output: 'hello world', error: null });
 
-    const twice = await finishExecution(database.db, id, { status: 'failed', error: 'late retry', output: 'other' });
+    const twice = await finishExecution(database.db, id, { status: 'error', error: 'late retry', output: 'other' });
     expect(twice?.changed).toBe(false);
     expect(twice?.execution).toEqual(finished?.execution);
     expect(await appendOutputPiece(database.db, id, { text: 'too late', fromSeq: 4, toSeq: 4 })).toBe(false);
@@ -295,7 +295,7 @@ describe('GET and DELETE /api/executions/history/{id}', () => {
     expect(await getExecution(database.db, B.id)).toBeNull();
     expect((await call('DELETE', `/api/executions/history/${B.id}`)).status).toBe(404);
     B = await record(base({ id: B.id, source: 'schedule', scheduleId: 'sched-1', task: 'Nightly lint', createdAt: B.createdAt }), {
-      status: 'failed', error: 'agent exited with code 1', output: '',
+      status: 'error', error: 'agent exited with code 1', output: '',
     });
   });
 });
@@ -374,7 +374,7 @@ describe('GET /api/executions/export', () => {
     for (const [i, task] of formulas.entries()) {
       stored.push(
         await record(base({ agentId, agentName: '=Formula agent', task, createdAt: at(`2026-03-0${i + 1}T10:00:00.000Z`) }), {
-          status: 'failed', error: '-1 exit code', costUsd: 0.5, durationMs: 61_000, turns: 2,
+          status: 'error', error: '-1 exit code', costUsd: 0.5, durationMs: 61_000, turns: 2,
         }),
       );
     }

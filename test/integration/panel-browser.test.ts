@@ -136,7 +136,7 @@ describe('the admin panel in Chromium', () => {
     await server.services.database.pool.query('DELETE FROM notifications');
     const kept = server.services.config.orchestration.limits.notifications;
     await raiseNotification(db, { kind: 'execution.completed', title: 'Execução concluída', message: 'Revisor finished' }, kept);
-    await raiseNotification(db, { kind: 'execution.failed', title: 'Execução falhou', message: 'exit 1' }, kept);
+    await raiseNotification(db, { kind: 'execution.error', title: 'Execução falhou', message: 'exit 1' }, kept);
     const { dataDir, reportsDir } = server.services.config.orchestration;
     const reportFile = await writeExecutionReport(REPORT, { dataDir, reportsDir }, server.services.config.orchestration.limits.reports);
 

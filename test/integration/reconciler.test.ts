@@ -48,7 +48,7 @@ beforeAll(async () => {
   temporal = server.services.temporal.client;
   // Records left active by an interrupted earlier run would hold the slot.
   await server.services.database.pool.query(
-    "UPDATE executions SET status = 'failed', finished_at = NOW(3), error = 'left by an earlier test run' WHERE status IN ('queued', 'running')",
+    "UPDATE executions SET status = 'error', finished_at = NOW(3), error = 'left by an earlier test run' WHERE status IN ('queued', 'running')",
   );
   expect((await api('PUT', '/api/settings', { maxConcurrent: 1 })).status).toBe(200);
   await seedPersonIndex(100, 5);
@@ -162,10 +162,10 @@ describe('executions reconciler', () => {
     await until('agent process gone', async () => processRunning(pid), (alive) => !alive, 15_000);
 
     const done = await finished(executionId);
-    expect(done).toMatchObject({ status: 'failed', error: TERMINATED_ERROR, reportFile: expect.any(String) });
+    expect(done).toMatchObject({ status: 'error', error: TERMINATED_ERROR, reportFile: expect.any(String) });
     expect(done.finishedAt).toEqual(expect.any(String));
     const notifications = (await api('GET', '/api/notifications?pageSize=100')).body.notifications as any[];
-    expect(notifications.find((item) => item.executionId === executionId)).toMatchObject({ kind: 'execution.failed', message: TERMINATED_ERROR });
+    expect(notifications.find((item) => item.executionId === executionId)).toMatchObject({ kind: 'execution.error', message: TERMINATED_ERROR });
 
     // The freed slot went to the execution queued behind it, which then ran to its end.
     const next = await finished(nextId);
@@ -185,13 +185,13 @@ describe('executions reconciler', () => {
     await terminateExecution(waitingId);
 
     const done = await finished(waitingId);
-    expect(done).toMatchObject({ status: 'failed', error: TERMINATED_ERROR, startedAt: null });
+    expect(done).toMatchObject({ status: 'error', error: TERMINATED_ERROR, startedAt: null });
     // It never took the slot: the running execution is untouched.
     expect(await record(runningId)).toMatchObject({ status: 'running' });
     expect(processRunning(pid)).toBe(true);
 
     expect((await api('POST', `/api/agents/${agentId}/cancel/${runningId}`)).status).toBe(202);
-    expect(await finished(runningId)).toMatchObject({ status: 'cancelled' });
+    expect(await finished(runningId)).toMatchObject({ status: 'canceled' });
   });
 
   it('ends a record whose workflow does not exist once it is older than the grace; a young one waits', async () => {
@@ -201,12 +201,12 @@ describe('executions reconciler', () => {
     const young = await createExecution(db, base);
     try {
       const done = await finished(old.id);
-      expect(done).toMatchObject({ status: 'failed', error: "the execution's workflow was not found: it never started or is gone" });
+      expect(done).toMatchObject({ status: 'error', error: "the execution's workflow was not found: it never started or is gone" });
       // A whole pass after that: the young record (its workflow may be starting) is still queued.
       await passStartedAfter(RECONCILERS.executions, new Date(done.finishedAt));
       expect(await record(young.id)).toMatchObject({ status: 'queued', finishedAt: null });
     } finally {
-      await server.services.database.pool.query("UPDATE executions SET status = 'failed', finished_at = NOW(3) WHERE id = ?", [young.id]);
+      await server.services.database.pool.query("UPDATE executions SET status = 'error', finished_at = NOW(3) WHERE id = ?", [young.id]);
     }
   });
 
@@ -231,7 +231,7 @@ describe('executions reconciler', () => {
     } finally {
       await pool.query('DROP TRIGGER IF EXISTS refuse_reconciler_test');
     }
-    expect(await finished(executionId)).toMatchObject({ status: 'failed', error: TERMINATED_ERROR });
+    expect(await finished(executionId)).toMatchObject({ status: 'error', error: TERMINATED_ERROR });
   });
 });
 

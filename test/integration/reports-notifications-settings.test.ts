@@ -173,15 +173,15 @@ describe('reports', () => {
 describe('notifications', () => {
   it('lists {notifications, unreadCount} newest first with the fields the panel reads (row 44), paginated', async () => {
     const old = await raiseNotification(database.db, { kind: 'execution.completed', title: 'Done', message: 'Reviewer finished', executionId: 'e-1', createdAt: new Date('2026-01-01T00:00:00.000Z')  }, KEPT.notifications);
-    const middle = await raiseNotification(database.db, { kind: 'execution.failed', title: 'Failed', message: 'exit 1', createdAt: new Date('2026-01-02T00:00:00.000Z')  }, KEPT.notifications);
-    const newest = await raiseNotification(database.db, { kind: 'execution.cancelled', title: 'Cancelled', message: 'by the user', createdAt: new Date('2026-01-03T00:00:00.000Z')  }, KEPT.notifications);
+    const middle = await raiseNotification(database.db, { kind: 'execution.error', title: 'Failed', message: 'exit 1', createdAt: new Date('2026-01-02T00:00:00.000Z')  }, KEPT.notifications);
+    const newest = await raiseNotification(database.db, { kind: 'execution.canceled', title: 'Cancelled', message: 'by the user', createdAt: new Date('2026-01-03T00:00:00.000Z')  }, KEPT.notifications);
 
     const all = await call('GET', '/api/notifications');
     expect(all.status).toBe(200);
     expect(all.body).toEqual({
       notifications: [
-        { id: newest.id, type: 'info', kind: 'execution.cancelled', title: 'Cancelled', message: 'by the user', executionId: null, read: false, createdAt: '2026-01-03T00:00:00.000Z' },
-        { id: middle.id, type: 'error', kind: 'execution.failed', title: 'Failed', message: 'exit 1', executionId: null, read: false, createdAt: '2026-01-02T00:00:00.000Z' },
+        { id: newest.id, type: 'info', kind: 'execution.canceled', title: 'Cancelled', message: 'by the user', executionId: null, read: false, createdAt: '2026-01-03T00:00:00.000Z' },
+        { id: middle.id, type: 'error', kind: 'execution.error', title: 'Failed', message: 'exit 1', executionId: null, read: false, createdAt: '2026-01-02T00:00:00.000Z' },
         { id: old.id, type: 'success', kind: 'execution.completed', title: 'Done', message: 'Reviewer finished', executionId: 'e-1', read: false, createdAt: '2026-01-01T00:00:00.000Z' },
       ],
       unreadCount: 3,
@@ -200,7 +200,7 @@ describe('notifications', () => {
 
   it('marks one read with 200 {success:true} (row 45), 404 {error} for an unknown id', async () => {
     const one = await raiseNotification(database.db, { kind: 'execution.completed', title: 'A', message: 'a', createdAt: new Date('2026-01-01T00:00:00.000Z') }, KEPT.notifications);
-    const other = await raiseNotification(database.db, { kind: 'execution.failed', title: 'B', message: 'b', createdAt: new Date('2026-01-02T00:00:00.000Z') }, KEPT.notifications);
+    const other = await raiseNotification(database.db, { kind: 'execution.error', title: 'B', message: 'b', createdAt: new Date('2026-01-02T00:00:00.000Z') }, KEPT.notifications);
     expect(await call('POST', `/api/notifications/${one.id}/read`)).toMatchObject({ status: 200, body: { success: true } });
     // Again is fine.
     expect(await call('POST', `/api/notifications/${one.id}/read`)).toMatchObject({ status: 200, body: { success: true } });
@@ -227,17 +227,17 @@ describe('notifications', () => {
 
   it('clears all with 200 {success:true, deleted} (row 47)', async () => {
     await raiseNotification(database.db, { kind: 'execution.completed', title: 'A', message: 'a' }, KEPT.notifications);
-    await raiseNotification(database.db, { kind: 'execution.failed', title: 'B', message: 'b' }, KEPT.notifications);
+    await raiseNotification(database.db, { kind: 'execution.error', title: 'B', message: 'b' }, KEPT.notifications);
     expect(await call('DELETE', '/api/notifications')).toMatchObject({ status: 200, body: { success: true, deleted: 2 } });
     expect((await call('GET', '/api/notifications')).body).toEqual({ notifications: [], unreadCount: 0, total: 0, page: 1, pageSize: 50, totalPages: 0 });
   });
 
   it('serves rows stored before the contract (no type column): the type comes from the stored kind', async () => {
     await database.pool.query(
-      "INSERT INTO notifications (id, kind, title, message, execution_id, `read`, created_at) VALUES ('legacy-0001', 'execution.failed', 'Old', 'stored earlier', NULL, 1, '2025-12-31 23:59:59.000')",
+      "INSERT INTO notifications (id, kind, title, message, execution_id, `read`, created_at) VALUES ('legacy-0001', 'execution.error', 'Old', 'stored earlier', NULL, 1, '2025-12-31 23:59:59.000')",
     );
     expect((await call('GET', '/api/notifications')).body.notifications).toEqual([
-      { id: 'legacy-0001', type: 'error', kind: 'execution.failed', title: 'Old', message: 'stored earlier', executionId: null, read: true, createdAt: '2025-12-31T23:59:59.000Z' },
+      { id: 'legacy-0001', type: 'error', kind: 'execution.error', title: 'Old', message: 'stored earlier', executionId: null, read: true, createdAt: '2025-12-31T23:59:59.000Z' },
     ]);
     await database.pool.query('DELETE FROM notifications');
   });

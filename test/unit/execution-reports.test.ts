@@ -6,7 +6,7 @@ const record = (overrides: Partial<ReportRecord> = {}): ReportRecord => ({
   id: '0F1E2D3C-4b5a-4678-9abc-def012345678',
   kind: 'agent',
   agentName: 'Revisor de Código',
-  status: 'failed',
+  status: 'error',
   source: 'schedule',
   model: 'sonnet',
   workingDirectory: '/srv/work',
@@ -128,7 +128,7 @@ describe('CSV helpers', () => {
     const row = csvRow({
       id: 'e1', kind: 'agent', agentId: null, agentName: 'A', pipelineId: null, status: 'completed', source: 'manual',
       scheduleId: null, task: 't', instructions: 'i', workingDirectory: '/w', model: 'm', sessionId: null,
-      parentExecutionId: null, costUsd: 0.5, durationMs: 10, turns: null, outputTruncated: false, outputSeq: 0, error: null, reportFile: null,
+      parentExecutionId: null, parentSessionId: null, delegatedFrom: null, delegationDepth: 0, result: null, exitCode: null, attempt: 1, costUsd: 0.5, durationMs: 10, turns: null, outputTruncated: false, outputSeq: 0, error: null, reportFile: null,
       createdAt: new Date('2026-01-01T00:00:00.000Z'), startedAt: null, finishedAt: null,
     });
     // Numbers stay numbers, so the formula escaping (which applies to text cells) never prefixes them.

@@ -15,11 +15,11 @@ describe('strandedExecutionOutcome', () => {
   });
 
   it.each([
-    ['TERMINATED', 'failed'],
-    ['FAILED', 'failed'],
-    ['TIMED_OUT', 'failed'],
-    ['COMPLETED', 'failed'],
-    ['CANCELLED', 'cancelled'],
+    ['TERMINATED', 'error'],
+    ['FAILED', 'error'],
+    ['TIMED_OUT', 'error'],
+    ['COMPLETED', 'error'],
+    ['CANCELLED', 'canceled'],
   ])('ends a record whose workflow closed as %s: %s, naming the status', (status, expected) => {
     expect(strandedExecutionOutcome(closed(status), now, now)).toEqual({
       status: expected,
@@ -35,7 +35,7 @@ describe('strandedExecutionOutcome', () => {
   it('ends a record without a workflow only once it is older than MISSING_WORKFLOW_GRACE_MS', () => {
     expect(strandedExecutionOutcome({ kind: 'missing' }, ago(MISSING_WORKFLOW_GRACE_MS - 1), now)).toBeNull();
     expect(strandedExecutionOutcome({ kind: 'missing' }, ago(MISSING_WORKFLOW_GRACE_MS), now)).toEqual({
-      status: 'failed',
+      status: 'error',
       error: "the execution's workflow was not found: it never started or is gone",
     });
   });

@@ -21,7 +21,7 @@ export interface AgentExecutionInput {
 
 export interface AgentExecutionResult {
   executionId: string;
-  status: 'completed' | 'failed' | 'cancelled';
+  status: 'completed' | 'error' | 'canceled';
   error: string | null;
 }
 
@@ -63,7 +63,7 @@ export async function agentExecutionWorkflow(input: AgentExecutionInput): Promis
     const mayRun = await slot.waitForSlot(executionId);
     if (!mayRun) {
       // Ended while queued (the API cancels a queued record itself): the report and notification still follow.
-      const closed = await CancellationScope.nonCancellable(() => close({ executionId, status: 'cancelled', error: CANCELLED_ERROR }));
+      const closed = await CancellationScope.nonCancellable(() => close({ executionId, status: 'canceled', error: CANCELLED_ERROR }));
       return { executionId, ...closed };
     }
     const result: AgentRunOutcome = await run.runAgentExecution({ executionId, resumeSessionId: input.resumeSessionId ?? null });
@@ -72,10 +72,10 @@ export async function agentExecutionWorkflow(input: AgentExecutionInput): Promis
     // Only a cancellation of this workflow (the API's cancel) is `cancelled`; an activity cancelled by
     // its worker shutting down is a failure of the run.
     if (isCancellation(error) && CancellationScope.current().consideredCancelled) {
-      await CancellationScope.nonCancellable(() => close({ executionId, status: 'cancelled', error: CANCELLED_ERROR }));
+      await CancellationScope.nonCancellable(() => close({ executionId, status: 'canceled', error: CANCELLED_ERROR }));
       throw error;
     }
-    outcome = { executionId, status: 'failed', ...failureOf(error) };
+    outcome = { executionId, status: 'error', ...failureOf(error) };
   }
   await close(outcome);
   return { executionId, status: outcome.status, error: outcome.error };
