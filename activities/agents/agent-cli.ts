@@ -12,7 +12,7 @@ export const DEFAULT_PERMISSION_MODE: PermissionMode = 'bypassPermissions';
 /** What one run asks of the agent. The prompt goes to standard input, never into the argument list. */
 export interface AgentRunOptions {
   prompt: string;
-  /** Positive integer: the agent stops after this many turns. */
+  /** The agent stops after this many turns; 0 means no limit (no `--max-turns`). */
   maxTurns: number;
   /** The CLI's default model when absent. */
   model?: string;
@@ -20,6 +20,10 @@ export interface AgentRunOptions {
   permissionMode?: PermissionMode;
   /** Continue this session (the id an earlier run's init or result event reported). */
   resumeSessionId?: string;
+  /** Replaces the CLI's default system prompt (the agent's own prompt). */
+  systemPrompt?: string;
+  /** The only tools the agent may use without asking (Claude Code names or patterns, e.g. `Read`, `Bash(git:*)`); all when absent. */
+  allowedTools?: string[];
 }
 
 /** One line of the agent's standard output, understood. */

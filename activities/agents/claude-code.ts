@@ -9,25 +9,31 @@ import {
 
 /**
  * Claude Code in print mode with streaming JSON output:
- *   claude -p --output-format stream-json --verbose --max-turns N --permission-mode MODE
- *          [--model MODEL] [--resume SESSION_ID]
+ *   claude -p --output-format stream-json --verbose [--max-turns N] --permission-mode MODE
+ *          [--model MODEL] [--resume SESSION_ID] [--system-prompt TEXT] [--allowedTools A,B]
  * with the prompt on standard input. Claude Code refuses stream-json in print mode without --verbose.
  */
 export const claudeCode: AgentCli = {
   name: 'claude-code',
 
   buildArgs(options: AgentRunOptions): string[] {
-    if (!Number.isInteger(options.maxTurns) || options.maxTurns < 1) {
-      throw new AgentOptionsError(`maxTurns must be a positive integer, got ${options.maxTurns}`);
+    if (!Number.isInteger(options.maxTurns) || options.maxTurns < 0) {
+      throw new AgentOptionsError(`maxTurns must be a non-negative integer, got ${options.maxTurns}`);
     }
     const permissionMode = options.permissionMode ?? DEFAULT_PERMISSION_MODE;
     if (!PERMISSION_MODES.includes(permissionMode)) {
       throw new AgentOptionsError(`permissionMode must be one of ${PERMISSION_MODES.join(', ')}, got ${permissionMode}`);
     }
-    const args = ['-p', '--output-format', 'stream-json', '--verbose', '--max-turns', String(options.maxTurns)];
+    const args = ['-p', '--output-format', 'stream-json', '--verbose'];
+    // 0 is the panel's "no limit": the CLI's own default applies.
+    if (options.maxTurns > 0) args.push('--max-turns', String(options.maxTurns));
     args.push('--permission-mode', permissionMode);
     if (options.model !== undefined) args.push('--model', optionValue('model', options.model));
     if (options.resumeSessionId !== undefined) args.push('--resume', optionValue('resumeSessionId', options.resumeSessionId));
+    if (options.systemPrompt !== undefined) args.push('--system-prompt', optionValue('systemPrompt', options.systemPrompt));
+    if (options.allowedTools !== undefined && options.allowedTools.length > 0) {
+      args.push('--allowedTools', options.allowedTools.map((tool) => toolName(tool)).join(','));
+    }
     return args;
   },
 
@@ -70,6 +76,12 @@ function optionValue(name: string, value: string): string {
     throw new AgentOptionsError(`${name} must be non-empty and must not start with "-", got "${value}"`);
   }
   return value;
+}
+
+// The list goes as one comma-separated value: a comma inside a name would split it into two.
+function toolName(value: string): string {
+  if (value.includes(',')) throw new AgentOptionsError(`allowedTools entries must not contain ",", got "${value}"`);
+  return optionValue('allowedTools entry', value.trim());
 }
 
 type JsonObject = Record<string, unknown>;

@@ -31,16 +31,36 @@ describe('Claude Code adapter: argument list', () => {
     ]);
   });
 
+  it('adds the system prompt and the allowed tools as one comma-separated value', () => {
+    expect(
+      claudeCode.buildArgs({ prompt: 'Review', maxTurns: 4, systemPrompt: 'You review code.\n- Be brief.', allowedTools: ['Read', 'Grep', 'Bash(git diff:*)'] }),
+    ).toEqual([
+      '-p', '--output-format', 'stream-json', '--verbose', '--max-turns', '4', '--permission-mode', 'bypassPermissions',
+      '--system-prompt', 'You review code.\n- Be brief.', '--allowedTools', 'Read,Grep,Bash(git diff:*)',
+    ]);
+  });
+
+  it('leaves out --max-turns for 0 (no limit) and --allowedTools for an empty list', () => {
+    expect(claudeCode.buildArgs({ prompt: 'x', maxTurns: 0, allowedTools: [] })).toEqual([
+      '-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'bypassPermissions',
+    ]);
+  });
+
   it('never puts the prompt in the argument list', () => {
     expect(claudeCode.buildArgs({ prompt: 'secret plan', maxTurns: 1 }).join(' ')).not.toContain('secret plan');
   });
 
   it.each([
-    [{ maxTurns: 0 }, 'maxTurns must be a positive integer, got 0'],
-    [{ maxTurns: 2.5 }, 'maxTurns must be a positive integer, got 2.5'],
+    [{ maxTurns: -1 }, 'maxTurns must be a non-negative integer, got -1'],
+    [{ maxTurns: 2.5 }, 'maxTurns must be a non-negative integer, got 2.5'],
     [{ maxTurns: 1, permissionMode: 'yolo' }, 'permissionMode must be one of default, acceptEdits, bypassPermissions, plan, got yolo'],
     [{ maxTurns: 1, model: '--dangerously-skip-permissions' }, 'model must be non-empty and must not start with "-", got "--dangerously-skip-permissions"'],
     [{ maxTurns: 1, resumeSessionId: '' }, 'resumeSessionId must be non-empty and must not start with "-", got ""'],
+    [{ maxTurns: 1, systemPrompt: '--allowedTools Bash' }, 'systemPrompt must be non-empty and must not start with "-", got "--allowedTools Bash"'],
+    [{ maxTurns: 1, systemPrompt: ' ' }, 'systemPrompt must be non-empty and must not start with "-", got " "'],
+    [{ maxTurns: 1, allowedTools: ['Read', '--dangerously-skip-permissions'] }, 'allowedTools entry must be non-empty and must not start with "-", got "--dangerously-skip-permissions"'],
+    [{ maxTurns: 1, allowedTools: ['Read', ''] }, 'allowedTools entry must be non-empty and must not start with "-", got ""'],
+    [{ maxTurns: 1, allowedTools: ['Read,Write'] }, 'allowedTools entries must not contain ",", got "Read,Write"'],
   ])('refuses %j', (options, message) => {
     const build = () => claudeCode.buildArgs({ prompt: 'x', ...(options as { maxTurns: number }) });
     expect(build).toThrow(AgentOptionsError);
