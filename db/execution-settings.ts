@@ -11,8 +11,9 @@ import { settings } from './schema';
  */
 
 export const SETTINGS_ROW = 'orchestration';
-export const MAX_CONCURRENT = { min: 1, max: 20, default: 2 } as const;
-export const DEFAULT_MODEL = 'sonnet';
+export const MAX_CONCURRENT = { min: 1, max: 20, default: 5 } as const;
+/** The contract's defaults (5.10): the panel's model select lists full model names, not CLI aliases. */
+export const DEFAULT_MODEL = 'claude-sonnet-4-6';
 /** The allowed roots of working directories (config.orchestration.workdirRoots). */
 export type WorkdirRoots = readonly string[];
 /** The default working directory: the first allowed root, the projects area (/home/projetos, as in the legacy server). */

@@ -245,17 +245,17 @@ describe('notifications', () => {
 
 describe('settings', () => {
   // The panel's names (contract 3.12). The default working directory is the first allowed root (AGENT_WORKDIR_ROOTS).
-  const defaults = { defaultModel: 'sonnet', defaultWorkdir: '/home/projetos', maxConcurrent: 2 };
+  const defaults = { defaultModel: 'claude-sonnet-4-6', defaultWorkdir: '/home/projetos', maxConcurrent: 5 };
 
   it('answers the defaults, stores a partial update and reads it back (also for the workflow)', async () => {
     const initial = await call('GET', '/api/settings');
     expect([initial.status, initial.body]).toEqual([200, defaults]);
-    const updated = await call('PUT', '/api/settings', { maxConcurrent: 5, defaultWorkdir: '/home/projetos/agents/' });
-    expect([updated.status, updated.body]).toEqual([200, { ...defaults, maxConcurrent: 5, defaultWorkdir: '/home/projetos/agents' }]);
+    const updated = await call('PUT', '/api/settings', { maxConcurrent: 4, defaultWorkdir: '/home/projetos/agents/' });
+    expect([updated.status, updated.body]).toEqual([200, { ...defaults, maxConcurrent: 4, defaultWorkdir: '/home/projetos/agents' }]);
     expect((await call('GET', '/api/settings')).body).toEqual(updated.body);
     // Stored under its own names: what the execution workflow reads for the slot limit and defaults.
     expect(await readExecutionSettings(database.db, config.orchestration.workdirRoots)).toEqual({
-      defaultModel: 'sonnet', workingDirectory: '/home/projetos/agents', maxConcurrentExecutions: 5,
+      defaultModel: 'claude-sonnet-4-6', workingDirectory: '/home/projetos/agents', maxConcurrentExecutions: 4,
     });
     const model = await call('PUT', '/api/settings', { defaultModel: 'claude-opus-4-1' });
     expect(model.body).toEqual({ ...updated.body, defaultModel: 'claude-opus-4-1' });
