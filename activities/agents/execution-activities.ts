@@ -2,7 +2,7 @@ import { ApplicationFailure, CancelledFailure, Context, heartbeat, sleep } from 
 import type Redis from 'ioredis';
 import type { Pool } from 'mysql2/promise';
 import { agentSecretsForRun } from '../../db/agent-secrets-store';
-import { findAgent } from '../../db/agents-store';
+import { findAgent, type Agent } from '../../db/agents-store';
 import { readExecutionSettings } from '../../db/execution-settings';
 import { tryTakeExecutionSlot } from '../../db/execution-slots';
 import { appendOutputPiece, finishExecution, getExecution, OUTPUT_MAX_CHARS, setExecutionReportFile, type Execution, type FinalStatus } from '../../db/executions-store';
@@ -11,7 +11,7 @@ import { raiseNotification } from '../../db/notifications-store';
 import type { Config } from '../../lib/config';
 import { ExecutionLiveStream, liveTargetOf, type ExecutionIdentity } from '../../lib/live-output';
 import type { Logger } from '../../lib/logger';
-import { DEFAULT_PERMISSION_MODE, PERMISSION_MODES, type PermissionMode } from './agent-cli';
+import { DEFAULT_PERMISSION_MODE, PERMISSION_MODES, type AgentRunOptions, type PermissionMode } from './agent-cli';
 import { agentCliFor } from './agent-clis';
 import { sessionStoreIn } from './agent-sessions';
 import { WORKER_STOPPED_ERROR } from '../../workflows/agents/execution-errors';
@@ -40,6 +40,10 @@ export interface AgentRunOutcome {
   costUsd: number | null;
   durationMs: number | null;
   turns: number | null;
+  /** The answer: the CLI's `result` text, else the assistant's text (contract 7.4). */
+  result: string | null;
+  /** The process's exit code, when it exited. */
+  exitCode: number | null;
 }
 
 export interface RunAgentExecutionInput {
@@ -70,8 +74,14 @@ const SLOT_POLL_MS = 250;
 const SLOT_POLL_MAX_MS = 2_000;
 const slotPollDelay = (ahead: number, limit: number) => Math.min(SLOT_POLL_MS * (1 + Math.max(0, ahead - limit)), SLOT_POLL_MAX_MS);
 
+/**
+ * The prompt on the CLI's stdin: the task, then (when the run has additional instructions) a blank
+ * line, `Instruções adicionais:` and the instructions, as the legacy server wrote it (contract 4.4).
+ * The agent's own instructions are its system prompt, not part of this.
+ */
 export function composePrompt(record: Pick<Execution, 'task' | 'instructions'>): string {
-  return record.instructions.trim() === '' ? record.task : `${record.instructions}\n\n${record.task}`;
+  const instructions = record.instructions.trim();
+  return instructions === '' ? record.task : `${record.task}\n\nInstruções adicionais:\n${instructions}`;
 }
 
 function identityOf(record: Execution): ExecutionIdentity {
@@ -88,13 +98,38 @@ function permissionModeOf(value: string): PermissionMode {
   return (PERMISSION_MODES as readonly string[]).includes(value) ? (value as PermissionMode) : DEFAULT_PERMISSION_MODE;
 }
 
+/**
+ * The agent's config as run options (docs/agents.md, "At run time"): its system prompt (none when
+ * empty), allowed tools (comma-separated, blanks dropped), turn limit (0: none) and permission mode
+ * ('' and unknown values: bypassPermissions). The execution's own `instructions` go into the prompt.
+ */
+export function agentRunConfigOf(
+  agent: Pick<Agent, 'instructions' | 'allowedTools' | 'maxTurns' | 'permissionMode'>,
+): Pick<AgentRunOptions, 'systemPrompt' | 'allowedTools' | 'maxTurns' | 'permissionMode'> {
+  const allowedTools = agent.allowedTools.split(',').map((tool) => tool.trim()).filter((tool) => tool !== '');
+  return {
+    maxTurns: agent.maxTurns,
+    permissionMode: permissionModeOf(agent.permissionMode),
+    ...(agent.instructions.trim() !== '' ? { systemPrompt: agent.instructions } : {}),
+    ...(allowedTools.length > 0 ? { allowedTools } : {}),
+  };
+}
+
 /** The activity was cancelled because its worker is shutting down (not by the workflow). */
 function shuttingDown(context: Context): boolean {
   return context.cancellationDetails?.workerShutdown === true;
 }
 
 function outcomeOf(summary: AgentRunSummary): AgentRunOutcome {
-  return { sessionId: summary.sessionId, costUsd: summary.costUsd, durationMs: summary.durationMs, turns: summary.turns };
+  const text = summary.output.trim() === '' ? null : summary.output;
+  return {
+    sessionId: summary.sessionId,
+    costUsd: summary.costUsd,
+    durationMs: summary.durationMs,
+    turns: summary.turns,
+    result: summary.resultText ?? text,
+    exitCode: summary.exitCode,
+  };
 }
 
 export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps) {
@@ -187,9 +222,8 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
           cli: agentCliFor(config.orchestration.agentCommand),
           run: {
             prompt: composePrompt(record),
-            maxTurns: agent.maxTurns,
             model: record.model,
-            permissionMode: permissionModeOf(agent.permissionMode),
+            ...agentRunConfigOf(agent),
             ...(input.resumeSessionId ? { resumeSessionId: input.resumeSessionId } : {}),
           },
           cwd: record.workingDirectory,
@@ -245,6 +279,8 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
         ...(input.costUsd !== undefined ? { costUsd: input.costUsd } : {}),
         ...(input.durationMs !== undefined ? { durationMs: input.durationMs } : {}),
         ...(input.turns !== undefined ? { turns: input.turns } : {}),
+        ...(input.result !== undefined ? { result: input.result } : {}),
+        ...(input.exitCode !== undefined ? { exitCode: input.exitCode } : {}),
       });
       if (!finished) throw ApplicationFailure.nonRetryable(`execution ${input.executionId} not found`, 'ExecutionNotFound');
       const { execution, changed } = finished;
