@@ -7,6 +7,7 @@ import { orchestrationApi } from './orchestration';
 import {
   corsPolicy,
   onOrchestrationPaths,
+  panelSessions,
   rateLimit,
   refuseCrossSiteWrites,
   requireKnownHost,
@@ -15,6 +16,7 @@ import {
 } from './orchestration/security';
 import { rankingApi } from './ranking';
 import { panelFiles } from './panel';
+import { panelGate, signInRoutes } from './sign-in';
 import { MAX_INCOMING_FRAME_BYTES, SocketsByAddress, socketHandshakeGuard, websocketHandler, type SocketAccess } from './websocket';
 
 /** One Koa application serving both APIs over HTTP, the live-output WebSocket at / and /ws, and the admin panel's files when PANEL_DIR is set. */
@@ -22,10 +24,13 @@ export function createApp(services: Services): websockify.App {
   const { orchestration: security, dependencyTimeoutMs } = services.config;
   const koa = new Koa();
   trustProxyHeaders(koa, security.trustProxy);
+  // The panel's sign-in sessions, when a token is set and a panel served (api/sign-in.ts); else null.
+  const sessions = panelSessions(services.config, services.redis);
   const socketAccess: SocketAccess = {
     authToken: security.authToken,
     corsOrigins: security.corsOrigins,
     allowedHosts: security.allowedHosts,
+    sessions,
     ...security.websocket,
   };
   const sockets = new SocketsByAddress();
@@ -46,7 +51,12 @@ export function createApp(services: Services): websockify.App {
   app.use(refuseCrossSiteWrites(security.corsOrigins));
   const budget = { limit: security.rateLimit, timeoutMs: dependencyTimeoutMs };
   app.use(onOrchestrationPaths(rateLimit(services.redis, budget, services.logger)));
-  app.use(onOrchestrationPaths(requireToken(security.authToken)));
+  app.use(onOrchestrationPaths(requireToken(security.authToken, sessions)));
+  // The sign-in reads a form, so it comes before the JSON body parser (which would claim the body).
+  if (sessions !== null && security.authToken !== null) {
+    const signIn = signInRoutes(services, sessions, security.authToken);
+    app.use(signIn.routes()).use(signIn.allowedMethods({ throw: true }));
+  }
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', onError: rethrowAsBadRequest }));
 
   const ranking = rankingApi(services);
@@ -54,7 +64,8 @@ export function createApp(services: Services): websockify.App {
   app.use(ranking.routes()).use(ranking.allowedMethods({ throw: true }));
   app.use(orchestration.routes()).use(orchestration.allowedMethods({ throw: true }));
   // Last: the panel's files (docs/admin-panel.md), behind the same edge; any route wins over a file.
-  if (services.config.panel.dir !== null) app.use(panelFiles(services.config.panel.dir));
+  // With a token, a browser without a session is sent to the sign-in page instead.
+  if (services.config.panel.dir !== null) app.use(panelFiles(services.config.panel.dir, sessions === null ? undefined : panelGate(sessions)));
 
   const live = { relay: services.liveRelay, readyTimeoutMs: dependencyTimeoutMs };
   app.ws.use(websocketHandler(services.logger, socketAccess, sockets, live));

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { send } from '@koa/send';
-import type { Middleware } from 'koa';
+import type { Middleware, ParameterizedContext } from 'koa';
 import { HttpError } from './errors';
 import { isOrchestrationPath, isRankingPath } from './orchestration/security/paths';
 
@@ -28,11 +28,22 @@ function notFound(): HttpError {
  * @koa/send keeps the path inside the root (`..` and encoded `..` are refused) and skips hidden
  * files; the real path of the file is checked as well, so a symlink in the directory that leads out
  * of it is not followed.
+ *
+ * `gate` (with AUTH_TOKEN set, api/sign-in.ts) answers where a request without a session goes
+ * instead: every file, pages, scripts and styles alike, and any path (so nothing says which files
+ * exist), is then a 303 to the sign-in page, which needs none of them.
  */
-export function panelFiles(root: string): Middleware {
+export function panelFiles(root: string, gate?: (ctx: ParameterizedContext) => Promise<string | null>): Middleware {
   return async (ctx, next) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
     if (isOrchestrationPath(ctx.path) || isRankingPath(ctx.path)) return next();
+    const elsewhere = gate === undefined ? null : await gate(ctx);
+    if (elsewhere !== null) {
+      ctx.set('Cache-Control', PANEL_CACHE_CONTROL);
+      ctx.redirect(elsewhere);
+      ctx.status = 303;
+      return;
+    }
     let served: string | undefined;
     try {
       served = await send(ctx, ctx.path, {

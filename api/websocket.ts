@@ -1,11 +1,20 @@
 import type { IncomingMessage } from 'node:http';
 import type Koa from 'koa';
-import type { Middleware } from 'koa';
+import type { Middleware, ParameterizedContext } from 'koa';
 import type { VerifyClientCallbackAsync, WebSocket } from 'ws';
 import type { Logger } from '../lib/logger';
 import { withTimeout } from '../lib/timeout';
 import type { LiveRelay } from './live-relay';
-import { bearerTokenOf, hostAllowed, hostnameOf, socketOriginAllowed, tokenMatches } from './orchestration/security';
+import {
+  bearerTokenOf,
+  hostAllowed,
+  hostnameOf,
+  SessionsUnavailableError,
+  sessionCookieOf,
+  socketOriginAllowed,
+  tokenMatches,
+  type PanelSessions,
+} from './orchestration/security';
 
 /**
  * Where the WebSocket is accepted: `/`, where the admin panel connects (contract 4.1), and `/ws`,
@@ -21,6 +30,10 @@ export const MAX_INCOMING_FRAME_BYTES = 4 * 1024;
 
 export const TOKEN_REQUIRED_REASON = 'token query parameter or Authorization: Bearer header required';
 export const TOKEN_INVALID_REASON = 'invalid token';
+/** With the panel's sign-in (api/sign-in.ts): nothing presented, or a session cookie that names no live session. */
+export const CREDENTIAL_REQUIRED_REASON = 'token query parameter, Authorization: Bearer header or a session (sign in at /sign-in) required';
+export const SESSION_INVALID_REASON = 'session expired or signed out: sign in again at /sign-in';
+export const SESSIONS_UNAVAILABLE_REASON = 'the session cannot be checked now (Redis is unavailable)';
 export const ORIGIN_REFUSED_REASON = 'origin not allowed';
 export const HOST_REFUSED_REASON = 'host not allowed';
 export const TOO_MANY_SOCKETS_REASON = 'too many open sockets from this address';
@@ -59,6 +72,8 @@ export interface SocketAccess {
   corsOrigins: string[];
   /** ALLOWED_HOSTS: the host names the service answers to. */
   allowedHosts: string[];
+  /** The panel's sign-in sessions (AUTH_TOKEN and PANEL_DIR set), accepted besides the token; else null. */
+  sessions: PanelSessions | null;
   maxSocketsPerClient: number;
   pingIntervalMs: number;
 }
@@ -102,7 +117,7 @@ function requestPathOf(request: IncomingMessage): string {
  * The Koa context gives the same reading of proxy headers, client address and query as HTTP requests.
  */
 export function socketHandshakeGuard(app: Koa, access: SocketAccess, sockets: SocketsByAddress): VerifyClientCallbackAsync<IncomingMessage> {
-  const refusalOf = (request: IncomingMessage): Refusal | null => {
+  const refusalOf = async (request: IncomingMessage): Promise<Refusal | null> => {
     if (!WEBSOCKET_PATHS.includes(requestPathOf(request))) return { status: 404, reason: NO_SOCKET_HERE_REASON };
     const ctx = app.createContext(request, undefined as never);
     if (!hostAllowed(access.allowedHosts, hostnameOf(ctx.host))) return { status: 403, reason: HOST_REFUSED_REASON };
@@ -110,25 +125,43 @@ export function socketHandshakeGuard(app: Koa, access: SocketAccess, sockets: So
       return { status: 403, reason: ORIGIN_REFUSED_REASON };
     }
     if (access.authToken !== null) {
-      const presented = socketTokenOf(ctx.query, ctx.get('authorization') || undefined);
-      if (!tokenMatches(access.authToken, presented)) {
-        return { status: 401, reason: presented === null ? TOKEN_REQUIRED_REASON : TOKEN_INVALID_REASON };
-      }
+      const refusal = await credentialRefusal(access.authToken, access.sessions, ctx);
+      if (refusal !== null) return refusal;
     }
     if (sockets.count(ctx.ip) >= access.maxSocketsPerClient) return { status: 429, reason: TOO_MANY_SOCKETS_REASON };
     return null;
   };
   return (info, accept) => {
-    const refusal = refusalOf(info.req);
-    if (refusal === null) {
-      accept(true);
-      return;
+    void refusalOf(info.req).then(answer, () => answer({ status: 500, reason: 'internal error' }));
+    function answer(refusal: Refusal | null): void {
+      if (refusal === null) {
+        accept(true);
+        return;
+      }
+      const body = JSON.stringify({ error: refusal.reason });
+      const headers: Record<string, string> = { 'Content-Type': 'application/json; charset=utf-8' };
+      if (refusal.status === 401) headers['WWW-Authenticate'] = 'Bearer';
+      accept(false, refusal.status, body, headers);
     }
-    const body = JSON.stringify({ error: refusal.reason });
-    const headers: Record<string, string> = { 'Content-Type': 'application/json; charset=utf-8' };
-    if (refusal.status === 401) headers['WWW-Authenticate'] = 'Bearer';
-    accept(false, refusal.status, body, headers);
   };
+}
+
+/**
+ * The token (query parameter or bearer header) when one is presented, which then decides alone;
+ * else, with the panel's sign-in, the session cookie (the panel's own socket: browsers send the
+ * cookie with the handshake, SameSite=Strict keeps it off handshakes other sites' pages start).
+ */
+async function credentialRefusal(authToken: string, sessions: PanelSessions | null, ctx: ParameterizedContext): Promise<Refusal | null> {
+  const presented = socketTokenOf(ctx.query, ctx.get('authorization') || undefined);
+  if (presented !== null) return tokenMatches(authToken, presented) ? null : { status: 401, reason: TOKEN_INVALID_REASON };
+  if (sessions === null) return { status: 401, reason: TOKEN_REQUIRED_REASON };
+  try {
+    if (await sessions.requestHasSession(ctx)) return null;
+  } catch (error) {
+    if (error instanceof SessionsUnavailableError) return { status: 503, reason: SESSIONS_UNAVAILABLE_REASON };
+    throw error;
+  }
+  return { status: 401, reason: sessionCookieOf(ctx) !== undefined ? SESSION_INVALID_REASON : CREDENTIAL_REQUIRED_REASON };
 }
 
 /**

@@ -6,7 +6,7 @@ import { executionsRoutes } from './executions-routes';
 import { healthRoutes } from './health-routes';
 import { notificationsRoutes } from './notifications-routes';
 import { reportsRoutes } from './reports-routes';
-import { requireToken } from './security';
+import { panelSessions, requireToken } from './security';
 import { assertExactMatching, orchestrationRouter } from './router';
 import { settingsRoutes } from './settings-routes';
 import { systemRouter } from './system';
@@ -15,8 +15,8 @@ import { systemRouter } from './system';
 export function orchestrationApi(services: Services): Router {
   const api = orchestrationRouter('/api');
   // The edge in api/app.ts already asked for the token; asking again for whatever a route here
-  // matched means no reading of a path, however odd, reaches a handler without it.
-  api.use(requireToken(services.config.orchestration.authToken));
+  // matched means no reading of a path, however odd, reaches a handler without it (or the panel's session).
+  api.use(requireToken(services.config.orchestration.authToken, panelSessions(services.config, services.redis)));
   for (const router of [
     healthRoutes(),
     systemRouter(services),
