@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, count, desc, eq, lte } from 'drizzle-orm';
-import { agentDataOf, type AgentData } from './agent-data';
+import { agentDataOf, changedDataFields, predatesPanelFields, type AgentData, type AgentDataInput } from './agent-data';
 import type { Database } from './index';
 import { agents, agentVersions } from './schema';
 
@@ -9,7 +9,24 @@ export type Agent = typeof agents.$inferSelect;
 export interface AgentVersion {
   version: number;
   createdAt: Date;
+  /** The agent's data after this version's change (fields added later take their defaults). */
   data: AgentData;
+  changelog: string;
+  /** The data fields this version changed; null for a version written before they were recorded. */
+  changedFields: (keyof AgentData)[] | null;
+}
+
+/** How a write describes itself in the versions list, given the fields it changed. */
+export type Changelog = string | ((changed: (keyof AgentData)[]) => string);
+
+const describe = (changelog: Changelog, changed: (keyof AgentData)[]) => (typeof changelog === 'string' ? changelog : changelog(changed));
+
+/** `delegateTo` names no other existing agent (itself, or an agent that does not exist). */
+export class AgentDelegateInvalidError extends Error {
+  override name = 'AgentDelegateInvalidError';
+  constructor(readonly delegateTo: string) {
+    super(`config.delegateTo: "${delegateTo}" is not the id of another agent`);
+  }
 }
 
 /** Another agent already has this name (unique, case-insensitive: docs/agents.md). */
@@ -73,17 +90,22 @@ const CREATE_ATTEMPTS = 3;
  * already holds `limits.agents` agents (AgentLimitReachedError). The count locks every agent row and
  * the gaps between them, so concurrent creations are serialised and the bound holds exactly.
  */
-export async function createAgent(db: Database, data: AgentData, limits: Pick<AgentStoreLimits, 'agents'>): Promise<Agent> {
+export async function createAgent(
+  db: Database,
+  data: AgentDataInput,
+  limits: Pick<AgentStoreLimits, 'agents'>,
+  changelog = 'created',
+): Promise<Agent> {
   for (let attempt = 1; ; attempt++) {
     const now = new Date();
-    // TODO(issue 14, agents contract): the new columns come from AgentData.
-    const agent: Agent = { id: randomUUID(), tags: [], status: 'active', allowedTools: '', retryOnFailure: false, maxRetries: 3, delegateTo: null, ...agentDataOf(data), version: 1, createdAt: now, updatedAt: now };
+    const agent: Agent = { id: randomUUID(), ...agentDataOf(data), version: 1, createdAt: now, updatedAt: now };
     try {
       await db.transaction(async (tx) => {
         const [counted] = await tx.select({ total: count() }).from(agents).for('update');
         if (Number(counted?.total ?? 0) >= limits.agents) throw new AgentLimitReachedError(limits.agents);
+        await checkDelegate(tx, agent.id, agent.delegateTo);
         await tx.insert(agents).values(agent);
-        await tx.insert(agentVersions).values({ agentId: agent.id, version: 1, data: agentDataOf(agent), createdAt: now });
+        await tx.insert(agentVersions).values({ agentId: agent.id, version: 1, data: agentDataOf(agent), changelog, changedFields: [], createdAt: now });
       });
       return agent;
     } catch (error) {
@@ -91,6 +113,20 @@ export async function createAgent(db: Database, data: AgentData, limits: Pick<Ag
       rethrowNameTaken(error, data.name);
     }
   }
+}
+
+type Reader = Pick<Database, 'select'>;
+
+/** Whether `delegateTo` is another existing agent than `selfId` (null: no delegate, fine). */
+async function isValidDelegate(tx: Reader, selfId: string, delegateTo: string | null): Promise<boolean> {
+  if (delegateTo === null) return true;
+  if (delegateTo === selfId) return false;
+  const [row] = await tx.select({ id: agents.id }).from(agents).where(eq(agents.id, delegateTo));
+  return row !== undefined;
+}
+
+async function checkDelegate(tx: Reader, selfId: string, delegateTo: string | null): Promise<void> {
+  if (!(await isValidDelegate(tx, selfId, delegateTo))) throw new AgentDelegateInvalidError(delegateTo ?? '');
 }
 
 /** Longest agent name (the column's length; the API validates the same bound). */
@@ -111,15 +147,16 @@ const NAME_ATTEMPTS = 100;
  */
 export async function createAgentWithFreeName(
   db: Database,
-  data: AgentData,
+  data: AgentDataInput,
   label: string,
   firstAttempt: number,
   limits: Pick<AgentStoreLimits, 'agents'>,
+  changelog = 'created',
 ): Promise<Agent> {
   for (let attempt = firstAttempt; attempt < firstAttempt + NAME_ATTEMPTS; attempt++) {
     const name = candidateName(data.name, label, attempt);
     try {
-      return await createAgent(db, { ...data, name }, limits);
+      return await createAgent(db, { ...data, name }, limits, changelog);
     } catch (error) {
       if (!(error instanceof AgentNameTakenError)) throw error;
     }
@@ -148,19 +185,24 @@ async function writeNextVersion(
   db: Database,
   id: string,
   limits: Pick<AgentStoreLimits, 'versionsPerAgent'>,
-  nextData: (current: AgentData, tx: Pick<Database, 'select'>) => Promise<AgentData>,
+  changelog: Changelog,
+  nextData: (current: AgentData, tx: Reader) => Promise<AgentData>,
 ): Promise<Agent | null> {
   let attemptedName = '';
   try {
     return await db.transaction(async (tx) => {
       const [current] = await tx.select().from(agents).where(eq(agents.id, id)).for('update');
       if (!current) return null;
-      const data = agentDataOf(await nextData(agentDataOf(current), tx));
+      const before = agentDataOf(current);
+      const data = agentDataOf(await nextData(before, tx));
       attemptedName = data.name;
       const now = new Date();
       const updated: Agent = { ...current, ...data, version: current.version + 1, updatedAt: now };
+      const changedFields = changedDataFields(before, data);
       await tx.update(agents).set(updated).where(eq(agents.id, id));
-      await tx.insert(agentVersions).values({ agentId: id, version: updated.version, data, createdAt: now });
+      await tx
+        .insert(agentVersions)
+        .values({ agentId: id, version: updated.version, data, changelog: describe(changelog, changedFields), changedFields, createdAt: now });
       const newestPruned = updated.version - limits.versionsPerAgent;
       await tx.delete(agentVersions).where(and(eq(agentVersions.agentId, id), lte(agentVersions.version, newestPruned)));
       return updated;
@@ -170,19 +212,29 @@ async function writeNextVersion(
   }
 }
 
-/** Updates the fields given in `changes` (the others keep their value); a new version records it. */
+/**
+ * Updates the fields given in `changes` (the others keep their value); a new version records it.
+ * AgentDelegateInvalidError when the resulting `delegateTo` is not another existing agent.
+ */
 export async function updateAgent(
   db: Database,
   id: string,
   changes: Partial<AgentData>,
   limits: Pick<AgentStoreLimits, 'versionsPerAgent'>,
+  changelog: Changelog = 'updated',
 ): Promise<Agent | null> {
-  return writeNextVersion(db, id, limits, async (current) => ({ ...current, ...changes }));
+  return writeNextVersion(db, id, limits, changelog, async (current, tx) => {
+    const next = { ...current, ...changes };
+    // Only a delegate this update sets is checked: one deleted since is cleared by the delete.
+    if (changes.delegateTo !== undefined) await checkDelegate(tx, id, next.delegateTo);
+    return next;
+  });
 }
 
 /**
- * Brings back the data of `version` as a new version (history is never rewritten). Null when the
- * agent does not exist; AgentVersionNotFoundError when it has no such version.
+ * Brings back the data of `version` as a new version (history is never rewritten), with the
+ * changelog `restored version <n>`. Null when the agent does not exist; AgentVersionNotFoundError
+ * when it has no such version. A delegate that no longer exists is not brought back (none).
  */
 export async function restoreAgentVersion(
   db: Database,
@@ -190,27 +242,46 @@ export async function restoreAgentVersion(
   version: number,
   limits: Pick<AgentStoreLimits, 'versionsPerAgent'>,
 ): Promise<Agent | null> {
-  return writeNextVersion(db, id, limits, async (_current, tx) => {
+  return writeNextVersion(db, id, limits, `restored version ${version}`, async (_current, tx) => {
     const [row] = await tx
       .select({ data: agentVersions.data })
       .from(agentVersions)
       .where(and(eq(agentVersions.agentId, id), eq(agentVersions.version, version)));
     if (!row) throw new AgentVersionNotFoundError(id, version);
-    return row.data;
+    const data = agentDataOf(row.data);
+    return (await isValidDelegate(tx, id, data.delegateTo)) ? data : { ...data, delegateTo: null };
   });
 }
 
-/** Newest first. */
+/** Newest first. Versions written before the panel's fields read with their defaults and no changed fields. */
 export async function listAgentVersions(db: Database, id: string): Promise<AgentVersion[]> {
-  return db
-    .select({ version: agentVersions.version, createdAt: agentVersions.createdAt, data: agentVersions.data })
+  const rows = await db
+    .select({
+      version: agentVersions.version,
+      createdAt: agentVersions.createdAt,
+      data: agentVersions.data,
+      changelog: agentVersions.changelog,
+      changedFields: agentVersions.changedFields,
+    })
     .from(agentVersions)
     .where(eq(agentVersions.agentId, id))
     .orderBy(desc(agentVersions.version));
+  return rows.map((row) => ({
+    ...row,
+    data: agentDataOf(row.data),
+    changedFields: predatesPanelFields(row.data) ? null : (row.changedFields as (keyof AgentData)[]),
+  }));
 }
 
-/** Deletes the agent; its versions and secrets go with it (foreign keys ON DELETE CASCADE). */
+/**
+ * Deletes the agent; its versions and secrets go with it (foreign keys ON DELETE CASCADE). Agents
+ * that delegated to it delegate to none (their versions keep the id; a restore drops it).
+ */
 export async function deleteAgent(db: Database, id: string): Promise<boolean> {
-  const [result] = await db.delete(agents).where(eq(agents.id, id));
-  return result.affectedRows > 0;
+  return db.transaction(async (tx) => {
+    const [result] = await tx.delete(agents).where(eq(agents.id, id));
+    if (result.affectedRows === 0) return false;
+    await tx.update(agents).set({ delegateTo: null }).where(eq(agents.delegateTo, id));
+    return true;
+  });
 }

@@ -1,70 +1,176 @@
 import { z } from 'zod';
-import { AGENT_NAME_MAX, ENV_NAME } from '../../services/agents';
+import { AGENT_NAME_MAX, ENV_NAME, type AgentData, type AgentDataInput } from '../../services/agents';
 import { optionalWorkingDirectoryPath } from './working-directory-input';
 
-/** The request bodies of the agents routes and the export format, with their bounds (docs/agents.md). */
+/**
+ * The request bodies of the agents routes in the admin panel's shape (contract 3.1: `agent_name`,
+ * `description`, `tags`, `status`, `config{...}`), with their bounds (docs/agents.md), parsed into
+ * the agent's data (db/agent-data.ts).
+ */
 
-/** Claude Code's `--permission-mode` values; the default is the specification's. */
-export const PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'bypassPermissions'] as const;
-export const DEFAULT_PERMISSION_MODE = 'bypassPermissions';
-export const MAX_TURNS = { min: 1, max: 500, default: 50 } as const;
+/** Claude Code's `--permission-mode` values, and '' (the panel's "default": bypassPermissions at run time). */
+export const PERMISSION_MODES = ['', 'default', 'plan', 'acceptEdits', 'bypassPermissions'] as const;
+export const MAX_TURNS = { min: 0, max: 500, default: 0 } as const;
+export const MAX_RETRIES = { min: 1, max: 3, default: 3 } as const;
+export const TAGS = { max: 20, length: 50 } as const;
 export const DESCRIPTION_MAX = 2_000;
-export const INSTRUCTIONS_MAX = 50_000;
+export const SYSTEM_PROMPT_MAX = 50_000;
+export const ALLOWED_TOOLS_MAX = 2_000;
 export { WORKING_DIRECTORY_MAX } from '../../lib/working-directories';
 
-const fields = {
-  name: z.string().trim().min(1).max(AGENT_NAME_MAX),
-  description: z.string().max(DESCRIPTION_MAX),
-  // Passed as an argument to the agent command: no leading dash, so it can never read as an option.
-  model: z
+const MODEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._:/@[\]-]{0,99}$/;
+const MODEL_RULE = 'a model name: letters, digits and . _ : / @ [ ] - (at most 100)';
+
+// '' and null: the settings' default model. Passed as an argument to the agent command: no leading dash.
+const model = z.preprocess((value) => (value === '' ? null : value), z.string().regex(MODEL_NAME, MODEL_RULE).nullable());
+
+// Each comma-separated name becomes part of one `--allowedTools` argument: none may read as an option.
+const allowedTools = z.preprocess(
+  (value) => (Array.isArray(value) && value.every((item) => typeof item === 'string') ? value.join(',') : value),
+  z
     .string()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._:/@[\]-]{0,99}$/, 'a model name: letters, digits and . _ : / @ [ ] - (at most 100)')
-    .nullable(),
-  instructions: z.string().max(INSTRUCTIONS_MAX),
-  // "" (the panel's empty field) is null: the settings' default. Confined to the roots by the route.
+    .max(ALLOWED_TOOLS_MAX)
+    .transform((value) => value.trim())
+    .refine((value) => value.split(',').every((tool) => !tool.trim().startsWith('-') && !/\p{Cc}/u.test(tool)), {
+      message: 'comma-separated tool names, none starting with "-" nor holding a control character',
+    }),
+);
+
+const tags = z
+  .array(z.string().trim().min(1).max(TAGS.length))
+  .max(TAGS.max)
+  .transform((values) => [...new Set(values)]);
+
+const configFields = {
+  systemPrompt: z.string().max(SYSTEM_PROMPT_MAX),
+  model,
+  // "" (the panel's empty field) is null: the settings' working directory. Confined to the roots by the use case.
   workingDirectory: optionalWorkingDirectoryPath,
-  permissionMode: z.enum(PERMISSION_MODES),
+  allowedTools,
   maxTurns: z.number().int().min(MAX_TURNS.min).max(MAX_TURNS.max),
+  permissionMode: z.enum(PERMISSION_MODES),
+  retryOnFailure: z.boolean(),
+  maxRetries: z.number().int().min(MAX_RETRIES.min).max(MAX_RETRIES.max),
+  // '' and null: no delegate. Another existing agent's id, checked by the store.
+  delegateTo: z.preprocess((value) => (value === '' ? null : value), z.string().max(100).nullable()),
 };
 
-/** POST /agents and the agent of an import: only `name` is required. Unknown fields are refused. */
-export const agentCreateBody = z.strictObject({
-  name: fields.name,
-  description: fields.description.default(''),
-  model: fields.model.default(null),
-  instructions: fields.instructions.default(''),
-  workingDirectory: fields.workingDirectory.default(null),
-  permissionMode: fields.permissionMode.default(DEFAULT_PERMISSION_MODE),
-  maxTurns: fields.maxTurns.default(MAX_TURNS.default),
-});
+/** Keys of the legacy server's agents (and of our own answers) that are accepted and not kept. */
+const ignored = z.unknown().optional();
+const IGNORED_CONFIG_KEYS = { timeout: ignored };
+const IGNORED_KEYS = {
+  id: ignored,
+  tasks: ignored,
+  assigned_host: ignored,
+  executions: ignored,
+  version: ignored,
+  created_at: ignored,
+  updated_at: ignored,
+  createdAt: ignored,
+  updatedAt: ignored,
+};
 
-/** PUT /agents/{id}: the fields given replace the current ones; at least one field. */
+const fields = {
+  agent_name: z.string().trim().min(1).max(AGENT_NAME_MAX),
+  description: z.string().max(DESCRIPTION_MAX),
+  tags,
+  status: z.enum(['active', 'inactive']),
+};
+
+type ConfigInput = { [K in keyof typeof configFields]?: z.output<(typeof configFields)[K]> };
+interface AgentInput {
+  agent_name?: string;
+  description?: string;
+  tags?: string[];
+  status?: 'active' | 'inactive';
+  config?: ConfigInput;
+}
+
+/** The data fields a parsed body gives (absent keys stay absent). */
+function dataChangesOf(body: AgentInput): Partial<AgentData> {
+  const config = body.config ?? {};
+  const changes: Partial<AgentData> = {
+    name: body.agent_name,
+    description: body.description,
+    tags: body.tags,
+    status: body.status,
+    instructions: config.systemPrompt,
+    model: config.model,
+    workingDirectory: config.workingDirectory,
+    allowedTools: config.allowedTools,
+    maxTurns: config.maxTurns,
+    permissionMode: config.permissionMode,
+    retryOnFailure: config.retryOnFailure,
+    maxRetries: config.maxRetries,
+    delegateTo: config.delegateTo,
+  };
+  return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as Partial<AgentData>;
+}
+
+/** What a new agent has when its body leaves a field out (the legacy server's defaults, contract 3.1). */
+export const AGENT_DEFAULTS: Omit<AgentData, 'name'> = {
+  description: '',
+  tags: [],
+  status: 'active',
+  instructions: '',
+  model: null,
+  workingDirectory: null,
+  allowedTools: '',
+  maxTurns: MAX_TURNS.default,
+  permissionMode: '',
+  retryOnFailure: false,
+  maxRetries: MAX_RETRIES.default,
+  delegateTo: null,
+};
+
+const configBody = z.strictObject({ ...mapOptional(configFields), ...IGNORED_CONFIG_KEYS });
+
+function mapOptional<T extends Record<string, z.ZodType>>(shape: T): { [K in keyof T]: z.ZodOptional<T[K]> } {
+  return Object.fromEntries(Object.entries(shape).map(([key, schema]) => [key, schema.optional()])) as { [K in keyof T]: z.ZodOptional<T[K]> };
+}
+
+/**
+ * POST /agents and POST /agents/import: the panel's body (every key present when the panel sends
+ * it); only `agent_name` is required, the rest take AGENT_DEFAULTS. Unknown keys are refused.
+ */
+export const agentCreateBody = z
+  .strictObject({ ...fields, description: fields.description.optional(), tags: tags.optional(), status: fields.status.optional(), config: configBody.optional(), ...IGNORED_KEYS })
+  .transform((body): AgentDataInput => ({ ...AGENT_DEFAULTS, ...dataChangesOf(body), name: body.agent_name }));
+
+/** PUT /agents/{id}: partial; the keys given replace the stored ones, `config` merged over the stored config. */
 export const agentUpdateBody = z
-  .strictObject({
-    name: fields.name.optional(),
-    description: fields.description.optional(),
-    model: fields.model.optional(),
-    instructions: fields.instructions.optional(),
-    workingDirectory: fields.workingDirectory.optional(),
-    permissionMode: fields.permissionMode.optional(),
-    maxTurns: fields.maxTurns.optional(),
-  })
-  .refine((body) => Object.values(body).some((value) => value !== undefined), {
-    message: 'at least one agent field',
+  .strictObject({ ...mapOptional(fields), config: configBody.optional(), ...IGNORED_KEYS })
+  .refine((body) => [body.agent_name, body.description, body.tags, body.status, body.config].some((value) => value !== undefined), {
+    message: 'at least one of agent_name, description, tags, status, config',
     // Only for an otherwise valid body: an unknown key alone is reported as such.
     when: (payload) => payload.issues.length === 0,
-  });
+  })
+  .transform((body) => dataChangesOf(body));
 
-/** The marker and format version of GET /agents/{id}/export, checked by POST /agents/import. */
-export const EXPORT_FORMAT = 'agent-export';
-export const EXPORT_VERSION = 1;
+/** The export file of this service before the panel's contract (`{format, version: 1, agent: {name, ...}}`), still imported. */
+const LEGACY_PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'bypassPermissions'] as const;
+const legacyExportBody = z
+  .object({
+    format: z.literal('agent-export'),
+    version: z.literal(1, { error: 'unsupported export version (this service reads version 1 of the former format)' }),
+    exportedAt: z.string().optional(),
+    agent: z.strictObject({
+      name: fields.agent_name,
+      description: fields.description.default(''),
+      model: model.default(null),
+      instructions: configFields.systemPrompt.default(''),
+      workingDirectory: optionalWorkingDirectoryPath.default(null),
+      permissionMode: z.enum(LEGACY_PERMISSION_MODES).default('bypassPermissions'),
+      maxTurns: z.number().int().min(1).max(MAX_TURNS.max).default(50),
+    }),
+  })
+  .transform(({ agent }): AgentDataInput => ({ ...AGENT_DEFAULTS, ...agent }));
 
-export const agentImportBody = z.object({
-  format: z.literal(EXPORT_FORMAT),
-  version: z.literal(EXPORT_VERSION, { error: `unsupported export version (this service reads version ${EXPORT_VERSION})` }),
-  exportedAt: z.string().optional(),
-  agent: agentCreateBody,
-});
+/** POST /agents/import: what GET /agents/{id}/export answers (the panel's fields), or the former export format. */
+export function agentImportBodyFor(body: unknown): z.ZodType<AgentDataInput> {
+  const legacy = typeof body === 'object' && body !== null && (body as { format?: unknown }).format === 'agent-export';
+  return legacy ? legacyExportBody : agentCreateBody;
+}
 
 /**
  * A secret becomes an environment variable of the agent's process: its name is checked here with

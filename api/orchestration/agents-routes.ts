@@ -19,7 +19,7 @@ import {
 } from '../../services/agents';
 import { useCaseErrors } from '../use-case-errors';
 import { parseInput } from '../validation';
-import { agentCreateBody, agentImportBody, agentUpdateBody, EXPORT_FORMAT, EXPORT_VERSION, secretBody, versionParam } from './agent-input';
+import { agentCreateBody, agentImportBodyFor, agentUpdateBody, secretBody, versionParam } from './agent-input';
 
 /** For the execution activity: an agent's secrets in clear, for its process environment only. */
 export { agentSecretsForRun } from '../../services/agents';
@@ -37,8 +37,8 @@ function answerCreated(ctx: CreatedContext, agent: { id: string }): void {
 }
 
 /**
- * Agents: CRUD, versions, export/import/duplicate and secrets (docs/agents.md). The use cases are in
- * services/agents/; each route parses, calls one, and answers.
+ * Agents: CRUD, versions, export/import/duplicate and secrets, in the admin panel's shapes (contract
+ * 3.1-3.3; docs/agents.md). The use cases are in services/agents/; each route parses, calls one, and answers.
  */
 export function agentsRoutes(services: Services): Router {
   const deps = agentDepsOf(services);
@@ -51,13 +51,17 @@ export function agentsRoutes(services: Services): Router {
 
   router.post('/', async (ctx) => {
     const input = parseInput(agentCreateBody, ctx.request.body, 'body');
-    answerCreated(ctx, await createAgent(deps, input, 'body.workingDirectory'));
+    answerCreated(ctx, await createAgent(deps, input, 'body.config.workingDirectory'));
   });
 
   // Declared before the '/:id' routes: "import" is not an id.
   router.post('/import', async (ctx) => {
-    const file = parseInput(agentImportBody, ctx.request.body, 'body');
-    answerCreated(ctx, await importAgent(deps, file.agent, 'body.agent.workingDirectory'));
+    // What export answers, or the former export file ({format: 'agent-export', version: 1, agent}).
+    const body: unknown = ctx.request.body;
+    const schema = agentImportBodyFor(body);
+    const input = parseInput(schema, body, 'body');
+    const field = schema === agentCreateBody ? 'body.config.workingDirectory' : 'body.agent.workingDirectory';
+    answerCreated(ctx, await importAgent(deps, input, field));
   });
 
   router.get('/:id', async (ctx) => {
@@ -66,7 +70,7 @@ export function agentsRoutes(services: Services): Router {
 
   router.put('/:id', async (ctx) => {
     const input = parseInput(agentUpdateBody, ctx.request.body, 'body');
-    ctx.body = await updateAgent(deps, ctx.params.id ?? '', input, 'body.workingDirectory');
+    ctx.body = await updateAgent(deps, ctx.params.id ?? '', input, 'body.config.workingDirectory');
   });
 
   router.delete('/:id', async (ctx) => {
@@ -77,7 +81,7 @@ export function agentsRoutes(services: Services): Router {
   router.get('/:id/export', async (ctx) => {
     const { fileName, data } = await exportAgent(deps, ctx.params.id ?? '');
     ctx.set('Content-Disposition', `attachment; filename="${fileName}"`);
-    ctx.body = { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: new Date().toISOString(), agent: data };
+    ctx.body = data;
   });
 
   router.post('/:id/duplicate', async (ctx) => {
@@ -97,12 +101,12 @@ export function agentsRoutes(services: Services): Router {
     ctx.body = await listSecrets(deps, ctx.params.id ?? '');
   });
 
-  /** Creates or replaces a secret by name: 201 when new, 200 when replaced; the value is never answered. */
+  /** Creates or replaces a secret by name: 201 `{name, created}` when new, 200 `{name, updated}` when replaced. */
   router.post('/:id/secrets', async (ctx) => {
     const { name, value } = parseInput(secretBody, ctx.request.body, 'body');
     const stored = await setSecret(deps, ctx.params.id ?? '', name, value);
-    ctx.status = stored.created ? 201 : 200;
-    ctx.body = stored.secret;
+    ctx.status = 'created' in stored ? 201 : 200;
+    ctx.body = stored;
   });
 
   // The router hands the name decoded (`MY%20KEY` is "MY KEY").

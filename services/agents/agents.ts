@@ -1,4 +1,4 @@
-import { agentDataOf, type AgentData } from '../../db/agent-data';
+import { agentDataOf, changedDataFields, type AgentData, type AgentDataInput } from '../../db/agent-data';
 import {
   createAgent as storeAgent,
   createAgentWithFreeName,
@@ -9,74 +9,105 @@ import {
   restoreAgentVersion,
   updateAgent as storeAgentChanges,
   type Agent,
-  type AgentVersion,
 } from '../../db/agents-store';
 import { NotFoundError } from '../errors';
 import { withConfinedWorkingDirectory } from '../working-directories';
 import type { AgentDeps } from './deps';
 import { storeErrorsTranslated } from './store-errors';
+import { agentView, configView, updateChangelog, versionsView, type AgentConfigView, type AgentVersionView, type AgentView } from './view';
 
-/** Agents: CRUD, versions, export/import/duplicate (docs/agents.md). Every write is held to the store's bounds. */
+/**
+ * Agents: CRUD, versions, export/import/duplicate (docs/agents.md), answered in the admin panel's
+ * shape (./view.ts). Every write is held to the store's bounds.
+ */
 
 const agentNotFound = (id: string) => new NotFoundError(`agent ${id} not found`);
 
-export function listAgents(deps: Pick<AgentDeps, 'db'>): Promise<Agent[]> {
-  return storedAgents(deps.db);
+/** Labels of the names given to copies and imports, as the legacy server's ("<name> (cópia)"). */
+const COPY_LABEL = 'cópia';
+const IMPORT_LABEL = 'importado';
+
+export async function listAgents(deps: Pick<AgentDeps, 'db'>): Promise<AgentView[]> {
+  return (await storedAgents(deps.db)).map(agentView);
 }
 
-export async function getAgent(deps: Pick<AgentDeps, 'db'>, id: string): Promise<Agent> {
+async function storedAgent(deps: Pick<AgentDeps, 'db'>, id: string): Promise<Agent> {
   const agent = await findAgent(deps.db, id);
   if (!agent) throw agentNotFound(id);
   return agent;
 }
 
-/** `field` names the working directory in the caller's terms (e.g. `body.workingDirectory`). */
-export async function createAgent(deps: AgentDeps, data: AgentData, field = 'workingDirectory'): Promise<Agent> {
-  const confined = await withConfinedWorkingDirectory(deps.workdirRoots, data, field);
-  return storeErrorsTranslated(() => storeAgent(deps.db, confined, deps.limits));
+export async function getAgent(deps: Pick<AgentDeps, 'db'>, id: string): Promise<AgentView> {
+  return agentView(await storedAgent(deps, id));
 }
 
-/** An exported agent comes back under its name when free, else "<name> (imported)", "<name> (imported 2)"... */
-export async function importAgent(deps: AgentDeps, data: AgentData, field = 'agent.workingDirectory'): Promise<Agent> {
+/** `field` names the working directory in the caller's terms (e.g. `body.config.workingDirectory`). */
+export async function createAgent(deps: AgentDeps, data: AgentDataInput, field = 'workingDirectory'): Promise<AgentView> {
   const confined = await withConfinedWorkingDirectory(deps.workdirRoots, data, field);
-  return storeErrorsTranslated(() => createAgentWithFreeName(deps.db, confined, 'imported', 0, deps.limits));
+  return agentView(await storeErrorsTranslated(() => storeAgent(deps.db, confined, deps.limits)));
 }
 
-/** The fields given replace the current ones; a new version records it. */
-export async function updateAgent(deps: AgentDeps, id: string, changes: Partial<AgentData>, field = 'workingDirectory'): Promise<Agent> {
+/**
+ * An exported agent comes back under its name when free, else "<name> (importado)", "<name>
+ * (importado 2)"... A delegate that is not an agent here (an export from another service) is dropped.
+ */
+export async function importAgent(deps: AgentDeps, data: AgentDataInput, field = 'workingDirectory'): Promise<AgentView> {
+  const confined = await withConfinedWorkingDirectory(deps.workdirRoots, data, field);
+  const delegateKnown = confined.delegateTo ? (await findAgent(deps.db, confined.delegateTo)) !== null : true;
+  const kept = delegateKnown ? confined : { ...confined, delegateTo: null };
+  return agentView(await storeErrorsTranslated(() => createAgentWithFreeName(deps.db, kept, IMPORT_LABEL, 0, deps.limits, 'imported')));
+}
+
+/** The fields given replace the current ones (the panel's `config` merged over the stored one); a new version records it. */
+export async function updateAgent(deps: AgentDeps, id: string, changes: Partial<AgentData>, field = 'workingDirectory'): Promise<AgentView> {
   const confined = await withConfinedWorkingDirectory(deps.workdirRoots, changes, field);
-  const agent = await storeErrorsTranslated(() => storeAgentChanges(deps.db, id, confined, deps.limits));
+  const agent = await storeErrorsTranslated(() => storeAgentChanges(deps.db, id, confined, deps.limits, updateChangelog));
   if (!agent) throw agentNotFound(id);
-  return agent;
+  return agentView(agent);
 }
 
-/** Its versions and secrets go with it. */
+/** Its versions and secrets go with it; agents that delegated to it delegate to none. */
 export async function deleteAgent(deps: Pick<AgentDeps, 'db'>, id: string): Promise<void> {
   if (!(await removeAgent(deps.db, id))) throw agentNotFound(id);
 }
 
-/** The agent's data for an export file, and a file name from its name reduced to safe characters. */
-export async function exportAgent(deps: Pick<AgentDeps, 'db'>, id: string): Promise<{ fileName: string; data: AgentData }> {
-  const agent = await getAgent(deps, id);
+/** What GET /agents/{id}/export answers (contract 3.1): what POST /agents/import reads back. */
+export interface AgentExport {
+  agent_name: string;
+  description: string;
+  tags: string[];
+  config: AgentConfigView;
+  status: 'active' | 'inactive';
+}
+
+/** The agent's data for an export, and a file name from its name reduced to safe characters. */
+export async function exportAgent(deps: Pick<AgentDeps, 'db'>, id: string): Promise<{ fileName: string; data: AgentExport }> {
+  const agent = await storedAgent(deps, id);
   const stem = agent.name.normalize('NFKD').replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '');
-  return { fileName: `agent-${stem || agent.id}.json`, data: agentDataOf(agent) };
+  const data = agentDataOf(agent);
+  return {
+    fileName: `agent-${stem || agent.id}.json`,
+    data: { agent_name: data.name, description: data.description, tags: data.tags, config: configView(data), status: data.status },
+  };
 }
 
-/** Always a new name: "<name> (copy)", "<name> (copy 2)"...; secrets stay with the original. */
-export async function duplicateAgent(deps: AgentDeps, id: string): Promise<Agent> {
-  const source = await getAgent(deps, id);
-  return storeErrorsTranslated(() => createAgentWithFreeName(deps.db, agentDataOf(source), 'copy', 1, deps.limits));
+/** Always a new name: "<name> (cópia)", "<name> (cópia 2)"...; active, as the legacy server's; secrets stay with the original. */
+export async function duplicateAgent(deps: AgentDeps, id: string): Promise<AgentView> {
+  const source = await storedAgent(deps, id);
+  const data: AgentData = { ...agentDataOf(source), status: 'active' };
+  const changelog = `duplicated from "${source.name}"`;
+  return agentView(await storeErrorsTranslated(() => createAgentWithFreeName(deps.db, data, COPY_LABEL, 1, deps.limits, changelog)));
 }
 
-/** Newest first. */
-export async function listVersions(deps: Pick<AgentDeps, 'db'>, id: string): Promise<AgentVersion[]> {
-  const agent = await getAgent(deps, id);
-  return listAgentVersions(deps.db, agent.id);
+/** Newest first; index 0 is the current state (contract 7.2). */
+export async function listVersions(deps: Pick<AgentDeps, 'db'>, id: string): Promise<AgentVersionView[]> {
+  const agent = await storedAgent(deps, id);
+  return versionsView(agent, await listAgentVersions(deps.db, agent.id), changedDataFields);
 }
 
 /** Brings back the data of `version` as a new version; NotFoundError for an unknown agent or version. */
-export async function restoreVersion(deps: AgentDeps, id: string, version: number): Promise<Agent> {
+export async function restoreVersion(deps: AgentDeps, id: string, version: number): Promise<AgentView> {
   const agent = await storeErrorsTranslated(() => restoreAgentVersion(deps.db, id, version, deps.limits));
   if (!agent) throw agentNotFound(id);
-  return agent;
+  return agentView(agent);
 }

@@ -11,10 +11,13 @@ export {
   listVersions,
   restoreVersion,
   updateAgent,
+  type AgentExport,
 } from './agents';
-export { deleteSecret, listSecrets, setSecret } from './secrets';
-// What the request schemas check against: the store's and the run's own rules, one definition each.
+export { deleteSecret, listSecrets, setSecret, type SecretView } from './secrets';
+export { agentView, type AgentConfigView, type AgentVersionView, type AgentView } from './view';
+// What the request schemas check against and parse into: the store's and the run's own rules, one definition each.
 export { AGENT_NAME_MAX } from '../../db/agents-store';
+export type { AgentData, AgentDataInput } from '../../db/agent-data';
 export { ENV_NAME } from '../../activities/agents/agent-env';
 /** For the execution activity and tests: an agent's secrets in clear, for its process environment only. */
 export { agentSecretsForRun } from '../../db/agent-secrets-store';

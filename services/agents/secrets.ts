@@ -1,30 +1,39 @@
-import { deleteSecret as removeSecret, listSecretNames, putSecret, secretContext, type SecretName } from '../../db/agent-secrets-store';
+import { deleteSecret as removeSecret, listSecretNames, putSecret, secretContext } from '../../db/agent-secrets-store';
 import { sealSecret, secretsKeyFromHex } from '../../lib/secret-box';
 import { NotFoundError } from '../errors';
 import { getAgent } from './agents';
 import type { AgentDeps } from './deps';
 import { storeErrorsTranslated } from './store-errors';
 
-/** An agent's secrets: names only out, values sealed in (docs/agents.md). */
+/** An agent's secrets: names only out, values sealed in (docs/agents.md; contract 3.2). */
 
-export async function listSecrets(deps: Pick<AgentDeps, 'db'>, agentId: string): Promise<SecretName[]> {
-  const agent = await getAgent(deps, agentId);
-  return listSecretNames(deps.db, agent.id);
+/** A secret as listed: its name and when its value was last set; never the value. */
+export interface SecretView {
+  name: string;
+  created_at: string;
 }
 
-/** Creates or replaces a secret by name; UnavailableError without a key. The value is never returned. */
+export async function listSecrets(deps: Pick<AgentDeps, 'db'>, agentId: string): Promise<SecretView[]> {
+  const agent = await getAgent(deps, agentId);
+  return (await listSecretNames(deps.db, agent.id)).map((secret) => ({ name: secret.name, created_at: secret.createdAt.toISOString() }));
+}
+
+/**
+ * Creates or replaces a secret by name; UnavailableError without a key. The value is never returned:
+ * `{name, created: true}` for a new name, `{name, updated: true}` for a replaced value.
+ */
 export async function setSecret(
   deps: Pick<AgentDeps, 'db' | 'secretsKey'>,
   agentId: string,
   name: string,
   value: string,
-): Promise<{ created: boolean; secret: SecretName }> {
+): Promise<{ name: string; created: true } | { name: string; updated: true }> {
   const { id } = await getAgent(deps, agentId);
   const key = await storeErrorsTranslated(async () => secretsKeyFromHex(deps.secretsKey));
   const stored = await putSecret(deps.db, id, name, sealSecret(key, value, secretContext(id, name)));
   // Deleted between the two reads.
   if (!stored) throw new NotFoundError(`agent ${id} not found`);
-  return { created: stored.outcome === 'created', secret: stored.secret };
+  return stored.outcome === 'created' ? { name, created: true } : { name, updated: true };
 }
 
 export async function deleteSecret(deps: Pick<AgentDeps, 'db'>, agentId: string, name: string): Promise<void> {

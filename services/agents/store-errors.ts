@@ -1,14 +1,18 @@
-import { AgentLimitReachedError, AgentNameTakenError, AgentVersionNotFoundError } from '../../db/agents-store';
+import { AgentDelegateInvalidError, AgentLimitReachedError, AgentNameTakenError, AgentVersionNotFoundError } from '../../db/agents-store';
 import { SecretsKeyMissingError } from '../../lib/secret-box';
-import { ConflictError, NotFoundError, UnavailableError } from '../errors';
+import { ConflictError, InvalidInputError, NotFoundError, UnavailableError } from '../errors';
 
-/** The store's refusals as use-case errors: name taken or agents at their bound conflict, no such version is not found, no key is unavailable. */
+/**
+ * The store's refusals as use-case errors: name taken or agents at their bound conflict, no such
+ * version is not found, a delegate that is no other agent is invalid input, no key is unavailable.
+ */
 export async function storeErrorsTranslated<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
     if (error instanceof AgentNameTakenError || error instanceof AgentLimitReachedError) throw new ConflictError(error.message);
     if (error instanceof AgentVersionNotFoundError) throw new NotFoundError(error.message);
+    if (error instanceof AgentDelegateInvalidError) throw new InvalidInputError(error.message);
     if (error instanceof SecretsKeyMissingError) throw new UnavailableError(error.message);
     throw error;
   }

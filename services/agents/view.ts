@@ -1,0 +1,129 @@
+import type { AgentData } from '../../db/agent-data';
+import type { Agent, AgentVersion } from '../../db/agents-store';
+
+/**
+ * The agent as the admin panel reads it (contract 3.1, 5.1; docs/agents.md "The agent view"): the
+ * panel's names over our columns. `model` and `workingDirectory` read '' when the agent follows the
+ * settings' defaults (stored null), so the panel's own fallbacks apply and '' comes back as null.
+ */
+export interface AgentConfigView {
+  systemPrompt: string;
+  model: string;
+  workingDirectory: string;
+  allowedTools: string;
+  maxTurns: number;
+  permissionMode: string;
+  retryOnFailure: boolean;
+  maxRetries: number;
+  /** Another agent's id, or ''. */
+  delegateTo: string;
+}
+
+export interface AgentView {
+  id: string;
+  agent_name: string;
+  description: string;
+  tags: string[];
+  status: 'active' | 'inactive';
+  config: AgentConfigView;
+  /** The number of the current version (GET /agents/{id}/versions). */
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A version as the panel's versions modal reads it (contract 3.3, 7.2). */
+export interface AgentVersionView {
+  version: number;
+  changedAt: string;
+  changelog: string;
+  /** The view's names of the fields this version changed (`agent_name`, `tags`, `systemPrompt`, ...). */
+  changedFields: string[];
+  /** Only the config keys this version changed, with their new values. */
+  config: Partial<AgentConfigView>;
+  /** The agent as it was after this version's change. */
+  snapshot: AgentView;
+}
+
+export type ConfigKey = keyof AgentConfigView;
+
+/** The view's name of each data field; config keys are unique, so one flat list names every change. */
+export const VIEW_NAME: Record<keyof AgentData, 'agent_name' | 'description' | 'tags' | 'status' | ConfigKey> = {
+  name: 'agent_name',
+  description: 'description',
+  tags: 'tags',
+  status: 'status',
+  instructions: 'systemPrompt',
+  model: 'model',
+  workingDirectory: 'workingDirectory',
+  allowedTools: 'allowedTools',
+  maxTurns: 'maxTurns',
+  permissionMode: 'permissionMode',
+  retryOnFailure: 'retryOnFailure',
+  maxRetries: 'maxRetries',
+  delegateTo: 'delegateTo',
+};
+
+export function configView(data: AgentData): AgentConfigView {
+  return {
+    systemPrompt: data.instructions,
+    model: data.model ?? '',
+    workingDirectory: data.workingDirectory ?? '',
+    allowedTools: data.allowedTools,
+    maxTurns: data.maxTurns,
+    permissionMode: data.permissionMode,
+    retryOnFailure: data.retryOnFailure,
+    maxRetries: data.maxRetries,
+    delegateTo: data.delegateTo ?? '',
+  };
+}
+
+function viewOf(id: string, data: AgentData, version: number, createdAt: Date, updatedAt: Date): AgentView {
+  return {
+    id,
+    agent_name: data.name,
+    description: data.description,
+    tags: [...data.tags],
+    status: data.status,
+    config: configView(data),
+    version,
+    created_at: createdAt.toISOString(),
+    updated_at: updatedAt.toISOString(),
+  };
+}
+
+export function agentView(agent: Agent): AgentView {
+  return viewOf(agent.id, agent, agent.version, agent.createdAt, agent.updatedAt);
+}
+
+/** The names a version's changes show under, and the config keys among them with their new values. */
+function changesView(data: AgentData, changed: readonly (keyof AgentData)[]): Pick<AgentVersionView, 'changedFields' | 'config'> {
+  const config = configView(data);
+  const changedFields = changed.map((field) => VIEW_NAME[field]);
+  const changedConfig: Partial<Record<ConfigKey, unknown>> = {};
+  for (const name of changedFields) if (name in config) changedConfig[name as ConfigKey] = config[name as ConfigKey];
+  return { changedFields, config: changedConfig as Partial<AgentConfigView> };
+}
+
+/**
+ * The versions of `agent`, newest first. A version written before changes were recorded gets them
+ * from the difference with the version before it (none for the oldest one kept).
+ */
+export function versionsView(agent: Agent, versions: readonly AgentVersion[], changedSince: (before: AgentData, after: AgentData) => (keyof AgentData)[]): AgentVersionView[] {
+  return versions.map((version, index) => {
+    const previous = versions[index + 1];
+    const changed = version.changedFields ?? (previous && version.version > 1 ? changedSince(previous.data, version.data) : []);
+    return {
+      version: version.version,
+      changedAt: version.createdAt.toISOString(),
+      changelog: version.changelog,
+      ...changesView(version.data, changed),
+      snapshot: viewOf(agent.id, version.data, version.version, agent.createdAt, version.createdAt),
+    };
+  });
+}
+
+/** A changelog naming what changed, in the view's names: "updated: systemPrompt, model". */
+export function updateChangelog(changed: readonly (keyof AgentData)[]): string {
+  return changed.length === 0 ? 'updated (no changes)' : `updated: ${changed.map((field) => VIEW_NAME[field]).join(', ')}`;
+}
