@@ -19,7 +19,7 @@ export type PublicExecution = Omit<Execution, 'clientId' | 'waitingHeartbeatAt'>
 export type ExecutionSummary = Omit<Execution, 'output' | 'clientId' | 'waitingHeartbeatAt'>;
 
 export const EXECUTION_STATUSES = ['queued', 'running', 'retrying', 'completed', 'error', 'canceled'] as const satisfies readonly ExecutionStatus[];
-export const EXECUTION_SOURCES = ['manual', 'schedule', 'webhook', 'retry', 'continue'] as const satisfies readonly ExecutionSource[];
+export const EXECUTION_SOURCES = ['manual', 'schedule', 'webhook', 'retry', 'continue', 'delegation'] as const satisfies readonly ExecutionSource[];
 export const ACTIVE_STATUSES = ['queued', 'running', 'retrying'] as const satisfies readonly ExecutionStatus[];
 export type FinalStatus = Exclude<ExecutionStatus, (typeof ACTIVE_STATUSES)[number]>;
 
@@ -47,13 +47,21 @@ export interface NewExecution {
   /** The session continued (source `continue`); else null until the agent reports one. */
   sessionId?: string | null;
   parentExecutionId?: string | null;
+  /** The session a `continue` resumes (the panel's `parentSessionId`). */
+  parentSessionId?: string | null;
+  /** The execution whose result this one was delegated from, and how deep the chain is. */
+  delegatedFrom?: string | null;
+  delegationDepth?: number;
   createdAt?: Date;
 }
 
-/** Every column but `output`, `clientId` and `waitingHeartbeatAt`. */
+/** How much of `result` a list item carries: a preview; the detail has it whole (up to OUTPUT_MAX_CHARS). */
+export const RESULT_PREVIEW_CHARS = 1_000;
+
+/** Every column but `output`, `clientId` and `waitingHeartbeatAt`; `result` cut to its preview. */
 const summaryColumns = (() => {
   const { output: _output, clientId: _clientId, waitingHeartbeatAt: _waiting, ...columns } = getTableColumns(executions);
-  return columns;
+  return { ...columns, result: sql<string | null>`LEFT(${executions.result}, ${RESULT_PREVIEW_CHARS})` };
 })();
 
 /** The record as the routes answer it. */
@@ -92,6 +100,9 @@ export async function createExecution(db: Database, input: NewExecution): Promis
       model: input.model,
       sessionId: input.sessionId ?? null,
       parentExecutionId: input.parentExecutionId ?? null,
+      parentSessionId: input.parentSessionId ?? null,
+      delegatedFrom: input.delegatedFrom ?? null,
+      delegationDepth: input.delegationDepth ?? 0,
       output: '',
       createdAt: input.createdAt ?? new Date(),
     })
@@ -160,6 +171,10 @@ export interface ExecutionResult {
   turns?: number | null;
   /** The whole output; absent: keep what appendOutputPiece stored. Cut to the cap here too. */
   output?: string;
+  /** The answer (the CLI's `result` text, else the assistant's text); absent: keep the stored one. */
+  result?: string | null;
+  /** The agent process's exit code; absent: keep the stored one. */
+  exitCode?: number | null;
   error?: string | null;
   finishedAt?: Date;
   reportFile?: string | null;
@@ -186,6 +201,8 @@ export async function finishExecution(
       ...(outcome.costUsd !== undefined ? { costUsd: outcome.costUsd } : {}),
       ...(outcome.durationMs !== undefined ? { durationMs: outcome.durationMs } : {}),
       ...(outcome.turns !== undefined ? { turns: outcome.turns } : {}),
+      ...(outcome.result !== undefined ? { result: outcome.result === null ? null : boundOutput(outcome.result).output } : {}),
+      ...(outcome.exitCode !== undefined ? { exitCode: outcome.exitCode } : {}),
       ...(outcome.reportFile !== undefined ? { reportFile: outcome.reportFile } : {}),
       ...(bounded ? { output: bounded.output, outputTruncated: bounded.truncated } : {}),
     })
@@ -195,7 +212,7 @@ export async function finishExecution(
 }
 
 /**
- * Ends a record that has not started yet as `cancelled`, in one statement: a waiter taking a slot
+ * Ends a record that has not started yet as `canceled`, in one statement: a waiter taking a slot
  * (db/execution-slots.ts) only starts a record still `queued`, so either this wins or the start does.
  * True when this call ended it.
  */
@@ -236,6 +253,7 @@ async function getExecutionStatus(db: Database, id: string): Promise<ExecutionSt
 
 /** The history filters, already validated (api/orchestration/executions-input.ts). */
 export interface HistoryFilters {
+  kind?: ExecutionKind;
   status?: ExecutionStatus[];
   source?: ExecutionSource[];
   agentId?: string;
@@ -244,21 +262,20 @@ export interface HistoryFilters {
   from?: Date;
   /** createdAt < before (the route turns an inclusive `to` into this exclusive bound). */
   before?: Date;
-  /** Case-insensitive substring of agentName, task, instructions or output. */
-  q?: string;
+  /** Case-insensitive substring of the agent's (or pipeline's) name or the task (the panel's `search`). */
+  search?: string;
 }
 
 export interface PageRequest {
-  page: number;
-  pageSize: number;
+  limit: number;
+  offset: number;
 }
 
 export interface HistoryPage {
   items: ExecutionSummary[];
   total: number;
-  page: number;
-  pageSize: number;
-  totalPages: number;
+  limit: number;
+  offset: number;
 }
 
 /** LIKE pattern matching `text` literally anywhere (its own %, _ and \ escaped). */
@@ -268,20 +285,16 @@ export function containsPattern(text: string): string {
 
 function historyWhere(filters: HistoryFilters): SQL | undefined {
   const conditions: SQL[] = [];
+  if (filters.kind !== undefined) conditions.push(eq(executions.kind, filters.kind));
   if (filters.status?.length) conditions.push(inArray(executions.status, filters.status));
   if (filters.source?.length) conditions.push(inArray(executions.source, filters.source));
   if (filters.agentId !== undefined) conditions.push(eq(executions.agentId, filters.agentId));
   if (filters.pipelineId !== undefined) conditions.push(eq(executions.pipelineId, filters.pipelineId));
   if (filters.from) conditions.push(gte(executions.createdAt, filters.from));
   if (filters.before) conditions.push(lt(executions.createdAt, filters.before));
-  if (filters.q !== undefined && filters.q !== '') {
-    const pattern = containsPattern(filters.q);
-    const text = or(
-      like(executions.agentName, pattern),
-      like(executions.task, pattern),
-      like(executions.instructions, pattern),
-      like(executions.output, pattern),
-    );
+  if (filters.search !== undefined && filters.search !== '') {
+    const pattern = containsPattern(filters.search);
+    const text = or(like(executions.agentName, pattern), like(executions.task, pattern));
     if (text) conditions.push(text);
   }
   return conditions.length ? and(...conditions) : undefined;
@@ -300,12 +313,11 @@ export async function listExecutionHistory(db: Database, filters: HistoryFilters
       .from(executions)
       .where(where)
       .orderBy(desc(executions.createdAt), desc(executions.id))
-      .limit(page.pageSize)
-      .offset((page.page - 1) * page.pageSize),
+      .limit(page.limit)
+      .offset(page.offset),
     db.select({ total: count() }).from(executions).where(where),
   ]);
-  const total = Number(counted?.total ?? 0);
-  return { items, total, page: page.page, pageSize: page.pageSize, totalPages: Math.ceil(total / page.pageSize) };
+  return { items, total: Number(counted?.total ?? 0), limit: page.limit, offset: page.offset };
 }
 
 /**
@@ -342,7 +354,7 @@ export async function recentExecutions(db: Database, limit: number): Promise<Exe
   return db.select(summaryColumns).from(executions).orderBy(desc(executions.createdAt), desc(executions.id)).limit(limit);
 }
 
-/** Queued and running records, oldest first (the order queued ones start in). */
+/** Queued, running and retrying records, oldest first (the order queued ones start in). */
 export async function activeExecutions(db: Database): Promise<ExecutionSummary[]> {
   return db
     .select(summaryColumns)
@@ -357,7 +369,7 @@ export async function countActiveExecutions(db: Database): Promise<number> {
 }
 
 /**
- * Deletes a finished record. An active one (queued or running) is kept: its workflow still writes
+ * Deletes a finished record. An active one (queued, running or retrying) is kept: its workflow still writes
  * to it. The check and the delete are one statement, so a record cannot start between them.
  */
 export async function deleteExecution(db: Database, id: string): Promise<'deleted' | 'not-found' | 'active'> {

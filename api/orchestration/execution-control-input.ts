@@ -1,32 +1,44 @@
-import path from 'node:path';
 import { z } from 'zod';
-import { INSTRUCTIONS_MAX } from './agent-input';
 import { optionalWorkingDirectoryPath } from './working-directory-input';
 
 /** The request bodies of the execution control routes, with their bounds (docs/agent-executions.md). */
 
 export const TASK_MAX = 100_000;
+export const INSTRUCTIONS_MAX = 100_000;
 export const CONTEXT_FILES_MAX = 100;
 export const SESSION_ID_MAX = 128;
+const FILE_PATH_MAX = 1_000;
+const FILE_NAME_MAX = 255;
 
-/** A path relative to the working directory that stays inside it. */
-const contextFile = z
-  .string()
-  .min(1)
-  .max(1_000)
-  .refine(
-    (value) => !path.isAbsolute(value) && !value.includes('\u0000') && !value.split(/[\\/]/).includes('..'),
-    'a path relative to the working directory, without ".."',
-  );
+/**
+ * A context file as the upload answer gives it and the panel forwards it unchanged (contract 3.1,
+ * 3.13): `{originalName, path, size}`. Fields the upload may add later are ignored; the path must be
+ * absolute (the server's own upload path) and free of ".." and control characters.
+ */
+const contextFile = z.object({
+  originalName: z.string().max(FILE_NAME_MAX).optional(),
+  path: z
+    .string()
+    .min(1)
+    .max(FILE_PATH_MAX)
+    .refine(
+      // eslint-disable-next-line no-control-regex
+      (value) => value.startsWith('/') && !/[\u0000-\u001f]/.test(value) && !value.split('/').includes('..'),
+      'an absolute path without ".." or control characters',
+    ),
+  size: z.number().int().min(0).optional(),
+});
 
-/** POST /agents/{id}/execute. Unknown fields are refused. */
+export type ContextFile = z.output<typeof contextFile>;
+
+/** POST /agents/{id}/execute, as the panel sends it (contract 3.1). Unknown fields are refused. */
 export const executeBody = z.strictObject({
-  task: z.string().trim().min(1).max(TASK_MAX),
-  /** Absent: the agent's instructions. */
-  instructions: z.string().max(INSTRUCTIONS_MAX).optional(),
-  /** Absent or "": the agent's, else the settings' default. Confined to the roots by the route. */
+  task: z.string({ error: 'task is required' }).trim().min(1, 'task is required').max(TASK_MAX),
+  /** The user's additional instructions for this run ('' or absent: none). */
+  instructions: z.string().trim().max(INSTRUCTIONS_MAX).optional(),
+  /** Absent or "": the agent's, else the settings' default. Confined to the roots by the use case. */
   workingDirectory: optionalWorkingDirectoryPath.optional(),
-  // Repositories are part of the request's shape; checked here, refused by the route (not supported yet).
+  // Repositories are part of the request's shape; checked here, refused by the use case (not supported yet).
   repoName: z.string().trim().min(1).max(200).optional(),
   repoBranch: z.string().trim().min(1).max(200).optional(),
   contextFiles: z.array(contextFile).max(CONTEXT_FILES_MAX).optional(),
@@ -34,12 +46,16 @@ export const executeBody = z.strictObject({
 
 /** POST /agents/{id}/continue. */
 export const continueBody = z.strictObject({
-  sessionId: z.string().trim().min(1).max(SESSION_ID_MAX),
-  message: z.string().trim().min(1).max(TASK_MAX),
+  sessionId: z.string({ error: 'sessionId is required' }).trim().min(1, 'sessionId is required').max(SESSION_ID_MAX),
+  message: z.string({ error: 'message is required' }).trim().min(1, 'message is required').max(TASK_MAX),
 });
 
-/** The task as stored and run: the context files, when given, are listed after it. */
-export function taskWithContextFiles(task: string, contextFiles: string[] | undefined): string {
+/**
+ * The task as stored and run: the context files, when given, are listed after it, one
+ * "path (originalName)" line each (the legacy server's appendix; contract 3.1).
+ */
+export function taskWithContextFiles(task: string, contextFiles: ContextFile[] | undefined): string {
   if (!contextFiles?.length) return task;
-  return `${task}\n\nContext files:\n${contextFiles.map((file) => `- ${file}`).join('\n')}`;
+  const lines = contextFiles.map((file) => `- ${file.path}${file.originalName ? ` (${file.originalName})` : ''}`);
+  return `${task}\n\nArquivos de contexto:\n${lines.join('\n')}`;
 }

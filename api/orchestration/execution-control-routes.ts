@@ -21,8 +21,9 @@ function requestClientId(header: string): string | null {
 }
 
 /**
- * Starting, cancelling, continuing and retrying agent executions (docs/agent-executions.md). The use
- * cases are in services/executions/; each route parses, calls one, and answers.
+ * Starting, cancelling, continuing and retrying agent executions, and the active list, in the admin
+ * panel's shapes (contract 3.1, 3.8; docs/agent-executions.md). The use cases are in
+ * services/executions/; each route parses, calls one, and answers.
  */
 export function executionControlRoutes(services: Services): Router {
   const deps = executionDepsOf(services);
@@ -42,7 +43,6 @@ export function executionControlRoutes(services: Services): Router {
 
   router.post('/agents/:id/cancel/:executionId', async (ctx) => {
     ctx.body = await cancelExecution(deps, ctx.params.id ?? '', ctx.params.executionId ?? '');
-    ctx.status = 202;
   });
 
   router.post('/agents/:id/continue', async (ctx) => {
@@ -58,13 +58,10 @@ export function executionControlRoutes(services: Services): Router {
 
   router.post('/executions/cancel-all', async (ctx) => {
     ctx.body = await cancelAllExecutions(deps);
-    ctx.status = 202;
   });
 
   router.post('/executions/:id/retry', async (ctx) => {
-    const launched = await retryExecution(deps, ctx.params.id ?? '', requestClientId(ctx.get('x-client-id')));
-    ctx.status = 202;
-    ctx.body = launched;
+    ctx.body = await retryExecution(deps, ctx.params.id ?? '', requestClientId(ctx.get('x-client-id')));
   });
 
   return router;

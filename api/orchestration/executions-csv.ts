@@ -1,47 +1,31 @@
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
-import type { ExecutionSummary } from '../../services/executions';
+import { executionView, type ExecutionSummary } from '../../services/executions';
 
-/** The CSV export's columns, in order (docs/executions.md); the output is left out on purpose. */
-export const CSV_COLUMNS = [
-  'id',
-  'kind',
-  'status',
-  'source',
-  'agentId',
-  'agentName',
-  'pipelineId',
-  'scheduleId',
-  'parentExecutionId',
-  'model',
-  'workingDirectory',
-  'sessionId',
-  'createdAt',
-  'startedAt',
-  'finishedAt',
-  'durationMs',
-  'costUsd',
-  'turns',
-  'task',
-  'instructions',
-  'error',
-  'reportFile',
-] as const;
+/** The CSV export's header row, exactly as the panel's contract has it (3.8; docs/executions.md). */
+export const CSV_HEADER = ['ID', 'Tipo', 'Nome', 'Status', 'Início', 'Fim', 'Duração (ms)', 'Custo (USD)', 'Turnos'] as const;
 
-type CsvColumn = (typeof CSV_COLUMNS)[number];
+/** The UTF-8 byte order mark the export starts with, so spreadsheets read the accents as UTF-8. */
+export const UTF8_BOM = '\uFEFF';
 
 /**
- * One record as CSV cells: dates in ISO 8601 UTC, absent values empty. Numbers stay numbers, so
- * the formula escaping (csvStream) never touches a negative number, only texts.
+ * One record as CSV cells, in CSV_HEADER's order: times in ISO 8601 UTC (`Início` of a record that
+ * never ran is when it was queued, as in the view), absent values empty. Numbers stay numbers, so the
+ * formula escaping (csvStream) never touches them, only texts.
  */
-export function csvRow(record: ExecutionSummary): Record<CsvColumn, string | number> {
-  const cells = {} as Record<CsvColumn, string | number>;
-  for (const column of CSV_COLUMNS) {
-    const value = record[column];
-    cells[column] =
-      value === null || value === undefined ? '' : value instanceof Date ? value.toISOString() : typeof value === 'number' ? value : String(value);
-  }
-  return cells;
+export function csvRow(record: ExecutionSummary): Array<string | number | null> {
+  const view = executionView(record);
+  return [
+    view.id,
+    view.type,
+    view.agentName ?? view.pipelineName ?? '',
+    view.status,
+    view.startedAt,
+    view.endedAt,
+    view.durationMs,
+    view.costUsd,
+    view.numTurns,
+  ];
 }
 
 /** `execucoes_<YYYY-MM-DD>.csv`, the name the panel gives the download, for the UTC day of `now`. */
@@ -50,21 +34,25 @@ export function exportFileName(now: Date): string {
 }
 
 /**
- * The CSV as a stream fed batch by batch: a header row, then one row per record, quoted by
- * csv-stringify where a cell holds a comma, a quote or a line break. Texts are user input (tasks,
- * agent names, errors): a cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return would
- * run as a formula in a spreadsheet, so csv-stringify's `escape_formulas` prefixes it with `'`,
- * which spreadsheets show as text and leaves the value readable. The first batch is read
- * before anything is sent, so a failing database still answers 500 instead of a cut file; a later
- * failure aborts the download.
+ * The CSV as a stream fed batch by batch: the BOM and the header row (as the contract writes it,
+ * unquoted), then one row per record with every value in double quotes (csv-stringify `quoted`,
+ * `quoted_empty`; quotes inside doubled). Names are user input: a cell starting with `=`, `+`, `-`,
+ * `@`, a tab or a carriage return would run as a formula in a spreadsheet, so csv-stringify's
+ * `escape_formulas` prefixes it with `'`, which spreadsheets show as text and leaves the value
+ * readable. The first batch is read before anything is sent, so a failing database still answers 500
+ * instead of a cut file; a later failure aborts the download.
  */
 export async function csvStream(batches: AsyncIterator<ExecutionSummary[]>): Promise<Readable> {
   const first = await batches.next();
   async function* rows() {
     for (let next = first; !next.done; next = await batches.next()) for (const record of next.value) yield csvRow(record);
   }
-  const stringifier = stringify({ header: true, columns: [...CSV_COLUMNS], eof: true, record_delimiter: 'unix', escape_formulas: true });
+  const stringifier = stringify({ quoted: true, quoted_empty: true, eof: true, record_delimiter: 'unix', escape_formulas: true });
+  const body = new PassThrough();
+  body.write(`${UTF8_BOM}${CSV_HEADER.join(',')}\n`);
   const source = Readable.from(rows());
   source.on('error', (error) => stringifier.destroy(error));
-  return source.pipe(stringifier);
+  stringifier.on('error', (error) => body.destroy(error));
+  source.pipe(stringifier).pipe(body);
+  return body;
 }

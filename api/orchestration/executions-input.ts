@@ -1,11 +1,15 @@
 import { z } from 'zod';
 import { EXECUTION_SOURCES, EXECUTION_STATUSES, type HistoryFilters } from '../../services/executions';
 
+const EXECUTION_TYPES = ['agent', 'pipeline'] as const;
+
 /** The query strings of the execution history routes, with their bounds (docs/executions.md). */
 
 export const RECENT_LIMIT = { min: 1, max: 100, default: 20 } as const;
 export const PAGE_SIZE = { min: 1, max: 100, default: 20 } as const;
-/** Longest `q`: a search phrase, not a document. */
+/** Largest `offset`: deep enough for any page a person reads, small enough that OFFSET stays cheap. */
+export const OFFSET_MAX = 100_000;
+/** Longest `search`: a search phrase, not a document. */
 export const QUERY_MAX = 200;
 
 /** A query value given once; a repeated parameter (`?a=1&a=2`) is refused rather than guessed. */
@@ -47,13 +51,14 @@ const instant = single
 const DAY_MS = 86_400_000;
 
 const filterFields = {
+  type: single.pipe(z.enum(EXECUTION_TYPES)).optional(),
   status: listOf(EXECUTION_STATUSES),
   source: listOf(EXECUTION_SOURCES),
   agentId: single.min(1).max(36).optional(),
   pipelineId: single.min(1).max(36).optional(),
   from: instant,
   to: instant,
-  q: single.trim().max(QUERY_MAX).optional(),
+  search: single.trim().max(QUERY_MAX).optional(),
 };
 
 type FilterInput = z.output<z.ZodObject<typeof filterFields>>;
@@ -61,13 +66,14 @@ type FilterInput = z.output<z.ZodObject<typeof filterFields>>;
 /** `to` is inclusive: a date means up to the end of that day, a date-time up to that millisecond. */
 function filtersOf(input: FilterInput): HistoryFilters {
   const filters: HistoryFilters = {};
+  if (input.type) filters.kind = input.type;
   if (input.status) filters.status = input.status;
   if (input.source) filters.source = input.source;
   if (input.agentId !== undefined) filters.agentId = input.agentId;
   if (input.pipelineId !== undefined) filters.pipelineId = input.pipelineId;
   if (input.from) filters.from = input.from.date;
   if (input.to) filters.before = new Date(input.to.date.getTime() + (input.to.wholeDay ? DAY_MS : 1));
-  if (input.q) filters.q = input.q;
+  if (input.search) filters.search = input.search;
   return filters;
 }
 
@@ -82,15 +88,15 @@ const validRange = (input: FilterInput) => !input.from || !input.to || input.fro
 /** GET /executions/export: the history filters. Unknown parameters are refused (a typo would export everything). */
 export const exportQuery = z.strictObject(filterFields).refine(validRange, fromNotAfterTo).transform(filtersOf);
 
-/** GET /executions/history: the filters plus `page` (from 1) and `pageSize` (1..100). */
+/** GET /executions/history: the filters plus `limit` (1..100) and `offset` (0..OFFSET_MAX), as the panel pages. */
 export const historyQuery = z
   .strictObject({
     ...filterFields,
-    page: integerIn(1, 1_000_000, 1),
-    pageSize: integerIn(PAGE_SIZE.min, PAGE_SIZE.max, PAGE_SIZE.default),
+    limit: integerIn(PAGE_SIZE.min, PAGE_SIZE.max, PAGE_SIZE.default),
+    offset: integerIn(0, OFFSET_MAX, 0),
   })
   .refine(validRange, fromNotAfterTo)
-  .transform(({ page, pageSize, ...filters }) => ({ filters: filtersOf(filters), page: { page, pageSize } }));
+  .transform(({ limit, offset, ...filters }) => ({ filters: filtersOf(filters), page: { limit, offset } }));
 
 export const recentQuery = z.strictObject({ limit: integerIn(RECENT_LIMIT.min, RECENT_LIMIT.max, RECENT_LIMIT.default) });
 

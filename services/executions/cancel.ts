@@ -2,18 +2,19 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { ACTIVE_STATUSES, activeExecutions, cancelQueuedExecution, finishExecution, getExecution, type ExecutionSummary } from '../../db/executions-store';
 import { agentExecutionWorkflowId } from '../../temporal/agent-execution';
 import { CANCELLED_ERROR } from '../../workflows/agents/execution-errors';
-import { ConflictError, NotFoundError } from '../errors';
+import { NotFoundError } from '../errors';
 import type { ExecutionDeps } from './deps';
 import { liveStreamOf, published } from './live';
+import { activeExecutionView, type ActiveExecutionView } from './view';
 
 const ACTIVE = new Set<string>(ACTIVE_STATUSES);
 
 export const isActive = (execution: Pick<ExecutionSummary, 'status'>): boolean => ACTIVE.has(execution.status);
 
 /**
- * Cancels an active execution. A queued record is ended `cancelled` here at once (so it can no longer
+ * Cancels an active execution. A queued record is ended `canceled` here at once (so it can no longer
  * take a slot freed meanwhile); then the workflow is cancelled: its activity kills a running agent and
- * the workflow ends the record `cancelled`, writes the report and the notification. A record without
+ * the workflow ends the record `canceled`, writes the report and the notification. A record without
  * a workflow (never started, or the workflow is gone) is ended here.
  */
 async function cancelActive(deps: ExecutionDeps, execution: ExecutionSummary): Promise<void> {
@@ -34,25 +35,26 @@ async function cancelActive(deps: ExecutionDeps, execution: ExecutionSummary): P
   }
 }
 
-/** Cancels execution `executionId` of agent `agentId`: NotFoundError when it is not that agent's, ConflictError once finished. */
-export async function cancelExecution(deps: ExecutionDeps, agentId: string, executionId: string): Promise<{ executionId: string; status: 'cancelling' }> {
+/** Cancels execution `executionId` of agent `agentId`: NotFoundError when it is not that agent's, or already finished. */
+export async function cancelExecution(deps: ExecutionDeps, agentId: string, executionId: string): Promise<{ cancelled: true }> {
   const execution = await getExecution(deps.db, executionId);
-  if (!execution || execution.agentId !== agentId) throw new NotFoundError(`execution ${executionId} of agent ${agentId} not found`);
-  if (!isActive(execution)) throw new ConflictError(`execution ${executionId} already finished (${execution.status})`);
+  if (!execution || execution.agentId !== agentId || !isActive(execution)) {
+    throw new NotFoundError(`execution ${executionId} of agent ${agentId} not found or already finished`);
+  }
   await cancelActive(deps, execution);
-  return { executionId, status: 'cancelling' };
+  return { cancelled: true };
 }
 
-/** Cancels every active execution; answers the ids of those active at the time of the call. */
-export async function cancelAllExecutions(deps: ExecutionDeps): Promise<{ cancelled: string[] }> {
+/** Cancels every active execution; `count`: how many were active at the time of the call. */
+export async function cancelAllExecutions(deps: ExecutionDeps): Promise<{ cancelled: true; count: number }> {
   const active = await activeExecutions(deps.db);
   // Queued ones first, so none of them takes a slot freed by cancelling a running one.
   const queuedFirst = [...active.filter((execution) => execution.status === 'queued'), ...active.filter((execution) => execution.status !== 'queued')];
   for (const execution of queuedFirst) await cancelActive(deps, execution);
-  return { cancelled: active.map((execution) => execution.id) };
+  return { cancelled: true, count: active.length };
 }
 
-/** Queued and running records, oldest first, without output. */
-export function listActiveExecutions(deps: Pick<ExecutionDeps, 'db'>): Promise<ExecutionSummary[]> {
-  return activeExecutions(deps.db);
+/** Queued, running and retrying records, oldest first, as the panel's active list reads them. */
+export async function listActiveExecutions(deps: Pick<ExecutionDeps, 'db'>): Promise<ActiveExecutionView[]> {
+  return (await activeExecutions(deps.db)).map(activeExecutionView);
 }

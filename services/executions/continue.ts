@@ -1,11 +1,12 @@
 import { latestExecutionOfSession } from '../../db/executions-store';
 import { NotFoundError } from '../errors';
 import type { ExecutionDeps } from './deps';
-import { existingAgent, launchExecution, type LaunchedExecution } from './launch';
+import { launchExecution, runnableAgent, type LaunchedExecution } from './launch';
 
 /**
  * Continues session `sessionId` of agent `agentId` with `message`, in the directory and with the model
- * the session ran with. NotFoundError for an unknown agent or when no record of it holds the session.
+ * the session ran with; the record keeps the session as `parentSessionId`. NotFoundError for an unknown
+ * agent or when no record of it holds the session, InvalidInputError for an inactive agent.
  */
 export async function continueSession(
   deps: ExecutionDeps,
@@ -13,7 +14,7 @@ export async function continueSession(
   clientId: string | null,
   request: { sessionId: string; message: string },
 ): Promise<LaunchedExecution> {
-  const agent = await existingAgent(deps, agentId);
+  const agent = await runnableAgent(deps, agentId);
   const parent = await latestExecutionOfSession(deps.db, agent.id, request.sessionId);
   if (!parent) throw new NotFoundError(`agent ${agent.id} has no session ${request.sessionId}`);
   return launchExecution(
@@ -29,6 +30,7 @@ export async function continueSession(
       workingDirectory: parent.workingDirectory,
       model: parent.model,
       sessionId: request.sessionId,
+      parentSessionId: request.sessionId,
       parentExecutionId: parent.id,
     },
     request.sessionId,

@@ -5,27 +5,34 @@ import {
   getExecution,
   iterateExecutionHistory,
   listExecutionHistory,
-  publicExecution,
   recentExecutions as storedRecent,
   type ExecutionSummary,
   type HistoryFilters,
-  type HistoryPage,
   type PageRequest,
-  type PublicExecution,
 } from '../../db/executions-store';
 import { ConflictError, NotFoundError } from '../errors';
 import type { ExecutionDeps } from './deps';
+import { executionDetailView, executionView, type ExecutionDetailView, type ExecutionView } from './view';
 
 /** The execution history: recent, paginated with filters, detail, delete, clear, export (docs/executions.md). */
 
 type HistoryDeps = Pick<ExecutionDeps, 'db'>;
 
-export function recentExecutions(deps: HistoryDeps, limit: number): Promise<ExecutionSummary[]> {
-  return storedRecent(deps.db, limit);
+export interface HistoryPageView {
+  items: ExecutionView[];
+  total: number;
+  limit: number;
+  offset: number;
 }
 
-export function executionHistory(deps: HistoryDeps, filters: HistoryFilters, page: PageRequest): Promise<HistoryPage> {
-  return listExecutionHistory(deps.db, filters, page);
+/** The newest `limit` records, newest first. */
+export async function recentExecutions(deps: HistoryDeps, limit: number): Promise<ExecutionView[]> {
+  return (await storedRecent(deps.db, limit)).map(executionView);
+}
+
+export async function executionHistory(deps: HistoryDeps, filters: HistoryFilters, page: PageRequest): Promise<HistoryPageView> {
+  const stored = await listExecutionHistory(deps.db, filters, page);
+  return { ...stored, items: stored.items.map(executionView) };
 }
 
 /** The records matching `filters` in batches (memory stays one batch however large the table). */
@@ -33,11 +40,11 @@ export function exportExecutionHistory(deps: HistoryDeps, filters: HistoryFilter
   return iterateExecutionHistory(deps.db, filters);
 }
 
-/** The record as answered (no client id). */
-export async function executionDetail(deps: HistoryDeps, id: string): Promise<PublicExecution> {
+/** The record with its output (no client id). */
+export async function executionDetail(deps: HistoryDeps, id: string): Promise<ExecutionDetailView> {
   const execution = await getExecution(deps.db, id);
   if (!execution) throw new NotFoundError(`execution ${id} not found`);
-  return publicExecution(execution);
+  return executionDetailView(execution);
 }
 
 /** ConflictError while it is active (its workflow still writes to it). */
@@ -47,7 +54,7 @@ export async function deleteExecution(deps: HistoryDeps, id: string): Promise<vo
   if (outcome === 'active') throw new ConflictError(`execution ${id} is still active: cancel it first`);
 }
 
-/** Deletes every finished record; queued and running ones stay. */
+/** Deletes every finished record; active ones stay. */
 export async function clearExecutionHistory(deps: HistoryDeps): Promise<void> {
   await removeFinished(deps.db);
 }

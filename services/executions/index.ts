@@ -1,9 +1,9 @@
 /** The execution use cases (docs/application-layer.md): what routes, schedules, webhooks and pipelines call. */
 export { executionDepsOf, type ExecutionDeps } from './deps';
-export { executeAgent, launchExecution, type ExecuteRequest, type LaunchedExecution, type LaunchInput } from './launch';
+export { executeAgent, launchExecution, runnableAgent, type ExecuteRequest, type LaunchedExecution, type LaunchInput } from './launch';
 export { cancelAllExecutions, cancelExecution, isActive, listActiveExecutions } from './cancel';
 export { continueSession } from './continue';
-export { retryExecution } from './retry';
+export { retryExecution, type RetriedExecution } from './retry';
 export {
   clearExecutionHistory,
   countActiveExecutions,
@@ -12,6 +12,8 @@ export {
   executionHistory,
   exportExecutionHistory,
   recentExecutions,
+  type HistoryPageView,
 } from './history';
+export { activeExecutionView, executionDetailView, executionView, type ActiveExecutionView, type ExecutionDetailView, type ExecutionView } from './view';
 // The record's vocabulary, for the request schemas and the CSV of api/.
 export { EXECUTION_SOURCES, EXECUTION_STATUSES, type ExecutionSummary, type HistoryFilters } from '../../db/executions-store';

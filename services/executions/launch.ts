@@ -24,6 +24,13 @@ export async function existingAgent(deps: Pick<ExecutionDeps, 'db'>, id: string)
   return agent;
 }
 
+/** An agent that may run now: InvalidInputError when it is inactive (the panel's status; contract 3.1). */
+export async function runnableAgent(deps: Pick<ExecutionDeps, 'db'>, id: string): Promise<Agent> {
+  const agent = await existingAgent(deps, id);
+  if (agent.status !== 'active') throw new InvalidInputError(`agent ${id} is inactive`);
+  return agent;
+}
+
 /**
  * Stores a new execution of `agent` for `clientId` (null: nobody is told live), tells that client it is
  * queued, starts its workflow. Whatever its origin (the request, the agent, the settings, a parent
@@ -69,7 +76,7 @@ export async function launchExecution(
 /** A request to run an agent, already validated (api/orchestration/execution-control-input.ts). */
 export interface ExecuteRequest {
   task: string;
-  /** Absent: the agent's. */
+  /** The user's additional instructions for this run, added to the prompt (composePrompt); absent: none. */
   instructions?: string;
   /** Absent or null: the agent's, else the settings' default. */
   workingDirectory?: string | null;
@@ -80,18 +87,20 @@ export interface ExecuteRequest {
 }
 
 /**
- * Runs agent `agentId` on `request.task`: instructions, working directory and model default to the
- * agent's, then to the settings'. NotFoundError for an unknown agent; repositories are refused (no
- * clone step exists yet). The task is stored as given: the caller adds the context files to it.
+ * Runs agent `agentId` on `request.task` with the request's additional instructions; working directory
+ * and model default to the agent's, then to the settings'. The agent's own instructions are its system
+ * prompt, not part of the record. NotFoundError for an unknown agent, InvalidInputError for an inactive
+ * one; repositories are refused (no clone step exists yet). The task is stored as given: the caller
+ * adds the context files to it.
  */
 export async function executeAgent(deps: ExecutionDeps, agentId: string, clientId: string | null, request: ExecuteRequest): Promise<LaunchedExecution> {
-  const agent = await existingAgent(deps, agentId);
+  const agent = await runnableAgent(deps, agentId);
   if (request.repoName !== undefined || request.repoBranch !== undefined) throw new InvalidInputError('repositories are not supported yet');
   const settings = await readExecutionSettings(deps.db, deps.workdirRoots);
   return launchExecution(deps, agent, clientId, {
     source: request.source ?? 'manual',
     task: request.task,
-    instructions: request.instructions ?? agent.instructions,
+    instructions: request.instructions ?? '',
     workingDirectory: request.workingDirectory ?? agent.workingDirectory ?? settings.workingDirectory,
     model: agent.model ?? settings.defaultModel,
   });

@@ -1,21 +1,33 @@
 import { getExecution } from '../../db/executions-store';
-import { ConflictError, InvalidInputError, NotFoundError } from '../errors';
-import { isActive } from './cancel';
+import { InvalidInputError, NotFoundError } from '../errors';
 import type { ExecutionDeps } from './deps';
-import { existingAgent, launchExecution, type LaunchedExecution } from './launch';
+import { launchExecution, runnableAgent } from './launch';
+
+/** Only these end states may be run again (contract 3.8): a completed or active record is refused. */
+const RETRYABLE = new Set<string>(['error', 'canceled']);
+
+export interface RetriedExecution {
+  success: true;
+  message: string;
+  /** The new record. */
+  executionId: string;
+}
 
 /**
- * Runs a finished agent execution again as a new record (source `retry`, same task, instructions,
- * directory and model). NotFoundError for an unknown execution or a deleted agent, ConflictError while
- * it is still active, InvalidInputError when it is not an agent's execution.
+ * Runs an agent execution that ended `error` or `canceled` again as a new record (source `retry`, same
+ * task, instructions, directory and model; `parentExecutionId` the old one). NotFoundError for an
+ * unknown execution or a deleted agent; InvalidInputError for another status, a pipeline record or an
+ * inactive agent.
  */
-export async function retryExecution(deps: ExecutionDeps, executionId: string, clientId: string | null): Promise<LaunchedExecution> {
+export async function retryExecution(deps: ExecutionDeps, executionId: string, clientId: string | null): Promise<RetriedExecution> {
   const parent = await getExecution(deps.db, executionId);
   if (!parent) throw new NotFoundError(`execution ${executionId} not found`);
-  if (isActive(parent)) throw new ConflictError(`execution ${executionId} is still active`);
+  if (!RETRYABLE.has(parent.status)) {
+    throw new InvalidInputError(`only executions that ended with an error or were canceled can be retried (this one is ${parent.status})`);
+  }
   if (parent.kind !== 'agent' || !parent.agentId) throw new InvalidInputError(`execution ${executionId} is not an agent execution`);
-  const agent = await existingAgent(deps, parent.agentId);
-  return launchExecution(deps, agent, clientId, {
+  const agent = await runnableAgent(deps, parent.agentId);
+  const launched = await launchExecution(deps, agent, clientId, {
     source: 'retry',
     task: parent.task,
     instructions: parent.instructions,
@@ -23,4 +35,5 @@ export async function retryExecution(deps: ExecutionDeps, executionId: string, c
     model: parent.model,
     parentExecutionId: parent.id,
   });
+  return { success: true, message: 'Execução reiniciada', executionId: launched.executionId };
 }

@@ -12,9 +12,11 @@ import {
   type ExecutionResult,
   type NewExecution,
 } from '../../db/executions-store';
-import { CSV_COLUMNS } from '../../api/orchestration/executions-csv';
+import { randomUUID } from 'node:crypto';
+import { CSV_HEADER } from '../../api/orchestration/executions-csv';
 import { config } from '../../lib/config';
 import { startTestServer, type TestServer } from '../support/server';
+import type { Config } from '../../lib/config';
 
 let server: TestServer;
 let database: DatabaseHandle;
@@ -26,9 +28,10 @@ interface Answer {
   headers: Headers;
 }
 
-async function call(method: string, path: string): Promise<Answer> {
-  const response = await fetch(server.url + path, { method });
-  const text = await response.text();
+async function call(method: string, path: string, on: TestServer = server): Promise<Answer> {
+  const response = await fetch(on.url + path, { method });
+  // The bytes as sent: response.text() would drop the export's byte order mark.
+  const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(await response.arrayBuffer());
   const json = (response.headers.get('content-type') ?? '').includes('json');
   return { status: response.status, body: json && text ? JSON.parse(text) : null, text, headers: response.headers };
 }
@@ -67,22 +70,23 @@ beforeAll(async () => {
   database = createDatabase(config.mysql);
   await database.pool.query('DELETE FROM executions');
   A = await record(base({ clientId: 'browser-a', task: 'Review the parser', createdAt: at('2026-01-10T10:00:00.000Z') }), {
-    status: 'completed', output: 'All good', sessionId: 'sess-a', costUsd: 0.0123, durationMs: 61_000, turns: 3,
+    status: 'completed', output: 'All good', result: 'The parser is fine.', exitCode: 0, sessionId: 'sess-a', costUsd: 0.0123, durationMs: 61_000, turns: 3,
   });
   B = await record(base({ source: 'schedule', scheduleId: 'sched-1', task: 'Nightly lint', createdAt: at('2026-01-11T09:00:00.000Z') }), {
-    status: 'error', error: 'agent exited with code 1', output: '',
+    status: 'error', error: 'agent exited with code 1', output: '', exitCode: 1,
   });
   C = await record(base({ agentId: AGENT_2, agentName: 'Doc Writer', source: 'webhook', task: TRICKY_TASK, createdAt: at('2026-01-12T23:59:59.999Z') }), {
     status: 'canceled',
   });
   D = await record(
-    base({ agentId: AGENT_2, agentName: 'Doc Writer', source: 'retry', parentExecutionId: 'x', createdAt: at('2026-01-13T00:00:00.000Z') }),
-    { status: 'completed', output: 'found needle_50% here' },
+    base({ agentId: AGENT_2, agentName: 'Doc Writer', source: 'retry', parentExecutionId: 'x', task: 'Find needle_50% here', createdAt: at('2026-01-13T00:00:00.000Z') }),
+    // Written before results were kept: its detail's result is the output.
+    { status: 'completed', output: 'found it' },
   );
   E = await record(base({ kind: 'pipeline', agentId: null, agentName: 'Release pipeline', pipelineId: PIPELINE, createdAt: at('2026-01-14T08:00:00.000Z') }), {
     status: 'completed', output: 'step 1 ok',
   });
-  F = await record(base({ source: 'continue', sessionId: 'sess-a', createdAt: at('2026-01-15T08:00:00.000Z') }), 'running');
+  F = await record(base({ source: 'continue', sessionId: 'sess-a', parentSessionId: 'sess-a', createdAt: at('2026-01-15T08:00:00.000Z') }), 'running');
   G = await record(base({ agentId: AGENT_2, agentName: 'Doc Writer', createdAt: at('2026-01-16T08:00:00.000Z') }), 'queued');
   server = await startTestServer();
 });
@@ -115,9 +119,13 @@ describe('the execution store', () => {
     );
     expect(await getExecution(database.db, id)).toMatchObject({ output: 'hello world', outputSeq: 3 });
 
-    const finished = await finishExecution(database.db, id, { status: 'completed', sessionId: 's-1', costUsd: 0.5, durationMs: 1200, turns: 2, finishedAt: at('2026-02-01T00:00:02.000Z') });
+    const finished = await finishExecution(database.db, id, {
+      status: 'completed', sessionId: 's-1', costUsd: 0.5, durationMs: 1200, turns: 2, result: 'the answer', exitCode: 0, finishedAt: at('2026-02-01T00:00:02.000Z'),
+    });
     expect(finished?.changed).toBe(true);
-    expect(finished?.execution).toMatchObject({ status: 'completed', sessionId: 's-1', costUsd: 0.5, durationMs: 1200, turns: 2, output: 'hello world', error: null });
+    expect(finished?.execution).toMatchObject({
+      status: 'completed', sessionId: 's-1', costUsd: 0.5, durationMs: 1200, turns: 2, output: 'hello world', result: 'the answer', exitCode: 0, error: null,
+    });
 
     const twice = await finishExecution(database.db, id, { status: 'error', error: 'late retry', output: 'other' });
     expect(twice?.changed).toBe(false);
@@ -145,25 +153,74 @@ describe('the execution store', () => {
     await database.pool.query('DELETE FROM executions WHERE id = ?', [id]);
   });
 
-  it('lists active executions oldest first', async () => {
+  it('lists active executions (queued, running, retrying) oldest first', async () => {
     expect(ids(await activeExecutions(database.db))).toEqual([F.id, G.id]);
+    const id = 'aaaaaaaa-0000-4000-8000-000000000003';
+    await createExecution(database.db, base({ id, createdAt: at('2026-01-20T00:00:00.000Z') }));
+    await database.pool.query("UPDATE executions SET status = 'retrying' WHERE id = ?", [id]);
+    try {
+      expect(ids(await activeExecutions(database.db))).toEqual([F.id, G.id, id]);
+    } finally {
+      await database.pool.query('DELETE FROM executions WHERE id = ?', [id]);
+    }
   });
 });
 
+
+/** The view of a stored record as every list answers it (contract 3.8): ISO times, numbers, the panel's names. */
+function viewOf(record: Execution): Record<string, unknown> {
+  const pipeline = record.kind === 'pipeline';
+  return {
+    id: record.id,
+    executionId: record.id,
+    type: record.kind,
+    agentId: record.agentId,
+    agentName: pipeline ? null : record.agentName,
+    pipelineId: record.pipelineId,
+    pipelineName: pipeline ? record.agentName : null,
+    task: record.task,
+    input: pipeline ? record.task : null,
+    instructions: record.instructions,
+    status: record.status,
+    source: record.source,
+    scheduleId: record.scheduleId,
+    workingDirectory: record.workingDirectory,
+    model: record.model,
+    startedAt: (record.startedAt ?? record.createdAt).toISOString(),
+    endedAt: record.finishedAt?.toISOString() ?? null,
+    createdAt: record.createdAt.toISOString(),
+    costUsd: record.costUsd,
+    totalCostUsd: record.costUsd,
+    durationMs: record.durationMs,
+    numTurns: record.turns,
+    sessionId: record.sessionId,
+    parentSessionId: record.parentSessionId,
+    parentExecutionId: record.parentExecutionId,
+    result: record.result,
+    error: record.error,
+    exitCode: record.exitCode,
+    attempt: record.attempt,
+    delegatedFrom: record.delegatedFrom,
+    reportFile: record.reportFile,
+  };
+}
+
 describe('GET /api/executions/recent', () => {
-  it('answers the newest first, 20 by default, without output', async () => {
+  it('answers a bare array of views, newest first, 20 by default, without output', async () => {
     const all = await call('GET', '/api/executions/recent');
     expect(all.status).toBe(200);
+    expect(Array.isArray(all.body)).toBe(true);
     expect(ids(all.body)).toEqual([G.id, F.id, E.id, D.id, C.id, B.id, A.id]);
-    expect(all.body[6]).toEqual({
-      ...JSON.parse(JSON.stringify(A)),
-      output: undefined,
-      clientId: undefined,
-      waitingHeartbeatAt: undefined,
+    expect(all.body).toEqual([G, F, E, D, C, B, A].map(viewOf));
+    // The values the dashboard reads, spelled out for one record.
+    expect(all.body[6]).toMatchObject({
+      status: 'completed', agentName: 'Code Reviewer', task: 'Review the parser', type: 'agent',
+      startedAt: '2026-01-10T10:00:01.000Z', costUsd: 0.0123, totalCostUsd: 0.0123, result: 'The parser is fine.',
     });
-    expect('output' in all.body[6]).toBe(false);
-    expect('clientId' in all.body[6]).toBe(false);
-    expect('waitingHeartbeatAt' in all.body[6]).toBe(false);
+    expect(all.body[2]).toMatchObject({ type: 'pipeline', pipelineName: 'Release pipeline', agentName: null, input: 'a task' });
+    // A queued record has not started: its startedAt is when it was queued.
+    expect(all.body[0]).toMatchObject({ status: 'queued', startedAt: '2026-01-16T08:00:00.000Z', endedAt: null });
+    for (const item of all.body) for (const hidden of ['output', 'clientId', 'waitingHeartbeatAt']) expect(hidden in item).toBe(false);
 
     const three = await call('GET', '/api/executions/recent?limit=3');
     expect(ids(three.body)).toEqual([G.id, F.id, E.id]);
@@ -179,28 +236,41 @@ describe('GET /api/executions/recent', () => {
 describe('GET /api/executions/history', () => {
   const history = (query: string) => call('GET', `/api/executions/history${query}`);
 
-  it('pages newest first with total and totalPages', async () => {
+  it('answers {items, total, limit, offset}, newest first, pages by limit and offset', async () => {
     const first = await history('');
     expect(first.status).toBe(200);
-    expect({ ...first.body, items: ids(first.body.items) }).toEqual({
-      items: [G.id, F.id, E.id, D.id, C.id, B.id, A.id],
-      total: 7,
-      page: 1,
-      pageSize: 20,
-      totalPages: 1,
-    });
-    const last = await history('?page=3&pageSize=3');
-    expect({ ...last.body, items: ids(last.body.items) }).toEqual({ items: [A.id], total: 7, page: 3, pageSize: 3, totalPages: 3 });
-    const beyond = await history('?page=4&pageSize=3');
-    expect({ ...beyond.body, items: ids(beyond.body.items) }).toEqual({ items: [], total: 7, page: 4, pageSize: 3, totalPages: 3 });
-    const edge = await history('?page=2&pageSize=100');
-    expect(edge.body).toMatchObject({ items: [], total: 7, pageSize: 100, totalPages: 1 });
+    expect(first.body).toEqual({ items: [G, F, E, D, C, B, A].map(viewOf), total: 7, limit: 20, offset: 0 });
+    // What the panel sends for its first page.
+    const panel = await history('?limit=20&offset=0');
+    expect({ ...panel.body, items: ids(panel.body.items) }).toEqual({ items: [G.id, F.id, E.id, D.id, C.id, B.id, A.id], total: 7, limit: 20, offset: 0 });
+    const last = await history('?limit=3&offset=6');
+    expect({ ...last.body, items: ids(last.body.items) }).toEqual({ items: [A.id], total: 7, limit: 3, offset: 6 });
+    const middle = await history('?limit=2&offset=2');
+    expect(ids(middle.body.items)).toEqual([E.id, D.id]);
+    const beyond = await history('?limit=3&offset=7');
+    expect({ ...beyond.body, items: ids(beyond.body.items) }).toEqual({ items: [], total: 7, limit: 3, offset: 7 });
   });
 
   it.each([
+    ['?type=agent', () => [G.id, F.id, D.id, C.id, B.id, A.id]],
+    ['?type=pipeline', () => [E.id]],
     ['?status=completed', () => [E.id, D.id, A.id]],
-    ['?status=failed,cancelled', () => [C.id, B.id]],
+    ['?status=error', () => [B.id]],
+    ['?status=canceled', () => [C.id]],
+    ['?status=running', () => [F.id]],
+    ['?status=retrying', () => []],
+    ['?status=error,canceled', () => [C.id, B.id]],
     ['?status=queued,running', () => [G.id, F.id]],
+    ['?search=parser', () => [A.id]],
+    ['?search=DOC%20writer', () => [G.id, D.id, C.id]],
+    ['?search=release', () => [E.id]],
+    ['?search=needle_50%25', () => [D.id]],
+    ['?search=needle_5%25', () => []],
+    ['?search=%22done%22', () => [C.id]],
+    // Neither the instructions, the output nor the error are searched: the name and the task are.
+    ['?search=be%20brief', () => []],
+    ['?search=found%20it', () => []],
+    ['?search=exited%20with', () => []],
     [`?agentId=${AGENT_1}`, () => [F.id, B.id, A.id]],
     [`?pipelineId=${PIPELINE}`, () => [E.id]],
     ['?source=schedule', () => [B.id]],
@@ -211,15 +281,10 @@ describe('GET /api/executions/history', () => {
     ['?to=2026-01-12T23:59:59.998Z', () => [B.id, A.id]],
     ['?from=2026-01-11&to=2026-01-13', () => [D.id, C.id, B.id]],
     ['?from=2026-01-12T20:59:59.999-03:00&to=2026-01-12T23:59:59.999Z', () => [C.id]],
-    ['?q=parser', () => [A.id]],
-    ['?q=DOC%20writer', () => [G.id, D.id, C.id]],
-    ['?q=needle_50%25', () => [D.id]],
-    ['?q=needle_5%25', () => []],
-    ['?q=%22done%22', () => [C.id]],
-    ['?q=exited%20with', () => []],
-    [`?agentId=${AGENT_2}&status=completed&from=2026-01-13`, () => [D.id]],
-    [`?agentId=${AGENT_2}&source=manual&q=doc`, () => [G.id]],
-    ['?status=&agentId=&q=', () => [G.id, F.id, E.id, D.id, C.id, B.id, A.id]],
+    ['?limit=20&offset=0&type=agent&status=completed&search=review', () => [A.id]],
+    [`?type=agent&agentId=${AGENT_2}&status=completed&from=2026-01-13`, () => [D.id]],
+    [`?agentId=${AGENT_2}&source=manual&search=doc`, () => [G.id]],
+    ['?type=&status=&search=&agentId=', () => [G.id, F.id, E.id, D.id, C.id, B.id, A.id]],
   ])('filters %s', async (query, expected) => {
     const answer = await history(query);
     expect(answer.status).toBe(200);
@@ -228,18 +293,22 @@ describe('GET /api/executions/history', () => {
   });
 
   it.each([
-    ['?page=0', /^query\.page: /],
-    ['?pageSize=0', /^query\.pageSize: /],
-    ['?pageSize=101', /^query\.pageSize: /],
-    ['?page=abc', /^query\.page: /],
+    ['?limit=0', /^query\.limit: /],
+    ['?limit=101', /^query\.limit: /],
+    ['?limit=abc', /^query\.limit: /],
+    ['?offset=-1', /^query\.offset: /],
+    ['?offset=100001', /^query\.offset: /],
+    ['?type=task', /^query\.type: /],
     ['?status=done', /^query\.status/],
+    ['?status=failed', /^query\.status/],
     ['?source=cron', /^query\.source/],
     ['?from=yesterday', /^query\.from: /],
     ['?to=2026-02-30', /^query\.to: not a real date/],
     ['?from=2026-01-13&to=2026-01-12', /^query\.from: `from` must not be after `to`/],
-    ['?status=failed&status=completed', /^query\.status: /],
-    ['?sort=asc', /^query: Unrecognized key: "sort"/],
-    [`?q=${'x'.repeat(201)}`, /^query\.q: /],
+    ['?status=error&status=completed', /^query\.status: /],
+    ['?page=2', /^query: Unrecognized key: "page"/],
+    ['?q=parser', /^query: Unrecognized key: "q"/],
+    [`?search=${'x'.repeat(201)}`, /^query\.search: /],
   ])('refuses %s with 400', async (query, message) => {
     const answer = await history(query);
     expect(answer.status).toBe(400);
@@ -247,40 +316,76 @@ describe('GET /api/executions/history', () => {
   });
 });
 
+describe('GET /api/executions/active', () => {
+  it('answers the queued, running and retrying records oldest first, with the agent name in agentConfig and a startedAt', async () => {
+    const answer = await call('GET', '/api/executions/active');
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual([
+      { ...viewOf(F), agentConfig: { agent_name: 'Code Reviewer', model: 'sonnet' } },
+      { ...viewOf(G), agentConfig: { agent_name: 'Doc Writer', model: 'sonnet' } },
+    ]);
+    expect(answer.body.map((item: any) => [item.executionId, item.id, item.agentId, item.agentName, item.status, item.startedAt])).toEqual([
+      [F.id, F.id, AGENT_1, 'Code Reviewer', 'running', '2026-01-15T08:00:01.000Z'],
+      [G.id, G.id, AGENT_2, 'Doc Writer', 'queued', '2026-01-16T08:00:00.000Z'],
+    ]);
+  });
+});
+
 describe('GET and DELETE /api/executions/history/{id}', () => {
-  it('answers the whole record with its output; 404 for an unknown id', async () => {
+  it('answers the view with its output; 404 {error} for an unknown id', async () => {
     const detail = await call('GET', `/api/executions/history/${A.id}`);
     expect(detail.status).toBe(200);
     expect((await getExecution(database.db, A.id))?.clientId).toBe('browser-a');
     expect(detail.body).toEqual({
       id: A.id,
-      kind: 'agent',
+      executionId: A.id,
+      type: 'agent',
       agentId: AGENT_1,
       agentName: 'Code Reviewer',
       pipelineId: null,
+      pipelineName: null,
+      task: 'Review the parser',
+      input: null,
+      instructions: 'be brief',
       status: 'completed',
       source: 'manual',
       scheduleId: null,
-      task: 'Review the parser',
-      instructions: 'be brief',
       workingDirectory: '/home/projetos/work',
       model: 'sonnet',
-      sessionId: 'sess-a',
-      parentExecutionId: null,
+      startedAt: '2026-01-10T10:00:01.000Z',
+      endedAt: '2026-01-10T10:01:01.000Z',
+      createdAt: '2026-01-10T10:00:00.000Z',
       costUsd: 0.0123,
+      totalCostUsd: 0.0123,
       durationMs: 61_000,
-      turns: 3,
+      numTurns: 3,
+      sessionId: 'sess-a',
+      parentSessionId: null,
+      parentExecutionId: null,
+      result: 'The parser is fine.',
+      error: null,
+      exitCode: 0,
+      attempt: 1,
+      delegatedFrom: null,
+      reportFile: null,
       output: 'All good',
       outputTruncated: false,
       outputSeq: 0,
-      error: null,
-      reportFile: null,
-      createdAt: '2026-01-10T10:00:00.000Z',
-      startedAt: '2026-01-10T10:00:01.000Z',
-      finishedAt: '2026-01-10T10:01:01.000Z',
     });
+    const failed = await call('GET', `/api/executions/history/${B.id}`);
+    expect(failed.body).toMatchObject({ status: 'error', error: 'agent exited with code 1', exitCode: 1, result: null, costUsd: null, numTurns: null });
+    const continued = await call('GET', `/api/executions/history/${F.id}`);
+    expect(continued.body).toMatchObject({ source: 'continue', parentSessionId: 'sess-a', status: 'running', endedAt: null });
     const missing = await call('GET', '/api/executions/history/no-such-id');
     expect(missing).toMatchObject({ status: 404, body: { error: 'execution no-such-id not found' } });
+  });
+
+  it('answers the stored output as the result of a record written before results were kept', async () => {
+    const detail = await call('GET', `/api/executions/history/${D.id}`);
+    expect(detail.body).toMatchObject({ result: 'found it', output: 'found it', exitCode: null });
+    // Lists carry the stored result only (no output is read for them).
+    const [item] = (await call('GET', '/api/executions/history?search=needle')).body.items;
+    expect(item).toMatchObject({ id: D.id, result: null });
   });
 
   it('refuses to delete an active record (409, kept), deletes a finished one (204), then 404', async () => {
@@ -293,9 +398,9 @@ describe('GET and DELETE /api/executions/history/{id}', () => {
     const deleted = await call('DELETE', `/api/executions/history/${B.id}`);
     expect(deleted).toMatchObject({ status: 204, text: '' });
     expect(await getExecution(database.db, B.id)).toBeNull();
-    expect((await call('DELETE', `/api/executions/history/${B.id}`)).status).toBe(404);
+    expect(await call('DELETE', `/api/executions/history/${B.id}`)).toMatchObject({ status: 404, body: { error: `execution ${B.id} not found` } });
     B = await record(base({ id: B.id, source: 'schedule', scheduleId: 'sched-1', task: 'Nightly lint', createdAt: B.createdAt }), {
-      status: 'error', error: 'agent exited with code 1', output: '',
+      status: 'error', error: 'agent exited with code 1', output: '', exitCode: 1,
     });
   });
 });
@@ -320,37 +425,40 @@ function parseCsv(text: string): string[][] {
   return rows;
 }
 
+const BOM = '\uFEFF';
+const HEADER_LINE = 'ID,Tipo,Nome,Status,Início,Fim,Duração (ms),Custo (USD),Turnos';
+/** The export's rows without the BOM and the header. */
+const csvRows = (text: string) => parseCsv(text.slice(BOM.length)).slice(1);
+
 describe('GET /api/executions/export', () => {
-  it('answers a CSV attachment with a header row, one row per record and correct quoting', async () => {
+  it('answers a UTF-8 CSV attachment: BOM, the contract header, every value quoted', async () => {
     const answer = await call('GET', '/api/executions/export');
     expect(answer.status).toBe(200);
     expect(answer.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     expect(answer.headers.get('content-disposition')).toBe(`attachment; filename=execucoes_${new Date().toISOString().slice(0, 10)}.csv`);
+    expect(CSV_HEADER.join(',')).toBe(HEADER_LINE);
 
     const lines = answer.text.split('\n');
-    expect(lines[0]).toBe(CSV_COLUMNS.join(','));
-    // A simple row, by plain splitting.
-    const aLine = lines.find((line) => line.startsWith(A.id))!;
-    expect(aLine.split(',')).toEqual([
-      A.id, 'agent', 'completed', 'manual', AGENT_1, 'Code Reviewer', '', '', '', 'sonnet', '/home/projetos/work', 'sess-a',
-      '2026-01-10T10:00:00.000Z', '2026-01-10T10:00:01.000Z', '2026-01-10T10:01:01.000Z', '61000', '0.0123', '3',
-      'Review the parser', 'be brief', '', '',
-    ]);
-    // The row with a comma, quotes and a line break, verbatim and parsed back.
-    expect(answer.text).toContain(`,"Write the docs, then say ""done""\nsecond line",`);
-    const rows = parseCsv(answer.text);
-    expect(rows.map((row) => row[0])).toEqual(['id', G.id, F.id, E.id, D.id, C.id, B.id, A.id]);
-    expect(rows.every((row) => row.length === CSV_COLUMNS.length)).toBe(true);
-    expect(rows[5]![CSV_COLUMNS.indexOf('task')]).toBe(TRICKY_TASK);
+    expect(lines[0]).toBe(BOM + HEADER_LINE);
+    expect(lines).toContain(`"${A.id}","agent","Code Reviewer","completed","2026-01-10T10:00:01.000Z","2026-01-10T10:01:01.000Z","61000","0.0123","3"`);
+    expect(lines).toContain(`"${B.id}","agent","Code Reviewer","error","2026-01-11T09:00:01.000Z","2026-01-11T09:01:01.000Z","","",""`);
+    expect(lines).toContain(`"${E.id}","pipeline","Release pipeline","completed","2026-01-14T08:00:01.000Z","2026-01-14T08:01:01.000Z","","",""`);
+    expect(lines).toContain(`"${G.id}","agent","Doc Writer","queued","2026-01-16T08:00:00.000Z","","","",""`);
+    expect(lines.at(-1)).toBe('');
+    expect(csvRows(answer.text).map((row) => row[0])).toEqual([G.id, F.id, E.id, D.id, C.id, B.id, A.id]);
+    expect(csvRows(answer.text).every((row) => row.length === CSV_HEADER.length)).toBe(true);
   });
 
-  it('applies the history filters; refuses bad ones with 400', async () => {
-    const failed = await call('GET', '/api/executions/export?status=failed,cancelled&to=2026-01-12');
-    expect(parseCsv(failed.text).map((row) => row[0])).toEqual(['id', C.id, B.id]);
+  it('applies the history filters; refuses bad and unknown ones with 400', async () => {
+    const failed = await call('GET', '/api/executions/export?status=error,canceled&to=2026-01-12');
+    expect(csvRows(failed.text).map((row) => row[0])).toEqual([C.id, B.id]);
+    expect(csvRows((await call('GET', '/api/executions/export?type=pipeline')).text).map((row) => row[0])).toEqual([E.id]);
+    expect(csvRows((await call('GET', '/api/executions/export?search=parser')).text).map((row) => row[0])).toEqual([A.id]);
     const none = await call('GET', '/api/executions/export?source=webhook&status=completed');
-    expect(none.text).toBe(CSV_COLUMNS.join(',') + '\n');
-    const bad = await call('GET', '/api/executions/export?page=2');
-    expect(bad).toMatchObject({ status: 400, body: { error: 'query: Unrecognized key: "page"' } });
+    expect(none.text).toBe(`${BOM}${HEADER_LINE}\n`);
+    const bad = await call('GET', '/api/executions/export?limit=2');
+    expect(bad).toMatchObject({ status: 400, body: { error: 'query: Unrecognized key: "limit"' } });
+    expect((await call('GET', '/api/executions/export?status=failed')).status).toBe(400);
   });
 
   it('pages through the table by keyset: a larger export keeps every row once, in order', async () => {
@@ -361,38 +469,75 @@ describe('GET /api/executions/export', () => {
       'INSERT INTO executions (id, kind, agent_id, agent_name, status, source, task, instructions, working_directory, model, created_at) VALUES ?',
       [values],
     );
-    const answer = await call('GET', '/api/executions/export?to=2025-06-01');
-    const rows = parseCsv(answer.text).slice(1).map((row) => row[0]);
-    expect(rows).toEqual([...created].reverse());
-    await database.pool.query("DELETE FROM executions WHERE agent_name = 'Bulk'");
+    try {
+      const answer = await call('GET', '/api/executions/export?to=2025-06-01');
+      expect(csvRows(answer.text).map((row) => row[0])).toEqual([...created].reverse());
+    } finally {
+      await database.pool.query("DELETE FROM executions WHERE agent_name = 'Bulk'");
+    }
   });
 
-  it('neutralises spreadsheet formulas (=, +, -, @) with a leading quote; numbers and other texts stay as they are', async () => {
+  it('quotes names with commas, quotes and line breaks, and neutralises spreadsheet formulas (=, +, -, @) with a leading quote', async () => {
     const agentId = '44444444-4444-4444-8444-444444444444';
-    const formulas = ['=HYPERLINK("http://evil.example","x")', '+1+cmd|calc', '-2+3', '@SUM(A1:A9)'];
+    const names = ['=HYPERLINK("http://evil.example","x")', '+1+cmd|calc', '-2+3', '@SUM(A1:A9)', 'Say "hi", then\nleave'];
     const stored = [];
-    for (const [i, task] of formulas.entries()) {
+    for (const [i, agentName] of names.entries()) {
       stored.push(
-        await record(base({ agentId, agentName: '=Formula agent', task, createdAt: at(`2026-03-0${i + 1}T10:00:00.000Z`) }), {
+        await record(base({ agentId, agentName, createdAt: at(`2026-03-0${i + 1}T10:00:00.000Z`) }), {
           status: 'error', error: '-1 exit code', costUsd: 0.5, durationMs: 61_000, turns: 2,
         }),
       );
     }
     try {
       const answer = await call('GET', `/api/executions/export?agentId=${agentId}`);
-      const rows = parseCsv(answer.text).slice(1);
-      const column = (name: (typeof CSV_COLUMNS)[number]) => rows.map((row) => row[CSV_COLUMNS.indexOf(name)]);
-      // Newest first: the fourth record's task comes first.
-      expect(column('task')).toEqual([...formulas].reverse().map((task) => `'${task}`));
-      expect(column('agentName')).toEqual(Array(4).fill(`'=Formula agent`));
-      expect(column('error')).toEqual(Array(4).fill(`'-1 exit code`));
-      expect(column('costUsd')).toEqual(Array(4).fill('0.5'));
-      expect(column('instructions')).toEqual(Array(4).fill('be brief'));
-      expect(column('id')).toEqual(stored.map((item) => item.id).reverse());
+      expect(answer.text).toContain(`,"Say ""hi"", then\nleave","error",`);
+      expect(answer.text).toContain(`,"'=HYPERLINK(""http://evil.example"",""x"")","error",`);
+      const rows = csvRows(answer.text);
+      // Newest first.
+      expect(rows.map((row) => row[2])).toEqual(['Say "hi", then\nleave', "'@SUM(A1:A9)", "'-2+3", "'+1+cmd|calc", `'=HYPERLINK("http://evil.example","x")`]);
+      expect(rows.map((row) => row.slice(6))).toEqual(Array(5).fill(['61000', '0.5', '2']));
+      expect(rows.map((row) => row[0])).toEqual(stored.map((item) => item.id).reverse());
     } finally {
       await database.pool.query('DELETE FROM executions WHERE agent_id = ?', [agentId]);
     }
   });
+});
+
+describe('the rate limit and the panel polling /executions/active', () => {
+  const budget = 20;
+  let limited: TestServer;
+
+  beforeAll(async () => {
+    // A budget of its own (fresh Redis keys), small enough to spend in the test.
+    limited = await startTestServer((base: Config) => ({
+      ...base,
+      redis: { ...base.redis, keyPrefix: `${base.redis.keyPrefix}active-poll-${randomUUID()}:` },
+      orchestration: { ...base.orchestration, rateLimit: { requests: budget, windowSeconds: 60 } },
+    }));
+  });
+
+  afterAll(() => limited?.close());
+
+  it('never answers 429 to 600 GET /executions/active in a minute from one address, while the budget still bounds other calls', async () => {
+    const statuses = new Map<number, number>();
+    // Two tabs of a busy run: one read per output message each, 300 messages.
+    for (let round = 0; round < 300; round++) {
+      const pair = await Promise.all([call('GET', '/api/executions/active', limited), call('GET', '/api/executions/active', limited)]);
+      for (const answer of pair) statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+    }
+    expect(Object.fromEntries(statuses)).toEqual({ 200: 600 });
+
+    // The same address's other calls still spend the budget: all of it is left, and no more.
+    const others: number[] = [];
+    for (let i = 0; i <= budget; i++) others.push((await call('GET', '/api/executions/recent?limit=1', limited)).status);
+    expect(others).toEqual([...Array(budget).fill(200), 429]);
+    const refused = await call('GET', '/api/executions/history', limited);
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toMatch(/^too many requests: at most 20 every 60 s per client/);
+    // A write to the same path is not a read: it is counted (and refused here).
+    expect((await call('POST', '/api/executions/active', limited)).status).toBe(429);
+    expect((await call('GET', '/api/executions/active', limited)).status).toBe(200);
+  }, 120_000);
 });
 
 describe('DELETE /api/executions/history', () => {

@@ -52,6 +52,19 @@ export function isOpenOrchestrationPath(rawPath: string): boolean {
   return OPEN_PATHS.has(canonicalPath(rawPath));
 }
 
+/**
+ * Reads the admin panel repeats on its own, outside the rate limit: it asks `GET /executions/active`
+ * after every live output message (contract 1.3, 3.8), so a busy run watched in a few tabs sends
+ * hundreds a minute. It reads only the active records (an indexed status lookup, no output), so it
+ * costs little; it still needs the token when one is set (docs/orchestration-security.md, "Rate limit").
+ */
+const UNMETERED_READS = new Set(['/api/executions/active']);
+
+/** Whether a request is one of the panel's repeated cheap reads (UNMETERED_READS): GET or HEAD only. */
+export function isUnmeteredRead(method: string, rawPath: string): boolean {
+  return (method === 'GET' || method === 'HEAD') && UNMETERED_READS.has(canonicalPath(rawPath));
+}
+
 /** Runs `middleware` for orchestration paths only; every other request passes straight on. */
 export function onOrchestrationPaths(middleware: Middleware): Middleware {
   return (ctx, next) => (isOrchestrationPath(ctx.path) ? middleware(ctx, next) : next());

@@ -4,7 +4,7 @@ import { RateLimiterRedis, RateLimiterRes, RLWrapperTimeouts } from 'rate-limite
 import type { Config } from '../../../lib/config';
 import type { Logger } from '../../../lib/logger';
 import { HttpError } from '../../errors';
-import { isOpenOrchestrationPath } from './paths';
+import { isOpenOrchestrationPath, isUnmeteredRead } from './paths';
 
 /** Key of a client's budget, after the connection's own prefix (`REDIS_KEY_PREFIX`, added by ioredis). */
 export const RATE_LIMIT_KEY_PREFIX = 'ratelimit:api';
@@ -30,6 +30,7 @@ type Spending =
 /**
  * At most `limit.requests` requests per client address (`ctx.ip`) and window of `limit.windowSeconds`,
  * counted in Redis so every API process shares one budget. Over the limit: 429 with `Retry-After`.
+ * `/api/health` and the panel's repeated cheap reads (isUnmeteredRead) are not counted.
  * Redis unreachable or slow: the request goes on unlimited (fail open) and one warning is logged per
  * outage, so a Redis failure does not take the API down with it.
  */
@@ -61,7 +62,8 @@ export function rateLimit(redis: Redis, options: RateLimitOptions, logger: Logge
   }
 
   return async (ctx, next) => {
-    if (isOpenOrchestrationPath(ctx.path)) return next();
+    // The health check and the panel's repeated cheap reads spend nothing (paths.ts).
+    if (isOpenOrchestrationPath(ctx.path) || isUnmeteredRead(ctx.method, ctx.path)) return next();
     const spending = await spend(ctx.ip);
     if (spending.outcome === 'unavailable') {
       outage.failed(spending.error);

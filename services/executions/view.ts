@@ -1,0 +1,112 @@
+import type { Execution, ExecutionSummary } from '../../db/executions-store';
+
+/**
+ * The execution as the admin panel reads it (contract 3.8 and 5.6; docs/executions.md, "The view"):
+ * one shape for the recent list, the history items, the active list and the detail. Times are ISO
+ * strings, costs numbers or null.
+ */
+export interface ExecutionView {
+  id: string;
+  /** The id the WebSocket messages carry: the record's own id. */
+  executionId: string;
+  type: 'agent' | 'pipeline';
+  agentId: string | null;
+  agentName: string | null;
+  pipelineId: string | null;
+  /** A pipeline run's name (stored in the record's name); null for an agent run. */
+  pipelineName: string | null;
+  task: string;
+  /** A pipeline run's input (its task); null for an agent run. */
+  input: string | null;
+  instructions: string;
+  status: Execution['status'];
+  source: Execution['source'];
+  scheduleId: string | null;
+  workingDirectory: string;
+  model: string;
+  /** When it started running; a record that never ran (queued, or canceled while queued) answers when it was queued. */
+  startedAt: string;
+  endedAt: string | null;
+  createdAt: string;
+  costUsd: number | null;
+  /** The same as `costUsd` (the panel reads `costUsd || totalCostUsd`). */
+  totalCostUsd: number | null;
+  durationMs: number | null;
+  numTurns: number | null;
+  sessionId: string | null;
+  parentSessionId: string | null;
+  parentExecutionId: string | null;
+  result: string | null;
+  error: string | null;
+  exitCode: number | null;
+  attempt: number;
+  delegatedFrom: string | null;
+  reportFile: string | null;
+}
+
+/** The detail adds the stored output and the live `seq` it ends at (a late client catches up from it). */
+export interface ExecutionDetailView extends ExecutionView {
+  output: string;
+  outputTruncated: boolean;
+  outputSeq: number;
+}
+
+/** An item of GET /executions/active: the view, plus the agent's name where the panel's terminal filter looks. */
+export interface ActiveExecutionView extends ExecutionView {
+  agentConfig: { agent_name: string; model: string };
+}
+
+const iso = (date: Date | null): string | null => (date === null ? null : date.toISOString());
+
+export function executionView(record: ExecutionSummary): ExecutionView {
+  const pipeline = record.kind === 'pipeline';
+  return {
+    id: record.id,
+    executionId: record.id,
+    type: record.kind,
+    agentId: record.agentId,
+    agentName: pipeline ? null : record.agentName,
+    pipelineId: record.pipelineId,
+    pipelineName: pipeline ? record.agentName : null,
+    task: record.task,
+    input: pipeline ? record.task : null,
+    instructions: record.instructions,
+    status: record.status,
+    source: record.source,
+    scheduleId: record.scheduleId,
+    workingDirectory: record.workingDirectory,
+    model: record.model,
+    startedAt: (record.startedAt ?? record.createdAt).toISOString(),
+    endedAt: iso(record.finishedAt),
+    createdAt: record.createdAt.toISOString(),
+    costUsd: record.costUsd,
+    totalCostUsd: record.costUsd,
+    durationMs: record.durationMs,
+    numTurns: record.turns,
+    sessionId: record.sessionId,
+    parentSessionId: record.parentSessionId,
+    parentExecutionId: record.parentExecutionId,
+    result: record.result,
+    error: record.error,
+    exitCode: record.exitCode,
+    attempt: record.attempt,
+    delegatedFrom: record.delegatedFrom,
+    reportFile: record.reportFile,
+  };
+}
+
+/** The detail: `result` falls back to the stored output for records written before results were kept. */
+export function executionDetailView(record: Execution): ExecutionDetailView {
+  const view = executionView(record);
+  return {
+    ...view,
+    result: record.result ?? (record.output === '' ? null : record.output),
+    output: record.output,
+    outputTruncated: record.outputTruncated,
+    outputSeq: record.outputSeq,
+  };
+}
+
+export function activeExecutionView(record: ExecutionSummary): ActiveExecutionView {
+  return { ...executionView(record), agentConfig: { agent_name: record.agentName, model: record.model } };
+}
