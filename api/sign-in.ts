@@ -48,7 +48,8 @@ function sendPage(ctx: ParameterizedContext, status: number, html: string): void
   ctx.set('Content-Security-Policy', PAGE_CONTENT_SECURITY_POLICY);
   ctx.set('X-Frame-Options', 'DENY');
   ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.set('Referrer-Policy', 'no-referrer');
+  // Not no-referrer: under it a browser sends `Origin: null` with the form's POST, which the cross-site check refuses.
+  ctx.set('Referrer-Policy', 'same-origin');
   ctx.body = html;
 }
 
