@@ -29,33 +29,101 @@ export interface ExecutionIdentity {
 
 /** Times (`at`) are ISO 8601 in UTC, taken by the publisher. */
 export interface ExecutionQueuedMessage extends ExecutionIdentity {
-  type: 'execution.queued';
+  type: 'execution_queued';
   at: string;
 }
 
 export interface ExecutionStartedMessage extends ExecutionIdentity {
-  type: 'execution.started';
+  type: 'execution_started';
   at: string;
 }
 
-/** One chunk of the agent's output. `seq` is 1 for the first chunk of an execution and grows by 1. */
-export interface ExecutionOutputMessage {
-  type: 'execution.output';
-  executionId: string;
-  seq: number;
-  text: string;
+/** The kinds of output line the panel styles (contract 4.4); `success` is the git line of a later piece. */
+export const OUTPUT_CHUNK_TYPES = ['chunk', 'tool', 'system', 'turn', 'stderr', 'success'] as const;
+export type OutputChunkType = (typeof OUTPUT_CHUNK_TYPES)[number];
+
+/** One line of the agent's output as the panel's terminal shows it. */
+export interface OutputChunk {
+  type: OutputChunkType;
+  /** Never empty (the panel ignores an empty line). */
+  content: string;
+  /** `tool` lines: the tool's name. */
+  toolName?: string;
+  /** `turn` lines: the turn's number, from 1. */
+  turn?: number;
 }
 
-export interface ExecutionFinishedMessage extends ExecutionIdentity {
-  type: 'execution.finished';
-  /** The record's final status (`completed`, `failed`, `cancelled`, ...). */
-  status: string;
-  costUsd: number | null;
+/** One line of the agent's output. `seq` is 1 for the first line of an execution and grows by 1. */
+export interface ExecutionOutputMessage {
+  type: 'execution_output';
+  executionId: string;
+  agentId: string;
+  agentName: string;
+  seq: number;
+  data: OutputChunk;
+}
+
+/** The result object of a finished run (contract 4.3, `execution_complete.data`). */
+export interface ExecutionResultData {
+  executionId: string;
+  /** The agent process's exit code; null when it never ran or died by a signal. */
+  exitCode: number | null;
+  /** The answer: the CLI's `result` text, else the assistant's text (contract 7.4); '' when none. */
+  result: string;
+  /** The end of the agent's standard error; '' when it wrote none. */
+  stderr: string;
+  canceled: boolean;
+  /** The run's cost in USD (the CLI's `total_cost_usd`); 0 when not reported. Always a number (contract 8.4, 8.7). */
+  costUsd: number;
+  totalCostUsd: number;
   durationMs: number | null;
+  numTurns: number | null;
   sessionId: string | null;
-  error: string | null;
-  /** The `seq` of the last output chunk published (0 when none): a client missing any should fetch the record. */
+}
+
+/** What every final message carries besides its `data`. */
+interface FinalMessageFields extends ExecutionIdentity {
+  /** The record's final status: `completed`, `error` or `canceled`. */
+  status: string;
+  /** The `seq` of the last output line published (0 when none): a client missing any should fetch the record. */
   lastSeq: number;
+  at: string;
+}
+
+/** The run ended `completed`. */
+export interface ExecutionCompleteMessage extends FinalMessageFields {
+  type: 'execution_complete';
+  data: ExecutionResultData;
+}
+
+/** The run ended `error` or `canceled` (`data.canceled` tells which); `data.error` says why. */
+export interface ExecutionErrorMessage extends FinalMessageFields {
+  type: 'execution_error';
+  data: Omit<ExecutionResultData, 'canceled'> & { error: string; canceled: boolean };
+}
+
+/** What the panel prints for a retry: top level (where the panel reads it, contract 7.1) and under `data`. */
+export interface RetryFields {
+  attempt: number;
+  maxRetries: number;
+  /** Seconds until the next attempt. */
+  nextRetryIn: number;
+  reason: string;
+}
+
+export interface ExecutionRetryMessage extends ExecutionIdentity, RetryFields {
+  type: 'execution_retry';
+  data: RetryFields;
+  at: string;
+}
+
+/** The run's Markdown report was written (GET /api/reports/<reportFile> serves it). */
+export interface ReportGeneratedMessage {
+  type: 'report_generated';
+  executionId: string;
+  agentId: string;
+  agentName: string;
+  reportFile: string;
   at: string;
 }
 
@@ -68,7 +136,7 @@ export interface PipelineStepMessage {
   stepIndex: number;
   stepCount: number;
   status: string;
-  /** The step's agent execution, whose output arrives as `execution.*` messages; null before it starts. */
+  /** The step's agent execution, whose output arrives as `execution_*` messages; null before it starts. */
   executionId: string | null;
   error: string | null;
   at: string;
@@ -89,7 +157,10 @@ export type LiveMessage =
   | ExecutionQueuedMessage
   | ExecutionStartedMessage
   | ExecutionOutputMessage
-  | ExecutionFinishedMessage
+  | ExecutionCompleteMessage
+  | ExecutionErrorMessage
+  | ExecutionRetryMessage
+  | ReportGeneratedMessage
   | PipelineStepMessage
   | PipelineFinishedMessage;
 
@@ -133,15 +204,34 @@ export function publishLiveMessage(redis: Redis, target: LiveTarget, message: Li
   return redis.publish(liveChannel(redis.options.keyPrefix ?? '', target), JSON.stringify(message));
 }
 
+/** How an execution ended, as its final message reports it. Fields after `error` are optional: unknown is '' or null. */
+export interface ExecutionOutcome {
+  /** The record's final status (`completed`, `error`, `canceled`). */
+  status: string;
+  costUsd: number | null;
+  durationMs: number | null;
+  sessionId: string | null;
+  /** Why it failed or was canceled; null when it completed. */
+  error: string | null;
+  /** The answer (the CLI's result text, else the assistant's text). */
+  result?: string | null;
+  exitCode?: number | null;
+  /** The end of the agent's standard error. */
+  stderr?: string | null;
+  turns?: number | null;
+}
+
 /**
- * The live stream of one execution, for the activity that runs it: numbers the output chunks and
- * stamps the lifecycle messages. `firstSeq` lets a later attempt continue the numbering (default 1).
+ * The live stream of one execution, for the activity that runs it and the use cases that end it:
+ * numbers the output lines and stamps the lifecycle messages. `firstSeq` lets a later attempt continue
+ * the numbering (default 1).
  *
  * @example
  * const live = new ExecutionLiveStream(redis, target, { executionId, agentId, agentName, pipelineExecutionId: null, source });
  * await live.started();
- * onEvent: (event) => event.kind === 'text' ? live.output(event.text) : undefined
- * await live.finished({ status: 'completed', costUsd, durationMs, sessionId, error: null });
+ * await live.output({ type: 'chunk', content: 'Vou ler os arquivos.' });
+ * await live.report('2026-11-21_150311_revisor_0d1c5a4e.md');
+ * await live.finished({ status: 'completed', costUsd, durationMs, sessionId, error: null, result, exitCode: 0, stderr: '', turns });
  */
 export class ExecutionLiveStream {
   private nextSeq: number;
@@ -155,33 +245,59 @@ export class ExecutionLiveStream {
     this.nextSeq = firstSeq;
   }
 
-  /** The `seq` of the last chunk published (0 before the first). */
+  /** The `seq` of the last line published (0 before the first). */
   get lastSeq(): number {
     return this.nextSeq - 1;
   }
 
   queued(): Promise<number> {
-    return this.publish({ type: 'execution.queued', ...this.execution, at: new Date().toISOString() });
+    return this.publish({ type: 'execution_queued', ...this.execution, at: new Date().toISOString() });
   }
 
   started(): Promise<number> {
-    return this.publish({ type: 'execution.started', ...this.execution, at: new Date().toISOString() });
+    return this.publish({ type: 'execution_started', ...this.execution, at: new Date().toISOString() });
   }
 
-  /** The number is taken when called, so chunks keep their order even when not awaited one by one. */
-  output(text: string): Promise<number> {
+  /** The number is taken when called, so lines keep their order even when not awaited one by one. */
+  output(chunk: OutputChunk): Promise<number> {
     const seq = this.nextSeq++;
-    return this.publish({ type: 'execution.output', executionId: this.execution.executionId, seq, text });
+    const { executionId, agentId, agentName } = this.execution;
+    return this.publish({ type: 'execution_output', executionId, agentId, agentName, seq, data: chunk });
   }
 
-  finished(outcome: Pick<ExecutionFinishedMessage, 'status' | 'costUsd' | 'durationMs' | 'sessionId' | 'error'>): Promise<number> {
-    return this.publish({
-      type: 'execution.finished',
-      ...this.execution,
-      ...outcome,
-      lastSeq: this.lastSeq,
-      at: new Date().toISOString(),
-    });
+  report(reportFile: string): Promise<number> {
+    const { executionId, agentId, agentName } = this.execution;
+    return this.publish({ type: 'report_generated', executionId, agentId, agentName, reportFile, at: new Date().toISOString() });
+  }
+
+  /** An attempt failed and another follows in `nextRetryIn` seconds. */
+  retry(fields: RetryFields): Promise<number> {
+    return this.publish({ type: 'execution_retry', ...this.execution, ...fields, data: { ...fields }, at: new Date().toISOString() });
+  }
+
+  /**
+   * The final message: `execution_complete` for `completed`; `execution_error` for anything else,
+   * a cancel included (`data.canceled: true`), since the panel greets `execution_complete` as a success.
+   */
+  finished(outcome: ExecutionOutcome): Promise<number> {
+    const canceled = outcome.status === 'canceled';
+    const cost = outcome.costUsd ?? 0;
+    const data: ExecutionResultData = {
+      executionId: this.execution.executionId,
+      exitCode: outcome.exitCode ?? null,
+      result: outcome.result ?? '',
+      stderr: outcome.stderr ?? '',
+      canceled,
+      costUsd: cost,
+      totalCostUsd: cost,
+      durationMs: outcome.durationMs,
+      numTurns: outcome.turns ?? null,
+      sessionId: outcome.sessionId,
+    };
+    const fields = { ...this.execution, status: outcome.status, lastSeq: this.lastSeq, at: new Date().toISOString() };
+    if (outcome.status === 'completed') return this.publish({ type: 'execution_complete', ...fields, data });
+    const error = outcome.error ?? (canceled ? 'canceled' : 'the execution failed');
+    return this.publish({ type: 'execution_error', ...fields, data: { ...data, error } });
   }
 
   private publish(message: LiveMessage): Promise<number> {

@@ -4,6 +4,8 @@
  * the runner, the activity and the routes do not change. See docs/agent-process.md.
  */
 
+import type { OutputChunk } from '../../lib/live-output';
+
 /** Claude Code's permission modes; the agents' default is `bypassPermissions` (nobody answers prompts). */
 export const PERMISSION_MODES = ['default', 'acceptEdits', 'bypassPermissions', 'plan'] as const;
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
@@ -52,6 +54,18 @@ export interface AgentCli {
   buildArgs(options: AgentRunOptions): string[];
   /** Understands one line of standard output (without its newline). Never throws. */
   parseLine(line: string): AgentEvent;
+  /** A fresh mapper of one run's output to the lines the panel's terminal shows (it keeps state across lines). */
+  outputMapper(): OutputMapper;
+}
+
+/** Turns one run's output into terminal lines (contract 4.4), in order. Never throws. */
+export interface OutputMapper {
+  /** The lines one line of standard output gives (often none). */
+  stdout(line: string): OutputChunk[];
+  /** The lines one line of standard error gives. */
+  stderr(line: string): OutputChunk[];
+  /** Once the output ended: what was still held (text without its line end, a turn not closed yet). */
+  end(): OutputChunk[];
 }
 
 /** Options that cannot be turned into a safe argument list (not retryable: the input is wrong). */

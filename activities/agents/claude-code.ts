@@ -1,3 +1,4 @@
+import type { OutputChunk } from '../../lib/live-output';
 import {
   AgentOptionsError,
   DEFAULT_PERMISSION_MODE,
@@ -5,13 +6,16 @@ import {
   type AgentCli,
   type AgentEvent,
   type AgentRunOptions,
+  type OutputMapper,
 } from './agent-cli';
 
 /**
  * Claude Code in print mode with streaming JSON output:
- *   claude -p --output-format stream-json --verbose [--max-turns N] --permission-mode MODE
- *          [--model MODEL] [--resume SESSION_ID] [--system-prompt TEXT] [--allowedTools A,B]
+ *   claude -p --output-format stream-json --verbose --include-partial-messages [--max-turns N]
+ *          --permission-mode MODE [--model MODEL] [--resume SESSION_ID] [--system-prompt TEXT] [--allowedTools A,B]
  * with the prompt on standard input. Claude Code refuses stream-json in print mode without --verbose.
+ * --include-partial-messages adds a `stream_event` line per streamed API event, so the text reaches
+ * the terminal as the model writes it (claudeOutputMapper), not once its whole block is done.
  */
 export const claudeCode: AgentCli = {
   name: 'claude-code',
@@ -24,7 +28,7 @@ export const claudeCode: AgentCli = {
     if (!PERMISSION_MODES.includes(permissionMode)) {
       throw new AgentOptionsError(`permissionMode must be one of ${PERMISSION_MODES.join(', ')}, got ${permissionMode}`);
     }
-    const args = ['-p', '--output-format', 'stream-json', '--verbose'];
+    const args = ['-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages'];
     // 0 is the panel's "no limit": the CLI's own default applies.
     if (options.maxTurns > 0) args.push('--max-turns', String(options.maxTurns));
     args.push('--permission-mode', permissionMode);
@@ -67,6 +71,8 @@ export const claudeCode: AgentCli = {
     }
     return raw;
   },
+
+  outputMapper: () => new ClaudeOutputMapper(),
 };
 
 // No shell reads the argument list, but the CLI's own option parser does: a value starting with "-"
@@ -124,4 +130,171 @@ function stringOrNull(value: unknown): string | null {
 
 function numberOrNull(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+/** Characters of streamed text held while waiting for a line end, before they are sent anyway. */
+export const MAX_HELD_TEXT = 2_000;
+const TOOL_COMMAND_MAX = 120;
+const TOOL_TEXT_MAX = 80;
+
+/**
+ * Claude Code's stream-json as terminal lines (contract 4.4; what 2.1.331 prints: docs/claude-code-cli.md):
+ * - `chunk`: the model's text. Streamed deltas (`stream_event` text_delta) are sent a line at a time,
+ *   as soon as the line ends (each `chunk` is a row of the panel's terminal: a row per token would be
+ *   unreadable); the rest of a block when it stops. The whole-block `assistant` line that follows is not
+ *   repeated; its text is used only for a message that streamed none.
+ * - `tool`: one per `tool_use` block of an `assistant` line (the input is whole there, not in the
+ *   block's start), "<Tool>: <detail>".
+ * - `turn`: "Turno N" once per API message (the CLI prints one `assistant` line per content block, so
+ *   one message may give several), when it ends: its `message_stop`, else the next tool result, message
+ *   or result. N counts like the result's `num_turns`.
+ * - `system`: the `message` of a `system` line, the message of an `error` line, and the result summary.
+ * - `stderr`: each non-empty line of standard error.
+ * The result's own text is not a line: it is the final message's `data.result`.
+ */
+export class ClaudeOutputMapper implements OutputMapper {
+  private turns = 0;
+  /** The message whose turn line is not sent yet. */
+  private openMessage: string | null = null;
+  private readonly streamed = new Set<string>();
+  private readonly toolsSent = new Set<string>();
+  private held = '';
+
+  stdout(line: string): OutputChunk[] {
+    const event = parseObject(line);
+    if (event === null) return line.trim() === '' ? [] : [...this.flush(), { type: 'chunk', content: line.trim() }];
+    switch (event.type) {
+      case 'stream_event':
+        return this.streamEvent(event);
+      case 'assistant':
+        return this.assistant(event);
+      case 'user':
+        return this.closeTurn();
+      case 'system':
+        return typeof event.message === 'string' && event.message.trim() !== '' ? [{ type: 'system', content: event.message.trim() }] : [];
+      case 'error': {
+        const message = isObject(event.error) && typeof event.error.message === 'string' ? event.error.message : event.message;
+        return typeof message === 'string' && message.trim() !== '' ? [...this.flush(), { type: 'system', content: message.trim() }] : [];
+      }
+      case 'result': {
+        const summary = resultSummary(event);
+        return [...this.closeTurn(), ...(summary === null ? [] : [{ type: 'system' as const, content: summary }])];
+      }
+      default:
+        return [];
+    }
+  }
+
+  stderr(line: string): OutputChunk[] {
+    const content = line.trim();
+    return content === '' ? [] : [{ type: 'stderr', content }];
+  }
+
+  end(): OutputChunk[] {
+    return this.closeTurn();
+  }
+
+  private streamEvent(line: JsonObject): OutputChunk[] {
+    const event = line.event;
+    if (!isObject(event)) return [];
+    const messageId = stringOrNull(line.api_message_id);
+    if (event.type === 'message_start') {
+      const id = isObject(event.message) ? stringOrNull(event.message.id) : null;
+      return id !== null && id === this.openMessage ? [] : this.closeTurn();
+    }
+    if (event.type === 'content_block_delta' && isObject(event.delta) && event.delta.type === 'text_delta' && typeof event.delta.text === 'string') {
+      if (messageId !== null) this.streamed.add(messageId);
+      return this.hold(event.delta.text);
+    }
+    if (event.type === 'content_block_stop') return this.flush();
+    if (event.type === 'message_stop') return messageId !== null && messageId === this.openMessage ? this.closeTurn() : this.flush();
+    return [];
+  }
+
+  private assistant(event: JsonObject): OutputChunk[] {
+    // A failed API call printed as a message: the result carries the error (see parseLine).
+    if (event.is_api_error_message === true) return this.flush();
+    const message = isObject(event.message) ? event.message : {};
+    const id = stringOrNull(message.id);
+    const chunks = id !== this.openMessage ? this.closeTurn() : [];
+    this.openMessage = id ?? `unnamed-${this.turns + 1}`;
+    const blocks = Array.isArray(message.content) ? message.content.filter(isObject) : [];
+    for (const block of blocks) {
+      if (block.type !== 'tool_use' || typeof block.name !== 'string') continue;
+      const toolId = stringOrNull(block.id);
+      if (toolId !== null && this.toolsSent.has(toolId)) continue;
+      if (toolId !== null) this.toolsSent.add(toolId);
+      const detail = toolDetail(block.input);
+      chunks.push({ type: 'tool', toolName: block.name, content: detail === null ? block.name : `${block.name}: ${detail}` });
+    }
+    if (id === null || !this.streamed.has(id)) {
+      const text = assistantText(message)?.trim();
+      if (text) chunks.push({ type: 'chunk', content: text });
+    }
+    return chunks;
+  }
+
+  /** Streamed text: every finished line goes at once, the rest waits for its line end or its block's end. */
+  private hold(text: string): OutputChunk[] {
+    this.held += text;
+    const lineEnd = this.held.lastIndexOf('\n');
+    if (lineEnd === -1 && this.held.length < MAX_HELD_TEXT) return [];
+    const cut = lineEnd === -1 ? this.held.length : lineEnd + 1;
+    const ready = this.held.slice(0, cut);
+    this.held = this.held.slice(cut);
+    return textChunk(ready);
+  }
+
+  private flush(): OutputChunk[] {
+    const rest = this.held;
+    this.held = '';
+    return textChunk(rest);
+  }
+
+  private closeTurn(): OutputChunk[] {
+    const chunks = this.flush();
+    if (this.openMessage === null) return chunks;
+    this.openMessage = null;
+    this.turns += 1;
+    chunks.push({ type: 'turn', content: `Turno ${this.turns}`, turn: this.turns });
+    return chunks;
+  }
+}
+
+/** Text without its surrounding line ends; nothing for blank text (the panel ignores empty lines). */
+function textChunk(text: string): OutputChunk[] {
+  const content = text.replace(/^\n+|\s+$/g, '');
+  return content.trim() === '' ? [] : [{ type: 'chunk', content }];
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}...`;
+}
+
+/** The first present of command (120), file_path, pattern, query, path, prompt (80), description (80). */
+function toolDetail(input: unknown): string | null {
+  if (!isObject(input)) return null;
+  const fields: Array<[string, number | null]> = [
+    ['command', TOOL_COMMAND_MAX], ['file_path', null], ['pattern', null], ['query', null], ['path', null],
+    ['prompt', TOOL_TEXT_MAX], ['description', TOOL_TEXT_MAX],
+  ];
+  for (const [name, max] of fields) {
+    const value = input[name];
+    if (typeof value === 'string' && value.trim() !== '') return max === null ? value : clip(value, max);
+  }
+  return null;
+}
+
+/** "Resultado: N turnos | custo: $x | duração: Ys | sessão: <8 chars>...", each part only when its field is there. */
+export function resultSummary(event: JsonObject): string | null {
+  const parts: string[] = [];
+  const turns = numberOrNull(event.num_turns);
+  const cost = numberOrNull(event.total_cost_usd) ?? numberOrNull(event.cost_usd);
+  const duration = numberOrNull(event.duration_ms);
+  const session = stringOrNull(event.session_id);
+  if (turns !== null) parts.push(`${turns} turnos`);
+  if (cost !== null) parts.push(`custo: $${cost.toFixed(4)}`);
+  if (duration !== null) parts.push(`duração: ${(duration / 1000).toFixed(1)}s`);
+  if (session !== null) parts.push(`sessão: ${session.slice(0, 8)}...`);
+  return parts.length === 0 ? null : `Resultado: ${parts.join(' | ')}`;
 }

@@ -15,7 +15,7 @@ import { DEFAULT_PERMISSION_MODE, PERMISSION_MODES, type AgentRunOptions, type P
 import { agentCliFor } from './agent-clis';
 import { sessionStoreIn } from './agent-sessions';
 import { WORKER_STOPPED_ERROR } from '../../workflows/agents/execution-errors';
-import { RecordOutput } from './record-output';
+import { RecordOutput, recordLineOf } from './record-output';
 import { writeExecutionReport } from './reports';
 import { AgentCancelledError, AgentProcessError, runAgent, type AgentRunSummary } from './run-agent';
 
@@ -44,6 +44,8 @@ export interface AgentRunOutcome {
   result: string | null;
   /** The process's exit code, when it exited. */
   exitCode: number | null;
+  /** The end of the agent's standard error (the final message's `data.stderr`); absent from older histories. */
+  stderr?: string;
 }
 
 export interface RunAgentExecutionInput {
@@ -129,6 +131,7 @@ function outcomeOf(summary: AgentRunSummary): AgentRunOutcome {
     turns: summary.turns,
     result: summary.resultText ?? text,
     exitCode: summary.exitCode,
+    stderr: summary.stderr,
   };
 }
 
@@ -231,12 +234,11 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
           sessions: { store: sessionStoreIn(dataDir), agentId: agent.id },
           secrets,
           signal: context.cancellationSignal,
-          onEvent: async (event) => {
-            if (event.kind !== 'text') return;
-            const text = `${event.text}\n`;
+          // The terminal's lines (contract 4.4): published live and kept in the record, one line each.
+          onOutput: async (chunk) => {
             seq += 1;
-            output.add(text, seq);
-            await published(live?.output(text));
+            output.add(recordLineOf(chunk), seq);
+            await published(live?.output(chunk));
           },
         });
         await settleOutput();
@@ -270,7 +272,11 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
       }
     },
 
-    /** Ends the record (first call only) and tells the client. Idempotent. */
+    /**
+     * Ends the record (first call only) and tells the client: for a completed run, its report first
+     * (`report_generated`, contract 4.5; the writeReport activity after this writes the same file again),
+     * then the final message. Idempotent.
+     */
     async finishExecutionRecord(input: FinishExecutionInput): Promise<{ status: FinalStatus; error: string | null; changed: boolean }> {
       const finished = await finishExecution(db, input.executionId, {
         status: input.status,
@@ -286,6 +292,11 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
       const { execution, changed } = finished;
       if (changed) {
         const live = liveStreamOf(execution, execution.outputSeq + 1);
+        if (live && execution.status === 'completed') {
+          const reportFile = await writeExecutionReport(execution, { dataDir, reportsDir }, config.orchestration.limits.reports);
+          await setExecutionReportFile(db, execution.id, reportFile);
+          await published(live.report(reportFile));
+        }
         await published(
           live?.finished({
             status: execution.status,
@@ -293,6 +304,10 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
             durationMs: execution.durationMs,
             sessionId: execution.sessionId,
             error: execution.error,
+            result: execution.result,
+            exitCode: execution.exitCode,
+            stderr: input.stderr ?? null,
+            turns: execution.turns,
           }),
         );
       }

@@ -1,4 +1,16 @@
 import type { OutputPiece } from '../../db/executions-store';
+import type { OutputChunk } from '../../lib/live-output';
+
+/**
+ * The record's text of one live line (what a client catching up reads, and what the report shows):
+ * one line per chunk, marked as the panel's terminal marks it (`▸ ` a tool, `── Turno N ──` a turn,
+ * `[stderr] ` standard error); the model's text and system lines as they are.
+ */
+export function recordLineOf(chunk: OutputChunk): string {
+  const prefix = { tool: '▸ ', stderr: '[stderr] ' }[chunk.type as string] ?? '';
+  const text = chunk.type === 'turn' ? `── ${chunk.content} ──` : `${prefix}${chunk.content}`;
+  return `${text}\n`;
+}
 
 /** Stores one piece; true when stored (now or before), false when the record takes no more output. */
 export type StoreOutputPiece = (piece: OutputPiece) => Promise<boolean>;

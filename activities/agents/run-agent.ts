@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import readline from 'node:readline';
 import { agentIsolation, type AgentIsolation } from '../../lib/agent-isolation';
+import type { OutputChunk } from '../../lib/live-output';
 import { AgentOptionsError, type AgentCli, type AgentEvent, type AgentRunOptions } from './agent-cli';
 import { agentBaseEnv, agentUserEnv, ENV_NAME } from './agent-env';
 import { leaseAgentUser, type AgentUserLease } from './agent-users';
@@ -50,6 +51,11 @@ export interface RunAgentOptions {
   signal?: AbortSignal;
   /** Each parsed line, in order; awaited one after another. A throw ends the run with that error. */
   onEvent?: (event: AgentEvent) => void | Promise<void>;
+  /**
+   * The run's terminal lines (the CLI's outputMapper over standard output and error), in order, in
+   * the same queue as onEvent: a line's events come before its chunks. A throw ends the run.
+   */
+  onOutput?: (chunk: OutputChunk) => void | Promise<void>;
   killGraceMs?: number;
   maxOutputChars?: number;
   maxStderrChars?: number;
@@ -69,6 +75,8 @@ export interface AgentRunSummary {
   /** The assistant text messages joined by newlines, bounded, with a note at the end when cut. */
   output: string;
   outputTruncated: boolean;
+  /** The end of standard error (DEFAULT_MAX_STDERR_CHARS), '' when it wrote nothing. */
+  stderr: string;
   /** Why the run failed; null when it did not. */
   error: string | null;
 }
@@ -101,7 +109,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunSummar
   const isolation = options.isolation ?? agentIsolation();
   const summary: AgentRunSummary = {
     pid: null, exitCode: null, signal: null, sessionId: null, costUsd: null, durationMs: null, turns: null,
-    resultText: null, output: '', outputTruncated: false, error: null,
+    resultText: null, output: '', outputTruncated: false, stderr: '', error: null,
   };
 
   if (isolation.mode === 'refused') {
@@ -208,23 +216,41 @@ async function runAs(
   child.stdin.on('error', () => undefined);
   child.stdin.end(options.run.prompt);
 
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (chunk: string) => stderr.append(chunk));
-
   let delivery: Promise<void> = Promise.resolve();
   const deliveryFailure: { failed: boolean; error: unknown } = { failed: false, error: undefined };
-  const deliver = (event: AgentEvent): void => {
-    const onEvent = options.onEvent;
-    if (onEvent === undefined) return;
+  const enqueue = (work: () => void | Promise<void>): void => {
     delivery = delivery
       .then(async () => {
-        if (!deliveryFailure.failed) await onEvent(event);
+        if (!deliveryFailure.failed) await work();
       })
       .catch((error: unknown) => {
         if (!deliveryFailure.failed) Object.assign(deliveryFailure, { failed: true, error });
         terminate();
       });
   };
+  const deliver = (event: AgentEvent): void => {
+    const onEvent = options.onEvent;
+    if (onEvent !== undefined) enqueue(() => onEvent(event));
+  };
+  const onOutput = options.onOutput;
+  const mapper = onOutput === undefined ? null : options.cli.outputMapper();
+  const deliverChunks = (chunks: OutputChunk[]): void => {
+    if (onOutput !== undefined) for (const chunk of chunks) enqueue(() => onOutput(chunk));
+  };
+
+  child.stderr.setEncoding('utf8');
+  let stderrLine = '';
+  child.stderr.on('data', (chunk: string) => {
+    stderr.append(chunk);
+    if (mapper === null) return;
+    // Whole lines only; a line longer than the kept tail is cut there rather than held without end.
+    stderrLine += chunk;
+    const lineEnd = stderrLine.lastIndexOf('\n');
+    if (lineEnd === -1 && stderrLine.length < stderr.limit) return;
+    const ready = lineEnd === -1 ? stderrLine : stderrLine.slice(0, lineEnd);
+    stderrLine = lineEnd === -1 ? '' : stderrLine.slice(lineEnd + 1);
+    for (const line of ready.split('\n')) deliverChunks(mapper.stderr(line));
+  });
 
   let textMessages = 0;
   let resultIsError = false;
@@ -246,16 +272,22 @@ async function runAs(
       resultIsError = event.isError;
     }
     deliver(event);
+    if (mapper !== null) deliverChunks(mapper.stdout(line));
   });
 
   try {
     const ending = await ended;
     lines.close();
+    if (mapper !== null) {
+      if (stderrLine !== '') deliverChunks(mapper.stderr(stderrLine));
+      deliverChunks(mapper.end());
+    }
     await delivery;
     if (killTimer !== undefined && child.pid !== undefined && !groupAlive(child.pid)) clearTimeout(killTimer);
 
     summary.output = output.text();
     summary.outputTruncated = output.truncated;
+    summary.stderr = stderr.text();
     if ('startError' in ending) {
       summary.error = `could not start ${options.command}: ${ending.startError.message}`;
       throw new AgentProcessError(summary.error, summary);
@@ -351,7 +383,7 @@ class HeadText {
 /** Keeps the end of a growing text. */
 class TailText {
   private kept = '';
-  constructor(private readonly limit: number) {}
+  constructor(readonly limit: number) {}
 
   append(text: string): void {
     this.kept += text;

@@ -52,7 +52,7 @@ function workerRedis(redisConfig: Config['redis']): Redis {
 }
 
 async function connect(server: TestServer, clientId: string): Promise<SocketProbe> {
-  const probe = await openSocket(`${server.url.replace(/^http/, 'ws')}/ws?clientId=${encodeURIComponent(clientId)}`);
+  const probe = await openSocket(`${server.url.replace(/^http/, 'ws')}/?clientId=${encodeURIComponent(clientId)}`);
   probes.push(probe);
   expect(await next(probe)).toEqual({ type: 'connected', clientId });
   return probe;
@@ -78,8 +78,8 @@ async function eventually(condition: () => boolean | Promise<boolean>, what: str
 
 const uniqueClient = (name: string) => `${name}-${randomUUID()}`;
 
-function output(executionId: string, seq: number, text: string): ExecutionOutputMessage {
-  return { type: 'execution.output', executionId, seq, text };
+function output(executionId: string, seq: number, content: string): ExecutionOutputMessage {
+  return { type: 'execution_output', executionId, agentId: 'agente-1', agentName: 'revisor', seq, data: { type: 'chunk', content } };
 }
 
 /**
@@ -101,7 +101,7 @@ describe('live output on one server', () => {
     redis = workerRedis(server.services.config.redis);
   });
 
-  it('delivers a client\'s messages, in order, to every socket of that client and to no other client', async () => {
+  it('delivers a client\'s messages, in order, in the panel\'s shapes, to every socket of that client and to no other client', async () => {
     const a = uniqueClient('a');
     const b = uniqueClient('b');
     const [a1, a2, b1] = [await connect(server, a), await connect(server, a), await connect(server, b)];
@@ -112,34 +112,72 @@ describe('live output on one server', () => {
       pipelineExecutionId: null,
       source: 'manual',
     };
+    const { executionId, agentId, agentName } = execution;
     const live = new ExecutionLiveStream(redis, { clientId: a }, execution);
 
     await live.started();
-    for (const text of ['primeira linha\n', 'segunda ', 'linha\n']) await live.output(text);
-    await live.finished({ status: 'completed', costUsd: 0.0123, durationMs: 1500, sessionId: 'sessao-1', error: null });
+    await live.output({ type: 'chunk', content: 'Vou ler o README.' });
+    await live.output({ type: 'tool', toolName: 'Read', content: 'Read: README.md' });
+    await live.output({ type: 'turn', content: 'Turno 1', turn: 1 });
+    await live.report('2026-11-21_150311_revisor_0d1c5a4e.md');
+    await live.finished({
+      status: 'completed', costUsd: 0.0123, durationMs: 1500, sessionId: 'sessao-1', error: null,
+      result: 'Pronto.', exitCode: 0, stderr: '', turns: 1,
+    });
 
     for (const probe of [a1, a2]) {
-      const [started, ...rest] = await nextMessages(probe, 5);
-      expect(started).toEqual({ type: 'execution.started', ...execution, at: expect.any(String) });
-      expect(rest.slice(0, 3)).toEqual([
-        output(execution.executionId, 1, 'primeira linha\n'),
-        output(execution.executionId, 2, 'segunda '),
-        output(execution.executionId, 3, 'linha\n'),
+      expect(await nextMessages(probe, 6)).toEqual([
+        { type: 'execution_started', ...execution, at: expect.any(String) },
+        { type: 'execution_output', executionId, agentId, agentName, seq: 1, data: { type: 'chunk', content: 'Vou ler o README.' } },
+        { type: 'execution_output', executionId, agentId, agentName, seq: 2, data: { type: 'tool', toolName: 'Read', content: 'Read: README.md' } },
+        { type: 'execution_output', executionId, agentId, agentName, seq: 3, data: { type: 'turn', content: 'Turno 1', turn: 1 } },
+        { type: 'report_generated', executionId, agentId, agentName, reportFile: '2026-11-21_150311_revisor_0d1c5a4e.md', at: expect.any(String) },
+        {
+          type: 'execution_complete',
+          ...execution,
+          status: 'completed',
+          lastSeq: 3,
+          at: expect.any(String),
+          data: {
+            executionId, exitCode: 0, result: 'Pronto.', stderr: '', canceled: false,
+            costUsd: 0.0123, totalCostUsd: 0.0123, durationMs: 1500, numTurns: 1, sessionId: 'sessao-1',
+          },
+        },
       ]);
-      expect(rest[3]).toEqual({
-        type: 'execution.finished',
-        ...execution,
-        status: 'completed',
-        costUsd: 0.0123,
-        durationMs: 1500,
-        sessionId: 'sessao-1',
-        error: null,
-        lastSeq: 3,
-        at: expect.any(String),
-      });
     }
     await expectNothingBefore(redis, b1, b);
     expect(b1.messages).toEqual([]);
+  });
+
+  it('ends a failed run with execution_error, a canceled one too (data.canceled), costs always numbers', async () => {
+    const a = uniqueClient('a');
+    const a1 = await connect(server, a);
+    const execution = { executionId: randomUUID(), agentId: randomUUID(), agentName: 'revisor', pipelineExecutionId: null, source: 'manual' };
+    const live = new ExecutionLiveStream(redis, { clientId: a }, execution, 8);
+
+    await live.finished({ status: 'error', costUsd: null, durationMs: null, sessionId: null, error: 'claude-code exited with code 1: Invalid API key' });
+    await live.finished({ status: 'canceled', costUsd: null, durationMs: null, sessionId: 's-2', error: 'cancelled by request' });
+
+    const common = { executionId: execution.executionId, exitCode: null, result: '', stderr: '', costUsd: 0, totalCostUsd: 0, durationMs: null, numTurns: null };
+    expect(await nextMessages(a1, 2)).toEqual([
+      {
+        type: 'execution_error', ...execution, status: 'error', lastSeq: 7, at: expect.any(String),
+        data: { ...common, sessionId: null, canceled: false, error: 'claude-code exited with code 1: Invalid API key' },
+      },
+      {
+        type: 'execution_error', ...execution, status: 'canceled', lastSeq: 7, at: expect.any(String),
+        data: { ...common, sessionId: 's-2', canceled: true, error: 'cancelled by request' },
+      },
+    ]);
+  });
+
+  it('sends a retry with its fields at the top level, where the panel reads them (contract 7.1), and under data', async () => {
+    const a = uniqueClient('a');
+    const a1 = await connect(server, a);
+    const execution = { executionId: randomUUID(), agentId: randomUUID(), agentName: 'revisor', pipelineExecutionId: null, source: 'manual' };
+    const retry = { attempt: 1, maxRetries: 3, nextRetryIn: 5, reason: 'exit code 1' };
+    await new ExecutionLiveStream(redis, { clientId: a }, execution).retry(retry);
+    expect(await next(a1)).toEqual({ type: 'execution_retry', ...execution, ...retry, data: retry, at: expect.any(String) });
   });
 
   it('broadcasts to every client the messages of executions started by a schedule', async () => {
@@ -157,12 +195,12 @@ describe('live output on one server', () => {
     });
 
     await live.queued();
-    await live.output('agendada\n');
+    await live.output({ type: 'chunk', content: 'agendada' });
 
     for (const probe of [a1, b1]) {
       const [queued, chunk] = await nextMessages(probe, 2);
-      expect(queued).toMatchObject({ type: 'execution.queued', agentName: 'noturno', source: 'schedule' });
-      expect(chunk).toMatchObject({ type: 'execution.output', seq: 1, text: 'agendada\n' });
+      expect(queued).toMatchObject({ type: 'execution_queued', agentName: 'noturno', source: 'schedule' });
+      expect(chunk).toMatchObject({ type: 'execution_output', seq: 1, agentName: 'noturno', data: { type: 'chunk', content: 'agendada' } });
     }
   });
 
@@ -210,7 +248,7 @@ describe('live output on one server', () => {
     const a1 = await connect(server, a);
     const prefix = server.services.config.redis.keyPrefix;
 
-    for (const bad of ['not json', '{"sem":"tipo"}', '[1,2,3]', 'null', '{"type":42}', '{"type":"execution.output"']) {
+    for (const bad of ['not json', '{"sem":"tipo"}', '[1,2,3]', 'null', '{"type":42}', '{"type":"execution_output"']) {
       await redis.publish(liveChannel(prefix, { clientId: a }), bad);
     }
     await redis.publish(`${prefix}live:desconhecido`, JSON.stringify(output(randomUUID(), 1, 'canal errado')));

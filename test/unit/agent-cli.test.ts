@@ -1,7 +1,11 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { AgentOptionsError } from '../../activities/agents/agent-cli';
 import { agentCliFor } from '../../activities/agents/agent-clis';
 import { agentBaseEnv } from '../../activities/agents/agent-env';
-import { claudeCode } from '../../activities/agents/claude-code';
+import { claudeCode, MAX_HELD_TEXT } from '../../activities/agents/claude-code';
+import { recordLineOf } from '../../activities/agents/record-output';
+import type { OutputChunk } from '../../lib/live-output';
 
 // Lines as Claude Code 2.x prints them with `-p --output-format stream-json --verbose` (ids shortened).
 const lines = {
@@ -18,7 +22,7 @@ const lines = {
 describe('Claude Code adapter: argument list', () => {
   it('builds print mode with stream-json, --verbose, the turn limit and bypassPermissions by default', () => {
     expect(claudeCode.buildArgs({ prompt: 'Fix the tests', maxTurns: 10 })).toEqual([
-      '-p', '--output-format', 'stream-json', '--verbose', '--max-turns', '10', '--permission-mode', 'bypassPermissions',
+      '-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages', '--max-turns', '10', '--permission-mode', 'bypassPermissions',
     ]);
   });
 
@@ -26,7 +30,7 @@ describe('Claude Code adapter: argument list', () => {
     expect(
       claudeCode.buildArgs({ prompt: 'Go on', maxTurns: 3, model: 'claude-sonnet-4-5', permissionMode: 'acceptEdits', resumeSessionId: 'abc-123' }),
     ).toEqual([
-      '-p', '--output-format', 'stream-json', '--verbose', '--max-turns', '3', '--permission-mode', 'acceptEdits',
+      '-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages', '--max-turns', '3', '--permission-mode', 'acceptEdits',
       '--model', 'claude-sonnet-4-5', '--resume', 'abc-123',
     ]);
   });
@@ -35,14 +39,14 @@ describe('Claude Code adapter: argument list', () => {
     expect(
       claudeCode.buildArgs({ prompt: 'Review', maxTurns: 4, systemPrompt: 'You review code.\n- Be brief.', allowedTools: ['Read', 'Grep', 'Bash(git diff:*)'] }),
     ).toEqual([
-      '-p', '--output-format', 'stream-json', '--verbose', '--max-turns', '4', '--permission-mode', 'bypassPermissions',
+      '-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages', '--max-turns', '4', '--permission-mode', 'bypassPermissions',
       '--system-prompt', 'You review code.\n- Be brief.', '--allowedTools', 'Read,Grep,Bash(git diff:*)',
     ]);
   });
 
   it('leaves out --max-turns for 0 (no limit) and --allowedTools for an empty list', () => {
     expect(claudeCode.buildArgs({ prompt: 'x', maxTurns: 0, allowedTools: [] })).toEqual([
-      '-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'bypassPermissions',
+      '-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages', '--permission-mode', 'bypassPermissions',
     ]);
   });
 
@@ -150,5 +154,99 @@ describe('agentBaseEnv', () => {
         MYSQL_PASSWORD: 'app', AUTH_TOKEN: 'token-token-token', AGENT_SECRETS_KEY: 'ff', REDIS_HOST: '127.0.0.1',
       }),
     ).toEqual({ PATH: '/usr/bin', HOME: '/home/app', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', ANTHROPIC_API_KEY: 'sk-ant', CLAUDE_CONFIG_DIR: '/c' });
+  });
+});
+
+/** Lines the real CLI 2.1.331 printed against the stand-in model (test/fixtures/stand-in-model/captured/). */
+function captured(name: string): string[] {
+  const file = path.join(__dirname, '..', 'fixtures', 'stand-in-model', 'captured', `${name}.jsonl`);
+  return fs.readFileSync(file, 'utf8').split('\n').filter((line) => line.trim() !== '');
+}
+
+function mapAll(stdout: string[], stderr: string[] = []): OutputChunk[] {
+  const mapper = claudeCode.outputMapper();
+  return [...stdout.flatMap((line) => mapper.stdout(line)), ...stderr.flatMap((line) => mapper.stderr(line)), ...mapper.end()];
+}
+
+describe('Claude Code adapter: output as the terminal lines of the panel (contract 4.4)', () => {
+  it('maps a tool-call run with --include-partial-messages: text, the tool line, a turn per API message, the summary', () => {
+    expect(mapAll(captured('write-file'))).toEqual([
+      { type: 'chunk', content: 'Writing out/a.txt.' },
+      { type: 'tool', toolName: 'Bash', content: "Bash: mkdir -p 'out' && printf '%s\\n' 'hello' > 'out/a.txt' && cat 'out/a.txt'" },
+      { type: 'turn', content: 'Turno 1', turn: 1 },
+      // Streamed in two deltas ("Wrote the f", "ile: hello"), sent as one line when its block stopped.
+      { type: 'chunk', content: 'Wrote the file: hello' },
+      { type: 'turn', content: 'Turno 2', turn: 2 },
+      { type: 'system', content: 'Resultado: 2 turnos | custo: $0.0009 | duração: 0.3s | sessão: 117115ec...' },
+    ]);
+  });
+
+  it('gives the same lines without --include-partial-messages (whole blocks only)', () => {
+    const lines = mapAll(captured('write-file-without-partial'));
+    expect(lines.map((line) => line.type)).toEqual(['chunk', 'tool', 'turn', 'chunk', 'turn', 'system']);
+    expect(lines[3]).toEqual({ type: 'chunk', content: 'Wrote the file: hello' });
+  });
+
+  it('does not repeat the streamed text when the whole block arrives', () => {
+    expect(mapAll(captured('text'))).toEqual([
+      { type: 'chunk', content: 'Stand-in answer in four parts.' },
+      { type: 'turn', content: 'Turno 1', turn: 1 },
+      { type: 'system', content: expect.stringMatching(/^Resultado: 1 turnos \| custo: \$0\.0002 \| duração: \d+\.\ds \| sessão: 3ab75c44\.\.\.$/) },
+    ]);
+  });
+
+  it('shows no line for an API error printed as a message (the final message carries it), nor a turn', () => {
+    expect(mapAll(captured('error-401'))).toEqual([{ type: 'system', content: expect.stringMatching(/^Resultado: 1 turnos \| custo: \$0\.0000 \| /) }]);
+  });
+
+  it('sends each finished line of streamed text at once and holds the rest until its block stops', () => {
+    const mapper = claudeCode.outputMapper();
+    const delta = (text: string) => JSON.stringify({ type: 'stream_event', event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }, api_message_id: 'm1' });
+    expect(mapper.stdout(delta('First line\nSec'))).toEqual([{ type: 'chunk', content: 'First line' }]);
+    expect(mapper.stdout(delta('ond line\n\nThird'))).toEqual([{ type: 'chunk', content: 'Second line' }]);
+    expect(mapper.stdout(delta(' part'))).toEqual([]);
+    expect(mapper.stdout(JSON.stringify({ type: 'stream_event', event: { type: 'content_block_stop', index: 0 }, api_message_id: 'm1' }))).toEqual([
+      { type: 'chunk', content: 'Third part' },
+    ]);
+    // A line without an end is not held without bound.
+    expect(mapper.stdout(delta('x'.repeat(MAX_HELD_TEXT)))).toEqual([{ type: 'chunk', content: 'x'.repeat(MAX_HELD_TEXT) }]);
+  });
+
+  it.each([
+    [{ command: `npm test -- ${'a'.repeat(200)}`, description: 'Run' }, 'Bash', `Bash: npm test -- ${'a'.repeat(108)}...`],
+    [{ file_path: '/srv/app/README.md' }, 'Read', 'Read: /srv/app/README.md'],
+    [{ pattern: '**/*.ts', path: 'src' }, 'Glob', 'Glob: **/*.ts'],
+    [{ query: 'koa websocket' }, 'WebSearch', 'WebSearch: koa websocket'],
+    [{ path: 'src' }, 'LS', 'LS: src'],
+    [{ prompt: 'p'.repeat(100) }, 'Task', `Task: ${'p'.repeat(80)}...`],
+    [{ description: 'Plan the work' }, 'Task', 'Task: Plan the work'],
+    [{ todos: [] }, 'TodoWrite', 'TodoWrite'],
+  ])('names a tool call by its first detail: %j', (input, name, content) => {
+    const line = JSON.stringify({ type: 'assistant', message: { id: 'm1', content: [{ type: 'tool_use', id: 't1', name, input }] } });
+    expect(claudeCode.outputMapper().stdout(line)).toEqual([{ type: 'tool', toolName: name, content }]);
+  });
+
+  it('shows system messages, error events, plain lines and standard error', () => {
+    const mapper = claudeCode.outputMapper();
+    expect(mapper.stdout('{"type":"system","subtype":"permission_denied","tool_name":"Bash","message":"Permission to use Bash was denied"}')).toEqual([
+      { type: 'system', content: 'Permission to use Bash was denied' },
+    ]);
+    expect(mapper.stdout('{"type":"system","subtype":"api_retry","attempt":1}')).toEqual([]);
+    expect(mapper.stdout('{"type":"error","error":{"message":"stream interrupted"}}')).toEqual([{ type: 'system', content: 'stream interrupted' }]);
+    expect(mapper.stdout('Warning: running as root')).toEqual([{ type: 'chunk', content: 'Warning: running as root' }]);
+    expect(mapper.stderr('  npm WARN deprecated  ')).toEqual([{ type: 'stderr', content: 'npm WARN deprecated' }]);
+    expect(mapper.stderr('   ')).toEqual([]);
+  });
+
+  it('keeps one marked line per chunk in the record', () => {
+    expect(
+      [
+        { type: 'chunk', content: 'Vou ler.\nDepois escrever.' },
+        { type: 'tool', toolName: 'Read', content: 'Read: README.md' },
+        { type: 'turn', content: 'Turno 1', turn: 1 },
+        { type: 'stderr', content: 'aviso' },
+        { type: 'system', content: 'Resultado: 1 turnos' },
+      ].map((chunk) => recordLineOf(chunk as OutputChunk)).join(''),
+    ).toBe('Vou ler.\nDepois escrever.\n▸ Read: README.md\n── Turno 1 ──\n[stderr] aviso\nResultado: 1 turnos\n');
   });
 });
