@@ -136,6 +136,13 @@ describe('the sign-in page (AUTH_TOKEN and PANEL_DIR set)', () => {
     expect(empty.text).toContain(SIGN_IN_MESSAGES.missing);
   });
 
+  it('refuses a form beyond 8 KiB with 413 before reading it whole, and a body that is no form as a missing token', async () => {
+    const huge = await signIn(server, `${TOKEN}${'x'.repeat(9 * 1024)}`);
+    expect([json(huge), huge.cookies]).toEqual([{ status: 413, body: { error: 'request entity too large' } }, []]);
+    const asJson = await call(server, '/sign-in', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: TOKEN }) });
+    expect([asJson.status, asJson.cookies]).toEqual([400, []]);
+  });
+
   it('answers the right token with a 303 to /app.html and an HttpOnly, SameSite=Strict session cookie of 12 h, never the token', async () => {
     const answer = await signIn(server, TOKEN);
     expect([answer.status, answer.headers.get('location')]).toEqual([303, '/app.html']);
