@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import type Redis from 'ioredis';
 import { WebSocketServer } from 'ws';
 import { CLOSE_TRY_AGAIN_LATER, LiveRelay, SLOW_CLIENT_REASON } from '../../api/live-relay';
@@ -14,10 +16,17 @@ import {
   type LiveMessage,
 } from '../../lib/live-output';
 import { logger } from '../../lib/logger';
+import { repoRoot } from '../../lib/paths';
+import { agentDepsOf, createAgent, setSecret } from '../../services/agents';
+import { startAgentsWorker } from '../../workers/agents';
+import type { QueueWorker } from '../../workers/queue-worker';
+import { CANCELLED_ERROR } from '../../workflows/agents/execution-errors';
+import { standInEnv, startStandInModel, type StandInModel } from '../fixtures/stand-in-model';
 import { closeRedis, createRedis } from '../../lib/redis';
 import { withTimeout } from '../../lib/timeout';
 import { unusedPort } from '../support/ports';
 import { startTestServer, type TestServer } from '../support/server';
+import { until } from '../support/waiting';
 import { openSocket, type SocketProbe } from '../support/websocket';
 
 /** Bound of every wait: a message that should arrive does well within it; a failure does not hang the suite. */
@@ -378,5 +387,165 @@ describe('a slow client', () => {
       await relay.close();
       await new Promise((resolve) => wss.close(resolve));
     }
+  });
+});
+
+/**
+ * An agent run as the admin panel's terminal sees it: the REAL Claude Code CLI (pinned, as the pool's
+ * users) against the stand-in model, an agents worker, the API, and a WebSocket client at `/`
+ * (contract 4.1, 4.3-4.5; docs/websocket.md).
+ */
+describe('an agent run over the socket, with the real Claude Code CLI against the stand-in model', () => {
+  const claudeCli = path.join(repoRoot, 'node_modules/.bin/claude');
+  const workArea = path.join(baseConfig.orchestration.workdirRoots[0]!, `test-live-output-${process.pid}-${Date.now()}`);
+  let server: TestServer;
+  let worker: QueueWorker;
+  let model: StandInModel;
+
+  beforeAll(async () => {
+    if (process.getuid?.() !== 0) throw new Error('the CLI runs as the pool users a root service uses: run these tests as root');
+    model = await startStandInModel();
+    server = await start();
+    // Records left active by an interrupted earlier run would hold slots.
+    await server.services.database.pool.query(
+      "UPDATE executions SET status = 'error', finished_at = NOW(3), error = 'left by an earlier test run' WHERE status IN ('queued', 'running')",
+    );
+    expect((await call('PUT', '/api/settings', { maxConcurrent: 4 })).status).toBe(200);
+    worker = await startAgentsWorker({ ...baseConfig, orchestration: { ...baseConfig.orchestration, agentCommand: claudeCli } }, logger);
+  }, 60_000);
+
+  afterAll(async () => {
+    await worker?.stop();
+    await model?.close();
+    fs.rmSync(workArea, { recursive: true, force: true });
+  });
+
+  async function call(method: string, urlPath: string, body?: unknown, clientId?: string): Promise<{ status: number; body: any }> {
+    const headers: Record<string, string> = { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(clientId ? { 'x-client-id': clientId } : {}) };
+    const response = await fetch(server.url + urlPath, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : null };
+  }
+
+  /** An agent whose runs reach the stand-in: its address and key are the agent's secrets (its process's environment). */
+  async function standInAgent(name: string): Promise<{ id: string; name: string }> {
+    const deps = agentDepsOf(server.services);
+    const agent = await createAgent(deps, {
+      name: `${name} ${Date.now()}`, description: '', model: null, instructions: '', permissionMode: 'bypassPermissions', maxTurns: 5,
+      workingDirectory: path.join(workArea, name),
+    });
+    const env = { ...standInEnv(model), CLAUDE_CODE_MAX_RETRIES: '0' };
+    for (const [secret, value] of Object.entries(env)) await setSecret(deps, agent.id, secret, value);
+    return { id: agent.id, name: agent.agent_name };
+  }
+
+  async function execute(agentId: string, task: string, clientId: string): Promise<string> {
+    const answer = await call('POST', `/api/agents/${agentId}/execute`, { task }, clientId);
+    expect(answer.status).toBe(202);
+    return answer.body.executionId as string;
+  }
+
+  /** Every message of one execution, up to its final one (execution_complete or execution_error). */
+  async function untilFinal(probe: SocketProbe, executionId: string): Promise<any[]> {
+    const received: any[] = [];
+    for (;;) {
+      const message: any = await withTimeout(probe.nextMessage(), 60_000, `messages of ${executionId}`);
+      expect(message.executionId).toBe(executionId);
+      received.push(message);
+      if (message.type === 'execution_complete' || message.type === 'execution_error') return received;
+    }
+  }
+
+  it('streams a tool call as the panel renders it: tool line, text, turns, summary, then report_generated and execution_complete', async () => {
+    const agent = await standInAgent('ferramenta');
+    const clientId = uniqueClient('painel');
+    const other = uniqueClient('outro-painel');
+    const [probe, otherProbe] = [await connect(server, clientId), await connect(server, other)];
+
+    const executionId = await execute(agent.id, 'Write the file. stand-in:write-file path=out/hello.txt content=hello-panel', clientId);
+    const received = await untilFinal(probe, executionId);
+    const record = (await call('GET', `/api/executions/history/${executionId}`)).body;
+
+    const identity = { executionId, agentId: agent.id, agentName: agent.name };
+    expect(received.map((message) => message.type)).toEqual([
+      'execution_queued', 'execution_started', ...Array(6).fill('execution_output'), 'report_generated', 'execution_complete',
+    ]);
+    const outputs = received.filter((message) => message.type === 'execution_output');
+    expect(outputs.map((message) => message.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(outputs.every((message) => message.agentId === agent.id && message.agentName === agent.name)).toBe(true);
+    const cost = record.costUsd as number;
+    expect(cost).toBeGreaterThan(0);
+    expect(outputs.map((message) => message.data)).toEqual([
+      { type: 'chunk', content: 'Writing out/hello.txt.' },
+      { type: 'tool', toolName: 'Bash', content: "Bash: mkdir -p 'out' && printf '%s\\n' 'hello-panel' > 'out/hello.txt' && cat 'out/hello.txt'" },
+      { type: 'turn', content: 'Turno 1', turn: 1 },
+      { type: 'chunk', content: 'Wrote the file: hello-panel' },
+      { type: 'turn', content: 'Turno 2', turn: 2 },
+      {
+        type: 'system',
+        content: `Resultado: 2 turnos | custo: $${cost.toFixed(4)} | duração: ${(record.durationMs / 1000).toFixed(1)}s | sessão: ${String(record.sessionId).slice(0, 8)}...`,
+      },
+    ]);
+    expect(received[8]).toEqual({ type: 'report_generated', ...identity, reportFile: record.reportFile, at: expect.any(String) });
+    expect(received[9]).toEqual({
+      type: 'execution_complete', ...identity, pipelineExecutionId: null, source: 'manual', status: 'completed', lastSeq: 6, at: expect.any(String),
+      data: {
+        executionId, exitCode: 0, result: 'Wrote the file: hello-panel', stderr: '', canceled: false,
+        costUsd: cost, totalCostUsd: cost, durationMs: record.durationMs, numTurns: 2, sessionId: record.sessionId,
+      },
+    });
+    expect(record.sessionId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-/);
+    // What a client catching up reads: the same lines, as the terminal marks them.
+    expect(record.outputSeq).toBe(6);
+    expect(record.output).toBe(
+      "Writing out/hello.txt.\n▸ Bash: mkdir -p 'out' && printf '%s\\n' 'hello-panel' > 'out/hello.txt' && cat 'out/hello.txt'\n── Turno 1 ──\n" +
+        `Wrote the file: hello-panel\n── Turno 2 ──\n${outputs[5].data.content}\n`,
+    );
+    // The report the panel opens on report_generated.
+    const report = await call('GET', `/api/reports/${encodeURIComponent(record.reportFile)}`);
+    expect(report.status).toBe(200);
+    expect(report.body.content).toContain('Wrote the file: hello-panel');
+
+    // The other client heard nothing of it.
+    await expectNothingBefore(workerRedis(server.services.config.redis), otherProbe, other);
+    expect(otherProbe.messages).toEqual([]);
+  });
+
+  it('ends a run the model refuses with execution_error carrying the CLI\'s message', async () => {
+    const agent = await standInAgent('chave-recusada');
+    const clientId = uniqueClient('painel');
+    const probe = await connect(server, clientId);
+
+    const executionId = await execute(agent.id, 'stand-in:error status=401', clientId);
+    const received = await untilFinal(probe, executionId);
+
+    expect(received.map((message) => message.type)).toEqual(['execution_queued', 'execution_started', 'execution_output', 'execution_error']);
+    expect(received[2].data).toEqual({ type: 'system', content: expect.stringMatching(/^Resultado: 1 turnos \| custo: \$0\.0000 \| /) });
+    expect(received[3]).toMatchObject({
+      type: 'execution_error', executionId, agentId: agent.id, agentName: agent.name, status: 'error', lastSeq: 1,
+      data: { executionId, canceled: false, exitCode: 1, costUsd: 0, error: 'claude-code exited with code 1: Invalid API key · Fix external API key' },
+    });
+  });
+
+  it('ends a canceled run with execution_error, data.canceled true, and the record stays canceled', async () => {
+    const agent = await standInAgent('cancelada');
+    const clientId = uniqueClient('painel');
+    const probe = await connect(server, clientId);
+
+    const executionId = await execute(agent.id, 'stand-in:slow deltas=600 every=100', clientId);
+    // Cancel while the model streams (the slow scenario's deltas end no line: the text is held, nothing is printed yet).
+    await until('the stand-in streams', async () => model.messages().filter((request) => request.answer === 'scenario:slow' && request.streamCompleted === false).length, (n) => n > 0, 30_000);
+    expect((await call('POST', `/api/agents/${agent.id}/cancel/${executionId}`)).status).toBe(200);
+    const received = await untilFinal(probe, executionId);
+
+    expect(received.slice(0, 2).map((message) => message.type)).toEqual(['execution_queued', 'execution_started']);
+    const final = received.at(-1);
+    expect(final).toMatchObject({
+      type: 'execution_error', executionId, status: 'canceled',
+      data: { executionId, canceled: true, error: CANCELLED_ERROR },
+    });
+    const record = (await call('GET', `/api/executions/history/${executionId}`)).body;
+    expect(record.status).toBe('canceled');
+    expect(final.lastSeq).toBe(record.outputSeq);
   });
 });
