@@ -44,7 +44,10 @@ afterAll(async () => {
 });
 
 interface Run {
+  /** The parsed lines but those --include-partial-messages adds (below). */
   events: AgentEvent[];
+  /** The lines --include-partial-messages adds: `stream_event` (one per API event) and `system` `status`. */
+  partials: Array<Record<string, unknown>>;
   /** The raw lines parsed as JSON (tool calls, tool results, retry notices). */
   raws: () => Array<Record<string, unknown>>;
   outcome: Promise<AgentRunSummary>;
@@ -56,6 +59,7 @@ function start(prompt: string, options: { env?: Record<string, string>; resume?:
   runs += 1;
   const cwd = options.cwd ?? path.join(workspace, `run-${runs}`);
   const events: AgentEvent[] = [];
+  const partials: Array<Record<string, unknown>> = [];
   const run: RunAgentOptions = {
     command: claudeCli,
     cli: claudeCode,
@@ -71,12 +75,15 @@ function start(prompt: string, options: { env?: Record<string, string>; resume?:
       ...options.env,
     },
     onEvent: (event) => {
-      events.push(event);
+      const line = event.kind === 'raw' ? (JSON.parse(event.line) as Record<string, unknown>) : null;
+      if (line !== null && (line.type === 'stream_event' || (line.type === 'system' && line.subtype === 'status'))) partials.push(line);
+      else events.push(event);
     },
     ...(options.signal ? { signal: options.signal } : {}),
   };
   return {
     events,
+    partials,
     raws: () => events.flatMap((event) => (event.kind === 'raw' ? [JSON.parse(event.line) as Record<string, unknown>] : [])),
     outcome: runAgent(run),
     cwd,
@@ -114,6 +121,14 @@ describe('the real Claude Code CLI against the stand-in model', () => {
     ]);
     expect(summary).toMatchObject({ exitCode: 0, signal: null, error: null, sessionId, output: STAND_IN_TEXT, resultText: STAND_IN_TEXT, turns: 1 });
     expect(summary.costUsd).toBeGreaterThan(0);
+    // --include-partial-messages: a status line before the request, then the stream's events as they come,
+    // the four text deltas among them (the live output's source: claude-code.ts, ClaudeOutputMapper).
+    expect(run.partials[0]).toMatchObject({ type: 'system', subtype: 'status', status: 'requesting' });
+    const streamed = run.partials.flatMap((line) => (line.type === 'stream_event' ? [line.event as { type: string; delta?: { type: string; text: string } }] : []));
+    expect(streamed.map((event) => event.type)).toEqual([
+      'message_start', 'content_block_start', ...Array(4).fill('content_block_delta'), 'content_block_stop', 'message_delta', 'message_stop',
+    ]);
+    expect(streamed.filter((event) => event.delta?.type === 'text_delta').map((event) => event.delta!.text).join('')).toBe(STAND_IN_TEXT);
 
     // What the CLI asked of the API: one streamed message request, with the key and the prompt; nothing else.
     const [request] = requestsFor(prompt);
