@@ -17,9 +17,9 @@ import { exportQuery, historyQuery, recentQuery } from './executions-input';
 import { withoutEmptyValues } from './query';
 
 /**
- * The execution history: recent, paginated history with filters, detail, delete, clear and CSV
- * export (docs/executions.md). Starting, cancelling and retrying executions live elsewhere; the use
- * cases are in services/executions/.
+ * The execution history in the admin panel's shapes (contract 3.8; docs/executions.md): recent,
+ * history with filters ({items, total}), detail, delete, clear and the CSV export. Starting,
+ * cancelling and retrying executions live elsewhere; the use cases are in services/executions/.
  */
 export function executionsRoutes(services: Services): Router {
   const deps = executionDepsOf(services);
@@ -45,7 +45,7 @@ export function executionsRoutes(services: Services): Router {
     ctx.status = 204;
   });
 
-  /** Deletes every finished record; queued and running ones stay (their workflows still write to them). */
+  /** Deletes every finished record; active ones stay (their workflows still write to them). */
   router.delete('/history', async (ctx) => {
     await clearExecutionHistory(deps);
     ctx.status = 204;

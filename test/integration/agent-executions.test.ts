@@ -13,6 +13,7 @@ import { unusedPort } from '../support/ports';
 import { startTestServer, type TestServer } from '../support/server';
 import { openSocket, type SocketProbe } from '../support/websocket';
 import { agentWorkspace } from '../support/agent-workspace';
+import { agentDepsOf, createAgent as storeAgent, setSecret, type AgentDataInput } from '../../services/agents';
 import { until } from '../support/waiting';
 
 const FAKE_AGENT = path.resolve(__dirname, '../fixtures/fake-agent/fake-agent.js');
@@ -81,19 +82,25 @@ async function api(method: string, urlPath: string, body?: unknown, clientId?: s
   return { status: response.status, text, body: parsed };
 }
 
-/** An agent whose fake CLI knobs (and any other secret) reach its process as secrets. */
-async function createAgent(name: string, secrets: Record<string, string>): Promise<string> {
-  const created = await api('POST', '/api/agents', {
+/**
+ * An agent whose fake CLI knobs (and any other secret) reach its process as secrets. Made through the
+ * agent use case (the agents' own routes are tested in agents.test.ts); its instructions are the
+ * system prompt.
+ */
+async function createAgent(name: string, secrets: Record<string, string>, data: Partial<AgentDataInput> = {}): Promise<string> {
+  const deps = agentDepsOf(server.services);
+  const created = await storeAgent(deps, {
     name: `${name} ${Date.now()}`,
+    description: '',
+    model: null,
     instructions: 'Be brief.',
     workingDirectory: path.join(workArea, name.replace(/\W+/g, '-')),
+    permissionMode: 'bypassPermissions',
     maxTurns: 7,
+    ...data,
   });
-  expect(created.status).toBe(201);
-  for (const [secretName, value] of Object.entries(secrets)) {
-    expect((await api('POST', `/api/agents/${created.body.id}/secrets`, { name: secretName, value })).status).toBe(201);
-  }
-  return created.body.id as string;
+  for (const [secretName, value] of Object.entries(secrets)) await setSecret(deps, created.id, secretName, value);
+  return created.id;
 }
 
 async function record(executionId: string): Promise<any> {
@@ -107,7 +114,7 @@ const finished = (executionId: string, timeoutMs = 60_000) =>
   until(
     `execution ${executionId} finished`,
     () => record(executionId),
-    (r) => !['queued', 'running'].includes(r.status) && r.reportFile !== null,
+    (r) => !['queued', 'running', 'retrying'].includes(r.status) && r.reportFile !== null,
     timeoutMs,
   );
 
@@ -131,6 +138,17 @@ async function notificationOf(executionId: string): Promise<any> {
   return items.find((item) => item.executionId === executionId);
 }
 
+/** Each of `lines` appears in `output` exactly once, in this order. */
+function expectLinesInOrder(output: string, lines: string[]): void {
+  let from = 0;
+  for (const line of lines) {
+    expect(output.split(line).length - 1).toBe(1);
+    const at = output.indexOf(line, from);
+    expect(at).toBeGreaterThanOrEqual(from);
+    from = at + line.length;
+  }
+}
+
 async function executionCount(): Promise<number> {
   const [rows] = await server.services.database.pool.query('SELECT COUNT(*) AS n FROM executions');
   return Number((rows as Array<{ n: number }>)[0]?.n);
@@ -143,36 +161,49 @@ describe('POST /agents/{id}/execute', () => {
   it('runs the agent and stores the outcome, the report and a notification; secrets reach only the process', async () => {
     const recordFile = path.join(scratch, 'complete.json');
     const agentId = await createAgent('complete', { FAKE_AGENT_RECORD: recordFile, SERVICE_TOKEN: SECRET_VALUE });
-    const executionId = await execute(agentId, { task: 'Say hello' }, 'client-complete');
+    // The panel's body: the task, its additional instructions (always sent, '' when none).
+    const executionId = await execute(agentId, { task: 'Say hello', instructions: 'Answer in Portuguese.' }, 'client-complete');
 
     const done = await finished(executionId);
     expect(done).toMatchObject({
       id: executionId,
-      kind: 'agent',
+      executionId,
+      type: 'agent',
       agentId,
+      agentName: expect.stringMatching(/^complete \d+$/),
       status: 'completed',
       source: 'manual',
       task: 'Say hello',
-      instructions: 'Be brief.',
+      instructions: 'Answer in Portuguese.',
       workingDirectory: path.join(workArea, 'complete'),
       model: 'sonnet',
       costUsd: 0.0421,
-      turns: 3,
+      totalCostUsd: 0.0421,
+      numTurns: 3,
+      // The CLI's result event text, not the streamed text (contract 7.4), and the exit code.
+      result: 'Done: Say hello\n\nInstruções adicionais:\nAnswer in Portuguese.',
+      exitCode: 0,
+      attempt: 1,
       error: null,
-      outputSeq: 3,
       outputTruncated: false,
+      parentSessionId: null,
+      delegatedFrom: null,
       sessionId: expect.stringMatching(/^[0-9a-f-]{36}$/),
     });
     expect(done.durationMs).toEqual(expect.any(Number));
-    expect(done.output).toBe('Received prompt: Be brief.\n\nSay hello\nWorking, step 2 of 3.\nWorking, step 3 of 3.\n');
+    // The terminal's lines as stored (their format: docs/websocket.md); at least the three texts.
+    expectLinesInOrder(done.output, ['Received prompt: Say hello', 'Working, step 2 of 3.', 'Working, step 3 of 3.']);
+    expect(done.outputSeq).toBeGreaterThanOrEqual(3);
     expect(done.clientId).toBeUndefined();
     expect(done.waitingHeartbeatAt).toBeUndefined();
-    expect(new Date(done.startedAt).getTime()).toBeLessThanOrEqual(new Date(done.finishedAt).getTime());
+    expect(new Date(done.startedAt).getTime()).toBeLessThanOrEqual(new Date(done.endedAt).getTime());
 
-    // The process: prompt on stdin, the agent's options as arguments, the secret in the environment only.
+    // The process: the prompt (task, then the additional instructions) on stdin, the agent's
+    // instructions as the system prompt and its options as arguments, the secret in the environment only.
     const seen = readRecordFile(recordFile);
-    expect(seen.stdin).toBe('Be brief.\n\nSay hello');
-    expect(seen.argv).toEqual(['-p', '--output-format', 'stream-json', '--verbose', '--max-turns', '7', '--permission-mode', 'bypassPermissions', '--model', 'sonnet']);
+    expect(seen.stdin).toBe('Say hello\n\nInstruções adicionais:\nAnswer in Portuguese.');
+    expect(seen.argv).toEqual(expect.arrayContaining(['--max-turns', '7', '--permission-mode', 'bypassPermissions', '--model', 'sonnet']));
+    expect(seen.argv.slice(seen.argv.indexOf('--system-prompt'), seen.argv.indexOf('--system-prompt') + 2)).toEqual(['--system-prompt', 'Be brief.']);
     expect(seen.env.SERVICE_TOKEN).toBe(SECRET_VALUE);
     expect(seen.env.MYSQL_PASSWORD).toBeUndefined();
     expect(seen.cwd).toBe(path.join(workArea, 'complete'));
@@ -208,11 +239,9 @@ describe('POST /agents/{id}/execute', () => {
     expect(projects).toBe('/home/projetos');
     for (const [label, workingDirectory] of [['prefilled', '/home/projetos/'], ['empty', '']] as const) {
       const recordFile = path.join(scratch, `panel-${label}.json`);
-      const created = await api('POST', '/api/agents', { name: `Panel ${label} ${Date.now()}`, workingDirectory });
-      expect(created.status).toBe(201);
-      expect(created.body.workingDirectory).toBe(label === 'prefilled' ? projects : null);
-      expect((await api('POST', `/api/agents/${created.body.id}/secrets`, { name: 'FAKE_AGENT_RECORD', value: recordFile })).status).toBe(201);
-      const done = await finished(await execute(created.body.id, { task: `Panel ${label}` }));
+      const agentId = await createAgent(`Panel ${label}`, { FAKE_AGENT_RECORD: recordFile }, { workingDirectory: workingDirectory === '' ? null : workingDirectory });
+      // The panel sends no workingDirectory when its execute field is empty.
+      const done = await finished(await execute(agentId, { task: `Panel ${label}`, instructions: '' }));
       expect({ status: done.status, workingDirectory: done.workingDirectory }).toEqual({ status: 'completed', workingDirectory: projects });
       expect(readRecordFile(recordFile).cwd).toBe(projects);
     }
@@ -221,21 +250,38 @@ describe('POST /agents/{id}/execute', () => {
   it('answers 400 on bad bodies and 404 on an unknown agent, creating nothing', async () => {
     const agentId = await createAgent('refused', {});
     const before = await executionCount();
+    const inactiveId = await createAgent('inactive', {}, { status: 'inactive' });
     const cases: Array<[string, unknown, number, string]> = [
-      [agentId, {}, 400, 'body.task'],
-      [agentId, { task: '   ' }, 400, 'body.task'],
-      [agentId, { task: 'x', extra: 1 }, 400, 'body'],
+      [agentId, {}, 400, 'body.task: task is required'],
+      [agentId, { task: '   ' }, 400, 'body.task: task is required'],
+      [agentId, { task: 'x', extra: 1 }, 400, 'body: Unrecognized key: "extra"'],
+      [agentId, { task: 'x', instructions: 5 }, 400, 'body.instructions'],
       [agentId, { task: 'x', workingDirectory: 'relative/dir' }, 400, 'body.workingDirectory: the working directory must be an absolute path'],
-      [agentId, { task: 'x', contextFiles: ['../etc/passwd'] }, 400, 'body.contextFiles.0'],
+      [agentId, { task: 'x', contextFiles: ['/data/uploads/a.txt'] }, 400, 'body.contextFiles.0'],
+      [agentId, { task: 'x', contextFiles: [{ originalName: 'a', path: '../etc/passwd', size: 1 }] }, 400, 'body.contextFiles.0.path'],
       [agentId, { task: 'x', repoName: 'org/repo' }, 400, 'repositories are not supported yet'],
       [agentId, { task: 'x', repoName: 'org/repo', repoBranch: 'main' }, 400, 'repositories are not supported yet'],
+      [inactiveId, { task: 'x', instructions: '' }, 400, `agent ${inactiveId} is inactive`],
       ['00000000-0000-4000-8000-000000000000', { task: 'x' }, 404, 'agent 00000000-0000-4000-8000-000000000000 not found'],
     ];
     for (const [id, body, status, message] of cases) {
       const answer = await api('POST', `/api/agents/${id}/execute`, body);
-      expect({ status: answer.status, hasMessage: String(answer.body.error).includes(message) }).toEqual({ status, hasMessage: true });
+      expect({ status: answer.status, error: String(answer.body.error) }).toEqual({ status, error: expect.stringContaining(message) });
     }
     expect(await executionCount()).toBe(before);
+  });
+
+  it('lists the uploaded context files after the task, one "path (originalName)" line each', async () => {
+    const recordFile = path.join(scratch, 'context-files.json');
+    const agentId = await createAgent('context-files', { FAKE_AGENT_RECORD: recordFile });
+    const contextFiles = [
+      { originalName: 'notes.md', path: '/data/uploads/1/1700000000000-notes.md', size: 12 },
+      { originalName: 'spec.pdf', path: '/data/uploads/1/1700000000001-spec.pdf', size: 3400 },
+    ];
+    const done = await finished(await execute(agentId, { task: 'Read these', instructions: '', contextFiles }));
+    const task = 'Read these\n\nArquivos de contexto:\n- /data/uploads/1/1700000000000-notes.md (notes.md)\n- /data/uploads/1/1700000000001-spec.pdf (spec.pdf)';
+    expect(done).toMatchObject({ status: 'completed', task, instructions: '' });
+    expect(readRecordFile(recordFile).stdin).toBe(task);
   });
 
   it('answers 503 when the workflow engine refuses the start, and ends the record failed with why', async () => {
@@ -250,7 +296,9 @@ describe('POST /agents/{id}/execute', () => {
       expect(answer.status).toBe(503);
       expect(await answer.json()).toEqual({ error: 'the execution could not be started: the workflow engine is unavailable' });
       const [latest] = (await api('GET', `/api/executions/history?agentId=${agentId}`)).body.items;
-      expect(latest).toMatchObject({ status: 'error', error: 'the execution could not be started (workflow engine unavailable)', startedAt: null });
+      // It never ran: its startedAt is when it was queued.
+      expect(latest).toMatchObject({ status: 'error', error: 'the execution could not be started (workflow engine unavailable)', endedAt: expect.any(String) });
+      expect(latest.startedAt).toBe(latest.createdAt);
     } finally {
       await cut.close();
     }
@@ -264,11 +312,12 @@ describe('POST /agents/{id}/execute', () => {
       status: 'error',
       error: 'claude-code exited with code 2: fake agent failure (FAKE_AGENT_FAIL=1)\nstderr: fake-agent: failing on purpose (FAKE_AGENT_FAIL=1)',
       costUsd: 0.0421,
-      turns: 1,
-      output: 'Received prompt: Break\n',
-      outputSeq: 1,
+      numTurns: 1,
+      exitCode: 2,
+      result: 'fake agent failure (FAKE_AGENT_FAIL=1)',
       reportFile: expect.any(String),
     });
+    expect(done.output).toContain('Received prompt: Break');
     expect(await notificationOf(executionId)).toMatchObject({ kind: 'execution.error', message: done.error });
     failedExecutionId = executionId;
   });
@@ -298,8 +347,9 @@ describe('output the database refuses during the run', () => {
       await pool.query('DROP TRIGGER IF EXISTS refuse_test_output');
     }
     const done = await finished(executionId);
-    const lines = Array.from({ length: 29 }, (_, i) => `Working, step ${i + 2} of 30.\n`).join('');
-    expect(done).toMatchObject({ status: 'completed', outputSeq: 30, output: `Received prompt: Be brief.\n\nThrough an outage\n${lines}` });
+    expect(done.status).toBe('completed');
+    expect(done.outputSeq).toBeGreaterThanOrEqual(30);
+    expectLinesInOrder(done.output, ['Received prompt: Through an outage', ...Array.from({ length: 29 }, (_, i) => `Working, step ${i + 2} of 30.`)]);
   });
 });
 
@@ -323,21 +373,24 @@ describe('live output', () => {
       for (;;) {
         const message: any = await sockets[clientId]!.nextMessage();
         received.push(message);
-        if (message.type === 'execution.finished') break;
+        if (message.type === 'execution_complete' || message.type === 'execution_error') break;
       }
       expect(received.every((message) => message.executionId === executionId)).toBe(true);
-      expect(received.map((message) => message.type)).toEqual([
-        'execution.queued',
-        'execution.started',
-        ...Array(5).fill('execution.output'),
-        'execution.finished',
-      ]);
-      const outputs = received.filter((message) => message.type === 'execution.output');
-      expect(outputs.map((message) => message.seq)).toEqual([1, 2, 3, 4, 5]);
+      const types = received.map((message) => message.type);
+      expect(types.slice(0, 2)).toEqual(['execution_queued', 'execution_started']);
+      expect(types.at(-1)).toBe('execution_complete');
+      // Between them only output lines and the report's notice (its order: docs/websocket.md).
+      expect(types.slice(2, -1).filter((type) => type !== 'execution_output')).toEqual(['report_generated']);
+      const outputs = received.filter((message) => message.type === 'execution_output');
+      expect(outputs.map((message) => message.seq)).toEqual(outputs.map((_message, index) => index + 1));
+      const texts = outputs.map((message) => message.data.content).join('\n');
+      expectLinesInOrder(texts, [`Received prompt: Task of ${clientId === 'live-a' ? 'A' : 'B'}`, 'Working, step 2 of 5.', 'Working, step 5 of 5.']);
       const stored = await record(executionId);
-      expect(outputs.map((message) => message.text).join('')).toBe(stored.output);
-      expect(stored.outputSeq).toBe(5);
-      expect(received.at(-1)).toMatchObject({ status: 'completed', lastSeq: 5, sessionId: stored.sessionId, agentId, source: 'manual' });
+      expect(stored.outputSeq).toBe(outputs.length);
+      expect(received.at(-1)).toMatchObject({
+        status: 'completed', lastSeq: outputs.length, agentId, source: 'manual',
+        data: { sessionId: stored.sessionId, result: stored.result, exitCode: 0, costUsd: stored.costUsd },
+      });
     }
     for (const probe of Object.values(sockets)) probe.socket.close();
   });
@@ -356,21 +409,26 @@ describe('cancel, continue, retry', () => {
     // A running execution cannot be retried; nothing is started.
     const executionsBefore = await executionCount();
     expect(await api('POST', `/api/executions/${executionId}/retry`)).toMatchObject({
-      status: 409,
-      body: { error: `execution ${executionId} is still active` },
+      status: 400,
+      body: { error: 'only executions that ended with an error or were canceled can be retried (this one is running)' },
     });
     expect(await executionCount()).toBe(executionsBefore);
 
     const answer = await api('POST', `/api/agents/${agentId}/cancel/${executionId}`);
-    expect(answer).toMatchObject({ status: 202, body: { executionId, status: 'cancelling' } });
+    expect(answer).toMatchObject({ status: 200, body: { cancelled: true } });
     const done = await finished(executionId);
     expect(done).toMatchObject({ status: 'canceled', error: 'cancelled by request', reportFile: expect.any(String) });
-    expect(done.output.startsWith('Received prompt: Be brief.\n\nTake your time\nWorking, step 2 of 10000.\n')).toBe(true);
+    expect(done.output).toContain('Received prompt: Take your time');
+    expect(done.output).toContain('Working, step 2 of 10000.');
     await until('agent process gone', async () => processRunning(pid), (alive) => !alive, 10_000);
 
-    expect((await api('POST', `/api/agents/${agentId}/cancel/${executionId}`)).status).toBe(409);
+    // Once finished, or unknown: 404 (contract 3.1).
+    expect(await api('POST', `/api/agents/${agentId}/cancel/${executionId}`)).toMatchObject({
+      status: 404,
+      body: { error: `execution ${executionId} of agent ${agentId} not found or already finished` },
+    });
     const unknown = await api('POST', `/api/agents/${agentId}/cancel/00000000-0000-4000-8000-000000000000`);
-    expect(unknown).toMatchObject({ status: 404, body: { error: `execution 00000000-0000-4000-8000-000000000000 of agent ${agentId} not found` } });
+    expect(unknown).toMatchObject({ status: 404, body: { error: `execution 00000000-0000-4000-8000-000000000000 of agent ${agentId} not found or already finished` } });
     expect(await notificationOf(executionId)).toMatchObject({ kind: 'execution.canceled', message: 'cancelled by request' });
   });
 
@@ -380,18 +438,22 @@ describe('cancel, continue, retry', () => {
     // Limit 2: two run, the third waits.
     await until('two running', () => Promise.all(ids.map(record)), (records) => records.filter((r) => r.status === 'running').length === 2);
     const active = await api('GET', '/api/executions/active');
-    expect(active.body.filter((item: any) => ids.includes(item.id)).map((item: any) => [item.id, item.status])).toEqual([
-      [ids[0], 'running'],
-      [ids[1], 'running'],
-      [ids[2], 'queued'],
+    const mine = active.body.filter((item: any) => ids.includes(item.id));
+    expect(mine.map((item: any) => [item.executionId, item.status, item.agentConfig.agent_name])).toEqual([
+      [ids[0], 'running', expect.stringMatching(/^many \d+$/)],
+      [ids[1], 'running', expect.stringMatching(/^many \d+$/)],
+      [ids[2], 'queued', expect.stringMatching(/^many \d+$/)],
     ]);
+    expect(mine.every((item: any) => item.agentId === agentId && !Number.isNaN(new Date(item.startedAt).getTime()))).toBe(true);
     expect(active.body.every((item: any) => !('output' in item) && !('clientId' in item))).toBe(true);
 
     const answer = await api('POST', '/api/executions/cancel-all');
-    expect(answer.status).toBe(202);
-    expect([...answer.body.cancelled].sort()).toEqual([...ids].sort());
+    expect(answer).toMatchObject({ status: 200, body: { cancelled: true, count: 3 } });
     for (const id of ids) expect(await finished(id)).toMatchObject({ status: 'canceled', error: 'cancelled by request' });
-    expect((await record(ids[2]!)).startedAt).toBeNull();
+    // The queued one never ran: its startedAt is when it was queued.
+    const neverRan = await record(ids[2]!);
+    expect(neverRan.startedAt).toBe(neverRan.createdAt);
+    expect((await api('POST', '/api/executions/cancel-all')).body).toEqual({ cancelled: true, count: 0 });
   });
 
   it('continues a session: a new execution that passes --resume <sessionId> and the message as the prompt', async () => {
@@ -400,10 +462,13 @@ describe('cancel, continue, retry', () => {
     const answer = await api('POST', `/api/agents/${agentId}/continue`, { sessionId, message: 'And then?' }, 'client-complete');
     expect(answer.status).toBe(202);
     const done = await finished(answer.body.executionId);
-    expect(done).toMatchObject({ status: 'completed', source: 'continue', parentExecutionId: parentId, sessionId, task: 'And then?', instructions: '' });
-    expect(done.output.startsWith(`Resumed session ${sessionId}. Received prompt: And then?\n`)).toBe(true);
+    expect(answer.body).toEqual({ executionId: expect.any(String), status: 'queued' });
+    expect(done).toMatchObject({
+      status: 'completed', source: 'continue', parentExecutionId: parentId, parentSessionId: sessionId, sessionId, task: 'And then?', instructions: '', result: 'Done: And then?',
+    });
+    expect(done.output).toContain(`Resumed session ${sessionId}. Received prompt: And then?`);
     const seen = readRecordFile(recordFile);
-    expect(seen.argv.slice(-2)).toEqual(['--resume', sessionId]);
+    expect(seen.argv.slice(seen.argv.indexOf('--resume'), seen.argv.indexOf('--resume') + 2)).toEqual(['--resume', sessionId]);
     expect(seen.stdin).toBe('And then?');
 
     const before = await executionCount();
@@ -411,14 +476,15 @@ describe('cancel, continue, retry', () => {
       status: 404,
       body: { error: `agent ${agentId} has no session no-such-session` },
     });
-    expect((await api('POST', `/api/agents/${agentId}/continue`, { sessionId })).status).toBe(400);
+    expect(await api('POST', `/api/agents/${agentId}/continue`, { sessionId })).toMatchObject({ status: 400, body: { error: 'body.message: message is required' } });
+    expect(await api('POST', `/api/agents/${agentId}/continue`, { message: 'x' })).toMatchObject({ status: 400, body: { error: 'body.sessionId: sessionId is required' } });
     expect(await executionCount()).toBe(before);
   });
 
   it('retries a finished execution as a new one with the same input', async () => {
     const parent = await record(failedExecutionId);
     const answer = await api('POST', `/api/executions/${failedExecutionId}/retry`);
-    expect(answer.status).toBe(202);
+    expect(answer).toMatchObject({ status: 200, body: { success: true, message: 'Execução reiniciada', executionId: expect.any(String) } });
     const done = await finished(answer.body.executionId);
     expect(done).toMatchObject({
       source: 'retry',
@@ -429,6 +495,11 @@ describe('cancel, continue, retry', () => {
       status: 'error',
     });
     expect((await api('POST', '/api/executions/00000000-0000-4000-8000-000000000000/retry')).status).toBe(404);
+    // A completed record is not retried.
+    expect(await api('POST', `/api/executions/${completedSession!.executionId}/retry`)).toMatchObject({
+      status: 400,
+      body: { error: 'only executions that ended with an error or were canceled can be retried (this one is completed)' },
+    });
   });
 });
 
@@ -585,7 +656,7 @@ describe('a worker that stops mid-execution', () => {
     expect(slow).toMatchObject({ status: 'error', error: WORKER_LOST_ERROR });
     const quick = await finished(quickId, 60_000);
     expect(quick.status).toBe('completed');
-    expect(new Date(quick.startedAt).getTime()).toBeGreaterThanOrEqual(new Date(slow.finishedAt).getTime());
+    expect(new Date(quick.startedAt).getTime()).toBeGreaterThanOrEqual(new Date(slow.endedAt).getTime());
     const active = await api('GET', '/api/executions/active');
     expect(active.body.filter((item: any) => [slowId, quickId].includes(item.id))).toEqual([]);
   }, 180_000);

@@ -66,8 +66,9 @@ afterAll(async () => {
   await database.pool.end();
 });
 
-async function newAgent(name: string): Promise<string> {
+async function newAgent(name: string, status: 'active' | 'inactive' = 'active'): Promise<string> {
   const agent = await createAgent(agentDeps, {
+    status,
     name: `${name} ${process.pid} ${Date.now()}`,
     description: '',
     model: 'haiku',
@@ -81,7 +82,7 @@ async function newAgent(name: string): Promise<string> {
 }
 
 describe('execution use cases called without the HTTP layer', () => {
-  it('executeAgent from a schedule stores the queued record with the agent defaults, broadcasts execution.queued and starts the workflow', async () => {
+  it('executeAgent from a schedule stores the queued record with the agent defaults, broadcasts execution_queued and starts the workflow', async () => {
     const agentId = await newAgent('scheduled');
     const launched = await executeAgent(deps, agentId, null, { task: 'nightly summary', source: 'schedule' });
     started.push(launched.executionId);
@@ -90,37 +91,43 @@ describe('execution use cases called without the HTTP layer', () => {
     const stored = await executionDetail(deps, launched.executionId);
     expect(stored).toMatchObject({
       id: launched.executionId,
-      kind: 'agent',
+      executionId: launched.executionId,
+      type: 'agent',
       agentId,
       source: 'schedule',
       status: 'queued',
       task: 'nightly summary',
-      instructions: 'Be brief.',
+      // The run's own additional instructions: none given (the agent's are its system prompt).
+      instructions: '',
       workingDirectory: path.join(workArea, 'scheduled'),
       model: 'haiku',
     });
     const description = await temporal.client.workflow.getHandle(agentExecutionWorkflowId(launched.executionId)).describe();
     expect(description.status.name).toBe('RUNNING');
     const queued = await until(
-      'execution.queued broadcast',
+      'execution_queued broadcast',
       async () => broadcast.find((message) => message.executionId === launched.executionId),
       (message) => message !== undefined,
       10_000,
     );
-    expect(queued).toMatchObject({ type: 'execution.queued', agentId, source: 'schedule' });
+    expect(queued).toMatchObject({ type: 'execution_queued', agentId, source: 'schedule' });
 
-    // Cancelled while queued: ended here at once; a second cancel conflicts.
-    expect(await cancelExecution(deps, agentId, launched.executionId)).toEqual({ executionId: launched.executionId, status: 'cancelling' });
+    // Cancelled while queued: ended here at once; a second cancel finds nothing to cancel.
+    expect(await cancelExecution(deps, agentId, launched.executionId)).toEqual({ cancelled: true });
     expect((await executionDetail(deps, launched.executionId)).status).toBe('canceled');
     await expect(cancelExecution(deps, agentId, launched.executionId)).rejects.toThrow(
-      new ConflictError(`execution ${launched.executionId} already finished (cancelled)`),
+      new NotFoundError(`execution ${launched.executionId} of agent ${agentId} not found or already finished`),
     );
 
     // A retry of it is a new queued record of source `retry` pointing at it.
     const retried = await retryExecution(deps, launched.executionId, null);
     started.push(retried.executionId);
+    expect(retried).toEqual({ success: true, message: 'Execução reiniciada', executionId: expect.any(String) });
     expect(await executionDetail(deps, retried.executionId)).toMatchObject({ source: 'retry', parentExecutionId: launched.executionId, status: 'queued', task: 'nightly summary' });
-    await expect(retryExecution(deps, retried.executionId, null)).rejects.toThrow(new ConflictError(`execution ${retried.executionId} is still active`));
+    // Only a record that ended with an error or was canceled is retried.
+    await expect(retryExecution(deps, retried.executionId, null)).rejects.toThrow(
+      new InvalidInputError('only executions that ended with an error or were canceled can be retried (this one is queued)'),
+    );
     await cancelExecution(deps, agentId, retried.executionId);
   });
 
@@ -136,8 +143,12 @@ describe('execution use cases called without the HTTP layer', () => {
     await expect(continueSession(deps, agentId, null, { sessionId: 'no-such-session', message: 'go on' })).rejects.toThrow(
       new NotFoundError(`agent ${agentId} has no session no-such-session`),
     );
-    await expect(cancelExecution(deps, agentId, unknown)).rejects.toThrow(new NotFoundError(`execution ${unknown} of agent ${agentId} not found`));
+    await expect(cancelExecution(deps, agentId, unknown)).rejects.toThrow(new NotFoundError(`execution ${unknown} of agent ${agentId} not found or already finished`));
     await expect(retryExecution(deps, unknown, null)).rejects.toThrow(new NotFoundError(`execution ${unknown} not found`));
+    // An inactive agent is not run, nor continued.
+    const inactive = await newAgent('inactive', 'inactive');
+    await expect(executeAgent(deps, inactive, null, { task: 'x' })).rejects.toThrow(new InvalidInputError(`agent ${inactive} is inactive`));
+    await expect(continueSession(deps, inactive, null, { sessionId: 's', message: 'go on' })).rejects.toThrow(new InvalidInputError(`agent ${inactive} is inactive`));
     expect(await countExecutions()).toBe(before);
   });
 });
