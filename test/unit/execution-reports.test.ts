@@ -61,7 +61,7 @@ describe('report Markdown', () => {
         '|---|---|',
         '| Execution | 0F1E2D3C-4b5a-4678-9abc-def012345678 |',
         '| Agent | Revisor de Código |',
-        '| Status | failed |',
+        '| Status | error |',
         '| Source | schedule |',
         '| Model | sonnet |',
         '| Working directory | /srv/work |',
@@ -123,15 +123,19 @@ describe('execution store helpers', () => {
 });
 
 describe('CSV helpers', () => {
-  it('names the download by the UTC day and writes dates as ISO, nulls as empty cells', () => {
+  const stored = {
+    id: 'e1', kind: 'agent' as const, agentId: null, agentName: 'A', pipelineId: null, status: 'completed' as const, source: 'manual' as const,
+    scheduleId: null, task: 't', instructions: 'i', workingDirectory: '/w', model: 'm', sessionId: null,
+    parentExecutionId: null, parentSessionId: null, delegatedFrom: null, delegationDepth: 0, result: null, exitCode: null, attempt: 1, costUsd: 0.5, durationMs: 10, turns: null, outputTruncated: false, outputSeq: 0, error: null, reportFile: null,
+    createdAt: new Date('2026-01-01T00:00:00.000Z'), startedAt: null, finishedAt: null,
+  };
+
+  it('names the download by the UTC day and writes the contract columns: dates as ISO, numbers as numbers, nulls as null', () => {
     expect(exportFileName(new Date('2026-12-31T23:59:59.999Z'))).toBe('execucoes_2026-12-31.csv');
-    const row = csvRow({
-      id: 'e1', kind: 'agent', agentId: null, agentName: 'A', pipelineId: null, status: 'completed', source: 'manual',
-      scheduleId: null, task: 't', instructions: 'i', workingDirectory: '/w', model: 'm', sessionId: null,
-      parentExecutionId: null, parentSessionId: null, delegatedFrom: null, delegationDepth: 0, result: null, exitCode: null, attempt: 1, costUsd: 0.5, durationMs: 10, turns: null, outputTruncated: false, outputSeq: 0, error: null, reportFile: null,
-      createdAt: new Date('2026-01-01T00:00:00.000Z'), startedAt: null, finishedAt: null,
-    });
+    // ID, Tipo, Nome, Status, Início (never ran: when it was queued), Fim, Duração (ms), Custo (USD), Turnos.
     // Numbers stay numbers, so the formula escaping (which applies to text cells) never prefixes them.
-    expect(row).toMatchObject({ id: 'e1', agentId: '', costUsd: 0.5, durationMs: 10, turns: '', createdAt: '2026-01-01T00:00:00.000Z', startedAt: '' });
+    expect(csvRow(stored)).toEqual(['e1', 'agent', 'A', 'completed', '2026-01-01T00:00:00.000Z', null, 10, 0.5, null]);
+    const pipeline = csvRow({ ...stored, kind: 'pipeline', agentName: 'Release', startedAt: new Date('2026-01-01T00:00:01.000Z'), finishedAt: new Date('2026-01-01T00:00:02.000Z'), turns: 3 });
+    expect(pipeline).toEqual(['e1', 'pipeline', 'Release', 'completed', '2026-01-01T00:00:01.000Z', '2026-01-01T00:00:02.000Z', 10, 0.5, 3]);
   });
 });
