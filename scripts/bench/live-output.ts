@@ -1,49 +1,45 @@
 import './bench-env';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { migrateDatabase } from '../../db/migrate';
 import { config } from '../../lib/config';
 import { repoRoot } from '../../lib/paths';
 import { ensureNamespace } from '../../temporal/namespace';
-import { processRunning } from '../process-state';
+import { standInEnv, startStandInModel, type StandInModel } from '../../test/fixtures/stand-in-model';
 import { fmt, percentile } from './measure';
 import { startApi, startService, stopService, waitForLine } from './services';
 
 /**
- * Live-output benchmark (issue 5): the delay from the agent printing a line to the client's WebSocket
- * receiving it, with BENCH_STREAMS executions streaming at once (default 20), each to its own client;
- * how many executions the service starts per second from a burst of BENCH_BURST requests; and how
- * long a cancel takes to kill the agent and to end the record (BENCH_CANCELS, one at a time).
- * The agent is the stand-in CLI (test/fixtures/fake-agent), which stamps each line with the moment
- * it writes it (FAKE_AGENT_STAMP); both ends read the same machine clock.
+ * Live-output benchmark (issues 5 and 14), with the REAL Claude Code CLI (the pinned
+ * node_modules/.bin/claude, run by the worker as the pool's users) against the stand-in model
+ * (test/fixtures/stand-in-model, in this process):
+ * - BENCH_STREAMS executions (default 20) streaming at once, each to its own WebSocket client at `/`
+ *   (as the admin panel connects): the stand-in sends BENCH_CHUNKS text deltas per run, each one line,
+ *   BENCH_LINE_MS apart (`stand-in:lines`); the delay is from the stand-in writing a delta to the client
+ *   receiving its `execution_output` (same process, same clock). The CLI streams it
+ *   (--include-partial-messages), the worker maps it to a line and publishes it, the API relays it.
+ * - a burst of BENCH_BURST executions (`stand-in:text`) requested at once: accepted, started
+ *   (`execution_started` received) and completed per second.
+ * - BENCH_CANCELS executions cancelled one at a time while the model streams: from the request to the
+ *   client's final `execution_error` and to the record saying `canceled`.
  *
  *   npm run bench:live-output   (BENCH_STREAMS, BENCH_CHUNKS, BENCH_LINE_MS, BENCH_BURST, BENCH_CANCELS)
  */
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 20);
 const CHUNKS = Number(process.env.BENCH_CHUNKS ?? 100);
-/**
- * Gaps between an agent's lines, one streaming run each. Claude Code's stream-json prints a line per
- * message or tool event, a few a second: 100 ms is above that; 20 ms is a stress rate (1 000 lines a
- * second from 20 agents, all Node processes on the same 2 cores as the service).
- */
+/** Gaps between the model's lines in one run: 100 ms (10 lines a second, a fast model) and 20 ms (a stress rate). */
 const LINE_INTERVALS_MS = (process.env.BENCH_LINE_MS ?? '100,20').split(',').map(Number);
-const BURST = Number(process.env.BENCH_BURST ?? 200);
-/** Executions cancelled one at a time while streaming, to time a cancel end to end. */
-const CANCELS = Number(process.env.BENCH_CANCELS ?? 10);
-const FAKE_AGENT = path.join(repoRoot, 'test', 'fixtures', 'fake-agent', 'fake-agent.js');
-const STAMP = /^\[printed-at (\d+)\] /;
+const BURST = Number(process.env.BENCH_BURST ?? 100);
+const CANCELS = Number(process.env.BENCH_CANCELS ?? 5);
+const CLAUDE = path.join(repoRoot, 'node_modules', '.bin', 'claude');
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
 interface Api {
-  base: string;
   call(method: string, route: string, body?: unknown, clientId?: string): Promise<any>;
 }
 
 function apiAt(base: string): Api {
   return {
-    base,
     async call(method, route, body, clientId = 'bench') {
       const response = await fetch(`${base}${route}`, {
         method,
@@ -57,48 +53,65 @@ function apiAt(base: string): Api {
   };
 }
 
-/** An agent whose runs print `chunks` stamped lines, `delayMs` apart (knobs passed as its secrets). */
-async function benchAgent(api: Api, name: string, chunks: number, delayMs: number, knobs: Record<string, string> = {}): Promise<string> {
-  const agent = await api.call('POST', '/agents', { name: `${name} ${Date.now()}`, maxTurns: 5 });
-  for (const [secret, value] of Object.entries({ FAKE_AGENT_STAMP: '1', FAKE_AGENT_CHUNKS: String(chunks), FAKE_AGENT_DELAY_MS: String(delayMs), ...knobs })) {
+/** An agent whose runs reach the stand-in: its address and key are the agent's secrets (the CLI's environment). */
+async function benchAgent(api: Api, model: StandInModel, name: string): Promise<string> {
+  const agent = await api.call('POST', '/agents', { agent_name: `${name} ${Date.now()}`, config: { maxTurns: 5 } });
+  for (const [secret, value] of Object.entries({ ...standInEnv(model), CLAUDE_CODE_MAX_RETRIES: '0' })) {
     await api.call('POST', `/agents/${agent.id}/secrets`, { name: secret, value });
   }
   return agent.id as string;
 }
 
-/** A client's socket, collecting the delivery delay of every stamped output line until its run finishes. */
-function openClient(wsBase: string, clientId: string, delays: number[]): Promise<{ finished: Promise<void>; close(): void }> {
+interface Client {
+  /** When each message type was first received, and every message. */
+  received: Array<{ at: number; message: any }>;
+  /** Resolves at the client's final message (execution_complete or execution_error). */
+  finished: Promise<void>;
+  close(): void;
+}
+
+function openClient(wsBase: string, clientId: string, onOutput?: (content: string, at: number) => void): Promise<Client> {
   return new Promise((resolve, reject) => {
-    const socket = new WebSocket(`${wsBase}/ws?clientId=${encodeURIComponent(clientId)}`);
+    const socket = new WebSocket(`${wsBase}/?clientId=${encodeURIComponent(clientId)}`);
+    const received: Client['received'] = [];
     let finish!: () => void;
     const finished = new Promise<void>((done) => (finish = done));
     socket.on('message', (data) => {
-      const received = Date.now();
-      const message = JSON.parse(data.toString()) as { type: string; text?: string };
-      if (message.type === 'connected') resolve({ finished, close: () => socket.close() });
-      if (message.type === 'execution.output') {
-        const stamp = STAMP.exec(message.text ?? '');
-        if (stamp) delays.push(received - Number(stamp[1]));
-      }
-      if (message.type === 'execution.finished') finish();
+      const at = Date.now();
+      const message = JSON.parse(data.toString()) as { type: string; data?: { type?: string; content?: string } };
+      received.push({ at, message });
+      if (message.type === 'connected') resolve({ received, finished, close: () => socket.close() });
+      if (message.type === 'execution_output' && message.data?.type === 'chunk') onOutput?.(message.data.content ?? '', at);
+      if (message.type === 'execution_complete' || message.type === 'execution_error') finish();
     });
     socket.once('error', reject);
   });
 }
 
-/** Starts STREAMS executions at once, each printing CHUNKS lines `intervalMs` apart to its own client; every line's delay. */
-async function streamAtOnce(api: Api, wsBase: string, intervalMs: number): Promise<{ delays: number[]; seconds: number }> {
-  const agentId = await benchAgent(api, `bench streaming ${intervalMs}ms`, CHUNKS, intervalMs);
+/** STREAMS executions at once, each printing CHUNKS lines `intervalMs` apart to its own client; every line's delay. */
+async function streamAtOnce(api: Api, model: StandInModel, sentAt: Map<string, number>, wsBase: string, intervalMs: number) {
+  const agentId = await benchAgent(api, model, `bench streaming ${intervalMs}ms`);
   const delays: number[] = [];
-  const clients = await Promise.all(Array.from({ length: STREAMS }, (_, i) => openClient(wsBase, `bench-client-${intervalMs}-${i}`, delays)));
+  const tag = (i: number) => `run${intervalMs}x${i}`;
+  const clients = await Promise.all(
+    Array.from({ length: STREAMS }, (_, i) =>
+      openClient(wsBase, `bench-client-${intervalMs}-${i}`, (content, at) => {
+        const sent = sentAt.get(content);
+        if (sent !== undefined && content.startsWith(`${tag(i)} `)) delays.push(at - sent);
+      }),
+    ),
+  );
   const started = Date.now();
   await Promise.all(
-    clients.map((_, i) => api.call('POST', `/agents/${agentId}/execute`, { task: `stream ${i}`, instructions: '' }, `bench-client-${intervalMs}-${i}`)),
+    clients.map((_, i) =>
+      api.call('POST', `/agents/${agentId}/execute`, { task: `stand-in:lines count=${CHUNKS} every=${intervalMs} tag=${tag(i)}` }, `bench-client-${intervalMs}-${i}`),
+    ),
   );
   await Promise.all(clients.map((client) => client.finished));
   const seconds = (Date.now() - started) / 1000;
+  const failed = clients.filter((client) => client.received.at(-1)?.message.type !== 'execution_complete').length;
   for (const client of clients) client.close();
-  return { delays, seconds };
+  return { delays, seconds, failed };
 }
 
 async function waitFor<T>(read: () => T | Promise<T>, done: (value: T) => boolean, pollMs: number): Promise<T> {
@@ -109,38 +122,61 @@ async function waitFor<T>(read: () => T | Promise<T>, done: (value: T) => boolea
   }
 }
 
-/**
- * Cancels CANCELS running executions one after another; for each, the time from sending the cancel
- * to its agent process being gone, and to its record saying `cancelled`.
- */
-async function cancelTimes(api: Api, scratch: string): Promise<{ processGone: number[]; recordCancelled: number[] }> {
-  const processGone: number[] = [];
-  const recordCancelled: number[] = [];
-  for (let index = 0; index < CANCELS; index += 1) {
-    const recordFile = path.join(scratch, `cancel-${index}.json`);
-    const agentId = await benchAgent(api, `bench cancel ${index}`, 1000, 100, { FAKE_AGENT_RECORD: recordFile });
-    const { executionId } = await api.call('POST', `/agents/${agentId}/execute`, { task: 'cancel me', instructions: '' });
-    const readPid = () => (fs.existsSync(recordFile) ? (JSON.parse(fs.readFileSync(recordFile, 'utf8')) as { pid: number }).pid : 0);
-    const pid = await waitFor(() => { try { return readPid(); } catch { return 0; } }, (value) => value > 0, 20);
-    await new Promise((resolve) => setTimeout(resolve, 300)); // streaming, not starting
-    const sent = performance.now();
-    await api.call('POST', `/agents/${agentId}/cancel/${executionId}`);
-    await waitFor(() => processRunning(pid), (running) => !running, 5);
-    processGone.push(performance.now() - sent);
-    await waitFor(() => api.call('GET', `/executions/history/${executionId}`), (record: { status: string }) => record.status === 'canceled', 20);
-    recordCancelled.push(performance.now() - sent);
-  }
-  return { processGone, recordCancelled };
-}
-
 async function waitUntilIdle(api: Api): Promise<void> {
   await waitFor(() => api.call('GET', '/executions/active') as Promise<unknown[]>, (active) => active.length === 0, 200);
+}
+
+/** BURST executions requested at once from one client: accepted, started and completed per second. */
+async function burst(api: Api, model: StandInModel, wsBase: string) {
+  const agentId = await benchAgent(api, model, 'bench burst');
+  const client = await openClient(wsBase, 'bench-burst');
+  const requested = Date.now();
+  const accepted = await Promise.all(
+    Array.from({ length: BURST }, (_, i) => api.call('POST', `/agents/${agentId}/execute`, { task: `burst ${i} stand-in:text` }, 'bench-burst')),
+  );
+  const acceptSeconds = (Date.now() - requested) / 1000;
+  await waitUntilIdle(api);
+  const doneSeconds = (Date.now() - requested) / 1000;
+  // The final messages may trail the records by a publish.
+  await waitFor(() => client.received.filter(({ message }) => message.type === 'execution_complete' || message.type === 'execution_error').length, (n) => n >= BURST, 50);
+  const startedAt = client.received.filter(({ message }) => message.type === 'execution_started').map(({ at }) => at);
+  const completed = client.received.filter(({ message }) => message.type === 'execution_complete').length;
+  client.close();
+  const startSeconds = (Math.max(...startedAt) - requested) / 1000;
+  return { accepted: accepted.length, acceptSeconds, started: startedAt.length, startSeconds, completed, doneSeconds };
+}
+
+/** Cancels CANCELS executions one after another while the model streams to them. */
+async function cancelTimes(api: Api, model: StandInModel, wsBase: string) {
+  const agentId = await benchAgent(api, model, 'bench cancel');
+  const toMessage: number[] = [];
+  const toRecord: number[] = [];
+  for (let index = 0; index < CANCELS; index += 1) {
+    const clientId = `bench-cancel-${index}`;
+    const client = await openClient(wsBase, clientId);
+    const task = `cancel ${index} stand-in:slow deltas=600 every=100`;
+    const { executionId } = await api.call('POST', `/agents/${agentId}/execute`, { task }, clientId);
+    // Streaming, not starting: the stand-in has been writing to this run for a moment.
+    await waitFor(() => model.messages().some((request) => request.answer === 'scenario:slow' && request.streamCompleted === false && JSON.stringify(request.body).includes(`cancel ${index} `)), Boolean, 20);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const sent = performance.now();
+    await api.call('POST', `/agents/${agentId}/cancel/${executionId}`, undefined, clientId);
+    await client.finished;
+    toMessage.push(performance.now() - sent);
+    await waitFor(() => api.call('GET', `/executions/history/${executionId}`), (record: { status: string }) => record.status === 'canceled', 20);
+    toRecord.push(performance.now() - sent);
+    client.close();
+  }
+  return { toMessage, toRecord };
 }
 
 async function main(): Promise<void> {
   await migrateDatabase(config.mysql);
   await ensureNamespace(config.temporal.address, config.temporal.namespace);
-  const agentEnv = { AGENT_COMMAND: FAKE_AGENT };
+  const sentAt = new Map<string, number>();
+  // Each delta of `stand-in:lines` is one line; the client receives it without its line end.
+  const model = await startStandInModel({ onTextDelta: (text) => sentAt.set(text.trimEnd(), Date.now()) });
+  const agentEnv = { AGENT_COMMAND: CLAUDE };
   const worker = startService('agents-worker', agentEnv);
   await waitForLine(worker, '"msg":"worker started"');
   const { process: apiProcess, base } = await startApi(agentEnv);
@@ -148,48 +184,42 @@ async function main(): Promise<void> {
   const wsBase = base.replace(/^http/, 'ws').replace(/\/api\/v1$/, '');
   try {
     await api.call('PUT', '/settings', { maxConcurrent: Math.max(STREAMS, 20) });
+    await waitUntilIdle(api);
 
-    const streaming: Array<{ intervalMs: number; delays: number[]; seconds: number }> = [];
+    const streaming: Array<{ intervalMs: number; delays: number[]; seconds: number; failed: number }> = [];
     for (const intervalMs of LINE_INTERVALS_MS) {
       say(`streaming: ${STREAMS} executions at once, ${CHUNKS} lines each, one every ${intervalMs} ms ...`);
-      streaming.push({ intervalMs, ...(await streamAtOnce(api, wsBase, intervalMs)) });
+      streaming.push({ intervalMs, ...(await streamAtOnce(api, model, sentAt, wsBase, intervalMs)) });
       await waitUntilIdle(api);
     }
-
     say(`burst: ${BURST} executions requested at once ...`);
-    const quickAgent = await benchAgent(api, 'bench burst', 1, 0);
-    const burstStarted = Date.now();
-    const accepted = await Promise.all(
-      Array.from({ length: BURST }, (_, i) => api.call('POST', `/agents/${quickAgent}/execute`, { task: `burst ${i}`, instructions: '' })),
-    );
-    const acceptSeconds = (Date.now() - burstStarted) / 1000;
-    await waitUntilIdle(api);
-    const burstSeconds = (Date.now() - burstStarted) / 1000;
-
-    say(`cancel: ${CANCELS} running executions, one at a time ...`);
-    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-cancel-'));
-    const cancels = await cancelTimes(api, scratch);
-    fs.rmSync(scratch, { recursive: true, force: true });
+    const bursted = await burst(api, model, wsBase);
+    say(`cancel: ${CANCELS} streaming executions, one at a time ...`);
+    const cancels = await cancelTimes(api, model, wsBase);
 
     say('');
-    say(`live output: ${STREAMS} executions streaming at once (started together), ${CHUNKS} lines each (target p99 < 50 ms)`);
+    say(`live output, real Claude Code CLI ${'2.1.331'} against the stand-in model: ${STREAMS} executions streaming at once, ${CHUNKS} lines each`);
+    say('delay from the stand-in writing a text delta to the client at / receiving its execution_output');
     say('  lines per stream   lines received   p50 ms   p99 ms');
     for (const run of streaming) {
       const sorted = [...run.delays].sort((a, b) => a - b);
       say(
-        `  ${String(1000 / run.intervalMs).padStart(9)} per s ${String(sorted.length).padStart(16)} ${fmt(percentile(sorted, 50), 1)} ${fmt(percentile(sorted, 99), 1)}   (${fmt(run.seconds)} s)`,
+        `  ${String(1000 / run.intervalMs).padStart(9)} per s ${String(sorted.length).padStart(10)}/${STREAMS * CHUNKS} ${fmt(percentile(sorted, 50), 1)} ${fmt(percentile(sorted, 99), 1)}   (${fmt(run.seconds)} s${run.failed ? `, ${run.failed} not completed` : ''})`,
       );
     }
-    say(`executions: burst of ${accepted.length} requests, maxConcurrentExecutions ${Math.max(STREAMS, 20)}`);
-    say(`  accepted (202) per second ${fmt(accepted.length / acceptSeconds, 1)}   completed per second ${fmt(accepted.length / burstSeconds, 1)}`);
+    say(`executions: burst of ${bursted.accepted} requests (stand-in:text), maxConcurrentExecutions ${Math.max(STREAMS, 20)}`);
+    say(
+      `  accepted (202) per second ${fmt(bursted.accepted / bursted.acceptSeconds, 1)}   started per second ${fmt(bursted.started / bursted.startSeconds, 1)}   completed per second ${fmt(bursted.completed / bursted.doneSeconds, 1)} (${bursted.completed} completed)`,
+    );
     say(`cancel, from the request to (ms)     p50      max`);
-    for (const [what, times] of [['the agent process gone', cancels.processGone], ['the record cancelled', cancels.recordCancelled]] as const) {
+    for (const [what, times] of [['the final message', cancels.toMessage], ['the record canceled', cancels.toRecord]] as const) {
       const sorted = [...times].sort((a, b) => a - b);
       say(`  ${what.padEnd(28)} ${fmt(percentile(sorted, 50), 1)} ${fmt(sorted[sorted.length - 1] ?? 0, 1)}`);
     }
   } finally {
     await stopService(apiProcess);
     await stopService(worker);
+    await model.close();
   }
 }
 
