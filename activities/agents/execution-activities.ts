@@ -293,9 +293,14 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
       if (changed) {
         const live = liveStreamOf(execution, execution.outputSeq + 1);
         if (live && execution.status === 'completed') {
-          const reportFile = await writeExecutionReport(execution, { dataDir, reportsDir }, config.orchestration.limits.reports);
-          await setExecutionReportFile(db, execution.id, reportFile);
-          await published(live.report(reportFile));
+          // Never fails the activity: a retry would find the record ended (changed false) and send no final message.
+          try {
+            const reportFile = await writeExecutionReport(execution, { dataDir, reportsDir }, config.orchestration.limits.reports);
+            await setExecutionReportFile(db, execution.id, reportFile);
+            await published(live.report(reportFile));
+          } catch (error) {
+            logger.warn({ err: error, executionId: execution.id }, 'report not written before the final message: the report step writes it');
+          }
         }
         await published(
           live?.finished({
