@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { AgentEvent, AgentRunOptions } from '../../activities/agents/agent-cli';
 import { agentBaseEnv } from '../../activities/agents/agent-env';
 import { claudeCode } from '../../activities/agents/claude-code';
+import type { OutputChunk } from '../../lib/live-output';
 import {
   AgentCancelledError,
   AgentProcessError,
@@ -103,7 +104,7 @@ describe('running the agent process (real stand-in CLI)', () => {
     expect(events.map((event) => event.kind)).toEqual(['init', 'text', 'text', 'text', 'result']);
     expect(events[1]).toEqual({ kind: 'text', text: `Received prompt: ${prompt}`, sessionId });
     expect(record().stdin).toBe(prompt);
-    expect(record().argv).toEqual(['-p', '--output-format', 'stream-json', '--verbose', '--max-turns', '5', '--permission-mode', 'bypassPermissions']);
+    expect(record().argv).toEqual(['-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages', '--max-turns', '5', '--permission-mode', 'bypassPermissions']);
     expect(summary).toEqual({
       pid: record().pid,
       exitCode: 0,
@@ -115,6 +116,7 @@ describe('running the agent process (real stand-in CLI)', () => {
       resultText: `Done: ${prompt}`,
       output: `Received prompt: ${prompt}\nWorking, step 2 of 3.\nWorking, step 3 of 3.`,
       outputTruncated: false,
+      stderr: '',
       error: null,
     });
   });
@@ -127,7 +129,7 @@ describe('running the agent process (real stand-in CLI)', () => {
     const summary = await outcome;
 
     expect(record().argv).toEqual([
-      '-p', '--output-format', 'stream-json', '--verbose', '--max-turns', '5', '--permission-mode', 'plan',
+      '-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages', '--max-turns', '5', '--permission-mode', 'plan',
       '--model', 'claude-opus-4-1', '--resume', 'sess-42',
     ]);
     expect(summary.sessionId).toBe('sess-42');
@@ -166,15 +168,25 @@ describe('running the agent process (real stand-in CLI)', () => {
   });
 
   it('reports a non-zero exit as a failure with the result error and the end of stderr', async () => {
-    const { outcome } = startFakeAgent({ FAKE_AGENT_FAIL: '1', FAKE_AGENT_CHUNKS: '1' });
+    const chunks: OutputChunk[] = [];
+    const { outcome } = startFakeAgent({ FAKE_AGENT_FAIL: '1', FAKE_AGENT_CHUNKS: '1' }, {}, { onOutput: (chunk) => void chunks.push(chunk) });
     const error = await rejection(outcome);
+    // The terminal's lines: the text, its turn, the result summary, and standard error as a stderr line.
+    expect(chunks.filter((chunk) => chunk.type !== 'system')).toEqual(
+      expect.arrayContaining([
+        { type: 'chunk', content: 'Received prompt: Say hello' },
+        { type: 'turn', content: 'Turno 1', turn: 1 },
+        { type: 'stderr', content: 'fake-agent: failing on purpose (FAKE_AGENT_FAIL=1)' },
+      ]),
+    );
+    expect(chunks).toContainEqual({ type: 'system', content: expect.stringMatching(/^Resultado: 1 turnos \| custo: \$0\.0421 \| /) });
 
     expect(error).toBeInstanceOf(AgentProcessError);
     expect(error.message).toBe(
       'claude-code exited with code 2: fake agent failure (FAKE_AGENT_FAIL=1)\nstderr: fake-agent: failing on purpose (FAKE_AGENT_FAIL=1)',
     );
     const summary = (error as AgentProcessError).summary;
-    expect(summary).toMatchObject({ exitCode: 2, signal: null, costUsd: 0.0421, turns: 1, error: error.message });
+    expect(summary).toMatchObject({ exitCode: 2, signal: null, costUsd: 0.0421, turns: 1, error: error.message, stderr: 'fake-agent: failing on purpose (FAKE_AGENT_FAIL=1)\n' });
     expect(summary.sessionId).toEqual(expect.any(String));
   });
 
