@@ -216,7 +216,7 @@ export const executions = mysqlTable(
     agentName: varchar('agent_name', { length: 100 }).notNull(),
     pipelineId: varchar('pipeline_id', { length: 36 }),
     status: varchar('status', { length: 16 }).$type<'queued' | 'running' | 'retrying' | 'completed' | 'error' | 'canceled'>().notNull(),
-    source: varchar('source', { length: 16 }).$type<'manual' | 'schedule' | 'webhook' | 'retry' | 'continue'>().notNull(),
+    source: varchar('source', { length: 16 }).$type<'manual' | 'schedule' | 'webhook' | 'retry' | 'continue' | 'delegation'>().notNull(),
     scheduleId: varchar('schedule_id', { length: 36 }),
     clientId: varchar('client_id', { length: 128 }),
     task: mediumtext('task').notNull(),

@@ -121,6 +121,10 @@ const envSchema = z.object({
   /** Bounds of what the orchestration service stores; the oldest beyond a "kept" bound are pruned. */
   AGENTS_MAX: positiveInt.default(500),
   AGENT_VERSIONS_KEPT: positiveInt.default(50),
+  /** A failed run of an agent with retryOnFailure is tried again after attempt × this many seconds (the legacy server's 5). */
+  AGENT_RETRY_DELAY_SECONDS: positiveInt.max(3_600).default(5),
+  /** Longest chain of delegations (config.delegateTo) started from one run: A → B → A stops there. */
+  AGENT_DELEGATION_DEPTH_MAX: z.coerce.number().int().min(0).max(10).default(3),
   REPORTS_KEPT: positiveInt.default(1000),
   NOTIFICATIONS_KEPT: positiveInt.default(1000),
   /** Where working directories may lie, comma-separated absolute paths; the first is the default (the panel prefills /home/projetos/). */
@@ -268,6 +272,8 @@ export interface Config {
     websocket: { maxSocketsPerClient: number; pingIntervalMs: number };
     /** Most agents; versions, reports (per directory) and notifications kept, the oldest pruned. */
     limits: { agents: number; versionsPerAgent: number; reports: number; notifications: number };
+    /** Retry on failure: the delay unit (attempt × this). Delegation: the longest chain. */
+    followUps: { retryDelayMs: number; delegationDepthMax: number };
     secretsKey: string | null;
     agentCommand: string;
     /** Absolute paths. */
@@ -351,6 +357,7 @@ export function loadConfig(source: NodeJS.ProcessEnv): Config {
         reports: env.REPORTS_KEPT,
         notifications: env.NOTIFICATIONS_KEPT,
       },
+      followUps: { retryDelayMs: env.AGENT_RETRY_DELAY_SECONDS * 1000, delegationDepthMax: env.AGENT_DELEGATION_DEPTH_MAX },
       secretsKey: secretsKey(env.AGENT_SECRETS_KEY, env.AGENT_SECRETS_KEY_FILE),
       agentCommand: env.AGENT_COMMAND,
       dataDir: path.resolve(repoRoot, env.AGENT_DATA_DIR),

@@ -1,5 +1,6 @@
 import { prepareAgentHost } from '../activities/agents/agent-host';
 import { createAgentExecutionActivities } from '../activities/agents/execution-activities';
+import { createFollowUpActivities } from '../activities/agents/follow-ups';
 import { createExecutionReconcilerActivities } from '../activities/agents/reconcile-executions';
 import { createProbeActivities } from '../activities/probe';
 import { createDatabase } from '../db';
@@ -35,13 +36,14 @@ export async function startAgentsWorker(config: Config, logger: Logger, options:
   const redis = createRedis(config.redis, 'agents-worker');
   // ioredis reconnects by itself; live output is best effort (the record keeps the output).
   redis.on('error', (error: Error) => logger.debug({ err: error }, 'redis connection error'));
-  // The reconciler's activity describes workflows through its own client.
+  // The reconciler's activity describes workflows, and a delegation starts one, through its own client.
   const temporal = createTemporalClient(config.temporal);
   const closeDependencies = async () => {
     await Promise.allSettled([database.pool.end(), closeRedis(redis), closeTemporalClient(temporal)]);
   };
   const { waitForSlot, ...activities } = createAgentExecutionActivities({ pool: database.pool, db: database.db, redis, config, logger });
   const reconciler = createExecutionReconcilerActivities({ db: database.db, temporal: temporal.client, finishing: activities, logger });
+  const followUps = createFollowUpActivities({ db: database.db, redis, temporal: temporal.client, config, logger });
   const started: QueueWorker[] = [];
   try {
     const outcome = await ensureReconcilerSchedule(temporal.client, RECONCILERS.executions, config.reconciler.intervalSeconds);
@@ -64,7 +66,7 @@ export async function startAgentsWorker(config: Config, logger: Logger, options:
         logger,
         // A cancelled execution's agent is killed within about a second, not at the next throttled heartbeat.
         maxHeartbeatThrottleInterval: '1 second',
-        activities: { ...createProbeActivities({ taskQueue }), ...activities, ...reconciler },
+        activities: { ...createProbeActivities({ taskQueue }), ...activities, ...reconciler, ...followUps },
         ...(options.activitySlots ? { maxConcurrentActivityTaskExecutions: options.activitySlots } : {}),
       }),
     );

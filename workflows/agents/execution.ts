@@ -5,10 +5,13 @@ import {
   CancellationScope,
   CancelledFailure,
   isCancellation,
+  patched,
   proxyActivities,
+  sleep,
   TimeoutFailure,
 } from '@temporalio/workflow';
 import type { AgentExecutionActivities, AgentRunOutcome, FinishExecutionInput } from '../../activities/agents/execution-activities';
+import type { FollowUpActivities } from '../../activities/agents/follow-ups';
 import { ACTIVITY_QUEUES } from '../../temporal/task-queues';
 import { CANCELLED_ERROR, WORKER_LOST_ERROR, WORKER_STOPPED_ERROR } from './execution-errors';
 
@@ -50,24 +53,51 @@ const finish = proxyActivities<AgentExecutionActivities>({
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 20, nonRetryableErrorTypes: NON_RETRYABLE },
 });
 
+// Retries and delegation read the agent and write records: idempotent, retried freely.
+const followUp = proxyActivities<FollowUpActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 20, nonRetryableErrorTypes: NON_RETRYABLE },
+});
+
+/** Patch ids: histories recorded before these features replay without them (test/fixtures/histories). */
+export const RETRY_ON_FAILURE_PATCH = 'agent-retry-on-failure';
+export const DELEGATION_PATCH = 'agent-delegation';
+
 /**
  * One agent execution (workflow id `agent-execution-<executionId>`, queue `agents`): waits for a
  * concurrency slot, runs the agent, then finishes the record, writes the report and raises a
- * notification. A cancellation ends the record `cancelled` and is rethrown; a failed agent ends it
- * `failed` and the workflow completes (the record holds the outcome).
+ * notification. A failed run of an agent with `retryOnFailure` runs again after a durable timer (the
+ * record is `retrying` meanwhile; docs/agent-executions.md, "Retry on failure"). A cancellation ends
+ * the record `canceled` and is rethrown; a failed agent ends it `error` and the workflow completes
+ * (the record holds the outcome). A completed run of an agent with `delegateTo` hands its result to
+ * that agent as a new execution ("Delegation").
  */
 export async function agentExecutionWorkflow(input: AgentExecutionInput): Promise<AgentExecutionResult> {
   const { executionId } = input;
-  let outcome: FinishExecutionInput;
+  let outcome: FinishExecutionInput | undefined;
   try {
-    const mayRun = await slot.waitForSlot(executionId);
-    if (!mayRun) {
-      // Ended while queued (the API cancels a queued record itself): the report and notification still follow.
-      const closed = await CancellationScope.nonCancellable(() => close({ executionId, status: 'canceled', error: CANCELLED_ERROR }));
-      return { executionId, ...closed };
+    for (let attempt = 1; outcome === undefined; attempt++) {
+      const mayRun = await slot.waitForSlot(executionId);
+      if (!mayRun) {
+        // Ended while queued (the API cancels a queued record itself): the report and notification still follow.
+        const closed = await CancellationScope.nonCancellable(() => close({ executionId, status: 'canceled', error: CANCELLED_ERROR }));
+        return { executionId, ...closed };
+      }
+      try {
+        const result: AgentRunOutcome = await run.runAgentExecution({ executionId, resumeSessionId: input.resumeSessionId ?? null });
+        outcome = { executionId, status: 'completed', error: null, ...result };
+      } catch (error) {
+        if (isCancellation(error) && CancellationScope.current().consideredCancelled) throw error;
+        const failure: FinishExecutionInput = { executionId, status: 'error', ...failureOf(error) };
+        const retry = patched(RETRY_ON_FAILURE_PATCH) ? await followUp.planRetry({ executionId, attempt, reason: failure.error ?? '' }) : null;
+        if (retry === null) {
+          outcome = failure;
+        } else {
+          await sleep(retry.delayMs);
+          await followUp.requeueForRetry(executionId);
+        }
+      }
     }
-    const result: AgentRunOutcome = await run.runAgentExecution({ executionId, resumeSessionId: input.resumeSessionId ?? null });
-    outcome = { executionId, status: 'completed', error: null, ...result };
   } catch (error) {
     // Only a cancellation of this workflow (the API's cancel) is `cancelled`; an activity cancelled by
     // its worker shutting down is a failure of the run.
@@ -77,7 +107,8 @@ export async function agentExecutionWorkflow(input: AgentExecutionInput): Promis
     }
     outcome = { executionId, status: 'error', ...failureOf(error) };
   }
-  await close(outcome);
+  const closed = await close(outcome);
+  if (closed.status === 'completed' && patched(DELEGATION_PATCH)) await followUp.delegateResult(executionId);
   return { executionId, status: outcome.status, error: outcome.error };
 }
 

@@ -1,0 +1,213 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { eq } from 'drizzle-orm';
+import { executions } from '../../db/schema';
+import { config as baseConfig } from '../../lib/config';
+import { logger } from '../../lib/logger';
+import { repoRoot } from '../../lib/paths';
+import { withTimeout } from '../../lib/timeout';
+import { startAgentsWorker } from '../../workers/agents';
+import type { QueueWorker } from '../../workers/queue-worker';
+import { promptsOf, standInEnv, startStandInModel, type StandInModel } from '../fixtures/stand-in-model';
+import { startTestServer, type TestServer } from '../support/server';
+import { openSocket, type SocketProbe } from '../support/websocket';
+
+/**
+ * What follows a run (docs/agent-executions.md, "Retry on failure" and "Delegation"), with the real
+ * Claude Code CLI against the stand-in model: a failed run of an agent with `retryOnFailure` is tried
+ * again after a durable timer of the workflow, announced with `execution_retry`; a completed run of an
+ * agent with `delegateTo` hands its result to that agent, and a chain A → B → A stops at its bound.
+ */
+
+const RETRY_DELAY_MS = 1_000;
+const DELEGATION_DEPTH_MAX = 2;
+
+describe('retry on failure and delegation, with the real CLI', () => {
+  const claudeCli = path.join(repoRoot, 'node_modules/.bin/claude');
+  const workArea = path.join(baseConfig.orchestration.workdirRoots[0]!, `test-follow-ups-${process.pid}-${Date.now()}`);
+  let server: TestServer;
+  let worker: QueueWorker;
+  let model: StandInModel;
+  const probes: SocketProbe[] = [];
+
+  beforeAll(async () => {
+    if (process.getuid?.() !== 0) throw new Error('the CLI runs as the pool users a root service uses: run these tests as root');
+    model = await startStandInModel();
+    server = await startTestServer();
+    await server.services.database.pool.query(
+      "UPDATE executions SET status = 'error', finished_at = NOW(3), error = 'left by an earlier test run' WHERE status IN ('queued', 'running', 'retrying')",
+    );
+    expect((await call('PUT', '/api/settings', { maxConcurrent: 4 })).status).toBe(200);
+    const orchestration = {
+      ...baseConfig.orchestration,
+      agentCommand: claudeCli,
+      followUps: { retryDelayMs: RETRY_DELAY_MS, delegationDepthMax: DELEGATION_DEPTH_MAX },
+    };
+    worker = await startAgentsWorker({ ...baseConfig, orchestration }, logger);
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const probe of probes) probe.socket.terminate();
+    await worker?.stop();
+    await model?.close();
+    await server?.close();
+    fs.rmSync(workArea, { recursive: true, force: true });
+  });
+
+  async function call(method: string, urlPath: string, body?: unknown, clientId?: string): Promise<{ status: number; body: any }> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...(clientId ? { 'x-client-id': clientId } : {}) };
+    const response = await fetch(server.url + urlPath, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : null };
+  }
+
+  /** An agent created with the panel's body; its runs reach the stand-in through its secrets. */
+  async function standInAgent(name: string, config: Record<string, unknown>): Promise<{ id: string; name: string }> {
+    const agentName = `${name} ${randomUUID().slice(0, 8)}`;
+    const created = await call('POST', '/api/agents', {
+      agent_name: agentName, description: '', tags: [], status: 'active',
+      config: {
+        systemPrompt: '', model: 'claude-sonnet-4-6', workingDirectory: path.join(workArea, name), allowedTools: '', maxTurns: 5,
+        permissionMode: '', retryOnFailure: false, maxRetries: 3, delegateTo: '', ...config,
+      },
+    });
+    expect(created.status).toBe(201);
+    for (const [secret, value] of Object.entries({ ...standInEnv(model), CLAUDE_CODE_MAX_RETRIES: '0' })) {
+      expect((await call('POST', `/api/agents/${created.body.id}/secrets`, { name: secret, value })).status).toBe(201);
+    }
+    return { id: created.body.id, name: agentName };
+  }
+
+  async function connect(clientId: string): Promise<SocketProbe> {
+    const probe = await openSocket(`${server.url.replace(/^http/, 'ws')}/?clientId=${encodeURIComponent(clientId)}`);
+    probes.push(probe);
+    expect(await probe.nextMessage()).toEqual({ type: 'connected', clientId });
+    return probe;
+  }
+
+  /** Every message of one execution up to its final one, skipping other executions' messages. */
+  async function untilFinal(probe: SocketProbe, executionId: string): Promise<any[]> {
+    const received: any[] = [];
+    for (;;) {
+      const message: any = await withTimeout(probe.nextMessage(), 90_000, `messages of ${executionId}`);
+      if (message.executionId !== executionId) continue;
+      received.push(message);
+      if (message.type === 'execution_complete' || message.type === 'execution_error') return received;
+    }
+  }
+
+  async function execute(agentId: string, task: string, clientId: string): Promise<string> {
+    const answer = await call('POST', `/api/agents/${agentId}/execute`, { task, instructions: '' }, clientId);
+    expect(answer.status).toBe(202);
+    return answer.body.executionId as string;
+  }
+
+  it('runs a failed run again after the delay, announcing execution_retry with its fields at the top level', async () => {
+    const agent = await standInAgent('tenta-de-novo', { retryOnFailure: true, maxRetries: 2 });
+    const clientId = `painel-${randomUUID()}`;
+    const probe = await connect(clientId);
+    const marker = `falha-uma-vez-${randomUUID()}`;
+    // The first request of this run is refused (401: the CLI does not retry it); the next gets the scenario.
+    model.enqueue({ kind: 'error', status: 401, when: (request) => (promptsOf(request.body).at(-1) ?? '').includes(marker) });
+
+    const executionId = await execute(agent.id, `stand-in:text ${marker}`, clientId);
+    const received = await untilFinal(probe, executionId);
+
+    const retry = received.find((message) => message.type === 'execution_retry');
+    const reason = 'claude-code exited with code 1: Invalid API key · Fix external API key';
+    expect(retry).toMatchObject({
+      executionId, agentId: agent.id, agentName: agent.name, attempt: 1, maxRetries: 2, nextRetryIn: RETRY_DELAY_MS / 1000, reason,
+      data: { attempt: 1, maxRetries: 2, nextRetryIn: RETRY_DELAY_MS / 1000, reason },
+    });
+    // Two runs, one retry between them, and one final message: the second run's.
+    expect(received.filter((message) => message.type === 'execution_started')).toHaveLength(2);
+    expect(received.filter((message) => message.type === 'execution_retry')).toHaveLength(1);
+    expect(received.at(-1)).toMatchObject({ type: 'execution_complete', status: 'completed', data: { result: 'Stand-in answer in four parts.' } });
+    const record = (await call('GET', `/api/executions/history/${executionId}`)).body;
+    expect(record).toMatchObject({ status: 'completed', attempt: 2, error: null, result: 'Stand-in answer in four parts.' });
+    expect(model.messages().filter((request) => request.answer === 'queue')).toHaveLength(1);
+  }, 120_000);
+
+  it('gives up after maxRetries more runs: the record ends error with the last failure', async () => {
+    const agent = await standInAgent('desiste', { retryOnFailure: true, maxRetries: 1 });
+    const clientId = `painel-${randomUUID()}`;
+    const probe = await connect(clientId);
+
+    const executionId = await execute(agent.id, `stand-in:error status=401 ${randomUUID()}`, clientId);
+    const received = await untilFinal(probe, executionId);
+
+    expect(received.filter((message) => message.type === 'execution_started')).toHaveLength(2);
+    expect(received.filter((message) => message.type === 'execution_retry').map((message) => [message.attempt, message.maxRetries])).toEqual([[1, 1]]);
+    expect(received.at(-1)).toMatchObject({ type: 'execution_error', status: 'error' });
+    const record = (await call('GET', `/api/executions/history/${executionId}`)).body;
+    expect(record).toMatchObject({ status: 'error', attempt: 2, error: expect.stringContaining('Invalid API key') });
+  }, 120_000);
+
+  it('does not retry an agent without retryOnFailure', async () => {
+    const agent = await standInAgent('sem-retry', { retryOnFailure: false });
+    const clientId = `painel-${randomUUID()}`;
+    const probe = await connect(clientId);
+
+    const executionId = await execute(agent.id, 'stand-in:error status=401', clientId);
+    const received = await untilFinal(probe, executionId);
+
+    expect(received.map((message) => message.type).filter((type) => type === 'execution_started' || type === 'execution_retry')).toEqual(['execution_started']);
+    expect((await call('GET', `/api/executions/history/${executionId}`)).body).toMatchObject({ status: 'error', attempt: 1 });
+  }, 60_000);
+
+  it('hands a completed result to the delegate, for the same client, and stops a chain A → B → A at its bound', async () => {
+    const first = await standInAgent('delega-a', {});
+    const second = await standInAgent('delega-b', { delegateTo: first.id });
+    expect((await call('PUT', `/api/agents/${first.id}`, { config: { delegateTo: second.id } })).status).toBe(200);
+    const clientId = `painel-${randomUUID()}`;
+    const probe = await connect(clientId);
+    const db = server.services.database.db;
+    const delegatedFrom = async (id: string) => db.select().from(executions).where(eq(executions.delegatedFrom, id));
+
+    const rootId = await execute(first.id, 'stand-in:text', clientId);
+    // Everything the client hears until the chain's last run says why it does not hand over.
+    const heard: any[] = [];
+    const boundLine = `Delegação para outro agente não feita: limite de ${DELEGATION_DEPTH_MAX} delegações em cadeia atingido`;
+    await withTimeout(
+      (async () => {
+        for (;;) {
+          const message: any = await probe.nextMessage();
+          heard.push(message);
+          if (message.type === 'execution_output' && message.data?.content === boundLine) return;
+        }
+      })(),
+      150_000,
+      'the end of the delegation chain',
+    );
+
+    const rootRecord = (await call('GET', `/api/executions/history/${rootId}`)).body;
+    expect(rootRecord).toMatchObject({ status: 'completed', result: 'Stand-in answer in four parts.', delegatedFrom: null });
+    // Depth 1: agent B gets A's result as its task, in A's working directory, for the same client.
+    const [depth1] = await delegatedFrom(rootId);
+    expect(depth1).toMatchObject({
+      agentId: second.id, source: 'delegation', task: 'Stand-in answer in four parts.', delegationDepth: 1,
+      clientId, workingDirectory: rootRecord.workingDirectory, status: 'completed', result: 'OK',
+    });
+    // Depth 2: back to A, which would delegate again; the bound (2) stops the chain there.
+    const [depth2] = await delegatedFrom(depth1!.id);
+    expect(depth2).toMatchObject({ agentId: first.id, source: 'delegation', task: 'OK', delegationDepth: 2, status: 'completed' });
+    expect(await delegatedFrom(depth2!.id)).toEqual([]);
+
+    // What the terminal showed, in order: each run's completion, then its hand-over line, then the next run.
+    const summary = heard
+      .filter((message) => message.type === 'execution_complete' || (message.type === 'execution_output' && message.data.type === 'system' && !message.data.content.startsWith('Resultado:')))
+      .map((message) => [message.executionId, message.type === 'execution_complete' ? 'complete' : message.data.content]);
+    expect(summary).toEqual([
+      [rootId, 'complete'],
+      [rootId, `Delegando para ${second.name}...`],
+      [depth1!.id, 'complete'],
+      [depth1!.id, `Delegando para ${first.name}...`],
+      [depth2!.id, 'complete'],
+      [depth2!.id, boundLine],
+    ]);
+    expect(heard.find((message) => message.type === 'execution_complete' && message.executionId === depth1!.id)).toMatchObject({
+      agentId: second.id, agentName: second.name, data: { result: 'OK' },
+    });
+  }, 180_000);
+});
