@@ -1,4 +1,4 @@
-import { and, count, gte, inArray, lt, sum } from 'drizzle-orm';
+import { and, count, eq, gte, inArray, lt, sum } from 'drizzle-orm';
 import type { Database } from '../db';
 import { ACTIVE_STATUSES } from '../db/executions-store';
 import { agents, executions } from '../db/schema';
@@ -17,8 +17,8 @@ export function utcDay(now: Date): { start: Date; end: Date } {
 }
 
 /**
- * The counters GET /api/system/status answers (contract 3.11). Agents have no inactive state here,
- * so every agent is active. Schedules, pipelines and webhooks do not exist yet in this service:
+ * The counters GET /api/system/status answers (contract 3.11). Agents count by their `status`
+ * (`active` or `inactive`, docs/agents.md). Schedules, pipelines and webhooks do not exist yet in this service:
  * their counters are 0 until they do. `executions.today` counts the records created on today's UTC
  * date (the original counted runs since its own start); `costs.today` sums the cost of those
  * started on it, rounded to 4 decimals, always a number.
@@ -26,6 +26,7 @@ export function utcDay(now: Date): { start: Date; end: Date } {
 export async function systemCounters(deps: SystemDeps, now: Date = new Date()) {
   const { start, end } = utcDay(now);
   const [agentRow] = await deps.db.select({ n: count() }).from(agents);
+  const [activeAgentRow] = await deps.db.select({ n: count() }).from(agents).where(eq(agents.status, 'active'));
   const [activeRow] = await deps.db.select({ n: count() }).from(executions).where(inArray(executions.status, [...ACTIVE_STATUSES]));
   const [todayRow] = await deps.db.select({ n: count() }).from(executions).where(and(gte(executions.createdAt, start), lt(executions.createdAt, end)));
   const [costRow] = await deps.db
@@ -33,9 +34,10 @@ export async function systemCounters(deps: SystemDeps, now: Date = new Date()) {
     .from(executions)
     .where(and(gte(executions.startedAt, start), lt(executions.startedAt, end)));
   const totalAgents = Number(agentRow?.n ?? 0);
+  const activeAgents = Number(activeAgentRow?.n ?? 0);
   const costToday = Math.round(Number(costRow?.total ?? 0) * 10_000) / 10_000;
   return {
-    agents: { total: totalAgents, active: totalAgents, inactive: 0 },
+    agents: { total: totalAgents, active: activeAgents, inactive: totalAgents - activeAgents },
     executions: { active: Number(activeRow?.n ?? 0), today: Number(todayRow?.n ?? 0) },
     schedules: { total: 0, active: 0 },
     pipelines: { total: 0, active: 0, running: 0 },

@@ -105,14 +105,14 @@ describe('token on /api (AUTH_TOKEN set)', () => {
     const settingsBefore = await call(server, '/api/settings', bearer(TOKEN));
     expect([agentsBefore.status, settingsBefore.status]).toEqual([200, 200]);
 
-    const create = await call(server, '/api/agents', { method: 'POST', ...json({ name: 'Refused agent' }) });
+    const create = await call(server, '/api/agents', { method: 'POST', ...json({ agent_name: 'Refused agent' }) });
     const update = await call(server, '/api/settings', { method: 'PUT', ...json({ maxConcurrent: 7 }, 'Bearer wrong-token') });
     expect([create.status, update.status]).toEqual([401, 401]);
 
     expect((await call(server, '/api/agents', bearer(TOKEN))).body).toEqual(agentsBefore.body);
     expect((await call(server, '/api/settings', bearer(TOKEN))).body).toEqual(settingsBefore.body);
     // With the token the same requests do change things: the refusal was the token's doing.
-    const accepted = await call(server, '/api/agents', { method: 'POST', ...json({ name: 'Accepted agent' }, `Bearer ${TOKEN}`) });
+    const accepted = await call(server, '/api/agents', { method: 'POST', ...json({ agent_name: 'Accepted agent' }, `Bearer ${TOKEN}`) });
     expect(accepted.status).toBe(201);
     await call(server, `/api/agents/${accepted.body.id}`, { method: 'DELETE', ...bearer(TOKEN) });
   });

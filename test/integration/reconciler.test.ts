@@ -86,7 +86,7 @@ async function api(method: string, urlPath: string, body?: unknown): Promise<Ans
 }
 
 async function createAgent(name: string, secrets: Record<string, string>): Promise<string> {
-  const created = await api('POST', '/api/agents', { name: `${name} ${Date.now()}`, instructions: 'Be brief.', maxTurns: 7 });
+  const created = await api('POST', '/api/agents', { agent_name: `${name} ${Date.now()}`, config: { systemPrompt: 'Be brief.', maxTurns: 7 } });
   expect(created.status).toBe(201);
   for (const [secretName, value] of Object.entries(secrets)) {
     expect((await api('POST', `/api/agents/${created.body.id}/secrets`, { name: secretName, value })).status).toBe(201);

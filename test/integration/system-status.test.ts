@@ -48,7 +48,7 @@ describe('GET /api/system/status', () => {
     });
 
     const agent = await fetch(`${server.url}/api/agents`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `Status agent ${Date.now()}` }),
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agent_name: `Status agent ${Date.now()}` }),
     });
     expect(agent.status).toBe(201);
     const agentId = ((await agent.json()) as { id: string }).id;

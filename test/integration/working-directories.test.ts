@@ -110,7 +110,7 @@ describe('the API refuses working directories outside the roots (400, nothing cr
     fs.symlinkSync('/etc', link);
     database = createDatabase(config.mysql);
     server = await startTestServer();
-    const created = await call('POST', '/api/agents', { name: `Workdir ${unique}`, workingDirectory: `${projects}/${unique}` });
+    const created = await call('POST', '/api/agents', { agent_name: `Workdir ${unique}`, config: { workingDirectory: `${projects}/${unique}` } });
     expect(created.status).toBe(201);
     agentId = created.body.id;
   });
@@ -169,16 +169,17 @@ describe('the API refuses working directories outside the roots (400, nothing cr
   }
 
   it.each(refused)('POST /api/agents with %s', async (_case, workingDirectory, message) => {
-    await expectRefused(() => call('POST', '/api/agents', { name: `Refused ${unique}`, workingDirectory }), 'body.workingDirectory', message);
+    await expectRefused(() => call('POST', '/api/agents', { agent_name: `Refused ${unique}`, config: { workingDirectory } }), 'body.config.workingDirectory', message);
   });
 
   it.each(refused)('PUT /api/agents/{id} with %s', async (_case, workingDirectory, message) => {
-    await expectRefused(() => call('PUT', `/api/agents/${agentId}`, { workingDirectory }), 'body.workingDirectory', message);
+    await expectRefused(() => call('PUT', `/api/agents/${agentId}`, { config: { workingDirectory } }), 'body.config.workingDirectory', message);
   });
 
   it.each(refused)('POST /api/agents/import with %s', async (_case, workingDirectory, message) => {
-    const file = { format: 'agent-export', version: 1, agent: { name: `Imported ${unique}`, workingDirectory } };
-    await expectRefused(() => call('POST', '/api/agents/import', file), 'body.agent.workingDirectory', message);
+    // What GET /agents/{id}/export answers (the panel's shape); the former file format is refused alike (body.agent.workingDirectory).
+    const file = { agent_name: `Imported ${unique}`, config: { workingDirectory } };
+    await expectRefused(() => call('POST', '/api/agents/import', file), 'body.config.workingDirectory', message);
   });
 
   it.each(refused)('POST /api/agents/{id}/execute with %s', async (_case, workingDirectory, message) => {
@@ -192,10 +193,11 @@ describe('the API refuses working directories outside the roots (400, nothing cr
   });
 
   it("accepts the panel's prefilled /home/projetos/ (the root itself) and an empty field (the settings' default)", async () => {
-    const prefilled = await call('POST', '/api/agents', { name: `Prefilled ${unique}`, workingDirectory: '/home/projetos/' });
-    expect(prefilled).toMatchObject({ status: 201, body: { workingDirectory: '/home/projetos' } });
-    const empty = await call('PUT', `/api/agents/${prefilled.body.id}`, { workingDirectory: '' });
-    expect(empty).toMatchObject({ status: 200, body: { workingDirectory: null } });
+    const prefilled = await call('POST', '/api/agents', { agent_name: `Prefilled ${unique}`, config: { workingDirectory: '/home/projetos/' } });
+    expect(prefilled).toMatchObject({ status: 201, body: { config: { workingDirectory: '/home/projetos' } } });
+    // '' is the settings' directory: stored null, answered '' (docs/agents.md).
+    const empty = await call('PUT', `/api/agents/${prefilled.body.id}`, { config: { workingDirectory: '' } });
+    expect(empty).toMatchObject({ status: 200, body: { config: { workingDirectory: '' } } });
     await call('DELETE', `/api/agents/${prefilled.body.id}`);
     const settings = await call('PUT', '/api/settings', { defaultWorkdir: '/home/projetos/' });
     expect(settings).toMatchObject({ status: 200, body: { defaultWorkdir: '/home/projetos' } });
@@ -218,7 +220,7 @@ describe('the API refuses working directories outside the roots (400, nothing cr
   });
 
   it('refuses to run an agent whose stored working directory leads out (stored before the roots existed)', async () => {
-    const created = await call('POST', '/api/agents', { name: `Legacy ${unique}` });
+    const created = await call('POST', '/api/agents', { agent_name: `Legacy ${unique}` });
     try {
       await database.pool.query('UPDATE agents SET working_directory = ? WHERE id = ?', [etcTarget, created.body.id]);
       const before = await count('executions');
