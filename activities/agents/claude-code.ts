@@ -12,7 +12,7 @@ import {
 /**
  * Claude Code in print mode with streaming JSON output:
  *   claude -p --output-format stream-json --verbose --include-partial-messages [--max-turns N]
- *          --permission-mode MODE [--model MODEL] [--resume SESSION_ID] [--system-prompt TEXT] [--allowedTools A,B]
+ *          --permission-mode MODE [--model MODEL] [--resume SESSION_ID] [--system-prompt=TEXT] [--allowedTools A,B]
  * with the prompt on standard input. Claude Code refuses stream-json in print mode without --verbose.
  * --include-partial-messages adds a `stream_event` line per streamed API event, so the text reaches
  * the terminal as the model writes it (claudeOutputMapper), not once its whole block is done.
@@ -34,7 +34,9 @@ export const claudeCode: AgentCli = {
     args.push('--permission-mode', permissionMode);
     if (options.model !== undefined) args.push('--model', optionValue('model', options.model));
     if (options.resumeSessionId !== undefined) args.push('--resume', optionValue('resumeSessionId', options.resumeSessionId));
-    if (options.systemPrompt !== undefined) args.push('--system-prompt', optionValue('systemPrompt', options.systemPrompt));
+    // One argument `--system-prompt=<text>`: everything after "=" is the value, so a prompt written as a
+    // Markdown list ("- Be brief.") is not taken for an option (the real CLI reads it so: agent-config-cli.test.ts).
+    if (options.systemPrompt !== undefined) args.push(`--system-prompt=${nonEmpty('systemPrompt', options.systemPrompt)}`);
     if (options.allowedTools !== undefined && options.allowedTools.length > 0) {
       args.push('--allowedTools', options.allowedTools.map((tool) => toolName(tool)).join(','));
     }
@@ -81,6 +83,11 @@ function optionValue(name: string, value: string): string {
   if (value.trim() === '' || value.startsWith('-')) {
     throw new AgentOptionsError(`${name} must be non-empty and must not start with "-", got "${value}"`);
   }
+  return value;
+}
+
+function nonEmpty(name: string, value: string): string {
+  if (value.trim() === '') throw new AgentOptionsError(`${name} must be non-empty, got "${value}"`);
   return value;
 }
 

@@ -77,7 +77,7 @@ describe('an agent\'s config reaches the real Claude Code CLI', () => {
     const agent = await storedAgent('Revisor', { instructions: 'Você é um revisor de código.\nResponda em português.', allowedTools: ' Read , Grep,', maxTurns: 0, permissionMode: '' });
     const { args, summary, system } = await runWith(agent, 'Review this. stand-in:text');
 
-    expect(args).toEqual(expect.arrayContaining(['--system-prompt', 'Você é um revisor de código.\nResponda em português.', '--allowedTools', 'Read,Grep', '--permission-mode', 'bypassPermissions']));
+    expect(args).toEqual(expect.arrayContaining(['--system-prompt=Você é um revisor de código.\nResponda em português.', '--allowedTools', 'Read,Grep', '--permission-mode', 'bypassPermissions']));
     expect(args).not.toContain('--max-turns');
     expect(summary).toMatchObject({ exitCode: 0, error: null });
     // What the CLI sent: its billing line and SDK identity, then the agent's prompt as the system prompt, and nothing of its default one.
@@ -85,12 +85,23 @@ describe('an agent\'s config reaches the real Claude Code CLI', () => {
     expect(system.some((text) => text.includes('You are an agent working with the user'))).toBe(false);
   });
 
+  it('a system prompt written as a Markdown list (starting with "-") reaches the model whole, not as an option', async () => {
+    const prompt = '- Responda em português.\n- --allowedTools Bash não é uma opção aqui.';
+    const agent = await storedAgent('Lista', { instructions: prompt, allowedTools: '', maxTurns: 2, permissionMode: '' });
+    const { args, summary, system } = await runWith(agent, 'List. stand-in:text');
+
+    expect(args).toContain(`--system-prompt=${prompt}`);
+    expect(args).not.toContain('--allowedTools');
+    expect(summary).toMatchObject({ exitCode: 0, error: null });
+    expect(system.at(-1)).toBe(prompt);
+  });
+
   it('without a system prompt the CLI keeps its own; a turn limit and another permission mode are passed', async () => {
     const agent = await storedAgent('Plain', { instructions: '', allowedTools: '', maxTurns: 3, permissionMode: 'plan' });
     const { args, summary, system } = await runWith(agent, 'Answer plainly. stand-in:text');
 
     expect(args).toEqual(expect.arrayContaining(['--max-turns', '3', '--permission-mode', 'plan']));
-    expect(args).not.toContain('--system-prompt');
+    expect(args.some((arg) => arg.startsWith('--system-prompt'))).toBe(false);
     expect(args).not.toContain('--allowedTools');
     expect(summary).toMatchObject({ exitCode: 0, error: null });
     expect(system.some((text) => text.includes('You are an agent working with the user'))).toBe(true);
