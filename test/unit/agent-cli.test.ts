@@ -3,7 +3,7 @@ import path from 'node:path';
 import { AgentOptionsError } from '../../activities/agents/agent-cli';
 import { agentCliFor } from '../../activities/agents/agent-clis';
 import { agentBaseEnv } from '../../activities/agents/agent-env';
-import { claudeCode, MAX_HELD_TEXT } from '../../activities/agents/claude-code';
+import { claudeCode, MAX_HELD_TEXT, resultSummary } from '../../activities/agents/claude-code';
 import { recordLineOf } from '../../activities/agents/record-output';
 import type { OutputChunk } from '../../lib/live-output';
 
@@ -235,6 +235,16 @@ describe('Claude Code adapter: output as the terminal lines of the panel (contra
     expect(mapper.stdout('Warning: running as root')).toEqual([{ type: 'chunk', content: 'Warning: running as root' }]);
     expect(mapper.stderr('  npm WARN deprecated  ')).toEqual([{ type: 'stderr', content: 'npm WARN deprecated' }]);
     expect(mapper.stderr('   ')).toEqual([]);
+  });
+
+  it('builds the result summary from the fields present only', () => {
+    expect(resultSummary({ type: 'result', num_turns: 3, total_cost_usd: 0.12345, duration_ms: 61_250, session_id: '0b4a6c3e-5f1d' })).toBe(
+      'Resultado: 3 turnos | custo: $0.1235 | duração: 61.3s | sessão: 0b4a6c3e...',
+    );
+    // Older CLIs: cost_usd.
+    expect(resultSummary({ type: 'result', cost_usd: 0.5 })).toBe('Resultado: custo: $0.5000');
+    expect(resultSummary({ type: 'result' })).toBeNull();
+    expect(claudeCode.outputMapper().stdout('{"type":"result","subtype":"success"}')).toEqual([]);
   });
 
   it('keeps one marked line per chunk in the record', () => {
