@@ -57,7 +57,7 @@ export function createApp(services: Services): websockify.App {
     const signIn = signInRoutes(services, sessions, security.authToken);
     app.use(signIn.routes()).use(signIn.allowedMethods({ throw: true }));
   }
-  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', onError: rethrowAsBadRequest }));
+  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: JSON_BODY_LIMIT, onError: rethrowBodyError }));
 
   const ranking = rankingApi(services);
   const orchestration = orchestrationApi(services);
@@ -72,6 +72,11 @@ export function createApp(services: Services): websockify.App {
   return app;
 }
 
-function rethrowAsBadRequest(error: Error): never {
+/** Largest JSON body: system prompts and imports can be large (contract 1.3 asks for at least 1 MB). */
+const JSON_BODY_LIMIT = '1mb';
+
+/** A body over the limit is 413 (the parser's own status), anything else it refuses is a bad request. */
+function rethrowBodyError(error: Error & { status?: number }): never {
+  if (error.status === 413) throw Object.assign(new Error(`the JSON body is larger than ${JSON_BODY_LIMIT}`), { status: 413, expose: true });
   throw Object.assign(new Error(`invalid JSON body: ${error.message}`), { status: 400, expose: true });
 }

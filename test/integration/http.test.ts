@@ -84,6 +84,23 @@ describe('error envelopes of the running app', () => {
     });
   });
 
+  it('answers a JSON body over 1 MB under /api with 413 and {error} (contract 1.2, 1.3)', async () => {
+    const big = JSON.stringify({ agent_name: 'x', description: 'a'.repeat(1_100_000) });
+    const answer = await call('/api/agents', { method: 'POST', headers: { 'content-type': 'application/json' }, body: big });
+    expect(answer.status).toBe(413);
+    expect(answer.body).toEqual({ error: expect.stringMatching(/\S/) });
+  });
+
+  it('takes body-less POSTs and DELETEs sent with a JSON content type, as the panel sends them (contract 1.2)', async () => {
+    const headers = { 'content-type': 'application/json', 'x-client-id': 'painel-http-test' };
+    expect(await call('/api/notifications/read-all', { method: 'POST', headers })).toMatchObject({ status: 200, body: { success: true } });
+    expect(await call('/api/executions/cancel-all', { method: 'POST', headers })).toMatchObject({ status: 200, body: { cancelled: true } });
+    expect(await call('/api/notifications', { method: 'DELETE', headers })).toMatchObject({ status: 200, body: { success: true } });
+    // A DELETE answered 204 has no body; the panel reads none.
+    const deleted = await fetch(`${server.url}/api/executions/history`, { method: 'DELETE', headers });
+    expect([deleted.status, await deleted.text()]).toEqual([204, '']);
+  });
+
   it('answers a malformed JSON body with 400 in each service’s envelope', async () => {
     const init = { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"limpar_antes": tru' };
     const v1 = await call('/api/v1/health', init);
