@@ -163,18 +163,18 @@ describe('executions reconciler', () => {
 
     const done = await finished(executionId);
     expect(done).toMatchObject({ status: 'error', error: TERMINATED_ERROR, reportFile: expect.any(String) });
-    expect(done.finishedAt).toEqual(expect.any(String));
+    expect(done.endedAt).toEqual(expect.any(String));
     const notifications = (await api('GET', '/api/notifications?pageSize=100')).body.notifications as any[];
     expect(notifications.find((item) => item.executionId === executionId)).toMatchObject({ kind: 'execution.error', message: TERMINATED_ERROR });
 
     // The freed slot went to the execution queued behind it, which then ran to its end.
     const next = await finished(nextId);
     expect(next).toMatchObject({ status: 'completed', error: null });
-    expect(new Date(next.startedAt).getTime()).toBeGreaterThanOrEqual(new Date(done.finishedAt).getTime());
+    expect(new Date(next.startedAt).getTime()).toBeGreaterThanOrEqual(new Date(done.endedAt).getTime());
 
     // A record its own workflow finished is left alone by later passes.
     await passStartedAfter(RECONCILERS.executions, new Date());
-    expect(await record(nextId)).toMatchObject({ status: 'completed', error: null, finishedAt: next.finishedAt });
+    expect(await record(nextId)).toMatchObject({ status: 'completed', error: null, endedAt: next.endedAt });
   });
 
   it('ends a queued execution whose workflow is terminated while it waits for the slot', async () => {
@@ -185,12 +185,13 @@ describe('executions reconciler', () => {
     await terminateExecution(waitingId);
 
     const done = await finished(waitingId);
-    expect(done).toMatchObject({ status: 'error', error: TERMINATED_ERROR, startedAt: null });
+    // It never ran: its startedAt is when it was queued (docs/executions.md, "The view").
+    expect(done).toMatchObject({ status: 'error', error: TERMINATED_ERROR, startedAt: done.createdAt });
     // It never took the slot: the running execution is untouched.
     expect(await record(runningId)).toMatchObject({ status: 'running' });
     expect(processRunning(pid)).toBe(true);
 
-    expect((await api('POST', `/api/agents/${agentId}/cancel/${runningId}`)).status).toBe(202);
+    expect((await api('POST', `/api/agents/${agentId}/cancel/${runningId}`)).status).toBe(200);
     expect(await finished(runningId)).toMatchObject({ status: 'canceled' });
   });
 
@@ -203,8 +204,8 @@ describe('executions reconciler', () => {
       const done = await finished(old.id);
       expect(done).toMatchObject({ status: 'error', error: "the execution's workflow was not found: it never started or is gone" });
       // A whole pass after that: the young record (its workflow may be starting) is still queued.
-      await passStartedAfter(RECONCILERS.executions, new Date(done.finishedAt));
-      expect(await record(young.id)).toMatchObject({ status: 'queued', finishedAt: null });
+      await passStartedAfter(RECONCILERS.executions, new Date(done.endedAt));
+      expect(await record(young.id)).toMatchObject({ status: 'queued', endedAt: null });
     } finally {
       await server.services.database.pool.query("UPDATE executions SET status = 'error', finished_at = NOW(3) WHERE id = ?", [young.id]);
     }
@@ -227,7 +228,7 @@ describe('executions reconciler', () => {
       // A pass after the grace tried to end it and could not.
       const pass = await passStartedAfter<ExecutionReconcilePass>(RECONCILERS.executions, new Date(closedAt.getTime() + CLOSED_WORKFLOW_GRACE_MS));
       expect(pass.failed).toBeGreaterThanOrEqual(1);
-      expect(await record(executionId)).toMatchObject({ status: 'running', finishedAt: null });
+      expect(await record(executionId)).toMatchObject({ status: 'running', endedAt: null });
     } finally {
       await pool.query('DROP TRIGGER IF EXISTS refuse_reconciler_test');
     }
