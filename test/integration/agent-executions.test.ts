@@ -13,7 +13,7 @@ import { unusedPort } from '../support/ports';
 import { startTestServer, type TestServer } from '../support/server';
 import { openSocket, type SocketProbe } from '../support/websocket';
 import { agentWorkspace } from '../support/agent-workspace';
-import { agentDepsOf, createAgent as storeAgent, setSecret, type AgentDataInput } from '../../services/agents';
+import { agentDepsOf, createAgent as storeAgent, deleteAgent, setSecret, type AgentDataInput } from '../../services/agents';
 import { until } from '../support/waiting';
 
 const FAKE_AGENT = path.resolve(__dirname, '../fixtures/fake-agent/fake-agent.js');
@@ -264,11 +264,16 @@ describe('POST /agents/{id}/execute', () => {
       [inactiveId, { task: 'x', instructions: '' }, 400, `agent ${inactiveId} is inactive`],
       ['00000000-0000-4000-8000-000000000000', { task: 'x' }, 404, 'agent 00000000-0000-4000-8000-000000000000 not found'],
     ];
-    for (const [id, body, status, message] of cases) {
-      const answer = await api('POST', `/api/agents/${id}/execute`, body);
-      expect({ status: answer.status, error: String(answer.body.error) }).toEqual({ status, error: expect.stringContaining(message) });
+    try {
+      for (const [id, body, status, message] of cases) {
+        const answer = await api('POST', `/api/agents/${id}/execute`, body);
+        expect({ status: answer.status, error: String(answer.body.error) }).toEqual({ status, error: expect.stringContaining(message) });
+      }
+      expect(await executionCount()).toBe(before);
+    } finally {
+      // Other suites count the agents by status: leave no inactive one behind.
+      await deleteAgent(agentDepsOf(server.services), inactiveId);
     }
-    expect(await executionCount()).toBe(before);
   });
 
   it('lists the uploaded context files after the task, one "path (originalName)" line each', async () => {
