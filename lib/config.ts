@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { repoRoot } from './paths';
+import { defaultAgentCommand } from './agent-command';
 import { refusedRootReason } from './workdir-roots';
 import { normaliseWorkingDirectory, WorkingDirectoryError } from './working-directories';
 
@@ -112,8 +113,8 @@ const envSchema = z.object({
   AGENT_SECRETS_KEY_FILE: z.string().min(1).optional(),
   /** Unprivileged users the agents run as when the service is root (scripts/stack/agent-users.sh). */
   AGENT_USERS: positiveInt.max(999).default(20),
-  /** The coding-agent command line tool and its adapter (activities/agents). */
-  AGENT_COMMAND: z.string().min(1).default('claude'),
+  /** The coding-agent command line tool and its adapter (activities/agents); default: the pinned Claude Code's binary (lib/agent-command.ts). */
+  AGENT_COMMAND: z.string().min(1).optional(),
   /** The service's data area (execution reports, default working directories); relative to the repository. */
   AGENT_DATA_DIR: z.string().min(1).default('.data'),
   /** The external directory that also receives every execution's Markdown report (spec). */
@@ -359,7 +360,7 @@ export function loadConfig(source: NodeJS.ProcessEnv): Config {
       },
       followUps: { retryDelayMs: env.AGENT_RETRY_DELAY_SECONDS * 1000, delegationDepthMax: env.AGENT_DELEGATION_DEPTH_MAX },
       secretsKey: secretsKey(env.AGENT_SECRETS_KEY, env.AGENT_SECRETS_KEY_FILE),
-      agentCommand: env.AGENT_COMMAND,
+      agentCommand: env.AGENT_COMMAND ?? defaultAgentCommand(),
       dataDir: path.resolve(repoRoot, env.AGENT_DATA_DIR),
       reportsDir: path.resolve(repoRoot, env.AGENT_REPORTS_DIR),
       agentUsers: env.AGENT_USERS,
