@@ -39,7 +39,7 @@ describe('GET /api/system/status', () => {
       status: 'ok',
       checkedAt: expect.any(String),
       dependencies: expect.objectContaining({ mysql: { status: 'up', latencyMs: expect.any(Number) } }),
-      agents: { total: expect.any(Number), active: before.agents.total, inactive: 0 },
+      agents: { total: expect.any(Number), active: expect.any(Number), inactive: expect.any(Number) },
       executions: { active: expect.any(Number), today: expect.any(Number) },
       schedules: { total: 0, active: 0 },
       pipelines: { total: 0, active: 0, running: 0 },
@@ -47,11 +47,17 @@ describe('GET /api/system/status', () => {
       costs: { today: expect.any(Number) },
     });
 
-    const agent = await fetch(`${server.url}/api/agents`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agent_name: `Status agent ${Date.now()}` }),
-    });
-    expect(agent.status).toBe(201);
-    const agentId = ((await agent.json()) as { id: string }).id;
+    // Other suites leave agents of both kinds: the counters are compared with their own earlier values.
+    expect(before.agents.active + before.agents.inactive).toBe(before.agents.total);
+    const agentIds: string[] = [];
+    for (const agentStatus of ['active', 'inactive', 'inactive']) {
+      const agent = await fetch(`${server.url}/api/agents`, {
+        method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ agent_name: `Status agent ${agentStatus} ${Date.now()} ${agentIds.length}`, status: agentStatus }),
+      });
+      expect(agent.status).toBe(201);
+      agentIds.push(((await agent.json()) as { id: string }).id);
+    }
 
     // Two today (one still queued, one finished at a cost), one started and created yesterday (UTC).
     for (const id of ids) await createExecution(database.db, execution(id));
@@ -61,10 +67,10 @@ describe('GET /api/system/status', () => {
     await database.pool.query("UPDATE executions SET status = 'completed', cost_usd = 5, started_at = ?, created_at = ? WHERE id = ?", [yesterday, yesterday, ids[2]]);
 
     const after = await status();
-    expect(after.agents).toEqual({ total: before.agents.total + 1, active: before.agents.total + 1, inactive: 0 });
+    expect(after.agents).toEqual({ total: before.agents.total + 3, active: before.agents.active + 1, inactive: before.agents.inactive + 2 });
     expect(after.executions).toEqual({ active: before.executions.active + 1, today: before.executions.today + 2 });
     expect(after.costs.today).toBe(Math.round((before.costs.today + 0.12345) * 10_000) / 10_000);
 
-    await fetch(`${server.url}/api/agents/${agentId}`, { method: 'DELETE' });
+    for (const agentId of agentIds) await fetch(`${server.url}/api/agents/${agentId}`, { method: 'DELETE' });
   });
 });
