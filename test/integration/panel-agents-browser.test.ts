@@ -22,14 +22,7 @@ beforeAll(async () => {
 
 afterAll(() => session?.close());
 
-async function api(method: string, route: string, body?: unknown) {
-  const response = await fetch(`${server.url}${route}`, {
-    method,
-    headers: { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: response.status === 204 ? null : ((await response.json()) as any) };
-}
+const api: PanelSession['api'] = (method, route, body) => session.api(method, route, body);
 
 /** Waits for the `count`-th toast and answers them all. */
 async function toastsUntil(panel: PanelPage, count: number) {

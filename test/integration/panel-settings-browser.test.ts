@@ -20,12 +20,7 @@ beforeAll(async () => {
 
 afterAll(() => session?.close());
 
-async function api(method: string, route: string, body?: unknown) {
-  const response = await fetch(`${server.url}${route}`, {
-    method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as any };
-}
+const api: PanelSession['api'] = (method, route, body) => session.api(method, route, body);
 
 it('shows the versions and the stored settings, and saves the form without an error toast', async () => {
   // One of the models the panel's select lists, so the form can show it.

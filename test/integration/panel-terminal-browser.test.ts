@@ -42,14 +42,7 @@ afterAll(async () => {
   fs.rmSync(workArea, { recursive: true, force: true });
 });
 
-async function api(method: string, route: string, body?: unknown) {
-  const response = await fetch(`${session.server.url}${route}`, {
-    method,
-    headers: { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: response.status === 204 ? null : ((await response.json()) as any) };
-}
+const api: PanelSession['api'] = (method, route, body) => session.api(method, route, body);
 
 async function clickOn(panel: PanelPage, selector: string): Promise<void> {
   await panel.page.waitForSelector(selector, { visible: true, timeout: 30_000 });

@@ -28,6 +28,8 @@ export function panelDirForTests(): string {
 export interface PanelSession {
   server: TestServer;
   browser: TestBrowser;
+  /** A JSON call to the service as the panel makes it (JSON content type even without a body); 204 has a null body. */
+  api(method: string, route: string, body?: unknown): Promise<{ status: number; body: any }>;
   close(): Promise<void>;
 }
 
@@ -44,6 +46,14 @@ export async function startPanelSession(): Promise<PanelSession> {
   return {
     server,
     browser,
+    async api(method, route, body) {
+      const response = await fetch(`${server.url}${route}`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: response.status, body: response.status === 204 ? null : ((await response.json()) as any) };
+    },
     async close() {
       await browser.close();
       await server.close();
