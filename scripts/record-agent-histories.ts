@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { createDatabase } from '../db';
@@ -18,9 +17,13 @@ import type { agentExecutionWorkflow } from '../workflows/agents/execution';
 
 /**
  * Records the histories of the agent execution workflow (a completed run, a failed start-up of the
- * agent, a cancelled run) into test/fixtures/histories/ for the replay test, with the stand-in CLI as
- * the agent. Run with the stack up and an otherwise idle `agents` queue: `npm run record-agent-histories`.
+ * agent, a cancelled run, a failed run retried once, a completed run delegated to another agent)
+ * into test/fixtures/histories/ for the replay test, with the stand-in CLI as the agent. Run with the
+ * stack up and an otherwise idle `agents` queue: `npm run record-agent-histories [-- name ...]`.
+ * Names (`completed`, `failed`, `cancelled`, `retried`, `delegated`) record only those: histories
+ * recorded before a patch stay as they were, so the replay test keeps proving they still replay.
  */
+const RECORDINGS = ['completed', 'failed', 'cancelled', 'retried', 'delegated'] as const;
 const fakeAgent = path.join(repoRoot, 'test', 'fixtures', 'fake-agent', 'fake-agent.js');
 
 
@@ -28,11 +31,18 @@ async function main(): Promise<void> {
   const connection = await Connection.connect({ address: config.temporal.address });
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const database = createDatabase(config.mysql);
-  const worker = await startAgentsWorker({ ...config, orchestration: { ...config.orchestration, agentCommand: fakeAgent } }, logger);
-  const workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'record-agent-histories-'));
+  const wanted = new Set(process.argv.length > 2 ? process.argv.slice(2) : RECORDINGS);
+  const unknown = [...wanted].filter((name) => !(RECORDINGS as readonly string[]).includes(name));
+  if (unknown.length > 0) throw new Error(`unknown recordings ${unknown.join(', ')}: choose from ${RECORDINGS.join(', ')}`);
+  const orchestration = { ...config.orchestration, agentCommand: fakeAgent, followUps: { retryDelayMs: 1_000, delegationDepthMax: 1 } };
+  const worker = await startAgentsWorker({ ...config, orchestration }, logger);
+  // Under the first allowed root (a run elsewhere is refused: AGENT_WORKDIR_ROOTS), created by the run
+  // itself so that it belongs to the agent's user.
+  const workDir = path.join(config.orchestration.workdirRoots[0]!, `record-agent-histories-${randomUUID()}`);
   const key = secretsKeyFromHex(config.orchestration.secretsKey);
-  const agentWith = async (label: string, knobs: Record<string, string>) => {
+  const agentWith = async (label: string, knobs: Record<string, string>, panelFields: { retryOnFailure?: boolean; maxRetries?: number; delegateTo?: string } = {}) => {
     const agent = await createAgent(database.db, {
+      ...panelFields,
       name: `history recorder ${label} ${Date.now()}`,
       description: '',
       model: null,
@@ -49,7 +59,9 @@ async function main(): Promise<void> {
     quick: await agentWith('quick', {}),
     failing: await agentWith('failing', { FAKE_AGENT_FAIL: '1', FAKE_AGENT_CHUNKS: '1' }),
     slow: await agentWith('slow', { FAKE_AGENT_CHUNKS: '10000', FAKE_AGENT_DELAY_MS: '50' }),
+    retrying: await agentWith('retrying', { FAKE_AGENT_FAIL: '1', FAKE_AGENT_CHUNKS: '1' }, { retryOnFailure: true, maxRetries: 1 }),
   };
+  const delegating = await agentWith('delegating', {}, { delegateTo: agents.quick.id });
   const start = async (agent: { id: string; name: string }, task: string) => {
     const execution = await createExecution(database.db, {
       id: randomUUID(), kind: 'agent', agentId: agent.id, agentName: agent.name, source: 'manual',
@@ -59,14 +71,36 @@ async function main(): Promise<void> {
     return { handle, executionId: execution.id };
   };
   try {
-    const completed = await start(agents.quick, 'Say hello');
-    await completed.handle.result();
-    await saveHistoryFixture('agent-execution-completed', completed.handle);
+    if (wanted.has('completed')) {
+      const completed = await start(agents.quick, 'Say hello');
+      await completed.handle.result();
+      await saveHistoryFixture('agent-execution-completed', completed.handle);
+    }
+    if (wanted.has('failed')) {
+      const failed = await start(agents.failing, 'Fail');
+      await failed.handle.result();
+      await saveHistoryFixture('agent-execution-failed', failed.handle);
+    }
+    if (wanted.has('retried')) {
+      const retried = await start(agents.retrying, 'Fail twice');
+      await retried.handle.result();
+      await saveHistoryFixture('agent-execution-retried', retried.handle);
+    }
+    if (wanted.has('delegated')) {
+      const delegated = await start(delegating, 'Say hello, then hand over');
+      await delegated.handle.result();
+      await saveHistoryFixture('agent-execution-delegated', delegated.handle);
+    }
+    if (wanted.has('cancelled')) await recordCancelled();
+  } finally {
+    for (const agent of [...Object.values(agents), delegating]) await deleteAgent(database.db, agent.id);
+    await worker.stop();
+    await database.pool.end();
+    await connection.close();
+    await fs.rm(workDir, { recursive: true, force: true });
+  }
 
-    const failed = await start(agents.failing, 'Fail');
-    await failed.handle.result();
-    await saveHistoryFixture('agent-execution-failed', failed.handle);
-
+  async function recordCancelled(): Promise<void> {
     const slow = await start(agents.slow, 'Cancel me');
     for (let attempt = 0; attempt < 500; attempt += 1) {
       const [rows] = await database.pool.query('SELECT output_seq AS seq FROM executions WHERE id = ?', [slow.executionId]);
@@ -76,12 +110,6 @@ async function main(): Promise<void> {
     await slow.handle.cancel();
     await slow.handle.result().catch(() => undefined);
     await saveHistoryFixture('agent-execution-cancelled', slow.handle);
-  } finally {
-    for (const agent of Object.values(agents)) await deleteAgent(database.db, agent.id);
-    await worker.stop();
-    await database.pool.end();
-    await connection.close();
-    await fs.rm(workDir, { recursive: true, force: true });
   }
 }
 

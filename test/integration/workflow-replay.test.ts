@@ -28,7 +28,9 @@ describe('workflow replay', () => {
     expect(histories.sort()).toEqual([
       'agent-execution-cancelled.json',
       'agent-execution-completed.json',
+      'agent-execution-delegated.json',
       'agent-execution-failed.json',
+      'agent-execution-retried.json',
       'agent-executions-reconciler.json',
       'probe.json',
       'ranking-batch.json',
