@@ -18,9 +18,9 @@ export type PublicExecution = Omit<Execution, 'clientId' | 'waitingHeartbeatAt'>
 /** A history or recent-list item: the public record without its output (up to megabytes each). */
 export type ExecutionSummary = Omit<Execution, 'output' | 'clientId' | 'waitingHeartbeatAt'>;
 
-export const EXECUTION_STATUSES = ['queued', 'running', 'retrying', 'completed', 'error', 'canceled'] as const satisfies readonly ExecutionStatus[];
-export const EXECUTION_SOURCES = ['manual', 'schedule', 'webhook', 'retry', 'continue', 'delegation'] as const satisfies readonly ExecutionSource[];
-export const ACTIVE_STATUSES = ['queued', 'running', 'retrying'] as const satisfies readonly ExecutionStatus[];
+export const EXECUTION_STATUSES = ['queued', 'running', 'retrying', 'awaiting_approval', 'completed', 'error', 'canceled', 'rejected'] as const satisfies readonly ExecutionStatus[];
+export const EXECUTION_SOURCES = ['manual', 'schedule', 'webhook', 'webhook-test', 'retry', 'continue', 'delegation', 'resume'] as const satisfies readonly ExecutionSource[];
+export const ACTIVE_STATUSES = ['queued', 'running', 'retrying', 'awaiting_approval'] as const satisfies readonly ExecutionStatus[];
 export type FinalStatus = Exclude<ExecutionStatus, (typeof ACTIVE_STATUSES)[number]>;
 
 /**
@@ -388,7 +388,7 @@ export async function clearExecutionHistory(db: Database): Promise<number> {
   let deleted = 0;
   for (;;) {
     const [result] = await db.execute(
-      sql`DELETE FROM executions WHERE status NOT IN ('queued', 'running', 'retrying') LIMIT ${CLEAR_BATCH}`,
+      sql`DELETE FROM executions WHERE status NOT IN ('queued', 'running', 'retrying', 'awaiting_approval') LIMIT ${CLEAR_BATCH}`,
     );
     const affected = (result as unknown as { affectedRows: number }).affectedRows;
     deleted += affected;

@@ -215,8 +215,8 @@ export const executions = mysqlTable(
     agentId: varchar('agent_id', { length: 36 }),
     agentName: varchar('agent_name', { length: 100 }).notNull(),
     pipelineId: varchar('pipeline_id', { length: 36 }),
-    status: varchar('status', { length: 16 }).$type<'queued' | 'running' | 'retrying' | 'completed' | 'error' | 'canceled'>().notNull(),
-    source: varchar('source', { length: 16 }).$type<'manual' | 'schedule' | 'webhook' | 'retry' | 'continue' | 'delegation'>().notNull(),
+    status: varchar('status', { length: 16 }).$type<'queued' | 'running' | 'retrying' | 'awaiting_approval' | 'completed' | 'error' | 'canceled' | 'rejected'>().notNull(),
+    source: varchar('source', { length: 16 }).$type<'manual' | 'schedule' | 'webhook' | 'webhook-test' | 'retry' | 'continue' | 'delegation' | 'resume'>().notNull(),
     scheduleId: varchar('schedule_id', { length: 36 }),
     clientId: varchar('client_id', { length: 128 }),
     task: mediumtext('task').notNull(),
@@ -236,6 +236,17 @@ export const executions = mysqlTable(
     exitCode: int('exit_code'),
     /** Runs of this record so far (1 + retries on failure, config.retryOnFailure). */
     attempt: int('attempt').notNull().default(1),
+    /** A pipeline step's agent execution: the pipeline run it belongs to and its 0-based step (docs/pipelines.md). */
+    pipelineExecutionId: varchar('pipeline_execution_id', { length: 36 }),
+    stepIndex: int('step_index'),
+    /** A pipeline run that failed: the 0-based step, and the input that step was given (resume starts there). */
+    failedAtStep: int('failed_at_step'),
+    lastStepInput: mediumtext('last_step_input'),
+    /** A resumed pipeline run: the run it resumes and the step it starts at. */
+    resumedFrom: varchar('resumed_from', { length: 36 }),
+    resumedAtStep: int('resumed_at_step'),
+    /** The webhook whose call started it (source `webhook` or `webhook-test`). */
+    webhookId: varchar('webhook_id', { length: 36 }),
     costUsd: double('cost_usd'),
     durationMs: int('duration_ms'),
     turns: int('turns'),
@@ -259,6 +270,8 @@ export const executions = mysqlTable(
     index('executions_agent_created').on(table.agentId, table.createdAt),
     index('executions_pipeline_created').on(table.pipelineId, table.createdAt),
     index('executions_source_created').on(table.source, table.createdAt),
+    index('executions_schedule_created').on(table.scheduleId, table.createdAt),
+    index('executions_pipeline_run_step').on(table.pipelineExecutionId, table.stepIndex),
   ],
 );
 
@@ -275,4 +288,103 @@ export const notifications = mysqlTable(
     createdAt: datetime('created_at', { fsp: 3, mode: 'date' }).notNull(),
   },
   (table) => [index('notifications_created').on(table.createdAt, table.id), index('notifications_read').on(table.read)],
+);
+
+/** Saved task templates (contract 3.4; docs/tasks-schedules.md). */
+export const tasks = mysqlTable(
+  'tasks',
+  {
+    id: varchar('id', { length: 36 }).primaryKey(),
+    name: varchar('name', { length: 200 }).notNull(),
+    category: varchar('category', { length: 32 }).notNull().default(''),
+    description: text('description').notNull(),
+    createdAt: datetime('created_at', { fsp: 3, mode: 'date' }).notNull(),
+    updatedAt: datetime('updated_at', { fsp: 3, mode: 'date' }).notNull(),
+  },
+  (table) => [index('tasks_created').on(table.createdAt)],
+);
+
+/**
+ * Cron schedules of an agent's task (contract 3.5; docs/tasks-schedules.md): each one is a Temporal
+ * Schedule whose id is derived from this row's id; the row is the source of truth, reconciled with
+ * Temporal when the agents worker starts.
+ */
+export const schedules = mysqlTable(
+  'schedules',
+  {
+    id: varchar('id', { length: 36 }).primaryKey(),
+    agentId: varchar('agent_id', { length: 36 }).notNull(),
+    taskId: varchar('task_id', { length: 36 }),
+    taskDescription: mediumtext('task_description').notNull(),
+    cronExpression: varchar('cron_expression', { length: 100 }).notNull(),
+    active: boolean('active').notNull().default(true),
+    createdAt: datetime('created_at', { fsp: 3, mode: 'date' }).notNull(),
+    updatedAt: datetime('updated_at', { fsp: 3, mode: 'date' }).notNull(),
+  },
+  (table) => [index('schedules_agent').on(table.agentId)],
+);
+
+/** A pipeline's step as stored (contract 5.4). */
+export interface StoredPipelineStep {
+  id: string;
+  agentId: string;
+  order: number;
+  inputTemplate: string | null;
+  description: string;
+  requiresApproval: boolean;
+}
+
+/** Pipelines of agent steps (contract 3.6; docs/pipelines.md); the steps are small and read whole, so they live in the row. */
+export const pipelines = mysqlTable(
+  'pipelines',
+  {
+    id: varchar('id', { length: 36 }).primaryKey(),
+    name: varchar('name', { length: 200 }).notNull(),
+    description: text('description').notNull(),
+    workingDirectory: varchar('working_directory', { length: 1000 }),
+    status: varchar('status', { length: 16 }).notNull().default('active'),
+    steps: jsonText<StoredPipelineStep[]>('steps').notNull(),
+    createdAt: datetime('created_at', { fsp: 3, mode: 'date' }).notNull(),
+    updatedAt: datetime('updated_at', { fsp: 3, mode: 'date' }).notNull(),
+  },
+  (table) => [index('pipelines_created').on(table.createdAt)],
+);
+
+/** Webhooks (contract 3.7; docs/webhooks.md): a public token that starts an agent or a pipeline. */
+export const webhooks = mysqlTable(
+  'webhooks',
+  {
+    id: varchar('id', { length: 36 }).primaryKey(),
+    name: varchar('name', { length: 200 }).notNull(),
+    targetType: varchar('target_type', { length: 16 }).$type<'agent' | 'pipeline'>().notNull(),
+    targetId: varchar('target_id', { length: 36 }).notNull(),
+    token: varchar('token', { length: 64 }).notNull(),
+    active: boolean('active').notNull().default(true),
+    /** Optional per-webhook signing secret, AES-256-GCM encrypted like the agents' secrets. */
+    secretCiphertext: bytes('secret_ciphertext', 'mediumblob'),
+    secretIv: bytes('secret_iv', 'varbinary(16)'),
+    secretAuthTag: bytes('secret_auth_tag', 'varbinary(16)'),
+    lastTriggeredAt: datetime('last_triggered_at', { fsp: 3, mode: 'date' }),
+    triggerCount: int('trigger_count').notNull().default(0),
+    createdAt: datetime('created_at', { fsp: 3, mode: 'date' }).notNull(),
+    updatedAt: datetime('updated_at', { fsp: 3, mode: 'date' }).notNull(),
+  },
+  (table) => [uniqueIndex('webhooks_token').on(table.token)],
+);
+
+/** Each call of a webhook: who, when, which run; a delivery id is accepted once (replay protection). */
+export const webhookDeliveries = mysqlTable(
+  'webhook_deliveries',
+  {
+    id: varchar('id', { length: 36 }).primaryKey(),
+    webhookId: varchar('webhook_id', { length: 36 })
+      .notNull()
+      .references(() => webhooks.id, { onDelete: 'cascade' }),
+    /** The caller's delivery id (X-GitHub-Delivery or X-Webhook-Delivery); null when none was sent. */
+    deliveryId: varchar('delivery_id', { length: 200 }),
+    caller: varchar('caller', { length: 100 }).notNull(),
+    executionId: varchar('execution_id', { length: 36 }),
+    receivedAt: datetime('received_at', { fsp: 3, mode: 'date' }).notNull(),
+  },
+  (table) => [uniqueIndex('webhook_deliveries_once').on(table.webhookId, table.deliveryId), index('webhook_deliveries_received').on(table.webhookId, table.receivedAt)],
 );

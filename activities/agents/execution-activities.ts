@@ -329,7 +329,7 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
 
     async notifyFinished(executionId: string): Promise<void> {
       const record = await existingRecord(executionId);
-      const verb = { completed: 'completed', error: 'failed', canceled: 'was canceled' }[record.status as FinalStatus] ?? record.status;
+      const verb = ({ completed: 'completed', error: 'failed', canceled: 'was canceled', rejected: 'was rejected' } as Record<string, string>)[record.status] ?? record.status;
       await raiseNotification(db, {
         kind: `execution.${record.status}`,
         title: `${record.agentName} ${verb}`,

@@ -60,13 +60,18 @@ describe('MariaDB through drizzle', () => {
         'agents',
         'executions',
         'notifications',
+        'pipelines',
         'ranking_entries',
         'ranking_entry_details',
         'ranking_entry_seals',
         'ranking_job_runs',
         'ranking_pages',
         'ranking_statistics',
+        'schedules',
         'settings',
+        'tasks',
+        'webhook_deliveries',
+        'webhooks',
       ]);
     } finally {
       await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);

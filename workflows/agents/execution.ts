@@ -12,6 +12,7 @@ import {
 } from '@temporalio/workflow';
 import type { AgentExecutionActivities, AgentRunOutcome, FinishExecutionInput } from '../../activities/agents/execution-activities';
 import type { FollowUpActivities } from '../../activities/agents/follow-ups';
+import type { FinalStatus } from '../../db/executions-store';
 import { ACTIVITY_QUEUES } from '../../temporal/task-queues';
 import { CANCELLED_ERROR, WORKER_LOST_ERROR, WORKER_STOPPED_ERROR } from './execution-errors';
 
@@ -24,7 +25,8 @@ export interface AgentExecutionInput {
 
 export interface AgentExecutionResult {
   executionId: string;
-  status: 'completed' | 'error' | 'canceled';
+  /** An agent run ends `completed`, `error` or `canceled`. */
+  status: FinalStatus;
   error: string | null;
 }
 
