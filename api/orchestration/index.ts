@@ -6,10 +6,12 @@ import { executionsRoutes } from './executions-routes';
 import { healthRoutes } from './health-routes';
 import { notificationsRoutes } from './notifications-routes';
 import { reportsRoutes } from './reports-routes';
+import { pipelinesRoutes } from './pipelines-routes';
 import { panelSessions, requireToken } from './security';
 import { assertExactMatching, orchestrationRouter } from './router';
 import { settingsRoutes } from './settings-routes';
 import { systemRouter } from './system';
+import { tasksRoutes } from './tasks-routes';
 
 /** The agent orchestration service, mounted at /api; its edge (token, CORS, rate limit) is in api/app.ts. */
 export function orchestrationApi(services: Services): Router {
@@ -26,6 +28,8 @@ export function orchestrationApi(services: Services): Router {
     reportsRoutes(services),
     notificationsRoutes(services),
     settingsRoutes(services),
+    pipelinesRoutes(services),
+    tasksRoutes(services),
   ]) {
     api.use(router.routes(), router.allowedMethods({ throw: true }));
   }

@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { TASK_CATEGORIES } from '../../services/tasks';
+
+/** Bounds of a task template (the columns: name 200, description TEXT). */
+export const TASK_NAME_MAX = 200;
+export const TASK_DESCRIPTION_MAX = 20_000;
+
+const fields = {
+  name: z.string().trim().min(1, 'required').max(TASK_NAME_MAX),
+  category: z.enum(TASK_CATEGORIES, { error: `one of '${TASK_CATEGORIES.slice(1).join("', '")}' or ''` }),
+  description: z.string().trim().max(TASK_DESCRIPTION_MAX),
+};
+
+/** POST /tasks: the panel's body `{name, category, description}` (contract 3.4); category and description may be absent. */
+export const taskCreateBody = z.strictObject({
+  name: fields.name,
+  category: fields.category.optional().transform((value) => value ?? ''),
+  description: fields.description.optional().transform((value) => value ?? ''),
+});
+
+/** PUT /tasks/:id: the same fields, each optional (absent keeps the stored value). */
+export const taskUpdateBody = z.strictObject({
+  name: fields.name.optional(),
+  category: fields.category.optional(),
+  description: fields.description.optional(),
+});

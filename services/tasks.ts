@@ -1,0 +1,53 @@
+import type { Database } from '../db';
+import { countTasks, deleteTask as removeTask, insertTask, listTasks as storedTasks, updateTask as changeTask, type Task, type TaskInput } from '../db/tasks-store';
+import { ConflictError, NotFoundError } from './errors';
+
+/** Saved task templates (contract 3.4; docs/tasks-schedules.md): the panel's "Tarefas" page and the execute modal's select. */
+
+export interface TaskDeps {
+  db: Database;
+}
+
+/** Most tasks kept; one more is refused (409). A template list, not a history: hundreds are plenty. */
+export const TASKS_MAX = 1_000;
+/** The panel's categories; '' is "Geral". */
+export const TASK_CATEGORIES = ['', 'code-review', 'security', 'refactor', 'tests', 'docs', 'performance'] as const;
+
+export interface TaskView {
+  id: string;
+  name: string;
+  category: string;
+  description: string;
+  createdAt: string;
+  updatedAt: string;
+  /** The original's names, kept for the panel's `createdAt || created_at`. */
+  created_at: string;
+  updated_at: string;
+}
+
+export function taskView(task: Task): TaskView {
+  const createdAt = task.createdAt.toISOString();
+  const updatedAt = task.updatedAt.toISOString();
+  return { id: task.id, name: task.name, category: task.category, description: task.description, createdAt, updatedAt, created_at: createdAt, updated_at: updatedAt };
+}
+
+/** Every task, newest first. */
+export async function listTasks(deps: TaskDeps): Promise<TaskView[]> {
+  return (await storedTasks(deps.db, TASKS_MAX)).map(taskView);
+}
+
+export async function createTask(deps: TaskDeps, input: TaskInput): Promise<TaskView> {
+  if ((await countTasks(deps.db)) >= TASKS_MAX) throw new ConflictError(`at most ${TASKS_MAX} tasks are kept: delete one before creating another`);
+  return taskView(await insertTask(deps.db, input));
+}
+
+/** Fields absent from `change` keep their value. */
+export async function updateTask(deps: TaskDeps, id: string, change: Partial<TaskInput>): Promise<TaskView> {
+  const task = await changeTask(deps.db, id, change);
+  if (!task) throw new NotFoundError(`task ${id} not found`);
+  return taskView(task);
+}
+
+export async function deleteTask(deps: TaskDeps, id: string): Promise<void> {
+  if (!(await removeTask(deps.db, id))) throw new NotFoundError(`task ${id} not found`);
+}
