@@ -52,6 +52,15 @@ export interface NewExecution {
   /** The execution whose result this one was delegated from, and how deep the chain is. */
   delegatedFrom?: string | null;
   delegationDepth?: number;
+  /** A pipeline step's agent execution: its run and 0-based step (docs/pipelines.md). */
+  pipelineExecutionId?: string | null;
+  stepIndex?: number | null;
+  /** A resumed pipeline run: the run it resumes, the step it starts at, and that step's input. */
+  resumedFrom?: string | null;
+  resumedAtStep?: number | null;
+  lastStepInput?: string | null;
+  /** The webhook whose call started it. */
+  webhookId?: string | null;
   createdAt?: Date;
 }
 
@@ -103,6 +112,12 @@ export async function createExecution(db: Database, input: NewExecution): Promis
       parentSessionId: input.parentSessionId ?? null,
       delegatedFrom: input.delegatedFrom ?? null,
       delegationDepth: input.delegationDepth ?? 0,
+      pipelineExecutionId: input.pipelineExecutionId ?? null,
+      stepIndex: input.stepIndex ?? null,
+      resumedFrom: input.resumedFrom ?? null,
+      resumedAtStep: input.resumedAtStep ?? null,
+      lastStepInput: input.lastStepInput ?? null,
+      webhookId: input.webhookId ?? null,
       output: '',
       createdAt: input.createdAt ?? new Date(),
     })
@@ -284,7 +299,8 @@ export function containsPattern(text: string): string {
 }
 
 function historyWhere(filters: HistoryFilters): SQL | undefined {
-  const conditions: SQL[] = [];
+  // A pipeline step's agent execution is part of its run's record (the detail's steps[]), not an item of its own.
+  const conditions: SQL[] = [isNull(executions.pipelineExecutionId)];
   if (filters.kind !== undefined) conditions.push(eq(executions.kind, filters.kind));
   if (filters.status?.length) conditions.push(inArray(executions.status, filters.status));
   if (filters.source?.length) conditions.push(inArray(executions.source, filters.source));
@@ -351,7 +367,12 @@ export async function* iterateExecutionHistory(
 
 /** The newest `limit` records, newest first, without output. */
 export async function recentExecutions(db: Database, limit: number): Promise<ExecutionSummary[]> {
-  return db.select(summaryColumns).from(executions).orderBy(desc(executions.createdAt), desc(executions.id)).limit(limit);
+  return db
+    .select(summaryColumns)
+    .from(executions)
+    .where(isNull(executions.pipelineExecutionId))
+    .orderBy(desc(executions.createdAt), desc(executions.id))
+    .limit(limit);
 }
 
 /** Queued, running and retrying records, oldest first (the order queued ones start in). */

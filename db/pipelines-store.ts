@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+import { asc, count, eq } from 'drizzle-orm';
+import type { Database } from './index';
+import { pipelines, type StoredPipelineStep } from './schema';
+
+/** The pipelines and their steps (contract 3.6 and 5.4; docs/pipelines.md). */
+
+export type Pipeline = typeof pipelines.$inferSelect;
+export type { StoredPipelineStep };
+
+/** A step as a caller gives it: `id` and `order` are kept when given, else made here. */
+export interface PipelineStepInput {
+  id?: string;
+  agentId: string;
+  order?: number;
+  inputTemplate: string | null;
+  description: string;
+  requiresApproval: boolean;
+}
+
+export interface PipelineInput {
+  name: string;
+  description: string;
+  /** null: the settings' working directory at run time. */
+  workingDirectory: string | null;
+  status: 'active' | 'inactive';
+  steps: PipelineStepInput[];
+}
+
+/**
+ * The steps as stored, in the legacy server's way: ids kept or made, `order` given or the index, the
+ * first step never waits for an approval; then sorted by `order` (and renumbered 0..n-1, so `order`
+ * is always the step's index).
+ */
+export function storedSteps(steps: readonly PipelineStepInput[]): StoredPipelineStep[] {
+  return steps
+    .map((step, index) => ({ step, index, order: step.order ?? index }))
+    .sort((a, b) => a.order - b.order || a.index - b.index)
+    .map(({ step }, index) => ({
+      id: step.id ?? randomUUID(),
+      agentId: step.agentId,
+      order: index,
+      inputTemplate: step.inputTemplate === '' ? null : step.inputTemplate,
+      description: step.description,
+      requiresApproval: index === 0 ? false : step.requiresApproval,
+    }));
+}
+
+export async function listPipelines(db: Database): Promise<Pipeline[]> {
+  return db.select().from(pipelines).orderBy(asc(pipelines.createdAt), asc(pipelines.id));
+}
+
+export async function findPipeline(db: Database, id: string): Promise<Pipeline | null> {
+  const rows = await db.select().from(pipelines).where(eq(pipelines.id, id));
+  return rows[0] ?? null;
+}
+
+export async function countPipelines(db: Database): Promise<{ total: number; active: number }> {
+  const rows = await db.select({ status: pipelines.status, n: count() }).from(pipelines).groupBy(pipelines.status);
+  const total = rows.reduce((sum, row) => sum + Number(row.n), 0);
+  const active = Number(rows.find((row) => row.status === 'active')?.n ?? 0);
+  return { total, active };
+}
+
+export async function createPipeline(db: Database, input: PipelineInput): Promise<Pipeline> {
+  const now = new Date();
+  const id = randomUUID();
+  await db.insert(pipelines).values({
+    id,
+    name: input.name,
+    description: input.description,
+    workingDirectory: input.workingDirectory,
+    status: input.status,
+    steps: storedSteps(input.steps),
+    createdAt: now,
+    updatedAt: now,
+  });
+  const stored = await findPipeline(db, id);
+  if (!stored) throw new Error(`pipeline ${id} vanished right after its insert`);
+  return stored;
+}
+
+/** A partial update (the fields given); null when the pipeline does not exist. */
+export async function updatePipeline(db: Database, id: string, changes: Partial<PipelineInput>): Promise<Pipeline | null> {
+  const set: Partial<typeof pipelines.$inferInsert> = { updatedAt: new Date() };
+  if (changes.name !== undefined) set.name = changes.name;
+  if (changes.description !== undefined) set.description = changes.description;
+  if (changes.workingDirectory !== undefined) set.workingDirectory = changes.workingDirectory;
+  if (changes.status !== undefined) set.status = changes.status;
+  if (changes.steps !== undefined) set.steps = storedSteps(changes.steps);
+  // Found rows, not changed rows: an update that changes nothing still answers the pipeline.
+  if ((await findPipeline(db, id)) === null) return null;
+  await db.update(pipelines).set(set).where(eq(pipelines.id, id));
+  return findPipeline(db, id);
+}
+
+export async function deletePipeline(db: Database, id: string): Promise<boolean> {
+  const [result] = await db.delete(pipelines).where(eq(pipelines.id, id));
+  return result.affectedRows > 0;
+}

@@ -1,0 +1,3 @@
+// Pipelines (docs/pipelines.md): CRUD here; runs, approvals, cancel and resume in ./runs.ts.
+export * from './pipelines';
+export * from './view';
