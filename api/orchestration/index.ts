@@ -7,7 +7,6 @@ import { healthRoutes } from './health-routes';
 import { notificationsRoutes } from './notifications-routes';
 import { reportsRoutes } from './reports-routes';
 import { pipelinesRoutes } from './pipelines-routes';
-import { pipelinesRoutes } from './pipelines-routes';
 import { panelSessions, requireToken } from './security';
 import { assertExactMatching, orchestrationRouter } from './router';
 import { settingsRoutes } from './settings-routes';
@@ -29,7 +28,6 @@ export function orchestrationApi(services: Services): Router {
     reportsRoutes(services),
     notificationsRoutes(services),
     settingsRoutes(services),
-    pipelinesRoutes(services),
     pipelinesRoutes(services),
     tasksRoutes(services),
   ]) {
