@@ -56,6 +56,8 @@ export interface AgentCli {
   parseLine(line: string): AgentEvent;
   /** A fresh mapper of one run's output to the lines the panel's terminal shows (it keeps state across lines). */
   outputMapper(): OutputMapper;
+  /** What an operator should do about a failure the CLI reported (its error result), or null. */
+  failureHint?(resultText: string): string | null;
 }
 
 /** Turns one run's output into terminal lines (contract 4.4), in order. Never throws. */

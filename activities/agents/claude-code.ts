@@ -75,6 +75,14 @@ export const claudeCode: AgentCli = {
   },
 
   outputMapper: () => new ClaudeOutputMapper(),
+
+  // Without credentials the CLI says "Not logged in · Please run /login", which no service user can do:
+  // the agents' HOMEs are emptied at every lease (docs/agent-process.md), only the environment reaches them.
+  failureHint(resultText: string): string | null {
+    return /not logged in|invalid api key/i.test(resultText)
+      ? 'the model refused the credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) in the service\'s environment or as the agent\'s secret (docs/claude-code-cli.md)'
+      : null;
+  },
 };
 
 // No shell reads the argument list, but the CLI's own option parser does: a value starting with "-"

@@ -304,7 +304,7 @@ async function runAs(
     if (deliveryFailure.failed) throw deliveryFailure.error;
 
     if (ending.code !== 0 || ending.signal !== null || resultIsError) {
-      summary.error = failureMessage(options.cli.name, summary, resultIsError, stderr.text());
+      summary.error = failureMessage(options.cli, summary, resultIsError, stderr.text());
       throw new AgentProcessError(summary.error, summary);
     }
     return summary;
@@ -313,13 +313,17 @@ async function runAs(
   }
 }
 
-function failureMessage(cliName: string, summary: AgentRunSummary, resultIsError: boolean, stderrTail: string): string {
+function failureMessage(cli: AgentCli, summary: AgentRunSummary, resultIsError: boolean, stderrTail: string): string {
   const how =
     summary.signal !== null ? `was killed by ${summary.signal}`
     : summary.exitCode !== 0 ? `exited with code ${summary.exitCode}`
     : 'reported an error result';
-  const parts = [`${cliName} ${how}`];
-  if (resultIsError && summary.resultText !== null) parts.push(`: ${summary.resultText}`);
+  const parts = [`${cli.name} ${how}`];
+  if (resultIsError && summary.resultText !== null) {
+    parts.push(`: ${summary.resultText}`);
+    const hint = cli.failureHint?.(summary.resultText);
+    if (hint) parts.push(` (${hint})`);
+  }
   if (stderrTail.trim() !== '') parts.push(`\nstderr: ${stderrTail.trimEnd()}`);
   return parts.join('');
 }

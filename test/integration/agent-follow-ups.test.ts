@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { executions } from '../../db/schema';
+import { claudeCode } from '../../activities/agents/claude-code';
 import { config as baseConfig } from '../../lib/config';
 import { logger } from '../../lib/logger';
 import { repoRoot } from '../../lib/paths';
@@ -22,6 +23,8 @@ import { openSocket, type SocketProbe } from '../support/websocket';
 
 const RETRY_DELAY_MS = 1_000;
 const DELEGATION_DEPTH_MAX = 2;
+
+const CREDENTIALS_HINT = claudeCode.failureHint!('Invalid API key');
 
 describe('retry on failure and delegation, with the real CLI', () => {
   const claudeCli = path.join(repoRoot, 'node_modules/.bin/claude');
@@ -115,7 +118,7 @@ describe('retry on failure and delegation, with the real CLI', () => {
     const received = await untilFinal(probe, executionId);
 
     const retry = received.find((message) => message.type === 'execution_retry');
-    const reason = 'claude-code exited with code 1: Invalid API key · Fix external API key';
+    const reason = `claude-code exited with code 1: Invalid API key · Fix external API key (${CREDENTIALS_HINT})`;
     expect(retry).toMatchObject({
       executionId, agentId: agent.id, agentName: agent.name, attempt: 1, maxRetries: 2, nextRetryIn: RETRY_DELAY_MS / 1000, reason,
       data: { attempt: 1, maxRetries: 2, nextRetryIn: RETRY_DELAY_MS / 1000, reason },

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type Redis from 'ioredis';
 import { WebSocketServer } from 'ws';
 import { CLOSE_TRY_AGAIN_LATER, LiveRelay, SLOW_CLIENT_REASON } from '../../api/live-relay';
+import { claudeCode } from '../../activities/agents/claude-code';
 import { config as baseConfig, type Config } from '../../lib/config';
 import {
   ExecutionLiveStream,
@@ -100,6 +101,8 @@ async function expectNothingBefore(redis: Redis, probe: SocketProbe, clientId: s
   await publishLiveMessage(redis, { clientId }, fence);
   expect(await next(probe)).toEqual(fence);
 }
+
+const CREDENTIALS_HINT = claudeCode.failureHint!('Invalid API key');
 
 describe('live output on one server', () => {
   let server: TestServer;
@@ -523,7 +526,7 @@ describe('an agent run over the socket, with the real Claude Code CLI against th
     expect(received[2].data).toEqual({ type: 'system', content: expect.stringMatching(/^Resultado: 1 turnos \| custo: \$0\.0000 \| /) });
     expect(received[3]).toMatchObject({
       type: 'execution_error', executionId, agentId: agent.id, agentName: agent.name, status: 'error', lastSeq: 1,
-      data: { executionId, canceled: false, exitCode: 1, costUsd: 0, error: 'claude-code exited with code 1: Invalid API key · Fix external API key' },
+      data: { executionId, canceled: false, exitCode: 1, costUsd: 0, error: `claude-code exited with code 1: Invalid API key · Fix external API key (${CREDENTIALS_HINT})` },
     });
   });
 

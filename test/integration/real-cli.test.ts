@@ -233,14 +233,15 @@ describe('the real Claude Code CLI against the stand-in model', () => {
   });
 
   it.each([
-    [401, 'Invalid API key · Fix external API key'],
-    [429, 'API Error: Request rejected (429) · Number of requests has exceeded your rate limit'],
-  ])('an API error %i ends the run with the CLI’s message, not as the agent’s output', async (status, message) => {
+    // A refused key gets the operator's hint (claudeCode.failureHint); a rate limit does not.
+    [401, 'Invalid API key · Fix external API key', ` (${claudeCode.failureHint!('Invalid API key')})`],
+    [429, 'API Error: Request rejected (429) · Number of requests has exceeded your rate limit', ''],
+  ])('an API error %i ends the run with the CLI’s message, not as the agent’s output', async (status, message, hint) => {
     const prompt = `Fail please. stand-in:error status=${status}`;
     const error = await rejection(start(prompt).outcome);
 
     expect(error).toBeInstanceOf(AgentProcessError);
-    expect(error.message).toBe(`claude-code exited with code 1: ${message}`);
+    expect(error.message).toBe(`claude-code exited with code 1: ${message}${hint}`);
     expect((error as AgentProcessError).summary).toMatchObject({ exitCode: 1, resultText: message, output: '', costUsd: 0, turns: 1 });
     // CLAUDE_CODE_MAX_RETRIES=0: asked once.
     expect(requestsFor(prompt).map((request) => request.status)).toEqual([status]);
