@@ -3,6 +3,7 @@ import Koa from 'koa';
 import websockify from 'koa-websocket';
 import type { Services } from '../lib/services';
 import { errorEnvelope } from './errors';
+import { hookRoutes, onHookPaths } from './hook-routes';
 import { orchestrationApi } from './orchestration';
 import {
   corsPolicy,
@@ -57,6 +58,12 @@ export function createApp(services: Services): websockify.App {
     const signIn = signInRoutes(services, sessions, security.authToken);
     app.use(signIn.routes()).use(signIn.allowedMethods({ throw: true }));
   }
+  // The public webhook calls (/hook/:token): no API token, their own budget, and before the JSON body
+  // parser, which would consume the bytes their signature signs (api/hook-routes.ts).
+  const hookBudget = { limit: services.config.orchestration.webhooks.rateLimit, budget: 'hook', timeoutMs: dependencyTimeoutMs };
+  app.use(onHookPaths(rateLimit(services.redis, hookBudget, services.logger)));
+  const hook = hookRoutes(services);
+  app.use(hook.routes()).use(hook.allowedMethods({ throw: true }));
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: JSON_BODY_LIMIT, onError: rethrowBodyError }));
 
   const ranking = rankingApi(services);

@@ -95,6 +95,11 @@ const envSchema = z.object({
   /** Requests per client address and window on /api (Redis-backed, shared by all API processes). */
   RATE_LIMIT_REQUESTS: positiveInt.default(600),
   RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
+  /** Requests per client address and window on the public /hook/:token (the legacy server's 30 a minute; docs/webhooks.md). */
+  HOOK_RATE_LIMIT_REQUESTS: positiveInt.default(30),
+  HOOK_RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
+  /** When set, every /hook call must be signed with it (X-Hub-Signature-256), as in the legacy server. */
+  WEBHOOK_SECRET: z.string().min(1).max(1_000).optional(),
   /** Host names the service answers to (DNS rebinding), comma-separated; `*`: any. Default: loopback names and HTTP_HOST. */
   ALLOWED_HOSTS: z
     .string()
@@ -284,6 +289,8 @@ export interface Config {
     agentUsers: number;
     /** Normalised absolute paths under which every working directory lies; the first is the default one. */
     workdirRoots: string[];
+    /** The public /hook/:token: its own budget, and the global signing secret (null: only per-webhook secrets). */
+    webhooks: { rateLimit: { requests: number; windowSeconds: number }; secret: string | null };
   };
 }
 
@@ -365,6 +372,10 @@ export function loadConfig(source: NodeJS.ProcessEnv): Config {
       reportsDir: path.resolve(repoRoot, env.AGENT_REPORTS_DIR),
       agentUsers: env.AGENT_USERS,
       workdirRoots: env.AGENT_WORKDIR_ROOTS,
+      webhooks: {
+        rateLimit: { requests: env.HOOK_RATE_LIMIT_REQUESTS, windowSeconds: env.HOOK_RATE_LIMIT_WINDOW_SECONDS },
+        secret: env.WEBHOOK_SECRET ?? null,
+      },
     },
   };
 }

@@ -186,11 +186,11 @@ export function liveChannelPattern(keyPrefix: string): string {
 }
 
 /**
- * Where an execution's messages go: executions started by a schedule to every client, the others to
+ * Where an execution's messages go: executions started by a schedule or a webhook to every client, the others to
  * the client that asked for them; null when there is nobody to tell (no client id: nothing is published).
  */
 export function liveTargetOf(route: ExecutionLiveRoute): LiveTarget | null {
-  if (route.source === 'schedule') return 'all';
+  if (route.source === 'schedule' || route.source === 'webhook' || route.source === 'webhook-test') return 'all';
   return route.clientId ? { clientId: route.clientId } : null;
 }
 

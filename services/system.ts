@@ -2,6 +2,7 @@ import { and, count, eq, gte, inArray, lt, sum } from 'drizzle-orm';
 import type { Database } from '../db';
 import { ACTIVE_STATUSES } from '../db/executions-store';
 import { agents, executions } from '../db/schema';
+import { countWebhooks } from '../db/webhooks-store';
 import { agentCliVersion } from '../lib/claude-version';
 
 /** The panel's dashboard counters and system info (docs/system-status.md). */
@@ -33,6 +34,7 @@ export async function systemCounters(deps: SystemDeps, now: Date = new Date()) {
     .select({ total: sum(executions.costUsd) })
     .from(executions)
     .where(and(gte(executions.startedAt, start), lt(executions.startedAt, end)));
+  const webhookCounts = await countWebhooks(deps.db);
   const totalAgents = Number(agentRow?.n ?? 0);
   const activeAgents = Number(activeAgentRow?.n ?? 0);
   const costToday = Math.round(Number(costRow?.total ?? 0) * 10_000) / 10_000;
@@ -41,7 +43,7 @@ export async function systemCounters(deps: SystemDeps, now: Date = new Date()) {
     executions: { active: Number(activeRow?.n ?? 0), today: Number(todayRow?.n ?? 0) },
     schedules: { total: 0, active: 0 },
     pipelines: { total: 0, active: 0, running: 0 },
-    webhooks: { total: 0, active: 0 },
+    webhooks: webhookCounts,
     costs: { today: costToday },
   };
 }

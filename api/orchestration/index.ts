@@ -11,6 +11,7 @@ import { panelSessions, requireToken } from './security';
 import { assertExactMatching, orchestrationRouter } from './router';
 import { settingsRoutes } from './settings-routes';
 import { systemRouter } from './system';
+import { webhooksRoutes } from './webhooks-routes';
 import { tasksRoutes } from './tasks-routes';
 
 /** The agent orchestration service, mounted at /api; its edge (token, CORS, rate limit) is in api/app.ts. */
@@ -30,6 +31,7 @@ export function orchestrationApi(services: Services): Router {
     settingsRoutes(services),
     pipelinesRoutes(services),
     tasksRoutes(services),
+    webhooksRoutes(services),
   ]) {
     api.use(router.routes(), router.allowedMethods({ throw: true }));
   }

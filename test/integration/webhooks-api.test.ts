@@ -1,0 +1,387 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { eq } from 'drizzle-orm';
+import { executions, pipelines, webhookDeliveries } from '../../db/schema';
+import { config as baseConfig, type Config } from '../../lib/config';
+import { logger } from '../../lib/logger';
+import { repoRoot } from '../../lib/paths';
+import { withTimeout } from '../../lib/timeout';
+import { startAgentsWorker } from '../../workers/agents';
+import type { QueueWorker } from '../../workers/queue-worker';
+import { standInEnv, startStandInModel, type StandInModel } from '../fixtures/stand-in-model';
+import { startTestServer, type TestServer } from '../support/server';
+import { openSocket, type SocketProbe } from '../support/websocket';
+
+/**
+ * Webhooks (contract 3.7 and "External trigger"; docs/webhooks.md) on the real stack, with the real
+ * Claude Code CLI against the stand-in model: the panel's CRUD and test, and the public
+ * POST /hook/:token with its payload forms, signatures, replay protection, status codes, its own
+ * rate limit, and the run's messages broadcast to every client.
+ */
+
+const FINAL = new Set(['completed', 'error', 'canceled']);
+const GLOBAL_SECRET = 'the-global-webhook-secret';
+
+function withHooks(webhooks: Partial<Config['orchestration']['webhooks']>, redisPrefix?: string): (config: Config) => Config {
+  return (config) => ({
+    ...config,
+    ...(redisPrefix === undefined ? {} : { redis: { ...config.redis, keyPrefix: redisPrefix } }),
+    orchestration: { ...config.orchestration, webhooks: { ...config.orchestration.webhooks, ...webhooks } },
+  });
+}
+
+function sign(secret: string, body: string): string {
+  return `sha256=${createHmac('sha256', secret).update(Buffer.from(body, 'utf8')).digest('hex')}`;
+}
+
+describe('webhooks, with the real CLI', () => {
+  const claudeCli = path.join(repoRoot, 'node_modules/.bin/claude');
+  const workArea = path.join(baseConfig.orchestration.workdirRoots[0]!, `test-webhooks-${process.pid}-${Date.now()}`);
+  // A budget no suite reaches: the limit itself is tested on a server of its own.
+  const unlimited = { rateLimit: { requests: 1_000_000, windowSeconds: 60 } };
+  let server: TestServer;
+  let worker: QueueWorker;
+  let model: StandInModel;
+  const probes: SocketProbe[] = [];
+  const started: string[] = [];
+
+  beforeAll(async () => {
+    if (process.getuid?.() !== 0) throw new Error('the CLI runs as the pool users a root service uses: run these tests as root');
+    model = await startStandInModel();
+    server = await startTestServer(withHooks({ ...unlimited, secret: null }));
+    await server.services.database.pool.query(
+      "UPDATE executions SET status = 'error', finished_at = NOW(3), error = 'left by an earlier test run' WHERE status IN ('queued', 'running', 'retrying')",
+    );
+    expect((await call('PUT', '/api/settings', { maxConcurrent: 4 })).status).toBe(200);
+    worker = await startAgentsWorker({ ...baseConfig, orchestration: { ...baseConfig.orchestration, agentCommand: claudeCli } }, logger);
+  }, 60_000);
+
+  afterAll(async () => {
+    // Every run this suite started ends before the worker stops.
+    for (const id of started) await untilFinished(id).catch(() => undefined);
+    for (const probe of probes) probe.socket.terminate();
+    await worker?.stop();
+    await model?.close();
+    await server?.close();
+    fs.rmSync(workArea, { recursive: true, force: true });
+  }, 180_000);
+
+  async function call(method: string, urlPath: string, body?: unknown, on: TestServer = server): Promise<{ status: number; body: any }> {
+    const response = await fetch(on.url + urlPath, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : null };
+  }
+
+  /** POST /hook/:token with a body sent as these exact bytes. */
+  async function hook(token: string, body: string, headers: Record<string, string> = {}, on: TestServer = server): Promise<{ status: number; body: any }> {
+    const response = await fetch(`${on.url}/hook/${token}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+    const answer = { status: response.status, body: JSON.parse(await response.text()) };
+    if (answer.body?.executionId) started.push(answer.body.executionId);
+    return answer;
+  }
+
+  async function standInAgent(name: string, status = 'active'): Promise<{ id: string; name: string }> {
+    const agentName = `${name} ${randomUUID().slice(0, 8)}`;
+    const created = await call('POST', '/api/agents', {
+      agent_name: agentName, description: '', tags: [], status,
+      config: {
+        systemPrompt: '', model: 'claude-sonnet-4-6', workingDirectory: path.join(workArea, name), allowedTools: '', maxTurns: 5,
+        permissionMode: '', retryOnFailure: false, maxRetries: 3, delegateTo: '',
+      },
+    });
+    expect(created.status).toBe(201);
+    for (const [secret, value] of Object.entries({ ...standInEnv(model), CLAUDE_CODE_MAX_RETRIES: '0' })) {
+      expect((await call('POST', `/api/agents/${created.body.id}/secrets`, { name: secret, value })).status).toBe(201);
+    }
+    return { id: created.body.id, name: agentName };
+  }
+
+  async function newWebhook(body: Record<string, unknown>): Promise<any> {
+    const created = await call('POST', '/api/webhooks', body);
+    expect(created.status).toBe(201);
+    return created.body;
+  }
+
+  async function record(executionId: string) {
+    const [row] = await server.services.database.db.select().from(executions).where(eq(executions.id, executionId));
+    return row!;
+  }
+
+  async function untilFinished(executionId: string) {
+    return withTimeout(
+      (async () => {
+        for (;;) {
+          const row = await record(executionId);
+          if (FINAL.has(row.status)) return row;
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+      })(),
+      120_000,
+      `the end of ${executionId}`,
+    );
+  }
+
+  async function connect(clientId: string): Promise<SocketProbe> {
+    const probe = await openSocket(`${server.url.replace(/^http/, 'ws')}/?clientId=${encodeURIComponent(clientId)}`);
+    probes.push(probe);
+    expect(await probe.nextMessage()).toEqual({ type: 'connected', clientId });
+    return probe;
+  }
+
+  async function untilFinal(probe: SocketProbe, executionId: string): Promise<any[]> {
+    const received: any[] = [];
+    for (;;) {
+      const message: any = await withTimeout(probe.nextMessage(), 90_000, `messages of ${executionId}`);
+      if (message.executionId !== executionId) continue;
+      received.push(message);
+      if (message.type === 'execution_complete' || message.type === 'execution_error') return received;
+    }
+  }
+
+  describe('CRUD (contract 3.7, 5.5)', () => {
+    it('creates a webhook in the contract shape, lists, updates, deletes it; the dashboard counts it', async () => {
+      const agent = await standInAgent('crud');
+      const before = (await call('GET', '/api/system/status')).body.webhooks;
+
+      const created = await newWebhook({ name: 'Do GitHub', targetType: 'agent', targetId: agent.id });
+      expect(created).toEqual({
+        id: expect.any(String), name: 'Do GitHub', targetType: 'agent', targetId: agent.id, token: expect.stringMatching(/^[0-9a-f]{48}$/),
+        active: true, hasSecret: false, lastTriggeredAt: null, triggerCount: 0,
+        created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), updated_at: expect.any(String),
+      });
+      const listed = (await call('GET', '/api/webhooks')).body;
+      expect(Array.isArray(listed)).toBe(true);
+      expect(listed.find((webhook: any) => webhook.id === created.id)).toEqual(created);
+      expect((await call('GET', '/api/system/status')).body.webhooks).toEqual({ total: before.total + 1, active: before.active + 1 });
+
+      // The panel's edit body, then its toggle body; the token never changes.
+      const renamed = await call('PUT', `/api/webhooks/${created.id}`, { name: 'Do GitLab', targetType: 'agent', targetId: agent.id });
+      expect(renamed).toMatchObject({ status: 200, body: { id: created.id, name: 'Do GitLab', token: created.token, active: true } });
+      const paused = await call('PUT', `/api/webhooks/${created.id}`, { active: false });
+      expect(paused).toMatchObject({ status: 200, body: { name: 'Do GitLab', active: false } });
+      expect((await call('GET', '/api/system/status')).body.webhooks).toEqual({ total: before.total + 1, active: before.active });
+
+      expect((await call('DELETE', `/api/webhooks/${created.id}`)).status).toBe(204);
+      expect(await call('DELETE', `/api/webhooks/${created.id}`)).toEqual({ status: 404, body: { error: 'Webhook não encontrado' } });
+      expect(await call('PUT', `/api/webhooks/${created.id}`, { active: true })).toEqual({ status: 404, body: { error: 'Webhook não encontrado' } });
+      expect((await call('GET', '/api/system/status')).body.webhooks).toEqual(before);
+    });
+
+    it('refuses a body without its fields, a bad targetType, a target that does not exist, bad bounds', async () => {
+      const agent = await standInAgent('refusals');
+      const required = { status: 400, body: { error: 'name, targetType e targetId são obrigatórios' } };
+      expect(await call('POST', '/api/webhooks', {})).toEqual(required);
+      expect(await call('POST', '/api/webhooks', { name: 'x', targetType: 'agent' })).toEqual(required);
+      expect(await call('POST', '/api/webhooks', { name: '  ', targetType: 'agent', targetId: agent.id })).toEqual(required);
+      const targetType = { status: 400, body: { error: 'targetType deve ser "agent" ou "pipeline"' } };
+      expect(await call('POST', '/api/webhooks', { name: 'x', targetType: 'task', targetId: agent.id })).toEqual(targetType);
+      const missing = randomUUID();
+      expect(await call('POST', '/api/webhooks', { name: 'x', targetType: 'agent', targetId: missing })).toEqual({ status: 400, body: { error: `targetId: agent ${missing} not found` } });
+      expect(await call('POST', '/api/webhooks', { name: 'x', targetType: 'pipeline', targetId: agent.id })).toEqual({ status: 400, body: { error: `targetId: pipeline ${agent.id} not found` } });
+      expect((await call('POST', '/api/webhooks', { name: 'x'.repeat(201), targetType: 'agent', targetId: agent.id })).status).toBe(400);
+      expect((await call('POST', '/api/webhooks', { name: 'x', targetType: 'agent', targetId: agent.id, secret: 'short' })).status).toBe(400);
+
+      const webhook = await newWebhook({ name: 'limites', targetType: 'agent', targetId: agent.id });
+      expect(await call('PUT', `/api/webhooks/${webhook.id}`, { targetType: 'pipeline' })).toEqual({ status: 400, body: { error: `targetId: pipeline ${agent.id} not found` } });
+      expect((await call('PUT', `/api/webhooks/${webhook.id}`, { active: 'yes' })).status).toBe(400);
+    });
+
+    it('keeps a per-webhook secret write-only: hasSecret says it is set, no answer carries it', async () => {
+      const agent = await standInAgent('segredo');
+      const webhook = await newWebhook({ name: 'assinado', targetType: 'agent', targetId: agent.id, secret: 'per-webhook-secret' });
+      expect(webhook.hasSecret).toBe(true);
+      const answers = JSON.stringify([webhook, (await call('GET', '/api/webhooks')).body]);
+      expect(answers).not.toContain('per-webhook-secret');
+      expect((await call('PUT', `/api/webhooks/${webhook.id}`, { secret: null })).body.hasSecret).toBe(false);
+      expect((await call('PUT', `/api/webhooks/${webhook.id}`, { secret: 'another-secret' })).body.hasSecret).toBe(true);
+    });
+  });
+
+  describe('POST /api/webhooks/:id/test (contract 3.7)', () => {
+    it('runs the agent for real with "Teste de webhook", source webhook-test, broadcast to every client', async () => {
+      const agent = await standInAgent('teste');
+      const webhook = await newWebhook({ name: 'teste', targetType: 'agent', targetId: agent.id });
+      const [first, second] = [await connect(`painel-${randomUUID()}`), await connect(`painel-${randomUUID()}`)];
+
+      const answer = await call('POST', `/api/webhooks/${webhook.id}/test`);
+      expect(answer).toEqual({ status: 202, body: { success: true, message: 'Webhook disparado com sucesso', executionId: expect.any(String) } });
+      const { executionId } = answer.body;
+      started.push(executionId);
+
+      for (const probe of [first, second]) {
+        const received = await untilFinal(probe, executionId);
+        expect(received.map((message) => message.type)).toContain('execution_started');
+        expect(received.at(-1)).toMatchObject({ type: 'execution_complete', executionId, agentId: agent.id, status: 'completed', data: { result: 'OK' } });
+      }
+      expect(await record(executionId)).toMatchObject({ source: 'webhook-test', webhookId: webhook.id, task: 'Teste de webhook', instructions: '', clientId: null, status: 'completed' });
+      // A test is not a trigger.
+      const listed = (await call('GET', '/api/webhooks')).body.find((item: any) => item.id === webhook.id);
+      expect(listed).toMatchObject({ triggerCount: 0, lastTriggeredAt: null });
+    }, 150_000);
+
+    it('answers 404 for an unknown webhook, 400 at once for an inactive agent and for a pipeline target', async () => {
+      expect(await call('POST', `/api/webhooks/${randomUUID()}/test`)).toEqual({ status: 404, body: { error: 'Webhook não encontrado' } });
+
+      const inactive = await standInAgent('inativo', 'inactive');
+      const toInactive = await newWebhook({ name: 'inativo', targetType: 'agent', targetId: inactive.id });
+      expect(await call('POST', `/api/webhooks/${toInactive.id}/test`)).toEqual({ status: 400, body: { error: `agent ${inactive.id} is inactive` } });
+
+      const agent = await standInAgent('passo');
+      const pipelineId = randomUUID();
+      const now = new Date();
+      await server.services.database.db.insert(pipelines).values({
+        id: pipelineId, name: 'pipeline de teste', description: '', workingDirectory: null, status: 'active',
+        steps: [{ id: randomUUID(), agentId: agent.id, order: 0, inputTemplate: null, description: '', requiresApproval: false }],
+        createdAt: now, updatedAt: now,
+      });
+      try {
+        const toPipeline = await newWebhook({ name: 'pipeline', targetType: 'pipeline', targetId: pipelineId });
+        // Until the pipelines' use case exists (issue 15, part p).
+        expect(await call('POST', `/api/webhooks/${toPipeline.id}/test`)).toEqual({ status: 400, body: { error: 'pipeline targets are not available yet' } });
+      } finally {
+        await server.services.database.db.delete(pipelines).where(eq(pipelines.id, pipelineId));
+      }
+    });
+  });
+
+  describe('POST /hook/:token (contract "External trigger")', () => {
+    let agent: { id: string; name: string };
+    let webhook: any;
+
+    beforeAll(async () => {
+      agent = await standInAgent('gancho');
+      webhook = await newWebhook({ name: 'gancho externo', targetType: 'agent', targetId: agent.id });
+    });
+
+    it('maps each payload form to the run: task, message, input, none; instructions; counts every trigger', async () => {
+      const marker = randomUUID();
+      const forms: Array<[unknown, { task: string; instructions: string }]> = [
+        [{ task: `pela task ${marker}`, instructions: 'seja breve', message: 'ignorada' }, { task: `pela task ${marker}`, instructions: 'seja breve' }],
+        [{ message: `pela message ${marker}`, input: 'ignorado' }, { task: `pela message ${marker}`, instructions: '' }],
+        [{ input: `pelo input ${marker}`, task: '' }, { task: `pelo input ${marker}`, instructions: '' }],
+        [{ action: 'opened', input: { not: 'a string' } }, { task: 'Webhook trigger', instructions: '' }],
+      ];
+      for (const [payload, expected] of forms) {
+        const answer = await hook(webhook.token, JSON.stringify(payload));
+        expect(answer).toEqual({ status: 202, body: { executionId: expect.any(String), status: 'started', webhook: 'gancho externo' } });
+        expect(await record(answer.body.executionId)).toMatchObject({ ...expected, agentId: agent.id, source: 'webhook', webhookId: webhook.id, clientId: null });
+      }
+      // An empty body is an empty payload.
+      const empty = await hook(webhook.token, '');
+      expect(empty.status).toBe(202);
+      expect(await record(empty.body.executionId)).toMatchObject({ task: 'Webhook trigger' });
+
+      const listed = (await call('GET', '/api/webhooks')).body.find((item: any) => item.id === webhook.id);
+      expect(listed.triggerCount).toBe(5);
+      expect(Date.parse(listed.lastTriggeredAt)).toBeGreaterThan(Date.parse(webhook.created_at) - 1);
+      // Each call recorded with its caller and its run.
+      const deliveries = await server.services.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, webhook.id));
+      expect(deliveries).toHaveLength(5);
+      for (const delivery of deliveries) expect(delivery).toMatchObject({ deliveryId: null, caller: expect.stringContaining('127.0.0.1'), executionId: expect.any(String) });
+      const finished = await untilFinished(empty.body.executionId);
+      expect(finished).toMatchObject({ status: 'completed', result: 'OK' });
+    }, 150_000);
+
+    it('broadcasts the run to every connected client', async () => {
+      const [first, second] = [await connect(`painel-${randomUUID()}`), await connect(`painel-${randomUUID()}`)];
+      const answer = await hook(webhook.token, JSON.stringify({ task: `difusão ${randomUUID()}` }));
+      expect(answer.status).toBe(202);
+      for (const probe of [first, second]) {
+        const received = await untilFinal(probe, answer.body.executionId);
+        expect(received.at(-1)).toMatchObject({ type: 'execution_complete', agentId: agent.id, status: 'completed', data: { result: 'OK' } });
+      }
+    }, 150_000);
+
+    it('accepts a delivery id once: a repeat answers the first run and starts nothing', async () => {
+      const delivery = randomUUID();
+      const before = (await call('GET', '/api/webhooks')).body.find((item: any) => item.id === webhook.id).triggerCount;
+      const first = await hook(webhook.token, JSON.stringify({ task: `entrega ${delivery}` }), { 'X-GitHub-Delivery': delivery });
+      expect(first).toMatchObject({ status: 202, body: { status: 'started' } });
+      const repeat = await hook(webhook.token, JSON.stringify({ task: `entrega ${delivery}` }), { 'X-GitHub-Delivery': delivery });
+      expect(repeat).toEqual({ status: 202, body: { executionId: first.body.executionId, status: 'duplicate', webhook: 'gancho externo' } });
+      // The other header names the same delivery the same way.
+      const other = await hook(webhook.token, '{}', { 'X-Webhook-Delivery': delivery });
+      expect(other.body).toMatchObject({ executionId: first.body.executionId, status: 'duplicate' });
+
+      const runs = await server.services.database.db.select({ id: executions.id }).from(executions).where(eq(executions.task, `entrega ${delivery}`));
+      expect(runs).toEqual([{ id: first.body.executionId }]);
+      const after = (await call('GET', '/api/webhooks')).body.find((item: any) => item.id === webhook.id).triggerCount;
+      expect(after).toBe(before + 1);
+    });
+
+    it('answers 404 for an unknown token, 403 for an inactive webhook, 400 for a body that is not a JSON object, 413 beyond 1 MB', async () => {
+      const notFound = { status: 404, body: { error: 'Webhook não encontrado' } };
+      expect(await hook('0'.repeat(48), '{}')).toEqual(notFound);
+      expect(await hook('not-a-token', '{}')).toEqual(notFound);
+
+      expect(await hook(webhook.token, '{"task": ')).toMatchObject({ status: 400, body: { error: expect.stringContaining('invalid JSON body') } });
+      expect(await hook(webhook.token, '["task"]')).toEqual({ status: 400, body: { error: 'the body must be a JSON object' } });
+      expect(await hook(webhook.token, JSON.stringify({ task: 'x'.repeat(100_001) }))).toEqual({ status: 400, body: { error: 'body.task: at most 100000 characters' } });
+      expect(await hook(webhook.token, JSON.stringify({ task: 'x'.repeat(1024 * 1024) }))).toEqual({ status: 413, body: { error: 'the body is larger than 1048576 bytes' } });
+
+      const paused = await newWebhook({ name: 'pausado', targetType: 'agent', targetId: agent.id });
+      expect((await call('PUT', `/api/webhooks/${paused.id}`, { active: false })).status).toBe(200);
+      expect(await hook(paused.token, '{}')).toEqual({ status: 403, body: { error: 'Webhook desativado' } });
+      expect((await call('GET', '/api/webhooks')).body.find((item: any) => item.id === paused.id).triggerCount).toBe(0);
+
+      // GET is not a trigger.
+      const get = await fetch(`${server.url}/hook/${webhook.token}`);
+      expect(get.status).toBe(405);
+      expect(await get.json()).toEqual({ error: expect.any(String) });
+    });
+
+    it('checks a per-webhook secret: missing 401, wrong 401, right 202', async () => {
+      const signed = await newWebhook({ name: 'assinado', targetType: 'agent', targetId: agent.id, secret: 'per-webhook-secret' });
+      const body = JSON.stringify({ task: `assinado ${randomUUID()}` });
+      expect(await hook(signed.token, body)).toEqual({ status: 401, body: { error: 'Assinatura ausente' } });
+      expect(await hook(signed.token, body, { 'X-Hub-Signature-256': sign('another-secret', body) })).toEqual({ status: 401, body: { error: 'Assinatura inválida' } });
+      expect(await hook(signed.token, body, { 'X-Hub-Signature-256': 'sha256=short' })).toEqual({ status: 401, body: { error: 'Assinatura inválida' } });
+      // The signature covers the bytes as sent: the same JSON spelled otherwise does not match.
+      expect(await hook(signed.token, ` ${body}`, { 'X-Hub-Signature-256': sign('per-webhook-secret', body) })).toMatchObject({ status: 401 });
+      const right = await hook(signed.token, body, { 'X-Hub-Signature-256': sign('per-webhook-secret', body) });
+      expect(right).toMatchObject({ status: 202, body: { status: 'started', webhook: 'assinado' } });
+      expect((await call('GET', '/api/webhooks')).body.find((item: any) => item.id === signed.id).triggerCount).toBe(1);
+      // Unsigned calls learn nothing about the webhook's state.
+      expect((await call('PUT', `/api/webhooks/${signed.id}`, { active: false })).status).toBe(200);
+      expect(await hook(signed.token, body)).toEqual({ status: 401, body: { error: 'Assinatura ausente' } });
+    });
+
+    it('checks WEBHOOK_SECRET when it is set (a webhook with its own secret uses its own)', async () => {
+      const guarded = await startTestServer(withHooks({ ...unlimited, secret: GLOBAL_SECRET }));
+      try {
+        const body = JSON.stringify({ task: `global ${randomUUID()}` });
+        expect(await hook(webhook.token, body, {}, guarded)).toEqual({ status: 401, body: { error: 'Assinatura ausente' } });
+        expect(await hook(webhook.token, body, { 'X-Hub-Signature-256': sign('wrong', body) }, guarded)).toEqual({ status: 401, body: { error: 'Assinatura inválida' } });
+        expect(await hook(webhook.token, body, { 'X-Hub-Signature-256': sign(GLOBAL_SECRET, body) }, guarded)).toMatchObject({ status: 202, body: { status: 'started' } });
+
+        const own = await newWebhook({ name: 'próprio', targetType: 'agent', targetId: agent.id, secret: 'its-own-secret' });
+        expect(await hook(own.token, body, { 'X-Hub-Signature-256': sign(GLOBAL_SECRET, body) }, guarded)).toEqual({ status: 401, body: { error: 'Assinatura inválida' } });
+        expect(await hook(own.token, body, { 'X-Hub-Signature-256': sign('its-own-secret', body) }, guarded)).toMatchObject({ status: 202 });
+      } finally {
+        await guarded.close();
+      }
+    });
+  });
+
+  it('limits /hook per client address with its own budget, apart from /api', async () => {
+    // Its own Redis prefix: the other suites' calls are not in this budget.
+    const limited = await startTestServer(withHooks({ rateLimit: { requests: 3, windowSeconds: 60 } }, `test-hook-limit-${randomUUID()}:`));
+    try {
+      const unknown = '1'.repeat(48);
+      for (let index = 0; index < 3; index += 1) expect((await hook(unknown, '{}', {}, limited)).status).toBe(404);
+      const refused = await fetch(`${limited.url}/hook/${unknown}`, { method: 'POST', body: '{}' });
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(await refused.json()).toEqual({ error: expect.stringContaining('too many requests: at most 3 every 60 s') });
+      // /api keeps its own budget.
+      expect((await call('GET', '/api/webhooks', undefined, limited)).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+});
