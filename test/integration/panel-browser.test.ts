@@ -28,7 +28,6 @@ const NOT_MET_YET: Record<string, NotMetYet> = {
   'GET /api/tasks': { row: '17', toast: /^Erro ao carregar tarefas: Not found$/ },
   'GET /api/schedules': { row: '21', toast: /^Erro ao carregar agendamentos: Not found$/ },
   'GET /api/pipelines': { row: '26', toast: /^Erro ao carregar pipelines: Not found$/ },
-  'GET /api/webhooks': { row: '36', toast: /^Erro ao carregar webhooks: Not found$/ },
   'GET /api/files': { row: '64', toast: /^Erro ao carregar arquivos: Not found$/ },
 };
 

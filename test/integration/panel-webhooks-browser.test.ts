@@ -1,0 +1,167 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { config as baseConfig } from '../../lib/config';
+import { logger } from '../../lib/logger';
+import { repoRoot } from '../../lib/paths';
+import { startAgentsWorker } from '../../workers/agents';
+import type { QueueWorker } from '../../workers/queue-worker';
+import { standInEnv, startStandInModel, type StandInModel } from '../fixtures/stand-in-model';
+import { openPanelPage, screenshotPath, startPanelSession, type PanelPage, type PanelSession } from '../support/browser';
+import { until } from '../support/waiting';
+
+/**
+ * The panel's Webhooks page in Chromium against our answers (contract rows 36-41), with the real
+ * Claude Code CLI against the stand-in model: create a webhook through its form, see its URL, test
+ * it (a real run, broadcast to the page's socket), call the URL from outside as the sample curl
+ * does, pause it, delete it; success toasts only. Page code is a string: no DOM types here.
+ */
+
+jest.setTimeout(240_000);
+
+const claudeCli = path.join(repoRoot, 'node_modules/.bin/claude');
+let session: PanelSession;
+let worker: QueueWorker;
+let model: StandInModel;
+const workArea = path.join(baseConfig.orchestration.workdirRoots[0]!, `test-panel-webhooks-${process.pid}-${Date.now()}`);
+
+beforeAll(async () => {
+  if (process.getuid?.() !== 0) throw new Error('the CLI runs as the pool users a root service uses: run these tests as root');
+  model = await startStandInModel();
+  session = await startPanelSession();
+  await session.server.services.database.pool.query(
+    "UPDATE executions SET status = 'error', finished_at = NOW(3), error = 'left by an earlier test run' WHERE status IN ('queued', 'running', 'retrying')",
+  );
+  worker = await startAgentsWorker({ ...baseConfig, orchestration: { ...baseConfig.orchestration, agentCommand: claudeCli } }, logger);
+}, 60_000);
+
+afterAll(async () => {
+  await worker?.stop();
+  await session?.close();
+  await model?.close();
+  fs.rmSync(workArea, { recursive: true, force: true });
+});
+
+const api: PanelSession['api'] = (method, route, body) => session.api(method, route, body);
+
+async function clickOn(panel: PanelPage, selector: string): Promise<void> {
+  await panel.page.waitForSelector(selector, { visible: true, timeout: 30_000 });
+  await panel.page.evaluate(`document.querySelector(${JSON.stringify(selector)}).click()`);
+}
+
+async function toastsUntil(panel: PanelPage, count: number) {
+  return until(`toast ${count}`, () => panel.toasts(), (list) => list.length >= count, 30_000);
+}
+
+const cardButton = (id: string, action: string) => `#webhooks-list [data-action="${action}"][data-id="${id}"]`;
+
+/** The card of webhook `id` as the user reads it. */
+async function cardText(panel: PanelPage, id: string): Promise<string> {
+  return (await panel.page.evaluate(
+    `document.querySelector(${JSON.stringify(cardButton(id, 'edit-webhook'))})?.closest('.webhook-card')?.textContent.replace(/\\s+/g, ' ').trim() ?? ''`,
+  )) as string;
+}
+
+async function untilFinished(executionId: string) {
+  return until(`the end of ${executionId}`, async () => (await api('GET', `/api/executions/history/${executionId}`)).body, (record) => ['completed', 'error', 'canceled'].includes(record.status), 90_000);
+}
+
+it('creates a webhook in the form, shows its URL, tests it, is called from outside, pauses and deletes it', async () => {
+  const agentName = `Gancho ${randomUUID().slice(0, 8)}`;
+  const created = await api('POST', '/api/agents', {
+    agent_name: agentName, description: '', tags: [], status: 'active',
+    config: {
+      systemPrompt: '', model: 'claude-sonnet-4-6', workingDirectory: path.join(workArea, 'gancho'), allowedTools: '', maxTurns: 0,
+      permissionMode: '', retryOnFailure: false, maxRetries: 3, delegateTo: '',
+    },
+  });
+  expect(created.status).toBe(201);
+  const agentId = created.body.id as string;
+  for (const [secret, value] of Object.entries({ ...standInEnv(model), CLAUDE_CODE_MAX_RETRIES: '0' })) {
+    expect((await api('POST', `/api/agents/${agentId}/secrets`, { name: secret, value })).status).toBe(201);
+  }
+
+  const panel = await openPanelPage(session.browser, session.server.url);
+  const { page } = panel;
+  const answered204 = new Set<string>();
+  page.on('response', (response) => {
+    if (response.status() === 204) answered204.add(`${response.request().method()} ${new URL(response.url()).pathname}`);
+  });
+  await page.goto(`${session.server.url}/app.html#webhooks`, { waitUntil: 'load' });
+  await page.waitForFunction(`document.getElementById('ws-label')?.textContent === 'Conectado'`, { timeout: 30_000 });
+
+  // Create through the form: name, the agent type (default) and the agent chosen in the select.
+  const name = `Deploy ${randomUUID().slice(0, 8)}`;
+  await clickOn(panel, '#webhooks-new-btn');
+  await page.waitForSelector(`#webhook-target-id option[value="${agentId}"]`, { timeout: 30_000 });
+  await page.type('#webhook-name', name);
+  await page.select('#webhook-target-id', agentId);
+  await clickOn(panel, '#webhook-form-submit');
+  expect((await toastsUntil(panel, 1))[0]).toEqual({ kind: 'success', text: 'Webhook criado com sucesso' });
+
+  const webhook = ((await api('GET', '/api/webhooks')).body as any[]).find((item) => item.name === name);
+  expect(webhook).toMatchObject({ targetType: 'agent', targetId: agentId, active: true, triggerCount: 0, token: expect.stringMatching(/^[0-9a-f]{48}$/) });
+  const hookUrl = `${session.server.url}/hook/${webhook.token}`;
+  await page.waitForSelector(cardButton(webhook.id, 'test-webhook'), { visible: true, timeout: 30_000 });
+  const card = await cardText(panel, webhook.id);
+  // The target's name resolved from the agents list, the URL built from the token, never triggered.
+  expect(card).toContain(name);
+  expect(card).toContain('Agente');
+  expect(card).toContain('Ativo');
+  expect(card).toContain(agentName);
+  expect(card).toContain(hookUrl);
+  expect(card).toContain('0 disparos');
+  expect(card).toContain('Último: Nunca');
+  await page.screenshot({ path: screenshotPath('panel-webhooks.png') });
+
+  // Test: a real run, whose messages reach this page (broadcast), then the panel opens the terminal.
+  await clickOn(panel, cardButton(webhook.id, 'test-webhook'));
+  expect((await toastsUntil(panel, 2))[1]).toEqual({ kind: 'success', text: 'Webhook disparado com sucesso' });
+  await page.waitForFunction(`location.hash === '#terminal'`, { timeout: 30_000 });
+  const heard = () => panel.sockets[0]!.received.map((frame) => JSON.parse(frame) as any);
+  const complete = await until(
+    'the test run\'s execution_complete on the page\'s socket',
+    async () => heard().find((message) => message.type === 'execution_complete' && message.agentId === agentId),
+    (message) => message !== undefined,
+    90_000,
+  );
+  expect(complete).toMatchObject({ status: 'completed', data: { result: 'OK' } });
+  expect(await untilFinished(complete.executionId)).toMatchObject({ source: 'webhook-test', task: 'Teste de webhook', status: 'completed' });
+
+  // Called from outside, as the panel's sample curl does: JSON {task, instructions}.
+  const response = await fetch(hookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ task: 'Publique a versão', instructions: 'Seja breve' }) });
+  expect(response.status).toBe(202);
+  const triggered = (await response.json()) as any;
+  expect(triggered).toEqual({ executionId: expect.any(String), status: 'started', webhook: name });
+  expect(await untilFinished(triggered.executionId)).toMatchObject({ source: 'webhook', task: 'Publique a versão', status: 'completed' });
+  await until('its broadcast on the page', async () => heard().some((message) => message.type === 'execution_complete' && message.executionId === triggered.executionId), (seen) => seen, 30_000);
+
+  // Back on the page: counted once (the test is not a trigger), with its time.
+  await page.goto(`${session.server.url}/app.html#webhooks`, { waitUntil: 'load' });
+  await page.waitForSelector(cardButton(webhook.id, 'toggle-webhook'), { visible: true, timeout: 30_000 });
+  const counted = await cardText(panel, webhook.id);
+  expect(counted).toContain('1 disparos');
+  expect(counted).not.toContain('Último: Nunca');
+
+  // Pause: the card says so and the URL answers 403.
+  const toastsBefore = (await panel.toasts()).length;
+  await clickOn(panel, cardButton(webhook.id, 'toggle-webhook'));
+  expect((await toastsUntil(panel, toastsBefore + 1))[toastsBefore]).toEqual({ kind: 'success', text: 'Webhook desativado' });
+  await until('the paused card', () => cardText(panel, webhook.id), (text) => text.includes('Inativo'), 30_000);
+  const paused = await fetch(hookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  expect([paused.status, await paused.json()]).toEqual([403, { error: 'Webhook desativado' }]);
+
+  // Delete, confirmed in the panel's dialog: the URL is gone.
+  await clickOn(panel, cardButton(webhook.id, 'delete-webhook'));
+  await clickOn(panel, '#confirm-modal-confirm-btn');
+  expect((await toastsUntil(panel, toastsBefore + 2))[toastsBefore + 1]).toEqual({ kind: 'success', text: 'Webhook excluído' });
+  const gone = await fetch(hookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  expect([gone.status, await gone.json()]).toEqual([404, { error: 'Webhook não encontrado' }]);
+
+  expect((await panel.toasts()).filter((toast) => toast.kind === 'error')).toEqual([]);
+  const failed = panel.failed.filter((entry) => !(entry.status === 0 && answered204.has(`${entry.method} ${entry.path}`)));
+  expect(failed.filter((entry) => entry.path.startsWith('/api/'))).toEqual([]);
+  // The panel has no favicon (panel-browser.test.ts: a harmless 404).
+  const ours = panel.consoleErrors.filter(({ url }) => (url === null || url.startsWith(session.server.url)) && url !== `${session.server.url}/favicon.ico`);
+  expect(ours).toEqual([]);
+});
