@@ -131,6 +131,11 @@ const envSchema = z.object({
   AGENT_RETRY_DELAY_SECONDS: positiveInt.max(3_600).default(5),
   /** Longest chain of delegations (config.delegateTo) started from one run: A → B → A stops there. */
   AGENT_DELEGATION_DEPTH_MAX: z.coerce.number().int().min(0).max(10).default(3),
+  /** The IANA time zone agent schedules' cron expressions are read in (docs/tasks-schedules.md). */
+  AGENT_SCHEDULE_TIMEZONE: z
+    .string()
+    .refine(isTimeZone, 'an IANA time zone such as America/Sao_Paulo')
+    .default('America/Sao_Paulo'),
   REPORTS_KEPT: positiveInt.default(1000),
   NOTIFICATIONS_KEPT: positiveInt.default(1000),
   /** Where working directories may lie, comma-separated absolute paths; the first is the default (the panel prefills /home/projetos/). */
@@ -280,6 +285,8 @@ export interface Config {
     limits: { agents: number; versionsPerAgent: number; reports: number; notifications: number };
     /** Retry on failure: the delay unit (attempt × this). Delegation: the longest chain. */
     followUps: { retryDelayMs: number; delegationDepthMax: number };
+    /** The time zone of the agent schedules' cron expressions. */
+    scheduleTimezone: string;
     secretsKey: string | null;
     agentCommand: string;
     /** Absolute paths. */
@@ -366,6 +373,7 @@ export function loadConfig(source: NodeJS.ProcessEnv): Config {
         notifications: env.NOTIFICATIONS_KEPT,
       },
       followUps: { retryDelayMs: env.AGENT_RETRY_DELAY_SECONDS * 1000, delegationDepthMax: env.AGENT_DELEGATION_DEPTH_MAX },
+      scheduleTimezone: env.AGENT_SCHEDULE_TIMEZONE,
       secretsKey: secretsKey(env.AGENT_SECRETS_KEY, env.AGENT_SECRETS_KEY_FILE),
       agentCommand: env.AGENT_COMMAND ?? defaultAgentCommand(),
       dataDir: path.resolve(repoRoot, env.AGENT_DATA_DIR),

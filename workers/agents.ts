@@ -3,10 +3,12 @@ import { createAgentExecutionActivities } from '../activities/agents/execution-a
 import { createFollowUpActivities } from '../activities/agents/follow-ups';
 import { createExecutionReconcilerActivities } from '../activities/agents/reconcile-executions';
 import { createProbeActivities } from '../activities/probe';
+import { createScheduleActivities } from '../activities/schedules/scheduled-run';
 import { createDatabase } from '../db';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
 import { closeRedis, createRedis } from '../lib/redis';
+import { reconcileSchedules } from '../services/schedules';
 import { closeTemporalClient, createTemporalClient } from '../temporal/client';
 import { ensureReconcilerSchedule, RECONCILERS } from '../temporal/reconciler-schedules';
 import { ACTIVITY_QUEUES, TASK_QUEUES } from '../temporal/task-queues';
@@ -44,10 +46,14 @@ export async function startAgentsWorker(config: Config, logger: Logger, options:
   const { waitForSlot, ...activities } = createAgentExecutionActivities({ pool: database.pool, db: database.db, redis, config, logger });
   const reconciler = createExecutionReconcilerActivities({ db: database.db, temporal: temporal.client, finishing: activities, logger });
   const followUps = createFollowUpActivities({ db: database.db, redis, temporal: temporal.client, config, logger });
+  const schedules = createScheduleActivities({ db: database.db, redis, temporal: temporal.client, logger, workdirRoots: config.orchestration.workdirRoots });
   const started: QueueWorker[] = [];
   try {
     const outcome = await ensureReconcilerSchedule(temporal.client, RECONCILERS.executions, config.reconciler.intervalSeconds);
     logger.info({ outcome, intervalSeconds: config.reconciler.intervalSeconds }, 'executions reconciler schedule ready');
+    // Every agent schedule's Temporal Schedule as its row says; orphans of this feature's prefix deleted (docs/tasks-schedules.md).
+    const reconciled = await reconcileSchedules({ db: database.db, temporal: temporal.client, logger, timezone: config.orchestration.scheduleTimezone });
+    logger.info(reconciled, 'agent schedules reconciled');
     started.push(
       await startQueueWorker({
         temporal: config.temporal,
@@ -66,7 +72,7 @@ export async function startAgentsWorker(config: Config, logger: Logger, options:
         logger,
         // A cancelled execution's agent is killed within about a second, not at the next throttled heartbeat.
         maxHeartbeatThrottleInterval: '1 second',
-        activities: { ...createProbeActivities({ taskQueue }), ...activities, ...reconciler, ...followUps },
+        activities: { ...createProbeActivities({ taskQueue }), ...activities, ...reconciler, ...followUps, ...schedules },
         ...(options.activitySlots ? { maxConcurrentActivityTaskExecutions: options.activitySlots } : {}),
       }),
     );

@@ -9,6 +9,7 @@ import { reportsRoutes } from './reports-routes';
 import { pipelinesRoutes } from './pipelines-routes';
 import { panelSessions, requireToken } from './security';
 import { assertExactMatching, orchestrationRouter } from './router';
+import { schedulesRoutes } from './schedules-routes';
 import { settingsRoutes } from './settings-routes';
 import { systemRouter } from './system';
 import { webhooksRoutes } from './webhooks-routes';
@@ -31,6 +32,7 @@ export function orchestrationApi(services: Services): Router {
     settingsRoutes(services),
     pipelinesRoutes(services),
     tasksRoutes(services),
+    schedulesRoutes(services),
     webhooksRoutes(services),
   ]) {
     api.use(router.routes(), router.allowedMethods({ throw: true }));

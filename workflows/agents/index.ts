@@ -2,3 +2,4 @@
 export { probeWorkflow } from '../probe';
 export { agentExecutionWorkflow } from './execution';
 export { reconcileExecutionsWorkflow } from './reconcile';
+export { scheduledAgentRunWorkflow } from './scheduled';

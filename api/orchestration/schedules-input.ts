@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { CRON_EXPRESSION_MAX } from '../../services/schedules/cron';
+
+/** Bounds of a schedule (contract 3.5): the task is a prompt, the cron a short expression (checked by the use case). */
+export const SCHEDULE_TASK_MAX = 50_000;
+export const SCHEDULE_HISTORY_LIMIT = { min: 1, max: 100, default: 20 } as const;
+
+const id = z.string().trim().min(1, 'required').max(36);
+const fields = {
+  agentId: id,
+  taskDescription: z.string().trim().min(1, 'required').max(SCHEDULE_TASK_MAX),
+  cronExpression: z.string().trim().min(1, 'required').max(CRON_EXPRESSION_MAX),
+  /** Ours: false pauses the Schedule (the panel never sends it). */
+  active: z.boolean(),
+  /** Ours: the saved task it was made from. */
+  taskId: id.nullable(),
+};
+
+/** POST /schedules: the panel's body `{agentId, taskDescription, cronExpression}` (SchedulesUI.save). */
+export const scheduleCreateBody = z.strictObject({
+  agentId: fields.agentId,
+  taskDescription: fields.taskDescription,
+  cronExpression: fields.cronExpression,
+  active: fields.active.optional(),
+  taskId: fields.taskId.optional(),
+});
+
+/** PUT /schedules/:id: the same fields, each optional (absent keeps the stored value). */
+export const scheduleUpdateBody = z.strictObject({
+  agentId: fields.agentId.optional(),
+  taskDescription: fields.taskDescription.optional(),
+  cronExpression: fields.cronExpression.optional(),
+  active: fields.active.optional(),
+  taskId: fields.taskId.optional(),
+});
+
+/** GET /schedules/history: the panel sends no query; `limit` as the original (default 20). */
+export const scheduleHistoryQuery = z.strictObject({
+  limit: z
+    .string({ error: 'given once, as a string' })
+    .regex(/^\d+$/, 'an integer')
+    .transform(Number)
+    .pipe(z.number().int().min(SCHEDULE_HISTORY_LIMIT.min).max(SCHEDULE_HISTORY_LIMIT.max))
+    .optional()
+    .transform((value) => value ?? SCHEDULE_HISTORY_LIMIT.default),
+});

@@ -1,0 +1,16 @@
+/** Agent schedules (docs/tasks-schedules.md): CRUD, history, the firing's record, the reconciler. */
+export {
+  countSchedules,
+  createSchedule,
+  deleteSchedule,
+  listSchedules,
+  scheduleHistory,
+  updateSchedule,
+  SCHEDULES_MAX,
+  type ScheduleDeps,
+  type ScheduleRequest,
+  type ScheduleView,
+} from './schedules';
+export { reconcileSchedules, type ScheduleReconciliation } from './reconcile';
+export { createScheduledExecution } from './run';
+export { validCronExpression, MIN_INTERVAL_MINUTES } from './cron';

@@ -1,0 +1,186 @@
+import type { Client } from '@temporalio/client';
+import type { Database } from '../../db';
+import { findAgent } from '../../db/agents-store';
+import {
+  countSchedules as storedCount,
+  deleteSchedule as removeRow,
+  findSchedule,
+  insertSchedule,
+  listSchedules as storedSchedules,
+  updateSchedule as changeRow,
+  type ScheduleInput,
+  type ScheduleWithAgent,
+} from '../../db/schedules-store';
+import { findTask } from '../../db/tasks-store';
+import type { Logger } from '../../lib/logger';
+import { deleteAgentSchedule, nextRunOf, upsertAgentSchedule, type AgentScheduleDefinition } from '../../temporal/agent-schedules';
+import { ConflictError, InvalidInputError, NotFoundError, UnavailableError } from '../errors';
+import { executionHistory, type ExecutionView } from '../executions';
+import { validCronExpression } from './cron';
+
+/**
+ * Agent schedules (contract 3.5; docs/tasks-schedules.md): the row in `schedules` is the truth; each
+ * has a Temporal Schedule (temporal/agent-schedules.ts) created, updated and deleted with it, and
+ * reconciled when the agents worker starts (reconcile.ts).
+ */
+
+export interface ScheduleDeps {
+  db: Database;
+  /** Creates, updates, describes and deletes the Temporal Schedules. */
+  temporal: Client;
+  logger: Logger;
+  /** The IANA time zone the cron expressions are read in (AGENT_SCHEDULE_TIMEZONE). */
+  timezone: string;
+}
+
+/** Most schedules kept; one more is refused (409). Each is a Temporal Schedule, listed with a describe each. */
+export const SCHEDULES_MAX = 200;
+
+export interface ScheduleView {
+  id: string;
+  taskId: string | null;
+  agentId: string;
+  /** The agent's current name; null when the agent is gone (the panel shows '—'). */
+  agentName: string | null;
+  taskDescription: string;
+  cronExpression: string;
+  /** The original's copy of the expression (contract 3.5). */
+  cronExpr: string;
+  active: boolean;
+  /** The next firing (ISO); null when paused or unknown. */
+  nextRun: string | null;
+  createdAt: string;
+  updatedAt: string;
+  created_at: string;
+  updated_at: string;
+}
+
+function scheduleView(row: ScheduleWithAgent, nextRun: Date | null): ScheduleView {
+  const createdAt = row.createdAt.toISOString();
+  const updatedAt = row.updatedAt.toISOString();
+  return {
+    id: row.id,
+    taskId: row.taskId,
+    agentId: row.agentId,
+    agentName: row.agentName,
+    taskDescription: row.taskDescription,
+    cronExpression: row.cronExpression,
+    cronExpr: row.cronExpression,
+    active: row.active,
+    nextRun: nextRun ? nextRun.toISOString() : null,
+    createdAt,
+    updatedAt,
+    created_at: createdAt,
+    updated_at: updatedAt,
+  };
+}
+
+export function definitionOf(deps: Pick<ScheduleDeps, 'timezone'>, row: Pick<ScheduleWithAgent, 'id' | 'cronExpression' | 'active'>): AgentScheduleDefinition {
+  return { id: row.id, cronExpression: row.cronExpression, active: row.active, timezone: deps.timezone };
+}
+
+/** The next firing as Temporal computes it; a Temporal failure leaves it unknown (null) rather than failing the list. */
+async function nextRun(deps: ScheduleDeps, id: string): Promise<Date | null> {
+  try {
+    return await nextRunOf(deps.temporal, id);
+  } catch (error) {
+    deps.logger.warn({ err: error, scheduleId: id }, 'next run of a schedule not known');
+    return null;
+  }
+}
+
+async function viewOf(deps: ScheduleDeps, id: string): Promise<ScheduleView> {
+  const row = await findSchedule(deps.db, id);
+  if (!row) throw new NotFoundError(`schedule ${id} not found`);
+  return scheduleView(row, await nextRun(deps, id));
+}
+
+/** Every schedule, newest first, with its next firing. */
+export async function listSchedules(deps: ScheduleDeps): Promise<ScheduleView[]> {
+  const rows = await storedSchedules(deps.db, SCHEDULES_MAX);
+  return Promise.all(rows.map(async (row) => scheduleView(row, await nextRun(deps, row.id))));
+}
+
+export interface ScheduleRequest {
+  agentId: string;
+  taskDescription: string;
+  cronExpression: string;
+  /** Absent: true on create, unchanged on update. */
+  active?: boolean;
+  /** The saved task it was made from; absent: none on create, unchanged on update. */
+  taskId?: string | null;
+}
+
+/** The input checked against the store: a valid cron (before anything is stored), an existing agent and task. */
+async function checkedInput(deps: ScheduleDeps, request: Required<Omit<ScheduleRequest, 'taskId'>> & { taskId: string | null }): Promise<ScheduleInput> {
+  const cronExpression = validCronExpression(request.cronExpression);
+  if (!(await findAgent(deps.db, request.agentId))) throw new NotFoundError(`agent ${request.agentId} not found`);
+  if (request.taskId !== null && !(await findTask(deps.db, request.taskId))) throw new InvalidInputError(`taskId: task ${request.taskId} not found`);
+  return { agentId: request.agentId, taskId: request.taskId, taskDescription: request.taskDescription, cronExpression, active: request.active };
+}
+
+/** A Temporal failure while writing a Schedule: the caller may try again. */
+function unavailable(deps: ScheduleDeps, error: unknown, id: string): UnavailableError {
+  deps.logger.error({ err: error, scheduleId: id }, 'temporal schedule not written');
+  return new UnavailableError('the schedule could not be written: the workflow engine is unavailable');
+}
+
+/**
+ * Stores the row, then creates its Temporal Schedule; when Temporal refuses, the row is removed again
+ * (nothing stored) and the call fails (503).
+ */
+export async function createSchedule(deps: ScheduleDeps, request: ScheduleRequest): Promise<ScheduleView> {
+  const input = await checkedInput(deps, { ...request, active: request.active ?? true, taskId: request.taskId ?? null });
+  if ((await storedCount(deps.db)).total >= SCHEDULES_MAX) throw new ConflictError(`at most ${SCHEDULES_MAX} schedules are kept: delete one before creating another`);
+  const row = await insertSchedule(deps.db, input);
+  try {
+    await upsertAgentSchedule(deps.temporal, definitionOf(deps, row));
+  } catch (error) {
+    await removeRow(deps.db, row.id);
+    throw unavailable(deps, error, row.id);
+  }
+  return viewOf(deps, row.id);
+}
+
+/**
+ * Fields absent from `change` keep their value (contract 3.5). The Temporal Schedule is brought up to
+ * date first: when Temporal refuses, the row keeps its old values and the two still agree.
+ */
+export async function updateSchedule(deps: ScheduleDeps, id: string, change: Partial<ScheduleRequest>): Promise<ScheduleView> {
+  const row = await findSchedule(deps.db, id);
+  if (!row) throw new NotFoundError(`schedule ${id} not found`);
+  const input = await checkedInput(deps, {
+    agentId: change.agentId ?? row.agentId,
+    taskDescription: change.taskDescription ?? row.taskDescription,
+    cronExpression: change.cronExpression ?? row.cronExpression,
+    active: change.active ?? row.active,
+    taskId: change.taskId === undefined ? row.taskId : change.taskId,
+  });
+  try {
+    await upsertAgentSchedule(deps.temporal, definitionOf(deps, { id, ...input }));
+  } catch (error) {
+    throw unavailable(deps, error, id);
+  }
+  if (!(await changeRow(deps.db, id, input))) throw new NotFoundError(`schedule ${id} not found`);
+  return viewOf(deps, id);
+}
+
+/** By the stored id (contract 7.9): the Temporal Schedule first (absent is fine), then the row. A run already started goes on. */
+export async function deleteSchedule(deps: ScheduleDeps, id: string): Promise<void> {
+  if (!(await findSchedule(deps.db, id))) throw new NotFoundError(`schedule ${id} not found`);
+  try {
+    await deleteAgentSchedule(deps.temporal, id);
+  } catch (error) {
+    throw unavailable(deps, error, id);
+  }
+  await removeRow(deps.db, id);
+}
+
+/** The runs schedules started: records with source `schedule`, newest first, in the execution view. */
+export async function scheduleHistory(deps: Pick<ScheduleDeps, 'db'>, limit: number): Promise<ExecutionView[]> {
+  return (await executionHistory(deps, { source: ['schedule'] }, { limit, offset: 0 })).items;
+}
+
+export function countSchedules(deps: Pick<ScheduleDeps, 'db'>): Promise<{ total: number; active: number }> {
+  return storedCount(deps.db);
+}
