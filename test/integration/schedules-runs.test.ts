@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { config as baseConfig } from '../../lib/config';
+import { logger } from '../../lib/logger';
+import { repoRoot } from '../../lib/paths';
+import { withTimeout } from '../../lib/timeout';
+import { reconcileSchedules } from '../../services/schedules';
+import { agentScheduleId } from '../../temporal/agent-schedules';
+import { startAgentsWorker } from '../../workers/agents';
+import type { QueueWorker } from '../../workers/queue-worker';
+import { standInEnv, startStandInModel, type StandInModel } from '../fixtures/stand-in-model';
+import { startTestServer, type TestServer } from '../support/server';
+import { openSocket, type SocketProbe } from '../support/websocket';
+
+/**
+ * A schedule's firing end to end (docs/tasks-schedules.md), with the real Claude Code CLI against the
+ * stand-in model: the Temporal Schedule is triggered now (handle.trigger(), rather than waiting for
+ * the cron), its workflow stores a record with source `schedule` and the schedule's id, runs the agent,
+ * and every client hears it (contract 3.5: scheduled runs are broadcast); GET /schedules/history lists
+ * it newest first (row 25).
+ */
+
+describe('scheduled runs, with the real CLI', () => {
+  const claudeCli = path.join(repoRoot, 'node_modules/.bin/claude');
+  const workArea = path.join(baseConfig.orchestration.workdirRoots[0]!, `test-schedules-${process.pid}-${Date.now()}`);
+  let server: TestServer;
+  let worker: QueueWorker;
+  let model: StandInModel;
+  const probes: SocketProbe[] = [];
+
+  beforeAll(async () => {
+    if (process.getuid?.() !== 0) throw new Error('the CLI runs as the pool users a root service uses: run these tests as root');
+    model = await startStandInModel();
+    server = await startTestServer();
+    await server.services.database.pool.query(
+      "UPDATE executions SET status = 'error', finished_at = NOW(3), error = 'left by an earlier test run' WHERE status IN ('queued', 'running', 'retrying')",
+    );
+    await server.services.database.pool.query('DELETE FROM schedules');
+    expect((await call('PUT', '/api/settings', { maxConcurrent: 4 })).status).toBe(200);
+    worker = await startAgentsWorker({ ...baseConfig, orchestration: { ...baseConfig.orchestration, agentCommand: claudeCli } }, logger);
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const probe of probes) probe.socket.terminate();
+    await server?.services.database.pool.query('DELETE FROM schedules');
+    if (server) {
+      const deps = { db: server.services.database.db, temporal: server.services.temporal.client, logger, timezone: baseConfig.orchestration.scheduleTimezone };
+      await reconcileSchedules(deps).catch(() => undefined);
+    }
+    await worker?.stop();
+    await model?.close();
+    await server?.close();
+    fs.rmSync(workArea, { recursive: true, force: true });
+  });
+
+  async function call(method: string, urlPath: string, body?: unknown): Promise<{ status: number; body: any }> {
+    const response = await fetch(server.url + urlPath, {
+      method,
+      headers: { 'content-type': 'application/json', 'x-client-id': 'painel-agendamentos' },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : null };
+  }
+
+  async function connect(clientId: string): Promise<SocketProbe> {
+    const probe = await openSocket(`${server.url.replace(/^http/, 'ws')}/?clientId=${encodeURIComponent(clientId)}`);
+    probes.push(probe);
+    expect(await probe.nextMessage()).toEqual({ type: 'connected', clientId });
+    return probe;
+  }
+
+  /** The messages of the first execution of `agentId` the probe hears, up to its final one. */
+  async function firstRunOf(probe: SocketProbe, agentId: string): Promise<any[]> {
+    const received: any[] = [];
+    for (;;) {
+      const message: any = await withTimeout(probe.nextMessage(), 90_000, `messages of agent ${agentId}`);
+      if (message.agentId !== agentId || (received.length > 0 && message.executionId !== received[0].executionId)) continue;
+      received.push(message);
+      if (message.type === 'execution_complete' || message.type === 'execution_error') return received;
+    }
+  }
+
+  it('a triggered Schedule runs the task as a record with source schedule, broadcast to every client, listed in the schedule history', async () => {
+    const agentName = `agendado ${randomUUID().slice(0, 8)}`;
+    const created = await call('POST', '/api/agents', {
+      agent_name: agentName, description: '', tags: [], status: 'active',
+      config: { systemPrompt: '', model: 'claude-sonnet-4-6', workingDirectory: path.join(workArea, 'agendado'), allowedTools: '', maxTurns: 5, permissionMode: '', retryOnFailure: false, maxRetries: 3, delegateTo: '' },
+    });
+    expect(created.status).toBe(201);
+    const agentId: string = created.body.id;
+    for (const [name, value] of Object.entries({ ...standInEnv(model), CLAUDE_CODE_MAX_RETRIES: '0' })) {
+      expect((await call('POST', `/api/agents/${agentId}/secrets`, { name, value })).status).toBe(201);
+    }
+    const task = `stand-in:text agendado ${randomUUID()}`;
+    const schedule = await call('POST', '/api/schedules', { agentId, taskDescription: task, cronExpression: '0 9 * * *' });
+    expect(schedule.status).toBe(201);
+
+    // Two panels, neither of which started anything.
+    const first = await connect(`painel-${randomUUID()}`);
+    const second = await connect(`painel-${randomUUID()}`);
+    await server.services.temporal.client.schedule.getHandle(agentScheduleId(schedule.body.id)).trigger();
+
+    const [heardByFirst, heardBySecond] = await Promise.all([firstRunOf(first, agentId), firstRunOf(second, agentId)]);
+    const executionId: string = heardByFirst[0].executionId;
+    expect(heardBySecond.map((message) => [message.type, message.executionId])).toEqual(heardByFirst.map((message) => [message.type, message.executionId]));
+    expect(heardByFirst.map((message) => message.type)).toEqual(expect.arrayContaining(['execution_started', 'execution_complete']));
+    expect(heardByFirst.at(-1)).toMatchObject({ type: 'execution_complete', executionId, agentId, agentName, status: 'completed', data: { result: 'Stand-in answer in four parts.' } });
+
+    const history = await call('GET', '/api/schedules/history');
+    expect(history.status).toBe(200);
+    expect(history.body[0]).toMatchObject({
+      id: executionId, executionId, type: 'agent', agentId, agentName, task, instructions: '', status: 'completed',
+      source: 'schedule', scheduleId: schedule.body.id, result: 'Stand-in answer in four parts.',
+    });
+    expect(history.body.every((record: { source: string }) => record.source === 'schedule')).toBe(true);
+    expect((await call('GET', `/api/executions/history/${executionId}`)).body).toMatchObject({ source: 'schedule', scheduleId: schedule.body.id, status: 'completed' });
+    expect((await call('GET', '/api/schedules/history?limit=1')).body).toHaveLength(1);
+    expect((await call('GET', '/api/schedules/history?limit=0')).status).toBe(400);
+    expect((await call('GET', '/api/schedules/history?page=2')).status).toBe(400);
+  }, 120_000);
+
+  it('a firing whose agent is inactive stores nothing', async () => {
+    const created = await call('POST', '/api/agents', { agent_name: `inativo ${randomUUID().slice(0, 8)}`, description: '', tags: [], status: 'inactive', config: { model: 'claude-sonnet-4-6' } });
+    const schedule = await call('POST', '/api/schedules', { agentId: created.body.id, taskDescription: 'nada', cronExpression: '0 9 * * *' });
+    expect(schedule.status).toBe(201);
+    const handle = server.services.temporal.client.schedule.getHandle(agentScheduleId(schedule.body.id));
+    await handle.trigger();
+    // The firing's workflow ends with no record: wait for it through Temporal, then look.
+    let runs: string[] = [];
+    for (let pass = 0; runs.length === 0; pass++) {
+      if (pass > 100) throw new Error('the triggered firing never started');
+      runs = (await handle.describe()).info.recentActions.map((action) => action.action.workflow.workflowId);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const result = await server.services.temporal.client.workflow.getHandle(runs[0]!).result();
+    expect(result).toEqual({ executionId: null });
+    const [rows] = await server.services.database.pool.query<any[]>('SELECT COUNT(*) AS n FROM executions WHERE schedule_id = ?', [schedule.body.id]);
+    expect(Number(rows[0].n)).toBe(0);
+  }, 60_000);
+});
