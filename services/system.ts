@@ -19,8 +19,8 @@ export function utcDay(now: Date): { start: Date; end: Date } {
 
 /**
  * The counters GET /api/system/status answers (contract 3.11). Agents count by their `status`
- * (`active` or `inactive`, docs/agents.md). Schedules, pipelines and webhooks do not exist yet in this service:
- * their counters are 0 until they do. `executions.today` counts the records created on today's UTC
+ * (`active` or `inactive`, docs/agents.md); webhooks by their `active` flag (docs/webhooks.md). Schedules and pipelines
+ * count 0 until their parts replace the zeros. `executions.today` counts the records created on today's UTC
  * date (the original counted runs since its own start); `costs.today` sums the cost of those
  * started on it, rounded to 4 decimals, always a number.
  */
