@@ -2,6 +2,7 @@ import { and, count, eq, gte, inArray, lt, sum } from 'drizzle-orm';
 import type { Database } from '../db';
 import { ACTIVE_STATUSES } from '../db/executions-store';
 import { agents, executions } from '../db/schema';
+import { countSchedules } from '../db/schedules-store';
 import { countWebhooks } from '../db/webhooks-store';
 import { agentCliVersion } from '../lib/claude-version';
 
@@ -19,8 +20,8 @@ export function utcDay(now: Date): { start: Date; end: Date } {
 
 /**
  * The counters GET /api/system/status answers (contract 3.11). Agents count by their `status`
- * (`active` or `inactive`, docs/agents.md); webhooks by their `active` flag (docs/webhooks.md). Schedules and pipelines
- * count 0 until their parts replace the zeros. `executions.today` counts the records created on today's UTC
+ * (`active` or `inactive`, docs/agents.md); webhooks and schedules by their `active` flag (docs/webhooks.md,
+ * docs/tasks-schedules.md). Pipelines count 0 until their part replaces the zeros. `executions.today` counts the records created on today's UTC
  * date (the original counted runs since its own start); `costs.today` sums the cost of those
  * started on it, rounded to 4 decimals, always a number.
  */
@@ -41,7 +42,7 @@ export async function systemCounters(deps: SystemDeps, now: Date = new Date()) {
   return {
     agents: { total: totalAgents, active: activeAgents, inactive: totalAgents - activeAgents },
     executions: { active: Number(activeRow?.n ?? 0), today: Number(todayRow?.n ?? 0) },
-    schedules: { total: 0, active: 0 },
+    schedules: await countSchedules(deps.db),
     pipelines: { total: 0, active: 0, running: 0 },
     webhooks: webhookCounts,
     costs: { today: costToday },

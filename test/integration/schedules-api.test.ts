@@ -109,10 +109,13 @@ describe('schedules', () => {
     expect(list.body).toContainEqual(created.body);
   });
 
-  it('updates (absent fields kept), pauses and resumes, and deletes by the stored id', async () => {
+  it('updates (absent fields kept), pauses and resumes, and deletes by the stored id; the dashboard counts them', async () => {
     const owner = await agent('editado');
     const other = await agent('outro');
+    const counted = async () => (await call('GET', '/api/system/status')).body.schedules;
+    const before = await counted();
     const created = (await call('POST', '/api/schedules', { agentId: owner.id, taskDescription: 'Tarefa', cronExpression: '0 * * * *' })).body;
+    expect(await counted()).toEqual({ total: before.total + 1, active: before.active + 1 });
 
     const updated = await call('PUT', `/api/schedules/${created.id}`, { agentId: other.id, taskDescription: 'Nova tarefa', cronExpression: '30 18 * * 1-5' });
     expect(updated.status).toBe(200);
@@ -125,12 +128,14 @@ describe('schedules', () => {
     const paused = await call('PUT', `/api/schedules/${created.id}`, { active: false });
     expect(paused.body).toMatchObject({ active: false, nextRun: null, taskDescription: 'Nova tarefa', cronExpression: '30 18 * * 1-5' });
     expect((await describeSchedule(created.id)).state.paused).toBe(true);
+    expect(await counted()).toEqual({ total: before.total + 1, active: before.active });
     const resumed = await call('PUT', `/api/schedules/${created.id}`, { active: true });
     expect(resumed.body).toMatchObject({ active: true, nextRun: nextFiring('30 18 * * 1-5') });
     expect((await describeSchedule(created.id)).state.paused).toBe(false);
 
     expect((await call('DELETE', `/api/schedules/${created.id}`)).status).toBe(204);
     expect(await scheduleGone(created.id)).toBe(true);
+    expect(await counted()).toEqual(before);
     expect((await call('DELETE', `/api/schedules/${created.id}`)).status).toBe(404);
     expect((await call('PUT', `/api/schedules/${created.id}`, { active: true })).status).toBe(404);
     expect((await call('GET', '/api/schedules')).body.map((schedule: { id: string }) => schedule.id)).not.toContain(created.id);

@@ -41,7 +41,7 @@ describe('GET /api/system/status', () => {
       dependencies: expect.objectContaining({ mysql: { status: 'up', latencyMs: expect.any(Number) } }),
       agents: { total: expect.any(Number), active: expect.any(Number), inactive: expect.any(Number) },
       executions: { active: expect.any(Number), today: expect.any(Number) },
-      schedules: { total: 0, active: 0 },
+      schedules: { total: expect.any(Number), active: expect.any(Number) },
       pipelines: { total: 0, active: 0, running: 0 },
       webhooks: { total: 0, active: 0 },
       costs: { today: expect.any(Number) },
