@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  countWebhooks,
   deleteWebhook as removeWebhook,
   findWebhook,
   insertWebhook,
@@ -12,12 +13,14 @@ import {
   type WebhookTargetType,
 } from '../../db/webhooks-store';
 import { sealSecret, secretsKeyFromHex, SecretsKeyMissingError, type SealedSecret } from '../../lib/secret-box';
-import { InvalidInputError, NotFoundError, UnavailableError } from '../errors';
+import { ConflictError, InvalidInputError, NotFoundError, UnavailableError } from '../errors';
 import type { WebhookDeps } from './deps';
 
 /** Webhooks in the admin panel's shape (contract 3.7, 5.5; docs/webhooks.md). */
 
 export const WEBHOOK_NOT_FOUND = 'Webhook não encontrado';
+/** Most webhooks kept: the list is answered whole (a bound like AGENTS_MAX). */
+export const WEBHOOKS_MAX = 1_000;
 
 /** A webhook as answered: the token is shown (the panel builds the URL from it), the secret never is. */
 export interface WebhookView {
@@ -93,8 +96,9 @@ function sealed(deps: Pick<WebhookDeps, 'secretsKey'>, webhookId: string, secret
   }
 }
 
-/** A new webhook, active, with a fresh token; its target must exist. */
+/** A new webhook, active, with a fresh token; its target must exist; 409 beyond WEBHOOKS_MAX. */
 export async function createWebhook(deps: Pick<WebhookDeps, 'db' | 'secretsKey'>, input: WebhookInput): Promise<WebhookView> {
+  if ((await countWebhooks(deps.db)).total >= WEBHOOKS_MAX) throw new ConflictError(`at most ${WEBHOOKS_MAX} webhooks: delete one first`);
   await requireTarget(deps, input.targetType, input.targetId);
   const id = randomUUID();
   const secret = input.secret ? sealed(deps, id, input.secret) : null;
