@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { ScheduleOverlapPolicy } from '@temporalio/client';
 import fs from 'node:fs';
 import path from 'node:path';
 import { config as baseConfig } from '../../lib/config';
@@ -119,6 +120,46 @@ describe('scheduled runs, with the real CLI', () => {
     expect((await call('GET', '/api/schedules/history?limit=1')).body).toHaveLength(1);
     expect((await call('GET', '/api/schedules/history?limit=0')).status).toBe(400);
     expect((await call('GET', '/api/schedules/history?page=2')).status).toBe(400);
+  }, 120_000);
+
+  it("the panel's cancel ends a scheduled run canceled; a firing while it runs is skipped (overlap skip)", async () => {
+    const agentName = `lento ${randomUUID().slice(0, 8)}`;
+    const created = await call('POST', '/api/agents', {
+      agent_name: agentName, description: '', tags: [], status: 'active',
+      config: { systemPrompt: '', model: 'claude-sonnet-4-6', workingDirectory: path.join(workArea, 'lento'), allowedTools: '', maxTurns: 5, permissionMode: '', retryOnFailure: false, maxRetries: 3, delegateTo: '' },
+    });
+    const agentId: string = created.body.id;
+    for (const [name, value] of Object.entries({ ...standInEnv(model), CLAUDE_CODE_MAX_RETRIES: '0' })) {
+      expect((await call('POST', `/api/agents/${agentId}/secrets`, { name, value })).status).toBe(201);
+    }
+    const schedule = (await call('POST', '/api/schedules', { agentId, taskDescription: `stand-in:slow deltas=600 every=100 ${randomUUID()}`, cronExpression: '0 9 * * *' })).body;
+    const probe = await connect(`painel-${randomUUID()}`);
+    const handle = server.services.temporal.client.schedule.getHandle(agentScheduleId(schedule.id));
+    // Both firings under the Schedule's own policy (skip): trigger() alone would allow all, and Temporal
+    // does not track what it starts that way.
+    await handle.trigger(ScheduleOverlapPolicy.SKIP);
+    // Running: its first output line has arrived.
+    let executionId = '';
+    for (;;) {
+      const message: any = await withTimeout(probe.nextMessage(), 90_000, 'the slow run');
+      if (message.agentId === agentId && message.type === 'execution_output') {
+        executionId = message.executionId;
+        break;
+      }
+    }
+    // A second firing now: the first firing's workflow lasts as long as its run, so Temporal skips it.
+    await handle.trigger(ScheduleOverlapPolicy.SKIP);
+    for (let pass = 0; (await handle.describe()).info.numActionsSkippedOverlap < 1; pass++) {
+      if (pass > 100) throw new Error('the overlapping firing was never skipped');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect((await handle.describe()).info.numActionsSkippedOverlap).toBe(1);
+
+    expect(await call('POST', `/api/agents/${agentId}/cancel/${executionId}`)).toMatchObject({ status: 200, body: { cancelled: true } });
+    const messages = await firstRunOf(probe, agentId);
+    expect(messages.at(-1)).toMatchObject({ type: 'execution_error', executionId, data: { canceled: true } });
+    const records = ((await call('GET', '/api/schedules/history')).body as any[]).filter((record) => record.scheduleId === schedule.id);
+    expect(records).toEqual([expect.objectContaining({ id: executionId, status: 'canceled', source: 'schedule' })]);
   }, 120_000);
 
   it('a firing whose agent is inactive stores nothing', async () => {
