@@ -50,13 +50,13 @@ export async function tryTakeExecutionSlot(pool: Pool, executionId: string, limi
 
       // A waiter is alive when it looked recently; a record not yet looked at counts from its creation.
       const staleBefore = new Date(now.getTime() - STALE_WAITER_MS);
-      const [counted] = await connection.query<RowDataPacket[]>("SELECT COUNT(*) AS n FROM executions WHERE status = 'running'");
+      const [counted] = await connection.query<RowDataPacket[]>("SELECT COUNT(*) AS n FROM executions WHERE status = 'running' AND kind = 'agent'");
       const free = limit - Number(counted[0]?.n ?? 0);
       if (free > 0) {
         // Single-table UPDATE … ORDER BY … LIMIT: the oldest live waiters, one statement.
         await connection.query(
           `UPDATE executions SET status = 'running', started_at = ?, output = '', output_truncated = 0, output_seq = 0
-            WHERE status = 'queued' AND COALESCE(waiting_heartbeat_at, created_at) >= ?
+            WHERE status = 'queued' AND kind = 'agent' AND COALESCE(waiting_heartbeat_at, created_at) >= ?
             ORDER BY created_at, id LIMIT ?`,
           [new Date(), staleBefore, free],
         );
@@ -64,7 +64,7 @@ export async function tryTakeExecutionSlot(pool: Pool, executionId: string, limi
       }
       const [before] = await connection.query<RowDataPacket[]>(
         `SELECT COUNT(*) AS n FROM executions
-          WHERE status = 'queued' AND COALESCE(waiting_heartbeat_at, created_at) >= ?
+          WHERE status = 'queued' AND kind = 'agent' AND COALESCE(waiting_heartbeat_at, created_at) >= ?
             AND (created_at < ? OR (created_at = ? AND id < ?))`,
         [staleBefore, own.created_at, own.created_at, executionId],
       );

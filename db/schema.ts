@@ -215,7 +215,7 @@ export const executions = mysqlTable(
     agentId: varchar('agent_id', { length: 36 }),
     agentName: varchar('agent_name', { length: 100 }).notNull(),
     pipelineId: varchar('pipeline_id', { length: 36 }),
-    status: varchar('status', { length: 16 }).$type<'queued' | 'running' | 'retrying' | 'awaiting_approval' | 'completed' | 'error' | 'canceled' | 'rejected'>().notNull(),
+    status: varchar('status', { length: 24 }).$type<'queued' | 'running' | 'retrying' | 'awaiting_approval' | 'completed' | 'error' | 'canceled' | 'rejected'>().notNull(),
     source: varchar('source', { length: 16 }).$type<'manual' | 'schedule' | 'webhook' | 'webhook-test' | 'retry' | 'continue' | 'delegation' | 'resume'>().notNull(),
     scheduleId: varchar('schedule_id', { length: 36 }),
     clientId: varchar('client_id', { length: 128 }),
@@ -332,6 +332,8 @@ export interface StoredPipelineStep {
   inputTemplate: string | null;
   description: string;
   requiresApproval: boolean;
+  /** How long an approval of this step is awaited before the run ends `rejected`; absent: the default (docs/pipelines.md). */
+  approvalTimeoutSeconds?: number | null;
 }
 
 /** Pipelines of agent steps (contract 3.6; docs/pipelines.md); the steps are small and read whole, so they live in the row. */

@@ -1,0 +1,1 @@
+ALTER TABLE `executions` MODIFY COLUMN `status` varchar(24) NOT NULL;
