@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { asc, count, eq } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, isNull } from 'drizzle-orm';
+import { ACTIVE_STATUSES, type Execution } from './executions-store';
 import type { Database } from './index';
-import { pipelines, type StoredPipelineStep } from './schema';
+import { executions, pipelines, type StoredPipelineStep } from './schema';
 
 /** The pipelines and their steps (contract 3.6 and 5.4; docs/pipelines.md). */
 
@@ -16,6 +17,7 @@ export interface PipelineStepInput {
   inputTemplate: string | null;
   description: string;
   requiresApproval: boolean;
+  approvalTimeoutSeconds?: number | null;
 }
 
 export interface PipelineInput {
@@ -43,6 +45,7 @@ export function storedSteps(steps: readonly PipelineStepInput[]): StoredPipeline
       inputTemplate: step.inputTemplate === '' ? null : step.inputTemplate,
       description: step.description,
       requiresApproval: index === 0 ? false : step.requiresApproval,
+      ...(step.approvalTimeoutSeconds ? { approvalTimeoutSeconds: step.approvalTimeoutSeconds } : {}),
     }));
 }
 
@@ -97,4 +100,59 @@ export async function updatePipeline(db: Database, id: string, changes: Partial<
 export async function deletePipeline(db: Database, id: string): Promise<boolean> {
   const [result] = await db.delete(pipelines).where(eq(pipelines.id, id));
   return result.affectedRows > 0;
+}
+
+/* Pipeline runs: execution records of kind `pipeline`; their steps are agent records with pipeline_execution_id. */
+
+/** queued or awaiting_approval -> running; the first call sets `startedAt`. False when the run is finished or unknown. */
+export async function markRunRunning(db: Database, runId: string, startedAt = new Date()): Promise<boolean> {
+  const [result] = await db
+    .update(executions)
+    .set({ status: 'running' })
+    .where(and(eq(executions.id, runId), inArray(executions.status, ['queued', 'running', 'awaiting_approval'])));
+  await db.update(executions).set({ startedAt }).where(and(eq(executions.id, runId), isNull(executions.startedAt)));
+  return result.affectedRows > 0;
+}
+
+export async function markRunAwaitingApproval(db: Database, runId: string): Promise<boolean> {
+  const [result] = await db
+    .update(executions)
+    .set({ status: 'awaiting_approval' })
+    .where(and(eq(executions.id, runId), inArray(executions.status, ['running', 'awaiting_approval'])));
+  return result.affectedRows > 0;
+}
+
+/** The input the current step was given (resume starts there), and the run's cost so far. */
+export async function setRunProgress(db: Database, runId: string, progress: { lastStepInput?: string; costUsd?: number; failedAtStep?: number }): Promise<void> {
+  await db.update(executions).set(progress).where(and(eq(executions.id, runId), isNull(executions.finishedAt)));
+}
+
+/** The agent records of one run's steps, by step. */
+export async function stepRecordsOfRun(db: Database, runId: string): Promise<Execution[]> {
+  return db.select().from(executions).where(eq(executions.pipelineExecutionId, runId)).orderBy(asc(executions.stepIndex), asc(executions.createdAt));
+}
+
+/** Active runs of a pipeline (not its steps), oldest first; `status` narrows them. */
+export async function activeRunsOfPipeline(db: Database, pipelineId: string, status?: Execution['status']): Promise<Execution[]> {
+  return db
+    .select()
+    .from(executions)
+    .where(
+      and(
+        eq(executions.kind, 'pipeline'),
+        eq(executions.pipelineId, pipelineId),
+        isNull(executions.pipelineExecutionId),
+        status ? eq(executions.status, status) : inArray(executions.status, [...ACTIVE_STATUSES]),
+      ),
+    )
+    .orderBy(asc(executions.createdAt), asc(executions.id));
+}
+
+/** How many pipeline runs are active now (GET /system). */
+export async function countRunningPipelines(db: Database): Promise<number> {
+  const [row] = await db
+    .select({ n: count() })
+    .from(executions)
+    .where(and(eq(executions.kind, 'pipeline'), inArray(executions.status, [...ACTIVE_STATUSES])));
+  return Number(row?.n ?? 0);
 }

@@ -131,6 +131,8 @@ const envSchema = z.object({
   AGENT_RETRY_DELAY_SECONDS: positiveInt.max(3_600).default(5),
   /** Longest chain of delegations (config.delegateTo) started from one run: A → B → A stops there. */
   AGENT_DELEGATION_DEPTH_MAX: z.coerce.number().int().min(0).max(10).default(3),
+  /** How long a pipeline run waits for an approval before it ends `rejected`, unless its step sets its own (docs/pipelines.md). */
+  PIPELINE_APPROVAL_TIMEOUT_SECONDS: positiveInt.max(30 * 86_400).default(86_400),
   /** The IANA time zone agent schedules' cron expressions are read in (docs/tasks-schedules.md). */
   AGENT_SCHEDULE_TIMEZONE: z
     .string()
@@ -285,6 +287,8 @@ export interface Config {
     limits: { agents: number; versionsPerAgent: number; reports: number; notifications: number };
     /** Retry on failure: the delay unit (attempt × this). Delegation: the longest chain. */
     followUps: { retryDelayMs: number; delegationDepthMax: number };
+    /** Pipeline runs: the default wait for an approval. */
+    pipelines: { approvalTimeoutSeconds: number };
     /** The time zone of the agent schedules' cron expressions. */
     scheduleTimezone: string;
     secretsKey: string | null;
@@ -373,6 +377,7 @@ export function loadConfig(source: NodeJS.ProcessEnv): Config {
         notifications: env.NOTIFICATIONS_KEPT,
       },
       followUps: { retryDelayMs: env.AGENT_RETRY_DELAY_SECONDS * 1000, delegationDepthMax: env.AGENT_DELEGATION_DEPTH_MAX },
+      pipelines: { approvalTimeoutSeconds: env.PIPELINE_APPROVAL_TIMEOUT_SECONDS },
       scheduleTimezone: env.AGENT_SCHEDULE_TIMEZONE,
       secretsKey: secretsKey(env.AGENT_SECRETS_KEY, env.AGENT_SECRETS_KEY_FILE),
       agentCommand: env.AGENT_COMMAND ?? defaultAgentCommand(),

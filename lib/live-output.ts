@@ -25,6 +25,11 @@ export interface ExecutionIdentity {
   pipelineExecutionId: string | null;
   /** What started it: the record's `source` (`manual`, `schedule`, `webhook`, `retry`, `continue`, ...). */
   source: string;
+  /**
+   * A pipeline step's agent execution: its output lines go out as `pipeline_step_output` and its own
+   * lifecycle messages are not sent (the run's `pipeline_*` messages tell the panel; docs/pipelines.md).
+   */
+  pipelineStep?: { pipelineId: string; stepIndex: number };
 }
 
 /** Times (`at`) are ISO 8601 in UTC, taken by the publisher. */
@@ -153,7 +158,108 @@ export interface PipelineFinishedMessage {
   at: string;
 }
 
+/** The pipeline run messages the panel reads (contract 4.3 and 4.5; docs/pipelines.md). `executionId` is the run's record unless said otherwise. */
+export interface PipelineRunFields {
+  pipelineId: string;
+  executionId: string;
+}
+
+export interface PipelineStepStartMessage extends PipelineRunFields {
+  type: 'pipeline_step_start';
+  stepIndex: number;
+  stepId: string;
+  agentName: string;
+  totalSteps: number;
+  /** The run resumes a failed one (POST /pipelines/resume). */
+  resumed?: true;
+  /** The step's agent execution. */
+  stepExecutionId: string;
+}
+
+/** One output line of a step's agent: `executionId` is the step's agent execution (the panel's terminal filter). */
+export interface PipelineStepOutputMessage {
+  type: 'pipeline_step_output';
+  pipelineId: string;
+  pipelineExecutionId: string;
+  stepIndex: number;
+  executionId: string;
+  seq: number;
+  data: OutputChunk;
+}
+
+export interface PipelineStepCompleteMessage extends PipelineRunFields {
+  type: 'pipeline_step_complete';
+  stepIndex: number;
+  stepId: string;
+  /** The first 500 characters of the step's result. */
+  result: string;
+  costUsd: number;
+}
+
+export interface PipelineStatusMessage extends PipelineRunFields {
+  type: 'pipeline_status';
+  status: 'awaiting_approval';
+  stepIndex: number;
+}
+
+export interface PipelineApprovalRequiredMessage extends PipelineRunFields {
+  type: 'pipeline_approval_required';
+  stepIndex: number;
+  /** The previous step's agent. */
+  agentName: string;
+  /** The previous step's result (the run's input before a resumed run's first step), at most 3 000 characters. */
+  previousOutput: string;
+}
+
+export interface PipelineRejectedMessage extends PipelineRunFields {
+  type: 'pipeline_rejected';
+  stepIndex: number;
+  /** `rejected` (POST /reject or the `reject` signal) or `timeout` (no decision within the step's approval timeout). */
+  reason: 'rejected' | 'timeout';
+}
+
+export interface PipelineStepResultView {
+  stepId: string;
+  agentId: string;
+  agentName: string;
+  /** At most 5 000 characters (the detail has it whole). */
+  result: string;
+  sessionId: string | null;
+}
+
+export interface PipelineCompleteMessage extends PipelineRunFields {
+  type: 'pipeline_complete';
+  results: PipelineStepResultView[];
+  totalCostUsd: number;
+  lastAgentId: string | null;
+  lastAgentName: string | null;
+  lastSessionId: string | null;
+}
+
+export interface PipelineErrorMessage extends PipelineRunFields {
+  type: 'pipeline_error';
+  stepIndex: number;
+  error: string;
+}
+
+export interface PipelineReportMessage extends PipelineRunFields {
+  type: 'report_generated';
+  reportFile: string;
+}
+
+export type PipelineLiveMessage =
+  | PipelineStepStartMessage
+  | PipelineStepOutputMessage
+  | PipelineStepCompleteMessage
+  | PipelineStatusMessage
+  | PipelineApprovalRequiredMessage
+  | PipelineRejectedMessage
+  | PipelineCompleteMessage
+  | PipelineErrorMessage
+  | PipelineReportMessage;
+
 export type LiveMessage =
+  | PipelineLiveMessage
   | ExecutionQueuedMessage
   | ExecutionStartedMessage
   | ExecutionOutputMessage
@@ -251,27 +357,34 @@ export class ExecutionLiveStream {
   }
 
   queued(): Promise<number> {
+    if (this.execution.pipelineStep) return Promise.resolve(0);
     return this.publish({ type: 'execution_queued', ...this.execution, at: new Date().toISOString() });
   }
 
   started(): Promise<number> {
+    if (this.execution.pipelineStep) return Promise.resolve(0);
     return this.publish({ type: 'execution_started', ...this.execution, at: new Date().toISOString() });
   }
 
   /** The number is taken when called, so lines keep their order even when not awaited one by one. */
   output(chunk: OutputChunk): Promise<number> {
     const seq = this.nextSeq++;
-    const { executionId, agentId, agentName } = this.execution;
+    const { executionId, agentId, agentName, pipelineExecutionId, pipelineStep } = this.execution;
+    if (pipelineStep && pipelineExecutionId) {
+      return this.publish({ type: 'pipeline_step_output', ...pipelineStep, pipelineExecutionId, executionId, seq, data: chunk });
+    }
     return this.publish({ type: 'execution_output', executionId, agentId, agentName, seq, data: chunk });
   }
 
   report(reportFile: string): Promise<number> {
+    if (this.execution.pipelineStep) return Promise.resolve(0);
     const { executionId, agentId, agentName } = this.execution;
     return this.publish({ type: 'report_generated', executionId, agentId, agentName, reportFile, at: new Date().toISOString() });
   }
 
   /** An attempt failed and another follows in `nextRetryIn` seconds. */
   retry(fields: RetryFields): Promise<number> {
+    if (this.execution.pipelineStep) return Promise.resolve(0);
     return this.publish({ type: 'execution_retry', ...this.execution, ...fields, data: { ...fields }, at: new Date().toISOString() });
   }
 
@@ -280,6 +393,7 @@ export class ExecutionLiveStream {
    * a cancel included (`data.canceled: true`), since the panel greets `execution_complete` as a success.
    */
   finished(outcome: ExecutionOutcome): Promise<number> {
+    if (this.execution.pipelineStep) return Promise.resolve(0);
     const canceled = outcome.status === 'canceled';
     const cost = outcome.costUsd ?? 0;
     const data: ExecutionResultData = {

@@ -1,6 +1,7 @@
 import { prepareAgentHost } from '../activities/agents/agent-host';
 import { createAgentExecutionActivities } from '../activities/agents/execution-activities';
 import { createFollowUpActivities } from '../activities/agents/follow-ups';
+import { createPipelineActivities } from '../activities/pipelines/pipeline-activities';
 import { createExecutionReconcilerActivities } from '../activities/agents/reconcile-executions';
 import { createProbeActivities } from '../activities/probe';
 import { createScheduleActivities } from '../activities/schedules/scheduled-run';
@@ -46,6 +47,7 @@ export async function startAgentsWorker(config: Config, logger: Logger, options:
   const { waitForSlot, ...activities } = createAgentExecutionActivities({ pool: database.pool, db: database.db, redis, config, logger });
   const reconciler = createExecutionReconcilerActivities({ db: database.db, temporal: temporal.client, finishing: activities, logger });
   const followUps = createFollowUpActivities({ db: database.db, redis, temporal: temporal.client, config, logger });
+  const pipelines = createPipelineActivities({ db: database.db, redis, config, logger });
   const schedules = createScheduleActivities({ db: database.db, redis, temporal: temporal.client, logger, workdirRoots: config.orchestration.workdirRoots });
   const started: QueueWorker[] = [];
   try {
@@ -72,7 +74,7 @@ export async function startAgentsWorker(config: Config, logger: Logger, options:
         logger,
         // A cancelled execution's agent is killed within about a second, not at the next throttled heartbeat.
         maxHeartbeatThrottleInterval: '1 second',
-        activities: { ...createProbeActivities({ taskQueue }), ...activities, ...reconciler, ...followUps, ...schedules },
+        activities: { ...createProbeActivities({ taskQueue }), ...activities, ...reconciler, ...followUps, ...schedules, ...pipelines },
         ...(options.activitySlots ? { maxConcurrentActivityTaskExecutions: options.activitySlots } : {}),
       }),
     );

@@ -91,8 +91,10 @@ function identityOf(record: Execution): ExecutionIdentity {
     executionId: record.id,
     agentId: record.agentId ?? '',
     agentName: record.agentName,
-    pipelineExecutionId: null,
+    pipelineExecutionId: record.pipelineExecutionId,
     source: record.source,
+    // A pipeline step: its output becomes pipeline_step_output (docs/pipelines.md).
+    ...(record.pipelineExecutionId && record.pipelineId ? { pipelineStep: { pipelineId: record.pipelineId, stepIndex: record.stepIndex ?? 0 } } : {}),
   };
 }
 

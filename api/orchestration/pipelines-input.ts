@@ -22,6 +22,8 @@ const step = z.strictObject({
   inputTemplate: z.string().max(TEMPLATE_MAX).nullable().default(null),
   description: z.string().max(PIPELINE_DESCRIPTION_MAX).default(''),
   requiresApproval: z.boolean().default(false),
+  // How long an approval of this step is awaited (1 s to 30 days); absent or null: PIPELINE_APPROVAL_TIMEOUT_SECONDS.
+  approvalTimeoutSeconds: z.number().int().min(1).max(30 * 86_400).nullable().optional(),
   // What the answers carry and the panel may send back.
   agentName: ignored,
   promptMode: ignored,

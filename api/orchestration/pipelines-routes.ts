@@ -2,10 +2,27 @@ import type Router from '@koa/router';
 import { orchestrationRouter } from './router';
 import type { Services } from '../../lib/services';
 import { executionDepsOf } from '../../services/executions';
-import { createPipeline, deletePipeline, getPipeline, listPipelines, updatePipeline } from '../../services/pipelines';
+import {
+  cancelPipelineRuns,
+  createPipeline,
+  decideApproval,
+  deletePipeline,
+  executePipeline,
+  getPipeline,
+  listPipelines,
+  resumePipelineRun,
+  updatePipeline,
+} from '../../services/pipelines';
+import { clientIdOf } from '../websocket';
 import { useCaseErrors } from '../use-case-errors';
 import { parseInput } from '../validation';
-import { pipelineCreateBody, pipelineUpdateBody } from './pipelines-input';
+import { taskWithContextFiles } from './execution-control-input';
+import { pipelineCreateBody, pipelineExecuteBody, pipelineUpdateBody } from './pipelines-input';
+
+/** The client whose live output a run goes to: the `X-Client-Id` header. */
+function requestClientId(header: string): string | null {
+  return clientIdOf({}, header || undefined);
+}
 
 /**
  * Pipelines in the admin panel's shapes (contract 3.6; docs/pipelines.md): CRUD, and their runs
@@ -27,6 +44,12 @@ export function pipelinesRoutes(services: Services): Router {
     ctx.body = pipeline;
   });
 
+  // Declared before the '/:id/...' routes: "resume" is not a pipeline id.
+  router.post('/resume/:executionId', async (ctx) => {
+    ctx.status = 202;
+    ctx.body = { ...(await resumePipelineRun(deps, ctx.params.executionId ?? '', requestClientId(ctx.get('x-client-id')))), status: 'resumed' };
+  });
+
   router.get('/:id', async (ctx) => {
     ctx.body = await getPipeline(deps, ctx.params.id ?? '');
   });
@@ -38,6 +61,26 @@ export function pipelinesRoutes(services: Services): Router {
   router.delete('/:id', async (ctx) => {
     await deletePipeline(deps, ctx.params.id ?? '');
     ctx.status = 204;
+  });
+
+  router.post('/:id/execute', async (ctx) => {
+    const body = parseInput(pipelineExecuteBody, ctx.request.body ?? {}, 'body');
+    const { contextFiles, input, ...rest } = body;
+    ctx.status = 202;
+    ctx.body = await executePipeline(deps, ctx.params.id ?? '', requestClientId(ctx.get('x-client-id')), { ...rest, input: taskWithContextFiles(input, contextFiles) });
+  });
+
+  // `:id` is a run's id or a pipeline's (its oldest waiting run): docs/pipelines.md, "Approvals".
+  router.post('/:id/approve', async (ctx) => {
+    ctx.body = await decideApproval(deps, ctx.params.id ?? '', true);
+  });
+
+  router.post('/:id/reject', async (ctx) => {
+    ctx.body = await decideApproval(deps, ctx.params.id ?? '', false);
+  });
+
+  router.post('/:id/cancel', async (ctx) => {
+    ctx.body = await cancelPipelineRuns(deps, ctx.params.id ?? '');
   });
 
   return router;

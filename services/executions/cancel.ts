@@ -3,6 +3,7 @@ import { ACTIVE_STATUSES, activeExecutions, cancelQueuedExecution, finishExecuti
 import { agentExecutionWorkflowId } from '../../temporal/agent-execution';
 import { CANCELLED_ERROR } from '../../workflows/agents/execution-errors';
 import { NotFoundError } from '../errors';
+import { cancelPipelineRun } from '../pipelines/runs';
 import type { ExecutionDeps } from './deps';
 import { liveStreamOf, published } from './live';
 import { activeExecutionView, type ActiveExecutionView } from './view';
@@ -27,6 +28,8 @@ async function cancelActive(deps: ExecutionDeps, execution: ExecutionSummary): P
       );
     }
   }
+  // A pipeline run: its workflow cancels the running step and ends the run `canceled`.
+  if (execution.kind === 'pipeline') return cancelPipelineRun(deps, execution.id);
   try {
     await deps.temporal.workflow.getHandle(agentExecutionWorkflowId(execution.id)).cancel();
   } catch (error) {

@@ -11,6 +11,7 @@ import {
   type PageRequest,
 } from '../../db/executions-store';
 import { ConflictError, NotFoundError } from '../errors';
+import { runStepRecords } from '../pipelines/run-steps';
 import type { ExecutionDeps } from './deps';
 import { executionDetailView, executionView, type ExecutionDetailView, type ExecutionView } from './view';
 
@@ -44,7 +45,8 @@ export function exportExecutionHistory(deps: HistoryDeps, filters: HistoryFilter
 export async function executionDetail(deps: HistoryDeps, id: string): Promise<ExecutionDetailView> {
   const execution = await getExecution(deps.db, id);
   if (!execution) throw new NotFoundError(`execution ${id} not found`);
-  return executionDetailView(execution);
+  // A pipeline run's detail lists its steps (contract 3.8), the resumed runs' earlier ones included.
+  return executionDetailView(execution, execution.kind === 'pipeline' ? await runStepRecords(deps.db, execution) : undefined);
 }
 
 /** ConflictError while it is active (its workflow still writes to it). */

@@ -1,6 +1,7 @@
 import { getExecution } from '../../db/executions-store';
 import { InvalidInputError, NotFoundError } from '../errors';
 import type { ExecutionDeps } from './deps';
+import { executePipeline } from '../pipelines/runs';
 import { launchExecution, runnableAgent } from './launch';
 
 /** Only these end states may be run again (contract 3.8): a completed or active record is refused. */
@@ -24,6 +25,11 @@ export async function retryExecution(deps: ExecutionDeps, executionId: string, c
   if (!parent) throw new NotFoundError(`execution ${executionId} not found`);
   if (!RETRYABLE.has(parent.status)) {
     throw new InvalidInputError(`only executions that ended with an error or were canceled can be retried (this one is ${parent.status})`);
+  }
+  if (parent.kind === 'pipeline' && parent.pipelineId) {
+    // A pipeline run again with its input, from the first step (resume starts from the failed one).
+    const started = await executePipeline(deps, parent.pipelineId, clientId, { input: parent.task, workingDirectory: parent.workingDirectory, source: 'retry' });
+    return { success: true, message: 'Pipeline reexecutado', executionId: started.executionId };
   }
   if (parent.kind !== 'agent' || !parent.agentId) throw new InvalidInputError(`execution ${executionId} is not an agent execution`);
   const agent = await runnableAgent(deps, parent.agentId);

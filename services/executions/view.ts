@@ -42,6 +42,28 @@ export interface ExecutionView {
   attempt: number;
   delegatedFrom: string | null;
   reportFile: string | null;
+  /** Pipeline runs (docs/pipelines.md): the failed step, the run resumed and the step it resumed at. */
+  failedAtStep: number | null;
+  resumedFrom: string | null;
+  resumedAtStep: number | null;
+}
+
+/** A step of a pipeline run's detail (contract 3.8), from the step's agent record. */
+export interface PipelineStepView {
+  stepIndex: number;
+  executionId: string;
+  agentId: string | null;
+  agentName: string;
+  status: Execution['status'];
+  startedAt: string | null;
+  endedAt: string | null;
+  costUsd: number;
+  durationMs: number | null;
+  numTurns: number | null;
+  sessionId: string | null;
+  prompt: string;
+  result: string | null;
+  error: string | null;
 }
 
 /** The detail adds the stored output and the live `seq` it ends at (a late client catches up from it). */
@@ -49,6 +71,9 @@ export interface ExecutionDetailView extends ExecutionView {
   output: string;
   outputTruncated: boolean;
   outputSeq: number;
+  /** A pipeline run: its steps, and the input its current (or failed) step was given (resume starts there). */
+  steps?: PipelineStepView[];
+  lastStepInput?: string | null;
 }
 
 /** An item of GET /executions/active: the view, plus the agent's name where the panel's terminal filter looks. */
@@ -92,14 +117,37 @@ export function executionView(record: ExecutionSummary): ExecutionView {
     attempt: record.attempt,
     delegatedFrom: record.delegatedFrom,
     reportFile: record.reportFile,
+    failedAtStep: record.failedAtStep,
+    resumedFrom: record.resumedFrom,
+    resumedAtStep: record.resumedAtStep,
+  };
+}
+
+export function pipelineStepView(step: Execution): PipelineStepView {
+  return {
+    stepIndex: step.stepIndex ?? 0,
+    executionId: step.id,
+    agentId: step.agentId,
+    agentName: step.agentName,
+    status: step.status,
+    startedAt: iso(step.startedAt),
+    endedAt: iso(step.finishedAt),
+    costUsd: step.costUsd ?? 0,
+    durationMs: step.durationMs,
+    numTurns: step.turns,
+    sessionId: step.sessionId,
+    prompt: step.task,
+    result: step.result,
+    error: step.error,
   };
 }
 
 /** The detail: `result` falls back to the stored output for records written before results were kept. */
-export function executionDetailView(record: Execution): ExecutionDetailView {
+export function executionDetailView(record: Execution, steps?: Execution[]): ExecutionDetailView {
   const view = executionView(record);
   return {
     ...view,
+    ...(record.kind === 'pipeline' ? { steps: (steps ?? []).map(pipelineStepView), lastStepInput: record.lastStepInput } : {}),
     result: record.result ?? (record.output === '' ? null : record.output),
     output: record.output,
     outputTruncated: record.outputTruncated,

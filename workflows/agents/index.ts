@@ -3,3 +3,4 @@ export { probeWorkflow } from '../probe';
 export { agentExecutionWorkflow } from './execution';
 export { reconcileExecutionsWorkflow } from './reconcile';
 export { scheduledAgentRunWorkflow } from './scheduled';
+export { pipelineExecutionWorkflow } from '../pipelines';

@@ -1,0 +1,245 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type Redis from 'ioredis';
+import type { Database } from '../../db';
+import { findAgent } from '../../db/agents-store';
+import { readExecutionSettings } from '../../db/execution-settings';
+import { createExecution, finishExecution, getExecution, setExecutionReportFile, type Execution } from '../../db/executions-store';
+import { findPipeline, markRunAwaitingApproval, markRunRunning, setRunProgress } from '../../db/pipelines-store';
+import type { Config } from '../../lib/config';
+import { liveTargetOf, publishLiveMessage, type PipelineLiveMessage } from '../../lib/live-output';
+import type { Logger } from '../../lib/logger';
+import { runStepRecords, stepInputOf, PREVIOUS_OUTPUT_MAX, STEP_RESULT_MESSAGE_MAX, STEP_COMPLETE_RESULT_MAX } from '../../services/pipelines/run-steps';
+import { writeExecutionReport } from '../agents/reports';
+
+/**
+ * The activities of a pipeline run (workflows/pipelines/execution.ts; docs/pipelines.md). They pass
+ * ids, never results: a step's input is read from the previous step's record here, so results of any
+ * size never enter the workflow's history.
+ */
+
+export interface PipelineActivityDeps {
+  db: Database;
+  redis: Redis;
+  config: Pick<Config, 'orchestration'>;
+  logger: Logger;
+}
+
+/** What the workflow needs to know of the pipeline: small, whatever the templates. */
+export interface PipelinePlan {
+  totalSteps: number;
+  /** 0, or the step a resumed run starts at. */
+  startStep: number;
+  /** Each step's approval wait: its own timeout, else PIPELINE_APPROVAL_TIMEOUT_SECONDS. */
+  steps: { requiresApproval: boolean; approvalTimeoutSeconds: number }[];
+}
+
+export interface StepRef {
+  runId: string;
+  stepIndex: number;
+}
+
+export interface StartStepInput extends StepRef {
+  /** The step's agent record, chosen by the workflow (deterministic) so a retried activity creates it once. */
+  stepExecutionId: string;
+  /** The previous step's agent record; null: the run's input (a resumed run: the failed step's stored input). */
+  previousExecutionId: string | null;
+}
+
+export interface StepOutcome {
+  /** null when the step's agent completed. */
+  error: string | null;
+}
+
+const STEP_FAILED = 'PipelineStepFailed';
+
+export function createPipelineActivities(deps: PipelineActivityDeps) {
+  const { db, redis, config, logger } = deps;
+
+  async function run(runId: string): Promise<Execution> {
+    const record = await getExecution(db, runId);
+    if (!record || record.kind !== 'pipeline' || !record.pipelineId) throw ApplicationFailure.nonRetryable(`pipeline run ${runId} not found`, 'ExecutionNotFound');
+    return record;
+  }
+
+  /** To the client that started the run (or everyone, for a schedule's or a webhook's run); best effort. */
+  async function tell(record: Execution, message: PipelineLiveMessage): Promise<void> {
+    const target = liveTargetOf({ source: record.source, clientId: record.clientId });
+    if (!target) return;
+    await publishLiveMessage(redis, target, message).catch((error: unknown) => logger.warn({ err: error, runId: record.id }, 'pipeline message not published'));
+  }
+
+  const ids = (record: Execution) => ({ pipelineId: record.pipelineId ?? '', executionId: record.id });
+
+  return {
+    /** The run starts (or goes on after a worker restart): running, and the plan of its steps. */
+    async startPipelineRun(runId: string): Promise<PipelinePlan> {
+      const record = await run(runId);
+      const pipeline = await findPipeline(db, record.pipelineId ?? '');
+      if (!pipeline) throw ApplicationFailure.nonRetryable(`pipeline ${record.pipelineId} no longer exists`, STEP_FAILED);
+      await markRunRunning(db, runId);
+      return {
+        totalSteps: pipeline.steps.length,
+        startStep: Math.min(record.resumedAtStep ?? 0, pipeline.steps.length),
+        steps: pipeline.steps.map((step) => ({ requiresApproval: step.requiresApproval, approvalTimeoutSeconds: step.approvalTimeoutSeconds ?? config.orchestration.pipelines.approvalTimeoutSeconds })),
+      };
+    },
+
+    /** Before a step that needs an approval: `awaiting_approval`, and the panel's banner with the previous output. */
+    async requestApproval(input: StepRef & { previousExecutionId: string | null }): Promise<void> {
+      const record = await run(input.runId);
+      await markRunAwaitingApproval(db, input.runId);
+      const previous = input.previousExecutionId ? await getExecution(db, input.previousExecutionId) : null;
+      const previousOutput = (previous ? (previous.result ?? '') : (record.lastStepInput ?? record.task)).slice(0, PREVIOUS_OUTPUT_MAX);
+      await tell(record, { type: 'pipeline_status', ...ids(record), status: 'awaiting_approval', stepIndex: input.stepIndex });
+      await tell(record, {
+        type: 'pipeline_approval_required',
+        ...ids(record),
+        stepIndex: input.stepIndex,
+        agentName: previous?.agentName ?? 'agente',
+        previousOutput,
+      });
+    },
+
+    async approvalGranted(runId: string): Promise<void> {
+      await markRunRunning(db, runId);
+    },
+
+    /** A rejection (or no decision in time) ends the run `rejected`. */
+    async rejectRun(input: StepRef & { reason: 'rejected' | 'timeout' }): Promise<void> {
+      const record = await run(input.runId);
+      const error = input.reason === 'timeout' ? `approval of step ${input.stepIndex + 1} timed out` : `rejected at step ${input.stepIndex + 1}`;
+      const costUsd = await runCost(record);
+      const finished = await finishExecution(db, input.runId, { status: 'rejected', error, costUsd });
+      if (finished?.changed) await tell(record, { type: 'pipeline_rejected', ...ids(record), stepIndex: input.stepIndex, reason: input.reason });
+    },
+
+    /**
+     * Creates the step's agent record (queued; its child workflow runs it like any execution), with the
+     * previous result put through the step's template, and tells the panel the step starts.
+     */
+    async startStep(input: StartStepInput): Promise<void> {
+      const record = await run(input.runId);
+      const existing = await getExecution(db, input.stepExecutionId);
+      if (existing) return; // a retried activity: created (and announced) before
+      const pipeline = await findPipeline(db, record.pipelineId ?? '');
+      const step = pipeline?.steps[input.stepIndex];
+      if (!pipeline || !step) throw ApplicationFailure.nonRetryable(`step ${input.stepIndex + 1} of pipeline ${record.pipelineId} no longer exists`, STEP_FAILED);
+      const agent = await findAgent(db, step.agentId);
+      if (!agent) throw ApplicationFailure.nonRetryable(`agent ${step.agentId} of step ${input.stepIndex + 1} no longer exists`, STEP_FAILED);
+      if (agent.status !== 'active') throw ApplicationFailure.nonRetryable(`agent "${agent.name}" of step ${input.stepIndex + 1} is inactive`, STEP_FAILED);
+      const previous = input.previousExecutionId ? await getExecution(db, input.previousExecutionId) : null;
+      const { input: stepInput, prompt } = stepInputOf(previous ? (previous.result ?? '') : (record.lastStepInput ?? record.task), step.inputTemplate);
+      const settings = await readExecutionSettings(db, config.orchestration.workdirRoots);
+      await setRunProgress(db, input.runId, { lastStepInput: stepInput });
+      await createExecution(db, {
+        id: input.stepExecutionId,
+        kind: 'agent',
+        agentId: agent.id,
+        agentName: agent.name,
+        pipelineId: record.pipelineId,
+        pipelineExecutionId: record.id,
+        stepIndex: input.stepIndex,
+        source: record.source,
+        clientId: record.clientId,
+        task: prompt,
+        instructions: '',
+        workingDirectory: record.workingDirectory,
+        model: agent.model ?? settings.defaultModel,
+      });
+      await tell(record, {
+        type: 'pipeline_step_start',
+        ...ids(record),
+        stepIndex: input.stepIndex,
+        stepId: step.id,
+        agentName: agent.name,
+        totalSteps: pipeline.steps.length,
+        ...(record.resumedFrom ? { resumed: true as const } : {}),
+        stepExecutionId: input.stepExecutionId,
+      });
+    },
+
+    /** After the step's workflow: its outcome from its record; a completed step adds its cost and tells the panel. */
+    async finishStep(input: StepRef & { stepExecutionId: string }): Promise<StepOutcome> {
+      const record = await run(input.runId);
+      const step = await getExecution(db, input.stepExecutionId);
+      if (!step) return { error: `the record of step ${input.stepIndex + 1} vanished` };
+      await setRunProgress(db, input.runId, { costUsd: await runCost(record) });
+      if (step.status !== 'completed') return { error: step.error ?? `step ${input.stepIndex + 1} ended ${step.status}` };
+      const pipeline = await findPipeline(db, record.pipelineId ?? '');
+      await tell(record, {
+        type: 'pipeline_step_complete',
+        ...ids(record),
+        stepIndex: input.stepIndex,
+        stepId: pipeline?.steps[input.stepIndex]?.id ?? '',
+        result: (step.result ?? '').slice(0, STEP_COMPLETE_RESULT_MAX),
+        costUsd: step.costUsd ?? 0,
+      });
+      return { error: null };
+    },
+
+    /** A failed step fails the run: `error`, the step, and the input it was given (resume starts there). */
+    async failRun(input: StepRef & { error: string }): Promise<void> {
+      const record = await run(input.runId);
+      await setRunProgress(db, input.runId, { failedAtStep: input.stepIndex, costUsd: await runCost(record) });
+      const finished = await finishExecution(db, input.runId, { status: 'error', error: input.error });
+      if (finished?.changed) await tell(record, { type: 'pipeline_error', ...ids(record), stepIndex: input.stepIndex, error: input.error });
+    },
+
+    /** Every step completed: the run's result is the last step's; the report; then `pipeline_complete`. */
+    async completeRun(runId: string): Promise<void> {
+      const record = await run(runId);
+      const steps = await runStepRecords(db, record);
+      const last = steps[steps.length - 1] ?? null;
+      const costUsd = await runCost(record);
+      const finishedAt = new Date();
+      const startedAt = record.startedAt ?? record.createdAt;
+      const finished = await finishExecution(db, runId, {
+        status: 'completed',
+        costUsd,
+        result: last?.result ?? null,
+        sessionId: last?.sessionId ?? null,
+        durationMs: finishedAt.getTime() - startedAt.getTime(),
+        output: steps.map((step) => `## ${(step.stepIndex ?? 0) + 1}. ${step.agentName}\n\n${step.result ?? ''}`).join('\n\n'),
+        finishedAt,
+      });
+      if (!finished?.changed) return;
+      try {
+        const reportFile = await writeExecutionReport(finished.execution, config.orchestration, config.orchestration.limits.reports);
+        await setExecutionReportFile(db, runId, reportFile);
+        await tell(record, { type: 'report_generated', ...ids(record), reportFile });
+      } catch (error) {
+        logger.warn({ err: error, runId }, 'pipeline report not written');
+      }
+      const pipeline = await findPipeline(db, record.pipelineId ?? '');
+      await tell(record, {
+        type: 'pipeline_complete',
+        ...ids(record),
+        results: steps.map((step) => ({
+          stepId: pipeline?.steps[step.stepIndex ?? 0]?.id ?? '',
+          agentId: step.agentId ?? '',
+          agentName: step.agentName,
+          result: (step.result ?? '').slice(0, STEP_RESULT_MESSAGE_MAX),
+          sessionId: step.sessionId,
+        })),
+        totalCostUsd: costUsd,
+        lastAgentId: last?.agentId ?? null,
+        lastAgentName: last?.agentName ?? null,
+        lastSessionId: last?.sessionId ?? null,
+      });
+    },
+
+    /** The run was cancelled: `canceled`, final (its running step's own workflow ends that step). No message (contract 4.5). */
+    async cancelRun(runId: string): Promise<void> {
+      const record = await run(runId);
+      await finishExecution(db, runId, { status: 'canceled', error: 'canceled', costUsd: await runCost(record) });
+    },
+  };
+
+  /** The run's cost: its steps' and, for a resumed run, the earlier runs' steps before it. */
+  async function runCost(record: Execution): Promise<number> {
+    const steps = await runStepRecords(db, record);
+    return steps.reduce((sum, step) => sum + (step.costUsd ?? 0), 0);
+  }
+}
+
+export type PipelineActivities = ReturnType<typeof createPipelineActivities>;

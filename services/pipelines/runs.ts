@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { findAgent } from '../../db/agents-store';
+import { readExecutionSettings } from '../../db/execution-settings';
+import { createExecution, finishExecution, getExecution, type Execution, type NewExecution } from '../../db/executions-store';
+import { activeRunsOfPipeline } from '../../db/pipelines-store';
+import { pipelineExecutionStartOptions, pipelineExecutionWorkflowId } from '../../temporal/pipeline-execution';
+import type { pipelineExecutionWorkflow } from '../../workflows/pipelines/execution';
+import { approveSignal, rejectSignal } from '../../workflows/pipelines/signals';
+import { InvalidInputError, NotFoundError, UnavailableError } from '../errors';
+import type { ExecutionDeps } from '../executions/deps';
+import { confinedWorkingDirectory } from '../working-directories';
+import { storedPipeline } from './pipelines';
+
+/** Pipeline runs (docs/pipelines.md): execute, approve or reject, cancel, resume, retry. */
+
+export type PipelineRunDeps = ExecutionDeps;
+
+/** What a start answers (202): the contract's `{pipelineId, status}` plus the run's record id. */
+export interface StartedPipelineRun {
+  pipelineId: string;
+  executionId: string;
+  status: 'started';
+}
+
+export interface PipelineRunRequest {
+  input: string;
+  /** Absent or null: the pipeline's, else the settings' working directory. */
+  workingDirectory?: string | null;
+  repoName?: string;
+  repoBranch?: string;
+  source?: NewExecution['source'];
+  webhookId?: string | null;
+  scheduleId?: string | null;
+}
+
+const NO_APPROVAL = 'Nenhuma aprovação pendente para este pipeline';
+const NOT_RUNNING = 'Pipeline não está em execução';
+
+/**
+ * Starts a run of pipeline `pipelineId` on `request.input` for `clientId`. Checked before anything is
+ * stored (contract 7.3): NotFoundError for an unknown pipeline, InvalidInputError for an inactive one,
+ * a step whose agent is gone or inactive, or a working directory outside the roots.
+ */
+export async function executePipeline(deps: PipelineRunDeps, pipelineId: string, clientId: string | null, request: PipelineRunRequest): Promise<StartedPipelineRun> {
+  const pipeline = await storedPipeline(deps, pipelineId);
+  if (pipeline.status !== 'active') throw new InvalidInputError(`pipeline ${pipelineId} is inactive`);
+  if (request.repoName !== undefined || request.repoBranch !== undefined) throw new InvalidInputError('repositories are not supported yet');
+  for (const [index, step] of pipeline.steps.entries()) {
+    const agent = await findAgent(deps.db, step.agentId);
+    if (!agent) throw new InvalidInputError(`step ${index + 1}: agent ${step.agentId} no longer exists`);
+    if (agent.status !== 'active') throw new InvalidInputError(`step ${index + 1}: agent "${agent.name}" is inactive`);
+  }
+  const settings = await readExecutionSettings(deps.db, deps.workdirRoots);
+  return startRun(deps, {
+    kind: 'pipeline',
+    agentId: null,
+    agentName: pipeline.name,
+    pipelineId: pipeline.id,
+    source: request.source ?? 'manual',
+    clientId,
+    task: request.input,
+    instructions: '',
+    workingDirectory: request.workingDirectory ?? pipeline.workingDirectory ?? settings.workingDirectory,
+    model: settings.defaultModel,
+    webhookId: request.webhookId ?? null,
+    scheduleId: request.scheduleId ?? null,
+  });
+}
+
+async function startRun(deps: PipelineRunDeps, record: NewExecution): Promise<StartedPipelineRun> {
+  const workingDirectory = await confinedWorkingDirectory(deps.workdirRoots, record.workingDirectory, 'workingDirectory');
+  const run = await createExecution(deps.db, { ...record, id: randomUUID(), workingDirectory });
+  try {
+    await deps.temporal.workflow.start<typeof pipelineExecutionWorkflow>(
+      'pipelineExecutionWorkflow',
+      pipelineExecutionStartOptions({ runId: run.id }),
+    );
+  } catch (error) {
+    deps.logger.error({ err: error, runId: run.id }, 'pipeline workflow not started');
+    await finishExecution(deps.db, run.id, { status: 'error', error: 'the pipeline could not be started (workflow engine unavailable)' });
+    throw new UnavailableError('the pipeline could not be started: the workflow engine is unavailable');
+  }
+  return { pipelineId: run.pipelineId ?? '', executionId: run.id, status: 'started' };
+}
+
+/** A run record by its id; null when `id` is not a pipeline run. */
+async function runById(deps: Pick<ExecutionDeps, 'db'>, id: string): Promise<Execution | null> {
+  const record = await getExecution(deps.db, id);
+  return record && record.kind === 'pipeline' && record.pipelineExecutionId === null ? record : null;
+}
+
+/**
+ * Approves or rejects the waiting step of a run: `id` is the run's id, or a pipeline's id, which
+ * means its OLDEST run waiting for an approval (the banner the panel shows first). NotFoundError when
+ * none waits.
+ */
+export async function decideApproval(deps: ExecutionDeps, id: string, approve: boolean): Promise<{ approved: true } | { rejected: true }> {
+  const byId = await runById(deps, id);
+  const run = byId ? (byId.status === 'awaiting_approval' ? byId : null) : ((await activeRunsOfPipeline(deps.db, id, 'awaiting_approval'))[0] ?? null);
+  if (!run) throw new NotFoundError(NO_APPROVAL);
+  try {
+    await deps.temporal.workflow.getHandle(pipelineExecutionWorkflowId(run.id)).signal(approve ? approveSignal : rejectSignal);
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) throw new NotFoundError(NO_APPROVAL);
+    throw error;
+  }
+  return approve ? { approved: true } : { rejected: true };
+}
+
+/**
+ * Cancels a run (`id` its id) or every active run of a pipeline (`id` the pipeline's). The workflow
+ * cancels its running step (the agent is killed) and ends the run `canceled`; a run whose workflow
+ * is gone is ended here. NotFoundError when nothing runs.
+ */
+export async function cancelPipelineRuns(deps: ExecutionDeps, id: string): Promise<{ cancelled: true; count: number }> {
+  const byId = await runById(deps, id);
+  const runs = byId ? (['queued', 'running', 'awaiting_approval', 'retrying'].includes(byId.status) ? [byId] : []) : await activeRunsOfPipeline(deps.db, id);
+  if (runs.length === 0) throw new NotFoundError(NOT_RUNNING);
+  for (const run of runs) await cancelPipelineRun(deps, run.id);
+  return { cancelled: true, count: runs.length };
+}
+
+/** Cancels one run's workflow (cancel-all too); ends the record itself when the workflow is gone. */
+export async function cancelPipelineRun(deps: ExecutionDeps, runId: string): Promise<void> {
+  try {
+    await deps.temporal.workflow.getHandle(pipelineExecutionWorkflowId(runId)).cancel();
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
+    await finishExecution(deps.db, runId, { status: 'canceled', error: 'canceled' });
+  }
+}
+
+/**
+ * A new run of a failed one from its failed step with that step's stored input (a record without
+ * `failedAtStep` starts from the first step with the run's input): source `resume`, `resumedFrom`,
+ * `resumedAtStep`; the earlier steps stay in their records and count in the new run's detail and cost.
+ * NotFoundError for an unknown run, InvalidInputError for one that did not fail.
+ */
+export async function resumePipelineRun(deps: PipelineRunDeps, runId: string, clientId: string | null): Promise<Omit<StartedPipelineRun, 'status'> & { resumedAtStep: number }> {
+  const failed = await runById(deps, runId);
+  if (!failed) throw new NotFoundError(`Execução não encontrada: ${runId}`);
+  if (failed.status !== 'error') throw new InvalidInputError(`Só é possível retomar execuções com erro (this one is ${failed.status})`);
+  const pipeline = await storedPipeline(deps, failed.pipelineId ?? '');
+  if (pipeline.status !== 'active') throw new InvalidInputError(`pipeline ${pipeline.id} is inactive`);
+  const resumedAtStep = failed.failedAtStep ?? 0;
+  const started = await startRun(deps, {
+    kind: 'pipeline',
+    agentId: null,
+    agentName: pipeline.name,
+    pipelineId: pipeline.id,
+    source: 'resume',
+    clientId,
+    task: failed.task,
+    instructions: '',
+    workingDirectory: failed.workingDirectory,
+    model: failed.model,
+    resumedFrom: failed.id,
+    resumedAtStep,
+    lastStepInput: failed.failedAtStep === null ? null : failed.lastStepInput,
+  });
+  return { ...started, resumedAtStep };
+}

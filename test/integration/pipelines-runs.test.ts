@@ -1,0 +1,288 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { config as baseConfig } from '../../lib/config';
+import { logger } from '../../lib/logger';
+import { repoRoot } from '../../lib/paths';
+import { withTimeout } from '../../lib/timeout';
+import { pipelineExecutionWorkflowId } from '../../temporal/pipeline-execution';
+import { startAgentsWorker } from '../../workers/agents';
+import type { QueueWorker } from '../../workers/queue-worker';
+import { standInEnv, startStandInModel, type StandInModel } from '../fixtures/stand-in-model';
+import { startTestServer, type TestServer } from '../support/server';
+import { until } from '../support/waiting';
+import { openSocket, type SocketProbe } from '../support/websocket';
+
+/**
+ * Pipeline runs with the real Claude Code CLI against the stand-in model (contract rows 31-35, 54, 57;
+ * messages of 4.3 and 4.5; docs/pipelines.md): steps in order with their templates, approvals by the
+ * API and by a Temporal signal, a rejection, an approval timeout, a cancel, a failing step and its
+ * resume, a retry, and the synchronous 404/400 of execute and resume.
+ */
+
+describe('pipeline runs, with the real CLI', () => {
+  const claudeCli = path.join(repoRoot, 'node_modules/.bin/claude');
+  const workArea = path.join(baseConfig.orchestration.workdirRoots[0]!, `test-pipelines-${process.pid}-${Date.now()}`);
+  let server: TestServer;
+  let worker: QueueWorker;
+  let model: StandInModel;
+  const probes: SocketProbe[] = [];
+
+  beforeAll(async () => {
+    if (process.getuid?.() !== 0) throw new Error('the CLI runs as the pool users a root service uses: run these tests as root');
+    model = await startStandInModel();
+    server = await startTestServer();
+    await server.services.database.pool.query(
+      "UPDATE executions SET status = 'error', finished_at = NOW(3), error = 'left by an earlier test run' WHERE status IN ('queued', 'running', 'retrying', 'awaiting_approval')",
+    );
+    expect((await call('PUT', '/api/settings', { maxConcurrent: 4 })).status).toBe(200);
+    worker = await startAgentsWorker({ ...baseConfig, orchestration: { ...baseConfig.orchestration, agentCommand: claudeCli } }, logger);
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const probe of probes) probe.socket.terminate();
+    await worker?.stop();
+    await model?.close();
+    await server?.close();
+    fs.rmSync(workArea, { recursive: true, force: true });
+  });
+
+  async function call(method: string, urlPath: string, body?: unknown, clientId?: string): Promise<{ status: number; body: any }> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...(clientId ? { 'x-client-id': clientId } : {}) };
+    const response = await fetch(server.url + urlPath, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : null };
+  }
+
+  async function standInAgent(name: string): Promise<{ id: string; name: string }> {
+    const agentName = `${name} ${randomUUID().slice(0, 8)}`;
+    const created = await call('POST', '/api/agents', {
+      agent_name: agentName, description: '', tags: [], status: 'active',
+      config: { systemPrompt: '', model: 'claude-sonnet-4-6', workingDirectory: '', allowedTools: '', maxTurns: 5, permissionMode: '', retryOnFailure: false, maxRetries: 3, delegateTo: '' },
+    });
+    expect(created.status).toBe(201);
+    for (const [secret, value] of Object.entries({ ...standInEnv(model), CLAUDE_CODE_MAX_RETRIES: '0' })) {
+      expect((await call('POST', `/api/agents/${created.body.id}/secrets`, { name: secret, value })).status).toBe(201);
+    }
+    return { id: created.body.id, name: agentName };
+  }
+
+  interface StepBody {
+    agentId: string;
+    inputTemplate: string;
+    requiresApproval?: boolean;
+    approvalTimeoutSeconds?: number;
+  }
+
+  async function pipeline(name: string, steps: StepBody[]): Promise<string> {
+    const created = await call('POST', '/api/pipelines', {
+      name: `${name} ${randomUUID().slice(0, 8)}`,
+      description: '',
+      workingDirectory: path.join(workArea, name),
+      steps: steps.map((step) => ({ description: '', requiresApproval: false, ...step })),
+    });
+    expect(created.status).toBe(201);
+    return created.body.id;
+  }
+
+  async function connect(): Promise<{ probe: SocketProbe; clientId: string }> {
+    const clientId = `painel-${randomUUID()}`;
+    const probe = await openSocket(`${server.url.replace(/^http/, 'ws')}/?clientId=${encodeURIComponent(clientId)}`);
+    probes.push(probe);
+    expect(await probe.nextMessage()).toEqual({ type: 'connected', clientId });
+    return { probe, clientId };
+  }
+
+  /** Messages about `pipelineId` up to (and with) the first of type `last`. */
+  async function until_(probe: SocketProbe, pipelineId: string, last: string): Promise<any[]> {
+    const received: any[] = [];
+    for (;;) {
+      const message: any = await withTimeout(probe.nextMessage(), 90_000, `${last} of ${pipelineId}`);
+      if (message.pipelineId !== pipelineId) continue;
+      received.push(message);
+      if (message.type === last) return received;
+    }
+  }
+
+  async function execute(pipelineId: string, input: string, clientId: string): Promise<string> {
+    const answer = await call('POST', `/api/pipelines/${pipelineId}/execute`, { input }, clientId);
+    expect(answer).toEqual({ status: 202, body: { pipelineId, executionId: expect.any(String), status: 'started' } });
+    return answer.body.executionId;
+  }
+
+  const detail = async (id: string) => (await call('GET', `/api/executions/history/${id}`)).body;
+  const statusOf = (id: string, status: string) => until(`${id} ${status}`, () => detail(id), (record) => record.status === status, 90_000);
+
+  let reviewer: { id: string; name: string };
+  let writer: { id: string; name: string };
+  beforeAll(async () => {
+    reviewer = await standInAgent('revisor');
+    writer = await standInAgent('redator');
+  });
+
+  it('runs the steps in order through their templates, waits for an approval, approved by pipeline id; a 3 000-character output passes whole', async () => {
+    const pipelineId = await pipeline('aprova', [
+      { agentId: reviewer.id, inputTemplate: 'stand-in:long chars=3000\n{{input}}' },
+      { agentId: writer.id, inputTemplate: 'Resuma:\n{{input}}', requiresApproval: true },
+    ]);
+    const { probe, clientId } = await connect();
+    const runId = await execute(pipelineId, 'o código do login', clientId);
+
+    const first = await until_(probe, pipelineId, 'pipeline_approval_required');
+    expect(first[0]).toEqual({
+      type: 'pipeline_step_start', pipelineId, executionId: runId, stepIndex: 0, stepId: expect.any(String), agentName: reviewer.name, totalSteps: 2, stepExecutionId: expect.any(String),
+    });
+    const outputs = first.filter((message) => message.type === 'pipeline_step_output');
+    expect(outputs.length).toBeGreaterThan(0);
+    expect(outputs[0]).toMatchObject({ stepIndex: 0, executionId: first[0].stepExecutionId, data: { type: expect.any(String), content: expect.any(String) } });
+    const complete = first.find((message) => message.type === 'pipeline_step_complete');
+    expect(complete).toMatchObject({ stepIndex: 0, stepId: first[0].stepId, costUsd: expect.any(Number) });
+    expect(complete.result).toHaveLength(500);
+    expect(first.find((message) => message.type === 'pipeline_status')).toMatchObject({ status: 'awaiting_approval', stepIndex: 1 });
+    const approval = first.at(-1);
+    expect(approval).toMatchObject({ pipelineId, executionId: runId, stepIndex: 1, agentName: reviewer.name });
+    expect(approval.previousOutput).toHaveLength(3000);
+    expect((await detail(runId)).status).toBe('awaiting_approval');
+
+    expect(await call('POST', `/api/pipelines/${pipelineId}/approve`)).toEqual({ status: 200, body: { approved: true } });
+    const rest = await until_(probe, pipelineId, 'pipeline_complete');
+    expect(rest.find((message) => message.type === 'pipeline_step_start')).toMatchObject({ stepIndex: 1, agentName: writer.name, totalSteps: 2 });
+    expect(rest.find((message) => message.type === 'pipeline_step_complete')).toMatchObject({ stepIndex: 1, result: 'OK' });
+    const report = rest.find((message) => message.type === 'report_generated');
+    expect(report).toEqual({ type: 'report_generated', pipelineId, executionId: runId, reportFile: expect.stringMatching(/\.md$/) });
+    const done = rest.at(-1);
+    expect(done).toMatchObject({ pipelineId, executionId: runId, lastAgentId: writer.id, lastAgentName: writer.name, lastSessionId: expect.any(String), totalCostUsd: expect.any(Number) });
+    expect(done.results.map((result: any) => [result.agentId, result.result.length])).toEqual([[reviewer.id, 3000], [writer.id, 2]]);
+    // No execution_* messages of the steps reach the panel: the pipeline_* ones say it all.
+    expect([...first, ...rest].some((message) => String(message.type).startsWith('execution_'))).toBe(false);
+
+    const record = await detail(runId);
+    expect(record).toMatchObject({ type: 'pipeline', pipelineId, input: 'o código do login', status: 'completed', result: 'OK', reportFile: report.reportFile });
+    expect(record.steps.map((step: any) => [step.stepIndex, step.agentId, step.agentName, step.status])).toEqual([
+      [0, reviewer.id, reviewer.name, 'completed'],
+      [1, writer.id, writer.name, 'completed'],
+    ]);
+    expect(record.steps[0].prompt).toBe('stand-in:long chars=3000\no código do login');
+    expect(record.steps[1].prompt).toBe(`Resuma:\n${record.steps[0].result}`);
+    expect(record.steps[0].result).toHaveLength(3000);
+    expect(record.totalCostUsd).toBeCloseTo(record.steps[0].costUsd + record.steps[1].costUsd, 10);
+    expect(fs.existsSync(path.join(baseConfig.orchestration.reportsDir, report.reportFile))).toBe(true);
+
+    // The history lists the run, not its steps' records.
+    const history = (await call('GET', `/api/executions/history?type=pipeline&search=${encodeURIComponent('o código do login')}`)).body;
+    expect(history.items.map((item: any) => item.id)).toContain(runId);
+    const all = (await call('GET', '/api/executions/history?limit=100')).body.items.map((item: any) => item.id);
+    expect(all).not.toContain(record.steps[0].executionId);
+  }, 180_000);
+
+  it('rejects by run id (rejected, pipeline_rejected), and a timeout rejects by itself', async () => {
+    const pipelineId = await pipeline('rejeita', [
+      { agentId: reviewer.id, inputTemplate: '' },
+      { agentId: writer.id, inputTemplate: '', requiresApproval: true },
+    ]);
+    const { probe, clientId } = await connect();
+    const runId = await execute(pipelineId, 'primeiro', clientId);
+    await until_(probe, pipelineId, 'pipeline_approval_required');
+    expect(await call('POST', `/api/pipelines/${runId}/reject`)).toEqual({ status: 200, body: { rejected: true } });
+    expect((await until_(probe, pipelineId, 'pipeline_rejected')).at(-1)).toEqual({ type: 'pipeline_rejected', pipelineId, executionId: runId, stepIndex: 1, reason: 'rejected' });
+    expect(await detail(runId)).toMatchObject({ status: 'rejected', endedAt: expect.any(String) });
+    expect((await detail(runId)).steps).toHaveLength(1);
+    // Nothing waits any more.
+    expect((await call('POST', `/api/pipelines/${pipelineId}/approve`)).status).toBe(404);
+
+    const timed = await pipeline('expira', [
+      { agentId: reviewer.id, inputTemplate: '' },
+      { agentId: writer.id, inputTemplate: '', requiresApproval: true, approvalTimeoutSeconds: 1 },
+    ]);
+    const timedRun = await execute(timed, 'segundo', clientId);
+    expect((await until_(probe, timed, 'pipeline_rejected')).at(-1)).toMatchObject({ executionId: timedRun, stepIndex: 1, reason: 'timeout' });
+    expect(await detail(timedRun)).toMatchObject({ status: 'rejected', error: 'approval of step 2 timed out' });
+  }, 180_000);
+
+  it('with two runs waiting, a pipeline id approves the oldest; the other is approved by a Temporal signal', async () => {
+    const pipelineId = await pipeline('dois', [
+      { agentId: reviewer.id, inputTemplate: '' },
+      { agentId: writer.id, inputTemplate: '', requiresApproval: true },
+    ]);
+    const { probe, clientId } = await connect();
+    const older = await execute(pipelineId, 'mais antigo', clientId);
+    await until_(probe, pipelineId, 'pipeline_approval_required');
+    const newer = await execute(pipelineId, 'mais novo', clientId);
+    await until_(probe, pipelineId, 'pipeline_approval_required');
+
+    expect((await call('POST', `/api/pipelines/${pipelineId}/approve`)).status).toBe(200);
+    await statusOf(older, 'completed');
+    expect((await detail(newer)).status).toBe('awaiting_approval');
+
+    await server.services.temporal.client.workflow.getHandle(pipelineExecutionWorkflowId(newer)).signal('approve');
+    await statusOf(newer, 'completed');
+  }, 180_000);
+
+  it('cancel ends the running step and the run canceled, final; a second cancel is 404', async () => {
+    const pipelineId = await pipeline('cancela', [
+      { agentId: reviewer.id, inputTemplate: 'stand-in:slow deltas=600 every=100 {{input}}' },
+      { agentId: writer.id, inputTemplate: '' },
+    ]);
+    const { probe, clientId } = await connect();
+    const runId = await execute(pipelineId, 'longo', clientId);
+    await until_(probe, pipelineId, 'pipeline_step_output');
+    expect((await call('GET', '/api/executions/active')).body.some((item: any) => item.executionId === runId)).toBe(true);
+    expect(await call('POST', `/api/pipelines/${runId}/cancel`)).toEqual({ status: 200, body: { cancelled: true, count: 1 } });
+    await statusOf(runId, 'canceled');
+    const record = await detail(runId);
+    await statusOf(record.steps[0].executionId, 'canceled');
+    expect((await detail(runId)).steps.map((step: any) => step.status)).toEqual(['canceled']);
+    expect((await call('POST', `/api/pipelines/${runId}/cancel`)).status).toBe(404);
+  }, 180_000);
+
+  it('a failing step fails the run (pipeline_error, failedAtStep); resume runs from it with its input; retry runs it all again', async () => {
+    const pipelineId = await pipeline('falha', [
+      { agentId: reviewer.id, inputTemplate: 'stand-in:text {{input}}' },
+      { agentId: writer.id, inputTemplate: 'stand-in:error status=401 {{input}}' },
+    ]);
+    const { probe, clientId } = await connect();
+    const runId = await execute(pipelineId, 'entrada', clientId);
+    const failed = (await until_(probe, pipelineId, 'pipeline_error')).at(-1);
+    expect(failed).toMatchObject({ pipelineId, executionId: runId, stepIndex: 1, error: expect.stringContaining('Invalid API key') });
+    const record = await detail(runId);
+    expect(record).toMatchObject({ status: 'error', failedAtStep: 1, lastStepInput: 'Stand-in answer in four parts.', error: failed.error });
+    expect(record.steps.map((step: any) => step.status)).toEqual(['completed', 'error']);
+
+    // Resume of a run that did not fail, or of no run: answered at once.
+    expect((await call('POST', `/api/pipelines/resume/${record.steps[0].executionId}`)).status).toBe(404);
+    expect((await call('POST', `/api/pipelines/resume/${randomUUID()}`)).status).toBe(404);
+
+    // The step fixed, the run resumes from it with the input it had.
+    const stored = (await call('GET', `/api/pipelines/${pipelineId}`)).body;
+    const fixed = stored.steps.map((step: any, index: number) => ({ ...step, inputTemplate: index === 1 ? 'Corrigido: {{input}}' : step.inputTemplate }));
+    expect((await call('PUT', `/api/pipelines/${pipelineId}`, { steps: fixed })).status).toBe(200);
+    const resumed = await call('POST', `/api/pipelines/resume/${runId}`, undefined, clientId);
+    expect(resumed).toEqual({ status: 202, body: { status: 'resumed', pipelineId, executionId: expect.any(String), resumedAtStep: 1 } });
+    const events = await until_(probe, pipelineId, 'pipeline_complete');
+    expect(events.filter((message) => message.type === 'pipeline_step_start').map((message) => [message.stepIndex, message.resumed])).toEqual([[1, true]]);
+    const again = await detail(resumed.body.executionId);
+    expect(again).toMatchObject({ status: 'completed', source: 'resume', resumedFrom: runId, resumedAtStep: 1, input: 'entrada' });
+    expect(again.steps.map((step: any) => [step.stepIndex, step.status])).toEqual([[0, 'completed'], [1, 'completed']]);
+    expect(again.steps[0].executionId).toBe(record.steps[0].executionId);
+    expect(again.steps[1].prompt).toBe('Corrigido: Stand-in answer in four parts.');
+    expect(again.totalCostUsd).toBeCloseTo(again.steps[0].costUsd + again.steps[1].costUsd, 10);
+    expect((await call('POST', `/api/pipelines/resume/${resumed.body.executionId}`)).status).toBe(400);
+
+    // Retry (row 57) of the failed record: the pipeline again with its input, from the first step.
+    const retried = await call('POST', `/api/executions/${runId}/retry`, undefined, clientId);
+    expect(retried).toEqual({ status: 200, body: { success: true, message: 'Pipeline reexecutado', executionId: expect.any(String) } });
+    await statusOf(retried.body.executionId, 'completed');
+    expect((await detail(retried.body.executionId)).steps.map((step: any) => step.stepIndex)).toEqual([0, 1]);
+  }, 240_000);
+
+  it('execute answers 404 for an unknown pipeline and 400 for an inactive one or a bad body, at once', async () => {
+    expect((await call('POST', `/api/pipelines/${randomUUID()}/execute`, { input: 'x' })).status).toBe(404);
+    const pipelineId = await pipeline('inativo', [{ agentId: reviewer.id, inputTemplate: '' }]);
+    expect((await call('PUT', `/api/pipelines/${pipelineId}`, { status: 'inactive' })).status).toBe(200);
+    const inactive = await call('POST', `/api/pipelines/${pipelineId}/execute`, { input: 'x' });
+    expect(inactive).toEqual({ status: 400, body: { error: expect.stringContaining('inactive') } });
+    expect((await call('POST', `/api/pipelines/${pipelineId}/execute`, {})).body.error).toContain('input is required');
+    expect((await call('POST', `/api/pipelines/${pipelineId}/cancel`)).status).toBe(404);
+    expect((await call('POST', `/api/pipelines/${pipelineId}/reject`)).status).toBe(404);
+  });
+});

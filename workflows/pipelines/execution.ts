@@ -1,0 +1,104 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  ChildWorkflowFailure,
+  condition,
+  executeChild,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+  uuid4,
+} from '@temporalio/workflow';
+import type { PipelineActivities } from '../../activities/pipelines/pipeline-activities';
+import { agentExecutionWorkflowId } from '../../temporal/agent-execution';
+import { agentExecutionWorkflow } from '../agents/execution';
+import { approveSignal, rejectSignal } from './signals';
+
+export interface PipelineExecutionInput {
+  /** The run's record (kind `pipeline`, created `queued` by the use case). */
+  runId: string;
+}
+
+export interface PipelineExecutionResult {
+  runId: string;
+  status: 'completed' | 'error' | 'rejected' | 'canceled';
+}
+
+
+// Records and messages only: idempotent, retried freely; a vanished record is final.
+const acts = proxyActivities<PipelineActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 20, nonRetryableErrorTypes: ['ExecutionNotFound', 'PipelineStepFailed'] },
+});
+
+/**
+ * One pipeline run (workflow id `pipeline-execution-<runId>`, queue `agents`; docs/pipelines.md): its
+ * steps in order, each an agent execution of its own record run as a child agentExecutionWorkflow, so
+ * a step takes a concurrency slot and runs exactly as a single execution does. Only ids pass through
+ * here; results stay in the records. Before a step that requires it, the run waits for the `approve`
+ * or `reject` signal (a timeout is a rejection). A failed step fails the run; a cancellation cancels
+ * the running step's workflow (its agent is killed) and ends the run `canceled`.
+ */
+export async function pipelineExecutionWorkflow(input: PipelineExecutionInput): Promise<PipelineExecutionResult> {
+  const { runId } = input;
+  let waitingFor: number | null = null;
+  let decision: 'approve' | 'reject' | undefined;
+  // Only a decision for the step being waited for counts; a stray signal (a double click) is ignored.
+  setHandler(approveSignal, () => {
+    if (waitingFor !== null && decision === undefined) decision = 'approve';
+  });
+  setHandler(rejectSignal, () => {
+    if (waitingFor !== null && decision === undefined) decision = 'reject';
+  });
+
+  let stepIndex = 0;
+  try {
+    const plan = await acts.startPipelineRun(runId);
+    let previous: string | null = null;
+    for (stepIndex = plan.startStep; stepIndex < plan.totalSteps; stepIndex++) {
+      const step = plan.steps[stepIndex]!;
+      if (stepIndex > 0 && step.requiresApproval) {
+        waitingFor = stepIndex;
+        decision = undefined;
+        await acts.requestApproval({ runId, stepIndex, previousExecutionId: previous });
+        const decided = await condition(() => decision !== undefined, step.approvalTimeoutSeconds * 1000);
+        waitingFor = null;
+        if (!decided || decision === 'reject') {
+          await acts.rejectRun({ runId, stepIndex, reason: decided ? 'rejected' : 'timeout' });
+          return { runId, status: 'rejected' };
+        }
+        await acts.approvalGranted(runId);
+      }
+      const stepExecutionId = uuid4();
+      await acts.startStep({ runId, stepIndex, stepExecutionId, previousExecutionId: previous });
+      await executeChild(agentExecutionWorkflow, {
+        workflowId: agentExecutionWorkflowId(stepExecutionId),
+        args: [{ executionId: stepExecutionId }],
+      });
+      const outcome = await acts.finishStep({ runId, stepIndex, stepExecutionId });
+      if (outcome.error !== null) {
+        await acts.failRun({ runId, stepIndex, error: outcome.error });
+        return { runId, status: 'error' };
+      }
+      previous = stepExecutionId;
+    }
+    await acts.completeRun(runId);
+    return { runId, status: 'completed' };
+  } catch (error) {
+    if (isCancellation(error)) {
+      // This run cancelled, or its running step's execution cancelled by itself (cancel-all): the run ends `canceled`.
+      await CancellationScope.nonCancellable(() => acts.cancelRun(runId));
+      if (CancellationScope.current().consideredCancelled) throw error;
+      return { runId, status: 'canceled' };
+    }
+    await acts.failRun({ runId, stepIndex, error: messageOf(error) });
+    return { runId, status: 'error' };
+  }
+}
+
+function messageOf(error: unknown): string {
+  const cause = error instanceof ActivityFailure || error instanceof ChildWorkflowFailure ? (error.cause ?? error) : error;
+  if (cause instanceof ApplicationFailure) return cause.message;
+  return cause instanceof Error ? cause.message : String(cause);
+}
