@@ -20,7 +20,7 @@ function workflowIdOf(file: string): string | undefined {
 
 /**
  * Replays recorded histories (scripts/record-workflow-histories.ts, scripts/record-agent-histories.ts,
- * scripts/record-reconciler-histories.ts) against today's workflow code:
+ * scripts/record-reconciler-histories.ts, scripts/record-schedule-histories.ts) against today's workflow code:
  * a change that would break running workflows (non-determinism) fails here, before production.
  */
 describe('workflow replay', () => {
@@ -32,6 +32,7 @@ describe('workflow replay', () => {
       'agent-execution-failed.json',
       'agent-execution-retried.json',
       'agent-executions-reconciler.json',
+      'agent-schedule-run-completed.json',
       'probe.json',
       'ranking-batch.json',
       'ranking-job-first-execution.json',
