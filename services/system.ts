@@ -4,6 +4,7 @@ import { ACTIVE_STATUSES } from '../db/executions-store';
 import { agents, executions } from '../db/schema';
 import { countSchedules } from '../db/schedules-store';
 import { countWebhooks } from '../db/webhooks-store';
+import { countPipelines, countRunningPipelines } from '../db/pipelines-store';
 import { agentCliVersion } from '../lib/claude-version';
 
 /** The panel's dashboard counters and system info (docs/system-status.md). */
@@ -21,7 +22,7 @@ export function utcDay(now: Date): { start: Date; end: Date } {
 /**
  * The counters GET /api/system/status answers (contract 3.11). Agents count by their `status`
  * (`active` or `inactive`, docs/agents.md); webhooks and schedules by their `active` flag (docs/webhooks.md,
- * docs/tasks-schedules.md). Pipelines count 0 until their part replaces the zeros. `executions.today` counts the records created on today's UTC
+ * docs/tasks-schedules.md). Pipelines by their `status`, `running` their active runs (docs/pipelines.md). `executions.today` counts the records created on today's UTC
  * date (the original counted runs since its own start); `costs.today` sums the cost of those
  * started on it, rounded to 4 decimals, always a number.
  */
@@ -43,7 +44,7 @@ export async function systemCounters(deps: SystemDeps, now: Date = new Date()) {
     agents: { total: totalAgents, active: activeAgents, inactive: totalAgents - activeAgents },
     executions: { active: Number(activeRow?.n ?? 0), today: Number(todayRow?.n ?? 0) },
     schedules: await countSchedules(deps.db),
-    pipelines: { total: 0, active: 0, running: 0 },
+    pipelines: { ...(await countPipelines(deps.db)), running: await countRunningPipelines(deps.db) },
     webhooks: webhookCounts,
     costs: { today: costToday },
   };

@@ -202,6 +202,9 @@ function viewOf(record: Execution): Record<string, unknown> {
     attempt: record.attempt,
     delegatedFrom: record.delegatedFrom,
     reportFile: record.reportFile,
+    failedAtStep: record.failedAtStep,
+    resumedFrom: record.resumedFrom,
+    resumedAtStep: record.resumedAtStep,
   };
 }
 
@@ -368,6 +371,9 @@ describe('GET and DELETE /api/executions/history/{id}', () => {
       attempt: 1,
       delegatedFrom: null,
       reportFile: null,
+      failedAtStep: null,
+      resumedFrom: null,
+      resumedAtStep: null,
       output: 'All good',
       outputTruncated: false,
       outputSeq: 0,

@@ -42,7 +42,7 @@ describe('GET /api/system/status', () => {
       agents: { total: expect.any(Number), active: expect.any(Number), inactive: expect.any(Number) },
       executions: { active: expect.any(Number), today: expect.any(Number) },
       schedules: { total: expect.any(Number), active: expect.any(Number) },
-      pipelines: { total: 0, active: 0, running: 0 },
+      pipelines: { total: expect.any(Number), active: expect.any(Number), running: expect.any(Number) },
       webhooks: { total: 0, active: 0 },
       costs: { today: expect.any(Number) },
     });
@@ -59,6 +59,17 @@ describe('GET /api/system/status', () => {
       agentIds.push(((await agent.json()) as { id: string }).id);
     }
 
+    // Pipelines: one active, one inactive (the counters by their status; runs: none started here).
+    const pipelineIds: string[] = [];
+    for (const pipelineStatus of ['active', 'inactive']) {
+      const pipeline = await fetch(`${server.url}/api/pipelines`, {
+        method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `Status pipeline ${pipelineStatus}`, status: pipelineStatus, steps: [{ agentId: agentIds[0] }] }),
+      });
+      expect(pipeline.status).toBe(201);
+      pipelineIds.push(((await pipeline.json()) as { id: string }).id);
+    }
+
     // Two today (one still queued, one finished at a cost), one started and created yesterday (UTC).
     for (const id of ids) await createExecution(database.db, execution(id));
     const today = utcDay(new Date());
@@ -71,6 +82,8 @@ describe('GET /api/system/status', () => {
     expect(after.executions).toEqual({ active: before.executions.active + 1, today: before.executions.today + 2 });
     expect(after.costs.today).toBe(Math.round((before.costs.today + 0.12345) * 10_000) / 10_000);
 
+    expect(after.pipelines).toEqual({ total: before.pipelines.total + 2, active: before.pipelines.active + 1, running: before.pipelines.running });
+    for (const pipelineId of pipelineIds) await fetch(`${server.url}/api/pipelines/${pipelineId}`, { method: 'DELETE' });
     for (const agentId of agentIds) await fetch(`${server.url}/api/agents/${agentId}`, { method: 'DELETE' });
   });
 });
