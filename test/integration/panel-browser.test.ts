@@ -25,7 +25,6 @@ interface NotMetYet {
 const NOT_MET_YET: Record<string, NotMetYet> = {
   'GET /favicon.ico': { row: '1.1 (/favicon.ico: the panel has none; a 404 is harmless)' },
   'GET /api/stats/charts': { row: '43', console: /^Erro ao carregar gráficos: Error: Not found$/ },
-  'GET /api/pipelines': { row: '26', toast: /^Erro ao carregar pipelines: Not found$/ },
   'GET /api/files': { row: '64', toast: /^Erro ao carregar arquivos: Not found$/ },
 };
 
