@@ -12,15 +12,16 @@ import {
 import { openSecret, secretsKeyFromHex, SecretsKeyMissingError } from '../../lib/secret-box';
 import { InvalidInputError, NotFoundError, UnavailableError } from '../errors';
 import { executeAgent } from '../executions';
+import { executePipeline } from '../pipelines';
 import type { WebhookDeps } from './deps';
 import { signatureMatches } from './signature';
 import { existingWebhook, WEBHOOK_NOT_FOUND } from './webhooks';
 
 /** Running a webhook's target: the panel's test (contract 3.7) and the public call (contract "External trigger"). */
 
-export const PIPELINES_NOT_AVAILABLE = 'pipeline targets are not available yet';
 /** Bounds of the payload's fields (those of POST /agents/:id/execute). */
 export const PAYLOAD_TEXT_MAX = 100_000;
+export const PAYLOAD_WORKING_DIRECTORY_MAX = 1_000;
 const DEFAULT_TASK = 'Webhook trigger';
 const TEST_TASK = 'Teste de webhook';
 
@@ -37,28 +38,43 @@ export class WebhookInactiveError extends Error {
   }
 }
 
-export interface TestedWebhook {
-  success: true;
-  message: string;
-  executionId: string;
+/** What a webhook's run is given: an agent's task and instructions, or a pipeline's input and working directory. */
+export interface TargetRun {
+  task: string;
+  instructions: string;
+  /** Pipelines only: absent or null, the pipeline's own. */
+  workingDirectory?: string | null;
 }
 
+/** The run started: its record, and the pipeline for a pipeline target. */
+export interface StartedTarget {
+  executionId: string;
+  pipelineId?: string;
+}
+
+export type TestedWebhook = { success: true; message: string } & StartedTarget;
+
 /**
- * The panel's "test": runs the target now with the task "Teste de webhook", source `webhook-test`,
- * broadcast to every client (no client id). An inactive webhook may be tested; an inactive agent is
- * refused at once (InvalidInputError). Not counted as a trigger.
+ * The panel's "test": runs the target now with the task (or input) "Teste de webhook", source
+ * `webhook-test`, broadcast to every client (no client id). An inactive webhook may be tested; an
+ * inactive agent or pipeline is refused at once (InvalidInputError). Not counted as a trigger.
  */
 export async function testWebhook(deps: WebhookDeps, id: string): Promise<TestedWebhook> {
   const webhook = await existingWebhook(deps, id);
-  const executionId = await startTarget(deps, webhook, { task: TEST_TASK, instructions: '' }, 'webhook-test');
-  return { success: true, message: 'Webhook disparado com sucesso', executionId };
+  const started = await startTarget(deps, webhook, { task: TEST_TASK, instructions: '' }, 'webhook-test');
+  const message = webhook.targetType === 'pipeline' ? 'Pipeline disparada com sucesso' : 'Webhook disparado com sucesso';
+  return { success: true, message, ...started };
 }
 
-async function startTarget(deps: WebhookDeps, webhook: Webhook, run: { task: string; instructions: string }, source: 'webhook' | 'webhook-test'): Promise<string> {
-  if (webhook.targetType !== 'agent') throw new InvalidInputError(PIPELINES_NOT_AVAILABLE);
-  const { executionId } = await executeAgent(deps, webhook.targetId, null, { ...run, source });
+async function startTarget(deps: WebhookDeps, webhook: Webhook, run: TargetRun, source: 'webhook' | 'webhook-test'): Promise<StartedTarget> {
+  if (webhook.targetType === 'pipeline') {
+    const request = { input: run.task, workingDirectory: run.workingDirectory ?? null, source, webhookId: webhook.id };
+    const { pipelineId, executionId } = await executePipeline(deps, webhook.targetId, null, request);
+    return { pipelineId, executionId };
+  }
+  const { executionId } = await executeAgent(deps, webhook.targetId, null, { task: run.task, instructions: run.instructions, source });
   await markExecutionWebhook(deps.db, executionId, webhook.id);
-  return executionId;
+  return { executionId };
 }
 
 export interface HookCall {
@@ -75,6 +91,8 @@ export interface HookCall {
 
 export interface HookAnswer {
   executionId: string | null;
+  /** A pipeline target's pipeline. */
+  pipelineId?: string;
   /** `started`; `duplicate` for a delivery id already received (nothing started). */
   status: 'started' | 'duplicate';
   webhook: string;
@@ -91,23 +109,26 @@ export async function triggerWebhook(deps: WebhookDeps, call: HookCall): Promise
   if (!webhook) throw new NotFoundError(WEBHOOK_NOT_FOUND);
   checkSignature(deps, webhook, call);
   if (!webhook.active) throw new WebhookInactiveError();
-  const run = agentRunOf(payloadOf(call.rawBody));
-  if (webhook.targetType !== 'agent') throw new InvalidInputError(PIPELINES_NOT_AVAILABLE);
+  const payload = payloadOf(call.rawBody);
+  const run = webhook.targetType === 'pipeline' ? pipelineRunOf(payload) : agentRunOf(payload);
 
   const now = new Date();
   const claim = await claimDelivery(deps.db, webhook.id, call.deliveryId ?? null, call.caller, now);
-  if (!claim.claimed) return { executionId: claim.first.executionId, status: 'duplicate', webhook: webhook.name };
+  if (!claim.claimed) {
+    const pipeline = webhook.targetType === 'pipeline' ? { pipelineId: webhook.targetId } : {};
+    return { ...pipeline, executionId: claim.first.executionId, status: 'duplicate', webhook: webhook.name };
+  }
   // Counted before the start, as the legacy server did: a run that then fails to start still counts.
   await countTrigger(deps.db, webhook.id, now);
-  let executionId: string;
+  let started: StartedTarget;
   try {
-    executionId = await startTarget(deps, webhook, run, 'webhook');
+    started = await startTarget(deps, webhook, run, 'webhook');
   } catch (error) {
     if (call.deliveryId !== undefined) await releaseDelivery(deps.db, claim.delivery.id);
     throw error;
   }
-  await setDeliveryExecution(deps.db, claim.delivery.id, executionId);
-  return { executionId, status: 'started', webhook: webhook.name };
+  await setDeliveryExecution(deps.db, claim.delivery.id, started.executionId);
+  return { ...started, status: 'started', webhook: webhook.name };
 }
 
 function checkSignature(deps: WebhookDeps, webhook: WebhookWithSecret, call: HookCall): void {
@@ -152,6 +173,26 @@ function firstText(payload: Record<string, unknown>, fields: string[]): string |
 }
 
 /** An agent's run: task from task|message|input (else "Webhook trigger"), instructions from instructions. */
-export function agentRunOf(payload: Record<string, unknown>): { task: string; instructions: string } {
+export function agentRunOf(payload: Record<string, unknown>): TargetRun {
   return { task: firstText(payload, ['task', 'message', 'input']) ?? DEFAULT_TASK, instructions: firstText(payload, ['instructions']) ?? '' };
+}
+
+/**
+ * A pipeline's run: input from input|task|message (else "Webhook trigger"), and `workingDirectory`
+ * honoured (the legacy server ignored it although its sample curl sends it; contract 7.10), confined
+ * to the roots by the pipelines' use case.
+ */
+export function pipelineRunOf(payload: Record<string, unknown>): TargetRun {
+  const workingDirectory = payload.workingDirectory;
+  if (workingDirectory !== undefined && workingDirectory !== null && typeof workingDirectory !== 'string') {
+    throw new InvalidInputError('body.workingDirectory: a path (a string)');
+  }
+  if (typeof workingDirectory === 'string' && workingDirectory.length > PAYLOAD_WORKING_DIRECTORY_MAX) {
+    throw new InvalidInputError(`body.workingDirectory: at most ${PAYLOAD_WORKING_DIRECTORY_MAX} characters`);
+  }
+  return {
+    task: firstText(payload, ['input', 'task', 'message']) ?? DEFAULT_TASK,
+    instructions: '',
+    workingDirectory: workingDirectory?.trim() ? workingDirectory : null,
+  };
 }

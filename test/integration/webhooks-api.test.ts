@@ -2,7 +2,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
-import { executions, pipelines, webhookDeliveries } from '../../db/schema';
+import { executions, webhookDeliveries } from '../../db/schema';
 import { config as baseConfig, type Config } from '../../lib/config';
 import { logger } from '../../lib/logger';
 import { repoRoot } from '../../lib/paths';
@@ -224,28 +224,12 @@ describe('webhooks, with the real CLI', () => {
       expect(listed).toMatchObject({ triggerCount: 0, lastTriggeredAt: null });
     }, 150_000);
 
-    it('answers 404 for an unknown webhook, 400 at once for an inactive agent and for a pipeline target', async () => {
+    it('answers 404 for an unknown webhook, 400 at once for an inactive agent', async () => {
       expect(await call('POST', `/api/webhooks/${randomUUID()}/test`)).toEqual({ status: 404, body: { error: 'Webhook não encontrado' } });
 
       const inactive = await standInAgent('inativo', 'inactive');
       const toInactive = await newWebhook({ name: 'inativo', targetType: 'agent', targetId: inactive.id });
       expect(await call('POST', `/api/webhooks/${toInactive.id}/test`)).toEqual({ status: 400, body: { error: `agent ${inactive.id} is inactive` } });
-
-      const agent = await standInAgent('passo');
-      const pipelineId = randomUUID();
-      const now = new Date();
-      await server.services.database.db.insert(pipelines).values({
-        id: pipelineId, name: 'pipeline de teste', description: '', workingDirectory: null, status: 'active',
-        steps: [{ id: randomUUID(), agentId: agent.id, order: 0, inputTemplate: null, description: '', requiresApproval: false }],
-        createdAt: now, updatedAt: now,
-      });
-      try {
-        const toPipeline = await newWebhook({ name: 'pipeline', targetType: 'pipeline', targetId: pipelineId });
-        // Until the pipelines' use case exists (issue 15, part p).
-        expect(await call('POST', `/api/webhooks/${toPipeline.id}/test`)).toEqual({ status: 400, body: { error: 'pipeline targets are not available yet' } });
-      } finally {
-        await server.services.database.db.delete(pipelines).where(eq(pipelines.id, pipelineId));
-      }
     });
   });
 
@@ -351,6 +335,16 @@ describe('webhooks, with the real CLI', () => {
       expect(await hook(signed.token, body)).toEqual({ status: 401, body: { error: 'Assinatura ausente' } });
     });
 
+    it('needs no API token: with AUTH_TOKEN set, /api refuses the call and /hook takes it', async () => {
+      const guarded = await startTestServer((config) => ({ ...withHooks(unlimited)(config), orchestration: { ...withHooks(unlimited)(config).orchestration, authToken: 'a-token-of-at-least-16-characters' } }));
+      try {
+        expect((await call('GET', '/api/webhooks', undefined, guarded)).status).toBe(401);
+        expect(await hook(webhook.token, JSON.stringify({ task: `sem token ${randomUUID()}` }), {}, guarded)).toMatchObject({ status: 202, body: { status: 'started' } });
+      } finally {
+        await guarded.close();
+      }
+    });
+
     it('checks WEBHOOK_SECRET when it is set (a webhook with its own secret uses its own)', async () => {
       const guarded = await startTestServer(withHooks({ ...unlimited, secret: GLOBAL_SECRET }));
       try {
@@ -366,6 +360,40 @@ describe('webhooks, with the real CLI', () => {
         await guarded.close();
       }
     });
+  });
+
+  describe('a pipeline target', () => {
+    it('tests and triggers a pipeline run: input from input|task|message, workingDirectory honoured, inactive refused at once', async () => {
+      const agent = await standInAgent('etapa');
+      const created = await call('POST', '/api/pipelines', {
+        name: `pipeline ${randomUUID().slice(0, 8)}`, description: '', workingDirectory: path.join(workArea, 'pipeline'), status: 'active',
+        steps: [{ agentId: agent.id, inputTemplate: null, description: 'única', requiresApproval: false }],
+      });
+      expect(created.status).toBe(201);
+      const pipelineId = created.body.id as string;
+      const webhook = await newWebhook({ name: 'dispara pipeline', targetType: 'pipeline', targetId: pipelineId });
+
+      const tested = await call('POST', `/api/webhooks/${webhook.id}/test`);
+      expect(tested).toEqual({ status: 202, body: { success: true, message: 'Pipeline disparada com sucesso', pipelineId, executionId: expect.any(String) } });
+      started.push(tested.body.executionId);
+      expect(await record(tested.body.executionId)).toMatchObject({ kind: 'pipeline', pipelineId, source: 'webhook-test', webhookId: webhook.id, task: 'Teste de webhook', clientId: null });
+
+      const elsewhere = path.join(workArea, 'pipeline-do-chamador');
+      const called = await hook(webhook.token, JSON.stringify({ input: 'entrada do chamador', task: 'ignorada', workingDirectory: elsewhere }));
+      expect(called).toEqual({ status: 202, body: { pipelineId, executionId: expect.any(String), status: 'started', webhook: 'dispara pipeline' } });
+      expect(await record(called.body.executionId)).toMatchObject({
+        kind: 'pipeline', pipelineId, source: 'webhook', webhookId: webhook.id, task: 'entrada do chamador', workingDirectory: elsewhere,
+      });
+      const byTask = await hook(webhook.token, JSON.stringify({ task: 'pela task', message: 'ignorada' }));
+      expect(await record(byTask.body.executionId)).toMatchObject({ task: 'pela task', workingDirectory: path.join(workArea, 'pipeline') });
+      expect(await hook(webhook.token, JSON.stringify({ input: 'x', workingDirectory: '/etc' }))).toMatchObject({ status: 400 });
+      for (const id of [tested.body.executionId, called.body.executionId, byTask.body.executionId]) {
+        expect(await untilFinished(id)).toMatchObject({ status: 'completed' });
+      }
+
+      expect((await call('PUT', `/api/pipelines/${pipelineId}`, { status: 'inactive' })).status).toBe(200);
+      expect(await call('POST', `/api/webhooks/${webhook.id}/test`)).toEqual({ status: 400, body: { error: `pipeline ${pipelineId} is inactive` } });
+    }, 150_000);
   });
 
   it('limits /hook per client address with its own budget, apart from /api', async () => {
