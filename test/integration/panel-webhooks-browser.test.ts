@@ -14,7 +14,8 @@ import { until } from '../support/waiting';
  * The panel's Webhooks page in Chromium against our answers (contract rows 36-41), with the real
  * Claude Code CLI against the stand-in model: create a webhook through its form, see its URL, test
  * it (a real run, broadcast to the page's socket), call the URL from outside as the sample curl
- * does, pause it, delete it; success toasts only. Page code is a string: no DOM types here.
+ * does, pause it, delete it; and one of a pipeline, whose test runs the pipeline; success toasts
+ * only. Page code is a string: no DOM types here.
  */
 
 jest.setTimeout(240_000);
@@ -164,4 +165,59 @@ it('creates a webhook in the form, shows its URL, tests it, is called from outsi
   // The panel has no favicon (panel-browser.test.ts: a harmless 404).
   const ours = panel.consoleErrors.filter(({ url }) => (url === null || url.startsWith(session.server.url)) && url !== `${session.server.url}/favicon.ico`);
   expect(ours).toEqual([]);
+});
+
+it('creates a webhook of a pipeline in the form and tests it: the pipeline runs', async () => {
+  const agentName = `Etapa ${randomUUID().slice(0, 8)}`;
+  const agent = await api('POST', '/api/agents', {
+    agent_name: agentName, description: '', tags: [], status: 'active',
+    config: {
+      systemPrompt: '', model: 'claude-sonnet-4-6', workingDirectory: path.join(workArea, 'etapa'), allowedTools: '', maxTurns: 0,
+      permissionMode: '', retryOnFailure: false, maxRetries: 3, delegateTo: '',
+    },
+  });
+  expect(agent.status).toBe(201);
+  for (const [secret, value] of Object.entries({ ...standInEnv(model), CLAUDE_CODE_MAX_RETRIES: '0' })) {
+    expect((await api('POST', `/api/agents/${agent.body.id}/secrets`, { name: secret, value })).status).toBe(201);
+  }
+  const pipelineName = `Publicação ${randomUUID().slice(0, 8)}`;
+  const pipeline = await api('POST', '/api/pipelines', {
+    name: pipelineName, description: '', workingDirectory: path.join(workArea, 'publicacao'), status: 'active',
+    steps: [{ agentId: agent.body.id, inputTemplate: null, description: 'única', requiresApproval: false }],
+  });
+  expect(pipeline.status).toBe(201);
+  const pipelineId = pipeline.body.id as string;
+
+  const panel = await openPanelPage(session.browser, session.server.url);
+  const { page } = panel;
+  await page.goto(`${session.server.url}/app.html#webhooks`, { waitUntil: 'load' });
+  await page.waitForFunction(`document.getElementById('ws-label')?.textContent === 'Conectado'`, { timeout: 30_000 });
+
+  // The type select switches the target select to the pipelines (the panel's change handler).
+  const name = `Pipeline ${randomUUID().slice(0, 8)}`;
+  await clickOn(panel, '#webhooks-new-btn');
+  await page.waitForSelector('#webhook-name', { visible: true });
+  await page.type('#webhook-name', name);
+  await page.select('#webhook-target-type', 'pipeline');
+  await page.waitForSelector(`#webhook-target-id option[value="${pipelineId}"]`, { timeout: 30_000 });
+  await page.select('#webhook-target-id', pipelineId);
+  await clickOn(panel, '#webhook-form-submit');
+  expect((await toastsUntil(panel, 1))[0]).toEqual({ kind: 'success', text: 'Webhook criado com sucesso' });
+
+  const webhook = ((await api('GET', '/api/webhooks')).body as any[]).find((item) => item.name === name);
+  expect(webhook).toMatchObject({ targetType: 'pipeline', targetId: pipelineId });
+  await page.waitForSelector(cardButton(webhook.id, 'test-webhook'), { visible: true, timeout: 30_000 });
+  const card = await cardText(panel, webhook.id);
+  expect(card).toContain('Pipeline');
+  expect(card).toContain(pipelineName);
+
+  await clickOn(panel, cardButton(webhook.id, 'test-webhook'));
+  expect((await toastsUntil(panel, 2))[1]).toEqual({ kind: 'success', text: 'Pipeline disparada com sucesso' });
+  await page.waitForFunction(`location.hash === '#terminal'`, { timeout: 30_000 });
+  const runs = await until('the pipeline run of the test', async () => ((await api('GET', '/api/executions/recent?limit=20')).body as any[]).filter((item) => item.pipelineId === pipelineId), (list) => list.length > 0, 30_000);
+  expect(await untilFinished(runs[0].id)).toMatchObject({ source: 'webhook-test', status: 'completed' });
+  await page.screenshot({ path: screenshotPath('panel-webhooks-pipeline.png') });
+
+  expect((await panel.toasts()).filter((toast) => toast.kind === 'error')).toEqual([]);
+  expect(panel.failed.filter((entry) => entry.path.startsWith('/api/'))).toEqual([]);
 });
