@@ -43,7 +43,7 @@ describe('GET /api/system/status', () => {
       executions: { active: expect.any(Number), today: expect.any(Number) },
       schedules: { total: expect.any(Number), active: expect.any(Number) },
       pipelines: { total: expect.any(Number), active: expect.any(Number), running: expect.any(Number) },
-      webhooks: { total: 0, active: 0 },
+      webhooks: { total: expect.any(Number), active: expect.any(Number) },
       costs: { today: expect.any(Number) },
     });
 
@@ -70,6 +70,22 @@ describe('GET /api/system/status', () => {
       pipelineIds.push(((await pipeline.json()) as { id: string }).id);
     }
 
+    // Webhooks: two of the first agent, one of them paused (counted by their `active` flag).
+    const webhookIds: string[] = [];
+    for (const active of [true, false]) {
+      const webhook = await fetch(`${server.url}/api/webhooks`, {
+        method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `Status webhook ${active}`, targetType: 'agent', targetId: agentIds[0] }),
+      });
+      expect(webhook.status).toBe(201);
+      const { id } = (await webhook.json()) as { id: string };
+      webhookIds.push(id);
+      if (!active) {
+        const paused = await fetch(`${server.url}/api/webhooks/${id}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ active: false }) });
+        expect(paused.status).toBe(200);
+      }
+    }
+
     // Two today (one still queued, one finished at a cost), one started and created yesterday (UTC).
     for (const id of ids) await createExecution(database.db, execution(id));
     const today = utcDay(new Date());
@@ -80,9 +96,13 @@ describe('GET /api/system/status', () => {
     const after = await status();
     expect(after.agents).toEqual({ total: before.agents.total + 3, active: before.agents.active + 1, inactive: before.agents.inactive + 2 });
     expect(after.executions).toEqual({ active: before.executions.active + 1, today: before.executions.today + 2 });
-    expect(after.costs.today).toBe(Math.round((before.costs.today + 0.12345) * 10_000) / 10_000);
+    // Both answers are rounded to 4 decimals: other runs' costs today make `before` a rounded value, so the sum is compared within that rounding.
+    expect(after.costs.today).toBeCloseTo(before.costs.today + 0.12345, 3);
+    expect(Math.round(after.costs.today * 10_000) / 10_000).toBe(after.costs.today);
 
     expect(after.pipelines).toEqual({ total: before.pipelines.total + 2, active: before.pipelines.active + 1, running: before.pipelines.running });
+    expect(after.webhooks).toEqual({ total: before.webhooks.total + 2, active: before.webhooks.active + 1 });
+    for (const webhookId of webhookIds) await fetch(`${server.url}/api/webhooks/${webhookId}`, { method: 'DELETE' });
     for (const pipelineId of pipelineIds) await fetch(`${server.url}/api/pipelines/${pipelineId}`, { method: 'DELETE' });
     for (const agentId of agentIds) await fetch(`${server.url}/api/agents/${agentId}`, { method: 'DELETE' });
   });
