@@ -331,6 +331,8 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
 
     async notifyFinished(executionId: string): Promise<void> {
       const record = await existingRecord(executionId);
+      // A pipeline's steps raise none (contract 3.10: pipelines create no notification).
+      if (record.pipelineExecutionId !== null) return;
       const verb = ({ completed: 'completed', error: 'failed', canceled: 'was canceled', rejected: 'was rejected' } as Record<string, string>)[record.status] ?? record.status;
       await raiseNotification(db, {
         kind: `execution.${record.status}`,

@@ -285,4 +285,37 @@ describe('pipeline runs, with the real CLI', () => {
     expect((await call('POST', `/api/pipelines/${pipelineId}/cancel`)).status).toBe(404);
     expect((await call('POST', `/api/pipelines/${pipelineId}/reject`)).status).toBe(404);
   });
+
+  it('an agents worker stopped mid-pipeline: the run fails cleanly at its step (nothing stays running) and resumes from it', async () => {
+    const pipelineId = await pipeline('queda', [
+      { agentId: reviewer.id, inputTemplate: '{{input}}' },
+      { agentId: writer.id, inputTemplate: 'stand-in:slow deltas=600 every=100 {{input}}' },
+    ]);
+    const { probe, clientId } = await connect();
+    const runId = await execute(pipelineId, 'antes da queda', clientId);
+    const seen = await until_(probe, pipelineId, 'pipeline_step_output');
+    const stepOne = seen.filter((message) => message.type === 'pipeline_step_output' && message.stepIndex === 1);
+    if (stepOne.length === 0) await until_(probe, pipelineId, 'pipeline_step_start');
+    await until('step 2 is running', () => detail(runId), (record) => record.steps.length === 2 && record.steps[1].status === 'running', 90_000);
+
+    await worker.stop();
+    worker = await startAgentsWorker({ ...baseConfig, orchestration: { ...baseConfig.orchestration, agentCommand: claudeCli } }, logger);
+
+    const failed = await statusOf(runId, 'error');
+    expect(failed).toMatchObject({ failedAtStep: 1, lastStepInput: 'OK' });
+    expect(failed.steps.map((step: any) => step.status)).toEqual(['completed', 'error']);
+    const [stuck] = await server.services.database.pool.query<any[]>(
+      "SELECT COUNT(*) AS n FROM executions WHERE status IN ('queued', 'running', 'awaiting_approval') AND (id = ? OR pipeline_execution_id = ?)",
+      [runId, runId],
+    );
+    expect(Number(stuck[0].n)).toBe(0);
+
+    const stored = (await call('GET', `/api/pipelines/${pipelineId}`)).body;
+    const fixed = stored.steps.map((step: any, index: number) => ({ ...step, inputTemplate: index === 1 ? '{{input}} de novo' : step.inputTemplate }));
+    expect((await call('PUT', `/api/pipelines/${pipelineId}`, { steps: fixed })).status).toBe(200);
+    const resumed = await call('POST', `/api/pipelines/resume/${runId}`, undefined, clientId);
+    expect(resumed.status).toBe(202);
+    const done = await statusOf(resumed.body.executionId, 'completed');
+    expect(done.steps.map((step: any) => [step.stepIndex, step.status, step.prompt])).toEqual([[0, 'completed', 'antes da queda'], [1, 'completed', 'OK de novo']]);
+  }, 240_000);
 });
