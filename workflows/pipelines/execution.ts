@@ -6,7 +6,7 @@ import {
   condition,
   executeChild,
   isCancellation,
-  proxyActivities,
+  proxyLocalActivities,
   setHandler,
   uuid4,
 } from '@temporalio/workflow';
@@ -26,8 +26,10 @@ export interface PipelineExecutionResult {
 }
 
 
-// Records and messages only: idempotent, retried freely; a vanished record is final.
-const acts = proxyActivities<PipelineActivities>({
+// Records and messages only: short, idempotent, retried freely; a vanished record is final. Local
+// activities (run by the worker of this workflow, no activity task round trip): a step's bookkeeping
+// is a few queries, and the pipeline's overhead per step is what they cost (scripts/bench/pipeline.ts).
+const acts = proxyLocalActivities<PipelineActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 20, nonRetryableErrorTypes: ['ExecutionNotFound', 'PipelineStepFailed'] },
 });
