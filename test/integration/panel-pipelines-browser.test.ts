@@ -136,3 +136,77 @@ it('creates a two-agent pipeline with an approval gate, runs it, approves in the
   expect(panel.failed.filter((failed) => !tolerated.includes(failed.path.split('?')[0]!))).toEqual([]);
   expect(panel.external.filter((request) => request.answer === 'blocked')).toEqual([]);
 });
+
+/** Runs pipeline `pipelineId` from its card with `input`, as the user does. */
+async function runFromCard(panel: PanelPage, pipelineId: string, input: string): Promise<void> {
+  const { page } = panel;
+  await page.goto(`${session.server.url}/app.html#pipelines`, { waitUntil: 'load' });
+  await clickOn(panel, `[data-action="execute-pipeline"][data-id="${pipelineId}"]`);
+  await page.waitForSelector('#pipeline-execute-input', { visible: true });
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  await page.click('#pipeline-execute-input');
+  await page.type('#pipeline-execute-input', input);
+  await clickOn(panel, '#pipeline-execute-submit');
+}
+
+async function latestRun(pipelineId: string): Promise<any> {
+  return ((await api('GET', '/api/executions/history?type=pipeline&limit=20&offset=0')).body.items as any[]).find((item) => item.pipelineId === pipelineId);
+}
+
+it('rejects another run in the banner: the run ends rejected and the banner goes away', async () => {
+  const reviewer = await standInAgent('Revisor');
+  const writer = await standInAgent('Redator');
+  const created = await api('POST', '/api/pipelines', {
+    name: `Rejeitar ${randomUUID().slice(0, 8)}`, description: '', workingDirectory: '',
+    steps: [
+      { agentId: reviewer.id, inputTemplate: '', description: '', requiresApproval: false },
+      { agentId: writer.id, inputTemplate: '', description: '', requiresApproval: true },
+    ],
+  });
+  expect(created.status).toBe(201);
+  const panel = await openPanelPage(session.browser, session.server.url);
+  await runFromCard(panel, created.body.id, 'não siga');
+  await panel.page.waitForSelector('#approval-reject-btn', { visible: true, timeout: 90_000 });
+  await clickOn(panel, '#approval-reject-btn');
+  await until('the rejection in the terminal', () => terminalLines(panel), (shown) => shown.includes('Pipeline rejeitado no passo 2.'), 90_000);
+  expect(await panel.page.evaluate(`document.getElementById('approval-notification').hidden`)).toBe(true);
+  const run = await until('the run is rejected', () => latestRun(created.body.id), (found) => found?.status === 'rejected', 30_000);
+  expect((await api('GET', `/api/executions/history/${run.id}`)).body.steps).toHaveLength(1);
+  await panel.page.screenshot({ path: screenshotPath('panel-pipeline-rejected.png') });
+  expect((await panel.toasts()).filter((toast) => toast.kind === 'error')).toEqual([]);
+});
+
+it('resumes a failed run from the history: the run goes on from the failed step and completes', async () => {
+  const reviewer = await standInAgent('Revisor');
+  const writer = await standInAgent('Redator');
+  const created = await api('POST', '/api/pipelines', {
+    name: `Retomar ${randomUUID().slice(0, 8)}`, description: '', workingDirectory: '',
+    steps: [
+      { agentId: reviewer.id, inputTemplate: 'stand-in:text {{input}}', description: '', requiresApproval: false },
+      { agentId: writer.id, inputTemplate: 'stand-in:error status=401 {{input}}', description: '', requiresApproval: false },
+    ],
+  });
+  const pipelineId = created.body.id as string;
+  const panel = await openPanelPage(session.browser, session.server.url);
+  await runFromCard(panel, pipelineId, 'falhe no passo 2');
+  await until('the failure in the terminal', () => terminalLines(panel), (shown) => shown.some((line) => line.startsWith('Erro no passo 2:')), 90_000);
+  const failed = await until('the run failed', () => latestRun(pipelineId), (found) => found?.status === 'error', 30_000);
+  expect(failed.failedAtStep).toBe(1);
+
+  // The step fixed, resume from the history's Resume button.
+  const stored = (await api('GET', `/api/pipelines/${pipelineId}`)).body;
+  const steps = stored.steps.map((step: any, index: number) => ({ ...step, inputTemplate: index === 1 ? 'Corrigido: {{input}}' : step.inputTemplate }));
+  expect((await api('PUT', `/api/pipelines/${pipelineId}`, { steps })).status).toBe(200);
+  await panel.page.goto(`${session.server.url}/app.html#history`, { waitUntil: 'load' });
+  await clickOn(panel, `[data-action="resume-pipeline"][data-id="${failed.id}"]`);
+  const lines = await until('the resumed run completes', () => terminalLines(panel), (shown) => shown.includes('Pipeline concluído com sucesso.'), 90_000);
+  expect(lines).toContain('(retomando execução anterior)');
+  const resumed = await until('the resumed run is completed', () => latestRun(pipelineId), (found) => found?.id !== failed.id && found?.status === 'completed', 30_000);
+  const detail = (await api('GET', `/api/executions/history/${resumed.id}`)).body;
+  expect(detail).toMatchObject({ source: 'resume', resumedFrom: failed.id, resumedAtStep: 1 });
+  expect(detail.steps.map((step: any) => [step.stepIndex, step.status])).toEqual([[0, 'completed'], [1, 'completed']]);
+  await panel.page.screenshot({ path: screenshotPath('panel-pipeline-resumed.png') });
+  const errors = (await panel.toasts()).filter((toast) => toast.kind === 'error').map((toast) => toast.text);
+  // The failure's own toast ("Erro no pipeline") is the only error the user sees.
+  expect(errors.every((text) => text === 'Erro no pipeline')).toBe(true);
+});
