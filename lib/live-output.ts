@@ -132,32 +132,6 @@ export interface ReportGeneratedMessage {
   at: string;
 }
 
-/** A pipeline step changed state (`running`, `completed`, `failed`, `awaiting_approval`, `approved`, `rejected`, ...). */
-export interface PipelineStepMessage {
-  type: 'pipeline.step';
-  pipelineExecutionId: string;
-  pipelineId: string;
-  /** 0-based position of the step in the pipeline. */
-  stepIndex: number;
-  stepCount: number;
-  status: string;
-  /** The step's agent execution, whose output arrives as `execution_*` messages; null before it starts. */
-  executionId: string | null;
-  error: string | null;
-  at: string;
-}
-
-export interface PipelineFinishedMessage {
-  type: 'pipeline.finished';
-  pipelineExecutionId: string;
-  pipelineId: string;
-  status: string;
-  /** 0-based index of the failed step, when one failed. */
-  failedAtStep: number | null;
-  error: string | null;
-  at: string;
-}
-
 /** The pipeline run messages the panel reads (contract 4.3 and 4.5; docs/pipelines.md). `executionId` is the run's record unless said otherwise. */
 export interface PipelineRunFields {
   pipelineId: string;
@@ -266,9 +240,7 @@ export type LiveMessage =
   | ExecutionCompleteMessage
   | ExecutionErrorMessage
   | ExecutionRetryMessage
-  | ReportGeneratedMessage
-  | PipelineStepMessage
-  | PipelineFinishedMessage;
+  | ReportGeneratedMessage;
 
 export type LiveMessageType = LiveMessage['type'];
 
