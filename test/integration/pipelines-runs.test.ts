@@ -173,6 +173,12 @@ describe('pipeline runs, with the real CLI', () => {
     expect(history.items.map((item: any) => item.id)).toContain(runId);
     const all = (await call('GET', '/api/executions/history?limit=100')).body.items.map((item: any) => item.id);
     expect(all).not.toContain(record.steps[0].executionId);
+    // The CSV export (row 58): the run as a pipeline row with its name, status and total cost; no step rows.
+    const csv = await (await fetch(`${server.url}/api/executions/export`)).text();
+    const row = csv.split('\n').find((line) => line.startsWith(`"${runId}"`));
+    expect(row).toContain(`"pipeline","${record.pipelineName}","completed"`);
+    expect(row).toContain(`"${record.totalCostUsd}"`);
+    expect(csv).not.toContain(record.steps[0].executionId);
   }, 180_000);
 
   it('rejects by run id (rejected, pipeline_rejected), and a timeout rejects by itself', async () => {
