@@ -140,7 +140,8 @@ it('creates a webhook in the form, shows its URL, tests it, is called from outsi
   // Back on the page: counted once (the test is not a trigger), with its time.
   await page.goto(`${session.server.url}/app.html#webhooks`, { waitUntil: 'load' });
   await page.waitForSelector(cardButton(webhook.id, 'toggle-webhook'), { visible: true, timeout: 30_000 });
-  const counted = await cardText(panel, webhook.id);
+  // The hash change re-renders the list from a new GET: the card shown before may still be there a moment.
+  const counted = await until('the card counts the call', () => cardText(panel, webhook.id), (text) => text.includes('1 disparos'), 30_000);
   expect(counted).toContain('1 disparos');
   expect(counted).not.toContain('Último: Nunca');
 
