@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PipelineInput } from '../../db/pipelines-store';
+import type { PipelineInput } from '../../services/pipelines';
 import { executeBody, TASK_MAX } from './execution-control-input';
 import { optionalWorkingDirectoryPath } from './working-directory-input';
 
