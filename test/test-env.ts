@@ -19,6 +19,8 @@ const testDefaults: Record<string, string> = {
   RATE_LIMIT_REQUESTS: '1000000',
   PDF_RATE_LIMIT_REQUESTS: '1000000',
   RANKING_JOB_RATE_LIMIT_REQUESTS: '1000000',
+  // The public /hook budget counts every caller on 127.0.0.1 across suites; its own test sets a small one.
+  HOOK_RATE_LIMIT_REQUESTS: '1000000',
   // A fixed key for the tests' encrypted agent secrets (never used outside tests).
   AGENT_SECRETS_KEY: '0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef',
 };
