@@ -9,21 +9,21 @@ export interface UnfinishedCursor {
   id: string;
 }
 
-export type UnfinishedExecution = Pick<Execution, 'id' | 'status' | 'createdAt'>;
+export type UnfinishedExecution = Pick<Execution, 'id' | 'kind' | 'status' | 'createdAt'>;
 
 /**
- * The next `limit` agent execution records that are not final (`queued`, `running`) after `after`,
- * oldest first: one batch of the reconciler's walk (docs/agent-executions.md, "Reconciler"). Only
- * agent records: each has the workflow `agent-execution-<id>`; pipeline records have no workflow yet.
+ * The next `limit` execution records that are not final (ACTIVE_STATUSES) after `after`, oldest
+ * first: one batch of the reconciler's walk (docs/agent-executions.md, "Reconciler"). Agent records
+ * (steps included) have the workflow `agent-execution-<id>`, pipeline runs `pipeline-execution-<id>`.
  */
-export async function unfinishedAgentExecutions(db: Database, after: UnfinishedCursor | null, limit: number): Promise<UnfinishedExecution[]> {
+export async function unfinishedExecutions(db: Database, after: UnfinishedCursor | null, limit: number): Promise<UnfinishedExecution[]> {
   const past = after
     ? or(gt(executions.createdAt, after.createdAt), and(eq(executions.createdAt, after.createdAt), gt(executions.id, after.id)))
     : undefined;
   return db
-    .select({ id: executions.id, status: executions.status, createdAt: executions.createdAt })
+    .select({ id: executions.id, kind: executions.kind, status: executions.status, createdAt: executions.createdAt })
     .from(executions)
-    .where(and(inArray(executions.status, [...ACTIVE_STATUSES]), eq(executions.kind, 'agent'), past))
+    .where(and(inArray(executions.status, [...ACTIVE_STATUSES]), past))
     .orderBy(asc(executions.createdAt), asc(executions.id))
     .limit(limit);
 }

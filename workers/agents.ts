@@ -45,9 +45,9 @@ export async function startAgentsWorker(config: Config, logger: Logger, options:
     await Promise.allSettled([database.pool.end(), closeRedis(redis), closeTemporalClient(temporal)]);
   };
   const { waitForSlot, ...activities } = createAgentExecutionActivities({ pool: database.pool, db: database.db, redis, config, logger });
-  const reconciler = createExecutionReconcilerActivities({ db: database.db, temporal: temporal.client, finishing: activities, logger });
   const followUps = createFollowUpActivities({ db: database.db, redis, temporal: temporal.client, config, logger });
   const pipelines = createPipelineActivities({ db: database.db, redis, config, logger });
+  const reconciler = createExecutionReconcilerActivities({ db: database.db, temporal: temporal.client, finishing: activities, pipelineFinishing: pipelines, logger });
   const schedules = createScheduleActivities({ db: database.db, redis, temporal: temporal.client, logger, workdirRoots: config.orchestration.workdirRoots });
   const started: QueueWorker[] = [];
   try {

@@ -4,7 +4,7 @@ import type { Database } from '../../db';
 import { findAgent } from '../../db/agents-store';
 import { readExecutionSettings } from '../../db/execution-settings';
 import { createExecution, finishExecution, getExecution, setExecutionReportFile, type Execution } from '../../db/executions-store';
-import { findPipeline, markRunAwaitingApproval, markRunRunning, setRunProgress } from '../../db/pipelines-store';
+import { findPipeline, markRunAwaitingApproval, markRunRunning, setRunProgress, stepRecordsOfRun } from '../../db/pipelines-store';
 import type { Config } from '../../lib/config';
 import { liveTargetOf, publishLiveMessage, type PipelineLiveMessage } from '../../lib/live-output';
 import type { Logger } from '../../lib/logger';
@@ -226,6 +226,32 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
         lastAgentName: last?.agentName ?? null,
         lastSessionId: last?.sessionId ?? null,
       });
+    },
+
+    /**
+     * The reconciler's end of a run whose workflow is gone (docs/pipelines.md, "Reconciler"): where a
+     * resume starts (the step that was running, else the one after the last completed step, with its
+     * result as input), the cost so far, then the record, conditional on it being unfinished, and
+     * `pipeline_error` for an `error`. True when this call ended it.
+     */
+    async endStrandedRun(input: { runId: string; status: 'error' | 'canceled'; error: string }): Promise<boolean> {
+      const record = await getExecution(db, input.runId);
+      if (!record || record.kind !== 'pipeline') return false;
+      const own = await stepRecordsOfRun(db, record.id);
+      const last = own[own.length - 1];
+      let failedAtStep = record.resumedAtStep ?? 0;
+      let lastStepInput: string | undefined;
+      if (last && last.status === 'completed') {
+        failedAtStep = (last.stepIndex ?? 0) + 1;
+        lastStepInput = stepInputOf(last.result ?? '', null).input;
+      } else if (last) {
+        failedAtStep = last.stepIndex ?? 0;
+      }
+      await setRunProgress(db, record.id, { failedAtStep, costUsd: await runCost(record), ...(lastStepInput !== undefined ? { lastStepInput } : {}) });
+      const finished = await finishExecution(db, record.id, { status: input.status, error: input.error });
+      if (!finished?.changed) return false;
+      if (input.status === 'error') await tell(record, { type: 'pipeline_error', ...ids(record), stepIndex: failedAtStep, error: input.error });
+      return true;
     },
 
     /** The run was cancelled: `canceled`, final (its running step's own workflow ends that step). No message (contract 4.5). */

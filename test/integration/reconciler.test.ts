@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,6 +11,7 @@ import { config } from '../../lib/config';
 import { logger } from '../../lib/logger';
 import { processRunning } from '../../scripts/process-state';
 import { agentExecutionWorkflowId } from '../../temporal/agent-execution';
+import { pipelineExecutionWorkflowId } from '../../temporal/pipeline-execution';
 import { rankingJobStartOptions } from '../../temporal/ranking-job';
 import { RECONCILERS, type Reconciler } from '../../temporal/reconciler-schedules';
 import { startAgentsWorker } from '../../workers/agents';
@@ -209,6 +211,87 @@ describe('executions reconciler', () => {
     } finally {
       await server.services.database.pool.query("UPDATE executions SET status = 'error', finished_at = NOW(3) WHERE id = ?", [young.id]);
     }
+  });
+
+  it('ends a pipeline run whose workflow is terminated mid-step: its step too, and a resume starts at that step', async () => {
+    const quickAgent = await createAgent('pipeline-quick', {});
+    const recordFile = path.join(scratch, 'pipeline-slow.json');
+    const slowAgent = await createAgent('pipeline-slow', { FAKE_AGENT_CHUNKS: '100000', FAKE_AGENT_DELAY_MS: '50', FAKE_AGENT_RECORD: recordFile });
+    const created = await api('POST', '/api/pipelines', {
+      name: `stranded ${Date.now()}`,
+      description: '',
+      steps: [
+        { agentId: quickAgent, inputTemplate: '', description: '', requiresApproval: false },
+        { agentId: slowAgent, inputTemplate: 'Slowly: {{input}}', description: '', requiresApproval: false },
+      ],
+    });
+    expect(created.status).toBe(201);
+    const started = await api('POST', `/api/pipelines/${created.body.id}/execute`, { input: 'Begin' });
+    expect(started.status).toBe(202);
+    const runId = started.body.executionId as string;
+    const running = await until('second step printing', () => record(runId), (r) => r.steps?.[1]?.status === 'running', 60_000);
+    const stepId = running.steps[1].executionId as string;
+    await until('slow agent printing', () => record(stepId), (r) => r.outputSeq >= 2);
+    const { pid } = JSON.parse(fs.readFileSync(recordFile, 'utf8')) as { pid: number };
+    agentPids.push(pid);
+
+    const handle = temporal.workflow.getHandle(pipelineExecutionWorkflowId(runId));
+    await handle.terminate('terminated by the test, as from the Web UI');
+    expect((await handle.describe()).status.name).toBe('TERMINATED');
+
+    // The step's own workflow (a child) is terminated with it: its agent is killed, its record ended.
+    await until('agent process gone', async () => processRunning(pid), (alive) => !alive, 15_000);
+    const run = await until('pipeline run ended', () => record(runId), (r) => r.status !== 'running', 60_000);
+    expect(run).toMatchObject({ status: 'error', error: TERMINATED_ERROR, failedAtStep: 1, endedAt: expect.any(String) });
+    expect(await finished(stepId)).toMatchObject({ status: 'error', error: expect.stringContaining('TERMINATED') });
+
+    // The resume starts at the step that was running, with the first step's answer as its input.
+    const resumed = await api('POST', `/api/pipelines/resume/${runId}`);
+    expect(resumed.status).toBe(202);
+    const resumedRun = await until('resumed run at step 2', () => record(resumed.body.executionId), (r) => r.steps?.some((step: any) => step.stepIndex === 1 && step.status === 'running'), 60_000);
+    expect(resumedRun.steps.map((step: any) => step.stepIndex)).toEqual([0, 1]);
+    expect((await record(resumedRun.steps[1].executionId)).task).toBe(`Slowly: ${run.steps[0].result}`);
+    expect((await api('POST', `/api/pipelines/${created.body.id}/cancel`)).status).toBe(200);
+    expect(await until('resumed run canceled', () => record(resumed.body.executionId), (r) => r.status === 'canceled', 60_000)).toMatchObject({ status: 'canceled' });
+  });
+
+  it('ends a pipeline run terminated while it waits for an approval: a resume starts at the awaited step with the answer before it', async () => {
+    const quickAgent = await createAgent('pipeline-gate', {});
+    const created = await api('POST', '/api/pipelines', {
+      name: `stranded gate ${Date.now()}`,
+      description: '',
+      steps: [
+        { agentId: quickAgent, inputTemplate: '', description: '', requiresApproval: false },
+        { agentId: quickAgent, inputTemplate: '', description: '', requiresApproval: true },
+      ],
+    });
+    expect(created.status).toBe(201);
+    const started = await api('POST', `/api/pipelines/${created.body.id}/execute`, { input: 'Begin' });
+    const runId = started.body.executionId as string;
+    const waiting = await until('awaiting approval', () => record(runId), (r) => r.status === 'awaiting_approval', 60_000);
+    await temporal.workflow.getHandle(pipelineExecutionWorkflowId(runId)).terminate('terminated by the test');
+
+    const run = await until('pipeline run ended', () => record(runId), (r) => r.status !== 'awaiting_approval', 60_000);
+    expect(run).toMatchObject({ status: 'error', error: TERMINATED_ERROR, failedAtStep: 1, lastStepInput: waiting.steps[0].result });
+    expect(run.steps.map((step: any) => step.status)).toEqual(['completed']);
+  });
+
+  it('ends a pipeline run record whose workflow does not exist once it is older than the grace', async () => {
+    const { db } = server.services.database;
+    const old = await createExecution(db, {
+      kind: 'pipeline',
+      agentId: null,
+      agentName: 'Never started',
+      pipelineId: randomUUID(),
+      source: 'manual',
+      task: 'Nothing',
+      instructions: '',
+      workingDirectory: scratch,
+      model: 'sonnet',
+      createdAt: new Date(Date.now() - MISSING_WORKFLOW_GRACE_MS - 60_000),
+    });
+    const done = await until('pipeline record ended', () => record(old.id), (r) => r.status !== 'queued', 60_000);
+    expect(done).toMatchObject({ status: 'error', error: "the execution's workflow was not found: it never started or is gone", failedAtStep: 0 });
   });
 
   it('ends the record once MariaDB accepts it again when it refused it at first', async () => {
