@@ -65,6 +65,12 @@ export async function updateSchedule(db: Database, id: string, input: ScheduleIn
   return result.affectedRows > 0;
 }
 
+/** The ids of one agent's schedules (index schedules_agent). */
+export async function scheduleIdsOfAgent(db: Database, agentId: string): Promise<string[]> {
+  const rows = await db.select({ id: schedules.id }).from(schedules).where(eq(schedules.agentId, agentId));
+  return rows.map((row) => row.id);
+}
+
 export async function deleteSchedule(db: Database, id: string): Promise<boolean> {
   const [result] = await db.delete(schedules).where(eq(schedules.id, id));
   return result.affectedRows > 0;

@@ -17,6 +17,7 @@ import {
   setSecret,
   updateAgent,
 } from '../../services/agents';
+import { scheduleDepsOf } from '../../services/schedules';
 import { useCaseErrors } from '../use-case-errors';
 import { parseInput } from '../validation';
 import { agentCreateBody, agentImportBodyFor, agentUpdateBody, secretBody, versionParam } from './agent-input';
@@ -74,7 +75,7 @@ export function agentsRoutes(services: Services): Router {
   });
 
   router.delete('/:id', async (ctx) => {
-    await deleteAgent(deps, ctx.params.id ?? '');
+    await deleteAgent({ ...deps, schedules: scheduleDepsOf(services) }, ctx.params.id ?? '');
     ctx.status = 204;
   });
 

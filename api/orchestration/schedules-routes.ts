@@ -1,20 +1,11 @@
 import type Router from '@koa/router';
 import type { Services } from '../../lib/services';
-import { createSchedule, deleteSchedule, listSchedules, scheduleHistory, updateSchedule, type ScheduleDeps } from '../../services/schedules';
+import { createSchedule, deleteSchedule, listSchedules, scheduleDepsOf, scheduleHistory, updateSchedule } from '../../services/schedules';
 import { useCaseErrors } from '../use-case-errors';
 import { parseInput } from '../validation';
 import { withoutEmptyValues } from './query';
 import { orchestrationRouter } from './router';
 import { scheduleCreateBody, scheduleHistoryQuery, scheduleUpdateBody } from './schedules-input';
-
-export function scheduleDepsOf(services: Services): ScheduleDeps {
-  return {
-    db: services.database.db,
-    temporal: services.temporal.client,
-    logger: services.logger,
-    timezone: services.config.orchestration.scheduleTimezone,
-  };
-}
 
 /** Agent schedules (contract rows 21-25, 3.5; docs/tasks-schedules.md); use cases in services/schedules/. */
 export function schedulesRoutes(services: Services): Router {

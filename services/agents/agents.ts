@@ -12,6 +12,7 @@ import {
 } from '../../db/agents-store';
 import { NotFoundError } from '../errors';
 import { withConfinedWorkingDirectory } from '../working-directories';
+import { deleteSchedulesOfAgent, type ScheduleDeps } from '../schedules';
 import type { AgentDeps } from './deps';
 import { storeErrorsTranslated } from './store-errors';
 import { agentView, configView, updateChangelog, versionsView, type AgentConfigView, type AgentVersionView, type AgentView } from './view';
@@ -66,8 +67,13 @@ export async function updateAgent(deps: AgentDeps, id: string, changes: Partial<
   return agentView(agent);
 }
 
-/** Its versions and secrets go with it; agents that delegated to it delegate to none. */
-export async function deleteAgent(deps: Pick<AgentDeps, 'db'>, id: string): Promise<void> {
+/**
+ * Its schedules go with it (their Temporal Schedules first: a 503 when Temporal is away leaves the
+ * agent in place), then the agent, its versions and secrets; agents that delegated to it delegate to none.
+ */
+export async function deleteAgent(deps: Pick<AgentDeps, 'db'> & { schedules: ScheduleDeps }, id: string): Promise<void> {
+  await storedAgent(deps, id);
+  await deleteSchedulesOfAgent(deps.schedules, id);
   if (!(await removeAgent(deps.db, id))) throw agentNotFound(id);
 }
 

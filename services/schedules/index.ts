@@ -3,6 +3,8 @@ export {
   countSchedules,
   createSchedule,
   deleteSchedule,
+  deleteSchedulesOfAgent,
+  scheduleDepsOf,
   listSchedules,
   scheduleHistory,
   updateSchedule,

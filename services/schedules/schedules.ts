@@ -5,6 +5,7 @@ import {
   countSchedules as storedCount,
   deleteSchedule as removeRow,
   findSchedule,
+  scheduleIdsOfAgent,
   insertSchedule,
   listSchedules as storedSchedules,
   updateSchedule as changeRow,
@@ -13,6 +14,7 @@ import {
 } from '../../db/schedules-store';
 import { findTask } from '../../db/tasks-store';
 import type { Logger } from '../../lib/logger';
+import type { Services } from '../../lib/services';
 import { deleteAgentSchedule, nextRunOf, upsertAgentSchedule, type AgentScheduleDefinition } from '../../temporal/agent-schedules';
 import { ConflictError, InvalidInputError, NotFoundError, UnavailableError } from '../errors';
 import { executionHistory, type ExecutionView } from '../executions';
@@ -31,6 +33,15 @@ export interface ScheduleDeps {
   logger: Logger;
   /** The IANA time zone the cron expressions are read in (AGENT_SCHEDULE_TIMEZONE). */
   timezone: string;
+}
+
+export function scheduleDepsOf(services: Services): ScheduleDeps {
+  return {
+    db: services.database.db,
+    temporal: services.temporal.client,
+    logger: services.logger,
+    timezone: services.config.orchestration.scheduleTimezone,
+  };
 }
 
 /** Most schedules kept; one more is refused (409). Each is a Temporal Schedule, listed with a describe each. */
@@ -174,6 +185,14 @@ export async function deleteSchedule(deps: ScheduleDeps, id: string): Promise<vo
     throw unavailable(deps, error, id);
   }
   await removeRow(deps.db, id);
+}
+
+/**
+ * An agent's schedules go with the agent (docs/tasks-schedules.md): without it they could only fail.
+ * Each is deleted as DELETE /schedules/{id} does (its Temporal Schedule, then its row).
+ */
+export async function deleteSchedulesOfAgent(deps: ScheduleDeps, agentId: string): Promise<void> {
+  for (const id of await scheduleIdsOfAgent(deps.db, agentId)) await deleteSchedule(deps, id);
 }
 
 /** The runs schedules started: records with source `schedule`, newest first, in the execution view. */

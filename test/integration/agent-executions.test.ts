@@ -13,6 +13,7 @@ import { unusedPort } from '../support/ports';
 import { startTestServer, type TestServer } from '../support/server';
 import { openSocket, type SocketProbe } from '../support/websocket';
 import { agentWorkspace } from '../support/agent-workspace';
+import { scheduleDepsOf } from '../../services/schedules';
 import { agentDepsOf, createAgent as storeAgent, deleteAgent, setSecret, type AgentDataInput } from '../../services/agents';
 import { until } from '../support/waiting';
 
@@ -272,7 +273,7 @@ describe('POST /agents/{id}/execute', () => {
       expect(await executionCount()).toBe(before);
     } finally {
       // Other suites count the agents by status: leave no inactive one behind.
-      await deleteAgent(agentDepsOf(server.services), inactiveId);
+      await deleteAgent({ ...agentDepsOf(server.services), schedules: scheduleDepsOf(server.services) }, inactiveId);
     }
   });
 

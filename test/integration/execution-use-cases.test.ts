@@ -59,7 +59,8 @@ afterAll(async () => {
       .terminate('test cleanup')
       .catch(() => undefined);
   }
-  for (const id of agents) await deleteAgent(agentDeps, id).catch(() => undefined);
+  const schedules = { db: agentDeps.db, temporal: temporal.client, logger, timezone: 'UTC' };
+  for (const id of agents) await deleteAgent({ ...agentDeps, schedules }, id).catch(() => undefined);
   await closeTemporalClient(temporal);
   await closeRedis(subscriber);
   await closeRedis(redis);

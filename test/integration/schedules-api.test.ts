@@ -141,6 +141,27 @@ describe('schedules', () => {
     expect((await call('GET', '/api/schedules')).body.map((schedule: { id: string }) => schedule.id)).not.toContain(created.id);
   });
 
+  it("deletes an agent's schedules with the agent: rows and Temporal Schedules; another agent's stay", async () => {
+    const doomed = await agent('removido');
+    const kept = await agent('mantido');
+    const first = (await call('POST', '/api/schedules', { agentId: doomed.id, taskDescription: 'Um', cronExpression: '0 9 * * *' })).body;
+    const second = (await call('POST', '/api/schedules', { agentId: doomed.id, taskDescription: 'Dois', cronExpression: '0 10 * * *' })).body;
+    const other = (await call('POST', '/api/schedules', { agentId: kept.id, taskDescription: 'Três', cronExpression: '0 11 * * *' })).body;
+    const before = await rows();
+
+    expect((await call('DELETE', `/api/agents/${doomed.id}`)).status).toBe(204);
+    expect(await scheduleGone(first.id)).toBe(true);
+    expect(await scheduleGone(second.id)).toBe(true);
+    expect(await rows()).toBe(before - 2);
+    const listed = (await call('GET', '/api/schedules')).body.map((schedule: { id: string }) => schedule.id);
+    expect(listed).not.toContain(first.id);
+    expect(listed).not.toContain(second.id);
+    expect(listed).toContain(other.id);
+    expect((await describeSchedule(other.id)).state.paused).toBe(false);
+    expect((await call('DELETE', `/api/agents/${doomed.id}`)).status).toBe(404);
+    expect((await call('DELETE', `/api/schedules/${other.id}`)).status).toBe(204);
+  });
+
   it('refuses a bad cron, a too frequent one, a bad body and an unknown agent, storing nothing', async () => {
     const owner = await agent('recusado');
     const before = await rows();
