@@ -201,14 +201,6 @@ export async function listDeliveries(db: Database, webhookId: string): Promise<(
     .orderBy(asc(webhookDeliveries.receivedAt));
 }
 
-/**
- * Marks an execution as started by this webhook. The execution store's NewExecution has no webhook
- * field yet, so the column is set right after the record is created (nothing reads it before).
- */
-export async function markExecutionWebhook(db: Database, executionId: string, webhookId: string): Promise<void> {
-  await db.update(executions).set({ webhookId }).where(eq(executions.id, executionId));
-}
-
 /** The dashboard's counters (contract 3.11). */
 export async function countWebhooks(db: Database): Promise<{ total: number; active: number }> {
   const [totalRow] = await db.select({ n: count() }).from(webhooks);

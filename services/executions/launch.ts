@@ -82,8 +82,10 @@ export interface ExecuteRequest {
   workingDirectory?: string | null;
   repoName?: string;
   repoBranch?: string;
-  /** What started it (`manual` for a person, `schedule`, `webhook` next). */
+  /** What started it (`manual` for a person, `schedule`, `webhook`, ...). */
   source?: LaunchInput['source'];
+  /** The webhook that started it (source `webhook` or `webhook-test`), stored with the record. */
+  webhookId?: string | null;
 }
 
 /**
@@ -99,6 +101,7 @@ export async function executeAgent(deps: ExecutionDeps, agentId: string, clientI
   const settings = await readExecutionSettings(deps.db, deps.workdirRoots);
   return launchExecution(deps, agent, clientId, {
     source: request.source ?? 'manual',
+    webhookId: request.webhookId ?? null,
     task: request.task,
     instructions: request.instructions ?? '',
     workingDirectory: request.workingDirectory ?? agent.workingDirectory ?? settings.workingDirectory,

@@ -22,6 +22,8 @@ export interface ExecutionView {
   status: Execution['status'];
   source: Execution['source'];
   scheduleId: string | null;
+  /** The webhook that started it (source `webhook` or `webhook-test`). */
+  webhookId: string | null;
   workingDirectory: string;
   model: string;
   /** When it started running; a record that never ran (queued, or canceled while queued) answers when it was queued. */
@@ -99,6 +101,7 @@ export function executionView(record: ExecutionSummary): ExecutionView {
     status: record.status,
     source: record.source,
     scheduleId: record.scheduleId,
+    webhookId: record.webhookId,
     workingDirectory: record.workingDirectory,
     model: record.model,
     startedAt: (record.startedAt ?? record.createdAt).toISOString(),

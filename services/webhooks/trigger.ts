@@ -2,7 +2,6 @@ import {
   claimDelivery,
   countTrigger,
   findWebhookByToken,
-  markExecutionWebhook,
   releaseDelivery,
   setDeliveryExecution,
   webhookSecretContext,
@@ -72,8 +71,7 @@ async function startTarget(deps: WebhookDeps, webhook: Webhook, run: TargetRun, 
     const { pipelineId, executionId } = await executePipeline(deps, webhook.targetId, null, request);
     return { pipelineId, executionId };
   }
-  const { executionId } = await executeAgent(deps, webhook.targetId, null, { task: run.task, instructions: run.instructions, source });
-  await markExecutionWebhook(deps.db, executionId, webhook.id);
+  const { executionId } = await executeAgent(deps, webhook.targetId, null, { task: run.task, instructions: run.instructions, source, webhookId: webhook.id });
   return { executionId };
 }
 

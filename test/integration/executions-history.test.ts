@@ -75,7 +75,7 @@ beforeAll(async () => {
   B = await record(base({ source: 'schedule', scheduleId: 'sched-1', task: 'Nightly lint', createdAt: at('2026-01-11T09:00:00.000Z') }), {
     status: 'error', error: 'agent exited with code 1', output: '', exitCode: 1,
   });
-  C = await record(base({ agentId: AGENT_2, agentName: 'Doc Writer', source: 'webhook', task: TRICKY_TASK, createdAt: at('2026-01-12T23:59:59.999Z') }), {
+  C = await record(base({ agentId: AGENT_2, agentName: 'Doc Writer', source: 'webhook', webhookId: 'hook-1', task: TRICKY_TASK, createdAt: at('2026-01-12T23:59:59.999Z') }), {
     status: 'canceled',
   });
   D = await record(
@@ -184,6 +184,7 @@ function viewOf(record: Execution): Record<string, unknown> {
     status: record.status,
     source: record.source,
     scheduleId: record.scheduleId,
+    webhookId: record.webhookId,
     workingDirectory: record.workingDirectory,
     model: record.model,
     startedAt: (record.startedAt ?? record.createdAt).toISOString(),
@@ -243,6 +244,7 @@ describe('GET /api/executions/history', () => {
     const first = await history('');
     expect(first.status).toBe(200);
     expect(first.body).toEqual({ items: [G, F, E, D, C, B, A].map(viewOf), total: 7, limit: 20, offset: 0 });
+    expect(first.body.items[4]).toMatchObject({ id: C.id, source: 'webhook', webhookId: 'hook-1' });
     // What the panel sends for its first page.
     const panel = await history('?limit=20&offset=0');
     expect({ ...panel.body, items: ids(panel.body.items) }).toEqual({ items: [G.id, F.id, E.id, D.id, C.id, B.id, A.id], total: 7, limit: 20, offset: 0 });
@@ -353,6 +355,7 @@ describe('GET and DELETE /api/executions/history/{id}', () => {
       status: 'completed',
       source: 'manual',
       scheduleId: null,
+      webhookId: null,
       workingDirectory: '/home/projetos/work',
       model: 'sonnet',
       startedAt: '2026-01-10T10:00:01.000Z',
