@@ -276,7 +276,7 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
 
     /**
      * Ends the record (first call only) and tells the client: for a completed run, its report first
-     * (`report_generated`, contract 4.5; the writeReport activity after this writes the same file again),
+     * (`report_generated`, contract 4.5; the writeReport activity after this then has nothing to do),
      * then the final message. Idempotent.
      */
     async finishExecutionRecord(input: FinishExecutionInput): Promise<{ status: FinalStatus; error: string | null; changed: boolean }> {
@@ -321,9 +321,14 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
       return { status: execution.status as FinalStatus, error: execution.error, changed };
     },
 
-    /** Writes the Markdown report in both directories and records its name. Repeatable. */
+    /**
+     * Writes the Markdown report in both directories and records its name. Repeatable. A finished
+     * record that has its report already (written by finishExecutionRecord from the same final
+     * record) is left as it is.
+     */
     async writeReport(executionId: string): Promise<string> {
       const record = await existingRecord(executionId);
+      if (record.finishedAt !== null && record.reportFile !== null) return record.reportFile;
       const name = await writeExecutionReport(record, { dataDir, reportsDir }, config.orchestration.limits.reports);
       await setExecutionReportFile(db, executionId, name);
       return name;

@@ -12,6 +12,17 @@ const DECODE_ROUNDS = 3;
  * serve it; the routers themselves match exact spellings only (api/orchestration/index.ts).
  */
 export function canonicalPath(rawPath: string): string {
+  // One request asks for its path's form up to five times (CORS, rate limit, token, router, panel).
+  if (rawPath === lastRaw) return lastCanonical;
+  lastCanonical = computeCanonicalPath(rawPath);
+  lastRaw = rawPath;
+  return lastCanonical;
+}
+
+let lastRaw: string | null = null;
+let lastCanonical = '';
+
+function computeCanonicalPath(rawPath: string): string {
   let decoded = rawPath;
   for (let round = 0; round < DECODE_ROUNDS && decoded.includes('%'); round += 1) {
     try {
