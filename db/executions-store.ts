@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, count, desc, eq, getTableColumns, gte, inArray, isNull, like, lt, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Database } from './index';
-import { executions } from './schema';
+import { executions, type StoredContextFile } from './schema';
 
 /** The execution record and its store (docs/executions.md). */
 
@@ -61,6 +61,13 @@ export interface NewExecution {
   lastStepInput?: string | null;
   /** The webhook whose call started it. */
   webhookId?: string | null;
+  /** A run in a repository: its name and the branch to check out (docs/repositories.md). */
+  repoName?: string | null;
+  repoBranch?: string | null;
+  /** Uploaded files named in the prompt (docs/uploads.md). */
+  contextFiles?: StoredContextFile[] | null;
+  /** The agents worker host it is pinned to (docs/multi-host.md); null: any. */
+  host?: string | null;
   createdAt?: Date;
 }
 
@@ -118,6 +125,10 @@ export async function createExecution(db: Database, input: NewExecution): Promis
       resumedAtStep: input.resumedAtStep ?? null,
       lastStepInput: input.lastStepInput ?? null,
       webhookId: input.webhookId ?? null,
+      repoName: input.repoName ?? null,
+      repoBranch: input.repoBranch ?? null,
+      contextFiles: input.contextFiles ?? null,
+      host: input.host ?? null,
       output: '',
       createdAt: input.createdAt ?? new Date(),
     })
@@ -193,6 +204,17 @@ export interface ExecutionResult {
   error?: string | null;
   finishedAt?: Date;
   reportFile?: string | null;
+  /** Tokens as the CLI's `result` event reports them; absent: keep the stored ones. */
+  tokens?: ExecutionTokens | null;
+  /** The commit pushed (or committed and refused) at the end of a repository run. */
+  repoCommit?: string | null;
+}
+
+export interface ExecutionTokens {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheCreation: number;
 }
 
 /**
@@ -219,6 +241,10 @@ export async function finishExecution(
       ...(outcome.result !== undefined ? { result: outcome.result === null ? null : boundOutput(outcome.result).output } : {}),
       ...(outcome.exitCode !== undefined ? { exitCode: outcome.exitCode } : {}),
       ...(outcome.reportFile !== undefined ? { reportFile: outcome.reportFile } : {}),
+      ...(outcome.repoCommit !== undefined ? { repoCommit: outcome.repoCommit } : {}),
+      ...(outcome.tokens
+        ? { inputTokens: outcome.tokens.input, outputTokens: outcome.tokens.output, cacheReadTokens: outcome.tokens.cacheRead, cacheCreationTokens: outcome.tokens.cacheCreation }
+        : {}),
       ...(bounded ? { output: bounded.output, outputTruncated: bounded.truncated } : {}),
     })
     .where(and(eq(executions.id, id), isNull(executions.finishedAt)));

@@ -247,6 +247,19 @@ export const executions = mysqlTable(
     resumedAtStep: int('resumed_at_step'),
     /** The webhook whose call started it (source `webhook` or `webhook-test`). */
     webhookId: varchar('webhook_id', { length: 36 }),
+    /** A run in a repository (docs/repositories.md): its name, the branch checked out, the commit pushed at the end. */
+    repoName: varchar('repo_name', { length: 100 }),
+    repoBranch: varchar('repo_branch', { length: 255 }),
+    repoCommit: varchar('repo_commit', { length: 64 }),
+    /** The uploaded files named in the prompt (docs/uploads.md): ids of `uploads` rows, as sent back by POST /uploads. */
+    contextFiles: jsonText<StoredContextFile[] | null>('context_files'),
+    /** The agents worker host the run is pinned to (docs/multi-host.md); null: any host. */
+    host: varchar('host', { length: 128 }),
+    /** Tokens as the CLI's `result` event reports them; null when it did not. */
+    inputTokens: int('input_tokens'),
+    outputTokens: int('output_tokens'),
+    cacheReadTokens: int('cache_read_tokens'),
+    cacheCreationTokens: int('cache_creation_tokens'),
     costUsd: double('cost_usd'),
     durationMs: int('duration_ms'),
     turns: int('turns'),
@@ -372,6 +385,32 @@ export const webhooks = mysqlTable(
     updatedAt: datetime('updated_at', { fsp: 3, mode: 'date' }).notNull(),
   },
   (table) => [uniqueIndex('webhooks_token').on(table.token)],
+);
+
+/** A context file as an execution record keeps it (the upload answer's shape, contract 3.13). */
+export interface StoredContextFile {
+  originalName: string;
+  path: string;
+  size: number;
+}
+
+/**
+ * Files received by POST /uploads (docs/uploads.md): an execute accepts as `contextFiles` only paths
+ * stored here; removed after the retention period with their files.
+ */
+export const uploads = mysqlTable(
+  'uploads',
+  {
+    id: varchar('id', { length: 36 }).primaryKey(),
+    /** One POST's files share it (the answer's `sessionId`). */
+    batchId: varchar('batch_id', { length: 36 }).notNull(),
+    path: varchar('path', { length: 1000 }).notNull(),
+    originalName: varchar('original_name', { length: 255 }).notNull(),
+    size: int('size').notNull(),
+    clientId: varchar('client_id', { length: 128 }),
+    createdAt: datetime('created_at', { fsp: 3, mode: 'date' }).notNull(),
+  },
+  (table) => [index('uploads_created').on(table.createdAt), index('uploads_batch').on(table.batchId)],
 );
 
 /** Each call of a webhook: who, when, which run; a delivery id is accepted once (replay protection). */
