@@ -43,9 +43,20 @@ export type AgentEvent =
       costUsd: number | null;
       durationMs: number | null;
       turns: number | null;
+      /** The run's token counts (the result's `usage`), null when it reported none. */
+      tokens: AgentTokens | null;
     }
   /** Anything else (tool calls, tool results, other JSON, plain text): passed through as it came. */
   | { kind: 'raw'; line: string };
+
+/** Tokens one run used, summed over its API calls as the CLI reports them (docs/statistics.md). */
+export interface AgentTokens {
+  input: number;
+  output: number;
+  /** Input read from the prompt cache, and input written to it: billed apart from `input`. */
+  cacheRead: number;
+  cacheCreation: number;
+}
 
 export interface AgentCli {
   /** Short name used in logs and docs. */

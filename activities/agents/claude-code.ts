@@ -5,6 +5,7 @@ import {
   PERMISSION_MODES,
   type AgentCli,
   type AgentEvent,
+  type AgentTokens,
   type AgentRunOptions,
   type OutputMapper,
 } from './agent-cli';
@@ -69,6 +70,7 @@ export const claudeCode: AgentCli = {
         costUsd: numberOrNull(event.total_cost_usd),
         durationMs: numberOrNull(event.duration_ms),
         turns: numberOrNull(event.num_turns),
+        tokens: usageTokens(event.usage),
       };
     }
     return raw;
@@ -137,6 +139,26 @@ function resultText(event: JsonObject): string | null {
     if (errors.length > 0) return errors.join('; ');
   }
   return null;
+}
+
+/**
+ * The result's `usage` (input_tokens, output_tokens, cache_read_input_tokens,
+ * cache_creation_input_tokens) as whole non-negative counts; a count the CLI left out is 0 (older
+ * versions print only input and output). Null when there is no usage or none of the four counts.
+ */
+function usageTokens(usage: unknown): AgentTokens | null {
+  if (!isObject(usage)) return null;
+  const counts = [usage.input_tokens, usage.output_tokens, usage.cache_read_input_tokens, usage.cache_creation_input_tokens].map(tokenCount);
+  if (counts.every((count) => count === null)) return null;
+  const [input, output, cacheRead, cacheCreation] = counts.map((count) => count ?? 0) as [number, number, number, number];
+  return { input, output, cacheRead, cacheCreation };
+}
+
+/** The columns are INT: a count beyond it (never seen) is stored as its maximum rather than failing the record. */
+const MAX_TOKEN_COUNT = 2_147_483_647;
+
+function tokenCount(value: unknown): number | null {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? Math.min(value, MAX_TOKEN_COUNT) : null;
 }
 
 function stringOrNull(value: unknown): string | null {

@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import readline from 'node:readline';
 import { agentIsolation, type AgentIsolation } from '../../lib/agent-isolation';
 import type { OutputChunk } from '../../lib/live-output';
-import { AgentOptionsError, type AgentCli, type AgentEvent, type AgentRunOptions } from './agent-cli';
+import { AgentOptionsError, type AgentCli, type AgentEvent, type AgentRunOptions, type AgentTokens } from './agent-cli';
 import { agentBaseEnv, agentUserEnv, ENV_NAME } from './agent-env';
 import { leaseAgentUser, type AgentUserLease } from './agent-users';
 import { prepareWorkingDirectory, WorkingDirectoryError } from './agent-workdir';
@@ -70,6 +70,8 @@ export interface AgentRunSummary {
   costUsd: number | null;
   durationMs: number | null;
   turns: number | null;
+  /** Tokens as the result event reported them (null: it reported none). */
+  tokens: AgentTokens | null;
   /** The result event's text (the final answer, or its error message), bounded like output. */
   resultText: string | null;
   /** The assistant text messages joined by newlines, bounded, with a note at the end when cut. */
@@ -108,7 +110,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunSummar
   const secrets = checkedSecrets(options.secrets ?? {});
   const isolation = options.isolation ?? agentIsolation();
   const summary: AgentRunSummary = {
-    pid: null, exitCode: null, signal: null, sessionId: null, costUsd: null, durationMs: null, turns: null,
+    pid: null, exitCode: null, signal: null, sessionId: null, costUsd: null, durationMs: null, turns: null, tokens: null,
     resultText: null, output: '', outputTruncated: false, stderr: '', error: null,
   };
 
@@ -268,6 +270,7 @@ async function runAs(
       summary.costUsd = event.costUsd;
       summary.durationMs = event.durationMs;
       summary.turns = event.turns;
+      summary.tokens = event.tokens;
       summary.resultText = event.resultText === null ? null : cut(event.resultText, output.limit);
       resultIsError = event.isError;
     }

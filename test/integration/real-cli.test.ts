@@ -116,8 +116,9 @@ describe('the real Claude Code CLI against the stand-in model', () => {
     expect(sessionId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect(rest).toEqual([
       { kind: 'text', text: STAND_IN_TEXT, sessionId },
-      // 10 input and 8 output tokens priced by the CLI for its default model.
-      { kind: 'result', isError: false, subtype: 'success', resultText: STAND_IN_TEXT, sessionId, costUsd: expect.any(Number), durationMs: expect.any(Number), turns: 1 },
+      // 10 input and 8 output tokens (the stand-in's usage: a token per 4 characters), priced by the CLI for its default model.
+      { kind: 'result', isError: false, subtype: 'success', resultText: STAND_IN_TEXT, sessionId, costUsd: expect.any(Number), durationMs: expect.any(Number), turns: 1,
+        tokens: { input: 10, output: 8, cacheRead: 0, cacheCreation: 0 } },
     ]);
     expect(summary).toMatchObject({ exitCode: 0, signal: null, error: null, sessionId, output: STAND_IN_TEXT, resultText: STAND_IN_TEXT, turns: 1 });
     expect(summary.costUsd).toBeGreaterThan(0);
@@ -169,6 +170,22 @@ describe('the real Claude Code CLI against the stand-in model', () => {
     expect(requests).toHaveLength(2);
     const lastTurn = turnsOf(requests[1]!.body).at(-1);
     expect(lastTurn).toMatchObject({ role: 'user', content: expect.arrayContaining([expect.objectContaining({ type: 'tool_result', tool_use_id: toolUseId, content: 'hello-from-bash' })]) });
+  });
+
+  it('reports the tokens of the stand-in’s usage, cache reads and writes included, as the result’s tokens', async () => {
+    const prompt = 'Count my tokens.';
+    model.enqueue({
+      kind: 'text',
+      text: 'Counted.',
+      usage: { input_tokens: 1234, output_tokens: 56, cache_read_input_tokens: 7890, cache_creation_input_tokens: 321 },
+      when: (request) => promptsOf(request.body).at(-1) === prompt,
+    });
+    const run = start(prompt);
+    const summary = await run.outcome;
+
+    expect(summary).toMatchObject({ error: null, resultText: 'Counted.' });
+    expect(summary.tokens).toEqual({ input: 1234, output: 56, cacheRead: 7890, cacheCreation: 321 });
+    expect(run.events.at(-1)).toMatchObject({ kind: 'result', tokens: { input: 1234, output: 56, cacheRead: 7890, cacheCreation: 321 } });
   });
 
   it('resumes a session with --resume: the stand-in receives the earlier turns', async () => {

@@ -100,6 +100,22 @@ describe('Claude Code adapter: parsing stdout lines', () => {
       costUsd: 0.10457895,
       durationMs: 3952,
       turns: 4,
+      // An older usage without the cache counts: those are 0.
+      tokens: { input: 2, output: 9, cacheRead: 0, cacheCreation: 0 },
+    });
+  });
+
+  it('reads the result usage: input, output, cache read and cache creation tokens; none without a usage', () => {
+    const usage = { input_tokens: 1200, output_tokens: 340, cache_read_input_tokens: 56_000, cache_creation_input_tokens: 780, service_tier: 'standard' };
+    expect(claudeCode.parseLine(JSON.stringify({ type: 'result', subtype: 'success', usage }))).toMatchObject({
+      kind: 'result',
+      tokens: { input: 1200, output: 340, cacheRead: 56_000, cacheCreation: 780 },
+    });
+    expect(claudeCode.parseLine(JSON.stringify({ type: 'result', subtype: 'success' }))).toMatchObject({ tokens: null });
+    expect(claudeCode.parseLine(JSON.stringify({ type: 'result', subtype: 'success', usage: { service_tier: 'standard' } }))).toMatchObject({ tokens: null });
+    // Not a count (negative, fractional, a string): read as absent.
+    expect(claudeCode.parseLine(JSON.stringify({ type: 'result', usage: { input_tokens: -1, output_tokens: 2.5, cache_read_input_tokens: '7', cache_creation_input_tokens: 3 } }))).toMatchObject({
+      tokens: { input: 0, output: 0, cacheRead: 0, cacheCreation: 3 },
     });
   });
 
@@ -114,6 +130,7 @@ describe('Claude Code adapter: parsing stdout lines', () => {
       costUsd: 0,
       durationMs: 120,
       turns: 0,
+      tokens: null,
     });
   });
 
