@@ -124,6 +124,15 @@ const envSchema = z.object({
   AGENT_DATA_DIR: z.string().min(1).default('.data'),
   /** The external directory that also receives every execution's Markdown report (spec). */
   AGENT_REPORTS_DIR: z.string().min(1).default('.data/external-reports'),
+  /**
+   * Files received by POST /api/uploads (docs/uploads.md); relative to the repository. Not inside the
+   * data area: that one is closed to the agents' users (0700), and agents must read these files.
+   */
+  AGENT_UPLOADS_DIR: z.string().min(1).default('.uploads'),
+  /** Upload limits (the panel's own: 10 MB a file, 20 files a request) and how long uploads are kept. */
+  AGENT_UPLOAD_MAX_FILE_BYTES: positiveInt.max(1024 * 1024 * 1024).default(10 * 1024 * 1024),
+  AGENT_UPLOAD_MAX_FILES: positiveInt.max(100).default(20),
+  AGENT_UPLOADS_RETENTION_HOURS: positiveInt.max(24 * 365).default(24),
   /** Bounds of what the orchestration service stores; the oldest beyond a "kept" bound are pruned. */
   AGENTS_MAX: positiveInt.default(500),
   AGENT_VERSIONS_KEPT: positiveInt.default(50),
@@ -140,6 +149,18 @@ const envSchema = z.object({
     .default('America/Sao_Paulo'),
   REPORTS_KEPT: positiveInt.default(1000),
   NOTIFICATIONS_KEPT: positiveInt.default(1000),
+  /**
+   * Repositories an execution may work in (docs/repositories.md): a directory whose bare repositories
+   * (`<name>.git` or `<name>`) are offered by name, and named remotes `name=url,name=url`; the
+   * credentials below are given to git only for fetching from and pushing to those remotes.
+   */
+  GIT_REPOS_DIR: z.string().min(1).optional(),
+  GIT_REMOTES: z
+    .string()
+    .default('')
+    .transform((value, context) => gitRemotes(value, context)),
+  GIT_USERNAME: z.string().min(1).max(200).optional(),
+  GIT_PASSWORD: z.string().min(1).max(4096).optional(),
   /** Where working directories may lie, comma-separated absolute paths; the first is the default (the panel prefills /home/projetos/). */
   AGENT_WORKDIR_ROOTS: z
     .string()
@@ -156,6 +177,24 @@ const envSchema = z.object({
     .transform((value) => value.split(',').map((role) => role.trim()).filter(Boolean))
     .pipe(z.array(z.enum(['api', 'ranking-worker', 'agents-worker'])).min(1)),
 });
+
+/** A repository name: what the panel sends back as `repoName` and the working copy's folder name. */
+export const REPOSITORY_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+
+function gitRemotes(value: string, context: z.RefinementCtx): { name: string; url: string }[] {
+  const remotes: { name: string; url: string }[] = [];
+  for (const entry of value.split(',').map((item) => item.trim()).filter(Boolean)) {
+    const at = entry.indexOf('=');
+    const name = entry.slice(0, at).trim();
+    const url = entry.slice(at + 1).trim();
+    if (at <= 0 || !REPOSITORY_NAME.test(name) || name.endsWith('.git') || !/^(https?:\/\/|file:\/\/|\/)/.test(url) || /^https?:\/\/[^/]*@/.test(url)) {
+      context.addIssue({ code: 'custom', message: `"${entry}" is not name=url (a name of letters, digits, . _ -; an http(s), file:// or absolute URL without credentials)` });
+      continue;
+    }
+    remotes.push({ name, url });
+  }
+  return remotes;
+}
 
 function isTimeZone(name: string): boolean {
   try {
@@ -296,10 +335,19 @@ export interface Config {
     /** Absolute paths. */
     dataDir: string;
     reportsDir: string;
+    /** POST /uploads: where files go, the limits, how long they are kept (docs/uploads.md). */
+    uploads: { dir: string; maxFileBytes: number; maxFiles: number; retentionHours: number };
     /** Size of the pool of agent users (docs/agent-process.md). */
     agentUsers: number;
     /** Normalised absolute paths under which every working directory lies; the first is the default one. */
     workdirRoots: string[];
+    /** Repositories (docs/repositories.md); `mirrorsDir` holds the service's own bare mirror of each. */
+    repositories: {
+      dir: string | null;
+      remotes: { name: string; url: string }[];
+      credentials: { username: string; password: string } | null;
+      mirrorsDir: string;
+    };
     /** The public /hook/:token: its own budget, and the global signing secret (null: only per-webhook secrets). */
     webhooks: { rateLimit: { requests: number; windowSeconds: number }; secret: string | null };
   };
@@ -383,8 +431,20 @@ export function loadConfig(source: NodeJS.ProcessEnv): Config {
       agentCommand: env.AGENT_COMMAND ?? defaultAgentCommand(),
       dataDir: path.resolve(repoRoot, env.AGENT_DATA_DIR),
       reportsDir: path.resolve(repoRoot, env.AGENT_REPORTS_DIR),
+      uploads: {
+        dir: path.resolve(repoRoot, env.AGENT_UPLOADS_DIR),
+        maxFileBytes: env.AGENT_UPLOAD_MAX_FILE_BYTES,
+        maxFiles: env.AGENT_UPLOAD_MAX_FILES,
+        retentionHours: env.AGENT_UPLOADS_RETENTION_HOURS,
+      },
       agentUsers: env.AGENT_USERS,
       workdirRoots: env.AGENT_WORKDIR_ROOTS,
+      repositories: {
+        dir: env.GIT_REPOS_DIR ? path.resolve(repoRoot, env.GIT_REPOS_DIR) : null,
+        remotes: env.GIT_REMOTES,
+        credentials: env.GIT_USERNAME && env.GIT_PASSWORD ? { username: env.GIT_USERNAME, password: env.GIT_PASSWORD } : null,
+        mirrorsDir: path.resolve(repoRoot, env.AGENT_DATA_DIR, 'git-mirrors'),
+      },
       webhooks: {
         rateLimit: { requests: env.HOOK_RATE_LIMIT_REQUESTS, windowSeconds: env.HOOK_RATE_LIMIT_WINDOW_SECONDS },
         secret: env.WEBHOOK_SECRET ?? null,

@@ -7,6 +7,7 @@ import { healthRoutes } from './health-routes';
 import { notificationsRoutes } from './notifications-routes';
 import { reportsRoutes } from './reports-routes';
 import { pipelinesRoutes } from './pipelines-routes';
+import { reposRoutes } from './repos-routes';
 import { panelSessions, requireToken } from './security';
 import { assertExactMatching, orchestrationRouter } from './router';
 import { schedulesRoutes } from './schedules-routes';
@@ -34,6 +35,7 @@ export function orchestrationApi(services: Services): Router {
     tasksRoutes(services),
     schedulesRoutes(services),
     webhooksRoutes(services),
+    reposRoutes(services),
   ]) {
     api.use(router.routes(), router.allowedMethods({ throw: true }));
   }

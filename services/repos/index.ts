@@ -1,0 +1,13 @@
+/** Repositories executions work in (docs/repositories.md): the catalogue, branches, credentials. */
+export {
+  configuredRepositories,
+  findRepository,
+  listBranches,
+  listRepositories,
+  remoteHeads,
+  REPOSITORIES_MAX,
+  type Repository,
+  type RepositoryConfig,
+  type RepositoryView,
+} from './catalog';
+export { askPassEnvironment } from './credentials';

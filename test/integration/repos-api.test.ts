@@ -1,0 +1,117 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../lib/config';
+import { startTestServer, type TestServer } from '../support/server';
+
+/**
+ * GET /api/repos and /api/repos/:name/branches (contract 3.14; docs/repositories.md) over real bare
+ * repositories made with git in a scratch directory, and named remotes of GIT_REMOTES.
+ */
+
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'repos-api-'));
+const reposDir = path.join(scratch, 'repos');
+let server: TestServer;
+
+const gitIn = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd, env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).toString();
+
+/** A bare repository `name` under reposDir with `branches` (the first is its default), each with one commit. */
+function bareRepository(dirName: string, branches: string[], description?: string): string {
+  const bare = path.join(reposDir, dirName);
+  gitIn(scratch, 'init', '--bare', '--quiet', `--initial-branch=${branches[0] ?? 'main'}`, bare);
+  if (description !== undefined) fs.writeFileSync(path.join(bare, 'description'), `${description}\n`);
+  if (branches.length === 0) return bare;
+  const work = fs.mkdtempSync(path.join(scratch, 'work-'));
+  gitIn(work, 'init', '--quiet', `--initial-branch=${branches[0]}`);
+  fs.writeFileSync(path.join(work, 'README.md'), `# ${dirName}\n`);
+  gitIn(work, 'add', '-A');
+  gitIn(work, 'commit', '--quiet', '-m', 'first');
+  for (const branch of branches) gitIn(work, 'push', '--quiet', bare, `HEAD:refs/heads/${branch}`);
+  return bare;
+}
+
+let apiBare: string;
+
+beforeAll(async () => {
+  fs.mkdirSync(reposDir);
+  apiBare = bareRepository('api.git', ['main', 'feature/login', 'release-1.0'], 'The public API');
+  bareRepository('site', ['gh-pages']);
+  bareRepository('empty.git', []);
+  fs.mkdirSync(path.join(reposDir, 'not-a-repo'));
+  fs.symlinkSync(apiBare, path.join(reposDir, 'linked.git'));
+  const remoteBare = bareRepository('remote-source.git', ['trunk']);
+  server = await startTestServer((config) => ({
+    ...config,
+    orchestration: {
+      ...config.orchestration,
+      repositories: { ...config.orchestration.repositories, dir: reposDir, remotes: [{ name: 'docs', url: `file://${remoteBare}` }] },
+    },
+  }));
+});
+
+afterAll(async () => {
+  await server?.close();
+  fs.rmSync(scratch, { recursive: true, force: true });
+});
+
+async function call(urlPath: string): Promise<{ status: number; body: any }> {
+  const response = await fetch(server.url + urlPath);
+  return { status: response.status, body: await response.json() };
+}
+
+describe('GET /api/repos', () => {
+  it('lists the bare repositories of GIT_REPOS_DIR and the named remotes, by name, from git', async () => {
+    const answer = await call('/api/repos');
+    expect(answer.status).toBe(200);
+    expect(answer.body.map((repo: { name: string }) => repo.name)).toEqual(['api', 'docs', 'empty', 'remote-source', 'site']);
+    const byName = Object.fromEntries(answer.body.map((repo: { name: string }) => [repo.name, repo]));
+    expect(byName.api).toEqual({
+      name: 'api',
+      fullName: 'api',
+      description: 'The public API',
+      defaultBranch: 'main',
+      updatedAt: null,
+      htmlUrl: null,
+      cloneUrl: apiBare,
+      empty: false,
+    });
+    expect(byName.site).toMatchObject({ description: '', defaultBranch: 'gh-pages', empty: false });
+    expect(byName.empty).toMatchObject({ defaultBranch: null, empty: true });
+    expect(byName.docs).toMatchObject({ defaultBranch: 'trunk', empty: false, cloneUrl: expect.stringMatching(/^file:\/\//) });
+  });
+
+  it('answers the branches as a bare array of names; an unknown repository 404', async () => {
+    expect(await call('/api/repos/api/branches')).toEqual({ status: 200, body: ['feature/login', 'main', 'release-1.0'] });
+    expect(await call('/api/repos/docs/branches')).toEqual({ status: 200, body: ['trunk'] });
+    expect(await call('/api/repos/empty/branches')).toEqual({ status: 200, body: [] });
+    expect(await call('/api/repos/nope/branches')).toEqual({ status: 404, body: { error: 'repository "nope" not found' } });
+    expect(await call('/api/repos/not-a-repo/branches')).toMatchObject({ status: 404 });
+    expect(await call('/api/repos/linked/branches')).toMatchObject({ status: 404 });
+    expect(await call(`/api/repos/${encodeURIComponent('../repos/api')}/branches`)).toMatchObject({ status: 404 });
+  });
+
+  it('answers an empty list when no repository is configured', async () => {
+    const bare = await startTestServer((config) => ({ ...config, orchestration: { ...config.orchestration, repositories: { ...config.orchestration.repositories, dir: null, remotes: [] } } }));
+    try {
+      const response = await fetch(`${bare.url}/api/repos`);
+      expect({ status: response.status, body: await response.json() }).toEqual({ status: 200, body: [] });
+    } finally {
+      await bare.close();
+    }
+  });
+});
+
+describe('GIT_REMOTES', () => {
+  it('reads name=url pairs and refuses a URL carrying credentials or a bad name', () => {
+    const base = { MYSQL_PASSWORD: 'x' };
+    expect(loadConfig({ ...base, GIT_REMOTES: 'docs=https://git.example/org/docs.git, local=/srv/git/a.git' }).orchestration.repositories.remotes).toEqual([
+      { name: 'docs', url: 'https://git.example/org/docs.git' },
+      { name: 'local', url: '/srv/git/a.git' },
+    ]);
+    expect(() => loadConfig({ ...base, GIT_REMOTES: 'docs=https://user:token@git.example/docs.git' })).toThrow(/GIT_REMOTES/);
+    expect(() => loadConfig({ ...base, GIT_REMOTES: '../x=https://git.example/x.git' })).toThrow(/GIT_REMOTES/);
+    expect(() => loadConfig({ ...base, GIT_REMOTES: 'x=ssh://git.example/x.git' })).toThrow(/GIT_REMOTES/);
+  });
+});
