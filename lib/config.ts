@@ -159,6 +159,8 @@ const envSchema = z.object({
     .string()
     .default('')
     .transform((value, context) => gitRemotes(value, context)),
+  /** The service's own bare mirror of each repository; the agents' users read it (so not in the 0700 data area). */
+  GIT_MIRRORS_DIR: z.string().min(1).default('.git-mirrors'),
   GIT_USERNAME: z.string().min(1).max(200).optional(),
   GIT_PASSWORD: z.string().min(1).max(4096).optional(),
   /** Where working directories may lie, comma-separated absolute paths; the first is the default (the panel prefills /home/projetos/). */
@@ -443,7 +445,7 @@ export function loadConfig(source: NodeJS.ProcessEnv): Config {
         dir: env.GIT_REPOS_DIR ? path.resolve(repoRoot, env.GIT_REPOS_DIR) : null,
         remotes: env.GIT_REMOTES,
         credentials: env.GIT_USERNAME && env.GIT_PASSWORD ? { username: env.GIT_USERNAME, password: env.GIT_PASSWORD } : null,
-        mirrorsDir: path.resolve(repoRoot, env.AGENT_DATA_DIR, 'git-mirrors'),
+        mirrorsDir: path.resolve(repoRoot, env.GIT_MIRRORS_DIR),
       },
       webhooks: {
         rateLimit: { requests: env.HOOK_RATE_LIMIT_REQUESTS, windowSeconds: env.HOOK_RATE_LIMIT_WINDOW_SECONDS },
