@@ -48,6 +48,11 @@ export interface ExecutionView {
   failedAtStep: number | null;
   resumedFrom: string | null;
   resumedAtStep: number | null;
+  /** Tokens the agent's CLI reported for the run (docs/statistics.md); null when it reported none (a pipeline run's are its steps'). */
+  inputTokens: number | null;
+  outputTokens: number | null;
+  cacheReadTokens: number | null;
+  cacheCreationTokens: number | null;
 }
 
 /** A step of a pipeline run's detail (contract 3.8), from the step's agent record. */
@@ -66,6 +71,10 @@ export interface PipelineStepView {
   prompt: string;
   result: string | null;
   error: string | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  cacheReadTokens: number | null;
+  cacheCreationTokens: number | null;
 }
 
 /** The detail adds the stored output and the live `seq` it ends at (a late client catches up from it). */
@@ -123,6 +132,16 @@ export function executionView(record: ExecutionSummary): ExecutionView {
     failedAtStep: record.failedAtStep,
     resumedFrom: record.resumedFrom,
     resumedAtStep: record.resumedAtStep,
+    ...tokensOf(record),
+  };
+}
+
+function tokensOf(record: ExecutionSummary): Pick<ExecutionView, 'inputTokens' | 'outputTokens' | 'cacheReadTokens' | 'cacheCreationTokens'> {
+  return {
+    inputTokens: record.inputTokens,
+    outputTokens: record.outputTokens,
+    cacheReadTokens: record.cacheReadTokens,
+    cacheCreationTokens: record.cacheCreationTokens,
   };
 }
 
@@ -142,6 +161,7 @@ export function pipelineStepView(step: Execution): PipelineStepView {
     prompt: step.task,
     result: step.result,
     error: step.error,
+    ...tokensOf(step),
   };
 }
 

@@ -71,6 +71,7 @@ beforeAll(async () => {
   await database.pool.query('DELETE FROM executions');
   A = await record(base({ clientId: 'browser-a', task: 'Review the parser', createdAt: at('2026-01-10T10:00:00.000Z') }), {
     status: 'completed', output: 'All good', result: 'The parser is fine.', exitCode: 0, sessionId: 'sess-a', costUsd: 0.0123, durationMs: 61_000, turns: 3,
+    tokens: { input: 1500, output: 320, cacheRead: 40_000, cacheCreation: 2_100 },
   });
   B = await record(base({ source: 'schedule', scheduleId: 'sched-1', task: 'Nightly lint', createdAt: at('2026-01-11T09:00:00.000Z') }), {
     status: 'error', error: 'agent exited with code 1', output: '', exitCode: 1,
@@ -206,6 +207,10 @@ function viewOf(record: Execution): Record<string, unknown> {
     failedAtStep: record.failedAtStep,
     resumedFrom: record.resumedFrom,
     resumedAtStep: record.resumedAtStep,
+    inputTokens: record.inputTokens,
+    outputTokens: record.outputTokens,
+    cacheReadTokens: record.cacheReadTokens,
+    cacheCreationTokens: record.cacheCreationTokens,
   };
 }
 
@@ -220,7 +225,10 @@ describe('GET /api/executions/recent', () => {
     expect(all.body[6]).toMatchObject({
       status: 'completed', agentName: 'Code Reviewer', task: 'Review the parser', type: 'agent',
       startedAt: '2026-01-10T10:00:01.000Z', costUsd: 0.0123, totalCostUsd: 0.0123, result: 'The parser is fine.',
+      inputTokens: 1500, outputTokens: 320, cacheReadTokens: 40_000, cacheCreationTokens: 2_100,
     });
+    // A record whose CLI reported no usage answers null tokens.
+    expect(all.body[5]).toMatchObject({ inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheCreationTokens: null });
     expect(all.body[2]).toMatchObject({ type: 'pipeline', pipelineName: 'Release pipeline', agentName: null, input: 'a task' });
     // A queued record has not started: its startedAt is when it was queued.
     expect(all.body[0]).toMatchObject({ status: 'queued', startedAt: '2026-01-16T08:00:00.000Z', endedAt: null });
@@ -377,6 +385,10 @@ describe('GET and DELETE /api/executions/history/{id}', () => {
       failedAtStep: null,
       resumedFrom: null,
       resumedAtStep: null,
+      inputTokens: 1500,
+      outputTokens: 320,
+      cacheReadTokens: 40_000,
+      cacheCreationTokens: 2_100,
       output: 'All good',
       outputTruncated: false,
       outputSeq: 0,
