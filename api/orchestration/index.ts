@@ -12,6 +12,7 @@ import { panelSessions, requireToken } from './security';
 import { assertExactMatching, orchestrationRouter } from './router';
 import { schedulesRoutes } from './schedules-routes';
 import { settingsRoutes } from './settings-routes';
+import { statsRoutes } from './stats-routes';
 import { systemRouter } from './system';
 import { webhooksRoutes } from './webhooks-routes';
 import { tasksRoutes } from './tasks-routes';
@@ -35,6 +36,7 @@ export function orchestrationApi(services: Services): Router {
     tasksRoutes(services),
     schedulesRoutes(services),
     webhooksRoutes(services),
+    statsRoutes(services),
     reposRoutes(services),
   ]) {
     api.use(router.routes(), router.allowedMethods({ throw: true }));

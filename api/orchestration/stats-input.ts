@@ -1,0 +1,17 @@
+import { z } from 'zod';
+
+/** The query of the statistics routes (docs/statistics.md): `days`, a whole number of UTC days up to today. */
+
+export const STATS_DAYS = { min: 1, max: 365, chartsDefault: 7, costsDefault: 30 } as const;
+
+const daysIn = (fallback: number) =>
+  z
+    .string({ error: 'given once, as a string' })
+    .regex(/^\d+$/, 'an integer')
+    .transform(Number)
+    .pipe(z.number().int().min(STATS_DAYS.min).max(STATS_DAYS.max))
+    .optional()
+    .transform((value) => value ?? fallback);
+
+export const chartsQuery = z.strictObject({ days: daysIn(STATS_DAYS.chartsDefault) });
+export const costsQuery = z.strictObject({ days: daysIn(STATS_DAYS.costsDefault) });

@@ -1,0 +1,1 @@
+export { chartStats, costStats, statsWindow, type ChartStats, type CostStats, type StatsDeps } from './stats';
