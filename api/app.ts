@@ -17,6 +17,8 @@ import {
 } from './orchestration/security';
 import { rankingApi } from './ranking';
 import { panelFiles } from './panel';
+import { publishedSites } from './sites';
+import { sitesDirectory } from '../services/files';
 import { panelGate, signInRoutes } from './sign-in';
 import { MAX_INCOMING_FRAME_BYTES, SocketsByAddress, socketHandshakeGuard, websocketHandler, type SocketAccess } from './websocket';
 
@@ -70,6 +72,8 @@ export function createApp(services: Services): websockify.App {
   const orchestration = orchestrationApi(services);
   app.use(ranking.routes()).use(ranking.allowedMethods({ throw: true }));
   app.use(orchestration.routes()).use(orchestration.allowedMethods({ throw: true }));
+  // Published project snapshots at /sites/ (docs/files.md): sandboxed, public, before the panel's gate.
+  app.use(publishedSites(sitesDirectory(services.config.orchestration.dataDir)));
   // Last: the panel's files (docs/admin-panel.md), behind the same edge; any route wins over a file.
   // With a token, a browser without a session is sent to the sign-in page instead.
   if (services.config.panel.dir !== null) app.use(panelFiles(services.config.panel.dir, sessions === null ? undefined : panelGate(sessions)));

@@ -3,6 +3,7 @@ import type { Services } from '../../lib/services';
 import { agentsRoutes } from './agents-routes';
 import { executionControlRoutes } from './execution-control-routes';
 import { executionsRoutes } from './executions-routes';
+import { filesRoutes } from './files-routes';
 import { healthRoutes } from './health-routes';
 import { notificationsRoutes } from './notifications-routes';
 import { reportsRoutes } from './reports-routes';
@@ -37,6 +38,7 @@ export function orchestrationApi(services: Services): Router {
     schedulesRoutes(services),
     webhooksRoutes(services),
     statsRoutes(services),
+    filesRoutes(services),
     reposRoutes(services),
   ]) {
     api.use(router.routes(), router.allowedMethods({ throw: true }));

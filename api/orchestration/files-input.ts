@@ -1,0 +1,15 @@
+import { z } from 'zod';
+import { RELATIVE_PATH_MAX } from '../../services/files';
+
+/** A path relative to the projects area, given once; its rules (no `..`, no symlink) are the use cases' (services/files/area.ts). */
+const relativePath = z.string({ error: 'given once, as a string' }).max(RELATIVE_PATH_MAX);
+
+/** GET, DELETE /files, GET /files/download, /files/download-folder: `?path=` (absent: the root). */
+export const filesQuery = z.strictObject({
+  path: relativePath.optional().transform((value) => value ?? ''),
+});
+
+/** POST /files/publish: `{path}`, a top-level folder's name; absent or empty is the contract's 'path é obrigatório'. */
+export const publishBody = z.strictObject({
+  path: relativePath.optional(),
+});

@@ -1,0 +1,126 @@
+import { constants } from 'node:fs';
+import fs, { type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { InvalidInputError } from '../errors';
+
+/**
+ * The projects area (docs/files.md): the first working-directory root, where agents (unprivileged
+ * pool users) write and this service, often root, reads. Everything here is written so that a
+ * symlink an agent plants, or swaps in while a request runs, never leads a read, a delete, an
+ * archive or a publish outside the area: no path is ever followed through a symlink.
+ *
+ * How: a request's path is split into plain segments (no `..`, no absolute path, no control
+ * character); what it names is opened with O_NOFOLLOW, and the kernel's own path of the open file
+ * (`/proc/self/fd/<fd>`) must be exactly the real root joined with those segments. A symlink at any
+ * step would make the two differ (and one at the last step fails the open), so a match proves that
+ * none was crossed, whatever changed before the open. Below an open directory, entries are reached
+ * through `/proc/self/fd/<fd>/<name>` (the `*at` system calls Node lacks): the directory is the one
+ * already open, whatever the path now leads to, and the last name is never followed (lstat, unlink,
+ * rmdir, open with O_NOFOLLOW).
+ */
+
+/** What the use cases of the area need: its configured root (AGENT_WORKDIR_ROOTS' first, normalised). */
+export interface FilesDeps {
+  root: string;
+}
+
+/** Longest relative path accepted (the query is bounded before the file system is touched). */
+export const RELATIVE_PATH_MAX = 1_000;
+
+/** Deepest folder a recursive delete, archive or publish descends into (each level holds a descriptor open). */
+export const DEPTH_MAX = 128;
+
+export const INVALID_PATH = 'Caminho inválido';
+
+export const invalidPath = (): InvalidInputError => new InvalidInputError(INVALID_PATH);
+
+/**
+ * The plain segments of a path relative to the area (`''` and `'.'` are the root); `..`, an
+ * absolute path, a NUL or any control character is 'Caminho inválido' (the contract's message for a
+ * path that escapes the root). Empty and `.` segments are dropped (`a//b/./c` is `a/b/c`).
+ */
+export function segmentsOf(relative: string): string[] {
+  if (relative.length > RELATIVE_PATH_MAX || /\p{Cc}/u.test(relative) || relative.startsWith('/')) throw invalidPath();
+  const segments = relative.split('/').filter((segment) => segment !== '' && segment !== '.');
+  if (segments.includes('..')) throw invalidPath();
+  return segments;
+}
+
+/** The real path of the area's root, or null when it does not exist (nobody has written there yet). */
+export async function realRoot(deps: FilesDeps): Promise<string | null> {
+  try {
+    return await fs.realpath(deps.root);
+  } catch (error) {
+    if (codeOf(error) === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+export const codeOf = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code;
+
+/** The path through which the entries of an open directory are reached without resolving its path again. */
+export const viaDescriptor = (handle: FileHandle): string => `/proc/self/fd/${handle.fd}`;
+
+/** Read-only, never through a symlink at the last step, and never blocking on a FIFO an agent left (libuv adds O_CLOEXEC). */
+export const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+export const DIRECTORY_FLAGS = READ_FLAGS | constants.O_DIRECTORY;
+
+/** The open thing is the one at `expected`, reached through no symlink: its kernel path is exactly that. */
+async function isExactly(handle: FileHandle, expected: string): Promise<boolean> {
+  return (await fs.readlink(viaDescriptor(handle))) === expected;
+}
+
+export type Opened = { kind: 'opened'; handle: FileHandle } | { kind: 'missing' } | { kind: 'not-a-directory' };
+
+/**
+ * Opens `segments` under the real root `root` with `flags` (READ_FLAGS or DIRECTORY_FLAGS).
+ * Missing (or a file on the way): `missing`; a file where DIRECTORY_FLAGS asked for a directory:
+ * `not-a-directory`; a symlink at any step: 'Caminho inválido'.
+ */
+export async function openExact(root: string, segments: readonly string[], flags: number): Promise<Opened> {
+  const expected = segments.length === 0 ? root : path.posix.join(root, ...segments);
+  let handle: FileHandle;
+  try {
+    handle = await fs.open(expected, flags);
+  } catch (error) {
+    const code = codeOf(error);
+    if (code === 'ELOOP') throw invalidPath();
+    if (code === 'ENOENT') return { kind: 'missing' };
+    if (code === 'ENOTDIR') {
+      // O_DIRECTORY met something else at the last step (or a file stood on the way): which?
+      const kind = await lstatKind(expected);
+      if (kind === 'symlink') throw invalidPath();
+      return kind === 'file' ? { kind: 'not-a-directory' } : { kind: 'missing' };
+    }
+    // A socket (ENXIO) or anything else that cannot be opened for reading is none of the area's files.
+    if (code === 'ENXIO' || code === 'EACCES') return { kind: 'missing' };
+    throw error;
+  }
+  if (await isExactly(handle, expected)) return { kind: 'opened', handle };
+  await handle.close();
+  throw invalidPath();
+}
+
+/** What `where` is (without following it), only to choose the answer after a failed open. */
+async function lstatKind(where: string): Promise<'file' | 'symlink' | 'other'> {
+  try {
+    const stats = await fs.lstat(where);
+    return stats.isFile() ? 'file' : stats.isSymbolicLink() ? 'symlink' : 'other';
+  } catch {
+    return 'other';
+  }
+}
+
+/**
+ * Opens `name` inside the open directory `parent` (a path from viaDescriptor) with `flags`, never
+ * following it; null when it is gone, a symlink, or no longer of the kind `flags` asks for (an agent
+ * changed it meanwhile): the walks skip it.
+ */
+export async function openChild(parent: string, name: string, flags: number): Promise<FileHandle | null> {
+  try {
+    return await fs.open(`${parent}/${name}`, flags);
+  } catch (error) {
+    if (['ENOENT', 'ELOOP', 'ENOTDIR', 'ENXIO', 'EACCES'].includes(codeOf(error) ?? '')) return null;
+    throw error;
+  }
+}

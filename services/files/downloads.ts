@@ -1,0 +1,125 @@
+import type { Stats } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { pipeline, Readable } from 'node:stream';
+import zlib from 'node:zlib';
+import tar from 'tar-stream';
+import { InvalidInputError, NotFoundError } from '../errors';
+import { DIRECTORY_FLAGS, type FilesDeps, openExact, READ_FLAGS, realRoot, segmentsOf } from './area';
+import { walkTree } from './walk';
+
+/** The archive's name (and its top folder) when the whole area is downloaded, as the legacy server's. */
+export const ROOT_ARCHIVE_NAME = 'projetos';
+
+export interface FileDownload {
+  /** The file's own name, for Content-Disposition. */
+  name: string;
+  size: number;
+  /** Reads the file that was checked (its descriptor), closed at its end or when destroyed. */
+  stream: Readable;
+}
+
+/** GET /api/files/download?path= (row 67): one regular file of the area, opened through no symlink. */
+export async function openFileDownload(deps: FilesDeps, relative: string): Promise<FileDownload> {
+  const segments = segmentsOf(relative);
+  const root = await realRoot(deps);
+  if (segments.length === 0) throw new InvalidInputError('Caminho não é um arquivo');
+  if (root === null) throw new NotFoundError('Arquivo não encontrado');
+  const opened = await openExact(root, segments, READ_FLAGS);
+  if (opened.kind !== 'opened') throw new NotFoundError('Arquivo não encontrado');
+  const { handle } = opened;
+  let stats: Stats;
+  try {
+    stats = await handle.stat();
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  if (!stats.isFile()) {
+    await handle.close();
+    throw new InvalidInputError('Caminho não é um arquivo');
+  }
+  const name = segments.at(-1)!;
+  if (stats.size === 0) {
+    await handle.close();
+    return { name, size: 0, stream: Readable.from([]) };
+  }
+  // Exactly the size announced in Content-Length, even if an agent appends meanwhile.
+  return { name, size: stats.size, stream: handle.createReadStream({ start: 0, end: stats.size - 1 }) };
+}
+
+export interface FolderArchive {
+  /** `<folder>.tar.gz`, `projetos.tar.gz` for the root. */
+  filename: string;
+  /** The gzip stream of the tar being written as the folder is walked. */
+  stream: Readable;
+}
+
+/**
+ * GET /api/files/download-folder?path= (row 68): the folder as a `.tar.gz` streamed while it is
+ * walked (no temporary archive). Entries are under `<folder>/`; dot-files are included (a project's
+ * `.gitignore`), symlinks and special files are left out (walk.ts). A file that shrinks while it is
+ * read breaks the archive (the stream ends in error, the client sees a truncated download).
+ */
+export async function openFolderArchive(deps: FilesDeps, relative: string): Promise<FolderArchive> {
+  const segments = segmentsOf(relative);
+  const root = await realRoot(deps);
+  if (root === null) throw new NotFoundError('Diretório não encontrado');
+  const opened = await openExact(root, segments, DIRECTORY_FLAGS);
+  if (opened.kind === 'missing') throw new NotFoundError('Diretório não encontrado');
+  if (opened.kind === 'not-a-directory') throw new InvalidInputError('Caminho não é um diretório');
+  const { handle } = opened;
+  const folder = segments.at(-1) ?? ROOT_ARCHIVE_NAME;
+  const pack = tar.pack();
+  const gzip = zlib.createGzip();
+  // Destroying the response's stream (the client went away) destroys the pack, which ends the walk.
+  pipeline(pack as unknown as Readable, gzip, () => undefined);
+  void (async () => {
+    try {
+      const top = await handle.stat();
+      await addEntry(pack, { name: `${folder}/`, type: 'directory', mode: top.mode & 0o7777, mtime: top.mtime });
+      await walkTree(handle, folder, {
+        directory: (name, stats) => addEntry(pack, { name: `${name}/`, type: 'directory', mode: stats.mode & 0o7777, mtime: stats.mtime }),
+        file: (name, file, stats) => addEntry(pack, { name, type: 'file', size: stats.size, mode: stats.mode & 0o7777, mtime: stats.mtime }, file),
+      });
+      pack.finalize();
+    } catch (error) {
+      pack.destroy(error as Error);
+    } finally {
+      await handle.close();
+    }
+  })();
+  return { filename: `${folder}.tar.gz`, stream: gzip };
+}
+
+type EntryHeader = Parameters<tar.Pack['entry']>[0];
+
+/** What tar-stream's entry is (a streamx Writable), as used here. */
+interface EntrySink {
+  write(chunk: Buffer): boolean;
+  end(): void;
+  once(event: 'drain', listener: () => void): void;
+  destroy(error?: Error): void;
+}
+
+/** One entry of the archive, with the file's first `header.size` bytes when `file` is given; resolves once written. */
+function addEntry(pack: tar.Pack, header: EntryHeader, file?: FileHandle): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const sink = pack.entry(header, (error) => (error ? reject(error) : resolve())) as unknown as EntrySink;
+    if (header.type !== 'file') return;
+    const size = header.size ?? 0;
+    if (file === undefined || size === 0) {
+      sink.end();
+      return;
+    }
+    const reader = file.createReadStream({ start: 0, end: size - 1, autoClose: false });
+    void (async () => {
+      for await (const chunk of reader) {
+        if (!sink.write(chunk as Buffer)) await new Promise<void>((drained) => sink.once('drain', drained));
+      }
+      sink.end();
+    })().catch((error: Error) => {
+      sink.destroy(error);
+      reject(error);
+    });
+  });
+}

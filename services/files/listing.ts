@@ -1,0 +1,86 @@
+import fs from 'node:fs/promises';
+import { InvalidInputError, NotFoundError } from '../errors';
+import { DIRECTORY_FLAGS, type FilesDeps, openExact, realRoot, segmentsOf, viaDescriptor } from './area';
+
+/** Most entries one listing answers (directories first, then by name); `truncated` says more exist. */
+export const ENTRIES_LISTED = 1_000;
+/** Most names read from one directory to sort them; a larger directory is listed from its first ones. */
+export const NAMES_SCANNED = 100_000;
+
+/** Contract 3.15, row 64: what `FilesUI` reads. */
+export interface FileEntry {
+  name: string;
+  type: 'directory' | 'file';
+  /** Bytes of a file; null for a directory (the panel shows '—'). */
+  size: number | null;
+  /** ISO time of the last change. */
+  modified: string;
+  /** Lower-case, without the dot; null for a directory or a name without one. */
+  extension: string | null;
+}
+
+export interface FileListing {
+  /** The listed directory relative to the area, '' at the root. */
+  path: string;
+  /** Its parent ('' for a top-level folder); null at the root. */
+  parent: string | null;
+  entries: FileEntry[];
+  /** Our addition: true when the directory holds more than the entries listed. */
+  truncated: boolean;
+}
+
+function extensionOf(name: string): string | null {
+  const dot = name.lastIndexOf('.');
+  return dot > 0 && dot < name.length - 1 ? name.slice(dot + 1).toLowerCase() : null;
+}
+
+/**
+ * GET /api/files[?path=]: a directory of the area. Dot-files are hidden; so are symlinks (what they
+ * point at is not the area's to show, and the panel knows only files and directories) and anything
+ * else that is neither (FIFOs, sockets). Directories first, then by name.
+ */
+export async function listFiles(deps: FilesDeps, relative: string): Promise<FileListing> {
+  const segments = segmentsOf(relative);
+  const listed = segments.join('/');
+  const parent = segments.length === 0 ? null : segments.slice(0, -1).join('/');
+  const root = await realRoot(deps);
+  if (root === null) {
+    // Nothing was ever written: an empty area, not an error (the worker creates the root).
+    if (segments.length === 0) return { path: '', parent: null, entries: [], truncated: false };
+    throw new NotFoundError('Diretório não encontrado');
+  }
+  const opened = await openExact(root, segments, DIRECTORY_FLAGS);
+  if (opened.kind === 'missing') throw new NotFoundError('Diretório não encontrado');
+  if (opened.kind === 'not-a-directory') throw new InvalidInputError('Caminho não é um diretório');
+  const { handle } = opened;
+  try {
+    const where = viaDescriptor(handle);
+    const names: Array<{ name: string; directory: boolean }> = [];
+    let scanned = 0;
+    let truncated = false;
+    for await (const dirent of await fs.opendir(where)) {
+      if (++scanned > NAMES_SCANNED) {
+        truncated = true;
+        break;
+      }
+      if (dirent.name.startsWith('.')) continue;
+      if (dirent.isDirectory() || dirent.isFile()) names.push({ name: dirent.name, directory: dirent.isDirectory() });
+    }
+    names.sort((a, b) => (a.directory === b.directory ? a.name.localeCompare(b.name) : a.directory ? -1 : 1));
+    if (names.length > ENTRIES_LISTED) truncated = true;
+    const entries: FileEntry[] = [];
+    for (const { name } of names.slice(0, ENTRIES_LISTED)) {
+      let stats;
+      try {
+        stats = await fs.lstat(`${where}/${name}`);
+      } catch {
+        continue; // Removed since it was read.
+      }
+      if (stats.isDirectory()) entries.push({ name, type: 'directory', size: null, modified: stats.mtime.toISOString(), extension: null });
+      else if (stats.isFile()) entries.push({ name, type: 'file', size: stats.size, modified: stats.mtime.toISOString(), extension: extensionOf(name) });
+    }
+    return { path: listed, parent, entries, truncated };
+  } finally {
+    await handle.close();
+  }
+}
