@@ -5,6 +5,7 @@ import { createPipelineActivities } from '../activities/pipelines/pipeline-activ
 import { createExecutionReconcilerActivities } from '../activities/agents/reconcile-executions';
 import { createProbeActivities } from '../activities/probe';
 import { createScheduleActivities } from '../activities/schedules/scheduled-run';
+import { createUploadsRetentionActivities } from '../activities/uploads/retention';
 import { createDatabase } from '../db';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
@@ -12,6 +13,7 @@ import { closeRedis, createRedis } from '../lib/redis';
 import { reconcileSchedules } from '../services/schedules';
 import { closeTemporalClient, createTemporalClient } from '../temporal/client';
 import { ensureReconcilerSchedule, RECONCILERS } from '../temporal/reconciler-schedules';
+import { ensureUploadsRetentionSchedule } from '../temporal/uploads-retention-schedule';
 import { ACTIVITY_QUEUES, TASK_QUEUES } from '../temporal/task-queues';
 import { combineQueueWorkers, startQueueWorker, type QueueWorker } from './queue-worker';
 
@@ -49,6 +51,7 @@ export async function startAgentsWorker(config: Config, logger: Logger, options:
   const pipelines = createPipelineActivities({ db: database.db, redis, config, logger });
   const reconciler = createExecutionReconcilerActivities({ db: database.db, temporal: temporal.client, finishing: activities, pipelineFinishing: pipelines, logger });
   const schedules = createScheduleActivities({ db: database.db, redis, temporal: temporal.client, logger, workdirRoots: config.orchestration.workdirRoots });
+  const uploads = createUploadsRetentionActivities({ db: database.db, logger, retentionHours: config.orchestration.uploads.retentionHours });
   const started: QueueWorker[] = [];
   try {
     const outcome = await ensureReconcilerSchedule(temporal.client, RECONCILERS.executions, config.reconciler.intervalSeconds);
@@ -56,6 +59,7 @@ export async function startAgentsWorker(config: Config, logger: Logger, options:
     // Every agent schedule's Temporal Schedule as its row says; orphans of this feature's prefix deleted (docs/tasks-schedules.md).
     const reconciled = await reconcileSchedules({ db: database.db, temporal: temporal.client, logger, timezone: config.orchestration.scheduleTimezone });
     logger.info(reconciled, 'agent schedules reconciled');
+    logger.info({ outcome: await ensureUploadsRetentionSchedule(temporal.client) }, 'uploads retention schedule ready (docs/uploads.md)');
     started.push(
       await startQueueWorker({
         temporal: config.temporal,
@@ -74,7 +78,7 @@ export async function startAgentsWorker(config: Config, logger: Logger, options:
         logger,
         // A cancelled execution's agent is killed within about a second, not at the next throttled heartbeat.
         maxHeartbeatThrottleInterval: '1 second',
-        activities: { ...createProbeActivities({ taskQueue }), ...activities, ...reconciler, ...followUps, ...schedules, ...pipelines },
+        activities: { ...createProbeActivities({ taskQueue }), ...activities, ...reconciler, ...followUps, ...schedules, ...pipelines, ...uploads },
         ...(options.activitySlots ? { maxConcurrentActivityTaskExecutions: options.activitySlots } : {}),
       }),
     );

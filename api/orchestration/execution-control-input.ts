@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { CONTEXT_FILES_MAX } from '../../services/uploads';
 import { optionalWorkingDirectoryPath } from './working-directory-input';
 
 /** The request bodies of the execution control routes, with their bounds (docs/agent-executions.md). */
 
 export const TASK_MAX = 100_000;
 export const INSTRUCTIONS_MAX = 100_000;
-export const CONTEXT_FILES_MAX = 100;
+export { CONTEXT_FILES_MAX };
 export const SESSION_ID_MAX = 128;
 const FILE_PATH_MAX = 1_000;
 const FILE_NAME_MAX = 255;
@@ -13,7 +14,7 @@ const FILE_NAME_MAX = 255;
 /**
  * A context file as the upload answer gives it and the panel forwards it unchanged (contract 3.1,
  * 3.13): `{originalName, path, size}`. Fields the upload may add later are ignored; the path must be
- * absolute (the server's own upload path) and free of ".." and control characters.
+ * absolute and free of ".." and control characters, and the use case accepts only its own uploads.
  */
 const contextFile = z.object({
   originalName: z.string().max(FILE_NAME_MAX).optional(),
@@ -41,7 +42,7 @@ export const executeBody = z.strictObject({
   // Repositories are part of the request's shape; checked here, refused by the use case (not supported yet).
   repoName: z.string().trim().min(1).max(200).optional(),
   repoBranch: z.string().trim().min(1).max(200).optional(),
-  contextFiles: z.array(contextFile).max(CONTEXT_FILES_MAX).optional(),
+  contextFiles: z.array(contextFile).max(CONTEXT_FILES_MAX, `at most ${CONTEXT_FILES_MAX} context files`).optional(),
 });
 
 /** POST /agents/{id}/continue. */
@@ -49,13 +50,3 @@ export const continueBody = z.strictObject({
   sessionId: z.string({ error: 'sessionId is required' }).trim().min(1, 'sessionId is required').max(SESSION_ID_MAX),
   message: z.string({ error: 'message is required' }).trim().min(1, 'message is required').max(TASK_MAX),
 });
-
-/**
- * The task as stored and run: the context files, when given, are listed after it, one
- * "path (originalName)" line each (the legacy server's appendix; contract 3.1).
- */
-export function taskWithContextFiles(task: string, contextFiles: ContextFile[] | undefined): string {
-  if (!contextFiles?.length) return task;
-  const lines = contextFiles.map((file) => `- ${file.path}${file.originalName ? ` (${file.originalName})` : ''}`);
-  return `${task}\n\nArquivos de contexto:\n${lines.join('\n')}`;
-}

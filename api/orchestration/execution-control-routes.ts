@@ -12,7 +12,7 @@ import {
 import { useCaseErrors } from '../use-case-errors';
 import { parseInput } from '../validation';
 import { clientIdOf } from '../websocket';
-import { continueBody, executeBody, taskWithContextFiles } from './execution-control-input';
+import { continueBody, executeBody } from './execution-control-input';
 import { orchestrationRouter } from './router';
 
 /** The client whose live output an execution goes to: the `X-Client-Id` header (trimmed, at most 128 characters). */
@@ -32,11 +32,7 @@ export function executionControlRoutes(services: Services): Router {
 
   router.post('/agents/:id/execute', async (ctx) => {
     const body = parseInput(executeBody, ctx.request.body, 'body');
-    const { contextFiles, ...request } = body;
-    const launched = await executeAgent(deps, ctx.params.id ?? '', requestClientId(ctx.get('x-client-id')), {
-      ...request,
-      task: taskWithContextFiles(body.task, contextFiles),
-    });
+    const launched = await executeAgent(deps, ctx.params.id ?? '', requestClientId(ctx.get('x-client-id')), body);
     ctx.status = 202;
     ctx.body = launched;
   });

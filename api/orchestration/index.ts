@@ -17,6 +17,7 @@ import { statsRoutes } from './stats-routes';
 import { systemRouter } from './system';
 import { webhooksRoutes } from './webhooks-routes';
 import { tasksRoutes } from './tasks-routes';
+import { uploadsRoutes } from './uploads-routes';
 
 /** The agent orchestration service, mounted at /api; its edge (token, CORS, rate limit) is in api/app.ts. */
 export function orchestrationApi(services: Services): Router {
@@ -40,6 +41,7 @@ export function orchestrationApi(services: Services): Router {
     statsRoutes(services),
     filesRoutes(services),
     reposRoutes(services),
+    uploadsRoutes(services),
   ]) {
     api.use(router.routes(), router.allowedMethods({ throw: true }));
   }

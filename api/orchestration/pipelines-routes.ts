@@ -16,7 +16,6 @@ import {
 import { clientIdOf } from '../websocket';
 import { useCaseErrors } from '../use-case-errors';
 import { parseInput } from '../validation';
-import { taskWithContextFiles } from './execution-control-input';
 import { pipelineCreateBody, pipelineExecuteBody, pipelineUpdateBody } from './pipelines-input';
 
 /** The client whose live output a run goes to: the `X-Client-Id` header. */
@@ -65,9 +64,8 @@ export function pipelinesRoutes(services: Services): Router {
 
   router.post('/:id/execute', async (ctx) => {
     const body = parseInput(pipelineExecuteBody, ctx.request.body ?? {}, 'body');
-    const { contextFiles, input, ...rest } = body;
     ctx.status = 202;
-    ctx.body = await executePipeline(deps, ctx.params.id ?? '', requestClientId(ctx.get('x-client-id')), { ...rest, input: taskWithContextFiles(input, contextFiles) });
+    ctx.body = await executePipeline(deps, ctx.params.id ?? '', requestClientId(ctx.get('x-client-id')), body);
   });
 
   // `:id` is a run's id or a pipeline's (its oldest waiting run): docs/pipelines.md, "Approvals".

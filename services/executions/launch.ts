@@ -5,6 +5,7 @@ import { createExecution, finishExecution, type NewExecution } from '../../db/ex
 import { agentExecutionStartOptions } from '../../temporal/agent-execution';
 import type { agentExecutionWorkflow } from '../../workflows/agents/execution';
 import { InvalidInputError, NotFoundError, UnavailableError } from '../errors';
+import { storedContextFiles, withContextFiles, type ContextFileRequest } from '../uploads';
 import { confinedWorkingDirectory } from '../working-directories';
 import type { ExecutionDeps } from './deps';
 import { liveStreamOf, published } from './live';
@@ -86,23 +87,28 @@ export interface ExecuteRequest {
   source?: LaunchInput['source'];
   /** The webhook that started it (source `webhook` or `webhook-test`), stored with the record. */
   webhookId?: string | null;
+  /** Uploaded files (POST /uploads) named in the prompt after the task, kept in the record (docs/uploads.md). */
+  contextFiles?: readonly ContextFileRequest[];
 }
 
 /**
  * Runs agent `agentId` on `request.task` with the request's additional instructions; working directory
  * and model default to the agent's, then to the settings'. The agent's own instructions are its system
  * prompt, not part of the record. NotFoundError for an unknown agent, InvalidInputError for an inactive
- * one; repositories are refused (no clone step exists yet). The task is stored as given: the caller
- * adds the context files to it.
+ * one; repositories are refused (no clone step exists yet). Context files must be this service's
+ * uploads, still present (InvalidInputError otherwise, nothing stored); they are listed after the task,
+ * which is stored as the agent receives it.
  */
 export async function executeAgent(deps: ExecutionDeps, agentId: string, clientId: string | null, request: ExecuteRequest): Promise<LaunchedExecution> {
   const agent = await runnableAgent(deps, agentId);
   if (request.repoName !== undefined || request.repoBranch !== undefined) throw new InvalidInputError('repositories are not supported yet');
+  const contextFiles = await storedContextFiles(deps.db, request.contextFiles);
   const settings = await readExecutionSettings(deps.db, deps.workdirRoots);
   return launchExecution(deps, agent, clientId, {
     source: request.source ?? 'manual',
     webhookId: request.webhookId ?? null,
-    task: request.task,
+    task: withContextFiles(request.task, contextFiles),
+    contextFiles: contextFiles.length > 0 ? contextFiles : null,
     instructions: request.instructions ?? '',
     workingDirectory: request.workingDirectory ?? agent.workingDirectory ?? settings.workingDirectory,
     model: agent.model ?? settings.defaultModel,

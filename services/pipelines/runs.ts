@@ -9,6 +9,7 @@ import type { pipelineExecutionWorkflow } from '../../workflows/pipelines/execut
 import { approveSignal, rejectSignal } from '../../workflows/pipelines/signals';
 import { InvalidInputError, NotFoundError, UnavailableError } from '../errors';
 import type { ExecutionDeps } from '../executions/deps';
+import { storedContextFiles, withContextFiles, type ContextFileRequest } from '../uploads';
 import { confinedWorkingDirectory } from '../working-directories';
 import { storedPipeline } from './pipelines';
 
@@ -32,6 +33,8 @@ export interface PipelineRunRequest {
   source?: NewExecution['source'];
   webhookId?: string | null;
   scheduleId?: string | null;
+  /** Uploaded files named after the input, so in the first step's prompt; kept in the run's record (docs/uploads.md). */
+  contextFiles?: readonly ContextFileRequest[];
 }
 
 const NO_APPROVAL = 'Nenhuma aprovação pendente para este pipeline';
@@ -40,7 +43,8 @@ const NOT_RUNNING = 'Pipeline não está em execução';
 /**
  * Starts a run of pipeline `pipelineId` on `request.input` for `clientId`. Checked before anything is
  * stored (contract 7.3): NotFoundError for an unknown pipeline, InvalidInputError for an inactive one,
- * a step whose agent is gone or inactive, or a working directory outside the roots.
+ * a step whose agent is gone or inactive, a context file that is not a present upload of this service,
+ * or a working directory outside the roots.
  */
 export async function executePipeline(deps: PipelineRunDeps, pipelineId: string, clientId: string | null, request: PipelineRunRequest): Promise<StartedPipelineRun> {
   const pipeline = await storedPipeline(deps, pipelineId);
@@ -51,6 +55,7 @@ export async function executePipeline(deps: PipelineRunDeps, pipelineId: string,
     if (!agent) throw new InvalidInputError(`step ${index + 1}: agent ${step.agentId} no longer exists`);
     if (agent.status !== 'active') throw new InvalidInputError(`step ${index + 1}: agent "${agent.name}" is inactive`);
   }
+  const contextFiles = await storedContextFiles(deps.db, request.contextFiles);
   const settings = await readExecutionSettings(deps.db, deps.workdirRoots);
   return startRun(deps, {
     kind: 'pipeline',
@@ -59,7 +64,8 @@ export async function executePipeline(deps: PipelineRunDeps, pipelineId: string,
     pipelineId: pipeline.id,
     source: request.source ?? 'manual',
     clientId,
-    task: request.input,
+    task: withContextFiles(request.input, contextFiles),
+    contextFiles: contextFiles.length > 0 ? contextFiles : null,
     instructions: '',
     workingDirectory: request.workingDirectory ?? pipeline.workingDirectory ?? settings.workingDirectory,
     model: settings.defaultModel,

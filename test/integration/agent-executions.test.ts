@@ -280,14 +280,21 @@ describe('POST /agents/{id}/execute', () => {
   it('lists the uploaded context files after the task, one "path (originalName)" line each', async () => {
     const recordFile = path.join(scratch, 'context-files.json');
     const agentId = await createAgent('context-files', { FAKE_AGENT_RECORD: recordFile });
-    const contextFiles = [
-      { originalName: 'notes.md', path: '/data/uploads/1/1700000000000-notes.md', size: 12 },
-      { originalName: 'spec.pdf', path: '/data/uploads/1/1700000000001-spec.pdf', size: 3400 },
-    ];
-    const done = await finished(await execute(agentId, { task: 'Read these', instructions: '', contextFiles }));
-    const task = 'Read these\n\nArquivos de contexto:\n- /data/uploads/1/1700000000000-notes.md (notes.md)\n- /data/uploads/1/1700000000001-spec.pdf (spec.pdf)';
-    expect(done).toMatchObject({ status: 'completed', task, instructions: '' });
-    expect(readRecordFile(recordFile).stdin).toBe(task);
+    // Only this service's uploads are accepted (docs/uploads.md; test/integration/uploads.test.ts).
+    const form = new FormData();
+    form.append('files', new Blob(['some notes']), 'notes.md');
+    form.append('files', new Blob(['%PDF']), 'spec.pdf');
+    const uploaded = await fetch(`${server.url}/api/uploads`, { method: 'POST', body: form });
+    expect(uploaded.status).toBe(200);
+    const { files: contextFiles } = (await uploaded.json()) as { files: Array<{ originalName: string; path: string; size: number }> };
+    try {
+      const done = await finished(await execute(agentId, { task: 'Read these', instructions: '', contextFiles }));
+      const task = `Read these\n\nArquivos de contexto:\n- ${contextFiles[0]!.path} (notes.md)\n- ${contextFiles[1]!.path} (spec.pdf)`;
+      expect(done).toMatchObject({ status: 'completed', task, instructions: '' });
+      expect(readRecordFile(recordFile).stdin).toBe(task);
+    } finally {
+      fs.rmSync(path.dirname(contextFiles[0]!.path), { recursive: true, force: true });
+    }
   });
 
   it('answers 503 when the workflow engine refuses the start, and ends the record failed with why', async () => {

@@ -3,4 +3,5 @@ export { probeWorkflow } from '../probe';
 export { agentExecutionWorkflow } from './execution';
 export { reconcileExecutionsWorkflow } from './reconcile';
 export { scheduledAgentRunWorkflow } from './scheduled';
+export { removeExpiredUploadsWorkflow } from './uploads-retention';
 export { pipelineExecutionWorkflow } from '../pipelines';
