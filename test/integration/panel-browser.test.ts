@@ -24,7 +24,6 @@ interface NotMetYet {
 /** `METHOD /path` (no query) of the panel's requests that fail today, each with its row. Remove an entry when its row is met. */
 const NOT_MET_YET: Record<string, NotMetYet> = {
   'GET /favicon.ico': { row: '1.1 (/favicon.ico: the panel has none; a 404 is harmless)' },
-  'GET /api/files': { row: '64', toast: /^Erro ao carregar arquivos: Not found$/ },
 };
 
 /** The panel's header indicator (app.js updateWsStatus) says the socket is open. Page code is a string: no DOM types here. */
