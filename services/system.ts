@@ -23,8 +23,9 @@ export function utcDay(now: Date): { start: Date; end: Date } {
  * The counters GET /api/system/status answers (contract 3.11). Agents count by their `status`
  * (`active` or `inactive`, docs/agents.md); webhooks and schedules by their `active` flag (docs/webhooks.md,
  * docs/tasks-schedules.md). Pipelines by their `status`, `running` their active runs (docs/pipelines.md). `executions.today` counts the records created on today's UTC
- * date (the original counted runs since its own start); `costs.today` sums the cost of those
- * started on it, rounded to 4 decimals, always a number.
+ * date (the original counted runs since its own start); `costs.today` sums the cost of the agent
+ * records (pipeline steps included, never a run's own sum of them) started on it, rounded to 4
+ * decimals, always a number.
  */
 export async function systemCounters(deps: SystemDeps, now: Date = new Date()) {
   const { start, end } = utcDay(now);
@@ -35,7 +36,8 @@ export async function systemCounters(deps: SystemDeps, now: Date = new Date()) {
   const [costRow] = await deps.db
     .select({ total: sum(executions.costUsd) })
     .from(executions)
-    .where(and(gte(executions.startedAt, start), lt(executions.startedAt, end)));
+    // Agent records only, pipeline steps included: a pipeline run's cost is its steps' (docs/statistics.md).
+    .where(and(eq(executions.kind, 'agent'), gte(executions.startedAt, start), lt(executions.startedAt, end)));
   const webhookCounts = await countWebhooks(deps.db);
   const totalAgents = Number(agentRow?.n ?? 0);
   const activeAgents = Number(activeAgentRow?.n ?? 0);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createDatabase, type DatabaseHandle } from '../../db';
 import { createExecution } from '../../db/executions-store';
 import { config } from '../../lib/config';
@@ -92,12 +93,17 @@ describe('GET /api/system/status', () => {
     const yesterday = new Date(today.start.getTime() - 60 * 60 * 1000);
     await database.pool.query("UPDATE executions SET status = 'completed', cost_usd = 0.12345, started_at = ? WHERE id = ?", [new Date(), ids[1]]);
     await database.pool.query("UPDATE executions SET status = 'completed', cost_usd = 5, started_at = ?, created_at = ? WHERE id = ?", [yesterday, yesterday, ids[2]]);
+    // A pipeline run today whose one step cost 0.2: the run's cost is its step's, counted once (docs/statistics.md).
+    const run = randomUUID();
+    await createExecution(database.db, { ...execution(run), kind: 'pipeline', pipelineId: pipelineIds[0]! });
+    await createExecution(database.db, { ...execution(randomUUID()), pipelineId: pipelineIds[0]!, pipelineExecutionId: run, stepIndex: 0 });
+    await database.pool.query("UPDATE executions SET status = 'completed', cost_usd = 0.2, started_at = ? WHERE id = ? OR pipeline_execution_id = ?", [new Date(), run, run]);
 
     const after = await status();
     expect(after.agents).toEqual({ total: before.agents.total + 3, active: before.agents.active + 1, inactive: before.agents.inactive + 2 });
-    expect(after.executions).toEqual({ active: before.executions.active + 1, today: before.executions.today + 2 });
+    expect(after.executions).toEqual({ active: before.executions.active + 1, today: before.executions.today + 4 });
     // Both answers are rounded to 4 decimals: other runs' costs today make `before` a rounded value, so the sum is compared within that rounding.
-    expect(after.costs.today).toBeCloseTo(before.costs.today + 0.12345, 3);
+    expect(after.costs.today).toBeCloseTo(before.costs.today + 0.12345 + 0.2, 3);
     expect(Math.round(after.costs.today * 10_000) / 10_000).toBe(after.costs.today);
 
     expect(after.pipelines).toEqual({ total: before.pipelines.total + 2, active: before.pipelines.active + 1, running: before.pipelines.running });
