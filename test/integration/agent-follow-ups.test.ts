@@ -1,17 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { executions } from '../../db/schema';
 import { claudeCode } from '../../activities/agents/claude-code';
-import { config as baseConfig } from '../../lib/config';
-import { logger } from '../../lib/logger';
-import { repoRoot } from '../../lib/paths';
 import { withTimeout } from '../../lib/timeout';
-import { startAgentsWorker } from '../../workers/agents';
-import type { QueueWorker } from '../../workers/queue-worker';
-import { promptsOf, standInEnv, startStandInModel, type StandInModel } from '../fixtures/stand-in-model';
-import { startTestServer, type TestServer } from '../support/server';
+import { promptsOf, type StandInModel } from '../fixtures/stand-in-model';
+import { startRealAgents, type RealAgents } from '../support/real-agents';
+import type { TestServer } from '../support/server';
 import { openSocket, type SocketProbe } from '../support/websocket';
 
 /**
@@ -27,35 +21,23 @@ const DELEGATION_DEPTH_MAX = 2;
 const CREDENTIALS_HINT = claudeCode.failureHint!('Invalid API key');
 
 describe('retry on failure and delegation, with the real CLI', () => {
-  const claudeCli = path.join(repoRoot, 'node_modules/.bin/claude');
-  const workArea = path.join(baseConfig.orchestration.workdirRoots[0]!, `test-follow-ups-${process.pid}-${Date.now()}`);
+  let agents: RealAgents;
   let server: TestServer;
-  let worker: QueueWorker;
   let model: StandInModel;
   const probes: SocketProbe[] = [];
 
   beforeAll(async () => {
-    if (process.getuid?.() !== 0) throw new Error('the CLI runs as the pool users a root service uses: run these tests as root');
-    model = await startStandInModel();
-    server = await startTestServer();
-    await server.services.database.pool.query(
-      "UPDATE executions SET status = 'error', finished_at = NOW(3), error = 'left by an earlier test run' WHERE status IN ('queued', 'running', 'retrying')",
-    );
-    expect((await call('PUT', '/api/settings', { maxConcurrent: 4 })).status).toBe(200);
-    const orchestration = {
-      ...baseConfig.orchestration,
-      agentCommand: claudeCli,
-      followUps: { retryDelayMs: RETRY_DELAY_MS, delegationDepthMax: DELEGATION_DEPTH_MAX },
-    };
-    worker = await startAgentsWorker({ ...baseConfig, orchestration }, logger);
+    agents = await startRealAgents({
+      name: 'follow-ups',
+      maxConcurrent: 4,
+      orchestration: { followUps: { retryDelayMs: RETRY_DELAY_MS, delegationDepthMax: DELEGATION_DEPTH_MAX } },
+    });
+    ({ server, model } = agents);
   }, 60_000);
 
   afterAll(async () => {
     for (const probe of probes) probe.socket.terminate();
-    await worker?.stop();
-    await model?.close();
-    await server?.close();
-    fs.rmSync(workArea, { recursive: true, force: true });
+    await agents?.close();
   });
 
   async function call(method: string, urlPath: string, body?: unknown, clientId?: string): Promise<{ status: number; body: any }> {
@@ -65,22 +47,7 @@ describe('retry on failure and delegation, with the real CLI', () => {
     return { status: response.status, body: text ? JSON.parse(text) : null };
   }
 
-  /** An agent created with the panel's body; its runs reach the stand-in through its secrets. */
-  async function standInAgent(name: string, config: Record<string, unknown>): Promise<{ id: string; name: string }> {
-    const agentName = `${name} ${randomUUID().slice(0, 8)}`;
-    const created = await call('POST', '/api/agents', {
-      agent_name: agentName, description: '', tags: [], status: 'active',
-      config: {
-        systemPrompt: '', model: 'claude-sonnet-4-6', workingDirectory: path.join(workArea, name), allowedTools: '', maxTurns: 5,
-        permissionMode: '', retryOnFailure: false, maxRetries: 3, delegateTo: '', ...config,
-      },
-    });
-    expect(created.status).toBe(201);
-    for (const [secret, value] of Object.entries({ ...standInEnv(model), CLAUDE_CODE_MAX_RETRIES: '0' })) {
-      expect((await call('POST', `/api/agents/${created.body.id}/secrets`, { name: secret, value })).status).toBe(201);
-    }
-    return { id: created.body.id, name: agentName };
-  }
+  const standInAgent = (name: string, config: Record<string, unknown>) => agents.standInAgent(name, config);
 
   async function connect(clientId: string): Promise<SocketProbe> {
     const probe = await openSocket(`${server.url.replace(/^http/, 'ws')}/?clientId=${encodeURIComponent(clientId)}`);

@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { config as baseConfig, type Config } from '../../lib/config';
+import { logger } from '../../lib/logger';
+import { repoRoot } from '../../lib/paths';
+import { startAgentsWorker } from '../../workers/agents';
+import type { QueueWorker } from '../../workers/queue-worker';
+import { standInEnv, startStandInModel, type StandInModel } from '../fixtures/stand-in-model';
+import { startTestServer, type TestServer } from './server';
+
+/**
+ * What the suites that run agents with the real Claude Code CLI share (docs/claude-code-cli.md): the
+ * stand-in model, the service, an agents worker whose agent command is the pinned CLI, and agents whose
+ * secrets point the CLI at the stand-in.
+ */
+
+const CLAUDE_CLI = path.join(repoRoot, 'node_modules/.bin/claude');
+
+/** A started service and how to end it: a plain test server, or a browser suite's panel session. */
+export interface Served {
+  server: TestServer;
+  close(): Promise<void>;
+}
+
+export interface RealAgentsOptions<S extends Served> {
+  /** Names the suite's working area, a directory under the first working-directory root. */
+  name: string;
+  /** Starts the service; a plain test server by default. */
+  serve?: () => Promise<S>;
+  /** Changes to the worker's orchestration settings (the agent command is always the CLI). */
+  orchestration?: Partial<Config['orchestration']>;
+  /** The `maxConcurrent` setting put before the tests; left as it is when absent. */
+  maxConcurrent?: number;
+  /** Runs once the service is up, before the worker starts (which reconciles the schedules' rows with Temporal). */
+  beforeWorker?: (server: TestServer) => Promise<void>;
+}
+
+export interface RealAgents<S extends Served = Served> {
+  model: StandInModel;
+  service: S;
+  server: TestServer;
+  /** This suite's directory for agents' working directories; removed by `close`. */
+  workArea: string;
+  /**
+   * An agent created with the panel's body, named `<name> <8 hex>`, working in `workArea/<name>`;
+   * `config` and `fields` (description, tags, status) override the defaults. Its runs reach the stand-in.
+   */
+  standInAgent(name: string, config?: Record<string, unknown>, fields?: Record<string, unknown>): Promise<{ id: string; name: string }>;
+  /** Stops the worker and starts another like it. */
+  restartWorker(): Promise<void>;
+  /** Stops the worker, then the stand-in and the service; removes the working area. */
+  close(): Promise<void>;
+}
+
+/** Starts the stand-in, the service and an agents worker with the real CLI; the caller's afterAll calls `close`. */
+export async function startRealAgents<S extends Served = Served>(options: RealAgentsOptions<S>): Promise<RealAgents<S>> {
+  if (process.getuid?.() !== 0) throw new Error('the CLI runs as the pool users a root service uses: run these tests as root');
+  const workArea = path.join(baseConfig.orchestration.workdirRoots[0]!, `test-${options.name}-${process.pid}-${Date.now()}`);
+  const serve = options.serve ?? (async () => {
+    const server = await startTestServer();
+    return { server, close: () => server.close() } as unknown as S;
+  });
+  const workerConfig: Config = { ...baseConfig, orchestration: { ...baseConfig.orchestration, ...options.orchestration, agentCommand: CLAUDE_CLI } };
+
+  let model: StandInModel | undefined;
+  let service: S | undefined;
+  let worker: QueueWorker | undefined;
+  const close = async () => {
+    await worker?.stop();
+    await model?.close();
+    await service?.close();
+    fs.rmSync(workArea, { recursive: true, force: true });
+  };
+  try {
+    model = await startStandInModel();
+    service = await serve();
+    const { server } = service;
+    // Records left active by an interrupted earlier run would hold slots.
+    await server.services.database.pool.query(
+      "UPDATE executions SET status = 'error', finished_at = NOW(3), error = 'left by an earlier test run' WHERE status IN ('queued', 'running', 'retrying', 'awaiting_approval')",
+    );
+    const call = async (method: string, route: string, body?: unknown) => {
+      const response = await fetch(server.url + route, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : null };
+    };
+    if (options.maxConcurrent !== undefined) {
+      const answer = await call('PUT', '/api/settings', { maxConcurrent: options.maxConcurrent });
+      if (answer.status !== 200) throw new Error(`PUT /api/settings answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    }
+    await options.beforeWorker?.(server);
+    worker = await startAgentsWorker(workerConfig, logger);
+    const stand = model;
+    return {
+      model: stand,
+      service,
+      server,
+      workArea,
+      async standInAgent(name, config = {}, fields = {}) {
+        const agentName = `${name} ${randomUUID().slice(0, 8)}`;
+        const created = await call('POST', '/api/agents', {
+          agent_name: agentName, description: '', tags: [], status: 'active', ...fields,
+          config: {
+            systemPrompt: '', model: 'claude-sonnet-4-6', workingDirectory: path.join(workArea, name), allowedTools: '', maxTurns: 5,
+            permissionMode: '', retryOnFailure: false, maxRetries: 3, delegateTo: '', ...config,
+          },
+        });
+        expect(created.status).toBe(201);
+        for (const [secret, value] of Object.entries({ ...standInEnv(stand), CLAUDE_CODE_MAX_RETRIES: '0' })) {
+          expect((await call('POST', `/api/agents/${created.body.id}/secrets`, { name: secret, value })).status).toBe(201);
+        }
+        return { id: created.body.id as string, name: agentName };
+      },
+      async restartWorker() {
+        const stopping = worker;
+        worker = undefined;
+        await stopping?.stop();
+        worker = await startAgentsWorker(workerConfig, logger);
+      },
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
