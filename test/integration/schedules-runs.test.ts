@@ -1,17 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { ScheduleOverlapPolicy } from '@temporalio/client';
-import fs from 'node:fs';
-import path from 'node:path';
 import { config as baseConfig } from '../../lib/config';
 import { logger } from '../../lib/logger';
-import { repoRoot } from '../../lib/paths';
 import { withTimeout } from '../../lib/timeout';
 import { reconcileSchedules } from '../../services/schedules';
 import { agentScheduleId } from '../../temporal/agent-schedules';
-import { startAgentsWorker } from '../../workers/agents';
-import type { QueueWorker } from '../../workers/queue-worker';
-import { standInEnv, startStandInModel, type StandInModel } from '../fixtures/stand-in-model';
-import { startTestServer, type TestServer } from '../support/server';
+import { startRealAgents, type RealAgents } from '../support/real-agents';
+import type { TestServer } from '../support/server';
 import { openSocket, type SocketProbe } from '../support/websocket';
 
 /**
@@ -23,23 +18,20 @@ import { openSocket, type SocketProbe } from '../support/websocket';
  */
 
 describe('scheduled runs, with the real CLI', () => {
-  const claudeCli = path.join(repoRoot, 'node_modules/.bin/claude');
-  const workArea = path.join(baseConfig.orchestration.workdirRoots[0]!, `test-schedules-${process.pid}-${Date.now()}`);
+  let agents: RealAgents;
   let server: TestServer;
-  let worker: QueueWorker;
-  let model: StandInModel;
   const probes: SocketProbe[] = [];
 
   beforeAll(async () => {
-    if (process.getuid?.() !== 0) throw new Error('the CLI runs as the pool users a root service uses: run these tests as root');
-    model = await startStandInModel();
-    server = await startTestServer();
-    await server.services.database.pool.query(
-      "UPDATE executions SET status = 'error', finished_at = NOW(3), error = 'left by an earlier test run' WHERE status IN ('queued', 'running', 'retrying')",
-    );
-    await server.services.database.pool.query('DELETE FROM schedules');
-    expect((await call('PUT', '/api/settings', { maxConcurrent: 4 })).status).toBe(200);
-    worker = await startAgentsWorker({ ...baseConfig, orchestration: { ...baseConfig.orchestration, agentCommand: claudeCli } }, logger);
+    agents = await startRealAgents({
+      name: 'schedules',
+      maxConcurrent: 4,
+      // Before the worker, whose start reconciles the schedules' rows with Temporal.
+      beforeWorker: async (started) => {
+        await started.services.database.pool.query('DELETE FROM schedules');
+      },
+    });
+    ({ server } = agents);
   }, 60_000);
 
   afterAll(async () => {
@@ -49,10 +41,7 @@ describe('scheduled runs, with the real CLI', () => {
       const deps = { db: server.services.database.db, temporal: server.services.temporal.client, logger, timezone: baseConfig.orchestration.scheduleTimezone };
       await reconcileSchedules(deps).catch(() => undefined);
     }
-    await worker?.stop();
-    await model?.close();
-    await server?.close();
-    fs.rmSync(workArea, { recursive: true, force: true });
+    await agents?.close();
   });
 
   async function call(method: string, urlPath: string, body?: unknown): Promise<{ status: number; body: any }> {
@@ -84,16 +73,7 @@ describe('scheduled runs, with the real CLI', () => {
   }
 
   it('a triggered Schedule runs the task as a record with source schedule, broadcast to every client, listed in the schedule history', async () => {
-    const agentName = `agendado ${randomUUID().slice(0, 8)}`;
-    const created = await call('POST', '/api/agents', {
-      agent_name: agentName, description: '', tags: [], status: 'active',
-      config: { systemPrompt: '', model: 'claude-sonnet-4-6', workingDirectory: path.join(workArea, 'agendado'), allowedTools: '', maxTurns: 5, permissionMode: '', retryOnFailure: false, maxRetries: 3, delegateTo: '' },
-    });
-    expect(created.status).toBe(201);
-    const agentId: string = created.body.id;
-    for (const [name, value] of Object.entries({ ...standInEnv(model), CLAUDE_CODE_MAX_RETRIES: '0' })) {
-      expect((await call('POST', `/api/agents/${agentId}/secrets`, { name, value })).status).toBe(201);
-    }
+    const { id: agentId, name: agentName } = await agents.standInAgent('agendado');
     const task = `stand-in:text agendado ${randomUUID()}`;
     const schedule = await call('POST', '/api/schedules', { agentId, taskDescription: task, cronExpression: '0 9 * * *' });
     expect(schedule.status).toBe(201);
@@ -123,15 +103,7 @@ describe('scheduled runs, with the real CLI', () => {
   }, 120_000);
 
   it("the panel's cancel ends a scheduled run canceled; a firing while it runs is skipped (overlap skip)", async () => {
-    const agentName = `lento ${randomUUID().slice(0, 8)}`;
-    const created = await call('POST', '/api/agents', {
-      agent_name: agentName, description: '', tags: [], status: 'active',
-      config: { systemPrompt: '', model: 'claude-sonnet-4-6', workingDirectory: path.join(workArea, 'lento'), allowedTools: '', maxTurns: 5, permissionMode: '', retryOnFailure: false, maxRetries: 3, delegateTo: '' },
-    });
-    const agentId: string = created.body.id;
-    for (const [name, value] of Object.entries({ ...standInEnv(model), CLAUDE_CODE_MAX_RETRIES: '0' })) {
-      expect((await call('POST', `/api/agents/${agentId}/secrets`, { name, value })).status).toBe(201);
-    }
+    const { id: agentId } = await agents.standInAgent('lento');
     const schedule = (await call('POST', '/api/schedules', { agentId, taskDescription: `stand-in:slow deltas=600 every=100 ${randomUUID()}`, cronExpression: '0 9 * * *' })).body;
     const probe = await connect(`painel-${randomUUID()}`);
     const handle = server.services.temporal.client.schedule.getHandle(agentScheduleId(schedule.id));
