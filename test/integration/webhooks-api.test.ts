@@ -1,15 +1,10 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { executions, webhookDeliveries } from '../../db/schema';
-import { config as baseConfig, type Config } from '../../lib/config';
-import { logger } from '../../lib/logger';
-import { repoRoot } from '../../lib/paths';
+import type { Config } from '../../lib/config';
 import { withTimeout } from '../../lib/timeout';
-import { startAgentsWorker } from '../../workers/agents';
-import type { QueueWorker } from '../../workers/queue-worker';
-import { standInEnv, startStandInModel, type StandInModel } from '../fixtures/stand-in-model';
+import { startRealAgents, type RealAgents } from '../support/real-agents';
 import { startTestServer, type TestServer } from '../support/server';
 import { openSocket, type SocketProbe } from '../support/websocket';
 
@@ -36,35 +31,31 @@ function sign(secret: string, body: string): string {
 }
 
 describe('webhooks, with the real CLI', () => {
-  const claudeCli = path.join(repoRoot, 'node_modules/.bin/claude');
-  const workArea = path.join(baseConfig.orchestration.workdirRoots[0]!, `test-webhooks-${process.pid}-${Date.now()}`);
   // A budget no suite reaches: the limit itself is tested on a server of its own.
   const unlimited = { rateLimit: { requests: 1_000_000, windowSeconds: 60 } };
+  let agents: RealAgents;
   let server: TestServer;
-  let worker: QueueWorker;
-  let model: StandInModel;
+  let workArea: string;
   const probes: SocketProbe[] = [];
   const started: string[] = [];
 
   beforeAll(async () => {
-    if (process.getuid?.() !== 0) throw new Error('the CLI runs as the pool users a root service uses: run these tests as root');
-    model = await startStandInModel();
-    server = await startTestServer(withHooks({ ...unlimited, secret: null }));
-    await server.services.database.pool.query(
-      "UPDATE executions SET status = 'error', finished_at = NOW(3), error = 'left by an earlier test run' WHERE status IN ('queued', 'running', 'retrying')",
-    );
-    expect((await call('PUT', '/api/settings', { maxConcurrent: 4 })).status).toBe(200);
-    worker = await startAgentsWorker({ ...baseConfig, orchestration: { ...baseConfig.orchestration, agentCommand: claudeCli } }, logger);
+    agents = await startRealAgents({
+      name: 'webhooks',
+      maxConcurrent: 4,
+      serve: async () => {
+        const hooked = await startTestServer(withHooks({ ...unlimited, secret: null }));
+        return { server: hooked, close: () => hooked.close() };
+      },
+    });
+    ({ server, workArea } = agents);
   }, 60_000);
 
   afterAll(async () => {
     // Every run this suite started ends before the worker stops.
     for (const id of started) await untilFinished(id).catch(() => undefined);
     for (const probe of probes) probe.socket.terminate();
-    await worker?.stop();
-    await model?.close();
-    await server?.close();
-    fs.rmSync(workArea, { recursive: true, force: true });
+    await agents?.close();
   }, 180_000);
 
   async function call(method: string, urlPath: string, body?: unknown, on: TestServer = server): Promise<{ status: number; body: any }> {
@@ -85,21 +76,7 @@ describe('webhooks, with the real CLI', () => {
     return answer;
   }
 
-  async function standInAgent(name: string, status = 'active'): Promise<{ id: string; name: string }> {
-    const agentName = `${name} ${randomUUID().slice(0, 8)}`;
-    const created = await call('POST', '/api/agents', {
-      agent_name: agentName, description: '', tags: [], status,
-      config: {
-        systemPrompt: '', model: 'claude-sonnet-4-6', workingDirectory: path.join(workArea, name), allowedTools: '', maxTurns: 5,
-        permissionMode: '', retryOnFailure: false, maxRetries: 3, delegateTo: '',
-      },
-    });
-    expect(created.status).toBe(201);
-    for (const [secret, value] of Object.entries({ ...standInEnv(model), CLAUDE_CODE_MAX_RETRIES: '0' })) {
-      expect((await call('POST', `/api/agents/${created.body.id}/secrets`, { name: secret, value })).status).toBe(201);
-    }
-    return { id: created.body.id, name: agentName };
-  }
+  const standInAgent = (name: string, status = 'active') => agents.standInAgent(name, {}, { status });
 
   async function newWebhook(body: Record<string, unknown>): Promise<any> {
     const created = await call('POST', '/api/webhooks', body);
