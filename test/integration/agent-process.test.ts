@@ -113,6 +113,8 @@ describe('running the agent process (real stand-in CLI)', () => {
       costUsd: 0.0421,
       durationMs: expect.any(Number),
       turns: 3,
+      // The fake agent's result has no usage.
+      tokens: null,
       resultText: `Done: ${prompt}`,
       output: `Received prompt: ${prompt}\nWorking, step 2 of 3.\nWorking, step 3 of 3.`,
       outputTruncated: false,
