@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -371,5 +372,47 @@ describe('POST /api/files/publish and /sites/ (row 66)', () => {
       expect([body, answer.status, answer.body]).toEqual([body, status, { error }]);
     }
     expect((await call('GET', '/sites/projeto-link/inside-outside.txt')).status).toBe(404);
+  });
+});
+
+describe('symlinks swapped in while requests run', () => {
+  it('never reaches outside, however a folder and a link to the outside are swapped meanwhile', async () => {
+    write('corrida/real/x.txt', 'dentro');
+    fs.writeFileSync(path.join(outside, 'dir', 'x.txt'), SECRET);
+    fs.symlinkSync(path.join(outside, 'dir'), path.join(area, 'corrida', 'link'));
+    // Another process swaps `corrida/cur` between the real folder and the link, as fast as it can.
+    // Each request meets the folder (200 with its own file), the link (400) or neither (404), and
+    // never the outside. (Without the kernel-path check of area.ts, this test reads the secret.)
+    const dir = path.join(area, 'corrida');
+    const swapper = spawn(process.execPath, ['-e', `
+      const fs = require('node:fs');
+      const at = (name) => require('node:path').join(${JSON.stringify(dir)}, name);
+      for (;;) {
+        fs.renameSync(at('real'), at('cur')); fs.renameSync(at('cur'), at('real'));
+        fs.renameSync(at('link'), at('cur')); fs.renameSync(at('cur'), at('link'));
+      }`], { stdio: 'ignore' });
+    try {
+      for (let i = 0; i < 150; i += 1) {
+        const download = await call('GET', `/api/files/download?path=${q('corrida/cur/x.txt')}`);
+        const listing = await call('GET', `/api/files?path=${q('corrida/cur')}`);
+        const archive = await call('GET', `/api/files/download-folder?path=${q('corrida/cur')}`);
+        expect(download.bytes.toString('utf8')).not.toContain(SECRET);
+        if (download.status === 200) expect(download.bytes.toString('utf8')).toBe('dentro');
+        if (listing.status === 200) expect(listing.body.entries.map((entry: any) => entry.name)).toEqual(['x.txt']);
+        if (archive.status === 200) {
+          const entries = await untar(archive.bytes).catch(() => []);
+          expect(entries.some((entry) => (entry.content ?? '').includes(SECRET))).toBe(false);
+        }
+      }
+    } finally {
+      swapper.kill('SIGKILL');
+    }
+    expect(fs.readFileSync(path.join(outside, 'dir', 'x.txt'), 'utf8')).toBe(SECRET);
+  });
+
+  it('refuses a link even when it leads to a folder inside the area', async () => {
+    fs.symlinkSync(path.join(area, 'loja'), path.join(area, 'apelido'));
+    expect(await call('GET', `/api/files?path=${q('apelido/css')}`)).toEqual(expect.objectContaining({ status: 400, body: { error: 'Caminho inválido' } }));
+    expect(await call('GET', `/api/files/download?path=${q('apelido/index.html')}`)).toEqual(expect.objectContaining({ status: 400, body: { error: 'Caminho inválido' } }));
   });
 });
