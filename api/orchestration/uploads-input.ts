@@ -80,7 +80,14 @@ export function readMultipartFiles(req: IncomingMessage, limits: MultipartLimits
     parser.on('close', () => {
       void saving.then(() => (failure === null ? resolve() : reject(failure)));
     });
-    req.on('aborted', () => fail(new InvalidInputError('the upload was interrupted')));
+    // A client gone mid-body: the parser never sees the end, so it is stopped; the file being written
+    // fails, and the caller removes what was written.
+    req.once('close', () => {
+      if (req.complete) return;
+      const interrupted = new InvalidInputError('the upload was interrupted');
+      fail(interrupted);
+      parser.destroy(interrupted);
+    });
     req.pipe(parser);
   });
 }

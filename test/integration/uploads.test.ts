@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { count, eq, inArray } from 'drizzle-orm';
@@ -138,6 +139,21 @@ describe('uploads', () => {
     });
     expect(await uploadRows()).toBe(rowsBefore);
     expect(onDisk()).toEqual(diskBefore);
+  });
+
+  it('removes what was written of a request the client abandons mid-file', async () => {
+    const [rowsBefore, diskBefore] = [await uploadRows(), onDisk()];
+    const boundary = 'abandoned-upload-boundary';
+    const request = http.request(`${server.url}/api/uploads`, { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+    request.on('error', () => undefined);
+    request.write(`--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="metade.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+    request.write(Buffer.alloc(1024 * 1024, 1));
+    // The partial file is on disk while the body still arrives.
+    await until('the partial file', async () => onDisk().length, (entries) => entries > diskBefore.length + 1);
+    request.destroy();
+    await until('the partial file removed', async () => onDisk(), (entries) => entries.length === diskBefore.length);
+    expect(onDisk()).toEqual(diskBefore);
+    expect(await uploadRows()).toBe(rowsBefore);
   });
 
   it('refuses an execute whose context file is not an upload of this service, starting nothing', async () => {
