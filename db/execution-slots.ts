@@ -53,13 +53,14 @@ export async function tryTakeExecutionSlot(pool: Pool, executionId: string, limi
       const [counted] = await connection.query<RowDataPacket[]>("SELECT COUNT(*) AS n FROM executions WHERE status = 'running' AND kind = 'agent'");
       const free = limit - Number(counted[0]?.n ?? 0);
       if (free > 0) {
-        // Single-table UPDATE … ORDER BY … LIMIT: the oldest live waiters, one statement.
-        await connection.query(
-          `UPDATE executions SET status = 'running', started_at = ?, output = '', output_truncated = 0, output_seq = 0
-            WHERE status = 'queued' AND kind = 'agent' AND COALESCE(waiting_heartbeat_at, created_at) >= ?
-            ORDER BY created_at, id LIMIT ?`,
-          [new Date(), staleBefore, free],
-        );
+        const chosen = await nextToStart(connection, staleBefore, free);
+        if (chosen.length > 0) {
+          await connection.query(
+            `UPDATE executions SET status = 'running', started_at = ?, output = '', output_truncated = 0, output_seq = 0
+              WHERE id IN (?) AND status = 'queued'`,
+            [new Date(), chosen],
+          );
+        }
         if ((await statusOf(connection, executionId))?.status === 'running') return TAKEN;
       }
       const [before] = await connection.query<RowDataPacket[]>(
@@ -75,6 +76,43 @@ export async function tryTakeExecutionSlot(pool: Pool, executionId: string, limi
   } finally {
     connection.release();
   }
+}
+
+/** How far past the free slots the queue is read to find records whose repository is not busy. */
+const REPOSITORY_LOOKAHEAD = 100;
+
+interface QueuedRow extends RowDataPacket {
+  id: string;
+  repo_name: string | null;
+}
+
+/**
+ * The live queued records that take the `free` slots, oldest first; a record working in a repository
+ * waits while another run of that repository is running or is chosen before it (one run per working
+ * copy: docs/repositories.md, "Two runs on one repository"), and the records behind it go first.
+ */
+async function nextToStart(connection: PoolConnection, staleBefore: Date, free: number): Promise<string[]> {
+  const [queued] = await connection.query<QueuedRow[]>(
+    `SELECT id, repo_name FROM executions
+      WHERE status = 'queued' AND kind = 'agent' AND COALESCE(waiting_heartbeat_at, created_at) >= ?
+      ORDER BY created_at, id LIMIT ?`,
+    [staleBefore, free + REPOSITORY_LOOKAHEAD],
+  );
+  if (queued.every((row) => row.repo_name === null)) return queued.slice(0, free).map((row) => row.id);
+  const [running] = await connection.query<RowDataPacket[]>(
+    "SELECT DISTINCT repo_name FROM executions WHERE status = 'running' AND kind = 'agent' AND repo_name IS NOT NULL",
+  );
+  const busy = new Set(running.map((row) => String(row.repo_name)));
+  const chosen: string[] = [];
+  for (const row of queued) {
+    if (chosen.length === free) break;
+    if (row.repo_name !== null) {
+      if (busy.has(row.repo_name)) continue;
+      busy.add(row.repo_name);
+    }
+    chosen.push(row.id);
+  }
+  return chosen;
 }
 
 async function statusOf(connection: PoolConnection, executionId: string): Promise<StatusRow | undefined> {
