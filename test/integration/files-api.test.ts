@@ -410,6 +410,36 @@ describe('symlinks swapped in while requests run', () => {
     expect(fs.readFileSync(path.join(outside, 'dir', 'x.txt'), 'utf8')).toBe(SECRET);
   });
 
+  it('deletes a folder whose subfolder is swapped for a link to the outside meanwhile, never the outside', async () => {
+    fs.writeFileSync(path.join(outside, 'dir', 'y.txt'), SECRET);
+    const swapper = spawn(process.execPath, ['-e', `
+      const fs = require('node:fs');
+      const at = (name) => require('node:path').join(${JSON.stringify(area)}, 'vitima', name);
+      for (;;) {
+        try { fs.renameSync(at('real'), at('cur')); fs.renameSync(at('cur'), at('real')); } catch {}
+        try { fs.renameSync(at('link'), at('cur')); fs.renameSync(at('cur'), at('link')); } catch {}
+      }`], { stdio: 'ignore' });
+    try {
+      for (let i = 0; i < 40; i += 1) {
+        if (!fs.existsSync(path.join(area, 'vitima'))) {
+          // Built aside, then moved in whole: the swapper renames inside it at once.
+          fs.rmSync(path.join(area, 'nova'), { recursive: true, force: true });
+          write('nova/real/a/y.txt', 'dentro');
+          fs.symlinkSync(path.join(outside, 'dir'), path.join(area, 'nova', 'link'));
+          fs.renameSync(path.join(area, 'nova'), path.join(area, 'vitima'));
+        }
+        const answer = await call('DELETE', `/api/files?path=vitima`);
+        // Deleted, or refused because it changed under the walk (409): never anything else.
+        expect([200, 409]).toContain(answer.status);
+        expect(fs.readFileSync(path.join(outside, 'dir', 'y.txt'), 'utf8')).toBe(SECRET);
+      }
+    } finally {
+      swapper.kill('SIGKILL');
+    }
+    fs.rmSync(path.join(area, 'vitima'), { recursive: true, force: true });
+    expect(fs.readdirSync(path.join(outside, 'dir')).sort()).toEqual(['inside-outside.txt', 'x.txt', 'y.txt']);
+  });
+
   it('refuses a link even when it leads to a folder inside the area', async () => {
     fs.symlinkSync(path.join(area, 'loja'), path.join(area, 'apelido'));
     expect(await call('GET', `/api/files?path=${q('apelido/css')}`)).toEqual(expect.objectContaining({ status: 400, body: { error: 'Caminho inválido' } }));
