@@ -1,12 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { config as baseConfig } from '../../lib/config';
-import { logger } from '../../lib/logger';
-import path from 'node:path';
-import { repoRoot } from '../../lib/paths';
-import { startAgentsWorker } from '../../workers/agents';
-import type { QueueWorker } from '../../workers/queue-worker';
-import { standInEnv, startStandInModel, type StandInModel } from '../fixtures/stand-in-model';
 import { openPanelPage, screenshotPath, startPanelSession, type PanelPage, type PanelSession } from '../support/browser';
+import { startRealAgents, type RealAgents } from '../support/real-agents';
 import { until } from '../support/waiting';
 
 /**
@@ -18,25 +12,16 @@ import { until } from '../support/waiting';
 
 jest.setTimeout(240_000);
 
-const claudeCli = path.join(repoRoot, 'node_modules/.bin/claude');
+let agents: RealAgents<PanelSession>;
 let session: PanelSession;
-let worker: QueueWorker;
-let model: StandInModel;
 
 beforeAll(async () => {
-  if (process.getuid?.() !== 0) throw new Error('the CLI runs as the pool users a root service uses: run these tests as root');
-  model = await startStandInModel();
-  session = await startPanelSession();
-  await session.server.services.database.pool.query(
-    "UPDATE executions SET status = 'error', finished_at = NOW(3), error = 'left by an earlier test run' WHERE status IN ('queued', 'running', 'retrying', 'awaiting_approval')",
-  );
-  worker = await startAgentsWorker({ ...baseConfig, orchestration: { ...baseConfig.orchestration, agentCommand: claudeCli } }, logger);
+  agents = await startRealAgents({ name: 'panel-pipelines', serve: startPanelSession });
+  session = agents.service;
 }, 60_000);
 
 afterAll(async () => {
-  await worker?.stop();
-  await session?.close();
-  await model?.close();
+  await agents?.close();
 });
 
 const api: PanelSession['api'] = (method, route, body) => session.api(method, route, body);
@@ -52,18 +37,7 @@ async function terminalLines(panel: PanelPage): Promise<string[]> {
   )) as string[];
 }
 
-async function standInAgent(name: string): Promise<{ id: string; name: string }> {
-  const agentName = `${name} ${randomUUID().slice(0, 8)}`;
-  const created = await api('POST', '/api/agents', {
-    agent_name: agentName, description: '', tags: [], status: 'active',
-    config: { systemPrompt: '', model: 'claude-sonnet-4-6', workingDirectory: '', allowedTools: '', maxTurns: 0, permissionMode: '', retryOnFailure: false, maxRetries: 3, delegateTo: '' },
-  });
-  expect(created.status).toBe(201);
-  for (const [secret, value] of Object.entries({ ...standInEnv(model), CLAUDE_CODE_MAX_RETRIES: '0' })) {
-    expect((await api('POST', `/api/agents/${created.body.id}/secrets`, { name: secret, value })).status).toBe(201);
-  }
-  return { id: created.body.id, name: agentName };
-}
+const standInAgent = (name: string) => agents.standInAgent(name, { workingDirectory: '', maxTurns: 0 });
 
 it('creates a two-agent pipeline with an approval gate, runs it, approves in the banner and sees it complete', async () => {
   const reviewer = await standInAgent('Revisor');
