@@ -10,7 +10,8 @@ import { InvalidInputError } from '../errors';
  * archive or a publish outside the area: no path is ever followed through a symlink.
  *
  * How: a request's path is split into plain segments (no `..`, no absolute path, no control
- * character); what it names is opened with O_NOFOLLOW, and the kernel's own path of the open file
+ * character); each step on the way is looked at (lstat) and a link refused before anything is
+ * opened through it; what it names is opened with O_NOFOLLOW, and the kernel's own path of the open file
  * (`/proc/self/fd/<fd>`) must be exactly the real root joined with those segments. A symlink at any
  * step would make the two differ (and one at the last step fails the open), so a match proves that
  * none was crossed, whatever changed before the open. Below an open directory, entries are reached
@@ -79,6 +80,19 @@ export type Opened = { kind: 'opened'; handle: FileHandle } | { kind: 'missing' 
  */
 export async function openExact(root: string, segments: readonly string[], flags: number): Promise<Opened> {
   const expected = segments.length === 0 ? root : path.posix.join(root, ...segments);
+  // A link on the way is refused before anything is opened through it: opening a device an agent
+  // linked to (`link -> /dev`) can act by itself. The check after the open covers a link swapped in since.
+  for (let depth = 1; depth < segments.length; depth += 1) {
+    let stats;
+    try {
+      stats = await fs.lstat(path.posix.join(root, ...segments.slice(0, depth)));
+    } catch (error) {
+      if (codeOf(error) === 'ENOENT' || codeOf(error) === 'ENOTDIR') return { kind: 'missing' };
+      throw error;
+    }
+    if (stats.isSymbolicLink()) throw invalidPath();
+    if (!stats.isDirectory()) return { kind: 'missing' };
+  }
   let handle: FileHandle;
   try {
     handle = await fs.open(expected, flags);
