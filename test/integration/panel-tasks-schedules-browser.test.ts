@@ -1,15 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import { config as baseConfig } from '../../lib/config';
 import { logger } from '../../lib/logger';
-import { repoRoot } from '../../lib/paths';
 import { reconcileSchedules } from '../../services/schedules';
 import { agentScheduleId } from '../../temporal/agent-schedules';
-import { startAgentsWorker } from '../../workers/agents';
-import type { QueueWorker } from '../../workers/queue-worker';
-import { standInEnv, startStandInModel, type StandInModel } from '../fixtures/stand-in-model';
 import { openPanelPage, screenshotPath, startPanelSession, type PanelPage, type PanelSession } from '../support/browser';
+import { startRealAgents, type RealAgents } from '../support/real-agents';
 import { until } from '../support/waiting';
 
 /**
@@ -22,22 +17,20 @@ import { until } from '../support/waiting';
 
 jest.setTimeout(240_000);
 
-const claudeCli = path.join(repoRoot, 'node_modules/.bin/claude');
+let agents: RealAgents<PanelSession>;
 let session: PanelSession;
-let worker: QueueWorker;
-let model: StandInModel;
-const workArea = path.join(baseConfig.orchestration.workdirRoots[0]!, `test-panel-tasks-${process.pid}-${Date.now()}`);
 
 beforeAll(async () => {
-  if (process.getuid?.() !== 0) throw new Error('the CLI runs as the pool users a root service uses: run these tests as root');
-  model = await startStandInModel();
-  session = await startPanelSession();
-  await session.server.services.database.pool.query(
-    "UPDATE executions SET status = 'error', finished_at = NOW(3), error = 'left by an earlier test run' WHERE status IN ('queued', 'running', 'retrying')",
-  );
-  await session.server.services.database.pool.query('DELETE FROM schedules');
-  await session.server.services.database.pool.query('DELETE FROM tasks');
-  worker = await startAgentsWorker({ ...baseConfig, orchestration: { ...baseConfig.orchestration, agentCommand: claudeCli } }, logger);
+  agents = await startRealAgents({
+    name: 'panel-tasks',
+    serve: startPanelSession,
+    // Before the worker, whose start reconciles the schedules' rows with Temporal.
+    beforeWorker: async (server) => {
+      await server.services.database.pool.query('DELETE FROM schedules');
+      await server.services.database.pool.query('DELETE FROM tasks');
+    },
+  });
+  session = agents.service;
 }, 60_000);
 
 afterAll(async () => {
@@ -46,10 +39,7 @@ afterAll(async () => {
     const { services } = session.server;
     await reconcileSchedules({ db: services.database.db, temporal: services.temporal.client, logger, timezone: baseConfig.orchestration.scheduleTimezone }).catch(() => undefined);
   }
-  await worker?.stop();
-  await session?.close();
-  await model?.close();
-  fs.rmSync(workArea, { recursive: true, force: true });
+  await agents?.close();
 });
 
 const api: PanelSession['api'] = (method, route, body) => session.api(method, route, body);
@@ -69,18 +59,7 @@ async function fill(panel: PanelPage, selector: string, value: string): Promise<
   await panel.page.evaluate(`(() => { const el = document.querySelector(${JSON.stringify(selector)}); el.value = ${JSON.stringify(value)}; el.dispatchEvent(new Event('input', { bubbles: true })); el.dispatchEvent(new Event('change', { bubbles: true })); })()`);
 }
 
-async function standInAgent(): Promise<{ id: string; name: string }> {
-  const name = `Agendado ${randomUUID().slice(0, 8)}`;
-  const created = await api('POST', '/api/agents', {
-    agent_name: name, description: '', tags: [], status: 'active',
-    config: { systemPrompt: '', model: 'claude-sonnet-4-6', workingDirectory: path.join(workArea, 'agente'), allowedTools: '', maxTurns: 0, permissionMode: '', retryOnFailure: false, maxRetries: 3, delegateTo: '' },
-  });
-  expect(created.status).toBe(201);
-  for (const [secret, value] of Object.entries({ ...standInEnv(model), CLAUDE_CODE_MAX_RETRIES: '0' })) {
-    expect((await api('POST', `/api/agents/${created.body.id}/secrets`, { name: secret, value })).status).toBe(201);
-  }
-  return { id: created.body.id, name };
-}
+const standInAgent = () => agents.standInAgent('Agendado', { workingDirectory: path.join(agents.workArea, 'agente'), maxTurns: 0 });
 
 it('creates a task, runs it from its card, edits and deletes it through the Tasks page', async () => {
   const agent = await standInAgent();

@@ -1,13 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { config as baseConfig } from '../../lib/config';
-import { logger } from '../../lib/logger';
-import { repoRoot } from '../../lib/paths';
-import { startAgentsWorker } from '../../workers/agents';
-import type { QueueWorker } from '../../workers/queue-worker';
-import { promptsOf, standInEnv, startStandInModel, type StandInModel } from '../fixtures/stand-in-model';
+import { promptsOf, type StandInModel } from '../fixtures/stand-in-model';
 import { openPanelPage, screenshotPath, startPanelSession, type PanelPage, type PanelSession } from '../support/browser';
+import { startRealAgents, type RealAgents } from '../support/real-agents';
 import { until } from '../support/waiting';
 
 /**
@@ -19,27 +14,18 @@ import { until } from '../support/waiting';
 
 jest.setTimeout(240_000);
 
-const claudeCli = path.join(repoRoot, 'node_modules/.bin/claude');
+let agents: RealAgents<PanelSession>;
 let session: PanelSession;
-let worker: QueueWorker;
 let model: StandInModel;
-const workArea = path.join(baseConfig.orchestration.workdirRoots[0]!, `test-panel-terminal-${process.pid}-${Date.now()}`);
+let workArea: string;
 
 beforeAll(async () => {
-  if (process.getuid?.() !== 0) throw new Error('the CLI runs as the pool users a root service uses: run these tests as root');
-  model = await startStandInModel();
-  session = await startPanelSession();
-  await session.server.services.database.pool.query(
-    "UPDATE executions SET status = 'error', finished_at = NOW(3), error = 'left by an earlier test run' WHERE status IN ('queued', 'running', 'retrying')",
-  );
-  worker = await startAgentsWorker({ ...baseConfig, orchestration: { ...baseConfig.orchestration, agentCommand: claudeCli } }, logger);
+  agents = await startRealAgents({ name: 'panel-terminal', serve: startPanelSession });
+  ({ service: session, model, workArea } = agents);
 }, 60_000);
 
 afterAll(async () => {
-  await worker?.stop();
-  await session?.close();
-  await model?.close();
-  fs.rmSync(workArea, { recursive: true, force: true });
+  await agents?.close();
 });
 
 const api: PanelSession['api'] = (method, route, body) => session.api(method, route, body);
@@ -61,21 +47,13 @@ async function untilLine(panel: PanelPage, what: string, matches: (line: string)
 }
 
 it('executes from the agent card, shows the tool line, the answer and the cost, continues in the chat and opens the run in the history', async () => {
-  const name = `Escritor ${randomUUID().slice(0, 8)}`;
   const workdir = path.join(workArea, 'escritor');
-  const created = await api('POST', '/api/agents', {
-    agent_name: name, description: 'Escreve arquivos', tags: ['docs'], status: 'active',
-    config: {
-      systemPrompt: 'Seja breve.', model: 'claude-sonnet-4-6', workingDirectory: workdir, allowedTools: '', maxTurns: 0,
-      permissionMode: '', retryOnFailure: false, maxRetries: 3, delegateTo: '',
-    },
-  });
-  expect(created.status).toBe(201);
-  const agentId = created.body.id as string;
   // The stand-in's address and key reach the CLI as the agent's secrets (its process environment).
-  for (const [secret, value] of Object.entries({ ...standInEnv(model), CLAUDE_CODE_MAX_RETRIES: '0' })) {
-    expect((await api('POST', `/api/agents/${agentId}/secrets`, { name: secret, value })).status).toBe(201);
-  }
+  const { id: agentId, name } = await agents.standInAgent(
+    'Escritor',
+    { systemPrompt: 'Seja breve.', workingDirectory: workdir, maxTurns: 0 },
+    { description: 'Escreve arquivos', tags: ['docs'] },
+  );
 
   const panel = await openPanelPage(session.browser, session.server.url);
   const { page } = panel;

@@ -1,13 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
-import { config as baseConfig } from '../../lib/config';
-import { logger } from '../../lib/logger';
-import { repoRoot } from '../../lib/paths';
-import { startAgentsWorker } from '../../workers/agents';
-import type { QueueWorker } from '../../workers/queue-worker';
-import { standInEnv, startStandInModel, type StandInModel } from '../fixtures/stand-in-model';
 import { openPanelPage, screenshotPath, startPanelSession, type PanelPage, type PanelSession } from '../support/browser';
+import { startRealAgents, type RealAgents } from '../support/real-agents';
 import { until } from '../support/waiting';
 
 /**
@@ -20,27 +14,17 @@ import { until } from '../support/waiting';
 
 jest.setTimeout(240_000);
 
-const claudeCli = path.join(repoRoot, 'node_modules/.bin/claude');
+let agents: RealAgents<PanelSession>;
 let session: PanelSession;
-let worker: QueueWorker;
-let model: StandInModel;
-const workArea = path.join(baseConfig.orchestration.workdirRoots[0]!, `test-panel-webhooks-${process.pid}-${Date.now()}`);
+let workArea: string;
 
 beforeAll(async () => {
-  if (process.getuid?.() !== 0) throw new Error('the CLI runs as the pool users a root service uses: run these tests as root');
-  model = await startStandInModel();
-  session = await startPanelSession();
-  await session.server.services.database.pool.query(
-    "UPDATE executions SET status = 'error', finished_at = NOW(3), error = 'left by an earlier test run' WHERE status IN ('queued', 'running', 'retrying')",
-  );
-  worker = await startAgentsWorker({ ...baseConfig, orchestration: { ...baseConfig.orchestration, agentCommand: claudeCli } }, logger);
+  agents = await startRealAgents({ name: 'panel-webhooks', serve: startPanelSession });
+  ({ service: session, workArea } = agents);
 }, 60_000);
 
 afterAll(async () => {
-  await worker?.stop();
-  await session?.close();
-  await model?.close();
-  fs.rmSync(workArea, { recursive: true, force: true });
+  await agents?.close();
 });
 
 const api: PanelSession['api'] = (method, route, body) => session.api(method, route, body);
@@ -68,19 +52,7 @@ async function untilFinished(executionId: string) {
 }
 
 it('creates a webhook in the form, shows its URL, tests it, is called from outside, pauses and deletes it', async () => {
-  const agentName = `Gancho ${randomUUID().slice(0, 8)}`;
-  const created = await api('POST', '/api/agents', {
-    agent_name: agentName, description: '', tags: [], status: 'active',
-    config: {
-      systemPrompt: '', model: 'claude-sonnet-4-6', workingDirectory: path.join(workArea, 'gancho'), allowedTools: '', maxTurns: 0,
-      permissionMode: '', retryOnFailure: false, maxRetries: 3, delegateTo: '',
-    },
-  });
-  expect(created.status).toBe(201);
-  const agentId = created.body.id as string;
-  for (const [secret, value] of Object.entries({ ...standInEnv(model), CLAUDE_CODE_MAX_RETRIES: '0' })) {
-    expect((await api('POST', `/api/agents/${agentId}/secrets`, { name: secret, value })).status).toBe(201);
-  }
+  const { id: agentId, name: agentName } = await agents.standInAgent('Gancho', { workingDirectory: path.join(workArea, 'gancho'), maxTurns: 0 });
 
   const panel = await openPanelPage(session.browser, session.server.url);
   const { page } = panel;
@@ -169,22 +141,11 @@ it('creates a webhook in the form, shows its URL, tests it, is called from outsi
 });
 
 it('creates a webhook of a pipeline in the form and tests it: the pipeline runs', async () => {
-  const agentName = `Etapa ${randomUUID().slice(0, 8)}`;
-  const agent = await api('POST', '/api/agents', {
-    agent_name: agentName, description: '', tags: [], status: 'active',
-    config: {
-      systemPrompt: '', model: 'claude-sonnet-4-6', workingDirectory: path.join(workArea, 'etapa'), allowedTools: '', maxTurns: 0,
-      permissionMode: '', retryOnFailure: false, maxRetries: 3, delegateTo: '',
-    },
-  });
-  expect(agent.status).toBe(201);
-  for (const [secret, value] of Object.entries({ ...standInEnv(model), CLAUDE_CODE_MAX_RETRIES: '0' })) {
-    expect((await api('POST', `/api/agents/${agent.body.id}/secrets`, { name: secret, value })).status).toBe(201);
-  }
+  const agent = await agents.standInAgent('Etapa', { workingDirectory: path.join(workArea, 'etapa'), maxTurns: 0 });
   const pipelineName = `Publicação ${randomUUID().slice(0, 8)}`;
   const pipeline = await api('POST', '/api/pipelines', {
     name: pipelineName, description: '', workingDirectory: path.join(workArea, 'publicacao'), status: 'active',
-    steps: [{ agentId: agent.body.id, inputTemplate: null, description: 'única', requiresApproval: false }],
+    steps: [{ agentId: agent.id, inputTemplate: null, description: 'única', requiresApproval: false }],
   });
   expect(pipeline.status).toBe(201);
   const pipelineId = pipeline.body.id as string;
