@@ -33,6 +33,7 @@ describe('workflow replay', () => {
       'agent-execution-retried.json',
       'agent-executions-reconciler.json',
       'agent-schedule-run-completed.json',
+      'agent-uploads-retention.json',
       'probe.json',
       'ranking-batch.json',
       'ranking-job-first-execution.json',
