@@ -26,6 +26,7 @@ describe('uploads', () => {
   const uploadsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'uploads-test-'));
   let agents: RealAgents;
   let server: TestServer;
+  const pipelines: string[] = [];
 
   beforeAll(async () => {
     agents = await startRealAgents({
@@ -40,6 +41,8 @@ describe('uploads', () => {
   }, 60_000);
 
   afterAll(async () => {
+    // Other suites list the pipelines: leave none behind.
+    for (const id of pipelines) await call('DELETE', `/api/pipelines/${id}`);
     await agents?.close();
     fs.rmSync(uploadsDir, { recursive: true, force: true });
   });
@@ -162,6 +165,7 @@ describe('uploads', () => {
     fs.writeFileSync(stray, 'not uploaded');
     const pipeline = await call('POST', '/api/pipelines', { name: `uploads-refusal ${Date.now()}`, steps: [{ agentId: agent.id }] });
     expect(pipeline.status).toBe(201);
+    pipelines.push(pipeline.body.id);
     const before = await executionRows();
     const uploaded = (await upload([{ name: 'real.txt', content: 'real' }])).body.files[0];
     const cases: Array<[string, unknown, string]> = [
@@ -200,6 +204,7 @@ describe('uploads', () => {
   it('a pipeline names the files in its first step\'s prompt and keeps them in the run', async () => {
     const agent = await agents.standInAgent('leitor-pipeline');
     const pipeline = await call('POST', '/api/pipelines', { name: `uploads ${Date.now()}`, steps: [{ agentId: agent.id, inputTemplate: '{{input}}' }] });
+    pipelines.push(pipeline.body.id);
     const { files } = (await upload([{ name: 'gama.txt', content: 'conteudo-gama-55e' }])).body;
     const started = await call('POST', `/api/pipelines/${pipeline.body.id}/execute`, { input: 'stand-in:read-files', contextFiles: files });
     expect(started.status).toBe(202);
