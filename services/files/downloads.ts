@@ -97,8 +97,9 @@ type EntryHeader = Parameters<tar.Pack['entry']>[0];
 interface EntrySink {
   write(chunk: Buffer): boolean;
   end(): void;
-  once(event: 'drain', listener: () => void): void;
+  once(event: 'drain' | 'close', listener: () => void): void;
   destroy(error?: Error): void;
+  readonly destroyed: boolean;
 }
 
 /** One entry of the archive, with the file's first `header.size` bytes when `file` is given; resolves once written. */
@@ -114,9 +115,16 @@ function addEntry(pack: tar.Pack, header: EntryHeader, file?: FileHandle): Promi
     const reader = file.createReadStream({ start: 0, end: size - 1, autoClose: false });
     void (async () => {
       for await (const chunk of reader) {
-        if (!sink.write(chunk as Buffer)) await new Promise<void>((drained) => sink.once('drain', drained));
+        if (sink.destroyed) break; // The archive was abandoned (the client went away).
+        if (!sink.write(chunk as Buffer)) {
+          await new Promise<void>((drained) => {
+            sink.once('drain', drained);
+            sink.once('close', drained);
+          });
+        }
       }
-      sink.end();
+      if (sink.destroyed) reader.destroy();
+      else sink.end();
     })().catch((error: Error) => {
       sink.destroy(error);
       reject(error);

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -10,6 +10,7 @@ import { config } from '../../lib/config';
 import { ENTRIES_LISTED, sitesDirectory } from '../../services/files';
 import { agentWorkspace } from '../support/agent-workspace';
 import { startTestServer, type TestServer } from '../support/server';
+import { until } from '../support/waiting';
 
 /**
  * The projects area (contract 3.15, rows 64-68; docs/files.md) against the real service: the area is
@@ -43,6 +44,9 @@ async function call(method: string, route: string, body?: unknown): Promise<Answ
 }
 
 const q = (relative: string) => encodeURIComponent(relative);
+
+/** Text that gzip cannot shrink much (random base64). */
+const randomBytesText = (bytes: number) => randomBytes(Math.ceil((bytes * 3) / 4)).toString('base64').slice(0, bytes);
 
 /** Sends the path exactly as written (fetch would resolve `%2e%2e` segments first). */
 function rawGet(rawPath: string): Promise<{ status: number; text: string }> {
@@ -257,6 +261,40 @@ describe('GET /api/files/download and /download-folder (rows 67, 68)', () => {
     expect(await call('GET', `/api/files/download-folder?path=nada`)).toEqual(expect.objectContaining({ status: 404, body: { error: 'Diretório não encontrado' } }));
     expect(await call('GET', `/api/files/download-folder?path=..`)).toEqual(expect.objectContaining({ status: 400, body: { error: 'Caminho inválido' } }));
     expect(await call('GET', `/api/files/download-folder?path=dl/fora`)).toEqual(expect.objectContaining({ status: 400, body: { error: 'Caminho inválido' } }));
+  });
+});
+
+describe('a client that goes away mid-archive', () => {
+  /** Descriptors of this process (the service's) open on something in the area. */
+  function openInArea(): number {
+    const real = fs.realpathSync(area);
+    let count = 0;
+    for (const fd of fs.readdirSync('/proc/self/fd')) {
+      try {
+        if (fs.readlinkSync(`/proc/self/fd/${fd}`).startsWith(`${real}/`)) count += 1;
+      } catch {
+        // Closed meanwhile.
+      }
+    }
+    return count;
+  }
+
+  it('ends the walk and closes every file it opened', async () => {
+    // Incompressible files, far more than the sockets buffer: the walk is still running when the client leaves.
+    for (let i = 0; i < 8; i += 1) write(`grande/f${i}.bin`, randomBytesText(4 * 1024 * 1024));
+    expect(openInArea()).toBe(0);
+    const firstChunk = await new Promise<http.ClientRequest>((resolve, reject) => {
+      const request = http.get(`${server.url}/api/files/download-folder?path=grande`, { agent: false }, (response) => {
+        expect(response.statusCode).toBe(200);
+        response.once('data', () => resolve(request));
+      });
+      request.on('error', reject);
+    });
+    // Mid-walk: the folder (and a file) are open.
+    expect(openInArea()).toBeGreaterThan(0);
+    firstChunk.destroy();
+    await until('the walk to close what it opened', async () => openInArea(), (count) => count === 0, 30_000);
+    fs.rmSync(path.join(area, 'grande'), { recursive: true });
   });
 });
 
