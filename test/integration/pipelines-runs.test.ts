@@ -2,14 +2,11 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { config as baseConfig } from '../../lib/config';
-import { logger } from '../../lib/logger';
-import { repoRoot } from '../../lib/paths';
 import { withTimeout } from '../../lib/timeout';
 import { pipelineExecutionWorkflowId } from '../../temporal/pipeline-execution';
-import { startAgentsWorker } from '../../workers/agents';
-import type { QueueWorker } from '../../workers/queue-worker';
-import { promptsOf, standInEnv, startStandInModel, type StandInModel } from '../fixtures/stand-in-model';
-import { startTestServer, type TestServer } from '../support/server';
+import { promptsOf, type StandInModel } from '../fixtures/stand-in-model';
+import { startRealAgents, type RealAgents } from '../support/real-agents';
+import type { TestServer } from '../support/server';
 import { until } from '../support/waiting';
 import { openSocket, type SocketProbe } from '../support/websocket';
 
@@ -21,30 +18,20 @@ import { openSocket, type SocketProbe } from '../support/websocket';
  */
 
 describe('pipeline runs, with the real CLI', () => {
-  const claudeCli = path.join(repoRoot, 'node_modules/.bin/claude');
-  const workArea = path.join(baseConfig.orchestration.workdirRoots[0]!, `test-pipelines-${process.pid}-${Date.now()}`);
+  let agents: RealAgents;
   let server: TestServer;
-  let worker: QueueWorker;
   let model: StandInModel;
+  let workArea: string;
   const probes: SocketProbe[] = [];
 
   beforeAll(async () => {
-    if (process.getuid?.() !== 0) throw new Error('the CLI runs as the pool users a root service uses: run these tests as root');
-    model = await startStandInModel();
-    server = await startTestServer();
-    await server.services.database.pool.query(
-      "UPDATE executions SET status = 'error', finished_at = NOW(3), error = 'left by an earlier test run' WHERE status IN ('queued', 'running', 'retrying', 'awaiting_approval')",
-    );
-    expect((await call('PUT', '/api/settings', { maxConcurrent: 4 })).status).toBe(200);
-    worker = await startAgentsWorker({ ...baseConfig, orchestration: { ...baseConfig.orchestration, agentCommand: claudeCli } }, logger);
+    agents = await startRealAgents({ name: 'pipelines', maxConcurrent: 4 });
+    ({ server, model, workArea } = agents);
   }, 60_000);
 
   afterAll(async () => {
     for (const probe of probes) probe.socket.terminate();
-    await worker?.stop();
-    await model?.close();
-    await server?.close();
-    fs.rmSync(workArea, { recursive: true, force: true });
+    await agents?.close();
   });
 
   async function call(method: string, urlPath: string, body?: unknown, clientId?: string): Promise<{ status: number; body: any }> {
@@ -54,18 +41,8 @@ describe('pipeline runs, with the real CLI', () => {
     return { status: response.status, body: text ? JSON.parse(text) : null };
   }
 
-  async function standInAgent(name: string): Promise<{ id: string; name: string }> {
-    const agentName = `${name} ${randomUUID().slice(0, 8)}`;
-    const created = await call('POST', '/api/agents', {
-      agent_name: agentName, description: '', tags: [], status: 'active',
-      config: { systemPrompt: '', model: 'claude-sonnet-4-6', workingDirectory: '', allowedTools: '', maxTurns: 5, permissionMode: '', retryOnFailure: false, maxRetries: 3, delegateTo: '' },
-    });
-    expect(created.status).toBe(201);
-    for (const [secret, value] of Object.entries({ ...standInEnv(model), CLAUDE_CODE_MAX_RETRIES: '0' })) {
-      expect((await call('POST', `/api/agents/${created.body.id}/secrets`, { name: secret, value })).status).toBe(201);
-    }
-    return { id: created.body.id, name: agentName };
-  }
+  // Working in the pipeline's directory: the agents have none of their own.
+  const standInAgent = (name: string) => agents.standInAgent(name, { workingDirectory: '' });
 
   interface StepBody {
     agentId: string;
@@ -310,8 +287,7 @@ describe('pipeline runs, with the real CLI', () => {
     const stepTwoPrompt = 'stand-in:slow deltas=600 every=100 OK';
     await until('step 2\'s agent asks the stand-in', async () => model.messages().slice(asked).flatMap((request) => promptsOf(request.body)), (prompts) => prompts.includes(stepTwoPrompt), 90_000);
 
-    await worker.stop();
-    worker = await startAgentsWorker({ ...baseConfig, orchestration: { ...baseConfig.orchestration, agentCommand: claudeCli } }, logger);
+    await agents.restartWorker();
 
     const failed = await statusOf(runId, 'error');
     expect(failed).toMatchObject({ failedAtStep: 1, lastStepInput: 'OK' });
