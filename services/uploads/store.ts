@@ -53,6 +53,26 @@ function access(): { gid: number | null; root: number; batch: number; file: numb
     : { gid: null, root: 0o700, batch: 0o700, file: 0o600 };
 }
 
+const checkedDirs = new Set<string>();
+
+/**
+ * Logs (once per directory and process) an ancestor of the uploads directory the pool's group cannot
+ * enter: the agents would get "Permission denied" reading every upload (docs/uploads.md).
+ */
+async function warnUnreachable(dir: string, gid: number, logger: Logger): Promise<void> {
+  if (checkedDirs.has(dir)) return;
+  checkedDirs.add(dir);
+  for (let parent = path.dirname(dir); ; parent = path.dirname(parent)) {
+    const stat = await fs.stat(parent);
+    const enterable = (stat.mode & 0o001) !== 0 || (stat.gid === gid && (stat.mode & 0o010) !== 0);
+    if (!enterable) {
+      logger.warn({ uploadsDir: dir, closed: parent }, `the agents' users cannot enter ${parent}, so they cannot read uploads: chmod o+x it or move AGENT_UPLOADS_DIR`);
+      return;
+    }
+    if (parent === path.dirname(parent)) return;
+  }
+}
+
 async function own(target: string, gid: number | null, mode: number): Promise<void> {
   if (gid !== null) await fs.chown(target, 0, gid);
   await fs.chmod(target, mode);
@@ -80,6 +100,7 @@ export async function receiveUploads(deps: UploadsDeps, clientId: string | null,
   const modes = access();
   await fs.mkdir(dir, { recursive: true });
   await own(dir, modes.gid, modes.root);
+  if (modes.gid !== null) await warnUnreachable(dir, modes.gid, deps.logger);
   const batchId = randomUUID();
   const batchDir = path.join(dir, batchId);
   await fs.mkdir(batchDir);
