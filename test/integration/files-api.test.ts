@@ -394,6 +394,15 @@ describe('POST /api/files/publish and /sites/ (row 66)', () => {
     expect((await call('GET', '/sites/vitrine/')).bytes.toString('utf8')).toBe('<h1>Nova</h1>');
   });
 
+  it('publishes a folder whose name needs encoding in the URL', async () => {
+    write('minha loja/index.html', '<p>ç</p>');
+    const answer = await call('POST', '/api/files/publish', { path: 'minha loja' });
+    expect([answer.status, answer.body.siteUrl, answer.body.projectName]).toEqual([200, `${server.url}/sites/minha%20loja/`, 'minha loja']);
+    const page = await call('GET', '/sites/minha%20loja/');
+    expect([page.status, page.bytes.toString('utf8')]).toEqual([200, '<p>ç</p>']);
+    fs.rmSync(path.join(sitesDirectory(config.orchestration.dataDir), 'minha loja'), { recursive: true, force: true });
+  });
+
   it("answers the contract's errors", async () => {
     const cases: Array<[unknown, number, string]> = [
       [{}, 400, 'path é obrigatório'],
