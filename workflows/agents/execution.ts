@@ -10,7 +10,7 @@ import {
   sleep,
   TimeoutFailure,
 } from '@temporalio/workflow';
-import type { AgentExecutionActivities, AgentRunOutcome, FinishExecutionInput } from '../../activities/agents/execution-activities';
+import type { AgentExecutionActivities, AgentRunOutcome, ClosedExecution, FinishExecutionInput } from '../../activities/agents/execution-activities';
 import type { FollowUpActivities } from '../../activities/agents/follow-ups';
 import type { FinalStatus } from '../../db/executions-store';
 import { ACTIVITY_QUEUES } from '../../temporal/task-queues';
@@ -64,6 +64,8 @@ const followUp = proxyActivities<FollowUpActivities>({
 /** Patch ids: histories recorded before these features replay without them (test/fixtures/histories). */
 export const RETRY_ON_FAILURE_PATCH = 'agent-retry-on-failure';
 export const DELEGATION_PATCH = 'agent-delegation';
+/** The close as one activity (closeExecution), and delegateResult only when the agent delegates. */
+export const CLOSE_IN_ONE_PATCH = 'agent-close-in-one';
 
 /**
  * One agent execution (workflow id `agent-execution-<executionId>`, queue `agents`): waits for a
@@ -110,12 +112,15 @@ export async function agentExecutionWorkflow(input: AgentExecutionInput): Promis
     outcome = { executionId, status: 'error', ...failureOf(error) };
   }
   const closed = await close(outcome);
-  if (closed.status === 'completed' && patched(DELEGATION_PATCH)) await followUp.delegateResult(executionId);
+  // `delegates` is absent from a close recorded before CLOSE_IN_ONE_PATCH: delegateResult then ran always.
+  if (closed.status === 'completed' && closed.delegates !== false && patched(DELEGATION_PATCH)) await followUp.delegateResult(executionId);
   return { executionId, status: outcome.status, error: outcome.error };
 }
 
 /** Ends the record (a record already ended keeps its outcome), then its report and notification. */
-async function close(outcome: FinishExecutionInput): Promise<Pick<AgentExecutionResult, 'status' | 'error'>> {
+async function close(outcome: FinishExecutionInput): Promise<Pick<ClosedExecution, 'status' | 'error'> & { delegates?: boolean }> {
+  // One activity round trip instead of three: a pipeline step's overhead is mostly such round trips (docs/benchmarks.md).
+  if (patched(CLOSE_IN_ONE_PATCH)) return finish.closeExecution(outcome);
   const stored = await finish.finishExecutionRecord(outcome);
   await finish.writeReport(outcome.executionId);
   await finish.notifyFinished(outcome.executionId);
