@@ -4,7 +4,7 @@ import type { Database } from '../../db';
 import { findAgent } from '../../db/agents-store';
 import { readExecutionSettings } from '../../db/execution-settings';
 import { createExecution, finishExecution, getExecution, setExecutionReportFile, type Execution } from '../../db/executions-store';
-import { findPipeline, markRunAwaitingApproval, markRunRunning, setRunProgress, stepRecordsOfRun } from '../../db/pipelines-store';
+import { findPipeline, type Pipeline, markRunAwaitingApproval, markRunRunning, setRunProgress, stepRecordsOfRun } from '../../db/pipelines-store';
 import type { Config } from '../../lib/config';
 import { liveTargetOf, publishLiveMessage, type PipelineLiveMessage } from '../../lib/live-output';
 import type { Logger } from '../../lib/logger';
@@ -48,7 +48,15 @@ export interface StartStepInput extends StepRef {
 export interface StepOutcome {
   /** null when the step's agent completed. */
   error: string | null;
+  /** The next step was started (`then.startStep`); false: the workflow starts it with startStep, which says why it cannot. */
+  started?: boolean;
 }
+
+/**
+ * What finishStep does after a completed step, in the same local activity (one fewer round of
+ * queries and activations per step): start the next step's record, or complete the run.
+ */
+export type AfterStep = { startStep: string } | 'completeRun' | null;
 
 const STEP_FAILED = 'PipelineStepFailed';
 
@@ -119,47 +127,15 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
      */
     async startStep(input: StartStepInput): Promise<void> {
       const record = await run(input.runId);
-      const existing = await getExecution(db, input.stepExecutionId);
-      if (existing) return; // a retried activity: created (and announced) before
-      const pipeline = await findPipeline(db, record.pipelineId ?? '');
-      const step = pipeline?.steps[input.stepIndex];
-      if (!pipeline || !step) throw ApplicationFailure.nonRetryable(`step ${input.stepIndex + 1} of pipeline ${record.pipelineId} no longer exists`, STEP_FAILED);
-      const agent = await findAgent(db, step.agentId);
-      if (!agent) throw ApplicationFailure.nonRetryable(`agent ${step.agentId} of step ${input.stepIndex + 1} no longer exists`, STEP_FAILED);
-      if (agent.status !== 'active') throw ApplicationFailure.nonRetryable(`agent "${agent.name}" of step ${input.stepIndex + 1} is inactive`, STEP_FAILED);
       const previous = input.previousExecutionId ? await getExecution(db, input.previousExecutionId) : null;
-      const { input: stepInput, prompt } = stepInputOf(previous ? (previous.result ?? '') : (record.lastStepInput ?? record.task), step.inputTemplate);
-      const settings = await readExecutionSettings(db, config.orchestration.workdirRoots);
-      await setRunProgress(db, input.runId, { lastStepInput: stepInput });
-      await createExecution(db, {
-        id: input.stepExecutionId,
-        kind: 'agent',
-        agentId: agent.id,
-        agentName: agent.name,
-        pipelineId: record.pipelineId,
-        pipelineExecutionId: record.id,
-        stepIndex: input.stepIndex,
-        source: record.source,
-        clientId: record.clientId,
-        task: prompt,
-        instructions: '',
-        workingDirectory: record.workingDirectory,
-        model: agent.model ?? settings.defaultModel,
-      });
-      await tell(record, {
-        type: 'pipeline_step_start',
-        ...ids(record),
-        stepIndex: input.stepIndex,
-        stepId: step.id,
-        agentName: agent.name,
-        totalSteps: pipeline.steps.length,
-        ...(record.resumedFrom ? { resumed: true as const } : {}),
-        stepExecutionId: input.stepExecutionId,
-      });
+      await startStepOf(record, input, previous);
     },
 
-    /** After the step's workflow: its outcome from its record; a completed step adds its cost and tells the panel. */
-    async finishStep(input: StepRef & { stepExecutionId: string }): Promise<StepOutcome> {
+    /**
+     * After the step's workflow: its outcome from its record; a completed step adds its cost and tells
+     * the panel, then (`then`) starts the next step or completes the run.
+     */
+    async finishStep(input: StepRef & { stepExecutionId: string; then?: AfterStep }): Promise<StepOutcome> {
       const record = await run(input.runId);
       const step = await getExecution(db, input.stepExecutionId);
       if (!step) return { error: `the record of step ${input.stepIndex + 1} vanished` };
@@ -174,7 +150,16 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
         result: (step.result ?? '').slice(0, STEP_COMPLETE_RESULT_MAX),
         costUsd: step.costUsd ?? 0,
       });
-      return { error: null };
+      if (input.then === 'completeRun') await completeRunOf(record);
+      if (!input.then || input.then === 'completeRun') return { error: null };
+      try {
+        await startStepOf(record, { runId: input.runId, stepIndex: input.stepIndex + 1, stepExecutionId: input.then.startStep, previousExecutionId: step.id }, step, pipeline);
+        return { error: null, started: true };
+      } catch (error) {
+        // The next step cannot start (gone, inactive): startStep fails it as that step's failure.
+        if (error instanceof ApplicationFailure && error.type === STEP_FAILED) return { error: null, started: false };
+        throw error;
+      }
     },
 
     /** A failed step fails the run: `error`, the step, and the input it was given (resume starts there). */
@@ -187,45 +172,7 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
 
     /** Every step completed: the run's result is the last step's; the report; then `pipeline_complete`. */
     async completeRun(runId: string): Promise<void> {
-      const record = await run(runId);
-      const steps = await runStepRecords(db, record);
-      const last = steps[steps.length - 1] ?? null;
-      const costUsd = await runCost(record);
-      const finishedAt = new Date();
-      const startedAt = record.startedAt ?? record.createdAt;
-      const finished = await finishExecution(db, runId, {
-        status: 'completed',
-        costUsd,
-        result: last?.result ?? null,
-        sessionId: last?.sessionId ?? null,
-        durationMs: finishedAt.getTime() - startedAt.getTime(),
-        output: steps.map((step) => `## ${(step.stepIndex ?? 0) + 1}. ${step.agentName}\n\n${step.result ?? ''}`).join('\n\n'),
-        finishedAt,
-      });
-      if (!finished?.changed) return;
-      try {
-        const reportFile = await writeExecutionReport(finished.execution, config.orchestration, config.orchestration.limits.reports);
-        await setExecutionReportFile(db, runId, reportFile);
-        await tell(record, { type: 'report_generated', ...ids(record), reportFile });
-      } catch (error) {
-        logger.warn({ err: error, runId }, 'pipeline report not written');
-      }
-      const pipeline = await findPipeline(db, record.pipelineId ?? '');
-      await tell(record, {
-        type: 'pipeline_complete',
-        ...ids(record),
-        results: steps.map((step) => ({
-          stepId: pipeline?.steps[step.stepIndex ?? 0]?.id ?? '',
-          agentId: step.agentId ?? '',
-          agentName: step.agentName,
-          result: (step.result ?? '').slice(0, STEP_RESULT_MESSAGE_MAX),
-          sessionId: step.sessionId,
-        })),
-        totalCostUsd: costUsd,
-        lastAgentId: last?.agentId ?? null,
-        lastAgentName: last?.agentName ?? null,
-        lastSessionId: last?.sessionId ?? null,
-      });
+      await completeRunOf(await run(runId));
     },
 
     /**
@@ -260,6 +207,89 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
       await finishExecution(db, runId, { status: 'canceled', error: 'canceled', costUsd: await runCost(record) });
     },
   };
+
+  /** startStep's work, given the run's record and the previous step's record (null: the run's input). */
+  async function startStepOf(record: Execution, input: StartStepInput, previous: Execution | null, knownPipeline?: Pipeline | null): Promise<void> {
+    const existing = await getExecution(db, input.stepExecutionId);
+    if (existing) return; // a retried activity: created (and announced) before
+    const pipeline = knownPipeline ?? (await findPipeline(db, record.pipelineId ?? ''));
+    const step = pipeline?.steps[input.stepIndex];
+    if (!pipeline || !step) throw ApplicationFailure.nonRetryable(`step ${input.stepIndex + 1} of pipeline ${record.pipelineId} no longer exists`, STEP_FAILED);
+    const agent = await findAgent(db, step.agentId);
+    if (!agent) throw ApplicationFailure.nonRetryable(`agent ${step.agentId} of step ${input.stepIndex + 1} no longer exists`, STEP_FAILED);
+    if (agent.status !== 'active') throw ApplicationFailure.nonRetryable(`agent "${agent.name}" of step ${input.stepIndex + 1} is inactive`, STEP_FAILED);
+    const { input: stepInput, prompt } = stepInputOf(previous ? (previous.result ?? '') : (record.lastStepInput ?? record.task), step.inputTemplate);
+    const settings = await readExecutionSettings(db, config.orchestration.workdirRoots);
+    await setRunProgress(db, input.runId, { lastStepInput: stepInput });
+    await createExecution(db, {
+      id: input.stepExecutionId,
+      kind: 'agent',
+      agentId: agent.id,
+      agentName: agent.name,
+      pipelineId: record.pipelineId,
+      pipelineExecutionId: record.id,
+      stepIndex: input.stepIndex,
+      source: record.source,
+      clientId: record.clientId,
+      task: prompt,
+      instructions: '',
+      workingDirectory: record.workingDirectory,
+      model: agent.model ?? settings.defaultModel,
+    });
+    await tell(record, {
+      type: 'pipeline_step_start',
+      ...ids(record),
+      stepIndex: input.stepIndex,
+      stepId: step.id,
+      agentName: agent.name,
+      totalSteps: pipeline.steps.length,
+      ...(record.resumedFrom ? { resumed: true as const } : {}),
+      stepExecutionId: input.stepExecutionId,
+    });
+  }
+
+  /** completeRun's work, given the run's record. */
+  async function completeRunOf(record: Execution): Promise<void> {
+    const runId = record.id;
+    const steps = await runStepRecords(db, record);
+    const last = steps[steps.length - 1] ?? null;
+    const costUsd = await runCost(record);
+    const finishedAt = new Date();
+    const startedAt = record.startedAt ?? record.createdAt;
+    const finished = await finishExecution(db, runId, {
+      status: 'completed',
+      costUsd,
+      result: last?.result ?? null,
+      sessionId: last?.sessionId ?? null,
+      durationMs: finishedAt.getTime() - startedAt.getTime(),
+      output: steps.map((step) => `## ${(step.stepIndex ?? 0) + 1}. ${step.agentName}\n\n${step.result ?? ''}`).join('\n\n'),
+      finishedAt,
+    });
+    if (!finished?.changed) return;
+    try {
+      const reportFile = await writeExecutionReport(finished.execution, config.orchestration, config.orchestration.limits.reports);
+      await setExecutionReportFile(db, runId, reportFile);
+      await tell(record, { type: 'report_generated', ...ids(record), reportFile });
+    } catch (error) {
+      logger.warn({ err: error, runId }, 'pipeline report not written');
+    }
+    const pipeline = await findPipeline(db, record.pipelineId ?? '');
+    await tell(record, {
+      type: 'pipeline_complete',
+      ...ids(record),
+      results: steps.map((step) => ({
+        stepId: pipeline?.steps[step.stepIndex ?? 0]?.id ?? '',
+        agentId: step.agentId ?? '',
+        agentName: step.agentName,
+        result: (step.result ?? '').slice(0, STEP_RESULT_MESSAGE_MAX),
+        sessionId: step.sessionId,
+      })),
+      totalCostUsd: costUsd,
+      lastAgentId: last?.agentId ?? null,
+      lastAgentName: last?.agentName ?? null,
+      lastSessionId: last?.sessionId ?? null,
+    });
+  }
 
   /** The run's cost: its steps' and, for a resumed run, the earlier runs' steps before it. */
   async function runCost(record: Execution): Promise<number> {

@@ -10,7 +10,7 @@ import {
   setHandler,
   uuid4,
 } from '@temporalio/workflow';
-import type { PipelineActivities } from '../../activities/pipelines/pipeline-activities';
+import type { AfterStep, PipelineActivities, StepOutcome } from '../../activities/pipelines/pipeline-activities';
 import { agentExecutionWorkflowId } from '../../temporal/agent-execution';
 import { agentExecutionWorkflow } from '../agents/execution';
 import { approveSignal, rejectSignal } from './signals';
@@ -58,6 +58,8 @@ export async function pipelineExecutionWorkflow(input: PipelineExecutionInput): 
   try {
     const plan = await acts.startPipelineRun(runId);
     let previous: string | null = null;
+    // The step's record when the previous step's finishStep created it already (no approval between).
+    let started: string | null = null;
     for (stepIndex = plan.startStep; stepIndex < plan.totalSteps; stepIndex++) {
       const step = plan.steps[stepIndex]!;
       if (stepIndex > 0 && step.requiresApproval) {
@@ -72,20 +74,25 @@ export async function pipelineExecutionWorkflow(input: PipelineExecutionInput): 
         }
         await acts.approvalGranted(runId);
       }
-      const stepExecutionId = uuid4();
-      await acts.startStep({ runId, stepIndex, stepExecutionId, previousExecutionId: previous });
+      const stepExecutionId: string = started ?? uuid4();
+      if (started === null) await acts.startStep({ runId, stepIndex, stepExecutionId, previousExecutionId: previous });
       await executeChild(agentExecutionWorkflow, {
         workflowId: agentExecutionWorkflowId(stepExecutionId),
         args: [{ executionId: stepExecutionId }],
       });
-      const outcome = await acts.finishStep({ runId, stepIndex, stepExecutionId });
+      // The next step's start (or the run's end) in the same local activity: a step's overhead is round trips.
+      const next = plan.steps[stepIndex + 1];
+      const then: AfterStep = next === undefined ? 'completeRun' : next.requiresApproval ? null : { startStep: uuid4() };
+      const outcome: StepOutcome = await acts.finishStep({ runId, stepIndex, stepExecutionId, then });
       if (outcome.error !== null) {
         await acts.failRun({ runId, stepIndex, error: outcome.error });
         return { runId, status: 'error' };
       }
       previous = stepExecutionId;
+      started = then !== null && then !== 'completeRun' && outcome.started === true ? then.startStep : null;
     }
-    await acts.completeRun(runId);
+    // The last step's finishStep completed the run; a run with no step left to run completes here.
+    if (plan.startStep >= plan.totalSteps) await acts.completeRun(runId);
     return { runId, status: 'completed' };
   } catch (error) {
     if (isCancellation(error)) {
