@@ -6,6 +6,7 @@ import {
   condition,
   executeChild,
   isCancellation,
+  patched,
   proxyLocalActivities,
   setHandler,
   uuid4,
@@ -34,6 +35,9 @@ const acts = proxyLocalActivities<PipelineActivities>({
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 20, nonRetryableErrorTypes: ['ExecutionNotFound', 'PipelineStepFailed'] },
 });
 
+/** Runs started before it (still running at a deploy) replay with startStep and completeRun on their own. */
+export const STEP_IN_ONE_PATCH = 'pipeline-step-in-one';
+
 /**
  * One pipeline run (workflow id `pipeline-execution-<runId>`, queue `agents`; docs/pipelines.md): its
  * steps in order, each an agent execution of its own record run as a child agentExecutionWorkflow, so
@@ -56,6 +60,7 @@ export async function pipelineExecutionWorkflow(input: PipelineExecutionInput): 
 
   let stepIndex = 0;
   try {
+    const inOne = patched(STEP_IN_ONE_PATCH);
     const plan = await acts.startPipelineRun(runId);
     let previous: string | null = null;
     // The step's record when the previous step's finishStep created it already (no approval between).
@@ -82,7 +87,7 @@ export async function pipelineExecutionWorkflow(input: PipelineExecutionInput): 
       });
       // The next step's start (or the run's end) in the same local activity: a step's overhead is round trips.
       const next = plan.steps[stepIndex + 1];
-      const then: AfterStep = next === undefined ? 'completeRun' : next.requiresApproval ? null : { startStep: uuid4() };
+      const then: AfterStep = !inOne ? null : next === undefined ? 'completeRun' : next.requiresApproval ? null : { startStep: uuid4() };
       const outcome: StepOutcome = await acts.finishStep({ runId, stepIndex, stepExecutionId, then });
       if (outcome.error !== null) {
         await acts.failRun({ runId, stepIndex, error: outcome.error });
@@ -91,8 +96,8 @@ export async function pipelineExecutionWorkflow(input: PipelineExecutionInput): 
       previous = stepExecutionId;
       started = then !== null && then !== 'completeRun' && outcome.started === true ? then.startStep : null;
     }
-    // The last step's finishStep completed the run; a run with no step left to run completes here.
-    if (plan.startStep >= plan.totalSteps) await acts.completeRun(runId);
+    // The last step's finishStep completed the run (inOne); else, or with no step left to run, here.
+    if (!inOne || plan.startStep >= plan.totalSteps) await acts.completeRun(runId);
     return { runId, status: 'completed' };
   } catch (error) {
     if (isCancellation(error)) {
