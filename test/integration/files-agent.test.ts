@@ -1,14 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { config as baseConfig } from '../../lib/config';
-import { logger } from '../../lib/logger';
-import { repoRoot } from '../../lib/paths';
 import { sitesDirectory } from '../../services/files';
-import { startAgentsWorker } from '../../workers/agents';
-import type { QueueWorker } from '../../workers/queue-worker';
-import { standInEnv, startStandInModel, type StandInModel } from '../fixtures/stand-in-model';
-import { startTestServer, type TestServer } from '../support/server';
+import { startRealAgents, type RealAgents } from '../support/real-agents';
+import type { TestServer } from '../support/server';
 import { until } from '../support/waiting';
 
 /**
@@ -20,14 +15,10 @@ import { until } from '../support/waiting';
 
 jest.setTimeout(180_000);
 
-const claudeCli = path.join(repoRoot, 'node_modules/.bin/claude');
-const root = baseConfig.orchestration.workdirRoots[0]!;
-const project = `test-files-${process.pid}-${Date.now()}`;
-const workArea = path.join(root, project);
-
+let agents: RealAgents;
 let server: TestServer;
-let worker: QueueWorker;
-let model: StandInModel;
+/** The suite's work area, a top-level folder of the projects area: the project here. */
+let project: string;
 
 async function call(method: string, route: string, body?: unknown): Promise<{ status: number; body: any; text: string }> {
   const response = await fetch(server.url + route, {
@@ -41,36 +32,19 @@ async function call(method: string, route: string, body?: unknown): Promise<{ st
 }
 
 beforeAll(async () => {
-  if (process.getuid?.() !== 0) throw new Error('the CLI runs as the pool users a root service uses: run these tests as root');
-  model = await startStandInModel();
-  server = await startTestServer();
-  await server.services.database.pool.query(
-    "UPDATE executions SET status = 'error', finished_at = NOW(3), error = 'left by an earlier test run' WHERE status IN ('queued', 'running', 'retrying', 'awaiting_approval')",
-  );
-  worker = await startAgentsWorker({ ...baseConfig, orchestration: { ...baseConfig.orchestration, agentCommand: claudeCli } }, logger);
+  agents = await startRealAgents({ name: 'files' });
+  server = agents.server;
+  project = path.relative(baseConfig.orchestration.workdirRoots[0]!, agents.workArea);
 }, 60_000);
 
 afterAll(async () => {
-  await worker?.stop();
-  await model?.close();
-  await server?.close();
-  fs.rmSync(workArea, { recursive: true, force: true });
-  fs.rmSync(path.join(sitesDirectory(baseConfig.orchestration.dataDir), project), { recursive: true, force: true });
+  await agents?.close();
+  if (project) fs.rmSync(path.join(sitesDirectory(baseConfig.orchestration.dataDir), project), { recursive: true, force: true });
 });
 
 it('lists, downloads, publishes and deletes what the real CLI wrote as its pool user', async () => {
-  const created = await call('POST', '/api/agents', {
-    agent_name: `Construtor ${randomUUID().slice(0, 8)}`, description: '', tags: [], status: 'active',
-    config: {
-      systemPrompt: '', model: 'claude-sonnet-4-6', workingDirectory: path.join(workArea, 'site'), allowedTools: '', maxTurns: 5,
-      permissionMode: '', retryOnFailure: false, maxRetries: 3, delegateTo: '',
-    },
-  });
-  expect(created.status).toBe(201);
-  for (const [name, value] of Object.entries({ ...standInEnv(model), CLAUDE_CODE_MAX_RETRIES: '0' })) {
-    expect((await call('POST', `/api/agents/${created.body.id}/secrets`, { name, value })).status).toBe(201);
-  }
-  const started = await call('POST', `/api/agents/${created.body.id}/execute`, { task: 'Crie a página. stand-in:write-file path=pagina/index.html content=ola-do-agente', instructions: '' });
+  const agent = await agents.standInAgent('site');
+  const started = await call('POST', `/api/agents/${agent.id}/execute`, { task: 'Crie a página. stand-in:write-file path=pagina/index.html content=ola-do-agente', instructions: '' });
   expect(started.status).toBe(202);
   const record = await until(
     'the run to finish',
@@ -81,7 +55,7 @@ it('lists, downloads, publishes and deletes what the real CLI wrote as its pool 
   expect(record.status).toBe('completed');
 
   // The agent's user wrote it (not the service's root).
-  const written = path.join(workArea, 'site', 'pagina', 'index.html');
+  const written = path.join(agents.workArea, 'site', 'pagina', 'index.html');
   expect(fs.statSync(written).uid).not.toBe(0);
 
   const top = await call('GET', '/api/files');
@@ -102,5 +76,5 @@ it('lists, downloads, publishes and deletes what the real CLI wrote as its pool 
   expect([page.status, page.text]).toEqual([200, 'ola-do-agente\n']);
 
   expect(await call('DELETE', `/api/files?path=${encodeURIComponent(project)}`)).toEqual(expect.objectContaining({ status: 200, body: { success: true } }));
-  expect(fs.existsSync(workArea)).toBe(false);
+  expect(fs.existsSync(agents.workArea)).toBe(false);
 });
