@@ -133,7 +133,7 @@ async function main(): Promise<void> {
       await ensureNamespace(config.temporal.address, env.TEMPORAL_NAMESPACE);
       sides.push(await startSide('baseline', path.resolve(BASELINE), env, model));
     }
-    sides.push(await startSide(BASELINE ? 'this build' : 'run', repoRoot, agentEnv, model));
+    sides.push(await startSide('this build', repoRoot, agentEnv, model));
     for (let run = 0; run < RUNS; run++) {
       // Alternating, and which goes first too: neither build always runs right after the other.
       const order = run % 2 === 0 ? sides : [...sides].reverse();
