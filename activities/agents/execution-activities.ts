@@ -367,8 +367,11 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
     async closeExecution(input: FinishExecutionInput): Promise<ClosedExecution> {
       const stored = await activities.finishExecutionRecord(input);
       await activities.writeReport(input.executionId);
-      await activities.notifyFinished(input.executionId);
-      return { ...stored, delegates: stored.status === 'completed' && (await delegatesResult(input.executionId)) };
+      const [, delegates] = await Promise.all([
+        activities.notifyFinished(input.executionId),
+        stored.status === 'completed' ? delegatesResult(input.executionId) : false,
+      ]);
+      return { ...stored, delegates };
     },
   };
 

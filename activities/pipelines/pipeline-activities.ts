@@ -136,12 +136,12 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
      * the panel, then (`then`) starts the next step or completes the run.
      */
     async finishStep(input: StepRef & { stepExecutionId: string; then?: AfterStep }): Promise<StepOutcome> {
-      const record = await run(input.runId);
-      const step = await getExecution(db, input.stepExecutionId);
+      // Independent reads at once: this activity is on the path from one step to the next.
+      const [record, step] = await Promise.all([run(input.runId), getExecution(db, input.stepExecutionId)]);
       if (!step) return { error: `the record of step ${input.stepIndex + 1} vanished` };
-      await setRunProgress(db, input.runId, { costUsd: await runCost(record) });
+      const [costUsd, pipeline] = await Promise.all([runCost(record), findPipeline(db, record.pipelineId ?? '')]);
+      await setRunProgress(db, input.runId, { costUsd });
       if (step.status !== 'completed') return { error: step.error ?? `step ${input.stepIndex + 1} ended ${step.status}` };
-      const pipeline = await findPipeline(db, record.pipelineId ?? '');
       await tell(record, {
         type: 'pipeline_step_complete',
         ...ids(record),
@@ -210,16 +210,18 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
 
   /** startStep's work, given the run's record and the previous step's record (null: the run's input). */
   async function startStepOf(record: Execution, input: StartStepInput, previous: Execution | null, knownPipeline?: Pipeline | null): Promise<void> {
-    const existing = await getExecution(db, input.stepExecutionId);
+    const [existing, pipeline, settings] = await Promise.all([
+      getExecution(db, input.stepExecutionId),
+      knownPipeline ?? findPipeline(db, record.pipelineId ?? ''),
+      readExecutionSettings(db, config.orchestration.workdirRoots),
+    ]);
     if (existing) return; // a retried activity: created (and announced) before
-    const pipeline = knownPipeline ?? (await findPipeline(db, record.pipelineId ?? ''));
     const step = pipeline?.steps[input.stepIndex];
     if (!pipeline || !step) throw ApplicationFailure.nonRetryable(`step ${input.stepIndex + 1} of pipeline ${record.pipelineId} no longer exists`, STEP_FAILED);
     const agent = await findAgent(db, step.agentId);
     if (!agent) throw ApplicationFailure.nonRetryable(`agent ${step.agentId} of step ${input.stepIndex + 1} no longer exists`, STEP_FAILED);
     if (agent.status !== 'active') throw ApplicationFailure.nonRetryable(`agent "${agent.name}" of step ${input.stepIndex + 1} is inactive`, STEP_FAILED);
     const { input: stepInput, prompt } = stepInputOf(previous ? (previous.result ?? '') : (record.lastStepInput ?? record.task), step.inputTemplate);
-    const settings = await readExecutionSettings(db, config.orchestration.workdirRoots);
     await setRunProgress(db, input.runId, { lastStepInput: stepInput });
     await createExecution(db, {
       id: input.stepExecutionId,
