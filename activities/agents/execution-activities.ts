@@ -9,8 +9,9 @@ import { appendOutputPiece, finishExecution, getExecution, OUTPUT_MAX_CHARS, set
 import type { Database } from '../../db';
 import { raiseNotification } from '../../db/notifications-store';
 import type { Config } from '../../lib/config';
-import { ExecutionLiveStream, liveTargetOf, type ExecutionIdentity } from '../../lib/live-output';
+import { ExecutionLiveStream, liveTargetOf, type ExecutionIdentity, type OutputChunk } from '../../lib/live-output';
 import type { Logger } from '../../lib/logger';
+import { NO_GIT_INSTRUCTION, repositoryWorkspace } from '../repos/workspace';
 import { DEFAULT_PERMISSION_MODE, PERMISSION_MODES, type AgentRunOptions, type PermissionMode } from './agent-cli';
 import { agentCliFor } from './agent-clis';
 import { sessionStoreIn } from './agent-sessions';
@@ -89,9 +90,11 @@ const slotPollDelay = (ahead: number, limit: number) => Math.min(SLOT_POLL_MS * 
  * line, `Instruções adicionais:` and the instructions, as the legacy server wrote it (contract 4.4).
  * The agent's own instructions are its system prompt, not part of this.
  */
-export function composePrompt(record: Pick<Execution, 'task' | 'instructions'>): string {
+export function composePrompt(record: Pick<Execution, 'task' | 'instructions'> & Partial<Pick<Execution, 'repoName'>>): string {
   const instructions = record.instructions.trim();
-  return instructions === '' ? record.task : `${record.task}\n\nInstruções adicionais:\n${instructions}`;
+  const prompt = instructions === '' ? record.task : `${record.task}\n\nInstruções adicionais:\n${instructions}`;
+  // In a repository the service commits and pushes: the agent is told to leave git alone (docs/repositories.md).
+  return record.repoName ? `${prompt}\n\n${NO_GIT_INSTRUCTION}` : prompt;
 }
 
 function identityOf(record: Execution): ExecutionIdentity {
@@ -225,6 +228,11 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
         }
         if (!output.settled) logger.error({ executionId: record.id, lostChars: output.unsavedLength }, 'execution output not stored');
       };
+      const showLine = async (chunk: OutputChunk): Promise<void> => {
+        seq += 1;
+        output.add(recordLineOf(chunk), seq);
+        await published(live?.output(chunk));
+      };
       const flushTimer = setInterval(() => void output.flush(), OUTPUT_FLUSH_MS);
       const heartbeatTimer = setInterval(() => heartbeat({ seq }), HEARTBEAT_EVERY_MS);
       heartbeat({ seq });
@@ -245,11 +253,12 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
           secrets,
           signal: context.cancellationSignal,
           // The terminal's lines (contract 4.4): published live and kept in the record, one line each.
-          onOutput: async (chunk) => {
-            seq += 1;
-            output.add(recordLineOf(chunk), seq);
-            await published(live?.output(chunk));
-          },
+          onOutput: showLine,
+          // A run in a repository: its working copy before the agent, commit and push after (docs/repositories.md).
+          workspace: repositoryWorkspace(
+            { db, config: config.orchestration.repositories, announce: (content) => showLine({ type: 'success', content }) },
+            record,
+          ),
         });
         await settleOutput();
         return outcomeOf(summary);

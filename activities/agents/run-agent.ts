@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import readline from 'node:readline';
-import { agentIsolation, type AgentIsolation } from '../../lib/agent-isolation';
+import { agentIsolation, type AgentIsolation, type AgentUser } from '../../lib/agent-isolation';
 import type { OutputChunk } from '../../lib/live-output';
 import { AgentOptionsError, type AgentCli, type AgentEvent, type AgentRunOptions, type AgentTokens } from './agent-cli';
 import { agentBaseEnv, agentUserEnv, ENV_NAME } from './agent-env';
@@ -56,6 +56,16 @@ export interface RunAgentOptions {
    * the same queue as onEvent: a line's events come before its chunks. A throw ends the run.
    */
   onOutput?: (chunk: OutputChunk) => void | Promise<void>;
+  /**
+   * Work around the agent in its working directory, as the agent's user (`null`: the service's own
+   * user): a repository's working copy (docs/repositories.md). `prepare` runs once the directory is
+   * ready, before the agent starts; `complete` after the agent completed and its process group is
+   * gone, before its user is released. A throw fails the run with its message.
+   */
+  workspace?: {
+    prepare(cwd: string, user: AgentUser | null): Promise<void>;
+    complete(cwd: string, user: AgentUser | null, summary: AgentRunSummary): Promise<void>;
+  };
   killGraceMs?: number;
   maxOutputChars?: number;
   maxStderrChars?: number;
@@ -179,6 +189,8 @@ async function runAs(
     summary.error = error.message;
     throw new AgentProcessError(summary.error, summary);
   }
+  if (options.signal?.aborted) throw new AgentCancelledError(summary, options.signal.reason);
+  if (options.workspace) await inWorkspace(summary, () => options.workspace!.prepare(cwd, user));
   if (options.signal?.aborted) throw new AgentCancelledError(summary, options.signal.reason);
 
   const launch = agentLaunch(options.command, args, undefined, user === null ? undefined : { uid: user.uid, gid: user.gid });
@@ -310,9 +322,24 @@ async function runAs(
       summary.error = failureMessage(options.cli, summary, resultIsError, stderr.text());
       throw new AgentProcessError(summary.error, summary);
     }
+    if (options.workspace) {
+      // Nothing the agent started may still be writing while its work is collected.
+      if (child.pid !== undefined) await groupGone(child.pid, graceMs + 200);
+      await inWorkspace(summary, () => options.workspace!.complete(cwd, user, summary));
+    }
     return summary;
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** Runs a workspace step; its failure becomes the run's (AgentProcessError with its message). */
+async function inWorkspace(summary: AgentRunSummary, step: () => Promise<void>): Promise<void> {
+  try {
+    await step();
+  } catch (error) {
+    summary.error = error instanceof Error ? error.message : String(error);
+    throw new AgentProcessError(summary.error, summary);
   }
 }
 

@@ -29,6 +29,9 @@ export async function continueSession(
       // A session belongs to the directory it ran in.
       workingDirectory: parent.workingDirectory,
       model: parent.model,
+      // A conversation in a repository's working copy commits and pushes what it changes, as its first run.
+      repoName: parent.repoName,
+      repoBranch: parent.repoBranch,
       sessionId: request.sessionId,
       parentSessionId: request.sessionId,
       parentExecutionId: parent.id,

@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type Redis from 'ioredis';
 import type { Database } from '../../db';
 import type { Logger } from '../../lib/logger';
+import type { RepositoryConfig } from '../repos';
 import type { Services } from '../../lib/services';
 
 /**
@@ -18,6 +19,8 @@ export interface ExecutionDeps {
   logger: Logger;
   /** AGENT_WORKDIR_ROOTS: every working directory must lie under one of them. */
   workdirRoots: readonly string[];
+  /** The configured repositories (docs/repositories.md); absent: none, and a `repoName` is unknown. */
+  repositories?: RepositoryConfig;
 }
 
 /** The dependencies of the API process. */
@@ -28,5 +31,6 @@ export function executionDepsOf(services: Services): ExecutionDeps {
     redis: services.redis,
     logger: services.logger,
     workdirRoots: services.config.orchestration.workdirRoots,
+    repositories: services.config.orchestration.repositories,
   };
 }

@@ -7,6 +7,7 @@ import type { agentExecutionWorkflow } from '../../workflows/agents/execution';
 import { InvalidInputError, NotFoundError, UnavailableError } from '../errors';
 import { storedContextFiles, withContextFiles, type ContextFileRequest } from '../uploads';
 import { confinedWorkingDirectory } from '../working-directories';
+import { repositoryTarget, type RepositoryTarget } from '../repos';
 import type { ExecutionDeps } from './deps';
 import { liveStreamOf, published } from './live';
 
@@ -95,22 +96,36 @@ export interface ExecuteRequest {
  * Runs agent `agentId` on `request.task` with the request's additional instructions; working directory
  * and model default to the agent's, then to the settings'. The agent's own instructions are its system
  * prompt, not part of the record. NotFoundError for an unknown agent, InvalidInputError for an inactive
- * one; repositories are refused (no clone step exists yet). Context files must be this service's
+ * one. With `repoName` the run works in that repository's working copy (docs/repositories.md): the
+ * repository and branch are checked with git first (NotFoundError). Context files must be this service's
  * uploads, still present (InvalidInputError otherwise, nothing stored); they are listed after the task,
  * which is stored as the agent receives it.
  */
 export async function executeAgent(deps: ExecutionDeps, agentId: string, clientId: string | null, request: ExecuteRequest): Promise<LaunchedExecution> {
   const agent = await runnableAgent(deps, agentId);
-  if (request.repoName !== undefined || request.repoBranch !== undefined) throw new InvalidInputError('repositories are not supported yet');
+  const repository = await requestedRepository(deps, request);
   const contextFiles = await storedContextFiles(deps.db, request.contextFiles);
   const settings = await readExecutionSettings(deps.db, deps.workdirRoots);
   return launchExecution(deps, agent, clientId, {
+    ...(repository ?? {}),
     source: request.source ?? 'manual',
     webhookId: request.webhookId ?? null,
     task: withContextFiles(request.task, contextFiles),
     contextFiles: contextFiles.length > 0 ? contextFiles : null,
     instructions: request.instructions ?? '',
-    workingDirectory: request.workingDirectory ?? agent.workingDirectory ?? settings.workingDirectory,
+    workingDirectory: repository?.workingDirectory ?? request.workingDirectory ?? agent.workingDirectory ?? settings.workingDirectory,
     model: agent.model ?? settings.defaultModel,
   });
+}
+
+/** The repository a request names, checked (null: none); a branch without a repository is refused. */
+export async function requestedRepository(
+  deps: Pick<ExecutionDeps, 'repositories' | 'workdirRoots'>,
+  request: { repoName?: string; repoBranch?: string },
+): Promise<RepositoryTarget | null> {
+  if (request.repoName === undefined) {
+    if (request.repoBranch !== undefined) throw new InvalidInputError('repoBranch needs repoName');
+    return null;
+  }
+  return repositoryTarget(deps.repositories, deps.workdirRoots[0]!, request.repoName, request.repoBranch);
 }

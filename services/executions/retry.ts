@@ -40,6 +40,10 @@ export async function retryExecution(deps: ExecutionDeps, executionId: string, c
     workingDirectory: parent.workingDirectory,
     model: parent.model,
     parentExecutionId: parent.id,
+    // The same repository and branch: its working copy is prepared and pushed again.
+    repoName: parent.repoName,
+    repoBranch: parent.repoBranch,
+    contextFiles: parent.contextFiles,
   });
   return { success: true, message: 'Execução reiniciada', executionId: launched.executionId };
 }

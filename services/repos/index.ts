@@ -11,3 +11,4 @@ export {
   type RepositoryView,
 } from './catalog';
 export { askPassEnvironment } from './credentials';
+export { repositoryTarget, type RepositoryTarget } from './target';

@@ -260,8 +260,8 @@ describe('POST /agents/{id}/execute', () => {
       [agentId, { task: 'x', workingDirectory: 'relative/dir' }, 400, 'body.workingDirectory: the working directory must be an absolute path'],
       [agentId, { task: 'x', contextFiles: ['/data/uploads/a.txt'] }, 400, 'body.contextFiles.0'],
       [agentId, { task: 'x', contextFiles: [{ originalName: 'a', path: '../etc/passwd', size: 1 }] }, 400, 'body.contextFiles.0.path'],
-      [agentId, { task: 'x', repoName: 'org/repo' }, 400, 'repositories are not supported yet'],
-      [agentId, { task: 'x', repoName: 'org/repo', repoBranch: 'main' }, 400, 'repositories are not supported yet'],
+      [agentId, { task: 'x', repoName: 'org/repo' }, 404, 'repository "org/repo" not found'],
+      [agentId, { task: 'x', repoBranch: 'main' }, 400, 'repoBranch needs repoName'],
       [inactiveId, { task: 'x', instructions: '' }, 400, `agent ${inactiveId} is inactive`],
       ['00000000-0000-4000-8000-000000000000', { task: 'x' }, 404, 'agent 00000000-0000-4000-8000-000000000000 not found'],
     ];

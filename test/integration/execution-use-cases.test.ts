@@ -137,7 +137,7 @@ describe('execution use cases called without the HTTP layer', () => {
     const before = await countExecutions();
     const unknown = '00000000-0000-4000-8000-000000000000';
     await expect(executeAgent(deps, unknown, null, { task: 'x' })).rejects.toThrow(new NotFoundError(`agent ${unknown} not found`));
-    await expect(executeAgent(deps, agentId, null, { task: 'x', repoName: 'r' })).rejects.toThrow(new InvalidInputError('repositories are not supported yet'));
+    await expect(executeAgent(deps, agentId, null, { task: 'x', repoName: 'r' })).rejects.toThrow(new NotFoundError('repository "r" not found'));
     const outside = executeAgent(deps, agentId, null, { task: 'x', workingDirectory: '/etc/somewhere' });
     await expect(outside).rejects.toBeInstanceOf(InvalidInputError);
     await expect(outside).rejects.toThrow(/^workingDirectory: /);

@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { config as baseConfig, type Config } from '../../lib/config';
+import { startRealAgents, type RealAgents } from '../support/real-agents';
+import { startTestServer, type TestServer } from '../support/server';
+import { until } from '../support/waiting';
+
+/**
+ * Executions in a repository (docs/repositories.md) with the real Claude Code CLI against the
+ * stand-in model: the agent writes a file in the working copy, the service commits and pushes it to
+ * a real bare repository; unknown repositories and branches are refused at once; a refused push
+ * fails the run and keeps the commit; a run that changes nothing pushes nothing; two runs on one
+ * repository never run at once.
+ */
+
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'repos-runs-'));
+fs.chmodSync(scratch, 0o755);
+const reposDir = path.join(scratch, 'repos');
+const suffix = randomUUID().slice(0, 6);
+const APP = `app-${suffix}`;
+const GUARDED = `guarded-${suffix}`;
+const repositories: Config['orchestration']['repositories'] = { dir: reposDir, remotes: [], credentials: null, mirrorsDir: path.join(scratch, 'mirrors') };
+const projectsRoot = baseConfig.orchestration.workdirRoots[0]!;
+
+const GIT_ENV = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
+const gitIn = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env: GIT_ENV }).toString().trim();
+const bareGit = (name: string, ...args: string[]) => gitIn(scratch, '--git-dir', path.join(reposDir, `${name}.git`), ...args);
+
+function bareRepository(name: string, branches: string[]): void {
+  const bare = path.join(reposDir, `${name}.git`);
+  gitIn(scratch, 'init', '--bare', '--quiet', `--initial-branch=${branches[0]}`, bare);
+  const work = fs.mkdtempSync(path.join(scratch, 'seed-'));
+  gitIn(work, 'init', '--quiet', `--initial-branch=${branches[0]}`);
+  fs.writeFileSync(path.join(work, 'README.md'), `# ${name}\n`);
+  gitIn(work, 'add', '-A');
+  gitIn(work, 'commit', '--quiet', '-m', 'first');
+  for (const branch of branches) gitIn(work, 'push', '--quiet', bare, `HEAD:refs/heads/${branch}`);
+}
+
+let agents: RealAgents;
+let server: TestServer;
+let writer: { id: string; name: string };
+
+beforeAll(async () => {
+  fs.mkdirSync(reposDir);
+  bareRepository(APP, ['main', 'feature']);
+  bareRepository(GUARDED, ['main']);
+  fs.writeFileSync(path.join(reposDir, `${GUARDED}.git`, 'hooks', 'pre-receive'), '#!/bin/sh\necho "pushes are closed by policy" >&2\nexit 1\n', { mode: 0o755 });
+  const withRepositories = (config: Config): Config => ({ ...config, orchestration: { ...config.orchestration, repositories } });
+  agents = await startRealAgents({
+    name: 'repos',
+    maxConcurrent: 4,
+    orchestration: { repositories },
+    serve: async () => {
+      const started = await startTestServer(withRepositories);
+      return { server: started, close: () => started.close() };
+    },
+  });
+  ({ server } = agents);
+  writer = await agents.standInAgent('escritor');
+}, 90_000);
+
+afterAll(async () => {
+  await agents?.close();
+  for (const name of [APP, GUARDED]) fs.rmSync(path.join(projectsRoot, name), { recursive: true, force: true });
+  fs.rmSync(scratch, { recursive: true, force: true });
+});
+
+async function call(method: string, route: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const response = await fetch(server.url + route, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : null };
+}
+
+const detail = async (id: string) => (await call('GET', `/api/executions/history/${id}`)).body;
+const finished = (id: string) => until(`${id} final`, () => detail(id), (record) => !['queued', 'running'].includes(record.status), 90_000);
+
+async function execute(body: Record<string, unknown>): Promise<string> {
+  const answer = await call('POST', `/api/agents/${writer.id}/execute`, { instructions: '', ...body });
+  expect(answer).toMatchObject({ status: 202, body: { status: 'queued' } });
+  return answer.body.executionId;
+}
+
+async function storedRecord(id: string): Promise<Record<string, unknown>> {
+  const [rows] = await server.services.database.pool.query('SELECT repo_name, repo_branch, repo_commit, working_directory, output FROM executions WHERE id = ?', [id]);
+  return (rows as Record<string, unknown>[])[0]!;
+}
+
+describe('an execution in a repository', () => {
+  it('works in <projects>/<repo> on the default branch; the change is committed and pushed, and the terminal says so', async () => {
+    const id = await execute({ task: 'stand-in:write-file path=hello.txt content=ola', repoName: APP });
+    const record = await finished(id);
+    expect(record).toMatchObject({ status: 'completed', workingDirectory: path.join(projectsRoot, APP), error: null });
+    const stored = await storedRecord(id);
+    const head = bareGit(APP, 'rev-parse', 'refs/heads/main');
+    expect(stored).toMatchObject({ repo_name: APP, repo_branch: 'main', repo_commit: head });
+    expect(bareGit(APP, 'show', 'main:hello.txt')).toBe('ola');
+    const message = bareGit(APP, 'log', '-1', '--format=%B', 'main');
+    expect(message).toContain(`Execução: ${id}`);
+    expect(message).toContain(`Agente: ${writer.name}`);
+    expect(message.split('\n')[0]).toBe(`${writer.name}: stand-in:write-file path=hello.txt content=ola`.slice(0, 72));
+    expect(String(stored.output)).toContain(`Git: commit ${head.slice(0, 7)} pushed para ${APP} (1 arquivos) → ${path.join(reposDir, `${APP}.git`)}`);
+  });
+
+  it('checks out the branch asked for and pushes to it only', async () => {
+    const mainBefore = bareGit(APP, 'rev-parse', 'refs/heads/main');
+    const id = await execute({ task: 'stand-in:write-file path=feature.txt content=nova', repoName: APP, repoBranch: 'feature' });
+    expect(await finished(id)).toMatchObject({ status: 'completed' });
+    expect(await storedRecord(id)).toMatchObject({ repo_branch: 'feature', repo_commit: bareGit(APP, 'rev-parse', 'refs/heads/feature') });
+    expect(bareGit(APP, 'show', 'feature:feature.txt')).toBe('nova');
+    expect(bareGit(APP, 'rev-parse', 'refs/heads/main')).toBe(mainBefore);
+  });
+
+  it('a run that changes nothing pushes nothing', async () => {
+    const before = bareGit(APP, 'rev-parse', 'refs/heads/main');
+    const id = await execute({ task: 'Just answer.', repoName: APP });
+    expect(await finished(id)).toMatchObject({ status: 'completed' });
+    expect(await storedRecord(id)).toMatchObject({ repo_commit: null });
+    expect(bareGit(APP, 'rev-parse', 'refs/heads/main')).toBe(before);
+  });
+
+  it('refuses an unknown repository or branch, and a branch without a repository, at once and storing nothing', async () => {
+    const count = async () => ((await server.services.database.pool.query('SELECT COUNT(*) AS n FROM executions')) as any)[0][0].n;
+    const before = await count();
+    const refusals: [Record<string, unknown>, number, string][] = [
+      [{ repoName: 'nope' }, 404, 'repository "nope" not found'],
+      [{ repoName: APP, repoBranch: 'nope' }, 404, `branch "nope" not found in repository "${APP}"`],
+      [{ repoBranch: 'main' }, 400, 'repoBranch needs repoName'],
+    ];
+    for (const [fields, status, error] of refusals) {
+      expect(await call('POST', `/api/agents/${writer.id}/execute`, { task: 'x', instructions: '', ...fields })).toEqual({ status, body: { error } });
+    }
+    expect(await count()).toBe(before);
+  });
+
+  it('a refused push fails the run with the reason and keeps the commit in the working copy', async () => {
+    const before = bareGit(GUARDED, 'rev-parse', 'refs/heads/main');
+    const id = await execute({ task: 'stand-in:write-file path=work.txt content=trabalho', repoName: GUARDED });
+    const record = await finished(id);
+    expect(record.status).toBe('error');
+    expect(record.error).toContain(`push to "${GUARDED}" refused`);
+    expect(record.error).toContain('pushes are closed by policy');
+    const stored = await storedRecord(id);
+    expect(stored.repo_commit).toMatch(/^[0-9a-f]{40}$/);
+    expect(bareGit(GUARDED, 'rev-parse', 'refs/heads/main')).toBe(before);
+    const workingCopy = path.join(projectsRoot, GUARDED);
+    expect(gitIn(workingCopy, '-c', `safe.directory=${workingCopy}`, 'rev-parse', 'HEAD')).toBe(stored.repo_commit);
+    expect(fs.readFileSync(path.join(workingCopy, 'work.txt'), 'utf8').trim()).toBe('trabalho');
+  });
+
+  it('two runs on one repository never run at once: the second starts when the first has ended', async () => {
+    const first = await execute({ task: 'stand-in:write-file path=one.txt content=um', repoName: APP });
+    const second = await execute({ task: 'stand-in:write-file path=two.txt content=dois', repoName: APP });
+    const [a, b] = [await finished(first), await finished(second)];
+    expect([a.status, b.status]).toEqual(['completed', 'completed']);
+    expect(new Date(b.startedAt).getTime()).toBeGreaterThanOrEqual(new Date(a.endedAt).getTime());
+    expect(bareGit(APP, 'show', 'main:one.txt')).toBe('um');
+    expect(bareGit(APP, 'show', 'main:two.txt')).toBe('dois');
+  });
+});
