@@ -161,6 +161,18 @@ export interface PipelineStepOutputMessage {
   data: OutputChunk;
 }
 
+/**
+ * The run's git line after its last step (contract 4.3: `executionId` absent on the git message):
+ * `data.type` `success` (docs/repositories.md).
+ */
+export interface PipelineGitOutputMessage {
+  type: 'pipeline_step_output';
+  pipelineId: string;
+  pipelineExecutionId: string;
+  stepIndex: number;
+  data: OutputChunk;
+}
+
 export interface PipelineStepCompleteMessage extends PipelineRunFields {
   type: 'pipeline_step_complete';
   stepIndex: number;
@@ -224,6 +236,7 @@ export interface PipelineReportMessage extends PipelineRunFields {
 export type PipelineLiveMessage =
   | PipelineStepStartMessage
   | PipelineStepOutputMessage
+  | PipelineGitOutputMessage
   | PipelineStepCompleteMessage
   | PipelineStatusMessage
   | PipelineApprovalRequiredMessage

@@ -10,6 +10,7 @@ import { liveTargetOf, publishLiveMessage, type PipelineLiveMessage } from '../.
 import type { Logger } from '../../lib/logger';
 import { runStepRecords, stepInputOf, PREVIOUS_OUTPUT_MAX, STEP_RESULT_MESSAGE_MAX, STEP_COMPLETE_RESULT_MAX } from '../../services/pipelines/run-steps';
 import { writeExecutionReport } from '../agents/reports';
+import { pushRunChanges } from '../repos/run-push';
 
 /**
  * The activities of a pipeline run (workflows/pipelines/execution.ts; docs/pipelines.md). They pass
@@ -164,10 +165,7 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
 
     /** A failed step fails the run: `error`, the step, and the input it was given (resume starts there). */
     async failRun(input: StepRef & { error: string }): Promise<void> {
-      const record = await run(input.runId);
-      await setRunProgress(db, input.runId, { failedAtStep: input.stepIndex, costUsd: await runCost(record) });
-      const finished = await finishExecution(db, input.runId, { status: 'error', error: input.error });
-      if (finished?.changed) await tell(record, { type: 'pipeline_error', ...ids(record), stepIndex: input.stepIndex, error: input.error });
+      await failRunOf(await run(input.runId), input.stepIndex, input.error);
     },
 
     /** Every step completed: the run's result is the last step's; the report; then `pipeline_complete`. */
@@ -237,6 +235,9 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
       instructions: '',
       workingDirectory: record.workingDirectory,
       model: agent.model ?? settings.defaultModel,
+      // In a repository: each step runs in its working copy, one at a time; the run pushes once at the end.
+      repoName: record.repoName,
+      repoBranch: record.repoBranch,
     });
     await tell(record, {
       type: 'pipeline_step_start',
@@ -253,6 +254,15 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
   /** completeRun's work, given the run's record. */
   async function completeRunOf(record: Execution): Promise<void> {
     const runId = record.id;
+    if (record.repoName) {
+      // One commit and push after every step (docs/repositories.md); refused: the run fails, resumable after its last step.
+      const pushError = await pushRunChanges({ db, config: config.orchestration.repositories, announce: (content) => announceGit(record, content) }, record);
+      if (pushError !== null) {
+        const pipeline = await findPipeline(db, record.pipelineId ?? '');
+        await failRunOf(record, pipeline?.steps.length ?? 0, pushError);
+        return;
+      }
+    }
     const steps = await runStepRecords(db, record);
     const last = steps[steps.length - 1] ?? null;
     const costUsd = await runCost(record);
@@ -291,6 +301,20 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
       lastAgentName: last?.agentName ?? null,
       lastSessionId: last?.sessionId ?? null,
     });
+  }
+
+  /** failRun's work: `error`, the step a resume starts at, the cost so far, `pipeline_error`. */
+  async function failRunOf(record: Execution, stepIndex: number, error: string): Promise<void> {
+    await setRunProgress(db, record.id, { failedAtStep: stepIndex, costUsd: await runCost(record) });
+    const finished = await finishExecution(db, record.id, { status: 'error', error });
+    if (finished?.changed) await tell(record, { type: 'pipeline_error', ...ids(record), stepIndex, error });
+  }
+
+  /** The git line after the last step: `pipeline_step_output` without an executionId (contract 4.3). */
+  async function announceGit(record: Execution, content: string): Promise<void> {
+    const steps = await stepRecordsOfRun(db, record.id);
+    const stepIndex = steps[steps.length - 1]?.stepIndex ?? 0;
+    await tell(record, { type: 'pipeline_step_output', pipelineId: record.pipelineId ?? '', pipelineExecutionId: record.id, stepIndex, data: { type: 'success', content } });
   }
 
   /** The run's cost: its steps' and, for a resumed run, the earlier runs' steps before it. */

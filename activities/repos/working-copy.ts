@@ -176,8 +176,9 @@ export interface PublishedChanges {
 }
 
 /**
- * After a completed run: every change committed as `user` with `message` (nothing changed: nothing
- * committed or pushed), bundled by `user`, fetched into the mirror and pushed from it by the service.
+ * After a completed run: every change committed as `user` with `message`, bundled by `user`, fetched
+ * into the mirror and pushed from it by the service. Nothing changed and nothing left from an earlier
+ * refused push: nothing committed or pushed. `files` counts what the push brings to the branch.
  */
 export async function commitAndPush(
   config: RepositoryConfig,
@@ -194,9 +195,12 @@ export async function commitAndPush(
     await git(['checkout', '--quiet', branch], { cwd: dir, ...as });
     await git(['add', '--all', '--', '.'], { cwd: dir, ...as });
     const staged = await git(['diff', '--cached', '--name-only', '-z'], { cwd: dir, ...as });
-    const files = staged.split('\0').filter(Boolean).length;
-    if (files === 0) return { commit: null, files: 0, pushError: null };
-    await git(['commit', '--quiet', '--no-verify', '--no-gpg-sign', '-m', message], { cwd: dir, ...as });
+    if (staged !== '') await git(['commit', '--quiet', '--no-verify', '--no-gpg-sign', '-m', message], { cwd: dir, ...as });
+    // What the repository lacks: this commit, and any an earlier refused push left behind.
+    const pending = await git(['diff', '--name-only', '-z', `refs/remotes/origin/${branch}`, 'HEAD'], { cwd: dir, ...as });
+    const files = pending.split('\0').filter(Boolean).length;
+    const ahead = Number(await git(['rev-list', '--count', `refs/remotes/origin/${branch}..HEAD`], { cwd: dir, ...as }));
+    if (ahead === 0) return { commit: null, files: 0, pushError: null };
     const commit = await git(['rev-parse', 'HEAD'], { cwd: dir, ...as });
     const pushError = await pushFromBundle(config, repo, dir, user, mirror, branch, commit);
     return { commit, files, pushError };

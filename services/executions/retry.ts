@@ -28,7 +28,12 @@ export async function retryExecution(deps: ExecutionDeps, executionId: string, c
   }
   if (parent.kind === 'pipeline' && parent.pipelineId) {
     // A pipeline run again with its input, from the first step (resume starts from the failed one).
-    const started = await executePipeline(deps, parent.pipelineId, clientId, { input: parent.task, workingDirectory: parent.workingDirectory, source: 'retry' });
+    const started = await executePipeline(deps, parent.pipelineId, clientId, {
+      input: parent.task,
+      workingDirectory: parent.workingDirectory,
+      source: 'retry',
+      ...(parent.repoName ? { repoName: parent.repoName, ...(parent.repoBranch ? { repoBranch: parent.repoBranch } : {}) } : {}),
+    });
     return { success: true, message: 'Pipeline reexecutado', executionId: started.executionId };
   }
   if (parent.kind !== 'agent' || !parent.agentId) throw new InvalidInputError(`execution ${executionId} is not an agent execution`);

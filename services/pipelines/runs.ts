@@ -9,6 +9,7 @@ import type { pipelineExecutionWorkflow } from '../../workflows/pipelines/execut
 import { approveSignal, rejectSignal } from '../../workflows/pipelines/signals';
 import { InvalidInputError, NotFoundError, UnavailableError } from '../errors';
 import type { ExecutionDeps } from '../executions/deps';
+import { requestedRepository } from '../executions/launch';
 import { storedContextFiles, withContextFiles, type ContextFileRequest } from '../uploads';
 import { confinedWorkingDirectory } from '../working-directories';
 import { storedPipeline } from './pipelines';
@@ -49,7 +50,7 @@ const NOT_RUNNING = 'Pipeline não está em execução';
 export async function executePipeline(deps: PipelineRunDeps, pipelineId: string, clientId: string | null, request: PipelineRunRequest): Promise<StartedPipelineRun> {
   const pipeline = await storedPipeline(deps, pipelineId);
   if (pipeline.status !== 'active') throw new InvalidInputError(`pipeline ${pipelineId} is inactive`);
-  if (request.repoName !== undefined || request.repoBranch !== undefined) throw new InvalidInputError('repositories are not supported yet');
+  const repository = await requestedRepository(deps, request);
   for (const [index, step] of pipeline.steps.entries()) {
     const agent = await findAgent(deps.db, step.agentId);
     if (!agent) throw new InvalidInputError(`step ${index + 1}: agent ${step.agentId} no longer exists`);
@@ -67,7 +68,9 @@ export async function executePipeline(deps: PipelineRunDeps, pipelineId: string,
     task: withContextFiles(request.input, contextFiles),
     contextFiles: contextFiles.length > 0 ? contextFiles : null,
     instructions: '',
-    workingDirectory: request.workingDirectory ?? pipeline.workingDirectory ?? settings.workingDirectory,
+    workingDirectory: repository?.workingDirectory ?? request.workingDirectory ?? pipeline.workingDirectory ?? settings.workingDirectory,
+    repoName: repository?.repoName ?? null,
+    repoBranch: repository?.repoBranch ?? null,
     model: settings.defaultModel,
     webhookId: request.webhookId ?? null,
     scheduleId: request.scheduleId ?? null,
@@ -161,6 +164,9 @@ export async function resumePipelineRun(deps: PipelineRunDeps, runId: string, cl
     instructions: '',
     workingDirectory: failed.workingDirectory,
     model: failed.model,
+    // The same working copy: a push refused after the last step is tried again there.
+    repoName: failed.repoName,
+    repoBranch: failed.repoBranch,
     resumedFrom: failed.id,
     resumedAtStep,
     lastStepInput: failed.failedAtStep === null ? null : failed.lastStepInput,

@@ -7,6 +7,7 @@ import { config as baseConfig, type Config } from '../../lib/config';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import { startTestServer, type TestServer } from '../support/server';
 import { until } from '../support/waiting';
+import { openSocket } from '../support/websocket';
 
 /**
  * Executions in a repository (docs/repositories.md) with the real Claude Code CLI against the
@@ -159,5 +160,54 @@ describe('an execution in a repository', () => {
     expect(new Date(b.startedAt).getTime()).toBeGreaterThanOrEqual(new Date(a.endedAt).getTime());
     expect(bareGit(APP, 'show', 'main:one.txt')).toBe('um');
     expect(bareGit(APP, 'show', 'main:two.txt')).toBe('dois');
+  });
+
+  it('a pipeline in a repository: every step in the working copy, one commit and push after the last, announced without a step id', async () => {
+    const reviewer = await agents.standInAgent('revisor');
+    const created = await call('POST', '/api/pipelines', {
+      name: `repo pipeline ${suffix}`,
+      description: '',
+      steps: [
+        { agentId: writer.id, inputTemplate: 'stand-in:write-file path=step1.txt content=primeiro', description: '', requiresApproval: false },
+        { agentId: reviewer.id, inputTemplate: 'stand-in:write-file path=step2.txt content=segundo', description: '', requiresApproval: false },
+      ],
+    });
+    expect(created.status).toBe(201);
+    const clientId = `painel-${randomUUID()}`;
+    const probe = await openSocket(`${server.url.replace(/^http/, 'ws')}/?clientId=${clientId}`);
+    try {
+      expect(await probe.nextMessage()).toEqual({ type: 'connected', clientId });
+      const before = bareGit(APP, 'rev-list', '--count', 'refs/heads/main');
+      const response = await fetch(`${server.url}/api/pipelines/${created.body.id}/execute`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-client-id': clientId },
+        body: JSON.stringify({ input: 'Escreva', repoName: APP }),
+      });
+      expect(response.status).toBe(202);
+      const runId = (await response.json()).executionId as string;
+      const messages: any[] = [];
+      for (;;) {
+        const message: any = await probe.nextMessage();
+        messages.push(message);
+        if (message.type === 'pipeline_complete' || message.type === 'pipeline_error') break;
+      }
+      expect(messages[messages.length - 1].type).toBe('pipeline_complete');
+      const head = bareGit(APP, 'rev-parse', 'refs/heads/main');
+      // One commit for the whole run, with both steps' files.
+      expect(Number(bareGit(APP, 'rev-list', '--count', 'refs/heads/main'))).toBe(Number(before) + 1);
+      expect([bareGit(APP, 'show', 'main:step1.txt'), bareGit(APP, 'show', 'main:step2.txt')]).toEqual(['primeiro', 'segundo']);
+      expect(bareGit(APP, 'log', '-1', '--format=%B', 'main')).toContain(`Execução: ${runId}`);
+      const gitLine = messages.find((message) => message.type === 'pipeline_step_output' && message.data?.type === 'success');
+      expect(gitLine).toEqual({
+        type: 'pipeline_step_output',
+        pipelineId: created.body.id,
+        pipelineExecutionId: runId,
+        stepIndex: 1,
+        data: { type: 'success', content: `Git: commit ${head.slice(0, 7)} pushed para ${APP} (2 arquivos) → ${path.join(reposDir, `${APP}.git`)}` },
+      });
+      expect(await storedRecord(runId)).toMatchObject({ repo_name: APP, repo_branch: 'main', repo_commit: head, working_directory: path.join(projectsRoot, APP) });
+    } finally {
+      probe.socket.terminate();
+    }
   });
 });

@@ -151,5 +151,12 @@ describe('a working copy of a repository', () => {
     expect(bareGit('guarded', 'rev-parse', 'refs/heads/main')).toBe(before);
     expect(gitIn(dir, '-c', `safe.directory=${dir}`, 'rev-parse', 'HEAD')).toBe(published.commit);
     expect(fs.readFileSync(path.join(dir, 'work.txt'), 'utf8')).toBe('work\n');
+
+    // Once the remote accepts again, the next run pushes the commit left behind, even when it changes nothing itself.
+    fs.rmSync(path.join(reposDir, 'guarded.git', 'hooks', 'pre-receive'));
+    const next = await prepareWorkingCopy(repoConfig, repo, null, dir, user);
+    const retried = await commitAndPush(repoConfig, repo, next, dir, user, commitMessage('Redator', 'nada novo', 'exec-128'));
+    expect(retried).toEqual({ commit: published.commit, files: 1, pushError: null });
+    expect(bareGit('guarded', 'rev-parse', 'refs/heads/main')).toBe(published.commit);
   });
 });
