@@ -8,6 +8,7 @@ import { startRealAgents, type RealAgents } from '../support/real-agents';
 import { startTestServer, type TestServer } from '../support/server';
 import { until } from '../support/waiting';
 import { openSocket } from '../support/websocket';
+import { startGitHttpServer, type GitHttpServer } from '../support/git-http';
 
 /**
  * Executions in a repository (docs/repositories.md) with the real Claude Code CLI against the
@@ -24,6 +25,11 @@ const suffix = randomUUID().slice(0, 6);
 const APP = `app-${suffix}`;
 const GUARDED = `guarded-${suffix}`;
 const repositories: Config['orchestration']['repositories'] = { dir: reposDir, remotes: [], credentials: null, mirrorsDir: path.join(scratch, 'mirrors') };
+// A remote over HTTP behind Basic authentication (git's own http-backend): its credentials are the service's.
+const httpRoot = path.join(scratch, 'http');
+const SECURE = `secure-${suffix}`;
+const TOKEN = `s3cret-${randomUUID()}`;
+let gitServer: GitHttpServer;
 const projectsRoot = baseConfig.orchestration.workdirRoots[0]!;
 
 const GIT_ENV = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
@@ -50,6 +56,12 @@ beforeAll(async () => {
   bareRepository(APP, ['main', 'feature']);
   bareRepository(GUARDED, ['main']);
   fs.writeFileSync(path.join(reposDir, `${GUARDED}.git`, 'hooks', 'pre-receive'), '#!/bin/sh\necho "pushes are closed by policy" >&2\nexit 1\n', { mode: 0o755 });
+  fs.mkdirSync(httpRoot);
+  bareRepository(SECURE, ['main']);
+  fs.renameSync(path.join(reposDir, `${SECURE}.git`), path.join(httpRoot, 'secure.git'));
+  gitServer = await startGitHttpServer(httpRoot, 'robot', TOKEN);
+  repositories.remotes.push({ name: SECURE, url: `${gitServer.url}/secure.git` });
+  repositories.credentials = { username: 'robot', password: TOKEN };
   const withRepositories = (config: Config): Config => ({ ...config, orchestration: { ...config.orchestration, repositories } });
   agents = await startRealAgents({
     name: 'repos',
@@ -66,7 +78,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await agents?.close();
-  for (const name of [APP, GUARDED]) fs.rmSync(path.join(projectsRoot, name), { recursive: true, force: true });
+  await gitServer?.close();
+  for (const name of [APP, GUARDED, SECURE]) fs.rmSync(path.join(projectsRoot, name), { recursive: true, force: true });
   fs.rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -209,5 +222,33 @@ describe('an execution in a repository', () => {
     } finally {
       probe.socket.terminate();
     }
+  });
+
+  it('a remote with credentials: the service authenticates its own fetch and push; nothing of them reaches the working copy', async () => {
+    expect(await call('GET', `/api/repos/${SECURE}/branches`)).toEqual({ status: 200, body: ['main'] });
+    const id = await execute({ task: 'stand-in:write-file path=secure.txt content=seguro', repoName: SECURE });
+    expect(await finished(id)).toMatchObject({ status: 'completed' });
+    const remote = (...args: string[]) => gitIn(scratch, '--git-dir', path.join(httpRoot, 'secure.git'), ...args);
+    expect(await storedRecord(id)).toMatchObject({ repo_commit: remote('rev-parse', 'refs/heads/main') });
+    expect(remote('show', 'main:secure.txt')).toBe('seguro');
+    // Every request that got through carried the service's credentials; the push among them.
+    const pushes = gitServer.requests.filter((request) => request.service === 'git-receive-pack' && request.credentials === `robot:${TOKEN}`);
+    expect(pushes.length).toBeGreaterThan(0);
+    // Neither the working copy (its .git included) nor the mirror's configuration holds the secret or a URL with it.
+    const workingCopy = path.join(projectsRoot, SECURE);
+    const holding: string[] = [];
+    const walk = (dir: string) => {
+      for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) walk(full);
+        else if (entry.isFile() && fs.readFileSync(full).includes(TOKEN)) holding.push(full);
+      }
+    };
+    walk(workingCopy);
+    expect(holding).toEqual([]);
+    expect(fs.readFileSync(path.join(workingCopy, '.git', 'config'), 'utf8')).not.toContain('robot');
+    const mirrorConfig = fs.readFileSync(path.join(repositories.mirrorsDir, `${SECURE}.git`, 'config'), 'utf8');
+    expect(mirrorConfig).not.toContain(TOKEN);
+    expect(mirrorConfig).toContain(`url = ${gitServer.url}/secure.git`);
   });
 });
