@@ -197,7 +197,7 @@ describe('an execution in a repository', () => {
         body: JSON.stringify({ input: 'Escreva', repoName: APP }),
       });
       expect(response.status).toBe(202);
-      const runId = (await response.json()).executionId as string;
+      const runId = ((await response.json()) as { executionId: string }).executionId;
       const messages: any[] = [];
       for (;;) {
         const message: any = await probe.nextMessage();

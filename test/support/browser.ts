@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import puppeteer, { type Browser, type HTTPRequest, type Page } from 'puppeteer-core';
-import { config } from '../../lib/config';
+import { config, type Config } from '../../lib/config';
 import { repoRoot } from '../../lib/paths';
 import { startTestServer, type TestServer } from './server';
 
@@ -33,9 +33,9 @@ export interface PanelSession {
   close(): Promise<void>;
 }
 
-export async function startPanelSession(): Promise<PanelSession> {
+export async function startPanelSession(override: (config: Config) => Config = (config) => config): Promise<PanelSession> {
   const dir = panelDirForTests();
-  const server = await startTestServer((current) => ({ ...current, panel: { dir } }));
+  const server = await startTestServer((current) => ({ ...override(current), panel: { dir } }));
   let browser: TestBrowser;
   try {
     browser = await launchBrowser();

@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { config as baseConfig, type Config } from '../../lib/config';
+import { openPanelPage, screenshotPath, startPanelSession, type PanelPage, type PanelSession } from '../support/browser';
+import { startRealAgents, type RealAgents } from '../support/real-agents';
+import { until } from '../support/waiting';
+
+/**
+ * The execute modal's repository and branch selects in Chromium (contract 3.1, 3.14;
+ * docs/repositories.md), with the real Claude Code CLI against the stand-in model: the repository
+ * list and its branches come from git, the run's change is committed and pushed to the chosen
+ * branch of a real bare repository, and the terminal shows the git line. Page code is a string: the
+ * project's tsconfig has no DOM library.
+ */
+
+jest.setTimeout(240_000);
+
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'panel-repos-'));
+fs.chmodSync(scratch, 0o755);
+const reposDir = path.join(scratch, 'repos');
+const REPO = `loja-${randomUUID().slice(0, 6)}`;
+const repositories: Config['orchestration']['repositories'] = { dir: reposDir, remotes: [], credentials: null, mirrorsDir: path.join(scratch, 'mirrors') };
+const GIT_ENV = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
+const gitIn = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env: GIT_ENV }).toString().trim();
+const bareGit = (...args: string[]) => gitIn(scratch, '--git-dir', path.join(reposDir, `${REPO}.git`), ...args);
+
+let agents: RealAgents<PanelSession>;
+let session: PanelSession;
+
+beforeAll(async () => {
+  fs.mkdirSync(reposDir);
+  const bare = path.join(reposDir, `${REPO}.git`);
+  gitIn(scratch, 'init', '--bare', '--quiet', '--initial-branch=main', bare);
+  fs.writeFileSync(path.join(bare, 'description'), 'A loja virtual\n');
+  const work = fs.mkdtempSync(path.join(scratch, 'seed-'));
+  gitIn(work, 'init', '--quiet', '--initial-branch=main');
+  fs.writeFileSync(path.join(work, 'README.md'), '# loja\n');
+  gitIn(work, 'add', '-A');
+  gitIn(work, 'commit', '--quiet', '-m', 'first');
+  for (const branch of ['main', 'vitrine']) gitIn(work, 'push', '--quiet', bare, `HEAD:refs/heads/${branch}`);
+  agents = await startRealAgents({
+    name: 'panel-repos',
+    orchestration: { repositories },
+    serve: () => startPanelSession((config) => ({ ...config, orchestration: { ...config.orchestration, repositories } })),
+  });
+  ({ service: session } = agents);
+}, 90_000);
+
+afterAll(async () => {
+  await agents?.close();
+  fs.rmSync(path.join(baseConfig.orchestration.workdirRoots[0]!, REPO), { recursive: true, force: true });
+  fs.rmSync(scratch, { recursive: true, force: true });
+});
+
+async function clickOn(panel: PanelPage, selector: string): Promise<void> {
+  await panel.page.waitForSelector(selector, { visible: true, timeout: 30_000 });
+  await panel.page.evaluate(`document.querySelector(${JSON.stringify(selector)}).click()`);
+}
+
+const optionsOf = (panel: PanelPage, selector: string) =>
+  panel.page.evaluate(`[...document.querySelectorAll(${JSON.stringify(`${selector} option`)})].map((option) => [option.value, option.textContent])`) as Promise<[string, string][]>;
+
+it('executes in a repository and branch chosen in the modal; the commit is in the bare repository and the terminal says so', async () => {
+  const { id: agentId } = await agents.standInAgent('Vitrinista', { maxTurns: 0 });
+  const panel = await openPanelPage(session.browser, session.server.url);
+  const { page } = panel;
+  await page.goto(`${session.server.url}/app.html#agents`, { waitUntil: 'load' });
+  await clickOn(panel, `[data-action="execute"][data-id="${agentId}"]`);
+  await page.waitForSelector('#execute-task-desc', { visible: true });
+  await until('the execute modal settles', () => page.evaluate(`document.activeElement && document.activeElement.id`), (id) => id !== null, 10_000);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  await page.click('#execute-task-desc');
+  await page.type('#execute-task-desc', 'Crie a vitrine. stand-in:write-file path=vitrine.html content=ofertas');
+
+  // The select loads GET /api/repos when it gets the focus; choosing one loads its branches.
+  await page.focus('#execute-repo');
+  const repos = await until('the repositories listed', () => optionsOf(panel, '#execute-repo'), (options) => options.length > 1, 15_000);
+  expect(repos).toContainEqual([REPO, `${REPO} — A loja virtual`]);
+  await page.select('#execute-repo', REPO);
+  const branches = await until('the branches listed', () => optionsOf(panel, '#execute-repo-branch'), (options) => options.length > 1, 15_000);
+  expect(branches).toEqual([['', 'Branch padrão'], ['main', 'main'], ['vitrine', 'vitrine']]);
+  await page.select('#execute-repo-branch', 'vitrine');
+  expect(await page.evaluate(`getComputedStyle(document.getElementById('execute-workdir-group')).display`)).toBe('none');
+  await page.screenshot({ path: screenshotPath('panel-repos-modal.png') });
+  await clickOn(panel, '#execute-form-submit');
+
+  const gitLine = await until(
+    'the git line in the terminal',
+    async () => ((await page.evaluate(`[...document.querySelectorAll('#terminal-output .terminal-line .content')].map((line) => line.textContent.trim())`)) as string[]).find((line) => line.startsWith('Git: commit')),
+    (line) => line !== undefined,
+    90_000,
+  );
+  const head = bareGit('rev-parse', 'refs/heads/vitrine');
+  expect(gitLine).toBe(`Git: commit ${head.slice(0, 7)} pushed para ${REPO} (1 arquivos) → ${path.join(reposDir, `${REPO}.git`)}`);
+  expect(bareGit('show', 'vitrine:vitrine.html')).toBe('ofertas');
+  expect(bareGit('rev-list', '--count', 'refs/heads/main')).toBe('1');
+  expect(bareGit('log', '-1', '--format=%s', 'vitrine')).toMatch(/^Vitrinista [0-9a-f]{8}: Crie a vitrine\./);
+  await page.screenshot({ path: screenshotPath('panel-repos-terminal.png') });
+
+  const toasts = await panel.toasts();
+  expect(toasts.filter((toast) => toast.kind === 'error')).toEqual([]);
+  const tolerated = ['/api/tasks', '/favicon.ico'];
+  expect(panel.failed.filter((failed) => !tolerated.includes(failed.path.split('?')[0]!))).toEqual([]);
+});
