@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { config as baseConfig, type Config } from '../../lib/config';
 import { openPanelPage, screenshotPath, startPanelSession, type PanelPage, type PanelSession } from '../support/browser';
+import { bareRepository, gitIn } from '../support/git-repos';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import { until } from '../support/waiting';
 
@@ -23,8 +23,6 @@ fs.chmodSync(scratch, 0o755);
 const reposDir = path.join(scratch, 'repos');
 const REPO = `loja-${randomUUID().slice(0, 6)}`;
 const repositories: Config['orchestration']['repositories'] = { dir: reposDir, remotes: [], credentials: null, mirrorsDir: path.join(scratch, 'mirrors') };
-const GIT_ENV = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
-const gitIn = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env: GIT_ENV }).toString().trim();
 const bareGit = (...args: string[]) => gitIn(scratch, '--git-dir', path.join(reposDir, `${REPO}.git`), ...args);
 
 let agents: RealAgents<PanelSession>;
@@ -32,15 +30,7 @@ let session: PanelSession;
 
 beforeAll(async () => {
   fs.mkdirSync(reposDir);
-  const bare = path.join(reposDir, `${REPO}.git`);
-  gitIn(scratch, 'init', '--bare', '--quiet', '--initial-branch=main', bare);
-  fs.writeFileSync(path.join(bare, 'description'), 'A loja virtual\n');
-  const work = fs.mkdtempSync(path.join(scratch, 'seed-'));
-  gitIn(work, 'init', '--quiet', '--initial-branch=main');
-  fs.writeFileSync(path.join(work, 'README.md'), '# loja\n');
-  gitIn(work, 'add', '-A');
-  gitIn(work, 'commit', '--quiet', '-m', 'first');
-  for (const branch of ['main', 'vitrine']) gitIn(work, 'push', '--quiet', bare, `HEAD:refs/heads/${branch}`);
+  bareRepository(scratch, reposDir, `${REPO}.git`, ['main', 'vitrine'], 'A loja virtual');
   agents = await startRealAgents({
     name: 'panel-repos',
     orchestration: { repositories },

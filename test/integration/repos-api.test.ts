@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../lib/config';
+import { bareRepository as makeBare } from '../support/git-repos';
 import { startTestServer, type TestServer } from '../support/server';
 
 /**
@@ -14,23 +14,7 @@ const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'repos-api-'));
 const reposDir = path.join(scratch, 'repos');
 let server: TestServer;
 
-const gitIn = (cwd: string, ...args: string[]) =>
-  execFileSync('git', args, { cwd, env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).toString();
-
-/** A bare repository `name` under reposDir with `branches` (the first is its default), each with one commit. */
-function bareRepository(dirName: string, branches: string[], description?: string): string {
-  const bare = path.join(reposDir, dirName);
-  gitIn(scratch, 'init', '--bare', '--quiet', `--initial-branch=${branches[0] ?? 'main'}`, bare);
-  if (description !== undefined) fs.writeFileSync(path.join(bare, 'description'), `${description}\n`);
-  if (branches.length === 0) return bare;
-  const work = fs.mkdtempSync(path.join(scratch, 'work-'));
-  gitIn(work, 'init', '--quiet', `--initial-branch=${branches[0]}`);
-  fs.writeFileSync(path.join(work, 'README.md'), `# ${dirName}\n`);
-  gitIn(work, 'add', '-A');
-  gitIn(work, 'commit', '--quiet', '-m', 'first');
-  for (const branch of branches) gitIn(work, 'push', '--quiet', bare, `HEAD:refs/heads/${branch}`);
-  return bare;
-}
+const bareRepository = (dirName: string, branches: string[], description?: string) => makeBare(scratch, reposDir, dirName, branches, description);
 
 let apiBare: string;
 

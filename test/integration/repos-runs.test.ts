@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { config as baseConfig, type Config } from '../../lib/config';
+import { bareRepository as makeBare, gitIn } from '../support/git-repos';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import { startTestServer, type TestServer } from '../support/server';
 import { until } from '../support/waiting';
@@ -32,20 +32,8 @@ const TOKEN = `s3cret-${randomUUID()}`;
 let gitServer: GitHttpServer;
 const projectsRoot = baseConfig.orchestration.workdirRoots[0]!;
 
-const GIT_ENV = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
-const gitIn = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env: GIT_ENV }).toString().trim();
 const bareGit = (name: string, ...args: string[]) => gitIn(scratch, '--git-dir', path.join(reposDir, `${name}.git`), ...args);
-
-function bareRepository(name: string, branches: string[]): void {
-  const bare = path.join(reposDir, `${name}.git`);
-  gitIn(scratch, 'init', '--bare', '--quiet', `--initial-branch=${branches[0]}`, bare);
-  const work = fs.mkdtempSync(path.join(scratch, 'seed-'));
-  gitIn(work, 'init', '--quiet', `--initial-branch=${branches[0]}`);
-  fs.writeFileSync(path.join(work, 'README.md'), `# ${name}\n`);
-  gitIn(work, 'add', '-A');
-  gitIn(work, 'commit', '--quiet', '-m', 'first');
-  for (const branch of branches) gitIn(work, 'push', '--quiet', bare, `HEAD:refs/heads/${branch}`);
-}
+const bareRepository = (name: string, branches: string[]) => makeBare(scratch, reposDir, `${name}.git`, branches);
 
 let agents: RealAgents;
 let server: TestServer;

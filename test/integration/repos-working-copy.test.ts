@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import { commitAndPush, commitMessage, prepareWorkingCopy, RepositoryRunError } 
 import { agentIsolation, type AgentUser } from '../../lib/agent-isolation';
 import { config } from '../../lib/config';
 import { findRepository, type RepositoryConfig } from '../../services/repos';
+import { bareRepository as makeBare, gitIn } from '../support/git-repos';
 
 /**
  * A run's working copy (docs/repositories.md) against real bare repositories: cloned from the
@@ -23,20 +24,8 @@ const markers = path.join(scratch, 'markers');
 const projects = path.join(config.orchestration.workdirRoots[0]!, `test-repos-${process.pid}-${Date.now()}`);
 const repoConfig: RepositoryConfig = { dir: reposDir, remotes: [], credentials: null, mirrorsDir: path.join(scratch, 'mirrors') };
 
-const GIT_ENV = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
-const gitIn = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env: GIT_ENV }).toString().trim();
 const bareGit = (name: string, ...args: string[]) => gitIn(scratch, '--git-dir', path.join(reposDir, `${name}.git`), ...args);
-
-function bareRepository(name: string, branches: string[]): void {
-  const bare = path.join(reposDir, `${name}.git`);
-  gitIn(scratch, 'init', '--bare', '--quiet', `--initial-branch=${branches[0]}`, bare);
-  const work = fs.mkdtempSync(path.join(scratch, 'seed-'));
-  gitIn(work, 'init', '--quiet', `--initial-branch=${branches[0]}`);
-  fs.writeFileSync(path.join(work, 'README.md'), `# ${name}\n`);
-  gitIn(work, 'add', '-A');
-  gitIn(work, 'commit', '--quiet', '-m', 'first');
-  for (const branch of branches) gitIn(work, 'push', '--quiet', bare, `HEAD:refs/heads/${branch}`);
-}
+const bareRepository = (name: string, branches: string[]) => makeBare(scratch, reposDir, `${name}.git`, branches);
 
 let lease: AgentUserLease | null = null;
 let user: AgentUser | null = null;
@@ -85,7 +74,7 @@ describe('a working copy of a repository', () => {
     const dir = await workingDirectory('app');
     const prepared = await prepareWorkingCopy(repoConfig, repo, null, dir, user);
     expect(prepared.branch).toBe('main');
-    expect(fs.readFileSync(path.join(dir, 'README.md'), 'utf8')).toBe('# app\n');
+    expect(fs.readFileSync(path.join(dir, 'README.md'), 'utf8')).toBe('# app.git\n');
     expect(fs.statSync(path.join(dir, '.git')).uid).toBe(user!.uid);
 
     asAgent(dir, 'echo "hello" > hello.txt && mkdir -p src && echo "x" > src/x.ts');
