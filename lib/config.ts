@@ -159,6 +159,8 @@ const envSchema = z.object({
     .string()
     .default('')
     .transform((value, context) => gitRemotes(value, context)),
+  /** Publishing a project also pushes its snapshot to `<this dir>/<project>.git` (created when missing; docs/files.md); unset: no push. */
+  GIT_PUBLISH_DIR: z.string().min(1).optional(),
   /** The service's own bare mirror of each repository; the agents' users read it (so not in the 0700 data area). */
   GIT_MIRRORS_DIR: z.string().min(1).default('.git-mirrors'),
   GIT_USERNAME: z.string().min(1).max(200).optional(),
@@ -349,6 +351,8 @@ export interface Config {
       remotes: { name: string; url: string }[];
       credentials: { username: string; password: string } | null;
       mirrorsDir: string;
+      /** GIT_PUBLISH_DIR (absolute) or null. */
+      publishDir: string | null;
     };
     /** The public /hook/:token: its own budget, and the global signing secret (null: only per-webhook secrets). */
     webhooks: { rateLimit: { requests: number; windowSeconds: number }; secret: string | null };
@@ -446,6 +450,7 @@ export function loadConfig(source: NodeJS.ProcessEnv): Config {
         remotes: env.GIT_REMOTES,
         credentials: env.GIT_USERNAME && env.GIT_PASSWORD ? { username: env.GIT_USERNAME, password: env.GIT_PASSWORD } : null,
         mirrorsDir: path.resolve(repoRoot, env.GIT_MIRRORS_DIR),
+        publishDir: env.GIT_PUBLISH_DIR ? path.resolve(repoRoot, env.GIT_PUBLISH_DIR) : null,
       },
       webhooks: {
         rateLimit: { requests: env.HOOK_RATE_LIMIT_REQUESTS, windowSeconds: env.HOOK_RATE_LIMIT_WINDOW_SECONDS },

@@ -12,8 +12,8 @@ import { orchestrationRouter } from './router';
  * navigations, authorised by the session cookie like any /api call.
  */
 export function filesRoutes(services: Services): Router {
-  const { workdirRoots, dataDir } = services.config.orchestration;
-  const deps = { root: workdirRoots[0]!, sitesDir: sitesDirectory(dataDir) };
+  const { workdirRoots, dataDir, repositories } = services.config.orchestration;
+  const deps = { root: workdirRoots[0]!, sitesDir: sitesDirectory(dataDir), publishRepositoriesDir: repositories.publishDir };
   const router = orchestrationRouter('/files');
   router.use(useCaseErrors());
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { InvalidInputError, NotFoundError } from '../errors';
 import { codeOf, DIRECTORY_FLAGS, type FilesDeps, invalidPath, openExact, realRoot, segmentsOf } from './area';
+import { pushSnapshot, type PublishedRepository } from './publish-repository';
 import { TooDeepError, walkTree } from './walk';
 
 /** Bounds of one snapshot: a published site is a copy in the service's data area. */
@@ -13,6 +14,8 @@ export const PUBLISH_BYTES_MAX = 200 * 1024 * 1024;
 export interface PublishDeps extends FilesDeps {
   /** Where snapshots live (sitesDirectory), one folder per published project. */
   sitesDir: string;
+  /** GIT_PUBLISH_DIR: a bare repository per project there receives each snapshot; null: none. */
+  publishRepositoriesDir?: string | null;
 }
 
 /** The published sites' folder in the data area (AGENT_DATA_DIR): the service's own, not the agents'. */
@@ -29,8 +32,8 @@ export function sitePath(projectName: string): string {
 export interface Publication {
   status: 'Publicado';
   siteUrl: string;
-  /** No publish repository yet (docs/files.md): always null. */
-  repoUrl: null;
+  /** The repository the snapshot was pushed to (GIT_PUBLISH_DIR); null when none is configured or the push failed. */
+  repoUrl: string | null;
   projectName: string;
   message: string;
 }
@@ -57,6 +60,7 @@ export async function publishProject(deps: PublishDeps, relative: string | undef
   const { handle } = opened;
   await fs.mkdir(deps.sitesDir, { recursive: true, mode: 0o755 });
   const staging = await fs.mkdtemp(path.join(deps.sitesDir, '.staging-'));
+  let repository: PublishedRepository = { repoUrl: null, problem: null };
   try {
     let files = 0;
     let bytes = 0;
@@ -77,6 +81,9 @@ export async function publishProject(deps: PublishDeps, relative: string | undef
       },
     });
     await oneAtATime(projectName, () => swapIn(deps.sitesDir, staging, projectName));
+    repository = await oneAtATime(projectName, () =>
+      pushSnapshot(deps.publishRepositoriesDir ?? null, projectName, path.join(deps.sitesDir, projectName), deps.sitesDir),
+    );
   } catch (error) {
     await fs.rm(staging, { recursive: true, force: true });
     if (error instanceof TooDeepError) throw new InvalidInputError(`Projeto com pastas aninhadas demais para publicar (${error.message})`);
@@ -88,9 +95,13 @@ export async function publishProject(deps: PublishDeps, relative: string | undef
   return {
     status: 'Publicado',
     siteUrl,
-    repoUrl: null,
+    repoUrl: repository.repoUrl,
     projectName,
-    message: `Cópia de "${projectName}" publicada em ${siteUrl}; alterações posteriores exigem publicar de novo.`,
+    message:
+      `Cópia de "${projectName}" publicada em ${siteUrl}` +
+      (repository.repoUrl ? ` e enviada para o repositório ${repository.repoUrl}` : '') +
+      `; alterações posteriores exigem publicar de novo.` +
+      (repository.problem ? ` Repositório: ${repository.problem}.` : ''),
   };
 }
 

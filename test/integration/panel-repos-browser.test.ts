@@ -22,7 +22,7 @@ const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'panel-repos-'));
 fs.chmodSync(scratch, 0o755);
 const reposDir = path.join(scratch, 'repos');
 const REPO = `loja-${randomUUID().slice(0, 6)}`;
-const repositories: Config['orchestration']['repositories'] = { dir: reposDir, remotes: [], credentials: null, mirrorsDir: path.join(scratch, 'mirrors') };
+const repositories: Config['orchestration']['repositories'] = { dir: reposDir, remotes: [], credentials: null, mirrorsDir: path.join(scratch, 'mirrors'), publishDir: null };
 const bareGit = (...args: string[]) => gitIn(scratch, '--git-dir', path.join(reposDir, `${REPO}.git`), ...args);
 
 let agents: RealAgents<PanelSession>;

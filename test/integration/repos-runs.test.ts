@@ -24,7 +24,7 @@ const reposDir = path.join(scratch, 'repos');
 const suffix = randomUUID().slice(0, 6);
 const APP = `app-${suffix}`;
 const GUARDED = `guarded-${suffix}`;
-const repositories: Config['orchestration']['repositories'] = { dir: reposDir, remotes: [], credentials: null, mirrorsDir: path.join(scratch, 'mirrors') };
+const repositories: Config['orchestration']['repositories'] = { dir: reposDir, remotes: [], credentials: null, mirrorsDir: path.join(scratch, 'mirrors'), publishDir: null };
 // A remote over HTTP behind Basic authentication (git's own http-backend): its credentials are the service's.
 const httpRoot = path.join(scratch, 'http');
 const SECURE = `secure-${suffix}`;

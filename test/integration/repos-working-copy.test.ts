@@ -22,7 +22,7 @@ fs.chmodSync(scratch, 0o755);
 const reposDir = path.join(scratch, 'repos');
 const markers = path.join(scratch, 'markers');
 const projects = path.join(config.orchestration.workdirRoots[0]!, `test-repos-${process.pid}-${Date.now()}`);
-const repoConfig: RepositoryConfig = { dir: reposDir, remotes: [], credentials: null, mirrorsDir: path.join(scratch, 'mirrors') };
+const repoConfig: RepositoryConfig = { dir: reposDir, remotes: [], credentials: null, mirrorsDir: path.join(scratch, 'mirrors'), publishDir: null };
 
 const bareGit = (name: string, ...args: string[]) => gitIn(scratch, '--git-dir', path.join(reposDir, `${name}.git`), ...args);
 const bareRepository = (name: string, branches: string[]) => makeBare(scratch, reposDir, `${name}.git`, branches);
