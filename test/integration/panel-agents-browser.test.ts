@@ -1,4 +1,4 @@
-import { openPanelPage, screenshotPath, startPanelSession, type PanelPage, type PanelSession, type TestBrowser } from '../support/browser';
+import { clickOn, openPanelPage, screenshotPath, startPanelSession, type PanelPage, type PanelSession, type TestBrowser } from '../support/browser';
 import type { TestServer } from '../support/server';
 import { until } from '../support/waiting';
 
@@ -37,11 +37,6 @@ const cardButton = (id: string, action: string) => `.agent-card[data-agent-id="$
  * reloads the list), so a handle taken from the page may be detached by the time it is clicked.
  */
 /** Clicks an element in the page itself (the modals animate: a click by coordinates may land beside it). */
-async function clickOn(panel: PanelPage, selector: string): Promise<void> {
-  await panel.page.waitForSelector(selector, { visible: true, timeout: 30_000 });
-  await panel.page.evaluate(`document.querySelector(${JSON.stringify(selector)}).click()`);
-}
-
 async function clickCard(panel: PanelPage, id: string, action: string): Promise<void> {
   await clickOn(panel, cardButton(id, action));
 }

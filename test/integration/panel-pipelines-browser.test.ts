@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { openPanelPage, screenshotPath, startPanelSession, type PanelPage, type PanelSession } from '../support/browser';
+import { clickOn, openPanelPage, screenshotPath, startPanelSession, terminalLines, type PanelPage, type PanelSession } from '../support/browser';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import { until } from '../support/waiting';
 
@@ -25,17 +25,6 @@ afterAll(async () => {
 });
 
 const api: PanelSession['api'] = (method, route, body) => session.api(method, route, body);
-
-async function clickOn(panel: PanelPage, selector: string): Promise<void> {
-  await panel.page.waitForSelector(selector, { visible: true, timeout: 30_000 });
-  await panel.page.evaluate(`document.querySelector(${JSON.stringify(selector)}).click()`);
-}
-
-async function terminalLines(panel: PanelPage): Promise<string[]> {
-  return (await panel.page.evaluate(
-    `[...document.querySelectorAll('#terminal-output .terminal-line .content')].map((line) => line.textContent.trim())`,
-  )) as string[];
-}
 
 const standInAgent = (name: string) => agents.standInAgent(name, { workingDirectory: '', maxTurns: 0 });
 

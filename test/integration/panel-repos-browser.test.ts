@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { config as baseConfig, type Config } from '../../lib/config';
-import { openPanelPage, screenshotPath, startPanelSession, type PanelPage, type PanelSession } from '../support/browser';
+import { clickOn, openPanelPage, screenshotPath, startPanelSession, type PanelPage, type PanelSession } from '../support/browser';
 import { bareRepository, gitIn } from '../support/git-repos';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import { until } from '../support/waiting';
@@ -44,11 +44,6 @@ afterAll(async () => {
   fs.rmSync(path.join(baseConfig.orchestration.workdirRoots[0]!, REPO), { recursive: true, force: true });
   fs.rmSync(scratch, { recursive: true, force: true });
 });
-
-async function clickOn(panel: PanelPage, selector: string): Promise<void> {
-  await panel.page.waitForSelector(selector, { visible: true, timeout: 30_000 });
-  await panel.page.evaluate(`document.querySelector(${JSON.stringify(selector)}).click()`);
-}
 
 const optionsOf = (panel: PanelPage, selector: string) =>
   panel.page.evaluate(`[...document.querySelectorAll(${JSON.stringify(`${selector} option`)})].map((option) => [option.value, option.textContent])`) as Promise<[string, string][]>;

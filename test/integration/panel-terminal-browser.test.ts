@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { promptsOf, type StandInModel } from '../fixtures/stand-in-model';
-import { openPanelPage, screenshotPath, startPanelSession, type PanelPage, type PanelSession } from '../support/browser';
+import { clickOn, openPanelPage, screenshotPath, startPanelSession, terminalLines, type PanelPage, type PanelSession } from '../support/browser';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import { until } from '../support/waiting';
 
@@ -29,18 +29,6 @@ afterAll(async () => {
 });
 
 const api: PanelSession['api'] = (method, route, body) => session.api(method, route, body);
-
-async function clickOn(panel: PanelPage, selector: string): Promise<void> {
-  await panel.page.waitForSelector(selector, { visible: true, timeout: 30_000 });
-  await panel.page.evaluate(`document.querySelector(${JSON.stringify(selector)}).click()`);
-}
-
-/** The terminal's lines as the user reads them. */
-async function terminalLines(panel: PanelPage): Promise<string[]> {
-  return (await panel.page.evaluate(
-    `[...document.querySelectorAll('#terminal-output .terminal-line .content')].map((line) => line.textContent.trim())`,
-  )) as string[];
-}
 
 async function untilLine(panel: PanelPage, what: string, matches: (line: string) => boolean): Promise<string[]> {
   return until(what, () => terminalLines(panel), (lines) => lines.some(matches), 90_000);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ElementHandle } from 'puppeteer-core';
-import { openPanelPage, screenshotPath, startPanelSession, type PanelPage, type PanelSession } from '../support/browser';
+import { clickOn, openPanelPage, screenshotPath, startPanelSession, terminalLines, type PanelSession } from '../support/browser';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import { until } from '../support/waiting';
 
@@ -31,17 +31,6 @@ afterAll(async () => {
   fs.rmSync(scratch, { recursive: true, force: true });
   for (const dir of uploadedDirs) fs.rmSync(dir, { recursive: true, force: true });
 });
-
-async function clickOn(panel: PanelPage, selector: string): Promise<void> {
-  await panel.page.waitForSelector(selector, { visible: true, timeout: 30_000 });
-  await panel.page.evaluate(`document.querySelector(${JSON.stringify(selector)}).click()`);
-}
-
-async function terminalLines(panel: PanelPage): Promise<string[]> {
-  return (await panel.page.evaluate(
-    `[...document.querySelectorAll('#terminal-output .terminal-line .content')].map((line) => line.textContent.trim())`,
-  )) as string[];
-}
 
 it('uploads two files dropped in the execute modal; the agent reads them and the terminal shows it', async () => {
   const { id: agentId } = await agents.standInAgent('Leitor de anexos', { maxTurns: 0 });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { openPanelPage, screenshotPath, startPanelSession, type PanelPage, type PanelSession } from '../support/browser';
+import { clickOn, openPanelPage, screenshotPath, startPanelSession, type PanelPage, type PanelSession } from '../support/browser';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import { until } from '../support/waiting';
 
@@ -28,11 +28,6 @@ afterAll(async () => {
 });
 
 const api: PanelSession['api'] = (method, route, body) => session.api(method, route, body);
-
-async function clickOn(panel: PanelPage, selector: string): Promise<void> {
-  await panel.page.waitForSelector(selector, { visible: true, timeout: 30_000 });
-  await panel.page.evaluate(`document.querySelector(${JSON.stringify(selector)}).click()`);
-}
 
 async function toastsUntil(panel: PanelPage, count: number) {
   return until(`toast ${count}`, () => panel.toasts(), (list) => list.length >= count, 30_000);

@@ -252,3 +252,16 @@ export function screenshotPath(name: string): string {
   fs.mkdirSync(dir, { recursive: true });
   return path.join(dir, name);
 }
+
+/** Clicks an element once it is visible, in the page (no pointer: an element under a toast is still clicked). */
+export async function clickOn(panel: PanelPage, selector: string): Promise<void> {
+  await panel.page.waitForSelector(selector, { visible: true, timeout: 30_000 });
+  await panel.page.evaluate(`document.querySelector(${JSON.stringify(selector)}).click()`);
+}
+
+/** The terminal's lines as the user reads them. */
+export async function terminalLines(panel: PanelPage): Promise<string[]> {
+  return (await panel.page.evaluate(
+    `[...document.querySelectorAll('#terminal-output .terminal-line .content')].map((line) => line.textContent.trim())`,
+  )) as string[];
+}
