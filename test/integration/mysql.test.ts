@@ -70,6 +70,7 @@ describe('MariaDB through drizzle', () => {
         'schedules',
         'settings',
         'tasks',
+        'uploads',
         'webhook_deliveries',
         'webhooks',
       ]);
