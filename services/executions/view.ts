@@ -53,6 +53,12 @@ export interface ExecutionView {
   outputTokens: number | null;
   cacheReadTokens: number | null;
   cacheCreationTokens: number | null;
+  /** A run in a repository (docs/repositories.md): its name, branch and the commit made (pushed unless the error says otherwise). */
+  repoName: string | null;
+  repoBranch: string | null;
+  repoCommit: string | null;
+  /** The uploads named in the prompt (docs/uploads.md), as POST /uploads answered them; [] when none. */
+  contextFiles: Array<{ originalName: string; path: string; size: number }>;
 }
 
 /** A step of a pipeline run's detail (contract 3.8), from the step's agent record. */
@@ -133,6 +139,10 @@ export function executionView(record: ExecutionSummary): ExecutionView {
     resumedFrom: record.resumedFrom,
     resumedAtStep: record.resumedAtStep,
     ...tokensOf(record),
+    repoName: record.repoName,
+    repoBranch: record.repoBranch,
+    repoCommit: record.repoCommit,
+    contextFiles: record.contextFiles ?? [],
   };
 }
 

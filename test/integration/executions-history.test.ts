@@ -80,7 +80,10 @@ beforeAll(async () => {
     status: 'canceled',
   });
   D = await record(
-    base({ agentId: AGENT_2, agentName: 'Doc Writer', source: 'retry', parentExecutionId: 'x', task: 'Find needle_50% here', createdAt: at('2026-01-13T00:00:00.000Z') }),
+    base({
+      agentId: AGENT_2, agentName: 'Doc Writer', source: 'retry', parentExecutionId: 'x', task: 'Find needle_50% here', createdAt: at('2026-01-13T00:00:00.000Z'),
+      repoName: 'loja', repoBranch: 'vitrine', contextFiles: [{ originalName: 'pauta.txt', path: '/srv/uploads/b/1-pauta.txt', size: 12 }],
+    }),
     // Written before results were kept: its detail's result is the output.
     { status: 'completed', output: 'found it' },
   );
@@ -211,6 +214,10 @@ function viewOf(record: Execution): Record<string, unknown> {
     outputTokens: record.outputTokens,
     cacheReadTokens: record.cacheReadTokens,
     cacheCreationTokens: record.cacheCreationTokens,
+    repoName: record.repoName,
+    repoBranch: record.repoBranch,
+    repoCommit: record.repoCommit,
+    contextFiles: record.contextFiles ?? [],
   };
 }
 
@@ -253,6 +260,9 @@ describe('GET /api/executions/history', () => {
     expect(first.status).toBe(200);
     expect(first.body).toEqual({ items: [G, F, E, D, C, B, A].map(viewOf), total: 7, limit: 20, offset: 0 });
     expect(first.body.items[4]).toMatchObject({ id: C.id, source: 'webhook', webhookId: 'hook-1' });
+    expect(first.body.items[3]).toMatchObject({
+      id: D.id, repoName: 'loja', repoBranch: 'vitrine', repoCommit: null, contextFiles: [{ originalName: 'pauta.txt', path: '/srv/uploads/b/1-pauta.txt', size: 12 }],
+    });
     // What the panel sends for its first page.
     const panel = await history('?limit=20&offset=0');
     expect({ ...panel.body, items: ids(panel.body.items) }).toEqual({ items: [G.id, F.id, E.id, D.id, C.id, B.id, A.id], total: 7, limit: 20, offset: 0 });
@@ -389,6 +399,10 @@ describe('GET and DELETE /api/executions/history/{id}', () => {
       outputTokens: 320,
       cacheReadTokens: 40_000,
       cacheCreationTokens: 2_100,
+      repoName: null,
+      repoBranch: null,
+      repoCommit: null,
+      contextFiles: [],
       output: 'All good',
       outputTruncated: false,
       outputSeq: 0,

@@ -99,6 +99,7 @@ describe('an execution in a repository', () => {
     const stored = await storedRecord(id);
     const head = bareGit(APP, 'rev-parse', 'refs/heads/main');
     expect(stored).toMatchObject({ repo_name: APP, repo_branch: 'main', repo_commit: head });
+    expect(record).toMatchObject({ repoName: APP, repoBranch: 'main', repoCommit: head, contextFiles: [] });
     expect(bareGit(APP, 'show', 'main:hello.txt')).toBe('ola');
     const message = bareGit(APP, 'log', '-1', '--format=%B', 'main');
     expect(message).toContain(`Execução: ${id}`);
