@@ -36,7 +36,8 @@ export type ReportRecord = Pick<
   | 'createdAt'
   | 'startedAt'
   | 'finishedAt'
->;
+> &
+  Partial<Pick<Execution, 'repoName' | 'repoBranch' | 'repoCommit'>>;
 
 /** `2026-11-21_150311_code-reviewer_1a2b3c4d.md`: UTC start, agent slug, first 8 hex of the id. */
 export const REPORT_FILE_NAME = /^\d{4}-\d{2}-\d{2}_\d{6}_[a-z0-9]+(?:-[a-z0-9]+)*_[0-9a-f]{8}\.md$/;
@@ -95,6 +96,13 @@ export function reportMarkdown(record: ReportRecord): string {
     ['Source', record.source],
     ['Model', record.model],
     ['Working directory', record.workingDirectory],
+    // A run in a repository (docs/repositories.md): where its work went.
+    ...(record.repoName
+      ? ([
+          ['Repository', `${record.repoName} (${record.repoBranch ?? '—'})`],
+          ['Commit', record.repoCommit ?? '— (nothing changed)'],
+        ] as Array<[string, string]>)
+      : []),
     ['Created', time(record.createdAt)],
     ['Started', time(record.startedAt)],
     ['Finished', time(record.finishedAt)],

@@ -107,6 +107,13 @@ describe('report Markdown', () => {
     expect(markdown).toContain('| Cost (USD) | — |');
     expect(markdown).toContain('| Session id | — |');
     expect(markdown).not.toContain('## Error');
+    expect(markdown).not.toContain('| Repository |');
+  });
+
+  it('names the repository, branch and commit of a run in a repository', () => {
+    const pushed = reportMarkdown(record({ repoName: 'loja', repoBranch: 'vitrine', repoCommit: '0e7704d1' }));
+    expect(pushed).toContain('| Working directory | /srv/work |\n| Repository | loja (vitrine) |\n| Commit | 0e7704d1 |\n| Created |');
+    expect(reportMarkdown(record({ repoName: 'loja', repoBranch: 'main', repoCommit: null }))).toContain('| Commit | — (nothing changed) |');
   });
 });
 
