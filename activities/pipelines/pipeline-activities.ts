@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type Redis from 'ioredis';
 import type { Database } from '../../db';
 import { findAgent } from '../../db/agents-store';
@@ -32,6 +32,8 @@ export interface PipelinePlan {
   startStep: number;
   /** Each step's approval wait: its own timeout, else PIPELINE_APPROVAL_TIMEOUT_SECONDS. */
   steps: { requiresApproval: boolean; approvalTimeoutSeconds: number }[];
+  /** The run works in a repository: its changes are pushed (pushRun) before completeRun (docs/repositories.md). */
+  repository?: boolean;
 }
 
 export interface StepRef {
@@ -90,6 +92,7 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
         totalSteps: pipeline.steps.length,
         startStep: Math.min(record.resumedAtStep ?? 0, pipeline.steps.length),
         steps: pipeline.steps.map((step) => ({ requiresApproval: step.requiresApproval, approvalTimeoutSeconds: step.approvalTimeoutSeconds ?? config.orchestration.pipelines.approvalTimeoutSeconds })),
+        ...(record.repoName ? { repository: true } : {}),
       };
     },
 
@@ -199,6 +202,28 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
       return true;
     },
 
+    /**
+     * After the last step of a run in a repository, before completeRun: one commit and push of the
+     * working copy (docs/repositories.md), as a user of the pool. A regular activity, not a local one:
+     * it may wait for a user and for git; heartbeats, and a cancel ends the wait. Null when pushed
+     * (or nothing to push); else why not (the workflow then fails the run after its last step, so a
+     * resume pushes again). Repeatable: a commit already made is pushed, one already pushed is not.
+     */
+    async pushRun(runId: string): Promise<{ error: string | null }> {
+      const record = await run(runId);
+      const context = Context.current();
+      const beat = setInterval(() => context.heartbeat(), 5_000);
+      try {
+        const error = await pushRunChanges(
+          { db, config: config.orchestration.repositories, announce: (content) => announceGit(record, content), signal: context.cancellationSignal },
+          record,
+        );
+        return { error };
+      } finally {
+        clearInterval(beat);
+      }
+    },
+
     /** The run was cancelled: `canceled`, final (its running step's own workflow ends that step). No message (contract 4.5). */
     async cancelRun(runId: string): Promise<void> {
       const record = await run(runId);
@@ -254,15 +279,6 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
   /** completeRun's work, given the run's record. */
   async function completeRunOf(record: Execution): Promise<void> {
     const runId = record.id;
-    if (record.repoName) {
-      // One commit and push after every step (docs/repositories.md); refused: the run fails, resumable after its last step.
-      const pushError = await pushRunChanges({ db, config: config.orchestration.repositories, announce: (content) => announceGit(record, content) }, record);
-      if (pushError !== null) {
-        const pipeline = await findPipeline(db, record.pipelineId ?? '');
-        await failRunOf(record, pipeline?.steps.length ?? 0, pushError);
-        return;
-      }
-    }
     const steps = await runStepRecords(db, record);
     const last = steps[steps.length - 1] ?? null;
     const costUsd = await runCost(record);

@@ -11,6 +11,8 @@ export interface RunPushDeps {
   db: Database;
   config: RepositoryConfig;
   announce: (content: string) => Promise<void>;
+  /** Ends the wait for a user of the pool (the activity's cancellation). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -29,7 +31,7 @@ export async function pushRunChanges(deps: RunPushDeps, run: Execution): Promise
     const dir = await fs.realpath(run.workingDirectory);
     if (isolation.mode === 'user-pool') {
       const owner = (await fs.stat(dir)).uid;
-      lease = await leaseAgentUser(isolation.users, { preferUid: owner });
+      lease = await leaseAgentUser(isolation.users, { preferUid: owner, ...(deps.signal ? { signal: deps.signal } : {}) });
     }
     const prepared = { mirror: mirrorPath(deps.config, repo), branch: run.repoBranch };
     const message = commitMessage(`Pipeline ${run.agentName}`, run.task, run.id);

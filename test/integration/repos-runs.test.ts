@@ -9,6 +9,7 @@ import { startTestServer, type TestServer } from '../support/server';
 import { until } from '../support/waiting';
 import { openSocket } from '../support/websocket';
 import { startGitHttpServer, type GitHttpServer } from '../support/git-http';
+import { pipelineExecutionWorkflowId } from '../../temporal/pipeline-execution';
 
 /**
  * Executions in a repository (docs/repositories.md) with the real Claude Code CLI against the
@@ -239,5 +240,30 @@ describe('an execution in a repository', () => {
     const mirrorConfig = fs.readFileSync(path.join(repositories.mirrorsDir, `${SECURE}.git`, 'config'), 'utf8');
     expect(mirrorConfig).not.toContain(TOKEN);
     expect(mirrorConfig).toContain(`url = ${gitServer.url}/secure.git`);
+  });
+
+  it('a pipeline whose push is refused fails after its last step (the workflow too); a resume pushes once the remote accepts', async () => {
+    const created = await call('POST', '/api/pipelines', {
+      name: `guarded pipeline ${suffix}`,
+      description: '',
+      steps: [{ agentId: writer.id, inputTemplate: 'stand-in:write-file path=guarded.txt content=guardado', description: '', requiresApproval: false }],
+    });
+    expect(created.status).toBe(201);
+    const started = await call('POST', `/api/pipelines/${created.body.id}/execute`, { input: 'Escreva', repoName: GUARDED });
+    expect(started.status).toBe(202);
+    const runId = started.body.executionId as string;
+    const failed = await finished(runId);
+    expect(failed).toMatchObject({ status: 'error', failedAtStep: 1 });
+    expect(failed.error).toContain(`push to "${GUARDED}" refused`);
+    const result = await server.services.temporal.client.workflow.getHandle(pipelineExecutionWorkflowId(runId)).result();
+    expect(result).toEqual({ runId, status: 'error' });
+
+    fs.rmSync(path.join(reposDir, `${GUARDED}.git`, 'hooks', 'pre-receive'));
+    const resumed = await call('POST', `/api/pipelines/resume/${runId}`);
+    expect(resumed).toMatchObject({ status: 202, body: { resumedAtStep: 1 } });
+    const done = await finished(resumed.body.executionId);
+    expect(done).toMatchObject({ status: 'completed' });
+    expect(bareGit(GUARDED, 'show', 'main:guarded.txt')).toBe('guardado');
+    expect(done.repoCommit).toBe(bareGit(GUARDED, 'rev-parse', 'refs/heads/main'));
   });
 });

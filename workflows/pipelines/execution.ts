@@ -7,6 +7,7 @@ import {
   executeChild,
   isCancellation,
   patched,
+  proxyActivities,
   proxyLocalActivities,
   setHandler,
   uuid4,
@@ -27,12 +28,20 @@ export interface PipelineExecutionResult {
 }
 
 
-// Records and messages only: short, idempotent, retried freely; a vanished record is final. Local
+// Records and messages only (the push is its own activity, below): short, idempotent, retried freely; a vanished record is final. Local
 // activities (run by the worker of this workflow, no activity task round trip): a step's bookkeeping
 // is a few queries, and the pipeline's overhead per step is what they cost (scripts/bench/pipeline.ts).
 const acts = proxyLocalActivities<PipelineActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 20, nonRetryableErrorTypes: ['ExecutionNotFound', 'PipelineStepFailed'] },
+});
+
+// A run in a repository pushes its changes after its last step: git and a user of the pool may take
+// a while, so a regular activity (heartbeats; a few attempts, each repeatable).
+const push = proxyActivities<PipelineActivities>({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '1 minute',
+  retry: { initialInterval: '5 seconds', maximumAttempts: 3, nonRetryableErrorTypes: ['ExecutionNotFound'] },
 });
 
 /** Runs started before it (still running at a deploy) replay with startStep and completeRun on their own. */
@@ -87,7 +96,8 @@ export async function pipelineExecutionWorkflow(input: PipelineExecutionInput): 
       });
       // The next step's start (or the run's end) in the same local activity: a step's overhead is round trips.
       const next = plan.steps[stepIndex + 1];
-      const then: AfterStep = !inOne ? null : next === undefined ? 'completeRun' : next.requiresApproval ? null : { startStep: uuid4() };
+      // A run in a repository completes after its push, below.
+      const then: AfterStep = !inOne ? null : next === undefined ? (plan.repository ? null : 'completeRun') : next.requiresApproval ? null : { startStep: uuid4() };
       const outcome: StepOutcome = await acts.finishStep({ runId, stepIndex, stepExecutionId, then });
       if (outcome.error !== null) {
         await acts.failRun({ runId, stepIndex, error: outcome.error });
@@ -96,8 +106,16 @@ export async function pipelineExecutionWorkflow(input: PipelineExecutionInput): 
       previous = stepExecutionId;
       started = then !== null && then !== 'completeRun' && outcome.started === true ? then.startStep : null;
     }
+    if (plan.repository) {
+      // One commit and push after every step (docs/repositories.md); refused: the run fails after its last step (a resume pushes again).
+      const pushed = await push.pushRun(runId);
+      if (pushed.error !== null) {
+        await acts.failRun({ runId, stepIndex: plan.totalSteps, error: pushed.error });
+        return { runId, status: 'error' };
+      }
+    }
     // The last step's finishStep completed the run (inOne); else, or with no step left to run, here.
-    if (!inOne || plan.startStep >= plan.totalSteps) await acts.completeRun(runId);
+    if (!inOne || plan.repository || plan.startStep >= plan.totalSteps) await acts.completeRun(runId);
     return { runId, status: 'completed' };
   } catch (error) {
     if (isCancellation(error)) {
