@@ -84,16 +84,20 @@ const REPOSITORY_LOOKAHEAD = 100;
 interface QueuedRow extends RowDataPacket {
   id: string;
   repo_name: string | null;
+  pipeline_execution_id: string | null;
 }
 
 /**
- * The live queued records that take the `free` slots, oldest first; a record working in a repository
- * waits while another run of that repository is running or is chosen before it (one run per working
- * copy: docs/repositories.md, "Two runs on one repository"), and the records behind it go first.
+ * The live queued records that take the `free` slots, oldest first (docs/repositories.md, "Two runs
+ * on one repository"). A record working in a repository waits while another record of that
+ * repository runs or is chosen before it, and while an active pipeline run holds the repository: the
+ * oldest active pipeline run of a repository holds it from its first step to its push, so another
+ * run never works in its working copy between its steps or during an approval; only that run's own
+ * steps go. The records behind a waiting one go first.
  */
 async function nextToStart(connection: PoolConnection, staleBefore: Date, free: number): Promise<string[]> {
   const [queued] = await connection.query<QueuedRow[]>(
-    `SELECT id, repo_name FROM executions
+    `SELECT id, repo_name, pipeline_execution_id FROM executions
       WHERE status = 'queued' AND kind = 'agent' AND COALESCE(waiting_heartbeat_at, created_at) >= ?
       ORDER BY created_at, id LIMIT ?`,
     [staleBefore, free + REPOSITORY_LOOKAHEAD],
@@ -103,11 +107,20 @@ async function nextToStart(connection: PoolConnection, staleBefore: Date, free: 
     "SELECT DISTINCT repo_name FROM executions WHERE status = 'running' AND kind = 'agent' AND repo_name IS NOT NULL",
   );
   const busy = new Set(running.map((row) => String(row.repo_name)));
+  // The holder of each repository among the active pipeline runs: the oldest.
+  const [pipelines] = await connection.query<RowDataPacket[]>(
+    `SELECT id, repo_name FROM executions
+      WHERE kind = 'pipeline' AND repo_name IS NOT NULL AND status IN ('queued', 'running', 'retrying', 'awaiting_approval')
+      ORDER BY created_at, id`,
+  );
+  const holder = new Map<string, string>();
+  for (const row of pipelines) if (!holder.has(String(row.repo_name))) holder.set(String(row.repo_name), String(row.id));
   const chosen: string[] = [];
   for (const row of queued) {
     if (chosen.length === free) break;
     if (row.repo_name !== null) {
-      if (busy.has(row.repo_name)) continue;
+      const held = holder.get(row.repo_name);
+      if (busy.has(row.repo_name) || (held !== undefined && held !== row.pipeline_execution_id)) continue;
       busy.add(row.repo_name);
     }
     chosen.push(row.id);

@@ -22,11 +22,11 @@ afterAll(async () => {
 });
 
 let clock = Date.now() - 60_000;
-async function queued(repoName: string | null): Promise<string> {
+async function queued(repoName: string | null, pipelineExecutionId: string | null = null): Promise<string> {
   clock += 10;
   const record = await createExecution(database.db, {
     kind: 'agent', agentId: null, agentName: 'Slots', source: 'manual', task: 't', instructions: '', workingDirectory: '/home/projetos', model: 'm',
-    repoName, createdAt: new Date(clock),
+    repoName, pipelineExecutionId, createdAt: new Date(clock),
   });
   // Its waiter is alive (it looked just now).
   await database.pool.query('UPDATE executions SET waiting_heartbeat_at = NOW(3) WHERE id = ?', [record.id]);
@@ -55,5 +55,36 @@ describe('execution slots', () => {
     await database.pool.query("UPDATE executions SET status = 'completed', finished_at = NOW(3) WHERE id = ?", [first]);
     expect(await tryTakeExecutionSlot(database.pool, third, 4)).toEqual({ outcome: 'waiting', ahead: 0 });
     expect(await Promise.all([second, third].map(statusOf))).toEqual(['running', 'queued']);
+  });
+
+  it('an active pipeline run holds its repository from step to step: only its own steps start, the oldest run first', async () => {
+    const pipelineRun = async () => {
+      clock += 10;
+      const run = await createExecution(database.db, {
+        kind: 'pipeline', agentId: null, agentName: 'Pipeline', source: 'manual', task: 't', instructions: '', workingDirectory: '/home/projetos', model: 'm',
+        repoName: 'shop', createdAt: new Date(clock),
+      });
+      await database.pool.query("UPDATE executions SET status = 'running' WHERE id = ?", [run.id]);
+      return run.id;
+    };
+    const first = await pipelineRun();
+    const single = await queued('shop');
+    const firstStep = await queued('shop', first);
+    const second = await pipelineRun();
+    const secondStep = await queued('shop', second);
+
+    // Between the first run's steps: neither the single run (older than the step) nor the second run's step goes.
+    expect(await tryTakeExecutionSlot(database.pool, firstStep, 5)).toEqual({ outcome: 'taken' });
+    expect(await Promise.all([single, firstStep, secondStep].map(statusOf))).toEqual(['queued', 'running', 'queued']);
+    await database.pool.query("UPDATE executions SET status = 'completed', finished_at = NOW(3) WHERE id = ?", [firstStep]);
+    expect(await tryTakeExecutionSlot(database.pool, single, 5)).toMatchObject({ outcome: 'waiting' });
+    expect(await Promise.all([single, secondStep].map(statusOf))).toEqual(['queued', 'queued']);
+
+    // Once the first run ends, the second holds the repository: its step goes, the single run still waits.
+    await database.pool.query("UPDATE executions SET status = 'completed', finished_at = NOW(3) WHERE id = ?", [first]);
+    expect(await tryTakeExecutionSlot(database.pool, secondStep, 5)).toEqual({ outcome: 'taken' });
+    expect(await statusOf(single)).toBe('queued');
+    await database.pool.query("UPDATE executions SET status = 'completed', finished_at = NOW(3) WHERE id IN (?)", [[secondStep, second]]);
+    expect(await tryTakeExecutionSlot(database.pool, single, 5)).toEqual({ outcome: 'taken' });
   });
 });
