@@ -200,6 +200,12 @@ function gitRemotes(value: string, context: z.RefinementCtx): { name: string; ur
   return remotes;
 }
 
+/** An http:// URL to another machine: credentials sent there cross the network unencrypted. */
+function cleartextRemote(url: string): boolean {
+  const match = /^http:\/\/([^/:]+|\[[^\]]+\])/i.exec(url);
+  return match !== null && !['127.0.0.1', 'localhost', '[::1]'].includes(match[1]!.toLowerCase());
+}
+
 function isTimeZone(name: string): boolean {
   try {
     new Intl.DateTimeFormat('en', { timeZone: name });
@@ -375,6 +381,12 @@ export function loadConfig(source: NodeJS.ProcessEnv): Config {
     throw new ConfigError(`invalid environment: ${problems.join('; ')}`);
   }
   const env = parsed.data;
+  const cleartext = env.GIT_USERNAME && env.GIT_PASSWORD ? env.GIT_REMOTES.filter((remote) => cleartextRemote(remote.url)) : [];
+  if (cleartext.length > 0) {
+    throw new ConfigError(
+      `invalid environment: GIT_REMOTES: ${cleartext.map((remote) => remote.name).join(', ')} would receive GIT_USERNAME/GIT_PASSWORD in clear text (http:// to another machine): use https://`,
+    );
+  }
   return {
     env: env.NODE_ENV,
     logLevel: env.LOG_LEVEL,

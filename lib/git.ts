@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { pipeline } from 'node:stream/promises';
 
 /**
  * The real `git` binary, run so that no repository it works in can make it run anything
@@ -30,6 +31,8 @@ const HARDENING: readonly string[] = [
   'uploadpack.packObjectsHook=',
   'commit.gpgSign=false',
   'tag.gpgSign=false',
+  // A redirect to another host must not receive the credentials meant for the remote.
+  'http.followRedirects=false',
 ].flatMap((setting) => ['-c', setting]);
 
 /** The whole environment of a git process: nothing of the service's own leaks in. */
@@ -71,8 +74,8 @@ export interface GitCall {
   env?: Record<string, string>;
   /** Extra -c settings (e.g. safe.directory for the service's own mirror). */
   settings?: string[];
-  /** Where stdout goes: kept as text (default, bounded), or streamed to a callback as bytes. */
-  onStdout?: (chunk: Buffer) => void;
+  /** Where stdout goes: kept as text (default, bounded), or piped into this stream (ended with it, destroyed on failure). */
+  stdoutTo?: NodeJS.WritableStream;
   /** Ends the call (SIGKILL) after this long. */
   timeoutMs?: number;
 }
@@ -88,10 +91,13 @@ export function git(args: string[], call: GitCall = {}): Promise<string> {
     const child = spawn(command, argv, { cwd: call.cwd, env: gitEnvironment(call.env ?? {}), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      if (call.onStdout) call.onStdout(chunk);
-      else if (stdout.length < KEPT_OUTPUT) stdout += chunk.toString('utf8');
-    });
+    // Backpressure and errors handled by pipeline; a failed write is the call's failure.
+    const piped = call.stdoutTo ? pipeline(child.stdout, call.stdoutTo).then(() => null, (error: Error) => error) : null;
+    if (!piped) {
+      child.stdout.on('data', (chunk: Buffer) => {
+        if (stdout.length < KEPT_OUTPUT) stdout += chunk.toString('utf8');
+      });
+    }
     child.stderr.on('data', (chunk: Buffer) => {
       if (stderr.length < KEPT_OUTPUT) stderr += chunk.toString('utf8');
     });
@@ -100,8 +106,10 @@ export function git(args: string[], call: GitCall = {}): Promise<string> {
       clearTimeout(timer);
       reject(new GitError(`git could not be started: ${error.message}`, null, ''));
     });
-    child.once('close', (code, signal) => {
+    child.once('close', async (code, signal) => {
       clearTimeout(timer);
+      const writeError = piped ? await piped : null;
+      if (code === 0 && writeError) return reject(new GitError(`git ${args[0] ?? ''}: its output could not be written: ${writeError.message}`, code, stderr));
       if (code === 0) return resolve(stdout.replace(/\s+$/, ''));
       const said = stderr.trim().split('\n').filter(Boolean).slice(-5).join(' | ');
       const how = signal ? `was stopped (${signal})` : `exited with code ${code}`;

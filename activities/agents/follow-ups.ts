@@ -134,6 +134,9 @@ export function createFollowUpActivities(deps: FollowUpDeps) {
           model: target.model ?? settings.defaultModel,
           delegatedFrom: record.id,
           delegationDepth: record.delegationDepth + 1,
+          // In a repository's working copy, under its rules: one run at a time, commit and push after (docs/repositories.md).
+          repoName: record.repoName,
+          repoBranch: record.repoBranch,
         },
       );
       return { executionId: launched.executionId };

@@ -224,11 +224,7 @@ async function pushFromBundle(
   const bundle = path.join(bundleDir, 'changes.bundle');
   const incoming = `refs/incoming/${randomUUID()}`;
   try {
-    const out = createWriteStream(bundle, { mode: 0o600 });
-    const written = new Promise<void>((resolve, reject) => out.once('finish', resolve).once('error', reject));
-    await git(['bundle', 'create', '--quiet', '-', `refs/heads/${branch}`], { cwd: dir, onStdout: (chunk) => out.write(chunk), ...userGit(user) });
-    out.end();
-    await written;
+    await git(['bundle', 'create', '--quiet', '-', `refs/heads/${branch}`], { cwd: dir, stdoutTo: createWriteStream(bundle, { mode: 0o600 }), ...userGit(user) });
     await git(['--git-dir', mirror, 'fetch', '--quiet', bundle, `refs/heads/${branch}:${incoming}`]);
     const received = await git(['--git-dir', mirror, 'rev-parse', incoming]);
     if (received !== commit) return `the bundle carried ${received}, not the commit made (${commit})`;

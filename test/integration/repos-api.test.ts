@@ -97,5 +97,10 @@ describe('GIT_REMOTES', () => {
     expect(() => loadConfig({ ...base, GIT_REMOTES: 'docs=https://user:token@git.example/docs.git' })).toThrow(/GIT_REMOTES/);
     expect(() => loadConfig({ ...base, GIT_REMOTES: '../x=https://git.example/x.git' })).toThrow(/GIT_REMOTES/);
     expect(() => loadConfig({ ...base, GIT_REMOTES: 'x=ssh://git.example/x.git' })).toThrow(/GIT_REMOTES/);
+    // Credentials never go to another machine over plain http; loopback (a local server) is fine.
+    const credentials = { GIT_USERNAME: 'robot', GIT_PASSWORD: 'token' };
+    expect(() => loadConfig({ ...base, ...credentials, GIT_REMOTES: 'docs=http://git.example/docs.git' })).toThrow(/docs would receive GIT_USERNAME\/GIT_PASSWORD in clear text/);
+    expect(loadConfig({ ...base, ...credentials, GIT_REMOTES: 'docs=http://127.0.0.1:8080/docs.git' }).orchestration.repositories.credentials).toEqual({ username: 'robot', password: 'token' });
+    expect(loadConfig({ ...base, GIT_REMOTES: 'docs=http://git.example/docs.git' }).orchestration.repositories.remotes).toHaveLength(1);
   });
 });
