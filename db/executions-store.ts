@@ -66,7 +66,7 @@ export interface NewExecution {
   repoBranch?: string | null;
   /** Uploaded files named in the prompt (docs/uploads.md). */
   contextFiles?: StoredContextFile[] | null;
-  /** The agents worker host it is pinned to (docs/multi-host.md); null: any. */
+  /** The agents worker host it is pinned to; not set yet: running agents on several machines is still to be built (issue 16). */
   host?: string | null;
   createdAt?: Date;
 }

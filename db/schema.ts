@@ -253,7 +253,7 @@ export const executions = mysqlTable(
     repoCommit: varchar('repo_commit', { length: 64 }),
     /** The uploaded files named in the prompt (docs/uploads.md): ids of `uploads` rows, as sent back by POST /uploads. */
     contextFiles: jsonText<StoredContextFile[] | null>('context_files'),
-    /** The agents worker host the run is pinned to (docs/multi-host.md); null: any host. */
+    /** The agents worker host the run is pinned to; not set yet: running agents on several machines is still to be built (issue 16). */
     host: varchar('host', { length: 128 }),
     /** Tokens as the CLI's `result` event reports them; null when it did not. */
     inputTokens: int('input_tokens'),

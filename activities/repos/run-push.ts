@@ -1,16 +1,11 @@
 import fs from 'node:fs/promises';
-import type { Database } from '../../db';
 import type { Execution } from '../../db/executions-store';
-import { setExecutionRepoCommit } from '../../db/repository-runs';
 import { agentIsolation } from '../../lib/agent-isolation';
-import { findRepository, type RepositoryConfig } from '../../services/repos';
+import { findRepository } from '../../services/repos';
 import { leaseAgentUser, type AgentUserLease } from '../agents/agent-users';
-import { commitAndPush, commitMessage, mirrorPath, pushAnnouncement } from './working-copy';
+import { commitMessage, commitPushAndRecord, mirrorPath, type RecordedPushDeps } from './working-copy';
 
-export interface RunPushDeps {
-  db: Database;
-  config: RepositoryConfig;
-  announce: (content: string) => Promise<void>;
+export interface RunPushDeps extends RecordedPushDeps {
   /** Ends the wait for a user of the pool (the activity's cancellation). */
   signal?: AbortSignal;
 }
@@ -34,13 +29,7 @@ export async function pushRunChanges(deps: RunPushDeps, run: Execution): Promise
       lease = await leaseAgentUser(isolation.users, { preferUid: owner, ...(deps.signal ? { signal: deps.signal } : {}) });
     }
     const prepared = { mirror: mirrorPath(deps.config, repo), branch: run.repoBranch };
-    const message = commitMessage(`Pipeline ${run.agentName}`, run.task, run.id);
-    const published = await commitAndPush(deps.config, repo, prepared, dir, lease?.user ?? null, message);
-    if (published.commit === null) return null;
-    await setExecutionRepoCommit(deps.db, run.id, published.commit);
-    if (published.pushError !== null) return `${published.pushError} (the commit ${published.commit.slice(0, 7)} stays in the working copy ${dir})`;
-    await deps.announce(pushAnnouncement(repo, published.commit, published.files));
-    return null;
+    return await commitPushAndRecord(deps, repo, prepared, dir, lease?.user ?? null, commitMessage(`Pipeline ${run.agentName}`, run.task, run.id), run.id);
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
   } finally {

@@ -3,6 +3,8 @@ import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { Database } from '../../db';
+import { setExecutionRepoCommit } from '../../db/repository-runs';
 import type { AgentUser } from '../../lib/agent-isolation';
 import { git, GitError } from '../../lib/git';
 import { askPassEnvironment, type Repository, type RepositoryConfig } from '../../services/repos';
@@ -251,3 +253,32 @@ export function commitMessage(agentName: string, task: string, executionId: stri
 export function pushAnnouncement(repo: Repository, commit: string, files: number): string {
   return `Git: commit ${commit.slice(0, 7)} pushed para ${repo.name} (${files} arquivos) → ${repo.url}`;
 }
+
+export interface RecordedPushDeps {
+  db: Database;
+  config: RepositoryConfig;
+  /** Shows the push's line in the run's output (contract 4.4, `success`). */
+  announce: (content: string) => Promise<void>;
+}
+
+/**
+ * commitAndPush for a record: the commit stored in it as soon as it exists, the push announced. Null
+ * when pushed (or nothing to push); else why not, saying where the commit stays.
+ */
+export async function commitPushAndRecord(
+  deps: RecordedPushDeps,
+  repo: Repository,
+  prepared: PreparedWorkingCopy,
+  dir: string,
+  user: AgentUser | null,
+  message: string,
+  executionId: string,
+): Promise<string | null> {
+  const published = await commitAndPush(deps.config, repo, prepared, dir, user, message);
+  if (published.commit === null) return null;
+  await setExecutionRepoCommit(deps.db, executionId, published.commit);
+  if (published.pushError !== null) return `${published.pushError} (the commit ${published.commit.slice(0, 7)} stays in the working copy ${dir})`;
+  await deps.announce(pushAnnouncement(repo, published.commit, published.files));
+  return null;
+}
+

@@ -39,7 +39,7 @@ export const executeBody = z.strictObject({
   instructions: z.string().trim().max(INSTRUCTIONS_MAX).optional(),
   /** Absent or "": the agent's, else the settings' default. Confined to the roots by the use case. */
   workingDirectory: optionalWorkingDirectoryPath.optional(),
-  // Repositories are part of the request's shape; checked here, refused by the use case (not supported yet).
+  // Repositories: the shape here; the repository and branch are checked with git by the use case (docs/repositories.md).
   repoName: z.string().trim().min(1).max(200).optional(),
   repoBranch: z.string().trim().min(1).max(200).optional(),
   contextFiles: z.array(contextFile).max(CONTEXT_FILES_MAX, `at most ${CONTEXT_FILES_MAX} context files`).optional(),

@@ -7,7 +7,7 @@ import type { agentExecutionWorkflow } from '../../workflows/agents/execution';
 import { InvalidInputError, NotFoundError, UnavailableError } from '../errors';
 import { storedContextFiles, withContextFiles, type ContextFileRequest } from '../uploads';
 import { confinedWorkingDirectory } from '../working-directories';
-import { repositoryTarget, type RepositoryTarget } from '../repos';
+import { requestedRepository } from '../repos';
 import type { ExecutionDeps } from './deps';
 import { liveStreamOf, published } from './live';
 
@@ -116,16 +116,4 @@ export async function executeAgent(deps: ExecutionDeps, agentId: string, clientI
     workingDirectory: repository?.workingDirectory ?? request.workingDirectory ?? agent.workingDirectory ?? settings.workingDirectory,
     model: agent.model ?? settings.defaultModel,
   });
-}
-
-/** The repository a request names, checked (null: none); a branch without a repository is refused. */
-export async function requestedRepository(
-  deps: Pick<ExecutionDeps, 'repositories' | 'workdirRoots'>,
-  request: { repoName?: string; repoBranch?: string },
-): Promise<RepositoryTarget | null> {
-  if (request.repoName === undefined) {
-    if (request.repoBranch !== undefined) throw new InvalidInputError('repoBranch needs repoName');
-    return null;
-  }
-  return repositoryTarget(deps.repositories, deps.workdirRoots[0]!, request.repoName, request.repoBranch);
 }

@@ -1,5 +1,6 @@
 import { getExecution } from '../../db/executions-store';
 import { InvalidInputError, NotFoundError } from '../errors';
+import { storedContextFiles } from '../uploads';
 import type { ExecutionDeps } from './deps';
 import { executePipeline } from '../pipelines/runs';
 import { launchExecution, runnableAgent } from './launch';
@@ -33,6 +34,8 @@ export async function retryExecution(deps: ExecutionDeps, executionId: string, c
       workingDirectory: parent.workingDirectory,
       source: 'retry',
       ...(parent.repoName ? { repoName: parent.repoName, ...(parent.repoBranch ? { repoBranch: parent.repoBranch } : {}) } : {}),
+      // Its input lists them already; still uploads of this service (400 when one was removed), kept in the new record.
+      ...(parent.contextFiles?.length ? { contextFiles: parent.contextFiles, inputListsContextFiles: true } : {}),
     });
     return { success: true, message: 'Pipeline reexecutado', executionId: started.executionId };
   }
@@ -48,7 +51,8 @@ export async function retryExecution(deps: ExecutionDeps, executionId: string, c
     // The same repository and branch: its working copy is prepared and pushed again.
     repoName: parent.repoName,
     repoBranch: parent.repoBranch,
-    contextFiles: parent.contextFiles,
+    // Its task lists them already; they must still be uploads of this service (400 when one was removed).
+    contextFiles: parent.contextFiles?.length ? await storedContextFiles(deps.db, parent.contextFiles) : null,
   });
   return { success: true, message: 'Execução reiniciada', executionId: launched.executionId };
 }

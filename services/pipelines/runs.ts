@@ -9,7 +9,7 @@ import type { pipelineExecutionWorkflow } from '../../workflows/pipelines/execut
 import { approveSignal, rejectSignal } from '../../workflows/pipelines/signals';
 import { InvalidInputError, NotFoundError, UnavailableError } from '../errors';
 import type { ExecutionDeps } from '../executions/deps';
-import { requestedRepository } from '../executions/launch';
+import { requestedRepository } from '../repos';
 import { storedContextFiles, withContextFiles, type ContextFileRequest } from '../uploads';
 import { confinedWorkingDirectory } from '../working-directories';
 import { storedPipeline } from './pipelines';
@@ -36,6 +36,8 @@ export interface PipelineRunRequest {
   scheduleId?: string | null;
   /** Uploaded files named after the input, so in the first step's prompt; kept in the run's record (docs/uploads.md). */
   contextFiles?: readonly ContextFileRequest[];
+  /** The input already lists the context files (a retry of a run: its stored input): checked and kept, not listed again. */
+  inputListsContextFiles?: boolean;
 }
 
 const NO_APPROVAL = 'Nenhuma aprovação pendente para este pipeline';
@@ -65,7 +67,7 @@ export async function executePipeline(deps: PipelineRunDeps, pipelineId: string,
     pipelineId: pipeline.id,
     source: request.source ?? 'manual',
     clientId,
-    task: withContextFiles(request.input, contextFiles),
+    task: request.inputListsContextFiles ? request.input : withContextFiles(request.input, contextFiles),
     contextFiles: contextFiles.length > 0 ? contextFiles : null,
     instructions: '',
     workingDirectory: repository?.workingDirectory ?? request.workingDirectory ?? pipeline.workingDirectory ?? settings.workingDirectory,

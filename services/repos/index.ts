@@ -11,4 +11,4 @@ export {
   type RepositoryView,
 } from './catalog';
 export { askPassEnvironment } from './credentials';
-export { repositoryTarget, type RepositoryTarget } from './target';
+export { repositoryTarget, requestedRepository, type RepositoryTarget } from './target';

@@ -30,3 +30,15 @@ export async function repositoryTarget(
   if (!heads.branches.includes(branch)) throw new NotFoundError(`branch "${branch.slice(0, 200)}" not found in repository "${repo.name}"`);
   return { repoName: repo.name, repoBranch: branch, workingDirectory: path.join(projectsRoot, repo.name) };
 }
+
+/** The repository a request names, checked (null: none); a branch without a repository is refused. */
+export async function requestedRepository(
+  deps: { repositories?: RepositoryConfig; workdirRoots: readonly string[] },
+  request: { repoName?: string; repoBranch?: string },
+): Promise<RepositoryTarget | null> {
+  if (request.repoName === undefined) {
+    if (request.repoBranch !== undefined) throw new InvalidInputError('repoBranch needs repoName');
+    return null;
+  }
+  return repositoryTarget(deps.repositories, deps.workdirRoots[0]!, request.repoName, request.repoBranch);
+}

@@ -1,0 +1,41 @@
+import { createExecution, finishExecution } from '../../db/executions-store';
+import { startTestServer, type TestServer } from '../support/server';
+
+/**
+ * A retry of a run with context files (docs/uploads.md): its task lists them already, and they must
+ * still be uploads of this service; one removed since (retention) answers 400 and starts nothing.
+ */
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+async function call(method: string, route: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const response = await fetch(server.url + route, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : null };
+}
+
+it('refuses to retry an agent run whose uploaded file is gone, storing nothing', async () => {
+  const agent = await call('POST', '/api/agents', { agent_name: `Retry files ${Date.now()}`, config: { model: 'claude-sonnet-4-6' } });
+  expect(agent.status).toBe(201);
+  const gone = { originalName: 'pauta.txt', path: '/nonexistent/uploads/batch/1-pauta.txt', size: 5 };
+  const { db, pool } = server.services.database;
+  const agentRun = await createExecution(db, {
+    kind: 'agent', agentId: agent.body.id, agentName: agent.body.agent_name, source: 'manual', task: `Leia.\n\nArquivos de contexto:\n- ${gone.path} (pauta.txt)`,
+    instructions: '', workingDirectory: '/home/projetos', model: 'claude-sonnet-4-6', contextFiles: [gone],
+  });
+  await finishExecution(db, agentRun.id, { status: 'error', error: 'failed' });
+  const count = async () => ((await pool.query('SELECT COUNT(*) AS n FROM executions')) as any)[0][0].n;
+  const before = await count();
+
+  const retried = await call('POST', `/api/executions/${agentRun.id}/retry`);
+  expect(retried).toEqual({ status: 400, body: { error: `context file ${gone.path} is not an upload of this service (POST /api/uploads)` } });
+  expect(await count()).toBe(before);
+});
