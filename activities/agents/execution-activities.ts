@@ -12,7 +12,7 @@ import type { Config } from '../../lib/config';
 import { ExecutionLiveStream, liveTargetOf, type ExecutionIdentity, type OutputChunk } from '../../lib/live-output';
 import type { Logger } from '../../lib/logger';
 import { NO_GIT_INSTRUCTION, repositoryWorkspace } from '../repos/workspace';
-import { DEFAULT_PERMISSION_MODE, PERMISSION_MODES, type AgentRunOptions, type PermissionMode } from './agent-cli';
+import { DEFAULT_PERMISSION_MODE, PERMISSION_MODES, type AgentRunOptions, type AgentTokens, type PermissionMode } from './agent-cli';
 import { agentCliFor } from './agent-clis';
 import { sessionStoreIn } from './agent-sessions';
 import { WORKER_STOPPED_ERROR } from '../../workflows/agents/execution-errors';
@@ -47,6 +47,8 @@ export interface AgentRunOutcome {
   exitCode: number | null;
   /** The end of the agent's standard error (the final message's `data.stderr`); absent from older histories. */
   stderr?: string;
+  /** Tokens the CLI's result reported (docs/statistics.md); null: none; absent from older histories. */
+  tokens?: AgentTokens | null;
 }
 
 export interface RunAgentExecutionInput {
@@ -145,6 +147,7 @@ function outcomeOf(summary: AgentRunSummary): AgentRunOutcome {
     result: summary.resultText ?? text,
     exitCode: summary.exitCode,
     stderr: summary.stderr,
+    tokens: summary.tokens,
   };
 }
 
@@ -306,6 +309,7 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
         ...(input.turns !== undefined ? { turns: input.turns } : {}),
         ...(input.result !== undefined ? { result: input.result } : {}),
         ...(input.exitCode !== undefined ? { exitCode: input.exitCode } : {}),
+        ...(input.tokens ? { tokens: input.tokens } : {}),
       });
       if (!finished) throw ApplicationFailure.nonRetryable(`execution ${input.executionId} not found`, 'ExecutionNotFound');
       const { execution, changed } = finished;
