@@ -86,6 +86,9 @@ it('executes from the agent card, shows the tool line, the answer and the cost, 
     30_000,
   );
   expect(runs[0]).toMatchObject({ source: 'continue', status: 'completed', parentSessionId: run.sessionId, task: 'E agora? stand-in:text' });
+  // Its report line too: `report_generated` makes the panel open the report in the modal the history's
+  // detail uses, so a late one would cover the detail opened below.
+  await until('the continued run\'s report line', () => terminalLines(panel), (lines) => lines.filter((line) => line.includes('Relatório gerado')).length === 2, 30_000);
   await page.screenshot({ path: screenshotPath('panel-terminal-chat.png') });
 
   // The history lists both runs; the first one's detail shows its task and result.
