@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { config as baseConfig, type Config } from '../../lib/config';
-import { clickOn, openPanelPage, screenshotPath, startPanelSession, type PanelPage, type PanelSession } from '../support/browser';
+import { clickOn, openExecuteModal, openPanelPage, screenshotPath, startPanelSession, type PanelPage, type PanelSession } from '../support/browser';
 import { bareRepository, gitIn } from '../support/git-repos';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import { until } from '../support/waiting';
@@ -52,13 +52,7 @@ it('executes in a repository and branch chosen in the modal; the commit is in th
   const { id: agentId } = await agents.standInAgent('Vitrinista', { maxTurns: 0 });
   const panel = await openPanelPage(session.browser, session.server.url);
   const { page } = panel;
-  await page.goto(`${session.server.url}/app.html#agents`, { waitUntil: 'load' });
-  await clickOn(panel, `[data-action="execute"][data-id="${agentId}"]`);
-  await page.waitForSelector('#execute-task-desc', { visible: true });
-  await until('the execute modal settles', () => page.evaluate(`document.activeElement && document.activeElement.id`), (id) => id !== null, 10_000);
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  await page.click('#execute-task-desc');
-  await page.type('#execute-task-desc', 'Crie a vitrine. stand-in:write-file path=vitrine.html content=ofertas');
+  await openExecuteModal(panel, agentId, 'Crie a vitrine. stand-in:write-file path=vitrine.html content=ofertas');
 
   // The select loads GET /api/repos when it gets the focus; choosing one loads its branches.
   await page.focus('#execute-repo');

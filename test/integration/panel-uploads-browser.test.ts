@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ElementHandle } from 'puppeteer-core';
-import { clickOn, openPanelPage, screenshotPath, startPanelSession, terminalLines, type PanelSession } from '../support/browser';
+import { clickOn, openExecuteModal, openPanelPage, screenshotPath, startPanelSession, terminalLines, type PanelSession } from '../support/browser';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import { until } from '../support/waiting';
 
@@ -45,15 +45,7 @@ it('uploads two files dropped in the execute modal; the agent reads them and the
 
   const panel = await openPanelPage(session.browser, session.server.url);
   const { page } = panel;
-  await page.goto(`${session.server.url}/app.html#agents`, { waitUntil: 'load' });
-  await clickOn(panel, `[data-action="execute"][data-id="${agentId}"]`);
-  await page.waitForSelector('#execute-task-desc', { visible: true });
-  // The modal moves the focus while it opens (its saved-task select loads): type once it has settled.
-  await until('the execute modal settles', () => page.evaluate(`document.activeElement && document.activeElement.id`), (id) => id !== null, 10_000);
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  const task = 'Leia os anexos. stand-in:read-files';
-  await page.click('#execute-task-desc');
-  await page.type('#execute-task-desc', task);
+  await openExecuteModal(panel, agentId, 'Leia os anexos. stand-in:read-files');
 
   // The drop zone's hidden file input: what a drop or "selecione" fills (utils.js initDropzone).
   // No DOM library in the tsconfig: the handle's element type is left open.

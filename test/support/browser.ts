@@ -5,6 +5,7 @@ import puppeteer, { type Browser, type HTTPRequest, type Page } from 'puppeteer-
 import { config, type Config } from '../../lib/config';
 import { repoRoot } from '../../lib/paths';
 import { startTestServer, type TestServer } from './server';
+import { until } from './waiting';
 
 /**
  * Browser tests of the admin panel: Debian's Chromium (CHROMIUM_PATH, never downloaded) driven by
@@ -265,3 +266,17 @@ export async function terminalLines(panel: PanelPage): Promise<string[]> {
     `[...document.querySelectorAll('#terminal-output .terminal-line .content')].map((line) => line.textContent.trim())`,
   )) as string[];
 }
+
+/** Opens the execute modal from the agent's card on the Agents page and types the task. */
+export async function openExecuteModal(panel: PanelPage, agentId: string, task: string): Promise<void> {
+  const { page } = panel;
+  await page.goto(`${panel.origin}/app.html#agents`, { waitUntil: 'load' });
+  await clickOn(panel, `[data-action="execute"][data-id="${agentId}"]`);
+  await page.waitForSelector('#execute-task-desc', { visible: true });
+  // The modal moves the focus while it opens (its saved-task select loads): type once it has settled.
+  await until('the execute modal settles', () => page.evaluate(`document.activeElement && document.activeElement.id`), (id) => id !== null, 10_000);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  await page.click('#execute-task-desc');
+  await page.type('#execute-task-desc', task);
+}
+
