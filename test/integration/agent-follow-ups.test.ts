@@ -6,7 +6,7 @@ import { withTimeout } from '../../lib/timeout';
 import { promptsOf, type StandInModel } from '../fixtures/stand-in-model';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import type { TestServer } from '../support/server';
-import { openSocket, type SocketProbe } from '../support/websocket';
+import { connectClient, untilFinal, type SocketProbe } from '../support/websocket';
 
 /**
  * What follows a run (docs/agent-executions.md, "Retry on failure" and "Delegation"), with the real
@@ -50,21 +50,9 @@ describe('retry on failure and delegation, with the real CLI', () => {
   const standInAgent = (name: string, config: Record<string, unknown>) => agents.standInAgent(name, config);
 
   async function connect(clientId: string): Promise<SocketProbe> {
-    const probe = await openSocket(`${server.url.replace(/^http/, 'ws')}/?clientId=${encodeURIComponent(clientId)}`);
+    const probe = await connectClient(server.url, clientId);
     probes.push(probe);
-    expect(await probe.nextMessage()).toEqual({ type: 'connected', clientId });
     return probe;
-  }
-
-  /** Every message of one execution up to its final one, skipping other executions' messages. */
-  async function untilFinal(probe: SocketProbe, executionId: string): Promise<any[]> {
-    const received: any[] = [];
-    for (;;) {
-      const message: any = await withTimeout(probe.nextMessage(), 90_000, `messages of ${executionId}`);
-      if (message.executionId !== executionId) continue;
-      received.push(message);
-      if (message.type === 'execution_complete' || message.type === 'execution_error') return received;
-    }
   }
 
   async function execute(agentId: string, task: string, clientId: string): Promise<string> {

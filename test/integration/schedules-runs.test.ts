@@ -7,7 +7,7 @@ import { reconcileSchedules } from '../../services/schedules';
 import { agentScheduleId } from '../../temporal/agent-schedules';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import type { TestServer } from '../support/server';
-import { openSocket, type SocketProbe } from '../support/websocket';
+import { connectClient, type SocketProbe } from '../support/websocket';
 
 /**
  * A schedule's firing end to end (docs/tasks-schedules.md), with the real Claude Code CLI against the
@@ -55,9 +55,8 @@ describe('scheduled runs, with the real CLI', () => {
   }
 
   async function connect(clientId: string): Promise<SocketProbe> {
-    const probe = await openSocket(`${server.url.replace(/^http/, 'ws')}/?clientId=${encodeURIComponent(clientId)}`);
+    const probe = await connectClient(server.url, clientId);
     probes.push(probe);
-    expect(await probe.nextMessage()).toEqual({ type: 'connected', clientId });
     return probe;
   }
 

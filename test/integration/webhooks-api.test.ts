@@ -6,7 +6,7 @@ import type { Config } from '../../lib/config';
 import { withTimeout } from '../../lib/timeout';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import { startTestServer, type TestServer } from '../support/server';
-import { openSocket, type SocketProbe } from '../support/websocket';
+import { connectClient, untilFinal, type SocketProbe } from '../support/websocket';
 
 /**
  * Webhooks (contract 3.7 and "External trigger"; docs/webhooks.md) on the real stack, with the real
@@ -104,20 +104,9 @@ describe('webhooks, with the real CLI', () => {
   }
 
   async function connect(clientId: string): Promise<SocketProbe> {
-    const probe = await openSocket(`${server.url.replace(/^http/, 'ws')}/?clientId=${encodeURIComponent(clientId)}`);
+    const probe = await connectClient(server.url, clientId);
     probes.push(probe);
-    expect(await probe.nextMessage()).toEqual({ type: 'connected', clientId });
     return probe;
-  }
-
-  async function untilFinal(probe: SocketProbe, executionId: string): Promise<any[]> {
-    const received: any[] = [];
-    for (;;) {
-      const message: any = await withTimeout(probe.nextMessage(), 90_000, `messages of ${executionId}`);
-      if (message.executionId !== executionId) continue;
-      received.push(message);
-      if (message.type === 'execution_complete' || message.type === 'execution_error') return received;
-    }
   }
 
   describe('CRUD (contract 3.7, 5.5)', () => {

@@ -1,4 +1,5 @@
 import WebSocket from 'ws';
+import { withTimeout } from '../../lib/timeout';
 
 export interface SocketProbe {
   socket: WebSocket;
@@ -35,6 +36,24 @@ export function openSocket(url: string, headers: Record<string, string> = {}): P
       }),
     );
   });
+}
+
+/** The panel's socket for `clientId` on the service at `serverUrl`, once the server greeted it with `connected`. */
+export async function connectClient(serverUrl: string, clientId: string): Promise<SocketProbe> {
+  const probe = await openSocket(`${serverUrl.replace(/^http/, 'ws')}/?clientId=${encodeURIComponent(clientId)}`);
+  expect(await probe.nextMessage()).toEqual({ type: 'connected', clientId });
+  return probe;
+}
+
+/** Every message of one execution up to its final one (complete or error), skipping other executions' messages. */
+export async function untilFinal(probe: SocketProbe, executionId: string, timeoutMs = 90_000): Promise<any[]> {
+  const received: any[] = [];
+  for (;;) {
+    const message: any = await withTimeout(probe.nextMessage(), timeoutMs, `messages of ${executionId}`);
+    if (message.executionId !== executionId) continue;
+    received.push(message);
+    if (message.type === 'execution_complete' || message.type === 'execution_error') return received;
+  }
 }
 
 /** A handshake the server refused before the upgrade: its HTTP status, headers and JSON body. */
