@@ -1,13 +1,11 @@
 import './bench-env';
-import path from 'node:path';
 import WebSocket from 'ws';
 import { migrateDatabase } from '../../db/migrate';
 import { config } from '../../lib/config';
-import { repoRoot } from '../../lib/paths';
 import { ensureNamespace } from '../../temporal/namespace';
 import { standInEnv, startStandInModel, type StandInModel } from '../../test/fixtures/stand-in-model';
 import { fmt, percentile } from './measure';
-import { startApi, startService, stopService, waitForLine } from './services';
+import { CLAUDE_CLI, startApi, startService, stopService, waitForLine } from './services';
 
 /**
  * Live-output benchmark (issues 5 and 14), with the REAL Claude Code CLI (the pinned
@@ -31,7 +29,6 @@ const CHUNKS = Number(process.env.BENCH_CHUNKS ?? 100);
 const LINE_INTERVALS_MS = (process.env.BENCH_LINE_MS ?? '100,20').split(',').map(Number);
 const BURST = Number(process.env.BENCH_BURST ?? 100);
 const CANCELS = Number(process.env.BENCH_CANCELS ?? 5);
-const CLAUDE = path.join(repoRoot, 'node_modules', '.bin', 'claude');
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
 interface Api {
@@ -176,7 +173,7 @@ async function main(): Promise<void> {
   const sentAt = new Map<string, number>();
   // Each delta of `stand-in:lines` is one line; the client receives it without its line end.
   const model = await startStandInModel({ onTextDelta: (text) => sentAt.set(text.trimEnd(), Date.now()) });
-  const agentEnv = { AGENT_COMMAND: CLAUDE };
+  const agentEnv = { AGENT_COMMAND: CLAUDE_CLI };
   const worker = startService('agents-worker', agentEnv);
   await waitForLine(worker, '"msg":"worker started"');
   const { process: apiProcess, base } = await startApi(agentEnv);

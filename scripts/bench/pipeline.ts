@@ -7,7 +7,7 @@ import { repoRoot } from '../../lib/paths';
 import { ensureNamespace } from '../../temporal/namespace';
 import { standInEnv, startStandInModel, type StandInModel } from '../../test/fixtures/stand-in-model';
 import { fmt, percentile } from './measure';
-import { freePort, stopService, waitForLine } from './services';
+import { apiCall, CLAUDE_CLI, freePort, stopService, waitForLine } from './services';
 
 /**
  * Pipeline benchmark (issue 15), with the REAL Claude Code CLI against the stand-in model: BENCH_RUNS
@@ -23,19 +23,9 @@ import { freePort, stopService, waitForLine } from './services';
  */
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const STEPS = Number(process.env.BENCH_STEPS ?? 5);
-const CLAUDE = path.join(repoRoot, 'node_modules', '.bin', 'claude');
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
-async function call(base: string, method: string, route: string, body?: unknown): Promise<any> {
-  const response = await fetch(`${base}${route}`, {
-    method,
-    headers: { 'content-type': 'application/json', 'x-client-id': 'bench-pipeline' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
+const call = (base: string, method: string, route: string, body?: unknown) => apiCall(base, method, route, body, { 'x-client-id': 'bench-pipeline' });
 
 async function benchAgent(base: string, model: StandInModel): Promise<string> {
   const agent = await call(base, 'POST', '/agents', { agent_name: `bench pipeline ${Date.now()}`, config: { maxTurns: 5 } });
@@ -117,7 +107,7 @@ async function main(): Promise<void> {
   await migrateDatabase(config.mysql);
   await ensureNamespace(config.temporal.address, config.temporal.namespace);
   const model = await startStandInModel();
-  const agentEnv = { AGENT_COMMAND: CLAUDE };
+  const agentEnv = { AGENT_COMMAND: CLAUDE_CLI };
   const sides: Side[] = [];
   try {
     if (BASELINE) {

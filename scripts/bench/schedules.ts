@@ -1,14 +1,12 @@
 import './bench-env';
-import path from 'node:path';
 import { migrateDatabase } from '../../db/migrate';
 import { config } from '../../lib/config';
-import { repoRoot } from '../../lib/paths';
 import { agentScheduleId } from '../../temporal/agent-schedules';
 import { closeTemporalClient, createTemporalClient } from '../../temporal/client';
 import { ensureNamespace } from '../../temporal/namespace';
 import { standInEnv, startStandInModel } from '../../test/fixtures/stand-in-model';
 import { fmt, percentile } from './measure';
-import { startApi, startService, stopService, waitForLine } from './services';
+import { apiCall, CLAUDE_CLI, startApi, startService, stopService, waitForLine } from './services';
 
 /**
  * Schedules benchmark (issue 15; docs/tasks-schedules.md), with the REAL Claude Code CLI against the
@@ -28,19 +26,9 @@ const LEAD_SECONDS = Number(process.env.BENCH_LEAD_SECONDS ?? 30);
 const MAX_CONCURRENT = Number(process.env.BENCH_MAX_CONCURRENT ?? 20);
 /** How long after the firing minute the benchmark waits for every run to finish before it reports what it has. */
 const WAIT_SECONDS = Number(process.env.BENCH_WAIT_SECONDS ?? 600);
-const CLAUDE = path.join(repoRoot, 'node_modules', '.bin', 'claude');
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
-async function call(base: string, method: string, route: string, body?: unknown): Promise<any> {
-  const response = await fetch(`${base}/api${route}`, {
-    method,
-    headers: { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
+const call = (base: string, method: string, route: string, body?: unknown) => apiCall(`${base}/api`, method, route, body);
 
 interface HistoryRecord {
   id: string;
@@ -55,7 +43,7 @@ async function main(): Promise<void> {
   await migrateDatabase(config.mysql);
   await ensureNamespace(config.temporal.address, config.temporal.namespace);
   const model = await startStandInModel();
-  const env = { AGENT_COMMAND: CLAUDE, AGENT_SCHEDULE_TIMEZONE: 'UTC' };
+  const env = { AGENT_COMMAND: CLAUDE_CLI, AGENT_SCHEDULE_TIMEZONE: 'UTC' };
   const worker = startService('agents-worker', env);
   await waitForLine(worker, '"msg":"worker started"');
   const { process: apiProcess, base: v1 } = await startApi(env);

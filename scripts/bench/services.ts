@@ -84,3 +84,19 @@ export async function ensureBenchPersons(es: ElasticsearchClient, index: string,
   const generated = await generatePersons({ es, index, count, seed: 300, recreate: true });
   process.stdout.write(`generated ${count} persons into ${index} in ${generated.seconds.toFixed(1)} s\n`);
 }
+
+/** The pinned Claude Code CLI: the agent command of the benchmarks that run real agents. */
+export const CLAUDE_CLI = path.join(root, 'node_modules', '.bin', 'claude');
+
+/** One JSON call of the orchestration API at `base` (its `/api` prefix included); a non-2xx answer throws with its body. */
+export async function apiCall(base: string, method: string, route: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> {
+  const response = await fetch(`${base}${route}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+

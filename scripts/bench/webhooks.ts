@@ -1,12 +1,10 @@
 import './bench-env';
-import path from 'node:path';
 import { migrateDatabase } from '../../db/migrate';
 import { config } from '../../lib/config';
-import { repoRoot } from '../../lib/paths';
 import { ensureNamespace } from '../../temporal/namespace';
 import { standInEnv, startStandInModel, type StandInModel } from '../../test/fixtures/stand-in-model';
 import { fmt, percentile } from './measure';
-import { startApi, startService, stopService, waitForLine } from './services';
+import { apiCall, CLAUDE_CLI, startApi, startService, stopService, waitForLine } from './services';
 
 /**
  * Webhook burst benchmark (issue 15; docs/webhooks.md), with the REAL Claude Code CLI against the
@@ -21,19 +19,9 @@ import { startApi, startService, stopService, waitForLine } from './services';
  *   npm run bench:webhooks   (BENCH_HOOK_CALLS)
  */
 const CALLS = Number(process.env.BENCH_HOOK_CALLS ?? 100);
-const CLAUDE = path.join(repoRoot, 'node_modules', '.bin', 'claude');
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
-async function call(base: string, method: string, route: string, body?: unknown): Promise<any> {
-  const response = await fetch(`${base}/api${route}`, {
-    method,
-    headers: { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
+const call = (base: string, method: string, route: string, body?: unknown) => apiCall(`${base}/api`, method, route, body);
 
 async function benchWebhook(base: string, model: StandInModel): Promise<{ id: string; token: string }> {
   const agent = await call(base, 'POST', '/agents', { agent_name: `bench webhook ${Date.now()}`, config: { maxTurns: 5 } });
@@ -112,7 +100,7 @@ async function main(): Promise<void> {
   await migrateDatabase(config.mysql);
   await ensureNamespace(config.temporal.address, config.temporal.namespace);
   const model = await startStandInModel();
-  const agentEnv = { AGENT_COMMAND: CLAUDE };
+  const agentEnv = { AGENT_COMMAND: CLAUDE_CLI };
   const worker = startService('agents-worker', agentEnv);
   await waitForLine(worker, '"msg":"worker started"');
   // Two API processes: the default hook budget, and one above the burst (each its own Redis key prefix, so budgets start full).
