@@ -3,6 +3,7 @@ import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { openSecret, SecretDecryptionError, secretsKeyFromHex, type SealedSecret } from '../lib/secret-box';
 import type { Database } from './index';
 import { agentSecrets } from './schema';
+import { hasErrorCode } from './mysql-errors';
 
 export interface SecretName {
   name: string;
@@ -24,12 +25,7 @@ export async function listSecretNames(db: Database, agentId: string): Promise<Se
 }
 
 /** MariaDB's "parent row missing" error: the agent was deleted meanwhile. */
-function isMissingParent(error: unknown): boolean {
-  for (let current: unknown = error; current instanceof Error; current = current.cause) {
-    if ((current as { code?: unknown }).code === 'ER_NO_REFERENCED_ROW_2') return true;
-  }
-  return false;
-}
+const isMissingParent = (error: unknown): boolean => hasErrorCode(error, 'ER_NO_REFERENCED_ROW_2');
 
 /**
  * Stores a sealed secret under its name, replacing an existing value of that name.

@@ -3,6 +3,7 @@ import { and, asc, count, desc, eq, lte } from 'drizzle-orm';
 import { agentDataOf, changedDataFields, predatesPanelFields, type AgentData, type AgentDataInput } from './agent-data';
 import type { Database } from './index';
 import { agents, agentVersions } from './schema';
+import { hasErrorCode, isDuplicateKey } from './mysql-errors';
 
 export type Agent = typeof agents.$inferSelect;
 
@@ -54,18 +55,6 @@ export class AgentLimitReachedError extends Error {
   constructor(readonly limit: number) {
     super(`the service keeps at most ${limit} agents: delete one before creating another`);
   }
-}
-
-/** A MariaDB error code, as raised by mysql2 or wrapped by drizzle. */
-function hasErrorCode(error: unknown, code: string): boolean {
-  for (let current: unknown = error; current instanceof Error; current = current.cause) {
-    if ((current as { code?: unknown }).code === code) return true;
-  }
-  return false;
-}
-
-function isDuplicateKey(error: unknown): boolean {
-  return hasErrorCode(error, 'ER_DUP_ENTRY');
 }
 
 /** The only unique key an agent write can break, besides the random id, is the name. */

@@ -3,6 +3,7 @@ import { and, asc, count, eq, sql } from 'drizzle-orm';
 import type { SealedSecret } from '../lib/secret-box';
 import type { Database } from './index';
 import { agents, executions, pipelines, webhookDeliveries, webhooks } from './schema';
+import { isDuplicateKey } from './mysql-errors';
 
 /** Webhooks and their deliveries (docs/webhooks.md). The sealed secret never leaves this module but for a check. */
 
@@ -142,14 +143,6 @@ export interface Delivery {
   id: string;
   deliveryId: string | null;
   executionId: string | null;
-}
-
-/** MariaDB's duplicate-key error, wherever drizzle wrapped it. */
-function isDuplicateKey(error: unknown): boolean {
-  for (let current: unknown = error; current instanceof Error; current = current.cause) {
-    if ((current as { code?: unknown }).code === 'ER_DUP_ENTRY') return true;
-  }
-  return false;
 }
 
 /**
