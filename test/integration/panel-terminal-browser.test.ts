@@ -89,7 +89,18 @@ it('executes from the agent card, shows the tool line, the answer and the cost, 
   // Its report line too: `report_generated` makes the panel open the report in the modal the history's
   // detail uses, so a late one would cover the detail opened below.
   await until('the continued run\'s report line', () => terminalLines(panel), (lines) => lines.filter((line) => line.includes('Relatório gerado')).length === 2, 30_000);
+  // The panel fetches that report after printing the line and then fills the detail modal with it: wait
+  // for that too, or it lands on top of the detail opened below.
+  await until(
+    'the continued run\'s report in the modal',
+    () => page.evaluate(`document.getElementById('execution-detail-content').textContent`) as Promise<string>,
+    (text) => text.includes(runs[0].id),
+    30_000,
+  );
   await page.screenshot({ path: screenshotPath('panel-terminal-chat.png') });
+
+  await clickOn(panel, '[data-modal-close="execution-detail-modal-overlay"]');
+  await page.waitForSelector('#execution-detail-modal-overlay[hidden]', { timeout: 10_000 });
 
   // The history lists both runs; the first one's detail shows its task and result.
   await page.goto(`${session.server.url}/app.html#history`, { waitUntil: 'load' });
