@@ -66,8 +66,6 @@ export interface NewExecution {
   repoBranch?: string | null;
   /** Uploaded files named in the prompt (docs/uploads.md). */
   contextFiles?: StoredContextFile[] | null;
-  /** The agents worker host it is pinned to; not set yet: running agents on several machines is still to be built (issue 16). */
-  host?: string | null;
   createdAt?: Date;
 }
 
@@ -128,7 +126,8 @@ export async function createExecution(db: Database, input: NewExecution): Promis
       repoName: input.repoName ?? null,
       repoBranch: input.repoBranch ?? null,
       contextFiles: input.contextFiles ?? null,
-      host: input.host ?? null,
+      // Pinned when the run takes its slot (db/execution-hosts.ts).
+      host: null,
       output: '',
       createdAt: input.createdAt ?? new Date(),
     })

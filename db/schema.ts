@@ -253,7 +253,7 @@ export const executions = mysqlTable(
     repoCommit: varchar('repo_commit', { length: 64 }),
     /** The uploaded files named in the prompt (docs/uploads.md): ids of `uploads` rows, as sent back by POST /uploads. */
     contextFiles: jsonText<StoredContextFile[] | null>('context_files'),
-    /** The agents worker host the run is pinned to; not set yet: running agents on several machines is still to be built (issue 16). */
+    /** The agents host the run is pinned to (`agent_hosts.name`), set when it takes its slot (docs/multi-host.md). */
     host: varchar('host', { length: 128 }),
     /** Tokens as the CLI's `result` event reports them; null when it did not. */
     inputTokens: int('input_tokens'),
@@ -412,6 +412,18 @@ export const uploads = mysqlTable(
   },
   (table) => [index('uploads_created').on(table.createdAt), index('uploads_batch').on(table.batchId)],
 );
+
+/**
+ * The agents hosts (docs/multi-host.md): each agents worker registers its host name and the roots of
+ * working directories it holds, and marks itself alive every few seconds. A run is pinned to a live
+ * host whose roots hold its working directory; its disk-bound activities go to that host's queue.
+ */
+export const agentHosts = mysqlTable('agent_hosts', {
+  name: varchar('name', { length: 128 }).primaryKey(),
+  roots: jsonText<string[]>('roots').notNull(),
+  startedAt: datetime('started_at', { fsp: 3, mode: 'date' }).notNull(),
+  seenAt: datetime('seen_at', { fsp: 3, mode: 'date' }).notNull(),
+});
 
 /** Each call of a webhook: who, when, which run; a delivery id is accepted once (replay protection). */
 export const webhookDeliveries = mysqlTable(

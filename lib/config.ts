@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { repoRoot } from './paths';
@@ -14,6 +15,9 @@ import { normaliseWorkingDirectory, WorkingDirectoryError } from './working-dire
 
 const port = z.coerce.number().int().min(1).max(65535);
 const positiveInt = z.coerce.number().int().positive();
+
+/** An agents host's name: it is part of a task-queue name. */
+export const AGENT_HOST_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -171,6 +175,15 @@ const envSchema = z.object({
     .default('/home/projetos')
     .transform((value, context) => workdirRoots(value, context)),
 
+  /**
+   * This machine's name among the agents hosts (docs/multi-host.md): an agents worker registers it with
+   * its AGENT_WORKDIR_ROOTS and serves the task queue `agents-host-<name>`. Default: the host name.
+   */
+  AGENT_HOST: z
+    .string()
+    .regex(AGENT_HOST_NAME, 'letters, digits, . _ - (at most 100)')
+    .optional(),
+
   /** The admin panel's static files, served at the site root (docs/admin-panel.md); unset: no panel. Relative to the repository. */
   PANEL_DIR: z.string().min(1).optional(),
 
@@ -204,6 +217,12 @@ function gitRemotes(value: string, context: z.RefinementCtx): { name: string; ur
 function cleartextRemote(url: string): boolean {
   const match = /^http:\/\/([^/:]+|\[[^\]]+\])/i.exec(url);
   return match !== null && !['127.0.0.1', 'localhost', '[::1]'].includes(match[1]!.toLowerCase());
+}
+
+/** The machine's host name, cut to what a host name here may be (AGENT_HOST_NAME). */
+function defaultHostName(): string {
+  const name = os.hostname().replace(/[^A-Za-z0-9._-]/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 100);
+  return name === '' ? 'localhost' : name;
 }
 
 function isTimeZone(name: string): boolean {
@@ -351,6 +370,8 @@ export interface Config {
     agentUsers: number;
     /** Normalised absolute paths under which every working directory lies; the first is the default one. */
     workdirRoots: string[];
+    /** This machine's name among the agents hosts (AGENT_HOST). */
+    host: string;
     /** Repositories (docs/repositories.md); `mirrorsDir` holds the service's own bare mirror of each. */
     repositories: {
       dir: string | null;
@@ -457,6 +478,7 @@ export function loadConfig(source: NodeJS.ProcessEnv): Config {
       },
       agentUsers: env.AGENT_USERS,
       workdirRoots: env.AGENT_WORKDIR_ROOTS,
+      host: env.AGENT_HOST ?? defaultHostName(),
       repositories: {
         dir: env.GIT_REPOS_DIR ? path.resolve(repoRoot, env.GIT_REPOS_DIR) : null,
         remotes: env.GIT_REMOTES,

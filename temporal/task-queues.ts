@@ -17,3 +17,10 @@ export const ACTIVITY_QUEUES = {
 } as const;
 
 export type ActivityQueueName = (typeof ACTIVITY_QUEUES)[keyof typeof ACTIVITY_QUEUES];
+
+/**
+ * The queue of one agents host (docs/multi-host.md): the activities that work on that host's disk
+ * (an agent run, a pipeline's push). Served by that host's agents worker only.
+ */
+export type AgentsHostQueueName = `agents-host-${string}`;
+export const agentsHostQueue = (host: string): AgentsHostQueueName => `agents-host-${host}`;

@@ -7,6 +7,8 @@ import { createProbeActivities } from '../activities/probe';
 import { createScheduleActivities } from '../activities/schedules/scheduled-run';
 import { createUploadsRetentionActivities } from '../activities/uploads/retention';
 import { createDatabase } from '../db';
+import { markAgentHostGone, markAgentHostSeen, registerAgentHost } from '../db/agent-hosts-store';
+import { AGENT_HOST_BEAT_MS } from '../domain/agent-hosts';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
 import { closeRedis, createRedis } from '../lib/redis';
@@ -14,7 +16,7 @@ import { reconcileSchedules } from '../services/schedules';
 import { closeTemporalClient, createTemporalClient } from '../temporal/client';
 import { ensureReconcilerSchedule, RECONCILERS } from '../temporal/reconciler-schedules';
 import { ensureUploadsRetentionSchedule } from '../temporal/uploads-retention-schedule';
-import { ACTIVITY_QUEUES, TASK_QUEUES } from '../temporal/task-queues';
+import { ACTIVITY_QUEUES, agentsHostQueue, TASK_QUEUES } from '../temporal/task-queues';
 import { combineQueueWorkers, startQueueWorker, type QueueWorker } from './queue-worker';
 
 export interface AgentsWorkerOptions {
@@ -31,7 +33,9 @@ const SLOT_WAITERS = 1_000;
 /**
  * The worker of the `agents` task queue (agent executions and pipelines), with the activity-only
  * worker of `agent-slots` where queued executions wait for their slot: waiters then never hold the
- * activity slots the running executions need (docs/agent-executions.md, "Concurrency").
+ * activity slots the running executions need (docs/agent-executions.md, "Concurrency"); and the
+ * activity-only worker of this host's queue `agents-host-<AGENT_HOST>`, where the runs pinned to
+ * this host go (docs/multi-host.md).
  */
 export async function startAgentsWorker(config: Config, logger: Logger, options: AgentsWorkerOptions = {}): Promise<QueueWorker> {
   const taskQueue = TASK_QUEUES.agents;
@@ -47,13 +51,22 @@ export async function startAgentsWorker(config: Config, logger: Logger, options:
     await Promise.allSettled([database.pool.end(), closeRedis(redis), closeTemporalClient(temporal)]);
   };
   const { waitForSlot, ...activities } = createAgentExecutionActivities({ pool: database.pool, db: database.db, redis, config, logger });
+  const host = config.orchestration.host;
   const followUps = createFollowUpActivities({ db: database.db, redis, temporal: temporal.client, config, logger });
   const pipelines = createPipelineActivities({ db: database.db, redis, config, logger });
   const reconciler = createExecutionReconcilerActivities({ db: database.db, temporal: temporal.client, finishing: activities, pipelineFinishing: pipelines, logger });
   const schedules = createScheduleActivities({ db: database.db, redis, temporal: temporal.client, logger, workdirRoots: config.orchestration.workdirRoots });
   const uploads = createUploadsRetentionActivities({ db: database.db, logger, retentionHours: config.orchestration.uploads.retentionHours });
   const started: QueueWorker[] = [];
+  let hostBeat: NodeJS.Timeout | undefined;
   try {
+    // This host and what it holds (docs/multi-host.md); then alive every few seconds while the worker runs.
+    await registerAgentHost(database.db, { name: host, roots: config.orchestration.workdirRoots });
+    hostBeat = setInterval(() => {
+      markAgentHostSeen(database.db, host).catch((error: unknown) => logger.warn({ err: error, host }, 'agents host not marked alive'));
+    }, AGENT_HOST_BEAT_MS);
+    hostBeat.unref();
+    logger.info({ host, roots: config.orchestration.workdirRoots, taskQueue: agentsHostQueue(host) }, 'agents host registered');
     const outcome = await ensureReconcilerSchedule(temporal.client, RECONCILERS.executions, config.reconciler.intervalSeconds);
     logger.info({ outcome, intervalSeconds: config.reconciler.intervalSeconds }, 'executions reconciler schedule ready');
     // Every agent schedule's Temporal Schedule as its row says; orphans of this feature's prefix deleted (docs/tasks-schedules.md).
@@ -82,10 +95,27 @@ export async function startAgentsWorker(config: Config, logger: Logger, options:
         ...(options.activitySlots ? { maxConcurrentActivityTaskExecutions: options.activitySlots } : {}),
       }),
     );
+    // What works on this host's disk: the runs pinned here and their pipelines' pushes.
+    started.push(
+      await startQueueWorker({
+        temporal: config.temporal,
+        taskQueue: agentsHostQueue(host),
+        logger,
+        maxHeartbeatThrottleInterval: '1 second',
+        activities: { runAgentExecution: activities.runAgentExecution, pushRun: pipelines.pushRun },
+        ...(options.activitySlots ? { maxConcurrentActivityTaskExecutions: options.activitySlots } : {}),
+      }),
+    );
   } catch (error) {
+    clearInterval(hostBeat);
     await Promise.allSettled(started.map((worker) => worker.stop()));
     await closeDependencies();
     throw error;
   }
-  return combineQueueWorkers(started, closeDependencies);
+  return combineQueueWorkers(started, async () => {
+    clearInterval(hostBeat);
+    // Stopped: no new run comes here (runs already pinned here wait for it to come back).
+    await markAgentHostGone(database.db, host).catch((error: unknown) => logger.warn({ err: error, host }, 'agents host not marked gone'));
+    await closeDependencies();
+  });
 }

@@ -5,13 +5,13 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
 import { repoRoot } from '../lib/paths';
-import { TASK_QUEUES, type ActivityQueueName, type TaskQueueName } from '../temporal/task-queues';
+import { TASK_QUEUES, type ActivityQueueName, type AgentsHostQueueName, type TaskQueueName } from '../temporal/task-queues';
 import { installTemporalRuntime } from './runtime';
 
 export interface QueueWorkerOptions {
   temporal: Config['temporal'];
   /** A workflow queue (its workflows and activities), or an activity queue (activities only). */
-  taskQueue: TaskQueueName | ActivityQueueName;
+  taskQueue: TaskQueueName | ActivityQueueName | AgentsHostQueueName;
   activities: object;
   logger: Logger;
   /** Activities run at once by this worker (the SDK's default is 100). */

@@ -4,6 +4,7 @@ import type { Pool } from 'mysql2/promise';
 import { agentSecretsForRun } from '../../db/agent-secrets-store';
 import { findAgent, type Agent } from '../../db/agents-store';
 import { readExecutionSettings } from '../../db/execution-settings';
+import { pinExecutionHost } from '../../db/execution-hosts';
 import { tryTakeExecutionSlot } from '../../db/execution-slots';
 import { appendOutputPiece, finishExecution, getExecution, OUTPUT_MAX_CHARS, setExecutionReportFile, type Execution, type FinalStatus } from '../../db/executions-store';
 import type { Database } from '../../db';
@@ -14,6 +15,7 @@ import type { Logger } from '../../lib/logger';
 import { NO_GIT_INSTRUCTION, repositoryWorkspace } from '../repos/workspace';
 import { DEFAULT_PERMISSION_MODE, PERMISSION_MODES, type AgentRunOptions, type AgentTokens, type PermissionMode } from './agent-cli';
 import { agentCliFor } from './agent-clis';
+import { noHostMessage, refuseOtherHost } from './agent-hosts';
 import { sessionStoreIn } from './agent-sessions';
 import { WORKER_STOPPED_ERROR } from '../../workflows/agents/execution-errors';
 import { RecordOutput, recordLineOf } from './record-output';
@@ -161,6 +163,13 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
     return record;
   }
 
+  async function pinnedHost(executionId: string): Promise<string> {
+    const pinned = await pinExecutionHost(pool, executionId);
+    if (pinned.host !== null) return pinned.host;
+    const record = await existingRecord(executionId);
+    throw ApplicationFailure.nonRetryable(noHostMessage(record.workingDirectory, pinned.hosts), 'NoAgentHost');
+  }
+
   /** The live stream of a record, or null when nobody is to be told (no client id, not a schedule). */
   function liveStreamOf(record: Execution, firstSeq = 1): ExecutionLiveStream | null {
     const target = liveTargetOf({ source: record.source, clientId: record.clientId });
@@ -173,15 +182,17 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
 
   const activities = {
     /**
-     * Waits, heartbeating, until the record may run (queued -> running, FIFO, within the limit).
-     * Returns false when the record is already finished (cancelled before it started).
+     * Waits, heartbeating, until the record may run (queued -> running, FIFO, within the limit), then
+     * pins it to an agents host and returns that host's name (docs/multi-host.md). Returns false when
+     * the record is already finished (cancelled before it started). No live host holding its
+     * working directory fails the run (NoAgentHost).
      */
-    async waitForSlot(executionId: string): Promise<boolean> {
+    async waitForSlot(executionId: string): Promise<string | false> {
       const context = Context.current();
       for (;;) {
         const { maxConcurrentExecutions } = await readExecutionSettings(db, config.orchestration.workdirRoots);
         const attempt = await tryTakeExecutionSlot(pool, executionId, maxConcurrentExecutions);
-        if (attempt.outcome === 'taken') return true;
+        if (attempt.outcome === 'taken') return pinnedHost(executionId);
         if (attempt.outcome === 'gone') return false;
         heartbeat();
         try {
@@ -203,6 +214,7 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
     async runAgentExecution(input: RunAgentExecutionInput): Promise<AgentRunOutcome> {
       const context = Context.current();
       const record = await existingRecord(input.executionId);
+      refuseOtherHost(record.host, config.orchestration.host, `execution ${record.id}`);
       if (!record.agentId) throw ApplicationFailure.nonRetryable(`execution ${record.id} has no agent`, 'AgentNotFound');
       const agent = await findAgent(db, record.agentId);
       if (!agent) throw ApplicationFailure.nonRetryable(`agent ${record.agentId} no longer exists`, 'AgentNotFound');

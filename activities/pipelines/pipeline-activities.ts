@@ -9,6 +9,7 @@ import type { Config } from '../../lib/config';
 import { liveTargetOf, publishLiveMessage, type PipelineLiveMessage } from '../../lib/live-output';
 import type { Logger } from '../../lib/logger';
 import { runStepRecords, stepInputOf, PREVIOUS_OUTPUT_MAX, STEP_RESULT_MESSAGE_MAX, STEP_COMPLETE_RESULT_MAX } from '../../services/pipelines/run-steps';
+import { refuseOtherHost } from '../agents/agent-hosts';
 import { writeExecutionReport } from '../agents/reports';
 import { pushRunChanges } from '../repos/run-push';
 
@@ -34,6 +35,8 @@ export interface PipelinePlan {
   steps: { requiresApproval: boolean; approvalTimeoutSeconds: number }[];
   /** The run works in a repository: its changes are pushed (pushRun) before completeRun (docs/repositories.md). */
   repository?: boolean;
+  /** The agents host the run is pinned to already (a resumed run: where the run it resumes was); absent: none yet. */
+  host?: string;
 }
 
 export interface StepRef {
@@ -88,11 +91,13 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
       const pipeline = await findPipeline(db, record.pipelineId ?? '');
       if (!pipeline) throw ApplicationFailure.nonRetryable(`pipeline ${record.pipelineId} no longer exists`, STEP_FAILED);
       await markRunRunning(db, runId);
+      const host = record.host ?? (record.resumedFrom ? (await getExecution(db, record.resumedFrom))?.host : null);
       return {
         totalSteps: pipeline.steps.length,
         startStep: Math.min(record.resumedAtStep ?? 0, pipeline.steps.length),
         steps: pipeline.steps.map((step) => ({ requiresApproval: step.requiresApproval, approvalTimeoutSeconds: step.approvalTimeoutSeconds ?? config.orchestration.pipelines.approvalTimeoutSeconds })),
         ...(record.repoName ? { repository: true } : {}),
+        ...(host ? { host } : {}),
       };
     },
 
@@ -211,6 +216,8 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
      */
     async pushRun(runId: string): Promise<{ error: string | null }> {
       const record = await run(runId);
+      // The working copy is on the run's host (docs/multi-host.md).
+      refuseOtherHost(record.host, config.orchestration.host, `pipeline run ${runId}`);
       const context = Context.current();
       const beat = setInterval(() => context.heartbeat(), 5_000);
       try {

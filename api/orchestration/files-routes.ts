@@ -7,13 +7,13 @@ import { filesQuery, publishBody } from './files-input';
 import { orchestrationRouter } from './router';
 
 /**
- * The projects area (contract rows 64-68, 3.15; docs/files.md): the first of AGENT_WORKDIR_ROOTS,
+ * The projects area (contract rows 64-68, 3.15; docs/files.md): AGENT_WORKDIR_ROOTS (their union),
  * where agents write. Use cases in services/files/. Downloads are the panel's `<a download>`
  * navigations, authorised by the session cookie like any /api call.
  */
 export function filesRoutes(services: Services): Router {
   const { workdirRoots, dataDir, repositories } = services.config.orchestration;
-  const deps = { root: workdirRoots[0]!, sitesDir: sitesDirectory(dataDir), publishRepositoriesDir: repositories.publishDir };
+  const deps = { roots: workdirRoots, sitesDir: sitesDirectory(dataDir), publishRepositoriesDir: repositories.publishDir };
   const router = orchestrationRouter('/files');
   router.use(useCaseErrors());
 

@@ -59,6 +59,8 @@ export interface ExecutionView {
   repoCommit: string | null;
   /** The uploads named in the prompt (docs/uploads.md), as POST /uploads answered them; [] when none. */
   contextFiles: Array<{ originalName: string; path: string; size: number }>;
+  /** The agents host the run was pinned to (docs/multi-host.md); null before it took its slot. */
+  host: string | null;
 }
 
 /** A step of a pipeline run's detail (contract 3.8), from the step's agent record. */
@@ -143,6 +145,7 @@ export function executionView(record: ExecutionSummary): ExecutionView {
     repoBranch: record.repoBranch,
     repoCommit: record.repoCommit,
     contextFiles: record.contextFiles ?? [],
+    host: record.host,
   };
 }
 

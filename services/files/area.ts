@@ -4,7 +4,7 @@ import path from 'node:path';
 import { InvalidInputError } from '../errors';
 
 /**
- * The projects area (docs/files.md): the first working-directory root, where agents (unprivileged
+ * The projects area (docs/files.md): the working-directory roots, where agents (unprivileged
  * pool users) write and this service, often root, reads. Everything here is written so that a
  * symlink an agent plants, or swaps in while a request runs, never leads a read, a delete, an
  * archive or a publish outside the area: no path is ever followed through a symlink.
@@ -20,9 +20,13 @@ import { InvalidInputError } from '../errors';
  * rmdir, open with O_NOFOLLOW).
  */
 
-/** What the use cases of the area need: its configured root (AGENT_WORKDIR_ROOTS' first, normalised). */
+/**
+ * What the use cases of the area need: its roots (AGENT_WORKDIR_ROOTS, normalised). With several
+ * (one per agents host, docs/multi-host.md), the area is their union: the top level lists the
+ * folders of every root, and a path goes to the first root holding its top-level name.
+ */
 export interface FilesDeps {
-  root: string;
+  roots: readonly string[];
 }
 
 /** Longest relative path accepted (the query is bounded before the file system is touched). */
@@ -47,14 +51,32 @@ export function segmentsOf(relative: string): string[] {
   return segments;
 }
 
-/** The real path of the area's root, or null when it does not exist (nobody has written there yet). */
-export async function realRoot(deps: FilesDeps): Promise<string | null> {
-  try {
-    return await fs.realpath(deps.root);
-  } catch (error) {
-    if (codeOf(error) === 'ENOENT') return null;
-    throw error;
+/** The real paths of the area's roots that exist (a root nobody has written to yet may not). */
+export async function realRoots(deps: FilesDeps): Promise<string[]> {
+  const found: string[] = [];
+  for (const root of deps.roots) {
+    try {
+      found.push(await fs.realpath(root));
+    } catch (error) {
+      if (codeOf(error) !== 'ENOENT') throw error;
+    }
   }
+  return found;
+}
+
+/**
+ * The real path of the root `segments` lie in: the first root whose top level holds `segments[0]`
+ * (looked at, never followed; openExact then proves the whole path), else the first root. Null when
+ * no root exists.
+ */
+export async function realRoot(deps: FilesDeps, segments: readonly string[]): Promise<string | null> {
+  const roots = await realRoots(deps);
+  if (roots.length > 1 && segments.length > 0) {
+    for (const root of roots) {
+      if (await fs.lstat(path.posix.join(root, segments[0]!)).then(() => true, () => false)) return root;
+    }
+  }
+  return roots[0] ?? null;
 }
 
 export const codeOf = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code;

@@ -21,7 +21,7 @@ export interface FileDownload {
 /** GET /api/files/download?path= (row 67): one regular file of the area, opened through no symlink. */
 export async function openFileDownload(deps: FilesDeps, relative: string): Promise<FileDownload> {
   const segments = segmentsOf(relative);
-  const root = await realRoot(deps);
+  const root = await realRoot(deps, segments);
   if (segments.length === 0) throw new InvalidInputError('Caminho não é um arquivo');
   if (root === null) throw new NotFoundError('Arquivo não encontrado');
   const opened = await openExact(root, segments, READ_FLAGS);
@@ -62,7 +62,7 @@ export interface FolderArchive {
  */
 export async function openFolderArchive(deps: FilesDeps, relative: string): Promise<FolderArchive> {
   const segments = segmentsOf(relative);
-  const root = await realRoot(deps);
+  const root = await realRoot(deps, segments);
   if (root === null) throw new NotFoundError('Diretório não encontrado');
   const opened = await openExact(root, segments, DIRECTORY_FLAGS);
   if (opened.kind === 'missing') throw new NotFoundError('Diretório não encontrado');

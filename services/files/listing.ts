@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import { InvalidInputError, NotFoundError } from '../errors';
-import { DIRECTORY_FLAGS, type FilesDeps, openExact, realRoot, segmentsOf, viaDescriptor } from './area';
+import { DIRECTORY_FLAGS, type FilesDeps, openExact, realRoot, realRoots, segmentsOf, viaDescriptor } from './area';
 
 /** Most entries one listing answers (directories first, then by name); `truncated` says more exist. */
 export const ENTRIES_LISTED = 1_000;
@@ -37,25 +37,40 @@ function extensionOf(name: string): string | null {
 /**
  * GET /api/files[?path=]: a directory of the area. Dot-files are hidden; so are symlinks (what they
  * point at is not the area's to show, and the panel knows only files and directories) and anything
- * else that is neither (FIFOs, sockets). Directories first, then by name.
+ * else that is neither (FIFOs, sockets). Directories first, then by name. The area's top level is
+ * that of every root (docs/multi-host.md); a name in two roots is the first root's.
  */
 export async function listFiles(deps: FilesDeps, relative: string): Promise<FileListing> {
   const segments = segmentsOf(relative);
   const listed = segments.join('/');
   const parent = segments.length === 0 ? null : segments.slice(0, -1).join('/');
-  const root = await realRoot(deps);
-  if (root === null) {
-    // Nothing was ever written: an empty area, not an error (the worker creates the root).
-    if (segments.length === 0) return { path: '', parent: null, entries: [], truncated: false };
-    throw new NotFoundError('Diretório não encontrado');
+  if (segments.length === 0) {
+    // Nothing was ever written (no root yet): an empty area, not an error (the worker creates the roots).
+    const levels = await Promise.all((await realRoots(deps)).map((root) => listDirectory(root, segments)));
+    const seen = new Set<string>();
+    // In root order, so a name in two roots is the first root's.
+    const entries = sorted(levels.flatMap((level) => level.entries).filter((entry) => !seen.has(entry.name) && seen.add(entry.name) !== undefined));
+    const truncated = levels.some((level) => level.truncated) || entries.length > ENTRIES_LISTED;
+    return { path: '', parent: null, entries: entries.slice(0, ENTRIES_LISTED), truncated };
   }
+  const root = await realRoot(deps, segments);
+  if (root === null) throw new NotFoundError('Diretório não encontrado');
+  const level = await listDirectory(root, segments);
+  return { path: listed, parent, ...level };
+}
+
+const sorted = <T extends { name: string; type: FileEntry['type'] }>(entries: T[]): T[] =>
+  entries.sort((a, b) => (a.type === b.type ? a.name.localeCompare(b.name) : a.type === 'directory' ? -1 : 1));
+
+/** One directory of one root: its first ENTRIES_LISTED entries in the listing's order. */
+async function listDirectory(root: string, segments: readonly string[]): Promise<{ entries: FileEntry[]; truncated: boolean }> {
   const opened = await openExact(root, segments, DIRECTORY_FLAGS);
   if (opened.kind === 'missing') throw new NotFoundError('Diretório não encontrado');
   if (opened.kind === 'not-a-directory') throw new InvalidInputError('Caminho não é um diretório');
   const { handle } = opened;
   try {
     const where = viaDescriptor(handle);
-    const names: Array<{ name: string; directory: boolean }> = [];
+    const names: Array<{ name: string; type: FileEntry['type'] }> = [];
     let scanned = 0;
     let truncated = false;
     for await (const dirent of await fs.opendir(where)) {
@@ -64,9 +79,9 @@ export async function listFiles(deps: FilesDeps, relative: string): Promise<File
         break;
       }
       if (dirent.name.startsWith('.')) continue;
-      if (dirent.isDirectory() || dirent.isFile()) names.push({ name: dirent.name, directory: dirent.isDirectory() });
+      if (dirent.isDirectory() || dirent.isFile()) names.push({ name: dirent.name, type: dirent.isDirectory() ? 'directory' : 'file' });
     }
-    names.sort((a, b) => (a.directory === b.directory ? a.name.localeCompare(b.name) : a.directory ? -1 : 1));
+    sorted(names);
     if (names.length > ENTRIES_LISTED) truncated = true;
     const entries: FileEntry[] = [];
     for (const { name } of names.slice(0, ENTRIES_LISTED)) {
@@ -79,7 +94,7 @@ export async function listFiles(deps: FilesDeps, relative: string): Promise<File
       if (stats.isDirectory()) entries.push({ name, type: 'directory', size: null, modified: stats.mtime.toISOString(), extension: null });
       else if (stats.isFile()) entries.push({ name, type: 'file', size: stats.size, modified: stats.mtime.toISOString(), extension: extensionOf(name) });
     }
-    return { path: listed, parent, entries, truncated };
+    return { entries, truncated };
   } finally {
     await handle.close();
   }

@@ -52,7 +52,7 @@ export async function publishProject(deps: PublishDeps, relative: string | undef
   const segments = segmentsOf(relative);
   if (segments.length !== 1 || segments[0]!.startsWith('.')) throw invalidPath();
   const projectName = segments[0]!;
-  const root = await realRoot(deps);
+  const root = await realRoot(deps, segments);
   if (root === null) throw new NotFoundError('Projeto não encontrado');
   const opened = await openExact(root, segments, DIRECTORY_FLAGS);
   if (opened.kind === 'missing') throw new NotFoundError('Projeto não encontrado');

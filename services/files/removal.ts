@@ -13,7 +13,7 @@ const NOT_FOUND = 'Arquivo ou pasta não encontrado';
 export async function deleteFileEntry(deps: FilesDeps, relative: string): Promise<void> {
   const segments = segmentsOf(relative);
   if (segments.length === 0) throw new InvalidInputError('Não é permitido excluir o diretório raiz');
-  const root = await realRoot(deps);
+  const root = await realRoot(deps, segments);
   if (root === null) throw new NotFoundError(NOT_FOUND);
   const opened = await openExact(root, segments.slice(0, -1), DIRECTORY_FLAGS);
   if (opened.kind !== 'opened') throw new NotFoundError(NOT_FOUND);

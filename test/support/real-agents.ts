@@ -49,6 +49,8 @@ export interface RealAgents<S extends Served = Served> {
   standInAgent(name: string, config?: Record<string, unknown>, fields?: Record<string, unknown>): Promise<{ id: string; name: string }>;
   /** Stops the worker and starts another like it. */
   restartWorker(): Promise<void>;
+  /** Stops the worker (for good: `close` then has nothing to stop). */
+  stopWorker(): Promise<void>;
   /** Stops the worker, then the stand-in and the service; removes the working area. */
   close(): Promise<void>;
 }
@@ -111,6 +113,11 @@ export async function startRealAgents<S extends Served = Served>(options: RealAg
           expect((await call('POST', `/api/agents/${created.body.id}/secrets`, { name: secret, value })).status).toBe(201);
         }
         return { id: created.body.id as string, name: agentName };
+      },
+      async stopWorker() {
+        const stopping = worker;
+        worker = undefined;
+        await stopping?.stop();
       },
       async restartWorker() {
         const stopping = worker;

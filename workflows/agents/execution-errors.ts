@@ -9,3 +9,6 @@ export const WORKER_LOST_ERROR = 'the worker running this execution stopped (hea
 export const WORKER_STOPPED_ERROR = 'the worker running this execution shut down';
 /** The execution was cancelled through the API. */
 export const CANCELLED_ERROR = 'cancelled by request';
+/** The run's agents host did not take it in time: its worker is down or does not serve its queue (docs/multi-host.md). */
+export const hostDownError = (host: string, waited: string): string =>
+  `the agents host ${host} did not take the run within ${waited}: is its agents worker running?`;

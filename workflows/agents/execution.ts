@@ -13,8 +13,8 @@ import {
 import type { AgentExecutionActivities, AgentRunOutcome, ClosedExecution, FinishExecutionInput } from '../../activities/agents/execution-activities';
 import type { FollowUpActivities } from '../../activities/agents/follow-ups';
 import type { FinalStatus } from '../../db/executions-store';
-import { ACTIVITY_QUEUES } from '../../temporal/task-queues';
-import { CANCELLED_ERROR, WORKER_LOST_ERROR, WORKER_STOPPED_ERROR } from './execution-errors';
+import { ACTIVITY_QUEUES, agentsHostQueue } from '../../temporal/task-queues';
+import { CANCELLED_ERROR, hostDownError, WORKER_LOST_ERROR, WORKER_STOPPED_ERROR } from './execution-errors';
 
 export interface AgentExecutionInput {
   /** The record (created `queued` by the API before the start). */
@@ -28,6 +28,8 @@ export interface AgentExecutionResult {
   /** An agent run ends `completed`, `error` or `canceled`. */
   status: FinalStatus;
   error: string | null;
+  /** The agents host the run was pinned to (docs/multi-host.md); absent: none (ended before its slot, or an older run). */
+  host?: string;
 }
 
 /** Failures where another attempt cannot help: the record, the agent, its options or secrets are wrong. */
@@ -49,6 +51,21 @@ const run = proxyActivities<AgentExecutionActivities>({
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   retry: { maximumAttempts: 1 },
 });
+/** How long a run waits for its host's worker to take it: a host down longer fails the run (docs/multi-host.md). */
+export const HOST_PICKUP_TIMEOUT = '5 minutes';
+
+/** The same run, on the task queue of the agents host its record is pinned to. */
+function runOnHost(host: string) {
+  return proxyActivities<AgentExecutionActivities>({
+    taskQueue: agentsHostQueue(host),
+    scheduleToStartTimeout: HOST_PICKUP_TIMEOUT,
+    startToCloseTimeout: '24 hours',
+    heartbeatTimeout: '30 seconds',
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    retry: { maximumAttempts: 1 },
+  });
+}
+
 // Finishing, the report and the notification are idempotent: retried freely.
 const finish = proxyActivities<AgentExecutionActivities>({
   startToCloseTimeout: '1 minute',
@@ -66,6 +83,8 @@ export const RETRY_ON_FAILURE_PATCH = 'agent-retry-on-failure';
 export const DELEGATION_PATCH = 'agent-delegation';
 /** The close as one activity (closeExecution), and delegateResult only when the agent delegates. */
 export const CLOSE_IN_ONE_PATCH = 'agent-close-in-one';
+/** The run on its host's queue (`agents-host-<name>`), not on `agents` (docs/multi-host.md). */
+export const HOST_QUEUE_PATCH = 'agent-run-on-host';
 
 /**
  * One agent execution (workflow id `agent-execution-<executionId>`, queue `agents`): waits for a
@@ -79,6 +98,7 @@ export const CLOSE_IN_ONE_PATCH = 'agent-close-in-one';
 export async function agentExecutionWorkflow(input: AgentExecutionInput): Promise<AgentExecutionResult> {
   const { executionId } = input;
   let outcome: FinishExecutionInput | undefined;
+  let host: string | undefined;
   try {
     for (let attempt = 1; outcome === undefined; attempt++) {
       const mayRun = await slot.waitForSlot(executionId);
@@ -87,12 +107,15 @@ export async function agentExecutionWorkflow(input: AgentExecutionInput): Promis
         const closed = await CancellationScope.nonCancellable(() => close({ executionId, status: 'canceled', error: CANCELLED_ERROR }));
         return { executionId, ...closed };
       }
+      // A slot granted before hosts existed is `true`: the run then goes to `agents`, as it did.
+      if (typeof mayRun === 'string') host = mayRun;
+      const runner = host !== undefined && patched(HOST_QUEUE_PATCH) ? runOnHost(host) : run;
       try {
-        const result: AgentRunOutcome = await run.runAgentExecution({ executionId, resumeSessionId: input.resumeSessionId ?? null });
+        const result: AgentRunOutcome = await runner.runAgentExecution({ executionId, resumeSessionId: input.resumeSessionId ?? null });
         outcome = { executionId, status: 'completed', error: null, ...result };
       } catch (error) {
         if (isCancellation(error) && CancellationScope.current().consideredCancelled) throw error;
-        const failure: FinishExecutionInput = { executionId, status: 'error', ...failureOf(error) };
+        const failure: FinishExecutionInput = { executionId, status: 'error', ...failureOf(error, host) };
         const retry = patched(RETRY_ON_FAILURE_PATCH) ? await followUp.planRetry({ executionId, attempt, reason: failure.error ?? '' }) : null;
         if (retry === null) {
           outcome = failure;
@@ -109,12 +132,12 @@ export async function agentExecutionWorkflow(input: AgentExecutionInput): Promis
       await CancellationScope.nonCancellable(() => close({ executionId, status: 'canceled', error: CANCELLED_ERROR }));
       throw error;
     }
-    outcome = { executionId, status: 'error', ...failureOf(error) };
+    outcome = { executionId, status: 'error', ...failureOf(error, host) };
   }
   const closed = await close(outcome);
   // `delegates` is absent from a close recorded before CLOSE_IN_ONE_PATCH: delegateResult then ran always.
   if (closed.status === 'completed' && closed.delegates !== false && patched(DELEGATION_PATCH)) await followUp.delegateResult(executionId);
-  return { executionId, status: outcome.status, error: outcome.error };
+  return { executionId, status: outcome.status, error: outcome.error, ...(host !== undefined ? { host } : {}) };
 }
 
 /** Ends the record (a record already ended keeps its outcome), then its report and notification. */
@@ -128,9 +151,10 @@ async function close(outcome: FinishExecutionInput): Promise<Pick<ClosedExecutio
 }
 
 /** The stored error of a failed run, and what the agent reported before failing. */
-function failureOf(error: unknown): { error: string } & Partial<AgentRunOutcome> {
+function failureOf(error: unknown, host: string | undefined): { error: string } & Partial<AgentRunOutcome> {
   const cause = error instanceof ActivityFailure ? error.cause : error;
   if (cause instanceof TimeoutFailure && cause.timeoutType === 'HEARTBEAT') return { error: WORKER_LOST_ERROR };
+  if (cause instanceof TimeoutFailure && cause.timeoutType === 'SCHEDULE_TO_START') return { error: hostDownError(host ?? '?', HOST_PICKUP_TIMEOUT) };
   if (cause instanceof CancelledFailure) return { error: WORKER_STOPPED_ERROR };
   if (cause instanceof ApplicationFailure) {
     const reported = cause.details?.[0] as Partial<AgentRunOutcome> | undefined;

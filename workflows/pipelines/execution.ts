@@ -14,7 +14,8 @@ import {
 } from '@temporalio/workflow';
 import type { AfterStep, PipelineActivities, StepOutcome } from '../../activities/pipelines/pipeline-activities';
 import { agentExecutionWorkflowId } from '../../temporal/agent-execution';
-import { agentExecutionWorkflow } from '../agents/execution';
+import { agentsHostQueue } from '../../temporal/task-queues';
+import { agentExecutionWorkflow, HOST_PICKUP_TIMEOUT } from '../agents/execution';
 import { approveSignal, rejectSignal } from './signals';
 
 export interface PipelineExecutionInput {
@@ -44,8 +45,21 @@ const push = proxyActivities<PipelineActivities>({
   retry: { initialInterval: '5 seconds', maximumAttempts: 3, nonRetryableErrorTypes: ['ExecutionNotFound'] },
 });
 
+/** The push on the run's host queue (docs/multi-host.md): the same activity, where the working copy is. */
+function pushOnHost(host: string) {
+  return proxyActivities<PipelineActivities>({
+    taskQueue: agentsHostQueue(host),
+    scheduleToStartTimeout: HOST_PICKUP_TIMEOUT,
+    startToCloseTimeout: '30 minutes',
+    heartbeatTimeout: '1 minute',
+    retry: { initialInterval: '5 seconds', maximumAttempts: 3, nonRetryableErrorTypes: ['ExecutionNotFound', 'WrongAgentHost'] },
+  });
+}
+
 /** Runs started before it (still running at a deploy) replay with startStep and completeRun on their own. */
 export const STEP_IN_ONE_PATCH = 'pipeline-step-in-one';
+/** The push goes to the run's host queue, not to `agents`. */
+export const PUSH_ON_HOST_PATCH = 'pipeline-push-on-host';
 
 /**
  * One pipeline run (workflow id `pipeline-execution-<runId>`, queue `agents`; docs/pipelines.md): its
@@ -74,6 +88,8 @@ export async function pipelineExecutionWorkflow(input: PipelineExecutionInput): 
     let previous: string | null = null;
     // The step's record when the previous step's finishStep created it already (no approval between).
     let started: string | null = null;
+    // Where the steps run (the first step pins the run; every step then goes there).
+    let host: string | undefined = plan.host;
     for (stepIndex = plan.startStep; stepIndex < plan.totalSteps; stepIndex++) {
       const step = plan.steps[stepIndex]!;
       if (stepIndex > 0 && step.requiresApproval) {
@@ -90,10 +106,11 @@ export async function pipelineExecutionWorkflow(input: PipelineExecutionInput): 
       }
       const stepExecutionId: string = started ?? uuid4();
       if (started === null) await acts.startStep({ runId, stepIndex, stepExecutionId, previousExecutionId: previous });
-      await executeChild(agentExecutionWorkflow, {
+      const child = await executeChild(agentExecutionWorkflow, {
         workflowId: agentExecutionWorkflowId(stepExecutionId),
         args: [{ executionId: stepExecutionId }],
       });
+      host = child.host ?? host;
       // The next step's start (or the run's end) in the same local activity: a step's overhead is round trips.
       const next = plan.steps[stepIndex + 1];
       // A run in a repository completes after its push, below.
@@ -108,7 +125,7 @@ export async function pipelineExecutionWorkflow(input: PipelineExecutionInput): 
     }
     if (plan.repository) {
       // One commit and push after every step (docs/repositories.md); refused: the run fails after its last step (a resume pushes again).
-      const pushed = await push.pushRun(runId);
+      const pushed = await (host !== undefined && patched(PUSH_ON_HOST_PATCH) ? pushOnHost(host) : push).pushRun(runId);
       if (pushed.error !== null) {
         await acts.failRun({ runId, stepIndex: plan.totalSteps, error: pushed.error });
         return { runId, status: 'error' };

@@ -1,0 +1,61 @@
+import { lt, sql } from 'drizzle-orm';
+import type { RowDataPacket } from 'mysql2/promise';
+import type { Pool } from 'mysql2/promise';
+import { AGENT_HOST_LIVE_MS, type AgentHostEntry } from '../domain/agent-hosts';
+import type { Database } from './index';
+import { agentHosts } from './schema';
+
+/** The registry of agents hosts (docs/multi-host.md). */
+
+/** A host not seen for this long (or stopped that long ago) leaves the registry when another registers. */
+export const AGENT_HOST_FORGOTTEN_MS = 7 * 86_400_000;
+
+/**
+ * An agents worker starting: its host's roots replace what was registered under that name; hosts
+ * gone for a week are forgotten (runs pinned to them keep their host in their own record).
+ */
+export async function registerAgentHost(db: Database, host: { name: string; roots: readonly string[] }, now: Date = new Date()): Promise<void> {
+  await db.delete(agentHosts).where(lt(agentHosts.seenAt, new Date(now.getTime() - AGENT_HOST_FORGOTTEN_MS)));
+  await db
+    .insert(agentHosts)
+    .values({ name: host.name, roots: [...host.roots], startedAt: now, seenAt: now })
+    .onDuplicateKeyUpdate({ set: { roots: [...host.roots], startedAt: now, seenAt: now } });
+}
+
+/** The host's worker is alive. */
+export async function markAgentHostSeen(db: Database, name: string, now: Date = new Date()): Promise<void> {
+  await db.execute(sql`UPDATE agent_hosts SET seen_at = ${now} WHERE name = ${name}`);
+}
+
+/** The host's worker stopped: no longer live from now on (so it takes no new run), forgotten a week later. */
+export async function markAgentHostGone(db: Database, name: string, now: Date = new Date()): Promise<void> {
+  await db.execute(sql`UPDATE agent_hosts SET seen_at = ${new Date(now.getTime() - AGENT_HOST_LIVE_MS - 1)} WHERE name = ${name}`);
+}
+
+interface HostRow extends RowDataPacket {
+  name: string;
+  roots: string;
+  seen_at: Date;
+  running: number | string;
+}
+
+/** Every registered host, with whether it is live and how many records run on it: one query. */
+export async function agentHostEntries(pool: Pool, now: Date = new Date()): Promise<AgentHostEntry[]> {
+  const [rows] = await pool.query<HostRow[]>(
+    `SELECT h.name, h.roots, h.seen_at,
+            (SELECT COUNT(*) FROM executions e WHERE e.status = 'running' AND e.host = h.name) AS running
+       FROM agent_hosts h ORDER BY h.name`,
+  );
+  const liveAfter = now.getTime() - AGENT_HOST_LIVE_MS;
+  return rows.map((row) => ({
+    name: row.name,
+    roots: parseRoots(row.roots),
+    live: row.seen_at.getTime() >= liveAfter,
+    running: Number(row.running),
+  }));
+}
+
+function parseRoots(text: string): string[] {
+  const value: unknown = JSON.parse(text);
+  return Array.isArray(value) ? value.filter((root): root is string => typeof root === 'string') : [];
+}
