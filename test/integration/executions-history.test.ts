@@ -218,6 +218,7 @@ function viewOf(record: Execution): Record<string, unknown> {
     repoBranch: record.repoBranch,
     repoCommit: record.repoCommit,
     contextFiles: record.contextFiles ?? [],
+    host: record.host,
   };
 }
 
@@ -403,6 +404,7 @@ describe('GET and DELETE /api/executions/history/{id}', () => {
       repoBranch: null,
       repoCommit: null,
       contextFiles: [],
+      host: null,
       output: 'All good',
       outputTruncated: false,
       outputSeq: 0,

@@ -1,5 +1,6 @@
 import {
   ActivityCancellationType,
+  type ActivityOptions,
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
@@ -45,26 +46,18 @@ const slot = proxyActivities<AgentExecutionActivities>({
   retry: { initialInterval: '1 second', maximumInterval: '10 seconds', nonRetryableErrorTypes: NON_RETRYABLE },
 });
 // The agent run has side effects (files, money): one attempt, never repeated behind the user's back.
-const run = proxyActivities<AgentExecutionActivities>({
+const RUN_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '24 hours',
   heartbeatTimeout: '30 seconds',
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   retry: { maximumAttempts: 1 },
-});
+};
+const run = proxyActivities<AgentExecutionActivities>(RUN_OPTIONS);
 /** How long a run waits for its host's worker to take it: a host down longer fails the run (docs/multi-host.md). */
 export const HOST_PICKUP_TIMEOUT = '5 minutes';
-
 /** The same run, on the task queue of the agents host its record is pinned to. */
-function runOnHost(host: string) {
-  return proxyActivities<AgentExecutionActivities>({
-    taskQueue: agentsHostQueue(host),
-    scheduleToStartTimeout: HOST_PICKUP_TIMEOUT,
-    startToCloseTimeout: '24 hours',
-    heartbeatTimeout: '30 seconds',
-    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-    retry: { maximumAttempts: 1 },
-  });
-}
+const runOnHost = (host: string) =>
+  proxyActivities<AgentExecutionActivities>({ ...RUN_OPTIONS, taskQueue: agentsHostQueue(host), scheduleToStartTimeout: HOST_PICKUP_TIMEOUT });
 
 // Finishing, the report and the notification are idempotent: retried freely.
 const finish = proxyActivities<AgentExecutionActivities>({

@@ -1,4 +1,5 @@
 import {
+  type ActivityOptions,
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
@@ -39,22 +40,20 @@ const acts = proxyLocalActivities<PipelineActivities>({
 
 // A run in a repository pushes its changes after its last step: git and a user of the pool may take
 // a while, so a regular activity (heartbeats; a few attempts, each repeatable).
-const push = proxyActivities<PipelineActivities>({
+const PUSH_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '30 minutes',
   heartbeatTimeout: '1 minute',
   retry: { initialInterval: '5 seconds', maximumAttempts: 3, nonRetryableErrorTypes: ['ExecutionNotFound'] },
-});
-
+};
+const push = proxyActivities<PipelineActivities>(PUSH_OPTIONS);
 /** The push on the run's host queue (docs/multi-host.md): the same activity, where the working copy is. */
-function pushOnHost(host: string) {
-  return proxyActivities<PipelineActivities>({
+const pushOnHost = (host: string) =>
+  proxyActivities<PipelineActivities>({
+    ...PUSH_OPTIONS,
     taskQueue: agentsHostQueue(host),
     scheduleToStartTimeout: HOST_PICKUP_TIMEOUT,
-    startToCloseTimeout: '30 minutes',
-    heartbeatTimeout: '1 minute',
-    retry: { initialInterval: '5 seconds', maximumAttempts: 3, nonRetryableErrorTypes: ['ExecutionNotFound', 'WrongAgentHost'] },
+    retry: { ...PUSH_OPTIONS.retry, nonRetryableErrorTypes: ['ExecutionNotFound', 'WrongAgentHost'] },
   });
-}
 
 /** Runs started before it (still running at a deploy) replay with startStep and completeRun on their own. */
 export const STEP_IN_ONE_PATCH = 'pipeline-step-in-one';
