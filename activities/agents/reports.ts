@@ -37,7 +37,7 @@ export type ReportRecord = Pick<
   | 'startedAt'
   | 'finishedAt'
 > &
-  Partial<Pick<Execution, 'repoName' | 'repoBranch' | 'repoCommit'>>;
+  Partial<Pick<Execution, 'repoName' | 'repoBranch' | 'repoCommit' | 'host'>>;
 
 /** `2026-11-21_150311_code-reviewer_1a2b3c4d.md`: UTC start, agent slug, first 8 hex of the id. */
 export const REPORT_FILE_NAME = /^\d{4}-\d{2}-\d{2}_\d{6}_[a-z0-9]+(?:-[a-z0-9]+)*_[0-9a-f]{8}\.md$/;
@@ -96,6 +96,8 @@ export function reportMarkdown(record: ReportRecord): string {
     ['Source', record.source],
     ['Model', record.model],
     ['Working directory', record.workingDirectory],
+    // The machine the run worked on (docs/multi-host.md): where its files are.
+    ...(record.host ? ([['Host', record.host]] as Array<[string, string]>) : []),
     // A run in a repository (docs/repositories.md): where its work went.
     ...(record.repoName
       ? ([

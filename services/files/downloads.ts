@@ -4,7 +4,7 @@ import { pipeline, Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
 import { InvalidInputError, NotFoundError } from '../errors';
-import { DIRECTORY_FLAGS, type FilesDeps, openExact, READ_FLAGS, realRoot, segmentsOf } from './area';
+import { DIRECTORY_FLAGS, type FilesDeps, openExact, READ_FLAGS, realRoot, realRoots, segmentsOf } from './area';
 import { walkTree } from './walk';
 
 /** The archive's name (and its top folder) when the whole area is downloaded, as the legacy server's. */
@@ -58,16 +58,25 @@ export interface FolderArchive {
  * GET /api/files/download-folder?path= (row 68): the folder as a `.tar.gz` streamed while it is
  * walked (no temporary archive). Entries are under `<folder>/`; dot-files are included (a project's
  * `.gitignore`), symlinks and special files are left out (walk.ts). A file that shrinks while it is
- * read breaks the archive (the stream ends in error, the client sees a truncated download).
+ * read breaks the archive (the stream ends in error, the client sees a truncated download). The
+ * whole area (`path` empty) is every root's content, as the listing shows it (docs/multi-host.md).
  */
 export async function openFolderArchive(deps: FilesDeps, relative: string): Promise<FolderArchive> {
   const segments = segmentsOf(relative);
-  const root = await realRoot(deps, segments);
-  if (root === null) throw new NotFoundError('Diretório não encontrado');
-  const opened = await openExact(root, segments, DIRECTORY_FLAGS);
-  if (opened.kind === 'missing') throw new NotFoundError('Diretório não encontrado');
-  if (opened.kind === 'not-a-directory') throw new InvalidInputError('Caminho não é um diretório');
-  const { handle } = opened;
+  const roots = segments.length === 0 ? await realRoots(deps) : [await realRoot(deps, segments)].filter((root): root is string => root !== null);
+  if (roots.length === 0) throw new NotFoundError('Diretório não encontrado');
+  const handles: FileHandle[] = [];
+  try {
+    for (const root of roots) {
+      const opened = await openExact(root, segments, DIRECTORY_FLAGS);
+      if (opened.kind === 'missing') throw new NotFoundError('Diretório não encontrado');
+      if (opened.kind === 'not-a-directory') throw new InvalidInputError('Caminho não é um diretório');
+      handles.push(opened.handle);
+    }
+  } catch (error) {
+    await Promise.all(handles.map((handle) => handle.close()));
+    throw error;
+  }
   const folder = segments.at(-1) ?? ROOT_ARCHIVE_NAME;
   const pack = tar.pack();
   const gzip = zlib.createGzip();
@@ -75,17 +84,29 @@ export async function openFolderArchive(deps: FilesDeps, relative: string): Prom
   pipeline(pack as unknown as Readable, gzip, () => undefined);
   void (async () => {
     try {
-      const top = await handle.stat();
+      const top = await handles[0]!.stat();
       await addEntry(pack, { name: `${folder}/`, type: 'directory', mode: top.mode & 0o7777, mtime: top.mtime });
-      await walkTree(handle, folder, {
-        directory: (name, stats) => addEntry(pack, { name: `${name}/`, type: 'directory', mode: stats.mode & 0o7777, mtime: stats.mtime }),
-        file: (name, file, stats) => addEntry(pack, { name, type: 'file', size: stats.size, mode: stats.mode & 0o7777, mtime: stats.mtime }, file),
-      });
+      // A top-level name in two roots is the first root's, as in the listing.
+      const seen = new Set<string>();
+      for (const handle of handles) {
+        const names = new Set<string>();
+        await walkTree(handle, folder, {
+          skip: (name, entryPath) => {
+            if (entryPath !== `${folder}/${name}`) return false; // below the top level
+            if (seen.has(name)) return true;
+            names.add(name);
+            return false;
+          },
+          directory: (name, stats) => addEntry(pack, { name: `${name}/`, type: 'directory', mode: stats.mode & 0o7777, mtime: stats.mtime }),
+          file: (name, file, stats) => addEntry(pack, { name, type: 'file', size: stats.size, mode: stats.mode & 0o7777, mtime: stats.mtime }, file),
+        });
+        for (const name of names) seen.add(name);
+      }
       pack.finalize();
     } catch (error) {
       pack.destroy(error as Error);
     } finally {
-      await handle.close();
+      await Promise.all(handles.map((handle) => handle.close()));
     }
   })();
   return { filename: `${folder}.tar.gz`, stream: gzip };

@@ -4,8 +4,8 @@ import { DEPTH_MAX, DIRECTORY_FLAGS, openChild, READ_FLAGS, viaDescriptor } from
 
 /** What a walk meets: each folder before what it holds, and each regular file open (the visitor reads it; the walk closes it). */
 export interface TreeVisitor {
-  /** Skip this entry (and, for a folder, all it holds)? */
-  skip?(name: string): boolean;
+  /** Skip this entry (and, for a folder, all it holds)? `relative` is its name prefixed like the others. */
+  skip?(name: string, relative: string): boolean;
   directory(relative: string, stats: Stats): Promise<void>;
   file(relative: string, handle: FileHandle, stats: Stats): Promise<void>;
 }
@@ -24,7 +24,7 @@ export async function walkTree(handle: FileHandle, prefix: string, visitor: Tree
   const inside = viaDescriptor(handle);
   const names: string[] = [];
   for await (const dirent of await fs.opendir(inside)) {
-    if ((dirent.isDirectory() || dirent.isFile()) && !visitor.skip?.(dirent.name)) names.push(dirent.name);
+    if ((dirent.isDirectory() || dirent.isFile()) && !visitor.skip?.(dirent.name, prefix === '' ? dirent.name : `${prefix}/${dirent.name}`)) names.push(dirent.name);
   }
   names.sort();
   for (const name of names) {

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -68,6 +69,25 @@ it('a path goes to the first root holding its top-level name', async () => {
   expect([download.status, download.text]).toEqual([200, 'conteudo-b']);
   expect((await call('GET', '/api/files/download?path=leia.md')).text).toBe('# leia');
   expect((await call('GET', '/api/files?path=nenhum')).status).toBe(404);
+});
+
+it('archives the whole area from every root, a name in both roots from the first', async () => {
+  const response = await fetch(`${server.url}/api/files/download-folder?path=`);
+  expect(response.status).toBe(200);
+  const listed = execFileSync('tar', ['-tzf', '-'], { input: Buffer.from(await response.arrayBuffer()) }).toString().trim().split('\n').sort();
+  expect(listed).toEqual([
+    'projetos/',
+    'projetos/.oculto',
+    'projetos/comum/',
+    'projetos/comum/da-primeira.txt',
+    'projetos/leia.md',
+    `projetos/${published}/`,
+    `projetos/${published}/dados/`,
+    `projetos/${published}/dados/b.txt`,
+    `projetos/${published}/index.html`,
+    'projetos/so-primeira/',
+    'projetos/so-primeira/a.txt',
+  ].sort());
 });
 
 it('refuses a link at the top of the second root like one in the first', async () => {

@@ -115,6 +115,11 @@ describe('report Markdown', () => {
     expect(pushed).toContain('| Working directory | /srv/work |\n| Repository | loja (vitrine) |\n| Commit | 0e7704d1 |\n| Created |');
     expect(reportMarkdown(record({ repoName: 'loja', repoBranch: 'main', repoCommit: null }))).toContain('| Commit | — (nothing changed) |');
   });
+
+  it('names the agents host the run worked on, when it was pinned to one (docs/multi-host.md)', () => {
+    expect(reportMarkdown(record({ host: 'maquina-2' }))).toContain('| Working directory | /srv/work |\n| Host | maquina-2 |\n| Created |');
+    expect(reportMarkdown(record({ host: null }))).not.toContain('| Host |');
+  });
 });
 
 describe('execution store helpers', () => {
