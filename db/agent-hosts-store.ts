@@ -1,6 +1,5 @@
 import { lt, sql } from 'drizzle-orm';
-import type { RowDataPacket } from 'mysql2/promise';
-import type { Pool } from 'mysql2/promise';
+import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { AGENT_HOST_LIVE_MS, type AgentHostEntry } from '../domain/agent-hosts';
 import type { Database } from './index';
 import { agentHosts } from './schema';

@@ -1,4 +1,4 @@
-import type { Pool, RowDataPacket } from 'mysql2/promise';
+import type { Pool, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 import { chooseHost, holds, type AgentHostEntry } from '../domain/agent-hosts';
 import { agentHostEntries } from './agent-hosts-store';
 
@@ -41,13 +41,16 @@ export async function pinExecutionHost(pool: Pool, executionId: string, now: Dat
     host ??= chooseHost(record.working_directory, hosts);
   }
   if (host === null) return { host: null, hosts };
-  // The first writer wins (a retried activity, two steps of one run): everyone then reads the same host.
-  if (record.pipeline_execution_id !== null) {
-    await pool.query('UPDATE executions SET host = ? WHERE id = ? AND host IS NULL', [host, record.pipeline_execution_id]);
-    host = (await pinRow(pool, record.pipeline_execution_id))?.host ?? host;
-  }
-  await pool.query('UPDATE executions SET host = ? WHERE id = ? AND host IS NULL', [host, executionId]);
-  return { host: (await pinRow(pool, executionId))?.host ?? host };
+  // The first step pins its run too.
+  if (run !== undefined && run.host === null) host = await claimHost(pool, record.pipeline_execution_id!, host);
+  return { host: await claimHost(pool, executionId, host) };
+}
+
+/** Pins `id` to `host` unless it has a host already (a retried activity got there first): the host it has now. */
+async function claimHost(pool: Pool, id: string, host: string): Promise<string> {
+  const [result] = await pool.query<ResultSetHeader>('UPDATE executions SET host = ? WHERE id = ? AND host IS NULL', [host, id]);
+  if (result.affectedRows === 1) return host;
+  return (await pinRow(pool, id))?.host ?? host;
 }
 
 /** The host of the run `record` continues, retries, resumes or was delegated from; null: none pinned. */
