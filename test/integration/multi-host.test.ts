@@ -145,6 +145,37 @@ describe('agents on two hosts', () => {
     expect(['um.txt', 'dois.txt', 'tres.txt'].map((name) => fs.readFileSync(path.join(rootB, 'esteira', name), 'utf8'))).toEqual(['passo-um\n', 'passo-dois\n', 'passo-tres\n']);
   }, 300_000);
 
+  it('a retry goes to the host of the run it retries', async () => {
+    const agent = await agents.standInAgent('falha', { workingDirectory: path.join(rootB, 'falha') });
+    const failed = await execute(agent.id, { task: 'stand-in:error status=401' });
+    expect(failed).toMatchObject({ status: 'error', host: hostB });
+    const retried = await call('POST', `/api/executions/${failed.id}/retry`);
+    expect(retried.status).toBe(200);
+    expect(await finished(retried.body.executionId)).toMatchObject({ source: 'retry', parentExecutionId: failed.id, host: hostB });
+  }, 240_000);
+
+  it('a resumed pipeline run goes to the host of the run it resumes', async () => {
+    const agent = await agents.standInAgent('retomada', { workingDirectory: path.join(rootA, 'retomada') });
+    const created = await call('POST', '/api/pipelines', {
+      name: `multi-host resume ${suffix}`,
+      workingDirectory: path.join(rootB, 'retomada'),
+      steps: [
+        { agentId: agent.id, inputTemplate: 'stand-in:write-file path=um.txt content=antes' },
+        { agentId: agent.id, inputTemplate: 'stand-in:error status=401' },
+      ],
+    });
+    pipelines.push(created.body.id);
+    const started = await call('POST', `/api/pipelines/${created.body.id}/execute`, { input: 'x' });
+    const failed = await finished(started.body.executionId);
+    expect(failed).toMatchObject({ status: 'error', failedAtStep: 1, host: hostB });
+    const resumed = await call('POST', `/api/pipelines/resume/${failed.id}`);
+    expect(resumed.status).toBe(202);
+    const again = await finished(resumed.body.executionId);
+    expect(again).toMatchObject({ source: 'resume', resumedFrom: failed.id, resumedAtStep: 1, host: hostB });
+    const resumedStep = again.steps.find((step: any) => step.stepIndex === 1);
+    expect((await call('GET', `/api/executions/history/${resumedStep.executionId}`)).body.host).toBe(hostB);
+  }, 240_000);
+
   it('an upload reaches the run that reads it on the other host', async () => {
     const agent = await agents.standInAgent('leitor', { workingDirectory: path.join(rootB, 'leitor') });
     const form = new FormData();
