@@ -285,6 +285,23 @@ export const executions = mysqlTable(
     index('executions_source_created').on(table.source, table.createdAt),
     index('executions_schedule_created').on(table.scheduleId, table.createdAt),
     index('executions_pipeline_run_step').on(table.pipelineExecutionId, table.stepIndex),
+    // The statistics (db/stats-queries.ts) read a window of created_at and group it: with every column
+    // they read in the index, a window is one range of it, never a lookup of each row's clustered key
+    // (random UUIDs: 0.5 s for 30 days of 100 000 records; docs/benchmarks.md, bench:files).
+    index('executions_stats').on(
+      table.createdAt,
+      table.kind,
+      table.status,
+      table.pipelineExecutionId,
+      table.agentId,
+      table.pipelineId,
+      table.agentName,
+      table.costUsd,
+      table.inputTokens,
+      table.outputTokens,
+      table.cacheReadTokens,
+      table.cacheCreationTokens,
+    ),
   ],
 );
 

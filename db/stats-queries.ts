@@ -4,8 +4,9 @@ import type { Database } from './index';
 /**
  * The dashboard's statistics as set-based SQL over `executions` (docs/statistics.md). Every query
  * reads one window `[start, end)` of `created_at` (UTC: the pool's time zone is `Z`), a range of the
- * index `executions_created (created_at, id)`, and groups in the database: each answers a few rows
- * (a day, a status, an agent or a pipeline per row), never the records.
+ * covering index `executions_stats` (created_at and every column read here), and groups in the
+ * database: each answers a few rows (a day, a status, an agent or a pipeline per row), never the
+ * records; names are looked up per group, after grouping.
  *
  * How pipelines are counted, so nothing is counted twice:
  * - runs (counts and statuses): the records the history lists, `pipeline_execution_id IS NULL`: an
@@ -102,12 +103,15 @@ export async function runsByDayAndStatus(db: Database, window: StatsWindow): Pro
 
 /** The agents with the most records in the window (steps included), most first, then by name. */
 export async function agentsByRuns(db: Database, window: StatsWindow, limit: number): Promise<Array<{ agentId: string | null; name: string; count: number }>> {
+  // Grouped from the index first (executions_stats), then each group's current name: one lookup per agent, not per record.
   const found = await rows(
     db,
-    sql`SELECT e.agent_id AS agent_id, COALESCE(MAX(a.name), MAX(e.agent_name)) AS name, COUNT(*) AS n
-        FROM executions e LEFT JOIN agents a ON a.id = e.agent_id
-        WHERE ${inWindow(window)} AND e.kind = 'agent'
-        GROUP BY e.agent_id
+    sql`SELECT g.agent_id AS agent_id, COALESCE(a.name, g.stored_name) AS name, g.n AS n
+        FROM (SELECT e.agent_id, MAX(e.agent_name) AS stored_name, COUNT(*) AS n
+                FROM executions e
+               WHERE ${inWindow(window)} AND e.kind = 'agent'
+               GROUP BY e.agent_id) g
+          LEFT JOIN agents a ON a.id = g.agent_id
         ORDER BY n DESC, name ASC
         LIMIT ${limit}`,
   );
@@ -127,14 +131,18 @@ export async function costsByDay(db: Database, window: StatsWindow): Promise<Day
   return found.map((row) => ({ day: String(row.day), ...costRow(row) }));
 }
 
+const groupedCosts = sql`n, cost, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens`;
+
 /** Cost, count and tokens per agent (its pipeline steps included), most expensive first. */
 export async function costsByAgent(db: Database, window: StatsWindow, limit: number): Promise<AgentCostRow[]> {
   const found = await rows(
     db,
-    sql`SELECT e.agent_id AS agent_id, COALESCE(MAX(a.name), MAX(e.agent_name)) AS name, ${costColumns}
-        FROM executions e LEFT JOIN agents a ON a.id = e.agent_id
-        WHERE ${inWindow(window)} AND ${costed}
-        GROUP BY e.agent_id
+    sql`SELECT g.agent_id AS agent_id, COALESCE(a.name, g.stored_name) AS name, ${groupedCosts}
+        FROM (SELECT e.agent_id, MAX(e.agent_name) AS stored_name, ${costColumns}
+                FROM executions e
+               WHERE ${inWindow(window)} AND ${costed}
+               GROUP BY e.agent_id) g
+          LEFT JOIN agents a ON a.id = g.agent_id
         ORDER BY cost DESC, name ASC
         LIMIT ${limit}`,
   );
@@ -143,18 +151,19 @@ export async function costsByAgent(db: Database, window: StatsWindow, limit: num
 
 /**
  * Cost, count and tokens per pipeline: the sum of its step records (each run's cost is theirs). The
- * name is the pipeline's current one, else the name its run stored, else its id.
+ * name is the pipeline's current one, else the name one of its runs stored, else its id.
  */
 export async function costsByPipeline(db: Database, window: StatsWindow, limit: number): Promise<PipelineCostRow[]> {
   const found = await rows(
     db,
-    sql`SELECT e.pipeline_id AS pipeline_id, COALESCE(MAX(p.name), MAX(r.agent_name), e.pipeline_id) AS name,
-          COUNT(DISTINCT e.pipeline_execution_id) AS runs, ${costColumns}
-        FROM executions e
-          LEFT JOIN pipelines p ON p.id = e.pipeline_id
-          LEFT JOIN executions r ON r.id = e.pipeline_execution_id
-        WHERE ${inWindow(window)} AND ${costed} AND e.pipeline_execution_id IS NOT NULL
-        GROUP BY e.pipeline_id
+    sql`SELECT g.pipeline_id AS pipeline_id,
+               COALESCE(p.name, (SELECT r.agent_name FROM executions r WHERE r.id = g.some_run), g.pipeline_id) AS name,
+               g.runs AS runs, ${groupedCosts}
+        FROM (SELECT e.pipeline_id, MAX(e.pipeline_execution_id) AS some_run, COUNT(DISTINCT e.pipeline_execution_id) AS runs, ${costColumns}
+                FROM executions e
+               WHERE ${inWindow(window)} AND ${costed} AND e.pipeline_execution_id IS NOT NULL
+               GROUP BY e.pipeline_id) g
+          LEFT JOIN pipelines p ON p.id = g.pipeline_id
         ORDER BY cost DESC, name ASC
         LIMIT ${limit}`,
   );

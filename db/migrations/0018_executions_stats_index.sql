@@ -1,0 +1,1 @@
+CREATE INDEX `executions_stats` ON `executions` (`created_at`,`kind`,`status`,`pipeline_execution_id`,`agent_id`,`pipeline_id`,`agent_name`,`cost_usd`,`input_tokens`,`output_tokens`,`cache_read_tokens`,`cache_creation_tokens`);
