@@ -47,9 +47,14 @@ export async function listFiles(deps: FilesDeps, relative: string): Promise<File
   if (segments.length === 0) {
     // Nothing was ever written (no root yet): an empty area, not an error (the worker creates the roots).
     const levels = await Promise.all((await realRoots(deps)).map((root) => listDirectory(root, segments)));
-    const seen = new Set<string>();
     // In root order, so a name in two roots is the first root's.
-    const entries = sorted(levels.flatMap((level) => level.entries).filter((entry) => !seen.has(entry.name) && seen.add(entry.name) !== undefined));
+    const seen = new Set<string>();
+    const firsts = levels.flatMap((level) => level.entries).filter((entry) => {
+      if (seen.has(entry.name)) return false;
+      seen.add(entry.name);
+      return true;
+    });
+    const entries = sorted(firsts);
     const truncated = levels.some((level) => level.truncated) || entries.length > ENTRIES_LISTED;
     return { path: '', parent: null, entries: entries.slice(0, ENTRIES_LISTED), truncated };
   }
