@@ -7,6 +7,7 @@ import { promptsOf, type StandInModel } from '../fixtures/stand-in-model';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import type { TestServer } from '../support/server';
 import { connectClient, untilFinal, type SocketProbe } from '../support/websocket';
+import { jsonCall } from '../support/json-api';
 
 /**
  * What follows a run (docs/agent-executions.md, "Retry on failure" and "Delegation"), with the real
@@ -40,12 +41,7 @@ describe('retry on failure and delegation, with the real CLI', () => {
     await agents?.close();
   });
 
-  async function call(method: string, urlPath: string, body?: unknown, clientId?: string): Promise<{ status: number; body: any }> {
-    const headers: Record<string, string> = { 'content-type': 'application/json', ...(clientId ? { 'x-client-id': clientId } : {}) };
-    const response = await fetch(server.url + urlPath, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : null };
-  }
+  const call = (method: string, route: string, body?: unknown, clientId?: string) => jsonCall(server.url, method, route, body, clientId);
 
   const standInAgent = (name: string, config: Record<string, unknown>) => agents.standInAgent(name, config);
 

@@ -9,6 +9,7 @@ import { promptsOf } from '../fixtures/stand-in-model';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import { startTestServer, type TestServer } from '../support/server';
 import { until } from '../support/waiting';
+import { jsonCall } from '../support/json-api';
 
 /**
  * Agents on more than one machine (docs/multi-host.md), on the real stack with the real CLI: two
@@ -59,11 +60,7 @@ describe('agents on two hosts', () => {
     fs.rmSync(path.dirname(rootA), { recursive: true, force: true });
   });
 
-  async function call(method: string, route: string, body?: unknown): Promise<{ status: number; body: any }> {
-    const response = await fetch(server.url + route, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : null };
-  }
+  const call = (method: string, route: string, body?: unknown) => jsonCall(server.url, method, route, body);
 
   const finished = (id: string) =>
     until(`execution ${id} ends`, () => call('GET', `/api/executions/history/${id}`), (view) => FINAL.includes(view.body?.status), 120_000).then((view) => view.body);

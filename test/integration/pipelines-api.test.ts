@@ -3,6 +3,7 @@ import type { RowDataPacket } from 'mysql2/promise';
 import { createDatabase, type DatabaseHandle } from '../../db';
 import { config } from '../../lib/config';
 import { startTestServer, type TestServer } from '../support/server';
+import { jsonCall } from '../support/json-api';
 
 /**
  * The pipelines CRUD as the admin panel calls it (contract rows 26-30, sections 3.6 and 5.4): the
@@ -19,15 +20,7 @@ interface Answer {
   body: any;
 }
 
-async function call(method: string, path: string, body?: unknown): Promise<Answer> {
-  const response = await fetch(server.url + path, {
-    method,
-    headers: { 'content-type': 'application/json', 'x-client-id': CLIENT_ID },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-}
+const call = (method: string, route: string, body?: unknown): Promise<Answer> => jsonCall(server.url, method, route, body, CLIENT_ID);
 
 let reviewer: { id: string; name: string };
 let writer: { id: string; name: string };

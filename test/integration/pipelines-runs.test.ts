@@ -9,6 +9,7 @@ import { startRealAgents, type RealAgents } from '../support/real-agents';
 import type { TestServer } from '../support/server';
 import { until } from '../support/waiting';
 import { openSocket, type SocketProbe } from '../support/websocket';
+import { jsonCall } from '../support/json-api';
 
 /**
  * Pipeline runs with the real Claude Code CLI against the stand-in model (contract rows 31-35, 54, 57;
@@ -34,12 +35,7 @@ describe('pipeline runs, with the real CLI', () => {
     await agents?.close();
   });
 
-  async function call(method: string, urlPath: string, body?: unknown, clientId?: string): Promise<{ status: number; body: any }> {
-    const headers: Record<string, string> = { 'content-type': 'application/json', ...(clientId ? { 'x-client-id': clientId } : {}) };
-    const response = await fetch(server.url + urlPath, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : null };
-  }
+  const call = (method: string, route: string, body?: unknown, clientId?: string) => jsonCall(server.url, method, route, body, clientId);
 
   // Working in the pipeline's directory: the agents have none of their own.
   const standInAgent = (name: string) => agents.standInAgent(name, { workingDirectory: '' });

@@ -10,6 +10,7 @@ import { until } from '../support/waiting';
 import { openSocket } from '../support/websocket';
 import { startGitHttpServer, type GitHttpServer } from '../support/git-http';
 import { pipelineExecutionWorkflowId } from '../../temporal/pipeline-execution';
+import { jsonCall } from '../support/json-api';
 
 /**
  * Executions in a repository (docs/repositories.md) with the real Claude Code CLI against the
@@ -72,11 +73,7 @@ afterAll(async () => {
   fs.rmSync(scratch, { recursive: true, force: true });
 });
 
-async function call(method: string, route: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(server.url + route, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-}
+const call = (method: string, route: string, body?: unknown) => jsonCall(server.url, method, route, body);
 
 const detail = async (id: string) => (await call('GET', `/api/executions/history/${id}`)).body;
 const finished = (id: string) => until(`${id} final`, () => detail(id), (record) => !['queued', 'running'].includes(record.status), 90_000);

@@ -1,5 +1,6 @@
 import { createExecution, finishExecution } from '../../db/executions-store';
 import { startTestServer, type TestServer } from '../support/server';
+import { jsonCall } from '../support/json-api';
 
 /**
  * A retry of a run with context files (docs/uploads.md): its task lists them already, and they must
@@ -16,11 +17,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function call(method: string, route: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(server.url + route, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-}
+const call = (method: string, route: string, body?: unknown) => jsonCall(server.url, method, route, body);
 
 it('refuses to retry an agent run whose uploaded file is gone, storing nothing', async () => {
   const agent = await call('POST', '/api/agents', { agent_name: `Retry files ${Date.now()}`, config: { model: 'claude-sonnet-4-6' } });

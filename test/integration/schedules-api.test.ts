@@ -9,6 +9,7 @@ import { agentScheduleId } from '../../temporal/agent-schedules';
 import { TASK_QUEUES } from '../../temporal/task-queues';
 import { startAgentsWorker } from '../../workers/agents';
 import { startTestServer, type TestServer } from '../support/server';
+import { jsonCall } from '../support/json-api';
 
 /**
  * The schedules routes as the panel calls them (contract rows 21-24, 3.5, 5.3, 7.9) and their
@@ -37,15 +38,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(server.url + path, {
-    method,
-    headers: { 'content-type': 'application/json', 'x-client-id': 'painel-schedules' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-}
+const call = (method: string, route: string, body?: unknown) => jsonCall(server.url, method, route, body, 'painel-schedules');
 
 async function agent(name: string): Promise<{ id: string; name: string }> {
   const agentName = `${name} ${randomUUID().slice(0, 8)}`;

@@ -8,6 +8,7 @@ import { agentScheduleId } from '../../temporal/agent-schedules';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import type { TestServer } from '../support/server';
 import { connectClient, type SocketProbe } from '../support/websocket';
+import { jsonCall } from '../support/json-api';
 
 /**
  * A schedule's firing end to end (docs/tasks-schedules.md), with the real Claude Code CLI against the
@@ -44,15 +45,7 @@ describe('scheduled runs, with the real CLI', () => {
     await agents?.close();
   });
 
-  async function call(method: string, urlPath: string, body?: unknown): Promise<{ status: number; body: any }> {
-    const response = await fetch(server.url + urlPath, {
-      method,
-      headers: { 'content-type': 'application/json', 'x-client-id': 'painel-agendamentos' },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : null };
-  }
+  const call = (method: string, route: string, body?: unknown) => jsonCall(server.url, method, route, body, 'painel-agendamentos');
 
   async function connect(clientId: string): Promise<SocketProbe> {
     const probe = await connectClient(server.url, clientId);

@@ -10,6 +10,7 @@ import type { QueueWorker } from '../../workers/queue-worker';
 import { promptsOf, standInEnv, startStandInModel, type StandInModel } from '../fixtures/stand-in-model';
 import { startTestServer, type TestServer } from '../support/server';
 import { until } from '../support/waiting';
+import { jsonCall } from '../support/json-api';
 
 /**
  * Tokens end to end (docs/statistics.md, "Tokens"): an agent run by the real Claude Code CLI against
@@ -25,15 +26,7 @@ let server: TestServer;
 let worker: QueueWorker;
 let model: StandInModel;
 
-async function call(method: string, urlPath: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(server.url + urlPath, {
-    method,
-    headers: { 'content-type': 'application/json' },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-}
+const call = (method: string, route: string, body?: unknown) => jsonCall(server.url, method, route, body);
 
 beforeAll(async () => {
   if (process.getuid?.() !== 0) throw new Error('the CLI runs as the pool users a root service uses: run these tests as root');

@@ -3,6 +3,7 @@ import type { RowDataPacket } from 'mysql2/promise';
 import { createDatabase, type DatabaseHandle } from '../../db';
 import { config } from '../../lib/config';
 import { startTestServer, type TestServer } from '../support/server';
+import { jsonCall } from '../support/json-api';
 
 /**
  * The tasks routes as the panel calls them (contract rows 17-20, 3.4, 5.2): TasksUI.save's body
@@ -25,15 +26,7 @@ afterAll(async () => {
   await database?.pool.end();
 });
 
-async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(server.url + path, {
-    method,
-    headers: { 'content-type': 'application/json', 'x-client-id': CLIENT_ID },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-}
+const call = (method: string, route: string, body?: unknown) => jsonCall(server.url, method, route, body, CLIENT_ID);
 
 async function storedTasks(): Promise<number> {
   const [rows] = await database.pool.query<RowDataPacket[]>('SELECT COUNT(*) AS n FROM tasks');

@@ -12,6 +12,7 @@ import { agentGroupId } from '../support/agent-workspace';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import { startTestServer, type TestServer } from '../support/server';
 import { until } from '../support/waiting';
+import { jsonCall } from '../support/json-api';
 
 /**
  * POST /api/uploads and context files (contract 3.1, 3.13; docs/uploads.md), on the real stack: files
@@ -56,11 +57,7 @@ describe('uploads', () => {
     return { status: response.status, body: await response.json() };
   }
 
-  async function call(method: string, route: string, body?: unknown): Promise<{ status: number; body: any }> {
-    const response = await fetch(server.url + route, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : null };
-  }
+  const call = (method: string, route: string, body?: unknown) => jsonCall(server.url, method, route, body);
 
   async function uploadRows(): Promise<number> {
     const [row] = await db().select({ n: count() }).from(uploads);

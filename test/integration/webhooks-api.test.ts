@@ -7,6 +7,7 @@ import { withTimeout } from '../../lib/timeout';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import { startTestServer, type TestServer } from '../support/server';
 import { connectClient, untilFinal, type SocketProbe } from '../support/websocket';
+import { jsonCall } from '../support/json-api';
 
 /**
  * Webhooks (contract 3.7 and "External trigger"; docs/webhooks.md) on the real stack, with the real
@@ -58,15 +59,7 @@ describe('webhooks, with the real CLI', () => {
     await agents?.close();
   }, 180_000);
 
-  async function call(method: string, urlPath: string, body?: unknown, on: TestServer = server): Promise<{ status: number; body: any }> {
-    const response = await fetch(on.url + urlPath, {
-      method,
-      headers: { 'content-type': 'application/json' },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : null };
-  }
+  const call = (method: string, route: string, body?: unknown, on: TestServer = server) => jsonCall(on.url, method, route, body);
 
   /** POST /hook/:token with a body sent as these exact bytes. */
   async function hook(token: string, body: string, headers: Record<string, string> = {}, on: TestServer = server): Promise<{ status: number; body: any }> {

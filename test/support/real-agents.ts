@@ -7,6 +7,7 @@ import { repoRoot } from '../../lib/paths';
 import { startAgentsWorker } from '../../workers/agents';
 import type { QueueWorker } from '../../workers/queue-worker';
 import { standInEnv, startStandInModel, type StandInModel } from '../fixtures/stand-in-model';
+import { jsonCall } from './json-api';
 import { startTestServer, type TestServer } from './server';
 
 /**
@@ -82,11 +83,7 @@ export async function startRealAgents<S extends Served = Served>(options: RealAg
     await server.services.database.pool.query(
       "UPDATE executions SET status = 'error', finished_at = NOW(3), error = 'left by an earlier test run' WHERE status IN ('queued', 'running', 'retrying', 'awaiting_approval')",
     );
-    const call = async (method: string, route: string, body?: unknown) => {
-      const response = await fetch(server.url + route, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-      const text = await response.text();
-      return { status: response.status, body: text ? JSON.parse(text) : null };
-    };
+    const call = (method: string, route: string, body?: unknown) => jsonCall(server.url, method, route, body);
     if (options.maxConcurrent !== undefined) {
       const answer = await call('PUT', '/api/settings', { maxConcurrent: options.maxConcurrent });
       if (answer.status !== 200) throw new Error(`PUT /api/settings answered ${answer.status}: ${JSON.stringify(answer.body)}`);
