@@ -360,26 +360,33 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
      * record) is left as it is.
      */
     async writeReport(executionId: string): Promise<string> {
-      const record = await existingRecord(executionId);
-      if (record.finishedAt !== null && record.reportFile !== null) return record.reportFile;
-      const name = await writeExecutionReport(record, { dataDir, reportsDir }, config.orchestration.limits.reports);
-      await setExecutionReportFile(db, executionId, name);
-      return name;
+      return reportOf(await existingRecord(executionId));
     },
 
     async notifyFinished(executionId: string): Promise<void> {
-      const record = await existingRecord(executionId);
-      // A pipeline's steps raise none (contract 3.10: pipelines create no notification).
-      if (record.pipelineExecutionId !== null) return;
-      const verb = ({ completed: 'completed', error: 'failed', canceled: 'was canceled', rejected: 'was rejected' } as Record<string, string>)[record.status] ?? record.status;
-      await raiseNotification(db, {
-        kind: `execution.${record.status}`,
-        title: `${record.agentName} ${verb}`,
-        message: record.error ?? record.task,
-        executionId,
-      }, config.orchestration.limits.notifications);
+      await notify(await existingRecord(executionId));
     },
   };
+
+  /** The finished record's report: the one it has, else written now. */
+  async function reportOf(record: Execution): Promise<string> {
+    if (record.finishedAt !== null && record.reportFile !== null) return record.reportFile;
+    const name = await writeExecutionReport(record, { dataDir, reportsDir }, config.orchestration.limits.reports);
+    await setExecutionReportFile(db, record.id, name);
+    return name;
+  }
+
+  async function notify(record: Execution): Promise<void> {
+    // A pipeline's steps raise none (contract 3.10: pipelines create no notification).
+    if (record.pipelineExecutionId !== null) return;
+    const verb = ({ completed: 'completed', error: 'failed', canceled: 'was canceled', rejected: 'was rejected' } as Record<string, string>)[record.status] ?? record.status;
+    await raiseNotification(db, {
+      kind: `execution.${record.status}`,
+      title: `${record.agentName} ${verb}`,
+      message: record.error ?? record.task,
+      executionId: record.id,
+    }, config.orchestration.limits.notifications);
+  }
 
   return {
     ...activities,
@@ -391,18 +398,16 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
      */
     async closeExecution(input: FinishExecutionInput): Promise<ClosedExecution> {
       const stored = await activities.finishExecutionRecord(input);
-      await activities.writeReport(input.executionId);
-      const [, delegates] = await Promise.all([
-        activities.notifyFinished(input.executionId),
-        stored.status === 'completed' ? delegatesResult(input.executionId) : false,
-      ]);
+      // Read once, as finished (with the report file the final message may have written already).
+      const record = await existingRecord(input.executionId);
+      await reportOf(record);
+      const [, delegates] = await Promise.all([notify(record), stored.status === 'completed' ? delegatesResult(record) : false]);
       return { ...stored, delegates };
     },
   };
 
   /** The agent of a completed record delegates (followUps' delegateResult has something to do, or to say). */
-  async function delegatesResult(executionId: string): Promise<boolean> {
-    const record = await existingRecord(executionId);
+  async function delegatesResult(record: Execution): Promise<boolean> {
     if ((record.result ?? '').trim() === '' || !record.agentId) return false;
     const agent = await findAgent(db, record.agentId);
     return Boolean(agent?.delegateTo);
