@@ -8,9 +8,9 @@ import { RANKING_JOB_WORKFLOW_ID } from '../../temporal/workflow-ids';
 const fixtures = path.resolve(__dirname, '../fixtures/histories');
 const histories = fs.readdirSync(fixtures).filter((file) => file.endsWith('.json'));
 
-/** The queue whose workflows a history belongs to: agent executions run on `agents`, the rest on `ranking`. */
+/** The queue whose workflows a history belongs to: agent executions and pipeline runs run on `agents`, the rest on `ranking`. */
 function queueOf(file: string) {
-  return file.startsWith('agent-') ? TASK_QUEUES.agents : TASK_QUEUES.ranking;
+  return file.startsWith('agent-') || file.startsWith('pipeline-') ? TASK_QUEUES.agents : TASK_QUEUES.ranking;
 }
 
 /** Histories do not hold the workflow id; the job names its children after it, so replay needs it. */
@@ -20,7 +20,8 @@ function workflowIdOf(file: string): string | undefined {
 
 /**
  * Replays recorded histories (scripts/record-workflow-histories.ts, scripts/record-agent-histories.ts,
- * scripts/record-reconciler-histories.ts, scripts/record-schedule-histories.ts) against today's workflow code:
+ * scripts/record-reconciler-histories.ts, scripts/record-schedule-histories.ts,
+ * scripts/record-pipeline-histories.ts) against today's workflow code:
  * a change that would break running workflows (non-determinism) fails here, before production.
  */
 describe('workflow replay', () => {
@@ -34,6 +35,13 @@ describe('workflow replay', () => {
       'agent-executions-reconciler.json',
       'agent-schedule-run-completed.json',
       'agent-uploads-retention.json',
+      'pipeline-execution-approval-timeout.json',
+      'pipeline-execution-approved.json',
+      'pipeline-execution-cancelled.json',
+      'pipeline-execution-failed.json',
+      'pipeline-execution-rejected.json',
+      'pipeline-execution-repository.json',
+      'pipeline-execution-resumed.json',
       'probe.json',
       'ranking-batch.json',
       'ranking-job-first-execution.json',
