@@ -9,10 +9,16 @@ import type Redis from 'ioredis';
 /** Who receives a message: the sockets of one client id, or every socket (executions started by a schedule). */
 export type LiveTarget = { clientId: string } | 'all';
 
-/** What decides who sees an execution: the record's `source` and the client id of the request that started it. */
+/**
+ * What decides who sees an execution: the record's `source`, the client id of the request that started
+ * it, and (for a delegated run) the schedule or webhook its chain began with.
+ */
 export interface ExecutionLiveRoute {
   source: string;
   clientId: string | null;
+  /** A delegated run carries its origin's (activities/agents/follow-ups.ts): it reaches the same audience. */
+  scheduleId?: string | null;
+  webhookId?: string | null;
 }
 
 /** Which execution a lifecycle message is about. Ids are the records' ids (UUIDs). */
@@ -101,11 +107,26 @@ export interface ExecutionCompleteMessage extends FinalMessageFields {
   data: ExecutionResultData;
 }
 
-/** The run ended `error` or `canceled` (`data.canceled` tells which); `data.error` says why. */
+/** The run ended `error`; `data.error` says why. */
 export interface ExecutionErrorMessage extends FinalMessageFields {
   type: 'execution_error';
   data: Omit<ExecutionResultData, 'canceled'> & { error: string; canceled: boolean };
 }
+
+/**
+ * The run ended `canceled`: a stop the user asked for, not an error. The panel ignores this type
+ * (contract 4.1), so it shows no error toast; the run's last output line said "Execução cancelada".
+ */
+export interface ExecutionCanceledMessage extends FinalMessageFields {
+  type: 'execution_canceled';
+  data: Omit<ExecutionResultData, 'canceled'> & { error: string; canceled: true };
+}
+
+/** The types of an execution's final message: one of them ends every run's stream. */
+export const FINAL_EXECUTION_MESSAGE_TYPES: readonly string[] = ['execution_complete', 'execution_error', 'execution_canceled'];
+
+/** The system line a cancelled run's output ends with (the terminal's last word on it). */
+export const CANCELED_LINE = 'Execução cancelada';
 
 /** What the panel prints for a retry: top level (where the panel reads it, contract 7.1) and under `data`. */
 export interface RetryFields {
@@ -252,6 +273,7 @@ export type LiveMessage =
   | ExecutionOutputMessage
   | ExecutionCompleteMessage
   | ExecutionErrorMessage
+  | ExecutionCanceledMessage
   | ExecutionRetryMessage
   | ReportGeneratedMessage;
 
@@ -276,12 +298,18 @@ export function liveChannelPattern(keyPrefix: string): string {
   return `${keyPrefix.replace(/[*?[\]\\]/g, '\\$&')}${LIVE_CHANNEL_SEGMENT}*`;
 }
 
+/** Sources whose runs every client sees (contract 4.2: scheduled and webhook-triggered runs are broadcast). */
+const BROADCAST_SOURCES: readonly string[] = ['schedule', 'webhook', 'webhook-test'];
+
 /**
  * Where an execution's messages go: executions started by a schedule or a webhook to every client, the others to
  * the client that asked for them; null when there is nobody to tell (no client id: nothing is published).
+ * A delegated run goes where the run it came from went (contract 4.2, "the same callback"): to every
+ * client when its chain began with a schedule or a webhook, else to the same client.
  */
 export function liveTargetOf(route: ExecutionLiveRoute): LiveTarget | null {
-  if (route.source === 'schedule' || route.source === 'webhook' || route.source === 'webhook-test') return 'all';
+  if (BROADCAST_SOURCES.includes(route.source)) return 'all';
+  if (route.source === 'delegation' && (route.scheduleId || route.webhookId)) return 'all';
   return route.clientId ? { clientId: route.clientId } : null;
 }
 
@@ -374,8 +402,9 @@ export class ExecutionLiveStream {
   }
 
   /**
-   * The final message: `execution_complete` for `completed`; `execution_error` for anything else,
-   * a cancel included (`data.canceled: true`), since the panel greets `execution_complete` as a success.
+   * The final message: `execution_complete` for `completed`, `execution_canceled` for `canceled` (the
+   * panel greets `execution_complete` as a success and `execution_error` as an error, and a stop the
+   * user asked for is neither), `execution_error` for anything else.
    */
   finished(outcome: ExecutionOutcome): Promise<number> {
     if (this.execution.pipelineStep) return Promise.resolve(0);
@@ -395,8 +424,8 @@ export class ExecutionLiveStream {
     };
     const fields = { ...this.execution, status: outcome.status, lastSeq: this.lastSeq, at: new Date().toISOString() };
     if (outcome.status === 'completed') return this.publish({ type: 'execution_complete', ...fields, data });
-    const error = outcome.error ?? (canceled ? 'canceled' : 'the execution failed');
-    return this.publish({ type: 'execution_error', ...fields, data: { ...data, error } });
+    if (canceled) return this.publish({ type: 'execution_canceled', ...fields, data: { ...data, canceled, error: outcome.error ?? 'canceled' } });
+    return this.publish({ type: 'execution_error', ...fields, data: { ...data, error: outcome.error ?? 'the execution failed' } });
   }
 
   private publish(message: LiveMessage): Promise<number> {

@@ -1,4 +1,4 @@
-import { and, count, eq, gte, inArray, lt, sum } from 'drizzle-orm';
+import { and, count, eq, gte, inArray, isNull, lt, sum } from 'drizzle-orm';
 import type { Database } from '../db';
 import { ACTIVE_STATUSES } from '../db/executions-store';
 import { agents, executions } from '../db/schema';
@@ -22,8 +22,9 @@ export function utcDay(now: Date): { start: Date; end: Date } {
 /**
  * The counters GET /api/system/status answers (contract 3.11). Agents count by their `status`
  * (`active` or `inactive`, docs/agents.md); webhooks and schedules by their `active` flag (docs/webhooks.md,
- * docs/tasks-schedules.md). Pipelines by their `status`, `running` their active runs (docs/pipelines.md). `executions.today` counts the records created on today's UTC
- * date (the original counted runs since its own start); `costs.today` sums the cost of the agent
+ * docs/tasks-schedules.md). Pipelines by their `status`, `running` their active runs (docs/pipelines.md). `executions.today` counts the runs created on today's UTC
+ * date as the panel means them: each agent run once, each pipeline run once, its steps not again (the
+ * original counted runs since its own start; docs/system-status.md); `costs.today` sums the cost of the agent
  * records (pipeline steps included, never a run's own sum of them) started on it, rounded to 4
  * decimals, always a number.
  */
@@ -32,7 +33,10 @@ export async function systemCounters(deps: SystemDeps, now: Date = new Date()) {
   const [agentRow] = await deps.db.select({ n: count() }).from(agents);
   const [activeAgentRow] = await deps.db.select({ n: count() }).from(agents).where(eq(agents.status, 'active'));
   const [activeRow] = await deps.db.select({ n: count() }).from(executions).where(inArray(executions.status, [...ACTIVE_STATUSES]));
-  const [todayRow] = await deps.db.select({ n: count() }).from(executions).where(and(gte(executions.createdAt, start), lt(executions.createdAt, end)));
+  const [todayRow] = await deps.db
+    .select({ n: count() })
+    .from(executions)
+    .where(and(gte(executions.createdAt, start), lt(executions.createdAt, end), isNull(executions.pipelineExecutionId)));
   const [costRow] = await deps.db
     .select({ total: sum(executions.costUsd) })
     .from(executions)

@@ -10,7 +10,7 @@ import { appendOutputPiece, finishExecution, getExecution, OUTPUT_MAX_CHARS, set
 import type { Database } from '../../db';
 import { raiseNotification } from '../../db/notifications-store';
 import type { Config } from '../../lib/config';
-import { ExecutionLiveStream, liveTargetOf, type ExecutionIdentity, type OutputChunk } from '../../lib/live-output';
+import { CANCELED_LINE, ExecutionLiveStream, liveTargetOf, type ExecutionIdentity, type OutputChunk } from '../../lib/live-output';
 import type { Logger } from '../../lib/logger';
 import { NO_GIT_INSTRUCTION, repositoryWorkspace } from '../repos/workspace';
 import { DEFAULT_PERMISSION_MODE, PERMISSION_MODES, type AgentRunOptions, type AgentTokens, type PermissionMode } from './agent-cli';
@@ -153,6 +153,21 @@ function outcomeOf(summary: AgentRunSummary): AgentRunOutcome {
   };
 }
 
+/** What a failed run throws to the workflow: a user's cancel, a worker's shutdown, or the agent's failure with what it reported. */
+function runFailureOf(error: unknown, context: Context): unknown {
+  if (error instanceof AgentCancelledError) {
+    // The worker's own shutdown killed the agent: a failure of the run, not the user's cancel.
+    if (shuttingDown(context)) {
+      return ApplicationFailure.create({ message: WORKER_STOPPED_ERROR, type: 'WorkerShutdown', nonRetryable: true, details: [outcomeOf(error.summary)] });
+    }
+    return error.cause instanceof CancelledFailure ? error.cause : new CancelledFailure('agent run cancelled');
+  }
+  if (error instanceof AgentProcessError) {
+    return ApplicationFailure.create({ message: error.message, type: 'AgentProcessError', nonRetryable: true, details: [outcomeOf(error.summary)] });
+  }
+  return error;
+}
+
 export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps) {
   const { pool, db, redis, config, logger } = deps;
   const { dataDir, reportsDir } = config.orchestration;
@@ -172,7 +187,7 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
 
   /** The live stream of a record, or null when nobody is to be told (no client id, not a schedule). */
   function liveStreamOf(record: Execution, firstSeq = 1): ExecutionLiveStream | null {
-    const target = liveTargetOf({ source: record.source, clientId: record.clientId });
+    const target = liveTargetOf(record);
     return target ? new ExecutionLiveStream(redis, target, identityOf(record), firstSeq) : null;
   }
 
@@ -213,93 +228,80 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
      */
     async runAgentExecution(input: RunAgentExecutionInput): Promise<AgentRunOutcome> {
       const context = Context.current();
-      const record = await existingRecord(input.executionId);
-      refuseOtherHost(record.host, config.orchestration.host, `execution ${record.id}`);
-      if (!record.agentId) throw ApplicationFailure.nonRetryable(`execution ${record.id} has no agent`, 'AgentNotFound');
-      const agent = await findAgent(db, record.agentId);
-      if (!agent) throw ApplicationFailure.nonRetryable(`agent ${record.agentId} no longer exists`, 'AgentNotFound');
-      const secrets = await agentSecretsForRun(pool, agent.id, config.orchestration.secretsKey);
-      const live = liveStreamOf(record);
-      await published(live?.started());
-
+      // Alive from the first instant, before any query: an attempt that timed out without one heartbeat
+      // is a task lost on its way here, and the workflow schedules it again (workflows/agents/execution.ts).
       let seq = 0;
-      let lastRefusalLogged = 0;
-      const output = new RecordOutput(
-        (piece) => appendOutputPiece(db, record.id, piece),
-        (error, unsavedChars) => {
-          if (Date.now() - lastRefusalLogged < OUTPUT_RETRY_MS * 10) return;
-          lastRefusalLogged = Date.now();
-          logger.warn({ err: error, executionId: record.id, unsavedChars }, 'execution output not stored yet: kept for the next write');
-        },
-        OUTPUT_MAX_CHARS,
-      );
-      // The run goes on while the database refuses its output; what it refused is tried again here.
-      const settleOutput = async (): Promise<void> => {
-        await output.flush();
-        const deadline = Date.now() + OUTPUT_STORE_PATIENCE_MS;
-        while (!output.settled && Date.now() < deadline && !context.cancellationSignal.aborted) {
-          await new Promise((resolve) => setTimeout(resolve, OUTPUT_RETRY_MS));
-          await output.flush();
-        }
-        if (!output.settled) logger.error({ executionId: record.id, lostChars: output.unsavedLength }, 'execution output not stored');
-      };
-      const showLine = async (chunk: OutputChunk): Promise<void> => {
-        seq += 1;
-        output.add(recordLineOf(chunk), seq);
-        await published(live?.output(chunk));
-      };
-      const flushTimer = setInterval(() => void output.flush(), OUTPUT_FLUSH_MS);
-      const heartbeatTimer = setInterval(() => heartbeat({ seq }), HEARTBEAT_EVERY_MS);
       heartbeat({ seq });
-
+      const heartbeatTimer = setInterval(() => heartbeat({ seq }), HEARTBEAT_EVERY_MS);
+      let flushTimer: NodeJS.Timeout | undefined;
       try {
-        const summary = await runAgent({
-          command: config.orchestration.agentCommand,
-          cli: agentCliFor(config.orchestration.agentCommand),
-          run: {
-            prompt: composePrompt(record),
-            model: record.model,
-            ...agentRunConfigOf(agent),
-            ...(input.resumeSessionId ? { resumeSessionId: input.resumeSessionId } : {}),
+        const record = await existingRecord(input.executionId);
+        refuseOtherHost(record.host, config.orchestration.host, `execution ${record.id}`);
+        if (!record.agentId) throw ApplicationFailure.nonRetryable(`execution ${record.id} has no agent`, 'AgentNotFound');
+        const agent = await findAgent(db, record.agentId);
+        if (!agent) throw ApplicationFailure.nonRetryable(`agent ${record.agentId} no longer exists`, 'AgentNotFound');
+        const secrets = await agentSecretsForRun(pool, agent.id, config.orchestration.secretsKey);
+        const live = liveStreamOf(record);
+        await published(live?.started());
+
+        let lastRefusalLogged = 0;
+        const output = new RecordOutput(
+          (piece) => appendOutputPiece(db, record.id, piece),
+          (error, unsavedChars) => {
+            if (Date.now() - lastRefusalLogged < OUTPUT_RETRY_MS * 10) return;
+            lastRefusalLogged = Date.now();
+            logger.warn({ err: error, executionId: record.id, unsavedChars }, 'execution output not stored yet: kept for the next write');
           },
-          cwd: record.workingDirectory,
-          workdirRoots: config.orchestration.workdirRoots,
-          sessions: { store: sessionStoreIn(dataDir), agentId: agent.id },
-          secrets,
-          signal: context.cancellationSignal,
-          // The terminal's lines (contract 4.4): published live and kept in the record, one line each.
-          onOutput: showLine,
-          // A run in a repository: its working copy before the agent, commit and push after (docs/repositories.md).
-          workspace: repositoryWorkspace(
-            { db, config: config.orchestration.repositories, announce: (content) => showLine({ type: 'success', content }) },
-            record,
-          ),
-        });
-        await settleOutput();
-        return outcomeOf(summary);
-      } catch (error) {
-        await settleOutput();
-        if (error instanceof AgentCancelledError) {
-          // The worker's own shutdown killed the agent: a failure of the run, not the user's cancel.
-          if (shuttingDown(context)) {
-            throw ApplicationFailure.create({
-              message: WORKER_STOPPED_ERROR,
-              type: 'WorkerShutdown',
-              nonRetryable: true,
-              details: [outcomeOf(error.summary)],
-            });
+          OUTPUT_MAX_CHARS,
+        );
+        // The run goes on while the database refuses its output; what it refused is tried again here.
+        const settleOutput = async (): Promise<void> => {
+          await output.flush();
+          const deadline = Date.now() + OUTPUT_STORE_PATIENCE_MS;
+          while (!output.settled && Date.now() < deadline && !context.cancellationSignal.aborted) {
+            await new Promise((resolve) => setTimeout(resolve, OUTPUT_RETRY_MS));
+            await output.flush();
           }
-          throw error.cause instanceof CancelledFailure ? error.cause : new CancelledFailure('agent run cancelled');
-        }
-        if (error instanceof AgentProcessError) {
-          throw ApplicationFailure.create({
-            message: error.message,
-            type: 'AgentProcessError',
-            nonRetryable: true,
-            details: [outcomeOf(error.summary)],
+          if (!output.settled) logger.error({ executionId: record.id, lostChars: output.unsavedLength }, 'execution output not stored');
+        };
+        const showLine = async (chunk: OutputChunk): Promise<void> => {
+          seq += 1;
+          output.add(recordLineOf(chunk), seq);
+          await published(live?.output(chunk));
+        };
+        flushTimer = setInterval(() => void output.flush(), OUTPUT_FLUSH_MS);
+
+        try {
+          const summary = await runAgent({
+            command: config.orchestration.agentCommand,
+            cli: agentCliFor(config.orchestration.agentCommand),
+            run: {
+              prompt: composePrompt(record),
+              model: record.model,
+              ...agentRunConfigOf(agent),
+              ...(input.resumeSessionId ? { resumeSessionId: input.resumeSessionId } : {}),
+            },
+            cwd: record.workingDirectory,
+            workdirRoots: config.orchestration.workdirRoots,
+            sessions: { store: sessionStoreIn(dataDir), agentId: agent.id },
+            secrets,
+            signal: context.cancellationSignal,
+            // The terminal's lines (contract 4.4): published live and kept in the record, one line each.
+            onOutput: showLine,
+            // A run in a repository: its working copy before the agent, commit and push after (docs/repositories.md).
+            workspace: repositoryWorkspace(
+              { db, config: config.orchestration.repositories, announce: (content) => showLine({ type: 'success', content }) },
+              record,
+            ),
           });
+          await settleOutput();
+          return outcomeOf(summary);
+        } catch (error) {
+          // A stop the user asked for: the terminal's last line says so, in the record too (not an error).
+          if (error instanceof AgentCancelledError && !shuttingDown(context)) await showLine({ type: 'system', content: CANCELED_LINE });
+          await settleOutput();
+          throw runFailureOf(error, context);
         }
-        throw error;
       } finally {
         clearInterval(flushTimer);
         clearInterval(heartbeatTimer);
@@ -376,14 +378,20 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
     return name;
   }
 
+  /**
+   * The notification of a finished run (contract 3.10): agent runs only, "Execução concluída" when it
+   * completed and "Execução falhou" on its final error (a failed attempt retried raises none). A
+   * continuation, a pipeline's step and a cancel the user asked for raise none; a delegated run is an
+   * agent run and raises its own (docs/reports-notifications-settings.md).
+   */
   async function notify(record: Execution): Promise<void> {
-    // A pipeline's steps raise none (contract 3.10: pipelines create no notification).
-    if (record.pipelineExecutionId !== null) return;
-    const verb = ({ completed: 'completed', error: 'failed', canceled: 'was canceled', rejected: 'was rejected' } as Record<string, string>)[record.status] ?? record.status;
+    if (record.kind !== 'agent' || record.pipelineExecutionId !== null || record.source === 'continue') return;
+    const title = ({ completed: 'Execução concluída', error: 'Execução falhou' } as Record<string, string>)[record.status];
+    if (title === undefined) return;
     await raiseNotification(db, {
       kind: `execution.${record.status}`,
-      title: `${record.agentName} ${verb}`,
-      message: record.error ?? record.task,
+      title,
+      message: `${record.agentName}: ${record.status === 'error' ? (record.error ?? '') : record.task}`,
       executionId: record.id,
     }, config.orchestration.limits.notifications);
   }

@@ -52,7 +52,7 @@ export function createFollowUpActivities(deps: FollowUpDeps) {
   }
 
   function liveStreamOf(record: Execution): ExecutionLiveStream | null {
-    const target = liveTargetOf({ source: record.source, clientId: record.clientId });
+    const target = liveTargetOf(record);
     const identity = { executionId: record.id, agentId: record.agentId ?? '', agentName: record.agentName, pipelineExecutionId: null, source: record.source };
     return target ? new ExecutionLiveStream(redis, target, identity, record.outputSeq + 1) : null;
   }
@@ -97,7 +97,8 @@ export function createFollowUpActivities(deps: FollowUpDeps) {
 
     /**
      * Hands a completed run's result to the agent its agent delegates to, as a new execution of that
-     * agent for the same client (source `delegation`, `delegatedFrom` this record). Nothing when the
+     * agent for the same audience (source `delegation`, `delegatedFrom` this record; the same client, or every
+     * client when the chain began with a schedule or a webhook, whose id it keeps). Nothing when the
      * agent has no `delegateTo`, the result is empty, the target is gone or inactive, or the chain is
      * already AGENT_DELEGATION_DEPTH_MAX long (A → B → A stops there). Repeatable: a record that
      * already delegated does not delegate twice.
@@ -134,6 +135,9 @@ export function createFollowUpActivities(deps: FollowUpDeps) {
           model: target.model ?? settings.defaultModel,
           delegatedFrom: record.id,
           delegationDepth: record.delegationDepth + 1,
+          // The origin's schedule or webhook: the delegated run reaches the same audience (lib/live-output.ts, liveTargetOf).
+          scheduleId: record.scheduleId,
+          webhookId: record.webhookId,
           // In a repository's working copy, under its rules: one run at a time, commit and push after (docs/repositories.md).
           repoName: record.repoName,
           repoBranch: record.repoBranch,

@@ -77,7 +77,7 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
 
   /** To the client that started the run (or everyone, for a schedule's or a webhook's run); best effort. */
   async function tell(record: Execution, message: PipelineLiveMessage): Promise<void> {
-    const target = liveTargetOf({ source: record.source, clientId: record.clientId });
+    const target = liveTargetOf(record);
     if (!target) return;
     await publishLiveMessage(redis, target, message).catch((error: unknown) => logger.warn({ err: error, runId: record.id }, 'pipeline message not published'));
   }

@@ -2,6 +2,7 @@ import './bench-env';
 import WebSocket from 'ws';
 import { migrateDatabase } from '../../db/migrate';
 import { config } from '../../lib/config';
+import { FINAL_EXECUTION_MESSAGE_TYPES } from '../../lib/live-output';
 import { ensureNamespace } from '../../temporal/namespace';
 import { standInEnv, startStandInModel, type StandInModel } from '../../test/fixtures/stand-in-model';
 import { fmt, percentile } from './measure';
@@ -19,7 +20,10 @@ import { CLAUDE_CLI, startApi, startService, stopService, waitForLine } from './
  * - a burst of BENCH_BURST executions (`stand-in:text`) requested at once: accepted, started
  *   (`execution_started` received) and completed per second.
  * - BENCH_CANCELS executions cancelled one at a time while the model streams: from the request to the
- *   client's final `execution_error` and to the record saying `canceled`.
+ *   client's final `execution_canceled` and to the record saying `canceled`.
+ *
+ * It exits 1, naming each run and its error, when a run of the streaming phases or of the burst does
+ * not complete or a streamed line never arrives. The services' logs stay in .stack/logs/bench-*.log.
  *
  *   npm run bench:live-output   (BENCH_STREAMS, BENCH_CHUNKS, BENCH_LINE_MS, BENCH_BURST, BENCH_CANCELS)
  */
@@ -62,7 +66,7 @@ async function benchAgent(api: Api, model: StandInModel, name: string): Promise<
 interface Client {
   /** When each message type was first received, and every message. */
   received: Array<{ at: number; message: any }>;
-  /** Resolves at the client's final message (execution_complete or execution_error). */
+  /** Resolves at the client's final message (FINAL_EXECUTION_MESSAGE_TYPES). */
   finished: Promise<void>;
   close(): void;
 }
@@ -79,7 +83,7 @@ function openClient(wsBase: string, clientId: string, onOutput?: (content: strin
       received.push({ at, message });
       if (message.type === 'connected') resolve({ received, finished, close: () => socket.close() });
       if (message.type === 'execution_output' && message.data?.type === 'chunk') onOutput?.(message.data.content ?? '', at);
-      if (message.type === 'execution_complete' || message.type === 'execution_error') finish();
+      if (FINAL_EXECUTION_MESSAGE_TYPES.includes(message.type)) finish();
     });
     socket.once('error', reject);
   });
@@ -106,9 +110,21 @@ async function streamAtOnce(api: Api, model: StandInModel, sentAt: Map<string, n
   );
   await Promise.all(clients.map((client) => client.finished));
   const seconds = (Date.now() - started) / 1000;
-  const failed = clients.filter((client) => client.received.at(-1)?.message.type !== 'execution_complete').length;
+  const failed = clients.flatMap((client) => notCompleted(client.received.map(({ message }) => message)));
   for (const client of clients) client.close();
   return { delays, seconds, failed };
+}
+
+/** A run that did not complete, named by the final message its client received. */
+interface FailedRun {
+  executionId: string;
+  error: string;
+}
+
+function notCompleted(messages: any[]): FailedRun[] {
+  return messages
+    .filter((message) => message.type === 'execution_error' || message.type === 'execution_canceled')
+    .map((message) => ({ executionId: String(message.executionId), error: String(message.data?.error ?? message.status) }));
 }
 
 async function waitFor<T>(read: () => T | Promise<T>, done: (value: T) => boolean, pollMs: number): Promise<T> {
@@ -135,12 +151,13 @@ async function burst(api: Api, model: StandInModel, wsBase: string) {
   await waitUntilIdle(api);
   const doneSeconds = (Date.now() - requested) / 1000;
   // The final messages may trail the records by a publish.
-  await waitFor(() => client.received.filter(({ message }) => message.type === 'execution_complete' || message.type === 'execution_error').length, (n) => n >= BURST, 50);
+  await waitFor(() => client.received.filter(({ message }) => FINAL_EXECUTION_MESSAGE_TYPES.includes(message.type)).length, (n) => n >= BURST, 50);
   const startedAt = client.received.filter(({ message }) => message.type === 'execution_started').map(({ at }) => at);
   const completed = client.received.filter(({ message }) => message.type === 'execution_complete').length;
+  const failed = notCompleted(client.received.map(({ message }) => message));
   client.close();
   const startSeconds = (Math.max(...startedAt) - requested) / 1000;
-  return { accepted: accepted.length, acceptSeconds, started: startedAt.length, startSeconds, completed, doneSeconds };
+  return { accepted: accepted.length, acceptSeconds, started: startedAt.length, startSeconds, completed, doneSeconds, failed };
 }
 
 /** Cancels CANCELS executions one after another while the model streams to them. */
@@ -183,7 +200,7 @@ async function main(): Promise<void> {
     await api.call('PUT', '/settings', { maxConcurrent: Math.max(STREAMS, 20) });
     await waitUntilIdle(api);
 
-    const streaming: Array<{ intervalMs: number; delays: number[]; seconds: number; failed: number }> = [];
+    const streaming: Array<{ intervalMs: number; delays: number[]; seconds: number; failed: FailedRun[] }> = [];
     for (const intervalMs of LINE_INTERVALS_MS) {
       say(`streaming: ${STREAMS} executions at once, ${CHUNKS} lines each, one every ${intervalMs} ms ...`);
       streaming.push({ intervalMs, ...(await streamAtOnce(api, model, sentAt, wsBase, intervalMs)) });
@@ -201,7 +218,7 @@ async function main(): Promise<void> {
     for (const run of streaming) {
       const sorted = [...run.delays].sort((a, b) => a - b);
       say(
-        `  ${String(1000 / run.intervalMs).padStart(9)} per s ${String(sorted.length).padStart(10)}/${STREAMS * CHUNKS} ${fmt(percentile(sorted, 50), 1)} ${fmt(percentile(sorted, 99), 1)}   (${fmt(run.seconds)} s${run.failed ? `, ${run.failed} not completed` : ''})`,
+        `  ${String(1000 / run.intervalMs).padStart(9)} per s ${String(sorted.length).padStart(10)}/${STREAMS * CHUNKS} ${fmt(percentile(sorted, 50), 1)} ${fmt(percentile(sorted, 99), 1)}   (${fmt(run.seconds)} s${run.failed.length > 0 ? `, ${run.failed.length} not completed` : ''})`,
       );
     }
     say(`executions: burst of ${bursted.accepted} requests (stand-in:text), maxConcurrentExecutions ${Math.max(STREAMS, 20)}`);
@@ -212,6 +229,15 @@ async function main(): Promise<void> {
     for (const [what, times] of [['the final message', cancels.toMessage], ['the record canceled', cancels.toRecord]] as const) {
       const sorted = [...times].sort((a, b) => a - b);
       say(`  ${what.padEnd(28)} ${fmt(percentile(sorted, 50), 1)} ${fmt(sorted[sorted.length - 1] ?? 0, 1)}`);
+    }
+    // Every run of the streaming phases and of the burst must complete: a figure beside a lost run means nothing.
+    const failed = [...streaming.flatMap((run) => run.failed), ...bursted.failed];
+    const lines = streaming.reduce((sum, run) => sum + run.delays.length, 0);
+    if (failed.length > 0 || lines < streaming.length * STREAMS * CHUNKS) {
+      say('');
+      say(`FAILED: ${failed.length} run(s) did not complete; ${lines} of ${streaming.length * STREAMS * CHUNKS} streamed lines arrived`);
+      for (const run of failed) say(`  ${run.executionId}: ${run.error}`);
+      process.exitCode = 1;
     }
   } finally {
     await stopService(apiProcess);

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { Client as ElasticsearchClient } from '@elastic/elasticsearch';
@@ -20,12 +21,18 @@ import { sampleRss } from './measure';
  */
 export const RANKING_WORKER_FLAGS = ['--max-old-space-size=384'];
 
+/** Where a benchmark's services write their logs: `.stack/logs/bench-<roles>.log`, kept after the run for a look at what went wrong. */
+export const benchLogPath = (roles: string) => path.join(root, '.stack', 'logs', `bench-${roles.replace(/[^a-z-]+/g, '_')}.log`);
+
 export function startService(roles: string, env: Record<string, string> = {}, nodeFlags: string[] = []): ChildProcess {
-  return spawn(process.execPath, [...nodeFlags, path.join(root, 'dist', 'main.js')], {
+  const child = spawn(process.execPath, [...nodeFlags, path.join(root, 'dist', 'main.js')], {
     cwd: root,
     env: { ...process.env, PROCESS_ROLES: roles, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  fs.mkdirSync(path.dirname(benchLogPath(roles)), { recursive: true });
+  child.stdout?.pipe(fs.createWriteStream(benchLogPath(roles)));
+  return child;
 }
 
 export function waitForLine(child: ChildProcess, text: string): Promise<void> {

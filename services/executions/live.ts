@@ -5,9 +5,9 @@ import type { ExecutionDeps } from './deps';
 /** The live stream of a record for the lifecycle messages a use case sends itself; null when nobody is to be told. */
 export function liveStreamOf(
   deps: Pick<ExecutionDeps, 'redis'>,
-  execution: Pick<Execution, 'id' | 'agentId' | 'agentName' | 'source' | 'clientId' | 'outputSeq'>,
+  execution: Pick<Execution, 'id' | 'agentId' | 'agentName' | 'source' | 'clientId' | 'scheduleId' | 'webhookId' | 'outputSeq'>,
 ): ExecutionLiveStream | null {
-  const target = liveTargetOf({ source: execution.source, clientId: execution.clientId });
+  const target = liveTargetOf(execution);
   if (!target) return null;
   const identity = { executionId: execution.id, agentId: execution.agentId ?? '', agentName: execution.agentName, pipelineExecutionId: null, source: execution.source };
   return new ExecutionLiveStream(deps.redis, target, identity, execution.outputSeq + 1);

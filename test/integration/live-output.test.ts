@@ -9,6 +9,7 @@ import { claudeCode } from '../../activities/agents/claude-code';
 import { config as baseConfig, type Config } from '../../lib/config';
 import {
   ExecutionLiveStream,
+  FINAL_EXECUTION_MESSAGE_TYPES,
   liveChannel,
   liveChannelPattern,
   liveTargetOf,
@@ -161,7 +162,7 @@ describe('live output on one server', () => {
     expect(b1.messages).toEqual([]);
   });
 
-  it('ends a failed run with execution_error, a canceled one too (data.canceled), costs always numbers', async () => {
+  it('ends a failed run with execution_error, a canceled one with execution_canceled (no error for the panel), costs always numbers', async () => {
     const a = uniqueClient('a');
     const a1 = await connect(server, a);
     const execution = { executionId: randomUUID(), agentId: randomUUID(), agentName: 'revisor', pipelineExecutionId: null, source: 'manual' };
@@ -177,7 +178,7 @@ describe('live output on one server', () => {
         data: { ...common, sessionId: null, canceled: false, error: 'claude-code exited with code 1: Invalid API key' },
       },
       {
-        type: 'execution_error', ...execution, status: 'canceled', lastSeq: 7, at: expect.any(String),
+        type: 'execution_canceled', ...execution, status: 'canceled', lastSeq: 7, at: expect.any(String),
         data: { ...common, sessionId: 's-2', canceled: true, error: 'cancelled by request' },
       },
     ]);
@@ -219,6 +220,10 @@ describe('live output on one server', () => {
   it('routes other sources to the requesting client, and nowhere without a client id', () => {
     expect(liveTargetOf({ source: 'manual', clientId: 'c-1' })).toEqual({ clientId: 'c-1' });
     expect(liveTargetOf({ source: 'manual', clientId: null })).toBeNull();
+    // A delegated run goes where its chain began (contract 4.2): a person's client, or everyone after a schedule or a webhook.
+    expect(liveTargetOf({ source: 'delegation', clientId: 'c-1', scheduleId: null, webhookId: null })).toEqual({ clientId: 'c-1' });
+    expect(liveTargetOf({ source: 'delegation', clientId: null, scheduleId: 's-1', webhookId: null })).toBe('all');
+    expect(liveTargetOf({ source: 'delegation', clientId: null, scheduleId: null, webhookId: 'w-1' })).toBe('all');
     expect(liveChannel('p:', { clientId: 'c-1' })).toBe('p:live:client:c-1');
     expect(liveChannel('p:', 'all')).toBe('p:live:all');
     expect(liveChannelPattern('p*[x]:')).toBe('p\\*\\[x\\]:live:*');
@@ -448,14 +453,14 @@ describe('an agent run over the socket, with the real Claude Code CLI against th
     return answer.body.executionId as string;
   }
 
-  /** Every message of one execution, up to its final one (execution_complete or execution_error). */
+  /** Every message of one execution, up to its final one (FINAL_EXECUTION_MESSAGE_TYPES). */
   async function untilFinal(probe: SocketProbe, executionId: string): Promise<any[]> {
     const received: any[] = [];
     for (;;) {
       const message: any = await withTimeout(probe.nextMessage(), 60_000, `messages of ${executionId}`);
       expect(message.executionId).toBe(executionId);
       received.push(message);
-      if (message.type === 'execution_complete' || message.type === 'execution_error') return received;
+      if (FINAL_EXECUTION_MESSAGE_TYPES.includes(message.type)) return received;
     }
   }
 
@@ -530,7 +535,7 @@ describe('an agent run over the socket, with the real Claude Code CLI against th
     });
   });
 
-  it('ends a canceled run with execution_error, data.canceled true, and the record stays canceled', async () => {
+  it('ends a canceled run with the line "Execução cancelada" and execution_canceled (no error), the record canceled', async () => {
     const agent = await standInAgent('cancelada');
     const clientId = uniqueClient('painel');
     const probe = await connect(server, clientId);
@@ -544,11 +549,18 @@ describe('an agent run over the socket, with the real Claude Code CLI against th
     expect(received.slice(0, 2).map((message) => message.type)).toEqual(['execution_queued', 'execution_started']);
     const final = received.at(-1);
     expect(final).toMatchObject({
-      type: 'execution_error', executionId, status: 'canceled',
+      type: 'execution_canceled', executionId, status: 'canceled',
       data: { executionId, canceled: true, error: CANCELLED_ERROR },
     });
+    // No execution_error: the panel would pop "Erro na execução" for a stop the user asked for.
+    expect(received.filter((message) => message.type === 'execution_error')).toEqual([]);
+    // The terminal's last line says what happened, in the system style (not an error line), and the record keeps it.
+    const lastLine = received.at(-2);
+    expect(lastLine).toMatchObject({ type: 'execution_output', executionId, data: { type: 'system', content: 'Execução cancelada' } });
     const record = (await call('GET', `/api/executions/history/${executionId}`)).body;
     expect(record.status).toBe('canceled');
+    expect(record.output.endsWith('Execução cancelada\n')).toBe(true);
     expect(final.lastSeq).toBe(record.outputSeq);
+    expect(lastLine.seq).toBe(final.lastSeq);
   });
 });

@@ -167,7 +167,7 @@ describe('executions reconciler', () => {
     expect(done).toMatchObject({ status: 'error', error: TERMINATED_ERROR, reportFile: expect.any(String) });
     expect(done.endedAt).toEqual(expect.any(String));
     const notifications = (await api('GET', '/api/notifications?pageSize=100')).body.notifications as any[];
-    expect(notifications.find((item) => item.executionId === executionId)).toMatchObject({ kind: 'execution.error', message: TERMINATED_ERROR });
+    expect(notifications.find((item) => item.executionId === executionId)).toMatchObject({ kind: 'execution.error', title: 'Execução falhou', message: expect.stringContaining(`: ${TERMINATED_ERROR}`) });
 
     // The freed slot went to the execution queued behind it, which then ran to its end.
     const next = await finished(nextId);

@@ -9,6 +9,7 @@ import { startRealAgents, type RealAgents } from '../support/real-agents';
 import type { TestServer } from '../support/server';
 import { connectClient, type SocketProbe } from '../support/websocket';
 import { jsonCall } from '../support/json-api';
+import { FINAL_EXECUTION_MESSAGE_TYPES } from '../../lib/live-output';
 
 /**
  * A schedule's firing end to end (docs/tasks-schedules.md), with the real Claude Code CLI against the
@@ -60,7 +61,7 @@ describe('scheduled runs, with the real CLI', () => {
       const message: any = await withTimeout(probe.nextMessage(), 90_000, `messages of agent ${agentId}`);
       if (message.agentId !== agentId || (received.length > 0 && message.executionId !== received[0].executionId)) continue;
       received.push(message);
-      if (message.type === 'execution_complete' || message.type === 'execution_error') return received;
+      if (FINAL_EXECUTION_MESSAGE_TYPES.includes(message.type)) return received;
     }
   }
 
@@ -121,9 +122,28 @@ describe('scheduled runs, with the real CLI', () => {
 
     expect(await call('POST', `/api/agents/${agentId}/cancel/${executionId}`)).toMatchObject({ status: 200, body: { cancelled: true } });
     const messages = await firstRunOf(probe, agentId);
-    expect(messages.at(-1)).toMatchObject({ type: 'execution_error', executionId, data: { canceled: true } });
+    expect(messages.at(-1)).toMatchObject({ type: 'execution_canceled', executionId, data: { canceled: true } });
     const records = ((await call('GET', '/api/schedules/history')).body as any[]).filter((record) => record.scheduleId === schedule.id);
     expect(records).toEqual([expect.objectContaining({ id: executionId, status: 'canceled', source: 'schedule' })]);
+  }, 120_000);
+
+  it('a run delegated by a scheduled run is broadcast like it (contract 4.2), keeping the schedule it came from', async () => {
+    const delegate = await agents.standInAgent('delegado');
+    const { id: agentId } = await agents.standInAgent('agenda-delega', { delegateTo: delegate.id });
+    const schedule = await call('POST', '/api/schedules', { agentId, taskDescription: `stand-in:text ${randomUUID()}`, cronExpression: '0 9 * * *' });
+    expect(schedule.status).toBe(201);
+    // Two panels, neither of which started anything: both must see the delegated run from start to end.
+    const first = await connect(`painel-${randomUUID()}`);
+    const second = await connect(`painel-${randomUUID()}`);
+    await server.services.temporal.client.schedule.getHandle(agentScheduleId(schedule.body.id)).trigger();
+
+    const [heardByFirst, heardBySecond] = await Promise.all([firstRunOf(first, delegate.id), firstRunOf(second, delegate.id)]);
+    for (const heard of [heardByFirst, heardBySecond]) {
+      expect(heard.map((message) => message.type)).toEqual(expect.arrayContaining(['execution_started', 'execution_output', 'execution_complete']));
+      expect(heard.at(-1)).toMatchObject({ type: 'execution_complete', agentId: delegate.id, source: 'delegation', status: 'completed' });
+    }
+    const delegated = (await call('GET', `/api/executions/history/${heardByFirst[0].executionId}`)).body;
+    expect(delegated).toMatchObject({ source: 'delegation', scheduleId: schedule.body.id, status: 'completed', task: 'Stand-in answer in four parts.' });
   }, 120_000);
 
   it('a firing whose agent is inactive stores nothing', async () => {

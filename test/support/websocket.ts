@@ -1,5 +1,6 @@
 import WebSocket from 'ws';
 import { withTimeout } from '../../lib/timeout';
+import { FINAL_EXECUTION_MESSAGE_TYPES } from '../../lib/live-output';
 
 export interface SocketProbe {
   socket: WebSocket;
@@ -52,7 +53,7 @@ export async function untilFinal(probe: SocketProbe, executionId: string, timeou
     const message: any = await withTimeout(probe.nextMessage(), timeoutMs, `messages of ${executionId}`);
     if (message.executionId !== executionId) continue;
     received.push(message);
-    if (message.type === 'execution_complete' || message.type === 'execution_error') return received;
+    if (FINAL_EXECUTION_MESSAGE_TYPES.includes(message.type)) return received;
   }
 }
 

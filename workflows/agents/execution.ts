@@ -6,6 +6,7 @@ import {
   CancellationScope,
   CancelledFailure,
   isCancellation,
+  log,
   patched,
   proxyActivities,
   sleep,
@@ -78,6 +79,14 @@ export const DELEGATION_PATCH = 'agent-delegation';
 export const CLOSE_IN_ONE_PATCH = 'agent-close-in-one';
 /** The run on its host's queue (`agents-host-<name>`), not on `agents` (docs/multi-host.md). */
 export const HOST_QUEUE_PATCH = 'agent-run-on-host';
+/** A run task lost on its way to a worker (it timed out without one heartbeat) is scheduled again. */
+export const REDELIVERY_PATCH = 'agent-run-redelivered';
+/**
+ * Deliveries of one run attempt: the first, and up to two more when a delivery was lost. A task never
+ * reaches the activity when the worker's poll is cut as the server hands it over (docs/agent-executions.md,
+ * "A run lost on its way to the worker"); three losses in a row mean something else is wrong.
+ */
+export const RUN_DELIVERIES_MAX = 3;
 
 /**
  * One agent execution (workflow id `agent-execution-<executionId>`, queue `agents`): waits for a
@@ -104,7 +113,7 @@ export async function agentExecutionWorkflow(input: AgentExecutionInput): Promis
       if (typeof mayRun === 'string') host = mayRun;
       const runner = host !== undefined && patched(HOST_QUEUE_PATCH) ? runOnHost(host) : run;
       try {
-        const result: AgentRunOutcome = await runner.runAgentExecution({ executionId, resumeSessionId: input.resumeSessionId ?? null });
+        const result = await delivered(() => runner.runAgentExecution({ executionId, resumeSessionId: input.resumeSessionId ?? null }));
         outcome = { executionId, status: 'completed', error: null, ...result };
       } catch (error) {
         if (isCancellation(error) && CancellationScope.current().consideredCancelled) throw error;
@@ -131,6 +140,28 @@ export async function agentExecutionWorkflow(input: AgentExecutionInput): Promis
   // `delegates` is absent from a close recorded before CLOSE_IN_ONE_PATCH: delegateResult then ran always.
   if (closed.status === 'completed' && closed.delegates !== false && patched(DELEGATION_PATCH)) await followUp.delegateResult(executionId);
   return { executionId, status: outcome.status, error: outcome.error, ...(host !== undefined ? { host } : {}) };
+}
+
+/**
+ * The run activity, scheduled again while its task never reached the activity: it timed out on its
+ * heartbeat without a single one. The activity heartbeats before anything else, so such an attempt
+ * ran nothing (no agent, no output) and another is safe; once it has heartbeated, a heartbeat timeout
+ * is a worker that stopped, and the run fails (its agent may have done part of the work).
+ */
+async function delivered(run: () => Promise<AgentRunOutcome>): Promise<AgentRunOutcome> {
+  for (let delivery = 1; ; delivery++) {
+    try {
+      return await run();
+    } catch (error) {
+      if (delivery >= RUN_DELIVERIES_MAX || !neverReachedTheActivity(error) || !patched(REDELIVERY_PATCH)) throw error;
+      log.warn('agent run task timed out without a heartbeat (lost on its way to a worker): scheduled again', { delivery });
+    }
+  }
+}
+
+function neverReachedTheActivity(error: unknown): boolean {
+  const cause = error instanceof ActivityFailure ? error.cause : undefined;
+  return cause instanceof TimeoutFailure && cause.timeoutType === 'HEARTBEAT' && cause.lastHeartbeatDetails === undefined;
 }
 
 /** Ends the record (a record already ended keeps its outcome), then its report and notification. */

@@ -1,0 +1,81 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import path from 'node:path';
+import { config as baseConfig } from '../../lib/config';
+import { logger } from '../../lib/logger';
+import { repoRoot } from '../../lib/paths';
+import { registerAgentHost } from '../../db/agent-hosts-store';
+import { agentsHostQueue } from '../../temporal/task-queues';
+import { agentExecutionWorkflowId } from '../../temporal/agent-execution';
+import { startAgentsWorker } from '../../workers/agents';
+import type { QueueWorker } from '../../workers/queue-worker';
+import { STAND_IN_TEXT } from '../fixtures/stand-in-model';
+import { jsonCall } from '../support/json-api';
+import { startRealAgents, type RealAgents } from '../support/real-agents';
+import { until } from '../support/waiting';
+
+/**
+ * A run task lost on its way to a worker (docs/agent-executions.md, "A run lost on its way to the
+ * worker"): Temporal marks the task started when it hands it to a poll, and when the worker never gets
+ * it, the run activity times out on its heartbeat without having sent one. Under load on this machine
+ * (npm run bench:live-output) that happened to 1-4 runs in 100; each was failed as "worker stopped".
+ * Here a worker of the run's host takes the task and never runs it (a process killed at once), so the
+ * first delivery is lost for certain; the workflow must schedule the run again, and the host's real
+ * worker, started after, runs it to the end with the real CLI.
+ */
+
+const CLAUDE_CLI = path.join(repoRoot, 'node_modules/.bin/claude');
+const FINAL = ['completed', 'error', 'canceled'];
+
+describe('a run whose task never reached a worker', () => {
+  const host = `lost-${process.pid}-${Date.now()}`;
+  let agents: RealAgents;
+  let hostWorker: QueueWorker | undefined;
+  let blackHole: ChildProcessWithoutNullStreams | undefined;
+
+  beforeAll(async () => {
+    agents = await startRealAgents({ name: 'lost-delivery', maxConcurrent: 2 });
+  }, 90_000);
+
+  afterAll(async () => {
+    blackHole?.kill('SIGKILL');
+    await hostWorker?.stop();
+    await agents?.close();
+  });
+
+  const call = (method: string, route: string, body?: unknown) => jsonCall(agents.server.url, method, route, body);
+
+  it('is scheduled again and completes: no "worker stopped" while the worker is alive', async () => {
+    // The host that holds the agent's directory (its root is deeper than the main worker's): runs go to its queue.
+    const root = path.join(agents.workArea, 'host-root');
+    await registerAgentHost(agents.server.services.database.db, { name: host, roots: [root] });
+    const agent = await agents.standInAgent('lost', { workingDirectory: path.join(root, 'project') });
+
+    blackHole = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'test/fixtures/lost-delivery/black-hole-worker.ts'), baseConfig.temporal.address, baseConfig.temporal.namespace, agentsHostQueue(host)], { cwd: repoRoot });
+    let seen = '';
+    blackHole.stdout.on('data', (chunk: Buffer) => (seen += chunk.toString()));
+    blackHole.stderr.on('data', (chunk: Buffer) => (seen += chunk.toString()));
+    await until('the black hole polls', async () => seen, (text) => text.includes('polling'), 30_000);
+
+    const started = await call('POST', `/api/agents/${agent.id}/execute`, { task: 'Say hello stand-in:text' });
+    expect(started.status).toBe(202);
+    const { executionId } = started.body;
+    await until('the black hole has the run', async () => seen, (text) => text.includes(`task received ${executionId}`), 30_000);
+    blackHole.kill('SIGKILL');
+    // Only now does a real worker serve the host: the second delivery can only reach it.
+    hostWorker = await startAgentsWorker({ ...baseConfig, orchestration: { ...baseConfig.orchestration, host, workdirRoots: [root], agentCommand: CLAUDE_CLI } }, logger);
+
+    const running = await call('GET', `/api/executions/history/${executionId}`);
+    expect(running.body).toMatchObject({ status: 'running', output: '' });
+    const done = await until('the run ends', async () => (await call('GET', `/api/executions/history/${executionId}`)).body, (view) => FINAL.includes(view.status), 120_000);
+    expect(done).toMatchObject({ status: 'completed', error: null });
+    expect(done.output).toContain(STAND_IN_TEXT);
+
+    // The history says what happened: the first run task timed out on its heartbeat, with none sent, and a second ran.
+    const history = await agents.server.services.temporal.client.workflow.getHandle(agentExecutionWorkflowId(executionId)).fetchHistory();
+    const runs = (history.events ?? []).filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'runAgentExecution');
+    expect(runs).toHaveLength(2);
+    const timedOut = (history.events ?? []).filter((event) => event.activityTaskTimedOutEventAttributes);
+    expect(timedOut).toHaveLength(1);
+    expect(timedOut[0]!.activityTaskTimedOutEventAttributes!.failure?.timeoutFailureInfo?.lastHeartbeatDetails ?? null).toBeNull();
+  }, 180_000);
+});
