@@ -207,6 +207,11 @@ export interface ExecutionResult {
   tokens?: ExecutionTokens | null;
   /** The commit pushed (or committed and refused) at the end of a repository run. */
   repoCommit?: string | null;
+  /**
+   * One last line of output (with its line end) that ends the record with it, numbered after the
+   * stored ones (output_seq + 1), e.g. "Execução cancelada". Dropped when the output is full.
+   */
+  closingLine?: string;
 }
 
 export interface ExecutionTokens {
@@ -245,6 +250,12 @@ export async function finishExecution(
         ? { inputTokens: outcome.tokens.input, outputTokens: outcome.tokens.output, cacheReadTokens: outcome.tokens.cacheRead, cacheCreationTokens: outcome.tokens.cacheCreation }
         : {}),
       ...(bounded ? { output: bounded.output, outputTruncated: bounded.truncated } : {}),
+      ...(outcome.closingLine !== undefined && !bounded
+        ? {
+            output: sql`CASE WHEN CHAR_LENGTH(${executions.output}) + CHAR_LENGTH(${outcome.closingLine}) <= ${OUTPUT_MAX_CHARS} THEN CONCAT(${executions.output}, ${outcome.closingLine}) ELSE ${executions.output} END`,
+            outputSeq: sql`${executions.outputSeq} + 1`,
+          }
+        : {}),
     })
     .where(and(eq(executions.id, id), isNull(executions.finishedAt)));
   const execution = await getExecution(db, id);

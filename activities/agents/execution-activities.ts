@@ -153,6 +153,9 @@ function outcomeOf(summary: AgentRunSummary): AgentRunOutcome {
   };
 }
 
+/** The line a cancelled run's output ends with (contract 4.4's system style: not an error). */
+const CANCELED_CHUNK: OutputChunk = { type: 'system', content: CANCELED_LINE };
+
 /** What a failed run throws to the workflow: a user's cancel, a worker's shutdown, or the agent's failure with what it reported. */
 function runFailureOf(error: unknown, context: Context): unknown {
   if (error instanceof AgentCancelledError) {
@@ -297,8 +300,6 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
           await settleOutput();
           return outcomeOf(summary);
         } catch (error) {
-          // A stop the user asked for: the terminal's last line says so, in the record too (not an error).
-          if (error instanceof AgentCancelledError && !shuttingDown(context)) await showLine({ type: 'system', content: CANCELED_LINE });
           await settleOutput();
           throw runFailureOf(error, context);
         }
@@ -324,11 +325,16 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
         ...(input.result !== undefined ? { result: input.result } : {}),
         ...(input.exitCode !== undefined ? { exitCode: input.exitCode } : {}),
         ...(input.tokens ? { tokens: input.tokens } : {}),
+        // A stop the user asked for ends with a line that says so, stored and sent like the others.
+        ...(input.status === 'canceled' ? { closingLine: recordLineOf(CANCELED_CHUNK) } : {}),
       });
       if (!finished) throw ApplicationFailure.nonRetryable(`execution ${input.executionId} not found`, 'ExecutionNotFound');
       const { execution, changed } = finished;
       if (changed) {
-        const live = liveStreamOf(execution, execution.outputSeq + 1);
+        const canceled = execution.status === 'canceled';
+        // The closing line is stored as number outputSeq: the stream numbers it so, then goes on from there.
+        const live = liveStreamOf(execution, canceled ? execution.outputSeq : execution.outputSeq + 1);
+        if (live && canceled) await published(live.output(CANCELED_CHUNK));
         if (live && execution.status === 'completed') {
           // Never fails the activity: a retry would find the record ended (changed false) and send no final message.
           try {
