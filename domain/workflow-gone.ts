@@ -32,8 +32,8 @@ export interface StrandedExecutionOutcome {
 /** The error of an execution record whose workflow ended without ending it. */
 export function workflowGoneError(state: Exclude<WorkflowState, { kind: 'open' }>): string {
   return state.kind === 'missing'
-    ? "the execution's workflow was not found: it never started or is gone"
-    : `the execution's workflow ended as ${state.status} without finishing the record`;
+    ? 'o workflow da execução não foi encontrado: nunca começou ou não existe mais'
+    : `o workflow da execução terminou como ${state.status} sem finalizar o registro`;
 }
 
 /**

@@ -86,42 +86,42 @@ function fenced(text: string): string {
   return `${fence}text\n${text}\n${fence}`;
 }
 
-/** Markdown of one execution; user texts are fenced so they cannot alter the layout. */
+/** Markdown of one execution, in the panel's language (pt-BR); user texts are fenced so they cannot alter the layout. */
 export function reportMarkdown(record: ReportRecord): string {
-  const title = record.kind === 'pipeline' ? 'Pipeline execution' : 'Agent execution';
+  const title = record.kind === 'pipeline' ? 'Execução de pipeline' : 'Execução de agente';
   const rows: Array<[string, string]> = [
-    ['Execution', record.id],
-    [record.kind === 'pipeline' ? 'Pipeline' : 'Agent', record.agentName],
+    ['Execução', record.id],
+    [record.kind === 'pipeline' ? 'Pipeline' : 'Agente', record.agentName],
     ['Status', record.status],
-    ['Source', record.source],
-    ['Model', record.model],
-    ['Working directory', record.workingDirectory],
+    ['Origem', record.source],
+    ['Modelo', record.model],
+    ['Diretório de trabalho', record.workingDirectory],
     // The machine the run worked on (docs/multi-host.md): where its files are.
-    ...(record.host ? ([['Host', record.host]] as Array<[string, string]>) : []),
+    ...(record.host ? ([['Máquina', record.host]] as Array<[string, string]>) : []),
     // A run in a repository (docs/repositories.md): where its work went.
     ...(record.repoName
       ? ([
-          ['Repository', `${record.repoName} (${record.repoBranch ?? '—'})`],
-          ['Commit', record.repoCommit ?? '— (nothing changed)'],
+          ['Repositório', `${record.repoName} (${record.repoBranch ?? '—'})`],
+          ['Commit', record.repoCommit ?? '— (nada mudou)'],
         ] as Array<[string, string]>)
       : []),
-    ['Created', time(record.createdAt)],
-    ['Started', time(record.startedAt)],
-    ['Finished', time(record.finishedAt)],
-    ['Duration', formatDuration(record.durationMs)],
-    ['Cost (USD)', record.costUsd === null ? '—' : record.costUsd.toFixed(4)],
-    ['Turns', record.turns === null ? '—' : String(record.turns)],
-    ['Session id', record.sessionId ?? '—'],
+    ['Criada', time(record.createdAt)],
+    ['Iniciada', time(record.startedAt)],
+    ['Finalizada', time(record.finishedAt)],
+    ['Duração', formatDuration(record.durationMs)],
+    ['Custo (USD)', record.costUsd === null ? '—' : record.costUsd.toFixed(4)],
+    ['Turnos', record.turns === null ? '—' : String(record.turns)],
+    ['Sessão', record.sessionId ?? '—'],
   ];
   const cell = (value: string) => value.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
   const sections = [
     `# ${title}: ${cell(record.agentName)}`,
-    ['| Field | Value |', '|---|---|', ...rows.map(([name, value]) => `| ${name} | ${cell(value)} |`)].join('\n'),
-    `## Task\n\n${fenced(record.task)}`,
-    `## Instructions\n\n${record.instructions ? fenced(record.instructions) : '—'}`,
-    `## Output${record.outputTruncated ? ' (truncated)' : ''}\n\n${record.output ? fenced(record.output) : '—'}`,
+    ['| Campo | Valor |', '|---|---|', ...rows.map(([name, value]) => `| ${name} | ${cell(value)} |`)].join('\n'),
+    `## Tarefa\n\n${fenced(record.task)}`,
+    `## Instruções adicionais\n\n${record.instructions ? fenced(record.instructions) : '—'}`,
+    `## Saída${record.outputTruncated ? ' (cortada)' : ''}\n\n${record.output ? fenced(record.output) : '—'}`,
   ];
-  if (record.error) sections.push(`## Error\n\n${fenced(record.error)}`);
+  if (record.error) sections.push(`## Erro\n\n${fenced(record.error)}`);
   return sections.join('\n\n') + '\n';
 }
 

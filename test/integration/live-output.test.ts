@@ -169,7 +169,7 @@ describe('live output on one server', () => {
     const live = new ExecutionLiveStream(redis, { clientId: a }, execution, 8);
 
     await live.finished({ status: 'error', costUsd: null, durationMs: null, sessionId: null, error: 'claude-code exited with code 1: Invalid API key' });
-    await live.finished({ status: 'canceled', costUsd: null, durationMs: null, sessionId: 's-2', error: 'cancelled by request' });
+    await live.finished({ status: 'canceled', costUsd: null, durationMs: null, sessionId: 's-2', error: 'cancelada a pedido do usuário' });
 
     const common = { executionId: execution.executionId, exitCode: null, result: '', stderr: '', costUsd: 0, totalCostUsd: 0, durationMs: null, numTurns: null };
     expect(await nextMessages(a1, 2)).toEqual([
@@ -179,7 +179,7 @@ describe('live output on one server', () => {
       },
       {
         type: 'execution_canceled', ...execution, status: 'canceled', lastSeq: 7, at: expect.any(String),
-        data: { ...common, sessionId: 's-2', canceled: true, error: 'cancelled by request' },
+        data: { ...common, sessionId: 's-2', canceled: true, error: 'cancelada a pedido do usuário' },
       },
     ]);
   });

@@ -149,7 +149,7 @@ describe('the admin panel in Chromium', () => {
     expect((await until('all read in MySQL', async (): Promise<any> => (await fetch(`${server.url}/api/notifications`)).json(), (body) => body.unreadCount === 0)).notifications).toHaveLength(2);
 
     await panel.page.evaluate(`App._openReport(${JSON.stringify(reportFile)})`);
-    await panel.page.waitForFunction(`document.querySelector('#execution-detail-content .report-markdown')?.textContent.includes('# Agent execution: Painel')`, { timeout: 30_000 });
+    await panel.page.waitForFunction(`document.querySelector('#execution-detail-content .report-markdown')?.textContent.includes('# Execução de agente: Painel')`, { timeout: 30_000 });
     expect(await panel.page.evaluate(`document.querySelector('#execution-detail-content .report-markdown').textContent`)).toBe(
       fs.readFileSync(`${dataDir}/reports/${reportFile}`, 'utf8'),
     );

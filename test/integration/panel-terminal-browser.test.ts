@@ -144,7 +144,7 @@ it("stops a streaming run with the terminal's Stop button: no error toast, no er
   await untilLine(panel, 'the cancel line', (line) => line === 'Execução cancelada');
   const [run] = ((await api('GET', '/api/executions/history?limit=20&offset=0')).body.items as any[]).filter((item) => item.agentId === agentId);
   const ended = await until('the record ends', async () => (await api('GET', `/api/executions/history/${run.id}`)).body, (view) => view.status !== 'running', 30_000);
-  expect(ended).toMatchObject({ status: 'canceled', error: 'cancelled by request' });
+  expect(ended).toMatchObject({ status: 'canceled', error: 'cancelada a pedido do usuário' });
   // The line comes once the record has ended: the panel's refresh of the active runs then finds none.
   await page.waitForSelector('#terminal-stop-btn[hidden]', { timeout: 10_000 });
   // Give a late message the time to arrive before looking: the final message follows the line.

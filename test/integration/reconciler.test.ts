@@ -29,7 +29,7 @@ import { until } from '../support/waiting';
  */
 
 const FAKE_AGENT = path.resolve(__dirname, '../fixtures/fake-agent/fake-agent.js');
-const TERMINATED_ERROR = "the execution's workflow ended as TERMINATED without finishing the record";
+const TERMINATED_ERROR = 'o workflow da execução terminou como TERMINATED sem finalizar o registro';
 // The passes run every second here (the default is a minute).
 const testConfig = {
   ...config,
@@ -204,7 +204,7 @@ describe('executions reconciler', () => {
     const young = await createExecution(db, base);
     try {
       const done = await finished(old.id);
-      expect(done).toMatchObject({ status: 'error', error: "the execution's workflow was not found: it never started or is gone" });
+      expect(done).toMatchObject({ status: 'error', error: 'o workflow da execução não foi encontrado: nunca começou ou não existe mais' });
       // A whole pass after that: the young record (its workflow may be starting) is still queued.
       await passStartedAfter(RECONCILERS.executions, new Date(done.endedAt));
       expect(await record(young.id)).toMatchObject({ status: 'queued', endedAt: null });
@@ -291,7 +291,7 @@ describe('executions reconciler', () => {
       createdAt: new Date(Date.now() - MISSING_WORKFLOW_GRACE_MS - 60_000),
     });
     const done = await until('pipeline record ended', () => record(old.id), (r) => r.status !== 'queued', 60_000);
-    expect(done).toMatchObject({ status: 'error', error: "the execution's workflow was not found: it never started or is gone", failedAtStep: 0 });
+    expect(done).toMatchObject({ status: 'error', error: 'o workflow da execução não foi encontrado: nunca começou ou não existe mais', failedAtStep: 0 });
   });
 
   it('ends the record once MariaDB accepts it again when it refused it at first', async () => {

@@ -55,41 +55,41 @@ describe('report Markdown', () => {
   it('shows every field and fences user text so it cannot break the layout', () => {
     expect(reportMarkdown(record())).toBe(
       [
-        '# Agent execution: Revisor de Código',
+        '# Execução de agente: Revisor de Código',
         '',
-        '| Field | Value |',
+        '| Campo | Valor |',
         '|---|---|',
-        '| Execution | 0F1E2D3C-4b5a-4678-9abc-def012345678 |',
-        '| Agent | Revisor de Código |',
+        '| Execução | 0F1E2D3C-4b5a-4678-9abc-def012345678 |',
+        '| Agente | Revisor de Código |',
         '| Status | error |',
-        '| Source | schedule |',
-        '| Model | sonnet |',
-        '| Working directory | /srv/work |',
-        '| Created | 2026-03-04T05:06:07.890Z |',
-        '| Started | 2026-03-04T05:06:08.000Z |',
-        '| Finished | — |',
-        '| Duration | 1 min 31 s |',
-        '| Cost (USD) | 0.2500 |',
-        '| Turns | 4 |',
-        '| Session id | sess-42 |',
+        '| Origem | schedule |',
+        '| Modelo | sonnet |',
+        '| Diretório de trabalho | /srv/work |',
+        '| Criada | 2026-03-04T05:06:07.890Z |',
+        '| Iniciada | 2026-03-04T05:06:08.000Z |',
+        '| Finalizada | — |',
+        '| Duração | 1 min 31 s |',
+        '| Custo (USD) | 0.2500 |',
+        '| Turnos | 4 |',
+        '| Sessão | sess-42 |',
         '',
-        '## Task',
+        '## Tarefa',
         '',
         '```text',
         'Review | the parser',
         '```',
         '',
-        '## Instructions',
+        '## Instruções adicionais',
         '',
         '—',
         '',
-        '## Output (truncated)',
+        '## Saída (cortada)',
         '',
         '````text',
         'line 1\n```js\nx\n```\nline 2',
         '````',
         '',
-        '## Error',
+        '## Erro',
         '',
         '```text',
         'agent exited with code 1',
@@ -101,24 +101,24 @@ describe('report Markdown', () => {
 
   it('titles a pipeline and leaves the error section out when there is none', () => {
     const markdown = reportMarkdown(record({ kind: 'pipeline', agentName: 'Release | train', error: null, durationMs: 1500, costUsd: null, sessionId: null }));
-    expect(markdown.startsWith('# Pipeline execution: Release \\| train\n')).toBe(true);
+    expect(markdown.startsWith('# Execução de pipeline: Release \\| train\n')).toBe(true);
     expect(markdown).toContain('| Pipeline | Release \\| train |');
-    expect(markdown).toContain('| Duration | 1.5 s |');
-    expect(markdown).toContain('| Cost (USD) | — |');
-    expect(markdown).toContain('| Session id | — |');
-    expect(markdown).not.toContain('## Error');
-    expect(markdown).not.toContain('| Repository |');
+    expect(markdown).toContain('| Duração | 1.5 s |');
+    expect(markdown).toContain('| Custo (USD) | — |');
+    expect(markdown).toContain('| Sessão | — |');
+    expect(markdown).not.toContain('## Erro');
+    expect(markdown).not.toContain('| Repositório |');
   });
 
   it('names the repository, branch and commit of a run in a repository', () => {
     const pushed = reportMarkdown(record({ repoName: 'loja', repoBranch: 'vitrine', repoCommit: '0e7704d1' }));
-    expect(pushed).toContain('| Working directory | /srv/work |\n| Repository | loja (vitrine) |\n| Commit | 0e7704d1 |\n| Created |');
-    expect(reportMarkdown(record({ repoName: 'loja', repoBranch: 'main', repoCommit: null }))).toContain('| Commit | — (nothing changed) |');
+    expect(pushed).toContain('| Diretório de trabalho | /srv/work |\n| Repositório | loja (vitrine) |\n| Commit | 0e7704d1 |\n| Criada |');
+    expect(reportMarkdown(record({ repoName: 'loja', repoBranch: 'main', repoCommit: null }))).toContain('| Commit | — (nada mudou) |');
   });
 
   it('names the agents host the run worked on, when it was pinned to one (docs/multi-host.md)', () => {
-    expect(reportMarkdown(record({ host: 'maquina-2' }))).toContain('| Working directory | /srv/work |\n| Host | maquina-2 |\n| Created |');
-    expect(reportMarkdown(record({ host: null }))).not.toContain('| Host |');
+    expect(reportMarkdown(record({ host: 'maquina-2' }))).toContain('| Diretório de trabalho | /srv/work |\n| Máquina | maquina-2 |\n| Criada |');
+    expect(reportMarkdown(record({ host: null }))).not.toContain('| Máquina |');
   });
 });
 

@@ -23,7 +23,7 @@ describe('strandedExecutionOutcome', () => {
   ])('ends a record whose workflow closed as %s: %s, naming the status', (status, expected) => {
     expect(strandedExecutionOutcome(closed(status), now, now)).toEqual({
       status: expected,
-      error: `the execution's workflow ended as ${status} without finishing the record`,
+      error: `o workflow da execução terminou como ${status} sem finalizar o registro`,
     });
   });
 
@@ -36,7 +36,7 @@ describe('strandedExecutionOutcome', () => {
     expect(strandedExecutionOutcome({ kind: 'missing' }, ago(MISSING_WORKFLOW_GRACE_MS - 1), now)).toBeNull();
     expect(strandedExecutionOutcome({ kind: 'missing' }, ago(MISSING_WORKFLOW_GRACE_MS), now)).toEqual({
       status: 'error',
-      error: "the execution's workflow was not found: it never started or is gone",
+      error: 'o workflow da execução não foi encontrado: nunca começou ou não existe mais',
     });
   });
 });

@@ -55,7 +55,8 @@ const RUN_OPTIONS: ActivityOptions = {
 };
 const run = proxyActivities<AgentExecutionActivities>(RUN_OPTIONS);
 /** How long a run waits for its host's worker to take it: a host down longer fails the run (docs/multi-host.md). */
-export const HOST_PICKUP_TIMEOUT = '5 minutes';
+export const HOST_PICKUP_MINUTES = 5;
+export const HOST_PICKUP_TIMEOUT = `${HOST_PICKUP_MINUTES} minutes`;
 /** The same run, on the task queue of the agents host its record is pinned to. */
 const runOnHost = (host: string) =>
   proxyActivities<AgentExecutionActivities>({ ...RUN_OPTIONS, taskQueue: agentsHostQueue(host), scheduleToStartTimeout: HOST_PICKUP_TIMEOUT });
@@ -178,7 +179,7 @@ async function close(outcome: FinishExecutionInput): Promise<Pick<ClosedExecutio
 function failureOf(error: unknown, host: string | undefined): { error: string } & Partial<AgentRunOutcome> {
   const cause = error instanceof ActivityFailure ? error.cause : error;
   if (cause instanceof TimeoutFailure && cause.timeoutType === 'HEARTBEAT') return { error: WORKER_LOST_ERROR };
-  if (cause instanceof TimeoutFailure && cause.timeoutType === 'SCHEDULE_TO_START') return { error: hostDownError(host ?? '?', HOST_PICKUP_TIMEOUT) };
+  if (cause instanceof TimeoutFailure && cause.timeoutType === 'SCHEDULE_TO_START') return { error: hostDownError(host ?? '?', HOST_PICKUP_MINUTES) };
   if (cause instanceof CancelledFailure) return { error: WORKER_STOPPED_ERROR };
   if (cause instanceof ApplicationFailure) {
     const reported = cause.details?.[0] as Partial<AgentRunOutcome> | undefined;
