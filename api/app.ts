@@ -2,7 +2,7 @@ import { bodyParser } from '@koa/bodyparser';
 import Koa from 'koa';
 import websockify from 'koa-websocket';
 import type { Services } from '../lib/services';
-import { errorEnvelope } from './errors';
+import { errorEnvelope, HttpError } from './errors';
 import { hookRoutes, onHookPaths } from './hook-routes';
 import { orchestrationApi } from './orchestration';
 import {
@@ -86,8 +86,13 @@ export function createApp(services: Services): websockify.App {
 /** Largest JSON body: system prompts and imports can be large (contract 1.3 asks for at least 1 MB). */
 const JSON_BODY_LIMIT = '1mb';
 
-/** A body over the limit is 413 (the parser's own status), anything else it refuses is a bad request. */
+/**
+ * A body over the limit is 413 (the parser's own status), anything else it refuses is a bad request;
+ * in pt-BR under `{"error"}`, as before under the ranking service's `{"detail"}` (docs/errors.md).
+ */
 function rethrowBodyError(error: Error & { status?: number }): never {
-  if (error.status === 413) throw Object.assign(new Error(`the JSON body is larger than ${JSON_BODY_LIMIT}`), { status: 413, expose: true });
-  throw Object.assign(new Error(`invalid JSON body: ${error.message}`), { status: 400, expose: true });
+  if (error.status === 413) {
+    throw new HttpError(413, `O corpo JSON é maior que ${JSON_BODY_LIMIT}`, `the JSON body is larger than ${JSON_BODY_LIMIT}`);
+  }
+  throw new HttpError(400, `Corpo JSON inválido: ${error.message}`, `invalid JSON body: ${error.message}`);
 }

@@ -9,6 +9,11 @@ export class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /**
+     * For the edge's refusals, which both services answer: the text of the ranking service's
+     * `{"detail"}` envelope, which keeps its own; `message` is then the `{"error"}` text (pt-BR).
+     */
+    readonly detailMessage?: string,
   ) {
     super(message);
   }
@@ -31,7 +36,24 @@ export function envelopeFor(path: string): Envelope {
 }
 
 const VALIDATION_STATUS: Record<Envelope, number> = { detail: 422, error: 400 };
-const NOT_FOUND: Record<Envelope, string> = { detail: 'Not Found', error: 'Not found' };
+const NOT_FOUND: Record<Envelope, string> = { detail: 'Not Found', error: 'Não encontrado' };
+const INTERNAL_ERROR: Record<Envelope, string> = { detail: 'Internal server error', error: 'Erro interno do servidor' };
+
+/**
+ * The `{"error"}` envelope speaks pt-BR (the admin panel shows its messages to a person): the
+ * generic texts that libraries raise (the router's 405) are given in Portuguese there; the
+ * `{"detail"}` envelope keeps them as they are.
+ */
+const GENERIC_PT_BR: Record<string, string> = {
+  'Method Not Allowed': 'Método não permitido',
+  'Not Found': 'Não encontrado',
+  'Bad Request': 'Requisição inválida',
+  Unauthorized: 'Não autorizado',
+  Forbidden: 'Acesso negado',
+  'Payload Too Large': 'Corpo da requisição grande demais',
+  'Unsupported Media Type': 'Tipo de conteúdo não suportado',
+  'Too Many Requests': 'Muitas requisições',
+};
 
 interface ErrorLike {
   status?: unknown;
@@ -63,10 +85,17 @@ export function errorEnvelope(logger: Logger): Middleware {
       const error = (typeof caught === 'object' && caught !== null ? caught : { message: String(caught) }) as ErrorLike;
       const status = statusOf(error, envelope);
       const exposed = status < 500 || error.expose === true;
-      const message = exposed && typeof error.message === 'string' ? error.message : 'Internal server error';
+      const message = exposed && typeof error.message === 'string' ? messageFor(caught, error.message, envelope) : INTERNAL_ERROR[envelope];
       if (status >= 500) logger.error({ err: caught, method: ctx.method, path: ctx.path }, 'request failed');
       ctx.status = status;
       ctx.body = { [envelope]: message };
     }
   };
+}
+
+/** The exposed message in the envelope's language (see GENERIC_PT_BR); the code's own messages are sent as they are. */
+function messageFor(caught: unknown, message: string, envelope: Envelope): string {
+  if (caught instanceof HttpError) return envelope === 'detail' ? (caught.detailMessage ?? message) : message;
+  if (envelope === 'error' && !(caught instanceof RequestValidationError)) return GENERIC_PT_BR[message] ?? message;
+  return message;
 }

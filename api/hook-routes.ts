@@ -32,7 +32,7 @@ export function onHookPaths(middleware: Middleware): Middleware {
 
 /** The body's bytes, at most `limit` of them (413 beyond, before reading when Content-Length says so). */
 async function rawBodyOf(request: NodeJS.ReadableStream & { headers: Record<string, string | string[] | undefined> }, limit: number): Promise<Buffer> {
-  const tooLarge = () => new HttpError(413, `the body is larger than ${limit} bytes`);
+  const tooLarge = () => new HttpError(413, `O corpo é maior que ${limit} bytes`);
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) throw tooLarge();
   const chunks: Buffer[] = [];
@@ -50,7 +50,7 @@ function deliveryIdOf(headers: Record<string, string | string[] | undefined>): s
   for (const name of DELIVERY_HEADERS) {
     const value = headers[name];
     if (typeof value !== 'string' || value.trim() === '') continue;
-    if (value.length > DELIVERY_ID_MAX) throw new RequestValidationError(`${name}: at most ${DELIVERY_ID_MAX} characters`);
+    if (value.length > DELIVERY_ID_MAX) throw new RequestValidationError(`${name}: No máximo ${DELIVERY_ID_MAX} caracteres`);
     return value.trim();
   }
   return undefined;

@@ -15,7 +15,7 @@ function inside(root: string, file: string): boolean {
 
 /** Anything the panel cannot serve answers the same 404 as an unknown route, naming no file or reason. */
 function notFound(): HttpError {
-  return new HttpError(404, 'Not found');
+  return new HttpError(404, 'Não encontrado');
 }
 
 /**

@@ -80,5 +80,5 @@ function projectName(segment: string): string | null {
 
 function notFound(ctx: Parameters<Middleware>[0]): void {
   ctx.status = 404;
-  ctx.body = { error: 'Not found' };
+  ctx.body = { error: 'Não encontrado' };
 }

@@ -26,7 +26,7 @@ const describe = (changelog: Changelog, changed: (keyof AgentData)[]) => (typeof
 export class AgentDelegateInvalidError extends Error {
   override name = 'AgentDelegateInvalidError';
   constructor(readonly delegateTo: string) {
-    super(`config.delegateTo: "${delegateTo}" is not the id of another agent`);
+    super(`config.delegateTo: "${delegateTo}" não é o id de outro agente`);
   }
 }
 
@@ -34,7 +34,7 @@ export class AgentDelegateInvalidError extends Error {
 export class AgentNameTakenError extends Error {
   override name = 'AgentNameTakenError';
   constructor(readonly agentName: string) {
-    super(`an agent named "${agentName}" already exists`);
+    super(`Já existe um agente chamado "${agentName}"`);
   }
 }
 
@@ -53,7 +53,7 @@ export interface AgentStoreLimits {
 export class AgentLimitReachedError extends Error {
   override name = 'AgentLimitReachedError';
   constructor(readonly limit: number) {
-    super(`the service keeps at most ${limit} agents: delete one before creating another`);
+    super(`O serviço mantém no máximo ${limit} agentes: exclua um antes de criar outro`);
   }
 }
 
@@ -160,7 +160,7 @@ export class AgentVersionNotFoundError extends Error {
     readonly agentId: string,
     readonly version: number,
   ) {
-    super(`agent ${agentId} has no version ${version}`);
+    super(`O agente ${agentId} não tem a versão ${version}`);
   }
 }
 

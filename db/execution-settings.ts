@@ -22,7 +22,7 @@ export const defaultWorkingDirectory = (roots: WorkdirRoots): string => roots[0]
 // Passed to the agent command as an argument: no leading dash (same rule as an agent's model).
 export const modelName = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._:/@[\]-]{0,99}$/, 'a model name: letters, digits and . _ : / @ [ ] - (at most 100)');
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:/@[\]-]{0,99}$/, 'Deve ser um nome de modelo: letras, dígitos e . _ : / @ [ ] - (no máximo 100)');
 export const maxConcurrent = z.number().int().min(MAX_CONCURRENT.min).max(MAX_CONCURRENT.max);
 
 export const executionSettingsSchema = z.strictObject({
@@ -42,7 +42,7 @@ export const executionSettingsUpdate = z
     maxConcurrentExecutions: maxConcurrent.optional(),
   })
   .refine((body) => Object.values(body).some((value) => value !== undefined), {
-    message: 'at least one settings field',
+    message: 'Informe ao menos um campo de configuração',
     when: (payload) => payload.issues.length === 0,
   });
 

@@ -13,6 +13,16 @@ export const WORKING_DIRECTORY_MAX = 1_000;
 
 export class WorkingDirectoryError extends Error {
   override name = 'WorkingDirectoryError';
+  /**
+   * `message` stays as the worker records it and the configuration reports it; `ptBrMessage` is
+   * what the API answers (its messages are pt-BR: docs/errors.md).
+   */
+  constructor(
+    message: string,
+    readonly ptBrMessage: string = message,
+  ) {
+    super(message);
+  }
 }
 
 /**
@@ -22,20 +32,32 @@ export class WorkingDirectoryError extends Error {
  */
 export function normaliseWorkingDirectory(requested: string): string {
   if (typeof requested !== 'string' || requested.length === 0) {
-    throw new WorkingDirectoryError('the working directory must be an absolute path');
+    throw new WorkingDirectoryError('the working directory must be an absolute path', 'O diretório de trabalho deve ser um caminho absoluto');
   }
   if (requested.length > WORKING_DIRECTORY_MAX) {
-    throw new WorkingDirectoryError(`the working directory must have at most ${WORKING_DIRECTORY_MAX} characters`);
+    throw new WorkingDirectoryError(
+      `the working directory must have at most ${WORKING_DIRECTORY_MAX} characters`,
+      `O diretório de trabalho deve ter no máximo ${WORKING_DIRECTORY_MAX} caracteres`,
+    );
   }
   if (/\p{Cc}/u.test(requested)) {
-    throw new WorkingDirectoryError('the working directory must not contain control characters');
+    throw new WorkingDirectoryError(
+      'the working directory must not contain control characters',
+      'O diretório de trabalho não pode conter caracteres de controle',
+    );
   }
   if (!requested.startsWith('/')) {
-    throw new WorkingDirectoryError(`the working directory must be an absolute path (got "${requested}")`);
+    throw new WorkingDirectoryError(
+      `the working directory must be an absolute path (got "${requested}")`,
+      `O diretório de trabalho deve ser um caminho absoluto (recebido "${requested}")`,
+    );
   }
   // Refused rather than folded away: "/home/projetos/../../etc" must not read as something else.
   if (requested.split('/').includes('..')) {
-    throw new WorkingDirectoryError(`the working directory must not contain ".." (got "${requested}")`);
+    throw new WorkingDirectoryError(
+      `the working directory must not contain ".." (got "${requested}")`,
+      `O diretório de trabalho não pode conter ".." (recebido "${requested}")`,
+    );
   }
   const normalised = path.posix.normalize(requested);
   return normalised.length > 1 && normalised.endsWith('/') ? normalised.slice(0, -1) : normalised;
@@ -47,7 +69,7 @@ export function normaliseInSchema(value: string, context: z.RefinementCtx): stri
     return normaliseWorkingDirectory(value);
   } catch (error) {
     if (!(error instanceof WorkingDirectoryError)) throw error;
-    context.addIssue({ code: 'custom', message: error.message });
+    context.addIssue({ code: 'custom', message: error.ptBrMessage });
     return z.NEVER;
   }
 }
@@ -91,7 +113,10 @@ export async function resolveExistingPrefix(absolute: string): Promise<string> {
       try {
         real = await fs.realpath(current);
       } catch (error) {
-        throw new WorkingDirectoryError(`"${current}" is a symbolic link that leads nowhere (${errorCode(error) ?? 'error'})`);
+        throw new WorkingDirectoryError(
+          `"${current}" is a symbolic link that leads nowhere (${errorCode(error) ?? 'error'})`,
+          `"${current}" é um link simbólico que não leva a lugar nenhum (${errorCode(error) ?? 'erro'})`,
+        );
       }
       let isDirectory: boolean;
       try {
@@ -99,7 +124,7 @@ export async function resolveExistingPrefix(absolute: string): Promise<string> {
       } catch (error) {
         throw unreadable(current, error);
       }
-      if (!isDirectory) throw new WorkingDirectoryError(`"${current}" exists and is not a directory`);
+      if (!isDirectory) throw new WorkingDirectoryError(`"${current}" exists and is not a directory`, `"${current}" existe e não é um diretório`);
       return missing.length ? path.posix.join(real, ...missing.reverse()) : real;
     }
     const parent = path.posix.dirname(current);
@@ -110,7 +135,8 @@ export async function resolveExistingPrefix(absolute: string): Promise<string> {
 }
 
 function unreadable(where: string, error: unknown): WorkingDirectoryError {
-  return new WorkingDirectoryError(`"${where}" cannot be checked (${errorCode(error) ?? String(error)})`);
+  const reason = errorCode(error) ?? String(error);
+  return new WorkingDirectoryError(`"${where}" cannot be checked (${reason})`, `"${where}" não pode ser verificado (${reason})`);
 }
 
 /**
@@ -123,13 +149,17 @@ export async function confineWorkingDirectory(requested: string, roots: readonly
   const normalisedRoots = roots.map(normaliseWorkingDirectory);
   const listed = normalisedRoots.join(', ');
   if (!lexicalRoot(normalised, normalisedRoots)) {
-    throw new WorkingDirectoryError(`the working directory "${normalised}" is outside the allowed roots (${listed})`);
+    throw new WorkingDirectoryError(
+      `the working directory "${normalised}" is outside the allowed roots (${listed})`,
+      `O diretório de trabalho "${normalised}" está fora dos diretórios permitidos (${listed})`,
+    );
   }
   const real = await resolveExistingPrefix(normalised);
   const realRoots = await Promise.all(normalisedRoots.map(resolveExistingPrefix));
   if (!lexicalRoot(real, realRoots)) {
     throw new WorkingDirectoryError(
       `the working directory "${normalised}" leads outside the allowed roots (${listed}) through a symbolic link (to "${real}")`,
+      `O diretório de trabalho "${normalised}" leva para fora dos diretórios permitidos (${listed}) por um link simbólico (para "${real}")`,
     );
   }
   return normalised;

@@ -32,3 +32,10 @@ export class UnavailableError extends UseCaseError {
   override name = 'UnavailableError';
   readonly kind = 'unavailable';
 }
+
+/**
+ * lib/secret-box.ts's SecretsKeyMissingError in the client's words: its own message stays as the
+ * worker records it, the use cases answer this one (pt-BR, docs/errors.md).
+ */
+export const SECRETS_KEY_MISSING_MESSAGE =
+  'Os segredos dos agentes não estão disponíveis: defina AGENT_SECRETS_KEY (64 caracteres hexadecimais) para gravá-los e lê-los';

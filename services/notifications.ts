@@ -73,7 +73,7 @@ export function markAllRead(deps: NotificationDeps): Promise<number> {
 }
 
 export async function markRead(deps: NotificationDeps, id: string): Promise<void> {
-  if (!(await markNotificationRead(deps.db, id))) throw new NotFoundError(`notification ${id} not found`);
+  if (!(await markNotificationRead(deps.db, id))) throw new NotFoundError(`Notificação não encontrada: ${id}`);
 }
 
 /** Answers how many were deleted. */

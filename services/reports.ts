@@ -17,12 +17,15 @@ export interface Report {
   content: string;
 }
 
+/** InvalidReportNameError's refusal in the client's words (pt-BR, docs/errors.md). */
+const INVALID_REPORT_NAME = 'Nome de arquivo de relatório inválido (esperado AAAA-MM-DD_HHMMSS_<slug-do-agente>_<8 hex>.md)';
+
 /** A name that is not a report file name (`..`, separators, NUL...) is refused before any file access. */
 async function checkedName<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof InvalidReportNameError) throw new InvalidInputError(error.message);
+    if (error instanceof InvalidReportNameError) throw new InvalidInputError(INVALID_REPORT_NAME);
     throw error;
   }
 }
@@ -34,10 +37,10 @@ export async function listReports(deps: ReportDeps): Promise<string[]> {
 
 export async function readReport(deps: ReportDeps, filename: string): Promise<Report> {
   const content = await checkedName(() => storedReport(deps.dataDir, filename));
-  if (content === null) throw new NotFoundError(`report ${filename} not found`);
+  if (content === null) throw new NotFoundError(`Relatório não encontrado: ${filename}`);
   return { filename, content };
 }
 
 export async function deleteReport(deps: ReportDeps, filename: string): Promise<void> {
-  if (!(await checkedName(() => removeReport(deps.dataDir, filename)))) throw new NotFoundError(`report ${filename} not found`);
+  if (!(await checkedName(() => removeReport(deps.dataDir, filename)))) throw new NotFoundError(`Relatório não encontrado: ${filename}`);
 }

@@ -53,15 +53,15 @@ export const settingsUpdate = z
     maxConcurrentExecutions: maxConcurrent.optional(),
   })
   .refine((body) => Object.values(body).some((value) => value !== undefined), {
-    message: 'at least one settings field',
+    message: 'Informe ao menos um campo de configuração',
     when: (payload) => payload.issues.length === 0,
   })
   .refine((body) => body.defaultWorkdir === undefined || body.workingDirectory === undefined, {
-    message: 'defaultWorkdir and workingDirectory name the same field: give one',
+    message: 'defaultWorkdir e workingDirectory são o mesmo campo: informe apenas um',
     when: (payload) => payload.issues.length === 0,
   })
   .refine((body) => body.maxConcurrent === undefined || body.maxConcurrentExecutions === undefined, {
-    message: 'maxConcurrent and maxConcurrentExecutions name the same field: give one',
+    message: 'maxConcurrent e maxConcurrentExecutions são o mesmo campo: informe apenas um',
     when: (payload) => payload.issues.length === 0,
   });
 

@@ -37,17 +37,17 @@ export async function listTasks(deps: TaskDeps): Promise<TaskView[]> {
 }
 
 export async function createTask(deps: TaskDeps, input: TaskInput): Promise<TaskView> {
-  if ((await countTasks(deps.db)) >= TASKS_MAX) throw new ConflictError(`at most ${TASKS_MAX} tasks are kept: delete one before creating another`);
+  if ((await countTasks(deps.db)) >= TASKS_MAX) throw new ConflictError(`No máximo ${TASKS_MAX} tarefas são mantidas: exclua uma antes de criar outra`);
   return taskView(await insertTask(deps.db, input));
 }
 
 /** Fields absent from `change` keep their value. */
 export async function updateTask(deps: TaskDeps, id: string, change: Partial<TaskInput>): Promise<TaskView> {
   const task = await changeTask(deps.db, id, change);
-  if (!task) throw new NotFoundError(`task ${id} not found`);
+  if (!task) throw new NotFoundError(`Tarefa não encontrada: ${id}`);
   return taskView(task);
 }
 
 export async function deleteTask(deps: TaskDeps, id: string): Promise<void> {
-  if (!(await removeTask(deps.db, id))) throw new NotFoundError(`task ${id} not found`);
+  if (!(await removeTask(deps.db, id))) throw new NotFoundError(`Tarefa não encontrada: ${id}`);
 }

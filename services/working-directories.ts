@@ -11,7 +11,7 @@ export async function confinedWorkingDirectory<T extends string | null | undefin
   try {
     return (await confineWorkingDirectory(directory, roots)) as T;
   } catch (error) {
-    if (error instanceof WorkingDirectoryError) throw new InvalidInputError(`${field}: ${error.message}`);
+    if (error instanceof WorkingDirectoryError) throw new InvalidInputError(`${field}: ${error.ptBrMessage}`);
     throw error;
   }
 }

@@ -12,6 +12,7 @@ import { runStepRecords, stepInputOf, PREVIOUS_OUTPUT_MAX, STEP_RESULT_MESSAGE_M
 import { refuseOtherHost } from '../agents/agent-hosts';
 import { writeExecutionReport } from '../agents/reports';
 import { pushRunChanges } from '../repos/run-push';
+import { CANCELLED_ERROR } from '../../workflows/agents/execution-errors';
 
 /**
  * The activities of a pipeline run (workflows/pipelines/execution.ts; docs/pipelines.md). They pass
@@ -147,7 +148,7 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
     async finishStep(input: StepRef & { stepExecutionId: string; then?: AfterStep }): Promise<StepOutcome> {
       // Independent reads at once: this activity is on the path from one step to the next.
       const [record, step] = await Promise.all([run(input.runId), getExecution(db, input.stepExecutionId)]);
-      if (!step) return { error: `the record of step ${input.stepIndex + 1} vanished` };
+      if (!step) return { error: `o registro do passo ${input.stepIndex + 1} não existe mais` };
       const [costUsd, pipeline] = await Promise.all([runCost(record), findPipeline(db, record.pipelineId ?? '')]);
       await setRunProgress(db, input.runId, { costUsd });
       if (step.status !== 'completed') return { error: step.error ?? `step ${input.stepIndex + 1} ended ${step.status}` };
@@ -234,7 +235,7 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
     /** The run was cancelled: `canceled`, final (its running step's own workflow ends that step). No message (contract 4.5). */
     async cancelRun(runId: string): Promise<void> {
       const record = await run(runId);
-      await finishExecution(db, runId, { status: 'canceled', error: 'canceled', costUsd: await runCost(record) });
+      await finishExecution(db, runId, { status: 'canceled', error: CANCELLED_ERROR, costUsd: await runCost(record) });
     },
   };
 

@@ -45,7 +45,7 @@ function shellAs(user: AgentUser | null, cwd: string, script: string, input: str
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.once('error', reject);
-    child.once('close', (code) => (code === 0 ? resolve() : reject(new RepositoryRunError(`the working copy could not be reset: ${stderr.trim() || `exit ${code}`}`))));
+    child.once('close', (code) => (code === 0 ? resolve() : reject(new RepositoryRunError(`a cópia de trabalho não pôde ser restaurada: ${stderr.trim() || `código ${code}`}`))));
     child.stdin.end(input);
   });
 }
@@ -74,7 +74,7 @@ function canonicalConfig(mirror: string, branch: string): string {
 /** Replaces `.git/config` and empties `.git/hooks`, as the working copy's user (a planted symlink only reaches what that user can). */
 async function resetGitDirectory(user: AgentUser | null, dir: string, mirror: string, branch: string): Promise<void> {
   const gitDir = await fs.lstat(path.join(dir, '.git')).catch(() => null);
-  if (!gitDir?.isDirectory()) throw new RepositoryRunError(`the working copy ${dir} has no .git directory`);
+  if (!gitDir?.isDirectory()) throw new RepositoryRunError(`a cópia de trabalho ${dir} não tem diretório .git`);
   await shellAs(user, dir, 'rm -rf -- .git/hooks && mkdir -- .git/hooks && cat > .git/config', canonicalConfig(mirror, branch));
 }
 
@@ -109,7 +109,7 @@ export async function updateMirror(config: RepositoryConfig, repo: Repository): 
       await git(['--git-dir', mirror, 'fetch', '--prune', '--quiet', 'origin'], { env });
     }
   } catch (error) {
-    if (error instanceof GitError) throw new RepositoryRunError(`repository "${repo.name}" could not be fetched: ${error.message}`);
+    if (error instanceof GitError) throw new RepositoryRunError(`o repositório "${repo.name}" não pôde ser baixado: ${error.message}`);
     throw error;
   }
   return mirror;
@@ -138,12 +138,12 @@ export async function prepareWorkingCopy(
   const as = userGit(user);
   try {
     const chosen = branch ?? (await defaultBranchOf(mirror));
-    if (!validBranchName(chosen)) throw new RepositoryRunError(`"${chosen}" is not a branch name`);
+    if (!validBranchName(chosen)) throw new RepositoryRunError(`"${chosen}" não é um nome de branch`);
     const known = await git(['--git-dir', mirror, 'rev-parse', '--verify', '--quiet', `refs/heads/${chosen}^{commit}`]).then(() => true, () => false);
-    if (!known) throw new RepositoryRunError(`branch "${chosen}" not found in repository "${repo.name}"`);
+    if (!known) throw new RepositoryRunError(`branch "${chosen}" não encontrado no repositório "${repo.name}"`);
     const hasGit = await fs.lstat(path.join(dir, '.git')).then(() => true, () => false);
     if (!hasGit) {
-      if ((await fs.readdir(dir)).length > 0) throw new RepositoryRunError(`${dir} is not empty and is not a working copy of "${repo.name}"`);
+      if ((await fs.readdir(dir)).length > 0) throw new RepositoryRunError(`${dir} não está vazio e não é uma cópia de trabalho de "${repo.name}"`);
       await git(['clone', '--quiet', '--no-hardlinks', '--branch', chosen, '--', mirror, '.'], { cwd: dir, ...trustMirror, ...as });
       await resetGitDirectory(user, dir, mirror, chosen);
     } else {
@@ -156,7 +156,7 @@ export async function prepareWorkingCopy(
     }
     return { mirror, branch: chosen };
   } catch (error) {
-    if (error instanceof GitError) throw new RepositoryRunError(`the working copy of "${repo.name}" could not be prepared: ${error.message}`);
+    if (error instanceof GitError) throw new RepositoryRunError(`a cópia de trabalho de "${repo.name}" não pôde ser preparada: ${error.message}`);
     throw error;
   }
 }
@@ -164,7 +164,7 @@ export async function prepareWorkingCopy(
 async function defaultBranchOf(mirror: string): Promise<string> {
   const head = await git(['--git-dir', mirror, 'symbolic-ref', '--quiet', 'HEAD']).catch(() => '');
   const name = head.replace(/^refs\/heads\//, '');
-  if (!name) throw new RepositoryRunError('the repository has no default branch (is it empty?)');
+  if (!name) throw new RepositoryRunError('o repositório não tem branch padrão (está vazio?)');
   return name;
 }
 
@@ -207,7 +207,7 @@ export async function commitAndPush(
     const pushError = await pushFromBundle(config, repo, dir, user, mirror, branch, commit);
     return { commit, files, pushError };
   } catch (error) {
-    if (error instanceof GitError) throw new RepositoryRunError(`the changes could not be committed: ${error.message}`);
+    if (error instanceof GitError) throw new RepositoryRunError(`as alterações não puderam ser commitadas: ${error.message}`);
     throw error;
   }
 }

@@ -19,7 +19,7 @@ export const ALLOWED_TOOLS_MAX = 2_000;
 export { WORKING_DIRECTORY_MAX } from '../../lib/working-directories';
 
 const MODEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._:/@[\]-]{0,99}$/;
-const MODEL_RULE = 'a model name: letters, digits and . _ : / @ [ ] - (at most 100)';
+const MODEL_RULE = 'Deve ser um nome de modelo: letras, dígitos e . _ : / @ [ ] - (no máximo 100)';
 
 // '' and null: the settings' default model. Passed as an argument to the agent command: no leading dash.
 const model = z.preprocess((value) => (value === '' ? null : value), z.string().regex(MODEL_NAME, MODEL_RULE).nullable());
@@ -32,7 +32,7 @@ const allowedTools = z.preprocess(
     .max(ALLOWED_TOOLS_MAX)
     .transform((value) => value.trim())
     .refine((value) => value.split(',').every((tool) => !tool.trim().startsWith('-') && !/\p{Cc}/u.test(tool)), {
-      message: 'comma-separated tool names, none starting with "-" nor holding a control character',
+      message: 'Deve ser uma lista de nomes de ferramentas separados por vírgula, nenhum começando com "-" nem contendo caractere de controle',
     }),
 );
 
@@ -141,7 +141,7 @@ export const agentCreateBody = z
 export const agentUpdateBody = z
   .strictObject({ ...mapOptional(fields), config: configBody.optional(), ...IGNORED_KEYS })
   .refine((body) => [body.agent_name, body.description, body.tags, body.status, body.config].some((value) => value !== undefined), {
-    message: 'at least one of agent_name, description, tags, status, config',
+    message: 'Informe ao menos um de agent_name, description, tags, status, config',
     // Only for an otherwise valid body: an unknown key alone is reported as such.
     when: (payload) => payload.issues.length === 0,
   })
@@ -152,7 +152,7 @@ const LEGACY_PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'bypassPermis
 const legacyExportBody = z
   .object({
     format: z.literal('agent-export'),
-    version: z.literal(1, { error: 'unsupported export version (this service reads version 1 of the former format)' }),
+    version: z.literal(1, { error: 'Versão de exportação não suportada (este serviço lê a versão 1 do formato antigo)' }),
     exportedAt: z.string().optional(),
     agent: z.strictObject({
       name: fields.agent_name,
@@ -178,7 +178,7 @@ export function agentImportBodyFor(body: unknown): z.ZodType<AgentDataInput> {
  */
 export const SECRET_NAME_MAX = 128;
 export const SECRET_VALUE_MAX = 32_768;
-export const SECRET_NAME_RULE = 'an environment variable name: letters, digits and "_", not starting with a digit';
+export const SECRET_NAME_RULE = 'Deve ser um nome de variável de ambiente: letras, dígitos e "_", sem começar com dígito';
 
 export const secretBody = z.strictObject({
   name: z.string().min(1).max(SECRET_NAME_MAX).regex(ENV_NAME, SECRET_NAME_RULE),

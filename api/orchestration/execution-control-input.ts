@@ -25,7 +25,7 @@ const contextFile = z.object({
     .refine(
       // eslint-disable-next-line no-control-regex
       (value) => value.startsWith('/') && !/[\u0000-\u001f]/.test(value) && !value.split('/').includes('..'),
-      'an absolute path without ".." or control characters',
+      'Deve ser um caminho absoluto, sem ".." nem caracteres de controle',
     ),
   size: z.number().int().min(0).optional(),
 });
@@ -34,7 +34,7 @@ export type ContextFile = z.output<typeof contextFile>;
 
 /** POST /agents/{id}/execute, as the panel sends it (contract 3.1). Unknown fields are refused. */
 export const executeBody = z.strictObject({
-  task: z.string({ error: 'task is required' }).trim().min(1, 'task is required').max(TASK_MAX),
+  task: z.string({ error: 'task é obrigatório' }).trim().min(1, 'task é obrigatório').max(TASK_MAX),
   /** The user's additional instructions for this run ('' or absent: none). */
   instructions: z.string().trim().max(INSTRUCTIONS_MAX).optional(),
   /** Absent or "": the agent's, else the settings' default. Confined to the roots by the use case. */
@@ -42,11 +42,11 @@ export const executeBody = z.strictObject({
   // Repositories: the shape here; the repository and branch are checked with git by the use case (docs/repositories.md).
   repoName: z.string().trim().min(1).max(200).optional(),
   repoBranch: z.string().trim().min(1).max(200).optional(),
-  contextFiles: z.array(contextFile).max(CONTEXT_FILES_MAX, `at most ${CONTEXT_FILES_MAX} context files`).optional(),
+  contextFiles: z.array(contextFile).max(CONTEXT_FILES_MAX, `No máximo ${CONTEXT_FILES_MAX} arquivos de contexto`).optional(),
 });
 
 /** POST /agents/{id}/continue. */
 export const continueBody = z.strictObject({
-  sessionId: z.string({ error: 'sessionId is required' }).trim().min(1, 'sessionId is required').max(SESSION_ID_MAX),
-  message: z.string({ error: 'message is required' }).trim().min(1, 'message is required').max(TASK_MAX),
+  sessionId: z.string({ error: 'sessionId é obrigatório' }).trim().min(1, 'sessionId é obrigatório').max(SESSION_ID_MAX),
+  message: z.string({ error: 'message é obrigatório' }).trim().min(1, 'message é obrigatório').max(TASK_MAX),
 });

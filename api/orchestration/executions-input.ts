@@ -13,10 +13,10 @@ export const OFFSET_MAX = 100_000;
 export const QUERY_MAX = 200;
 
 /** A query value given once; a repeated parameter (`?a=1&a=2`) is refused rather than guessed. */
-const single = z.string({ error: 'given once, as a string' });
+const single = z.string({ error: 'Informe uma única vez, como texto' });
 const integerIn = (min: number, max: number, fallback: number) =>
   single
-    .regex(/^\d+$/, 'an integer')
+    .regex(/^\d+$/, 'Deve ser um número inteiro')
     .transform(Number)
     .pipe(z.number().int().min(min).max(max))
     .optional()
@@ -37,11 +37,11 @@ const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[
  * starts and whether it was a whole day, so `to` can include that day.
  */
 const instant = single
-  .refine((value) => DATE_ONLY.test(value) || DATE_TIME.test(value), 'an ISO date (YYYY-MM-DD) or date-time with offset (YYYY-MM-DDTHH:MM[:SS[.mmm]]Z)')
+  .refine((value) => DATE_ONLY.test(value) || DATE_TIME.test(value), 'Deve ser uma data ISO (AAAA-MM-DD) ou data e hora com fuso (AAAA-MM-DDTHH:MM[:SS[.mmm]]Z)')
   .transform((value, context) => {
     const date = new Date(DATE_ONLY.test(value) ? `${value}T00:00:00.000Z` : value);
     if (Number.isNaN(date.getTime()) || !(DATE_ONLY.test(value) ? date.toISOString().startsWith(value) : true)) {
-      context.addIssue({ code: 'custom', message: 'not a real date' });
+      context.addIssue({ code: 'custom', message: 'Não é uma data válida' });
       return z.NEVER;
     }
     return { date, wholeDay: DATE_ONLY.test(value) };
@@ -78,7 +78,7 @@ function filtersOf(input: FilterInput): HistoryFilters {
 }
 
 const fromNotAfterTo = {
-  message: '`from` must not be after `to`',
+  message: '`from` não pode ser posterior a `to`',
   path: ['from'],
   when: (payload: { issues: unknown[] }) => payload.issues.length === 0,
 };

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { RELATIVE_PATH_MAX } from '../../services/files';
 
 /** A path relative to the projects area, given once; its rules (no `..`, no symlink) are the use cases' (services/files/area.ts). */
-const relativePath = z.string({ error: 'given once, as a string' }).max(RELATIVE_PATH_MAX);
+const relativePath = z.string({ error: 'Informe uma única vez, como texto' }).max(RELATIVE_PATH_MAX);
 
 /** GET, DELETE /files, GET /files/download, /files/download-folder: `?path=` (absent: the root). */
 export const filesQuery = z.strictObject({

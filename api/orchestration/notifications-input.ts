@@ -6,8 +6,8 @@ export const NOTIFICATIONS_PAGE_SIZE = { min: 1, max: 100, default: 50 } as cons
 /** A query value given once, as in the history's query (executions-input.ts). */
 const integerIn = (min: number, max: number, fallback: number) =>
   z
-    .string({ error: 'given once, as a string' })
-    .regex(/^\d+$/, 'an integer')
+    .string({ error: 'Informe uma única vez, como texto' })
+    .regex(/^\d+$/, 'Deve ser um número inteiro')
     .transform(Number)
     .pipe(z.number().int().min(min).max(max))
     .optional()

@@ -16,7 +16,7 @@ const ignored = z.unknown().optional();
 
 const step = z.strictObject({
   id: z.string().trim().min(1).max(ID_MAX).optional(),
-  agentId: z.string({ error: 'agentId is required' }).trim().min(1, 'agentId is required').max(ID_MAX),
+  agentId: z.string({ error: 'agentId é obrigatório' }).trim().min(1, 'agentId é obrigatório').max(ID_MAX),
   order: z.number().int().min(0).max(10_000).optional(),
   // '' and null: the input unchanged.
   inputTemplate: z.string().max(TEMPLATE_MAX).nullable().default(null),
@@ -30,12 +30,12 @@ const step = z.strictObject({
 });
 
 const fields = {
-  name: z.string({ error: 'name is required' }).trim().min(1, 'name is required').max(PIPELINE_NAME_MAX),
+  name: z.string({ error: 'name é obrigatório' }).trim().min(1, 'name é obrigatório').max(PIPELINE_NAME_MAX),
   description: z.string().max(PIPELINE_DESCRIPTION_MAX),
   // '' (the panel's empty field) and null: the settings' working directory at run time. Confined by the use case.
   workingDirectory: optionalWorkingDirectoryPath,
   status: z.enum(['active', 'inactive']),
-  steps: z.array(step, { error: 'steps is required: a non-empty array' }).min(1, 'steps is required: a non-empty array').max(STEPS_MAX),
+  steps: z.array(step, { error: 'steps é obrigatório: uma lista não vazia' }).min(1, 'steps é obrigatório: uma lista não vazia').max(STEPS_MAX),
 };
 
 const IGNORED_KEYS = { id: ignored, created_at: ignored, updated_at: ignored, createdAt: ignored, updatedAt: ignored };
@@ -67,7 +67,7 @@ export const pipelineUpdateBody = z
 
 /** POST /pipelines/{id}/execute, as the panel sends it. */
 export const pipelineExecuteBody = z.strictObject({
-  input: z.string({ error: 'input is required' }).trim().min(1, 'input is required').max(TASK_MAX),
+  input: z.string({ error: 'input é obrigatório' }).trim().min(1, 'input é obrigatório').max(TASK_MAX),
   workingDirectory: optionalWorkingDirectoryPath.optional(),
   repoName: z.string().trim().min(1).max(200).optional(),
   repoBranch: z.string().trim().min(1).max(200).optional(),

@@ -5,11 +5,11 @@ import { CRON_EXPRESSION_MAX } from '../../services/schedules/cron';
 export const SCHEDULE_TASK_MAX = 50_000;
 export const SCHEDULE_HISTORY_LIMIT = { min: 1, max: 100, default: 20 } as const;
 
-const id = z.string().trim().min(1, 'required').max(36);
+const id = z.string().trim().min(1, 'Obrigatório').max(36);
 const fields = {
   agentId: id,
-  taskDescription: z.string().trim().min(1, 'required').max(SCHEDULE_TASK_MAX),
-  cronExpression: z.string().trim().min(1, 'required').max(CRON_EXPRESSION_MAX),
+  taskDescription: z.string().trim().min(1, 'Obrigatório').max(SCHEDULE_TASK_MAX),
+  cronExpression: z.string().trim().min(1, 'Obrigatório').max(CRON_EXPRESSION_MAX),
   /** Ours: false pauses the Schedule (the panel never sends it). */
   active: z.boolean(),
   /** Ours: the saved task it was made from. */
@@ -37,8 +37,8 @@ export const scheduleUpdateBody = z.strictObject({
 /** GET /schedules/history: the panel sends no query; `limit` as the original (default 20). */
 export const scheduleHistoryQuery = z.strictObject({
   limit: z
-    .string({ error: 'given once, as a string' })
-    .regex(/^\d+$/, 'an integer')
+    .string({ error: 'Informe uma única vez, como texto' })
+    .regex(/^\d+$/, 'Deve ser um número inteiro')
     .transform(Number)
     .pipe(z.number().int().min(SCHEDULE_HISTORY_LIMIT.min).max(SCHEDULE_HISTORY_LIMIT.max))
     .optional()

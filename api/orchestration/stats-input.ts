@@ -6,8 +6,8 @@ export const STATS_DAYS = { min: 1, max: 365, chartsDefault: 7, costsDefault: 30
 
 const daysIn = (fallback: number) =>
   z
-    .string({ error: 'given once, as a string' })
-    .regex(/^\d+$/, 'an integer')
+    .string({ error: 'Informe uma única vez, como texto' })
+    .regex(/^\d+$/, 'Deve ser um número inteiro')
     .transform(Number)
     .pipe(z.number().int().min(STATS_DAYS.min).max(STATS_DAYS.max))
     .optional()

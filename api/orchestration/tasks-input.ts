@@ -6,8 +6,8 @@ export const TASK_NAME_MAX = 200;
 export const TASK_DESCRIPTION_MAX = 20_000;
 
 const fields = {
-  name: z.string().trim().min(1, 'required').max(TASK_NAME_MAX),
-  category: z.enum(TASK_CATEGORIES, { error: `one of '${TASK_CATEGORIES.slice(1).join("', '")}' or ''` }),
+  name: z.string().trim().min(1, 'Obrigatório').max(TASK_NAME_MAX),
+  category: z.enum(TASK_CATEGORIES, { error: `Deve ser '${TASK_CATEGORIES.slice(1).join("', '")}' ou ''` }),
   description: z.string().trim().max(TASK_DESCRIPTION_MAX),
 };
 

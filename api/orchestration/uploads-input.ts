@@ -23,7 +23,7 @@ const OTHER_PARTS = 10;
 export function assertMultipart(headers: IncomingHttpHeaders): void {
   const type = String(headers['content-type'] ?? '');
   if (!/^multipart\/form-data\s*;/i.test(type) || !/boundary=/i.test(type)) {
-    throw new InvalidInputError('the body must be multipart/form-data with the files in parts named "files"');
+    throw new InvalidInputError('O corpo deve ser multipart/form-data, com os arquivos em partes chamadas "files"');
   }
 }
 
@@ -48,12 +48,12 @@ export function readMultipartFiles(req: IncomingMessage, limits: MultipartLimits
         limits: { fileSize: limits.maxFileBytes + 1, files: limits.maxFiles, parts: limits.maxFiles + OTHER_PARTS, fields: OTHER_PARTS, fieldSize: 1024 },
       });
     } catch (error) {
-      reject(new InvalidInputError(`invalid multipart body: ${(error as Error).message}`));
+      reject(new InvalidInputError(`Corpo multipart inválido: ${(error as Error).message}`));
       return;
     }
     parser.on('file', (name: string, stream: Readable, info: busboy.FileInfo) => {
       if (failure !== null || name !== FILE_PART) {
-        if (name !== FILE_PART) fail(new InvalidInputError(`unexpected part "${name.slice(0, 100)}": files go in parts named "${FILE_PART}"`));
+        if (name !== FILE_PART) fail(new InvalidInputError(`Parte inesperada "${name.slice(0, 100)}": os arquivos vão em partes chamadas "${FILE_PART}"`));
         stream.resume();
         return;
       }
@@ -68,13 +68,13 @@ export function readMultipartFiles(req: IncomingMessage, limits: MultipartLimits
         stream.resume();
       });
     });
-    parser.on('field', (name: string) => fail(new InvalidInputError(`unexpected field "${name.slice(0, 100)}": only files, in parts named "${FILE_PART}"`)));
-    parser.on('filesLimit', () => fail(new InvalidInputError(`too many files: at most ${limits.maxFiles} per upload`)));
-    parser.on('partsLimit', () => fail(new InvalidInputError(`too many parts: at most ${limits.maxFiles} files per upload`)));
+    parser.on('field', (name: string) => fail(new InvalidInputError(`Campo inesperado "${name.slice(0, 100)}": somente arquivos, em partes chamadas "${FILE_PART}"`)));
+    parser.on('filesLimit', () => fail(new InvalidInputError(`Arquivos demais: no máximo ${limits.maxFiles} por envio`)));
+    parser.on('partsLimit', () => fail(new InvalidInputError(`Partes demais: no máximo ${limits.maxFiles} arquivos por envio`)));
     parser.on('error', (error: Error) => {
       req.unpipe(parser);
       req.resume();
-      fail(new InvalidInputError(`invalid multipart body: ${error.message}`));
+      fail(new InvalidInputError(`Corpo multipart inválido: ${error.message}`));
       void saving.then(() => reject(failure));
     });
     parser.on('close', () => {
@@ -84,7 +84,7 @@ export function readMultipartFiles(req: IncomingMessage, limits: MultipartLimits
     // fails, and the caller removes what was written.
     req.once('close', () => {
       if (req.complete) return;
-      const interrupted = new InvalidInputError('the upload was interrupted');
+      const interrupted = new InvalidInputError('O envio foi interrompido');
       fail(interrupted);
       parser.destroy(interrupted);
     });

@@ -22,7 +22,7 @@ import { agentView, configView, updateChangelog, versionsView, type AgentConfigV
  * shape (./view.ts). Every write is held to the store's bounds.
  */
 
-const agentNotFound = (id: string) => new NotFoundError(`agent ${id} not found`);
+const agentNotFound = (id: string) => new NotFoundError(`Agente não encontrado: ${id}`);
 
 /** Labels of the names given to copies and imports, as the legacy server's ("<name> (cópia)"). */
 const COPY_LABEL = 'cópia';

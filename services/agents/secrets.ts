@@ -32,11 +32,11 @@ export async function setSecret(
   const key = await storeErrorsTranslated(async () => secretsKeyFromHex(deps.secretsKey));
   const stored = await putSecret(deps.db, id, name, sealSecret(key, value, secretContext(id, name)));
   // Deleted between the two reads.
-  if (!stored) throw new NotFoundError(`agent ${id} not found`);
+  if (!stored) throw new NotFoundError(`Agente não encontrado: ${id}`);
   return stored.outcome === 'created' ? { name, created: true } : { name, updated: true };
 }
 
 export async function deleteSecret(deps: Pick<AgentDeps, 'db'>, agentId: string, name: string): Promise<void> {
   const { id } = await getAgent(deps, agentId);
-  if (!(await removeSecret(deps.db, id, name))) throw new NotFoundError(`agent ${id} has no secret named "${name}"`);
+  if (!(await removeSecret(deps.db, id, name))) throw new NotFoundError(`O agente ${id} não tem um segredo chamado "${name}"`);
 }

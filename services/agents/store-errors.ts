@@ -1,6 +1,6 @@
 import { AgentDelegateInvalidError, AgentLimitReachedError, AgentNameTakenError, AgentVersionNotFoundError } from '../../db/agents-store';
 import { SecretsKeyMissingError } from '../../lib/secret-box';
-import { ConflictError, InvalidInputError, NotFoundError, UnavailableError } from '../errors';
+import { ConflictError, InvalidInputError, NotFoundError, SECRETS_KEY_MISSING_MESSAGE, UnavailableError } from '../errors';
 
 /**
  * The store's refusals as use-case errors: name taken or agents at their bound conflict, no such
@@ -13,7 +13,7 @@ export async function storeErrorsTranslated<T>(work: () => Promise<T>): Promise<
     if (error instanceof AgentNameTakenError || error instanceof AgentLimitReachedError) throw new ConflictError(error.message);
     if (error instanceof AgentVersionNotFoundError) throw new NotFoundError(error.message);
     if (error instanceof AgentDelegateInvalidError) throw new InvalidInputError(error.message);
-    if (error instanceof SecretsKeyMissingError) throw new UnavailableError(error.message);
+    if (error instanceof SecretsKeyMissingError) throw new UnavailableError(SECRETS_KEY_MISSING_MESSAGE);
     throw error;
   }
 }

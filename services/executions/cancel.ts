@@ -42,7 +42,7 @@ async function cancelActive(deps: ExecutionDeps, execution: ExecutionSummary): P
 export async function cancelExecution(deps: ExecutionDeps, agentId: string, executionId: string): Promise<{ cancelled: true }> {
   const execution = await getExecution(deps.db, executionId);
   if (!execution || execution.agentId !== agentId || !isActive(execution)) {
-    throw new NotFoundError(`execution ${executionId} of agent ${agentId} not found or already finished`);
+    throw new NotFoundError(`Execução ${executionId} do agente ${agentId} não encontrada ou já finalizada`);
   }
   await cancelActive(deps, execution);
   return { cancelled: true };

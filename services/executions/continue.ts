@@ -16,7 +16,7 @@ export async function continueSession(
 ): Promise<LaunchedExecution> {
   const agent = await runnableAgent(deps, agentId);
   const parent = await latestExecutionOfSession(deps.db, agent.id, request.sessionId);
-  if (!parent) throw new NotFoundError(`agent ${agent.id} has no session ${request.sessionId}`);
+  if (!parent) throw new NotFoundError(`O agente ${agent.id} não tem a sessão ${request.sessionId}`);
   return launchExecution(
     deps,
     agent,

@@ -44,7 +44,7 @@ export function exportExecutionHistory(deps: HistoryDeps, filters: HistoryFilter
 /** The record with its output (no client id). */
 export async function executionDetail(deps: HistoryDeps, id: string): Promise<ExecutionDetailView> {
   const execution = await getExecution(deps.db, id);
-  if (!execution) throw new NotFoundError(`execution ${id} not found`);
+  if (!execution) throw new NotFoundError(`Execução não encontrada: ${id}`);
   // A pipeline run's detail lists its steps (contract 3.8), the resumed runs' earlier ones included.
   return executionDetailView(execution, execution.kind === 'pipeline' ? await runStepRecords(deps.db, execution) : undefined);
 }
@@ -52,8 +52,8 @@ export async function executionDetail(deps: HistoryDeps, id: string): Promise<Ex
 /** ConflictError while it is active (its workflow still writes to it). */
 export async function deleteExecution(deps: HistoryDeps, id: string): Promise<void> {
   const outcome = await removeExecution(deps.db, id);
-  if (outcome === 'not-found') throw new NotFoundError(`execution ${id} not found`);
-  if (outcome === 'active') throw new ConflictError(`execution ${id} is still active: cancel it first`);
+  if (outcome === 'not-found') throw new NotFoundError(`Execução não encontrada: ${id}`);
+  if (outcome === 'active') throw new ConflictError(`A execução ${id} ainda está ativa: cancele-a antes`);
 }
 
 /** Deletes every finished record; active ones stay. */

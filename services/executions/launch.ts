@@ -22,14 +22,14 @@ export type LaunchInput = Omit<NewExecution, 'id' | 'kind' | 'agentId' | 'agentN
 
 export async function existingAgent(deps: Pick<ExecutionDeps, 'db'>, id: string): Promise<Agent> {
   const agent = await findAgent(deps.db, id);
-  if (!agent) throw new NotFoundError(`agent ${id} not found`);
+  if (!agent) throw new NotFoundError(`Agente não encontrado: ${id}`);
   return agent;
 }
 
 /** An agent that may run now: InvalidInputError when it is inactive (the panel's status; contract 3.1). */
 export async function runnableAgent(deps: Pick<ExecutionDeps, 'db'>, id: string): Promise<Agent> {
   const agent = await existingAgent(deps, id);
-  if (agent.status !== 'active') throw new InvalidInputError(`agent ${id} is inactive`);
+  if (agent.status !== 'active') throw new InvalidInputError(`O agente ${id} está inativo`);
   return agent;
 }
 
@@ -67,10 +67,10 @@ export async function launchExecution(
     );
   } catch (error) {
     deps.logger.error({ err: error, executionId: execution.id }, 'agent execution workflow not started');
-    const reason = 'the execution could not be started (workflow engine unavailable)';
+    const reason = 'a execução não pôde ser iniciada (motor de workflows indisponível)';
     await finishExecution(deps.db, execution.id, { status: 'error', error: reason });
     await published(deps, live?.finished({ status: 'error', costUsd: null, durationMs: null, sessionId: execution.sessionId, error: reason }));
-    throw new UnavailableError('the execution could not be started: the workflow engine is unavailable');
+    throw new UnavailableError('A execução não pôde ser iniciada: o motor de workflows está indisponível');
   }
   return { executionId: execution.id, status: 'queued' };
 }

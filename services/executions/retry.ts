@@ -23,9 +23,9 @@ export interface RetriedExecution {
  */
 export async function retryExecution(deps: ExecutionDeps, executionId: string, clientId: string | null): Promise<RetriedExecution> {
   const parent = await getExecution(deps.db, executionId);
-  if (!parent) throw new NotFoundError(`execution ${executionId} not found`);
+  if (!parent) throw new NotFoundError(`Execução não encontrada: ${executionId}`);
   if (!RETRYABLE.has(parent.status)) {
-    throw new InvalidInputError(`only executions that ended with an error or were canceled can be retried (this one is ${parent.status})`);
+    throw new InvalidInputError(`Só é possível reexecutar execuções que terminaram com erro ou foram canceladas (status atual: ${parent.status})`);
   }
   if (parent.kind === 'pipeline' && parent.pipelineId) {
     // A pipeline run again with its input, from the first step (resume starts from the failed one).
@@ -39,7 +39,7 @@ export async function retryExecution(deps: ExecutionDeps, executionId: string, c
     });
     return { success: true, message: 'Pipeline reexecutado', executionId: started.executionId };
   }
-  if (parent.kind !== 'agent' || !parent.agentId) throw new InvalidInputError(`execution ${executionId} is not an agent execution`);
+  if (parent.kind !== 'agent' || !parent.agentId) throw new InvalidInputError(`A execução ${executionId} não é uma execução de agente`);
   const agent = await runnableAgent(deps, parent.agentId);
   const launched = await launchExecution(deps, agent, clientId, {
     source: 'retry',

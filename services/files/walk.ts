@@ -20,7 +20,7 @@ export class TooDeepError extends Error {
  * vanished or changed kind meanwhile are left out, never followed. `prefix` starts the relative names.
  */
 export async function walkTree(handle: FileHandle, prefix: string, visitor: TreeVisitor, depth = 0): Promise<void> {
-  if (depth >= DEPTH_MAX) throw new TooDeepError(`more than ${DEPTH_MAX} nested folders`);
+  if (depth >= DEPTH_MAX) throw new TooDeepError(`mais de ${DEPTH_MAX} pastas aninhadas`);
   const inside = viaDescriptor(handle);
   const names: string[] = [];
   for await (const dirent of await fs.opendir(inside)) {

@@ -42,7 +42,7 @@ export async function getPipeline(deps: Pick<ExecutionDeps, 'db'>, id: string): 
 /** Every step names an existing agent, and the working directory lies under the roots. */
 async function checked<T extends Partial<PipelineInput>>(deps: PipelineDeps, input: T, names: Map<string, string>): Promise<T> {
   input.steps?.forEach((step, index) => {
-    if (!names.has(step.agentId)) throw new InvalidInputError(`steps[${index}].agentId: no agent ${step.agentId}`);
+    if (!names.has(step.agentId)) throw new InvalidInputError(`steps[${index}].agentId: Agente ${step.agentId} não encontrado`);
   });
   if (input.workingDirectory === undefined || input.workingDirectory === null) return input;
   return { ...input, workingDirectory: await confinedWorkingDirectory(deps.workdirRoots, input.workingDirectory, 'body.workingDirectory') };

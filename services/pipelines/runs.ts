@@ -51,12 +51,12 @@ const NOT_RUNNING = 'Pipeline não está em execução';
  */
 export async function executePipeline(deps: PipelineRunDeps, pipelineId: string, clientId: string | null, request: PipelineRunRequest): Promise<StartedPipelineRun> {
   const pipeline = await storedPipeline(deps, pipelineId);
-  if (pipeline.status !== 'active') throw new InvalidInputError(`pipeline ${pipelineId} is inactive`);
+  if (pipeline.status !== 'active') throw new InvalidInputError(`O pipeline ${pipelineId} está inativo`);
   const repository = await requestedRepository(deps, request);
   for (const [index, step] of pipeline.steps.entries()) {
     const agent = await findAgent(deps.db, step.agentId);
-    if (!agent) throw new InvalidInputError(`step ${index + 1}: agent ${step.agentId} no longer exists`);
-    if (agent.status !== 'active') throw new InvalidInputError(`step ${index + 1}: agent "${agent.name}" is inactive`);
+    if (!agent) throw new InvalidInputError(`Passo ${index + 1}: o agente ${step.agentId} não existe mais`);
+    if (agent.status !== 'active') throw new InvalidInputError(`Passo ${index + 1}: o agente "${agent.name}" está inativo`);
   }
   const contextFiles = await storedContextFiles(deps.db, request.contextFiles);
   const settings = await readExecutionSettings(deps.db, deps.workdirRoots);
@@ -90,7 +90,7 @@ async function startRun(deps: PipelineRunDeps, record: NewExecution): Promise<St
   } catch (error) {
     deps.logger.error({ err: error, runId: run.id }, 'pipeline workflow not started');
     await finishExecution(deps.db, run.id, { status: 'error', error: 'the pipeline could not be started (workflow engine unavailable)' });
-    throw new UnavailableError('the pipeline could not be started: the workflow engine is unavailable');
+    throw new UnavailableError('Não foi possível iniciar o pipeline: o mecanismo de workflows está indisponível');
   }
   return { pipelineId: run.pipelineId ?? '', executionId: run.id, status: 'started' };
 }
@@ -151,9 +151,9 @@ export async function cancelPipelineRun(deps: ExecutionDeps, runId: string): Pro
 export async function resumePipelineRun(deps: PipelineRunDeps, runId: string, clientId: string | null): Promise<Omit<StartedPipelineRun, 'status'> & { resumedAtStep: number }> {
   const failed = await runById(deps, runId);
   if (!failed) throw new NotFoundError(`Execução não encontrada: ${runId}`);
-  if (failed.status !== 'error') throw new InvalidInputError(`Só é possível retomar execuções com erro (this one is ${failed.status})`);
+  if (failed.status !== 'error') throw new InvalidInputError(`Só é possível retomar execuções com erro (status atual: ${failed.status})`);
   const pipeline = await storedPipeline(deps, failed.pipelineId ?? '');
-  if (pipeline.status !== 'active') throw new InvalidInputError(`pipeline ${pipeline.id} is inactive`);
+  if (pipeline.status !== 'active') throw new InvalidInputError(`O pipeline ${pipeline.id} está inativo`);
   const resumedAtStep = failed.failedAtStep ?? 0;
   const started = await startRun(deps, {
     kind: 'pipeline',

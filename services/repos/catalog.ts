@@ -80,7 +80,7 @@ export async function configuredRepositories(config: RepositoryConfig): Promise<
 
 export async function findRepository(config: RepositoryConfig, name: string): Promise<Repository> {
   const repo = REPOSITORY_NAME.test(name) ? (await configuredRepositories(config)).find((item) => item.name === name) : undefined;
-  if (!repo) throw new NotFoundError(`repository "${name.slice(0, 100)}" not found`);
+  if (!repo) throw new NotFoundError(`Repositório não encontrado: "${name.slice(0, 100)}"`);
   return repo;
 }
 
@@ -98,7 +98,7 @@ export async function remoteHeads(config: RepositoryConfig, repo: Repository): P
       timeoutMs: LS_REMOTE_TIMEOUT_MS,
     });
   } catch (error) {
-    if (error instanceof GitError) throw new UnavailableError(`repository "${repo.name}" could not be read: ${error.message}`);
+    if (error instanceof GitError) throw new UnavailableError(`Não foi possível ler o repositório "${repo.name}": ${error.message}`);
     throw error;
   }
   let defaultBranch: string | null = null;

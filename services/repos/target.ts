@@ -22,12 +22,12 @@ export async function repositoryTarget(
   repoName: string,
   repoBranch: string | undefined,
 ): Promise<RepositoryTarget> {
-  if (config === undefined) throw new NotFoundError(`repository "${repoName.slice(0, 100)}" not found`);
+  if (config === undefined) throw new NotFoundError(`Repositório não encontrado: "${repoName.slice(0, 100)}"`);
   const repo = await findRepository(config, repoName);
   const heads = await remoteHeads(config, repo);
-  if (heads.branches.length === 0) throw new InvalidInputError(`repository "${repo.name}" is empty: there is no branch to work on`);
+  if (heads.branches.length === 0) throw new InvalidInputError(`O repositório "${repo.name}" está vazio: não há branch em que trabalhar`);
   const branch = repoBranch ?? heads.defaultBranch!;
-  if (!heads.branches.includes(branch)) throw new NotFoundError(`branch "${branch.slice(0, 200)}" not found in repository "${repo.name}"`);
+  if (!heads.branches.includes(branch)) throw new NotFoundError(`Branch "${branch.slice(0, 200)}" não encontrada no repositório "${repo.name}"`);
   return { repoName: repo.name, repoBranch: branch, workingDirectory: path.join(projectsRoot, repo.name) };
 }
 
@@ -37,7 +37,7 @@ export async function requestedRepository(
   request: { repoName?: string; repoBranch?: string },
 ): Promise<RepositoryTarget | null> {
   if (request.repoName === undefined) {
-    if (request.repoBranch !== undefined) throw new InvalidInputError('repoBranch needs repoName');
+    if (request.repoBranch !== undefined) throw new InvalidInputError('repoBranch exige repoName');
     return null;
   }
   return repositoryTarget(deps.repositories, deps.workdirRoots[0]!, request.repoName, request.repoBranch);

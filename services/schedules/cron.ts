@@ -20,7 +20,7 @@ export function validCronExpression(expression: string): string {
   const fields = expression.trim().split(/\s+/);
   const normalised = fields.join(' ');
   if (fields.length !== 5 || !fields.every((field) => FIELD.test(field))) {
-    throw new InvalidInputError(`invalid cron expression: ${expression} (five fields: minute hour day month weekday)`);
+    throw new InvalidInputError(`Expressão cron inválida: ${expression} (cinco campos: minuto hora dia mês dia-da-semana)`);
   }
   let minutes: readonly number[];
   let hours: readonly number[];
@@ -29,12 +29,12 @@ export function validCronExpression(expression: string): string {
     minutes = parsed.fields.minute.values as readonly number[];
     hours = parsed.fields.hour.values as readonly number[];
   } catch (error) {
-    throw new InvalidInputError(`invalid cron expression: ${expression} (${error instanceof Error ? error.message : String(error)})`);
+    throw new InvalidInputError(`Expressão cron inválida: ${expression} (${error instanceof Error ? error.message : String(error)})`);
   }
   const gap = shortestGapMinutes(minutes, hours);
   if (gap < MIN_INTERVAL_MINUTES) {
     throw new InvalidInputError(
-      `cron expression ${normalised} fires every ${gap} minute${gap === 1 ? '' : 's'}: the minimum interval is ${MIN_INTERVAL_MINUTES} minutes`,
+      `A expressão cron ${normalised} dispara a cada ${gap} minuto${gap === 1 ? '' : 's'}: o intervalo mínimo é de ${MIN_INTERVAL_MINUTES} minutos`,
     );
   }
   return normalised;

@@ -102,7 +102,7 @@ async function nextRun(deps: ScheduleDeps, id: string): Promise<Date | null> {
 
 async function viewOf(deps: ScheduleDeps, id: string): Promise<ScheduleView> {
   const row = await findSchedule(deps.db, id);
-  if (!row) throw new NotFoundError(`schedule ${id} not found`);
+  if (!row) throw new NotFoundError(`Agendamento não encontrado: ${id}`);
   return scheduleView(row, await nextRun(deps, id));
 }
 
@@ -125,15 +125,15 @@ export interface ScheduleRequest {
 /** The input checked against the store: a valid cron (before anything is stored), an existing agent and task. */
 async function checkedInput(deps: ScheduleDeps, request: Required<Omit<ScheduleRequest, 'taskId'>> & { taskId: string | null }): Promise<ScheduleInput> {
   const cronExpression = validCronExpression(request.cronExpression);
-  if (!(await findAgent(deps.db, request.agentId))) throw new NotFoundError(`agent ${request.agentId} not found`);
-  if (request.taskId !== null && !(await findTask(deps.db, request.taskId))) throw new InvalidInputError(`taskId: task ${request.taskId} not found`);
+  if (!(await findAgent(deps.db, request.agentId))) throw new NotFoundError(`Agente não encontrado: ${request.agentId}`);
+  if (request.taskId !== null && !(await findTask(deps.db, request.taskId))) throw new InvalidInputError(`taskId: Tarefa ${request.taskId} não encontrada`);
   return { agentId: request.agentId, taskId: request.taskId, taskDescription: request.taskDescription, cronExpression, active: request.active };
 }
 
 /** A Temporal failure while writing a Schedule: the caller may try again. */
 function unavailable(deps: ScheduleDeps, error: unknown, id: string): UnavailableError {
   deps.logger.error({ err: error, scheduleId: id }, 'temporal schedule not written');
-  return new UnavailableError('the schedule could not be written: the workflow engine is unavailable');
+  return new UnavailableError('Não foi possível gravar o agendamento: o mecanismo de workflows está indisponível');
 }
 
 /**
@@ -142,7 +142,7 @@ function unavailable(deps: ScheduleDeps, error: unknown, id: string): Unavailabl
  */
 export async function createSchedule(deps: ScheduleDeps, request: ScheduleRequest): Promise<ScheduleView> {
   const input = await checkedInput(deps, { ...request, active: request.active ?? true, taskId: request.taskId ?? null });
-  if ((await storedCount(deps.db)).total >= SCHEDULES_MAX) throw new ConflictError(`at most ${SCHEDULES_MAX} schedules are kept: delete one before creating another`);
+  if ((await storedCount(deps.db)).total >= SCHEDULES_MAX) throw new ConflictError(`No máximo ${SCHEDULES_MAX} agendamentos são mantidos: exclua um antes de criar outro`);
   const row = await insertSchedule(deps.db, input);
   try {
     await upsertAgentSchedule(deps.temporal, definitionOf(deps, row));
@@ -159,7 +159,7 @@ export async function createSchedule(deps: ScheduleDeps, request: ScheduleReques
  */
 export async function updateSchedule(deps: ScheduleDeps, id: string, change: Partial<ScheduleRequest>): Promise<ScheduleView> {
   const row = await findSchedule(deps.db, id);
-  if (!row) throw new NotFoundError(`schedule ${id} not found`);
+  if (!row) throw new NotFoundError(`Agendamento não encontrado: ${id}`);
   const input = await checkedInput(deps, {
     agentId: change.agentId ?? row.agentId,
     taskDescription: change.taskDescription ?? row.taskDescription,
@@ -172,13 +172,13 @@ export async function updateSchedule(deps: ScheduleDeps, id: string, change: Par
   } catch (error) {
     throw unavailable(deps, error, id);
   }
-  if (!(await changeRow(deps.db, id, input))) throw new NotFoundError(`schedule ${id} not found`);
+  if (!(await changeRow(deps.db, id, input))) throw new NotFoundError(`Agendamento não encontrado: ${id}`);
   return viewOf(deps, id);
 }
 
 /** By the stored id (contract 7.9): the Temporal Schedule first (absent is fine), then the row. A run already started goes on. */
 export async function deleteSchedule(deps: ScheduleDeps, id: string): Promise<void> {
-  if (!(await findSchedule(deps.db, id))) throw new NotFoundError(`schedule ${id} not found`);
+  if (!(await findSchedule(deps.db, id))) throw new NotFoundError(`Agendamento não encontrado: ${id}`);
   try {
     await deleteAgentSchedule(deps.temporal, id);
   } catch (error) {

@@ -106,11 +106,11 @@ export async function receiveUploads(deps: UploadsDeps, clientId: string | null,
   await fs.mkdir(batchDir);
   const rows: Upload[] = [];
   const save: SaveFile = async (filename, content) => {
-    if (rows.length >= maxFiles) throw new InvalidInputError(`at most ${maxFiles} files per upload`);
+    if (rows.length >= maxFiles) throw new InvalidInputError(`No máximo ${maxFiles} arquivos por envio`);
     const originalName = originalNameOf(filename);
     const stored = await freeName(batchDir, sanitisedFileName(filename));
     let size = 0;
-    const tooLarge = () => new FileTooLargeError(`${originalName} is larger than the limit of ${maxFileBytes} bytes per file`);
+    const tooLarge = () => new FileTooLargeError(`${originalName} é maior que o limite de ${maxFileBytes} bytes por arquivo`);
     await pipeline(content, sizeGuard(maxFileBytes, (bytes) => (size = bytes), tooLarge), createWriteStream(stored, { flags: 'wx', mode: modes.file }));
     // A parser that cuts a file at its limit (busboy) marks it truncated rather than failing it.
     if (size > maxFileBytes || (content as Readable & { truncated?: boolean }).truncated) throw tooLarge();
@@ -120,7 +120,7 @@ export async function receiveUploads(deps: UploadsDeps, clientId: string | null,
   try {
     await own(batchDir, modes.gid, modes.batch);
     await read(save);
-    if (rows.length === 0) throw new InvalidInputError('no files: send them as multipart/form-data parts named "files"');
+    if (rows.length === 0) throw new InvalidInputError('Nenhum arquivo: envie-os como partes multipart/form-data chamadas "files"');
     await insertUploads(deps.db, rows);
   } catch (error) {
     await fs.rm(batchDir, { recursive: true, force: true }).catch((rmError: unknown) => deps.logger.error({ err: rmError, batchDir }, 'refused upload not removed'));

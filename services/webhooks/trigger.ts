@@ -9,7 +9,7 @@ import {
   type WebhookWithSecret,
 } from '../../db/webhooks-store';
 import { openSecret, secretsKeyFromHex, SecretsKeyMissingError } from '../../lib/secret-box';
-import { InvalidInputError, NotFoundError, UnavailableError } from '../errors';
+import { InvalidInputError, NotFoundError, SECRETS_KEY_MISSING_MESSAGE, UnavailableError } from '../errors';
 import { executeAgent } from '../executions';
 import { executePipeline } from '../pipelines';
 import type { WebhookDeps } from './deps';
@@ -140,7 +140,7 @@ function openWebhookSecret(deps: WebhookDeps, webhook: WebhookWithSecret): strin
   try {
     return openSecret(secretsKeyFromHex(deps.secretsKey), webhook.secret!, webhookSecretContext(webhook.id));
   } catch (error) {
-    if (error instanceof SecretsKeyMissingError) throw new UnavailableError(error.message);
+    if (error instanceof SecretsKeyMissingError) throw new UnavailableError(SECRETS_KEY_MISSING_MESSAGE);
     throw error;
   }
 }
@@ -153,9 +153,9 @@ export function payloadOf(rawBody: Buffer): Record<string, unknown> {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new InvalidInputError(`invalid JSON body: ${(error as Error).message}`);
+    throw new InvalidInputError(`Corpo JSON inválido: ${(error as Error).message}`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new InvalidInputError('the body must be a JSON object');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new InvalidInputError('O corpo deve ser um objeto JSON');
   return parsed as Record<string, unknown>;
 }
 
@@ -164,7 +164,7 @@ function firstText(payload: Record<string, unknown>, fields: string[]): string |
   for (const field of fields) {
     const value = payload[field];
     if (typeof value !== 'string' || value.trim() === '') continue;
-    if (value.length > PAYLOAD_TEXT_MAX) throw new InvalidInputError(`body.${field}: at most ${PAYLOAD_TEXT_MAX} characters`);
+    if (value.length > PAYLOAD_TEXT_MAX) throw new InvalidInputError(`body.${field}: No máximo ${PAYLOAD_TEXT_MAX} caracteres`);
     return value;
   }
   return undefined;
@@ -183,10 +183,10 @@ export function agentRunOf(payload: Record<string, unknown>): TargetRun {
 export function pipelineRunOf(payload: Record<string, unknown>): TargetRun {
   const workingDirectory = payload.workingDirectory;
   if (workingDirectory !== undefined && workingDirectory !== null && typeof workingDirectory !== 'string') {
-    throw new InvalidInputError('body.workingDirectory: a path (a string)');
+    throw new InvalidInputError('body.workingDirectory: Deve ser um caminho (texto)');
   }
   if (typeof workingDirectory === 'string' && workingDirectory.length > PAYLOAD_WORKING_DIRECTORY_MAX) {
-    throw new InvalidInputError(`body.workingDirectory: at most ${PAYLOAD_WORKING_DIRECTORY_MAX} characters`);
+    throw new InvalidInputError(`body.workingDirectory: No máximo ${PAYLOAD_WORKING_DIRECTORY_MAX} caracteres`);
   }
   return {
     task: firstText(payload, ['input', 'task', 'message']) ?? DEFAULT_TASK,

@@ -13,7 +13,7 @@ import {
   type WebhookTargetType,
 } from '../../db/webhooks-store';
 import { sealSecret, secretsKeyFromHex, SecretsKeyMissingError, type SealedSecret } from '../../lib/secret-box';
-import { ConflictError, InvalidInputError, NotFoundError, UnavailableError } from '../errors';
+import { ConflictError, InvalidInputError, NotFoundError, SECRETS_KEY_MISSING_MESSAGE, UnavailableError } from '../errors';
 import type { WebhookDeps } from './deps';
 
 /** Webhooks in the admin panel's shape (contract 3.7, 5.5; docs/webhooks.md). */
@@ -83,7 +83,7 @@ export async function existingWebhook(deps: Pick<WebhookDeps, 'db'>, id: string)
 
 async function requireTarget(deps: Pick<WebhookDeps, 'db'>, targetType: WebhookTargetType, targetId: string): Promise<void> {
   if (!(await webhookTargetExists(deps.db, targetType, targetId))) {
-    throw new InvalidInputError(`targetId: ${targetType === 'agent' ? 'agent' : 'pipeline'} ${targetId} not found`);
+    throw new InvalidInputError(`targetId: ${targetType === 'agent' ? 'Agente' : 'Pipeline'} ${targetId} não encontrado`);
   }
 }
 
@@ -91,14 +91,14 @@ function sealed(deps: Pick<WebhookDeps, 'secretsKey'>, webhookId: string, secret
   try {
     return sealSecret(secretsKeyFromHex(deps.secretsKey), secret, webhookSecretContext(webhookId));
   } catch (error) {
-    if (error instanceof SecretsKeyMissingError) throw new UnavailableError(error.message);
+    if (error instanceof SecretsKeyMissingError) throw new UnavailableError(SECRETS_KEY_MISSING_MESSAGE);
     throw error;
   }
 }
 
 /** A new webhook, active, with a fresh token; its target must exist; 409 beyond WEBHOOKS_MAX. */
 export async function createWebhook(deps: Pick<WebhookDeps, 'db' | 'secretsKey'>, input: WebhookInput): Promise<WebhookView> {
-  if ((await countWebhooks(deps.db)).total >= WEBHOOKS_MAX) throw new ConflictError(`at most ${WEBHOOKS_MAX} webhooks: delete one first`);
+  if ((await countWebhooks(deps.db)).total >= WEBHOOKS_MAX) throw new ConflictError(`No máximo ${WEBHOOKS_MAX} webhooks: exclua um antes`);
   await requireTarget(deps, input.targetType, input.targetId);
   const id = randomUUID();
   const secret = input.secret ? sealed(deps, id, input.secret) : null;

@@ -16,6 +16,8 @@ import { agentWorkspace } from '../support/agent-workspace';
 import { scheduleDepsOf } from '../../services/schedules';
 import { agentDepsOf, createAgent as storeAgent, deleteAgent, setSecret, type AgentDataInput } from '../../services/agents';
 import { until } from '../support/waiting';
+import { FINAL_EXECUTION_MESSAGE_TYPES } from '../../lib/live-output';
+import { agentExecutionWorkflowId } from '../../temporal/agent-execution';
 
 const FAKE_AGENT = path.resolve(__dirname, '../fixtures/fake-agent/fake-agent.js');
 const SECRET_VALUE = 'sk-test-3f9a8b7c6d5e4f30-never-answered';
@@ -217,7 +219,8 @@ describe('POST /agents/{id}/execute', () => {
     expect(inData).toContain('| Status | completed |');
     expect(inData).toContain(`| Session id | ${done.sessionId} |`);
 
-    expect(await notificationOf(executionId)).toMatchObject({ kind: 'execution.completed', message: 'Say hello', read: false });
+    // Contract 3.10: "Execução concluída", a success.
+    expect(await notificationOf(executionId)).toMatchObject({ type: 'success', kind: 'execution.completed', title: 'Execução concluída', message: `${done.agentName}: Say hello`, read: false });
 
     // No answer about the execution or the agent carries the secret.
     for (const urlPath of [
@@ -253,16 +256,16 @@ describe('POST /agents/{id}/execute', () => {
     const before = await executionCount();
     const inactiveId = await createAgent('inactive', {}, { status: 'inactive' });
     const cases: Array<[string, unknown, number, string]> = [
-      [agentId, {}, 400, 'body.task: task is required'],
-      [agentId, { task: '   ' }, 400, 'body.task: task is required'],
-      [agentId, { task: 'x', extra: 1 }, 400, 'body: Unrecognized key: "extra"'],
+      [agentId, {}, 400, 'body.task: task é obrigatório'],
+      [agentId, { task: '   ' }, 400, 'body.task: task é obrigatório'],
+      [agentId, { task: 'x', extra: 1 }, 400, 'body: Chave inválida: "extra"'],
       [agentId, { task: 'x', instructions: 5 }, 400, 'body.instructions'],
-      [agentId, { task: 'x', workingDirectory: 'relative/dir' }, 400, 'body.workingDirectory: the working directory must be an absolute path'],
+      [agentId, { task: 'x', workingDirectory: 'relative/dir' }, 400, 'body.workingDirectory: O diretório de trabalho deve ser um caminho absoluto (recebido "relative/dir")'],
       [agentId, { task: 'x', contextFiles: ['/data/uploads/a.txt'] }, 400, 'body.contextFiles.0'],
       [agentId, { task: 'x', contextFiles: [{ originalName: 'a', path: '../etc/passwd', size: 1 }] }, 400, 'body.contextFiles.0.path'],
-      [agentId, { task: 'x', repoName: 'org/repo' }, 404, 'repository "org/repo" not found'],
-      [agentId, { task: 'x', repoBranch: 'main' }, 400, 'repoBranch needs repoName'],
-      [inactiveId, { task: 'x', instructions: '' }, 400, `agent ${inactiveId} is inactive`],
+      [agentId, { task: 'x', repoName: 'org/repo' }, 404, 'Repositório não encontrado: "org/repo"'],
+      [agentId, { task: 'x', repoBranch: 'main' }, 400, 'repoBranch exige repoName'],
+      [inactiveId, { task: 'x', instructions: '' }, 400, `O agente ${inactiveId} está inativo`],
       ['00000000-0000-4000-8000-000000000000', { task: 'x' }, 404, 'agent 00000000-0000-4000-8000-000000000000 not found'],
     ];
     try {
@@ -307,10 +310,10 @@ describe('POST /agents/{id}/execute', () => {
         body: JSON.stringify({ task: 'Never runs' }),
       });
       expect(answer.status).toBe(503);
-      expect(await answer.json()).toEqual({ error: 'the execution could not be started: the workflow engine is unavailable' });
+      expect(await answer.json()).toEqual({ error: 'A execução não pôde ser iniciada: o motor de workflows está indisponível' });
       const [latest] = (await api('GET', `/api/executions/history?agentId=${agentId}`)).body.items;
       // It never ran: its startedAt is when it was queued.
-      expect(latest).toMatchObject({ status: 'error', error: 'the execution could not be started (workflow engine unavailable)', endedAt: expect.any(String) });
+      expect(latest).toMatchObject({ status: 'error', error: 'a execução não pôde ser iniciada (motor de workflows indisponível)', endedAt: expect.any(String) });
       expect(latest.startedAt).toBe(latest.createdAt);
     } finally {
       await cut.close();
@@ -331,7 +334,7 @@ describe('POST /agents/{id}/execute', () => {
       reportFile: expect.any(String),
     });
     expect(done.output).toContain('Received prompt: Break');
-    expect(await notificationOf(executionId)).toMatchObject({ kind: 'execution.error', message: done.error });
+    expect(await notificationOf(executionId)).toMatchObject({ type: 'error', kind: 'execution.error', title: 'Execução falhou', message: `${done.agentName}: ${done.error}` });
     failedExecutionId = executionId;
   });
 });
@@ -386,7 +389,7 @@ describe('live output', () => {
       for (;;) {
         const message: any = await sockets[clientId]!.nextMessage();
         received.push(message);
-        if (message.type === 'execution_complete' || message.type === 'execution_error') break;
+        if (FINAL_EXECUTION_MESSAGE_TYPES.includes(message.type)) break;
       }
       expect(received.every((message) => message.executionId === executionId)).toBe(true);
       const types = received.map((message) => message.type);
@@ -423,14 +426,14 @@ describe('cancel, continue, retry', () => {
     const executionsBefore = await executionCount();
     expect(await api('POST', `/api/executions/${executionId}/retry`)).toMatchObject({
       status: 400,
-      body: { error: 'only executions that ended with an error or were canceled can be retried (this one is running)' },
+      body: { error: 'Só é possível reexecutar execuções que terminaram com erro ou foram canceladas (status atual: running)' },
     });
     expect(await executionCount()).toBe(executionsBefore);
 
     const answer = await api('POST', `/api/agents/${agentId}/cancel/${executionId}`);
     expect(answer).toMatchObject({ status: 200, body: { cancelled: true } });
     const done = await finished(executionId);
-    expect(done).toMatchObject({ status: 'canceled', error: 'cancelled by request', reportFile: expect.any(String) });
+    expect(done).toMatchObject({ status: 'canceled', error: 'cancelada a pedido do usuário', reportFile: expect.any(String) });
     expect(done.output).toContain('Received prompt: Take your time');
     expect(done.output).toContain('Working, step 2 of 10000.');
     await until('agent process gone', async () => processRunning(pid), (alive) => !alive, 10_000);
@@ -438,11 +441,14 @@ describe('cancel, continue, retry', () => {
     // Once finished, or unknown: 404 (contract 3.1).
     expect(await api('POST', `/api/agents/${agentId}/cancel/${executionId}`)).toMatchObject({
       status: 404,
-      body: { error: `execution ${executionId} of agent ${agentId} not found or already finished` },
+      body: { error: `Execução ${executionId} do agente ${agentId} não encontrada ou já finalizada` },
     });
     const unknown = await api('POST', `/api/agents/${agentId}/cancel/00000000-0000-4000-8000-000000000000`);
-    expect(unknown).toMatchObject({ status: 404, body: { error: `execution 00000000-0000-4000-8000-000000000000 of agent ${agentId} not found or already finished` } });
-    expect(await notificationOf(executionId)).toMatchObject({ kind: 'execution.canceled', message: 'cancelled by request' });
+    expect(unknown).toMatchObject({ status: 404, body: { error: `Execução 00000000-0000-4000-8000-000000000000 do agente ${agentId} não encontrada ou já finalizada` } });
+    // A stop the user asked for raises no notification (contract 3.10: completion and final error only):
+    // looked at once the workflow, which would raise it last, has ended.
+    await server.services.temporal.client.workflow.getHandle(agentExecutionWorkflowId(executionId)).result().catch(() => undefined);
+    expect((await api('GET', '/api/notifications?pageSize=100')).body.notifications.filter((item: any) => item.executionId === executionId)).toEqual([]);
   });
 
   it('cancels every active execution at once, running or queued', async () => {
@@ -462,7 +468,7 @@ describe('cancel, continue, retry', () => {
 
     const answer = await api('POST', '/api/executions/cancel-all');
     expect(answer).toMatchObject({ status: 200, body: { cancelled: true, count: 3 } });
-    for (const id of ids) expect(await finished(id)).toMatchObject({ status: 'canceled', error: 'cancelled by request' });
+    for (const id of ids) expect(await finished(id)).toMatchObject({ status: 'canceled', error: 'cancelada a pedido do usuário' });
     // The queued one never ran: its startedAt is when it was queued.
     const neverRan = await record(ids[2]!);
     expect(neverRan.startedAt).toBe(neverRan.createdAt);
@@ -487,10 +493,10 @@ describe('cancel, continue, retry', () => {
     const before = await executionCount();
     expect(await api('POST', `/api/agents/${agentId}/continue`, { sessionId: 'no-such-session', message: 'x' })).toMatchObject({
       status: 404,
-      body: { error: `agent ${agentId} has no session no-such-session` },
+      body: { error: `O agente ${agentId} não tem a sessão no-such-session` },
     });
-    expect(await api('POST', `/api/agents/${agentId}/continue`, { sessionId })).toMatchObject({ status: 400, body: { error: 'body.message: message is required' } });
-    expect(await api('POST', `/api/agents/${agentId}/continue`, { message: 'x' })).toMatchObject({ status: 400, body: { error: 'body.sessionId: sessionId is required' } });
+    expect(await api('POST', `/api/agents/${agentId}/continue`, { sessionId })).toMatchObject({ status: 400, body: { error: 'body.message: message é obrigatório' } });
+    expect(await api('POST', `/api/agents/${agentId}/continue`, { message: 'x' })).toMatchObject({ status: 400, body: { error: 'body.sessionId: sessionId é obrigatório' } });
     expect(await executionCount()).toBe(before);
   });
 
@@ -511,7 +517,7 @@ describe('cancel, continue, retry', () => {
     // A completed record is not retried.
     expect(await api('POST', `/api/executions/${completedSession!.executionId}/retry`)).toMatchObject({
       status: 400,
-      body: { error: 'only executions that ended with an error or were canceled can be retried (this one is completed)' },
+      body: { error: 'Só é possível reexecutar execuções que terminaram com erro ou foram canceladas (status atual: completed)' },
     });
   });
 });

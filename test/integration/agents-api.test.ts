@@ -210,41 +210,41 @@ describe('agents: create, read, list (rows 1-3)', () => {
     await createAgent(panelBody(name));
     const before = await count('agents');
     const conflict = await call('POST', '/api/agents', panelBody(name.toUpperCase()));
-    expect(conflict).toMatchObject({ status: 409, body: { error: `an agent named "${name.toUpperCase()}" already exists` } });
+    expect(conflict).toMatchObject({ status: 409, body: { error: `Já existe um agente chamado "${name.toUpperCase()}"` } });
     expect(await count('agents')).toBe(before);
   });
 
   const config = (values: Record<string, unknown>) => panelBody('Bad', values);
   const top = (values: Record<string, unknown>) => panelBody('Bad', {}, values);
   it.each([
-    ['no agent_name', { description: 'x' }, 'body.agent_name: Invalid input: expected string, received undefined'],
-    ['a blank agent_name', { agent_name: '   ' }, 'body.agent_name: Too small: expected string to have >=1 characters'],
-    ['an agent_name of 101 characters', { agent_name: 'n'.repeat(101) }, 'body.agent_name: Too big: expected string to have <=100 characters'],
-    ['the former field name', { name: 'T' }, 'body.agent_name: Invalid input: expected string, received undefined; body: Unrecognized key: "name"'],
-    ['a description of 2 001 characters', top({ description: 'd'.repeat(2001) }), 'body.description: Too big: expected string to have <=2000 characters'],
-    ['21 tags', top({ tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }), 'body.tags: Too big: expected array to have <=20 items'],
-    ['a tag of 51 characters', top({ tags: ['t'.repeat(51)] }), 'body.tags.0: Too big: expected string to have <=50 characters'],
-    ['a blank tag', top({ tags: ['ok', ' '] }), 'body.tags.1: Too small: expected string to have >=1 characters'],
-    ['a tag that is not a string', top({ tags: [7] }), 'body.tags.0: Invalid input: expected string, received number'],
-    ['another status', top({ status: 'paused' }), 'body.status: Invalid option: expected one of "active"|"inactive"'],
-    ['a system prompt of 50 001 characters', config({ systemPrompt: 's'.repeat(50_001) }), 'body.config.systemPrompt: Too big: expected string to have <=50000 characters'],
-    ['a model that reads as an option', config({ model: '--dangerous' }), 'body.config.model: a model name: letters, digits and . _ : / @ [ ] - (at most 100)'],
-    ['501 turns', config({ maxTurns: 501 }), 'body.config.maxTurns: Too big: expected number to be <=500'],
-    ['-1 turns', config({ maxTurns: -1 }), 'body.config.maxTurns: Too small: expected number to be >=0'],
-    ['fractional turns', config({ maxTurns: 1.5 }), 'body.config.maxTurns: Invalid input: expected int, received number'],
-    ['turns as text', config({ maxTurns: '10' }), 'body.config.maxTurns: Invalid input: expected number, received string'],
-    ['an unknown permission mode', config({ permissionMode: 'yolo' }), 'body.config.permissionMode: Invalid option: expected one of ""|"default"|"plan"|"acceptEdits"|"bypassPermissions"'],
-    ['a tool that reads as an option', config({ allowedTools: 'Read, --dangerously-skip-permissions' }), 'body.config.allowedTools: comma-separated tool names, none starting with "-" nor holding a control character'],
-    ['2 001 characters of tools', config({ allowedTools: 'R'.repeat(2001) }), 'body.config.allowedTools: Too big: expected string to have <=2000 characters'],
-    ['retryOnFailure as text', config({ retryOnFailure: 'yes' }), 'body.config.retryOnFailure: Invalid input: expected boolean, received string'],
-    ['0 retries', config({ maxRetries: 0 }), 'body.config.maxRetries: Too small: expected number to be >=1'],
-    ['4 retries', config({ maxRetries: 4 }), 'body.config.maxRetries: Too big: expected number to be <=3'],
-    ['a delegate that is no agent', config({ delegateTo: '00000000-0000-4000-8000-000000000000' }), 'config.delegateTo: "00000000-0000-4000-8000-000000000000" is not the id of another agent'],
-    ['a relative working directory', config({ workingDirectory: 'projects/x' }), 'body.config.workingDirectory: the working directory must be an absolute path (got "projects/x")'],
-    ['a directory outside the roots', config({ workingDirectory: '/etc/x' }), 'body.config.workingDirectory: the working directory "/etc/x" is outside the allowed roots (/home/projetos)'],
-    ['an unknown config key', config({ temperature: 1 }), 'body.config: Unrecognized key: "temperature"'],
-    ['an unknown key', top({ owner: 'me' }), 'body: Unrecognized key: "owner"'],
-    ['an array', [panelBody('T')], 'body: Invalid input: expected object, received array'],
+    ['no agent_name', { description: 'x' }, 'body.agent_name: Entrada inválida: esperava um texto, recebeu um valor "undefined"'],
+    ['a blank agent_name', { agent_name: '   ' }, 'body.agent_name: Demasiado pequeno: esperava que o texto tivesse >= 1 caracteres'],
+    ['an agent_name of 101 characters', { agent_name: 'n'.repeat(101) }, 'body.agent_name: Demasiado grande: esperava que o texto tivesse <= 100 caracteres'],
+    ['the former field name', { name: 'T' }, 'body.agent_name: Entrada inválida: esperava um texto, recebeu um valor "undefined"; body: Chave inválida: "name"'],
+    ['a description of 2 001 characters', top({ description: 'd'.repeat(2001) }), 'body.description: Demasiado grande: esperava que o texto tivesse <= 2000 caracteres'],
+    ['21 tags', top({ tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }), 'body.tags: Demasiado grande: esperava que o vetor tivesse <= 20 elementos'],
+    ['a tag of 51 characters', top({ tags: ['t'.repeat(51)] }), 'body.tags.0: Demasiado grande: esperava que o texto tivesse <= 50 caracteres'],
+    ['a blank tag', top({ tags: ['ok', ' '] }), 'body.tags.1: Demasiado pequeno: esperava que o texto tivesse >= 1 caracteres'],
+    ['a tag that is not a string', top({ tags: [7] }), 'body.tags.0: Entrada inválida: esperava um texto, recebeu um número'],
+    ['another status', top({ status: 'paused' }), 'body.status: Opção inválida: esperava uma das seguintes opções: "active"|"inactive"'],
+    ['a system prompt of 50 001 characters', config({ systemPrompt: 's'.repeat(50_001) }), 'body.config.systemPrompt: Demasiado grande: esperava que o texto tivesse <= 50000 caracteres'],
+    ['a model that reads as an option', config({ model: '--dangerous' }), 'body.config.model: Deve ser um nome de modelo: letras, dígitos e . _ : / @ [ ] - (no máximo 100)'],
+    ['501 turns', config({ maxTurns: 501 }), 'body.config.maxTurns: Demasiado grande: esperava que o número fosse <= 500'],
+    ['-1 turns', config({ maxTurns: -1 }), 'body.config.maxTurns: Demasiado pequeno: esperava que o número fosse >= 0'],
+    ['fractional turns', config({ maxTurns: 1.5 }), 'body.config.maxTurns: Entrada inválida: esperava um número inteiro, recebeu um número'],
+    ['turns as text', config({ maxTurns: '10' }), 'body.config.maxTurns: Entrada inválida: esperava um número, recebeu um texto'],
+    ['an unknown permission mode', config({ permissionMode: 'yolo' }), 'body.config.permissionMode: Opção inválida: esperava uma das seguintes opções: ""|"default"|"plan"|"acceptEdits"|"bypassPermissions"'],
+    ['a tool that reads as an option', config({ allowedTools: 'Read, --dangerously-skip-permissions' }), 'body.config.allowedTools: Deve ser uma lista de nomes de ferramentas separados por vírgula, nenhum começando com "-" nem contendo caractere de controle'],
+    ['2 001 characters of tools', config({ allowedTools: 'R'.repeat(2001) }), 'body.config.allowedTools: Demasiado grande: esperava que o texto tivesse <= 2000 caracteres'],
+    ['retryOnFailure as text', config({ retryOnFailure: 'yes' }), 'body.config.retryOnFailure: Entrada inválida: esperava um valor booleano, recebeu um texto'],
+    ['0 retries', config({ maxRetries: 0 }), 'body.config.maxRetries: Demasiado pequeno: esperava que o número fosse >= 1'],
+    ['4 retries', config({ maxRetries: 4 }), 'body.config.maxRetries: Demasiado grande: esperava que o número fosse <= 3'],
+    ['a delegate that is no agent', config({ delegateTo: '00000000-0000-4000-8000-000000000000' }), 'config.delegateTo: "00000000-0000-4000-8000-000000000000" não é o id de outro agente'],
+    ['a relative working directory', config({ workingDirectory: 'projects/x' }), 'body.config.workingDirectory: O diretório de trabalho deve ser um caminho absoluto (recebido "projects/x")'],
+    ['a directory outside the roots', config({ workingDirectory: '/etc/x' }), 'body.config.workingDirectory: O diretório de trabalho "/etc/x" está fora dos diretórios permitidos (/home/projetos)'],
+    ['an unknown config key', config({ temperature: 1 }), 'body.config: Chave inválida: "temperature"'],
+    ['an unknown key', top({ owner: 'me' }), 'body: Chave inválida: "owner"'],
+    ['an array', [panelBody('T')], 'body: Entrada inválida: esperava um objeto, recebeu um vetor'],
   ])('answers 400 {error} to a body with %s and creates nothing', async (_case, body, message) => {
     const before = await count('agents');
     const answer = await call('POST', '/api/agents', body);
@@ -256,7 +256,7 @@ describe('agents: create, read, list (rows 1-3)', () => {
     const before = await count('agents');
     const answer = await call('POST', '/api/agents', undefined, '{"agent_name": ');
     expect(answer.status).toBe(400);
-    expect(answer.body.error).toMatch(/^invalid JSON body: /);
+    expect(answer.body.error).toMatch(/^Corpo JSON inválido: /);
     expect(await count('agents')).toBe(before);
   });
 
@@ -277,7 +277,7 @@ describe('agents: create, read, list (rows 1-3)', () => {
     const before = await count('agents');
     for (const [method, path, body] of routes) {
       const answer = await call(method, path, body);
-      expect({ method, path, status: answer.status, body: answer.body }).toEqual({ method, path, status: 404, body: { error: `agent ${id} not found` } });
+      expect({ method, path, status: answer.status, body: answer.body }).toEqual({ method, path, status: 404, body: { error: `Agente não encontrado: ${id}` } });
     }
     expect(await count('agents')).toBe(before);
   });
@@ -305,10 +305,10 @@ describe('agents: update and delegation (row 4)', () => {
   });
 
   it.each([
-    ['an empty body', {}, 'body: at least one of agent_name, description, tags, status, config'],
-    ['only ignored keys', { id: 'x', version: 7 }, 'body: at least one of agent_name, description, tags, status, config'],
-    ['401 turns and a bad status', { status: 'on', config: { maxTurns: 501 } }, 'body.status: Invalid option: expected one of "active"|"inactive"; body.config.maxTurns: Too big: expected number to be <=500'],
-    ['a null name', { agent_name: null }, 'body.agent_name: Invalid input: expected string, received null'],
+    ['an empty body', {}, 'body: Informe ao menos um de agent_name, description, tags, status, config'],
+    ['only ignored keys', { id: 'x', version: 7 }, 'body: Informe ao menos um de agent_name, description, tags, status, config'],
+    ['401 turns and a bad status', { status: 'on', config: { maxTurns: 501 } }, 'body.status: Opção inválida: esperava uma das seguintes opções: "active"|"inactive"; body.config.maxTurns: Demasiado grande: esperava que o número fosse <= 500'],
+    ['a null name', { agent_name: null }, 'body.agent_name: Entrada inválida: esperava um texto, recebeu um valor "nulo"'],
   ])('answers 400 to an update with %s and changes nothing', async (_case, body, message) => {
     const created = await createAgent(panelBody(uniqueName('Unchanged')));
     const answer = await call('PUT', `/api/agents/${created.id}`, body);
@@ -322,7 +322,7 @@ describe('agents: update and delegation (row 4)', () => {
     await createAgent(panelBody(taken));
     const agent = await createAgent(panelBody(uniqueName('Renamed')));
     const rename = await call('PUT', `/api/agents/${agent.id}`, panelBody(taken.toLowerCase()));
-    expect(rename).toMatchObject({ status: 409, body: { error: `an agent named "${taken.toLowerCase()}" already exists` } });
+    expect(rename).toMatchObject({ status: 409, body: { error: `Já existe um agente chamado "${taken.toLowerCase()}"` } });
     expect((await call('GET', `/api/agents/${agent.id}`)).body).toEqual(agent);
     expect(await count('agent_versions', agent.id)).toBe(1);
   });
@@ -333,7 +333,7 @@ describe('agents: update and delegation (row 4)', () => {
     expect(agent.config.delegateTo).toBe(target.id);
 
     const self = await call('PUT', `/api/agents/${agent.id}`, { config: { delegateTo: agent.id } });
-    expect(self).toMatchObject({ status: 400, body: { error: `config.delegateTo: "${agent.id}" is not the id of another agent` } });
+    expect(self).toMatchObject({ status: 400, body: { error: `config.delegateTo: "${agent.id}" não é o id de outro agente` } });
 
     expect((await call('DELETE', `/api/agents/${target.id}`)).status).toBe(204);
     const after = await call('GET', `/api/agents/${agent.id}`);
@@ -445,7 +445,7 @@ describe('agents: versions and restore (rows 15-16, contract 7.2)', () => {
     const agent = await createAgent(panelBody(uniqueName('Restorable')));
     expect(await call('POST', `/api/agents/${agent.id}/versions/9/restore`)).toMatchObject({
       status: 404,
-      body: { error: `agent ${agent.id} has no version 9` },
+      body: { error: `O agente ${agent.id} não tem a versão 9` },
     });
     for (const version of ['0', 'abc', '1.5']) {
       const answer = await call('POST', `/api/agents/${agent.id}/versions/${version}/restore`);
@@ -461,7 +461,7 @@ describe('agents: versions and restore (rows 15-16, contract 7.2)', () => {
     const renamed = await call('PUT', `/api/agents/${agent.id}`, { agent_name: uniqueName('Away') });
     await createAgent(panelBody(original));
     const restore = await call('POST', `/api/agents/${agent.id}/versions/1/restore`);
-    expect(restore).toMatchObject({ status: 409, body: { error: `an agent named "${original}" already exists` } });
+    expect(restore).toMatchObject({ status: 409, body: { error: `Já existe um agente chamado "${original}"` } });
     expect((await call('GET', `/api/agents/${agent.id}`)).body).toEqual(renamed.body);
   });
 
@@ -532,11 +532,11 @@ describe('agents: export, import, duplicate, delete (rows 5-8)', () => {
   });
 
   it.each([
-    ['an empty object', {}, 'body.agent_name: Invalid input: expected string, received undefined'],
-    ['no agent_name', { description: 'x', config: {} }, 'body.agent_name: Invalid input: expected string, received undefined'],
-    ['a bad config', { agent_name: 'X', config: { maxTurns: 1000 } }, 'body.config.maxTurns: Too big: expected number to be <=500'],
-    ['a former file of another version', { format: 'agent-export', version: 2, agent: { name: 'X' } }, 'body.version: unsupported export version (this service reads version 1 of the former format)'],
-    ['a former file without a name', { format: 'agent-export', version: 1, agent: { maxTurns: 3 } }, 'body.agent.name: Invalid input: expected string, received undefined'],
+    ['an empty object', {}, 'body.agent_name: Entrada inválida: esperava um texto, recebeu um valor "undefined"'],
+    ['no agent_name', { description: 'x', config: {} }, 'body.agent_name: Entrada inválida: esperava um texto, recebeu um valor "undefined"'],
+    ['a bad config', { agent_name: 'X', config: { maxTurns: 1000 } }, 'body.config.maxTurns: Demasiado grande: esperava que o número fosse <= 500'],
+    ['a former file of another version', { format: 'agent-export', version: 2, agent: { name: 'X' } }, 'body.version: Versão de exportação não suportada (este serviço lê a versão 1 do formato antigo)'],
+    ['a former file without a name', { format: 'agent-export', version: 1, agent: { maxTurns: 3 } }, 'body.agent.name: Entrada inválida: esperava um texto, recebeu um valor "undefined"'],
   ])('answers 400 {error} to an import of %s and creates nothing', async (_case, body, message) => {
     const before = { agents: await count('agents'), versions: await count('agent_versions') };
     const answer = await call('POST', '/api/agents/import', body);
@@ -585,7 +585,7 @@ describe('agents: export, import, duplicate, delete (rows 5-8)', () => {
     expect(deleted).toMatchObject({ status: 204, text: '' });
     expect((await call('GET', `/api/agents/${agent.id}`)).status).toBe(404);
     expect([await count('agents', agent.id), await count('agent_versions', agent.id), await count('agent_secrets', agent.id)]).toEqual([0, 0, 0]);
-    expect(await call('DELETE', `/api/agents/${agent.id}`)).toMatchObject({ status: 404, body: { error: `agent ${agent.id} not found` } });
+    expect(await call('DELETE', `/api/agents/${agent.id}`)).toMatchObject({ status: 404, body: { error: `Agente não encontrado: ${agent.id}` } });
   });
 });
 
@@ -628,7 +628,7 @@ describe('agents: secrets (rows 12-14)', () => {
     expect((await call('GET', `/api/agents/${agent.id}/secrets`)).body.map((secret: any) => secret.name)).toEqual(['API_TOKEN', 'api_token']);
     expect(await call('DELETE', `/api/agents/${agent.id}/secrets/MY_KEY`)).toMatchObject({
       status: 404,
-      body: { error: `agent ${agent.id} has no secret named "MY_KEY"` },
+      body: { error: `O agente ${agent.id} não tem um segredo chamado "MY_KEY"` },
     });
   });
 
@@ -656,17 +656,17 @@ describe('agents: secrets (rows 12-14)', () => {
   });
 
   it.each([
-    ['no value', { name: 'A' }, 'body.value: Invalid input: expected string, received undefined'],
-    ['an empty value', { name: 'A', value: '' }, 'body.value: Too small: expected string to have >=1 characters'],
+    ['no value', { name: 'A' }, 'body.value: Entrada inválida: esperava um texto, recebeu um valor "undefined"'],
+    ['an empty value', { name: 'A', value: '' }, 'body.value: Demasiado pequeno: esperava que o texto tivesse >= 1 caracteres'],
     ['a name with "="', { name: 'A=B', value: 'v' }, `body.name: ${SECRET_NAME_RULE}`],
     ['a name with a space', { name: 'MY KEY', value: 'v' }, `body.name: ${SECRET_NAME_RULE}`],
     ['a name with a dash', { name: 'API-KEY', value: 'v' }, `body.name: ${SECRET_NAME_RULE}`],
     ['a name starting with a digit', { name: '1TOKEN', value: 'v' }, `body.name: ${SECRET_NAME_RULE}`],
     ['a name with an accent', { name: 'SENHA_AÇÃO', value: 'v' }, `body.name: ${SECRET_NAME_RULE}`],
-    ['a name of 129 characters', { name: 'A'.repeat(129), value: 'v' }, 'body.name: Too big: expected string to have <=128 characters'],
-    ['a value of 32 769 characters', { name: 'A', value: 'v'.repeat(32_769) }, 'body.value: Too big: expected string to have <=32768 characters'],
-    ['a value that is not text', { name: 'A', value: 42 }, 'body.value: Invalid input: expected string, received number'],
-    ['an unknown field', { name: 'A', value: 'v', note: 'x' }, 'body: Unrecognized key: "note"'],
+    ['a name of 129 characters', { name: 'A'.repeat(129), value: 'v' }, 'body.name: Demasiado grande: esperava que o texto tivesse <= 128 caracteres'],
+    ['a value of 32 769 characters', { name: 'A', value: 'v'.repeat(32_769) }, 'body.value: Demasiado grande: esperava que o texto tivesse <= 32768 caracteres'],
+    ['a value that is not text', { name: 'A', value: 42 }, 'body.value: Entrada inválida: esperava um texto, recebeu um número'],
+    ['an unknown field', { name: 'A', value: 'v', note: 'x' }, 'body: Chave inválida: "note"'],
   ])('answers 400 {error} to a secret with %s and stores nothing', async (_case, body, message) => {
     const agent = await createAgent(panelBody(uniqueName('Secret bodies')));
     const answer = await call('POST', `/api/agents/${agent.id}/secrets`, body);
@@ -681,7 +681,7 @@ describe('agents: secrets (rows 12-14)', () => {
       await call('POST', `/api/agents/${agent.id}/secrets`, { name: 'KEPT', value: 'v' });
       const refused = await call('POST', `/api/agents/${agent.id}/secrets`, { name: 'NEW', value: 'v' }, undefined, keyless.url);
       expect(refused.status).toBe(503);
-      expect(refused.body.error).toBe('agent secrets are not available: set AGENT_SECRETS_KEY (64 hexadecimal characters) to store and read them');
+      expect(refused.body.error).toBe('Os segredos dos agentes não estão disponíveis: defina AGENT_SECRETS_KEY (64 caracteres hexadecimais) para gravá-los e lê-los');
       expect(await count('agent_secrets', agent.id)).toBe(1);
       const listed = await call('GET', `/api/agents/${agent.id}/secrets`, undefined, undefined, keyless.url);
       expect(listed.body.map((secret: any) => secret.name)).toEqual(['KEPT']);
@@ -704,7 +704,7 @@ describe('agents: bounds kept by the store', () => {
     try {
       const last = await call('POST', '/api/agents', panelBody(uniqueName('Last one')), undefined, bounded.url);
       expect(last.status).toBe(201);
-      const message = `the service keeps at most ${before + 1} agents: delete one before creating another`;
+      const message = `O serviço mantém no máximo ${before + 1} agentes: exclua um antes de criar outro`;
       const refusals = [
         await call('POST', '/api/agents', panelBody(uniqueName('One too many')), undefined, bounded.url),
         await call('POST', '/api/agents/import', { agent_name: uniqueName('Imported') }, undefined, bounded.url),
@@ -747,7 +747,7 @@ describe('agents: bounds kept by the store', () => {
       ]);
       expect(await call('POST', `/api/agents/${agent.id}/versions/2/restore`, undefined, undefined, bounded.url)).toMatchObject({
         status: 404,
-        body: { error: `agent ${agent.id} has no version 2` },
+        body: { error: `O agente ${agent.id} não tem a versão 2` },
       });
       const restored = await call('POST', `/api/agents/${agent.id}/versions/4/restore`, undefined, undefined, bounded.url);
       expect(restored).toMatchObject({ status: 200, body: { version: 7, description: 'v4' } });

@@ -67,7 +67,7 @@ function parsed(text: string, contentType: string | undefined): unknown {
 }
 
 const withToken = { authorization: `Bearer ${TOKEN}` };
-const REQUIRED = { error: 'authentication required: send Authorization: Bearer <token>' };
+const REQUIRED = { error: 'Autenticação necessária: envie Authorization: Bearer <token>' };
 
 describe('the token holds for every spelling of an /api path', () => {
   let server: TestServer;
@@ -103,7 +103,7 @@ describe('the token holds for every spelling of an /api path', () => {
   });
 
   it.each(spellings.filter((path) => !['/API', '/api/agents/'].includes(path)))('%s with the token is not a route (404)', async (path) => {
-    expect(await raw(server, 'GET', path, withToken)).toEqual({ status: 404, body: { error: 'Not found' } });
+    expect(await raw(server, 'GET', path, withToken)).toEqual({ status: 404, body: { error: 'Não encontrado' } });
   });
 
   it('serves the exact spelling with the token', async () => {
@@ -200,9 +200,14 @@ describe('Host header (DNS rebinding)', () => {
     const orchestration = await raw(server, 'GET', '/api/system/status', { host: 'rebound.evil.example' });
     const ranking = await raw(server, 'GET', '/api/v1/health', { host: 'rebound.evil.example:3000' });
     expect(orchestration.status).toBe(403);
-    expect(orchestration.body.error).toMatch(/^host not allowed: "rebound\.evil\.example"/);
+    expect(orchestration.body.error).toBe(
+      'Host não permitido: "rebound.evil.example"; o serviço atende a localhost, 127.0.0.1, [::1], consultores.example.org (ALLOWED_HOSTS)',
+    );
     expect(ranking.status).toBe(403);
-    expect(ranking.body.detail).toMatch(/^host not allowed/);
+    // The ranking service keeps its own texts (docs/errors.md).
+    expect(ranking.body.detail).toBe(
+      'host not allowed: "rebound.evil.example:3000"; the service answers to localhost, 127.0.0.1, [::1], consultores.example.org (ALLOWED_HOSTS)',
+    );
   });
 
   it('answers the loopback names and a listed host, with any port', async () => {
@@ -238,15 +243,15 @@ describe('cross-site writes', () => {
     const bodyless = await raw(server, 'DELETE', '/api/executions', { 'sec-fetch-site': 'cross-site' });
     const sandboxed = await raw(server, 'PUT', '/api/settings', { origin: 'null' }, '{}');
     for (const answer of [form, json, bodyless, sandboxed]) expect(answer.status).toBe(403);
-    expect(json.body.error).toBe(`cross-site request refused: origin "${FOREIGN_ORIGIN}" is not allowed (CORS_ORIGINS)`);
-    expect(bodyless.body.error).toBe('cross-site request refused: a cross-site page may not change anything here');
+    expect(json.body.error).toBe(`Requisição de outro site recusada: a origem "${FOREIGN_ORIGIN}" não é permitida (CORS_ORIGINS)`);
+    expect(bodyless.body.error).toBe('Requisição de outro site recusada: uma página cross-site não pode alterar nada aqui');
     expect(await agentNames()).toEqual(before);
   });
 
   it('refuses a cross-site POST to the ranking service with 403 and {detail}', async () => {
     const answer = await raw(server, 'POST', '/api/v1/ranking/processar', { origin: FOREIGN_ORIGIN });
     expect(answer.status).toBe(403);
-    expect(answer.body.detail).toMatch(/^cross-site request refused/);
+    expect(answer.body.detail).toBe(`cross-site request refused: origin "${FOREIGN_ORIGIN}" is not allowed (CORS_ORIGINS)`);
   });
 
   it('lets the service\'s own pages, a listed origin and non-browser clients write', async () => {

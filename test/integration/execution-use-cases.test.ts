@@ -117,7 +117,7 @@ describe('execution use cases called without the HTTP layer', () => {
     expect(await cancelExecution(deps, agentId, launched.executionId)).toEqual({ cancelled: true });
     expect((await executionDetail(deps, launched.executionId)).status).toBe('canceled');
     await expect(cancelExecution(deps, agentId, launched.executionId)).rejects.toThrow(
-      new NotFoundError(`execution ${launched.executionId} of agent ${agentId} not found or already finished`),
+      new NotFoundError(`Execução ${launched.executionId} do agente ${agentId} não encontrada ou já finalizada`),
     );
 
     // A retry of it is a new queued record of source `retry` pointing at it.
@@ -127,7 +127,7 @@ describe('execution use cases called without the HTTP layer', () => {
     expect(await executionDetail(deps, retried.executionId)).toMatchObject({ source: 'retry', parentExecutionId: launched.executionId, status: 'queued', task: 'nightly summary' });
     // Only a record that ended with an error or was canceled is retried.
     await expect(retryExecution(deps, retried.executionId, null)).rejects.toThrow(
-      new InvalidInputError('only executions that ended with an error or were canceled can be retried (this one is queued)'),
+      new InvalidInputError('Só é possível reexecutar execuções que terminaram com erro ou foram canceladas (status atual: queued)'),
     );
     await cancelExecution(deps, agentId, retried.executionId);
   });
@@ -136,20 +136,20 @@ describe('execution use cases called without the HTTP layer', () => {
     const agentId = await newAgent('refusals');
     const before = await countExecutions();
     const unknown = '00000000-0000-4000-8000-000000000000';
-    await expect(executeAgent(deps, unknown, null, { task: 'x' })).rejects.toThrow(new NotFoundError(`agent ${unknown} not found`));
-    await expect(executeAgent(deps, agentId, null, { task: 'x', repoName: 'r' })).rejects.toThrow(new NotFoundError('repository "r" not found'));
+    await expect(executeAgent(deps, unknown, null, { task: 'x' })).rejects.toThrow(new NotFoundError(`Agente não encontrado: ${unknown}`));
+    await expect(executeAgent(deps, agentId, null, { task: 'x', repoName: 'r' })).rejects.toThrow(new NotFoundError('Repositório não encontrado: "r"'));
     const outside = executeAgent(deps, agentId, null, { task: 'x', workingDirectory: '/etc/somewhere' });
     await expect(outside).rejects.toBeInstanceOf(InvalidInputError);
     await expect(outside).rejects.toThrow(/^workingDirectory: /);
     await expect(continueSession(deps, agentId, null, { sessionId: 'no-such-session', message: 'go on' })).rejects.toThrow(
-      new NotFoundError(`agent ${agentId} has no session no-such-session`),
+      new NotFoundError(`O agente ${agentId} não tem a sessão no-such-session`),
     );
-    await expect(cancelExecution(deps, agentId, unknown)).rejects.toThrow(new NotFoundError(`execution ${unknown} of agent ${agentId} not found or already finished`));
-    await expect(retryExecution(deps, unknown, null)).rejects.toThrow(new NotFoundError(`execution ${unknown} not found`));
+    await expect(cancelExecution(deps, agentId, unknown)).rejects.toThrow(new NotFoundError(`Execução ${unknown} do agente ${agentId} não encontrada ou já finalizada`));
+    await expect(retryExecution(deps, unknown, null)).rejects.toThrow(new NotFoundError(`Execução não encontrada: ${unknown}`));
     // An inactive agent is not run, nor continued.
     const inactive = await newAgent('inactive', 'inactive');
-    await expect(executeAgent(deps, inactive, null, { task: 'x' })).rejects.toThrow(new InvalidInputError(`agent ${inactive} is inactive`));
-    await expect(continueSession(deps, inactive, null, { sessionId: 's', message: 'go on' })).rejects.toThrow(new InvalidInputError(`agent ${inactive} is inactive`));
+    await expect(executeAgent(deps, inactive, null, { task: 'x' })).rejects.toThrow(new InvalidInputError(`O agente ${inactive} está inativo`));
+    await expect(continueSession(deps, inactive, null, { sessionId: 's', message: 'go on' })).rejects.toThrow(new InvalidInputError(`O agente ${inactive} está inativo`));
     expect(await countExecutions()).toBe(before);
   });
 });

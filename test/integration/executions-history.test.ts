@@ -319,7 +319,7 @@ describe('GET /api/executions/history', () => {
   it.each([
     ['?limit=0', /^query\.limit: /],
     ['?limit=101', /^query\.limit: /],
-    ['?limit=abc', /^query\.limit: /],
+    ['?limit=abc', /^query\.limit: Deve ser um número inteiro$/],
     ['?offset=-1', /^query\.offset: /],
     ['?offset=100001', /^query\.offset: /],
     ['?type=task', /^query\.type: /],
@@ -327,11 +327,11 @@ describe('GET /api/executions/history', () => {
     ['?status=failed', /^query\.status/],
     ['?source=cron', /^query\.source/],
     ['?from=yesterday', /^query\.from: /],
-    ['?to=2026-02-30', /^query\.to: not a real date/],
-    ['?from=2026-01-13&to=2026-01-12', /^query\.from: `from` must not be after `to`/],
+    ['?to=2026-02-30', /^query\.to: Não é uma data válida$/],
+    ['?from=2026-01-13&to=2026-01-12', /^query\.from: `from` não pode ser posterior a `to`$/],
     ['?status=error&status=completed', /^query\.status: /],
-    ['?page=2', /^query: Unrecognized key: "page"/],
-    ['?q=parser', /^query: Unrecognized key: "q"/],
+    ['?page=2', /^query: Chave inválida: "page"$/],
+    ['?q=parser', /^query: Chave inválida: "q"$/],
     [`?search=${'x'.repeat(201)}`, /^query\.search: /],
   ])('refuses %s with 400', async (query, message) => {
     const answer = await history(query);
@@ -414,7 +414,7 @@ describe('GET and DELETE /api/executions/history/{id}', () => {
     const continued = await call('GET', `/api/executions/history/${F.id}`);
     expect(continued.body).toMatchObject({ source: 'continue', parentSessionId: 'sess-a', status: 'running', endedAt: null });
     const missing = await call('GET', '/api/executions/history/no-such-id');
-    expect(missing).toMatchObject({ status: 404, body: { error: 'execution no-such-id not found' } });
+    expect(missing).toMatchObject({ status: 404, body: { error: 'Execução não encontrada: no-such-id' } });
   });
 
   it('answers the stored output as the result of a record written before results were kept', async () => {
@@ -427,7 +427,7 @@ describe('GET and DELETE /api/executions/history/{id}', () => {
 
   it('refuses to delete an active record (409, kept), deletes a finished one (204), then 404', async () => {
     const running = await call('DELETE', `/api/executions/history/${F.id}`);
-    expect(running).toMatchObject({ status: 409, body: { error: `execution ${F.id} is still active: cancel it first` } });
+    expect(running).toMatchObject({ status: 409, body: { error: `A execução ${F.id} ainda está ativa: cancele-a antes` } });
     expect((await getExecution(database.db, F.id))?.status).toBe('running');
     const queued = await call('DELETE', `/api/executions/history/${G.id}`);
     expect(queued.status).toBe(409);
@@ -435,7 +435,7 @@ describe('GET and DELETE /api/executions/history/{id}', () => {
     const deleted = await call('DELETE', `/api/executions/history/${B.id}`);
     expect(deleted).toMatchObject({ status: 204, text: '' });
     expect(await getExecution(database.db, B.id)).toBeNull();
-    expect(await call('DELETE', `/api/executions/history/${B.id}`)).toMatchObject({ status: 404, body: { error: `execution ${B.id} not found` } });
+    expect(await call('DELETE', `/api/executions/history/${B.id}`)).toMatchObject({ status: 404, body: { error: `Execução não encontrada: ${B.id}` } });
     B = await record(base({ id: B.id, source: 'schedule', scheduleId: 'sched-1', task: 'Nightly lint', createdAt: B.createdAt }), {
       status: 'error', error: 'agent exited with code 1', output: '', exitCode: 1,
     });
@@ -494,7 +494,7 @@ describe('GET /api/executions/export', () => {
     const none = await call('GET', '/api/executions/export?source=webhook&status=completed');
     expect(none.text).toBe(`${BOM}${HEADER_LINE}\n`);
     const bad = await call('GET', '/api/executions/export?limit=2');
-    expect(bad).toMatchObject({ status: 400, body: { error: 'query: Unrecognized key: "limit"' } });
+    expect(bad).toMatchObject({ status: 400, body: { error: 'query: Chave inválida: "limit"' } });
     expect((await call('GET', '/api/executions/export?status=failed')).status).toBe(400);
   });
 
@@ -570,7 +570,7 @@ describe('the rate limit and the panel polling /executions/active', () => {
     expect(others).toEqual([...Array(budget).fill(200), 429]);
     const refused = await call('GET', '/api/executions/history', limited);
     expect(refused.status).toBe(429);
-    expect(refused.body.error).toMatch(/^too many requests: at most 20 every 60 s per client/);
+    expect(refused.body.error).toMatch(/^Muitas requisições: no máximo 20 a cada 60 s por cliente; tente novamente em \d+ s$/);
     // A write to the same path is not a read: it is counted (and refused here).
     expect((await call('POST', '/api/executions/active', limited)).status).toBe(429);
     expect((await call('GET', '/api/executions/active', limited)).status).toBe(200);

@@ -70,7 +70,7 @@ describe('GET /api/system/status', () => {
 describe('error envelopes of the running app', () => {
   it('answers unknown routes with 404 in each service’s envelope', async () => {
     expect(await call('/api/v1/nao-existe')).toMatchObject({ status: 404, body: { detail: 'Not Found' } });
-    expect(await call('/api/nao-existe')).toMatchObject({ status: 404, body: { error: 'Not found' } });
+    expect(await call('/api/nao-existe')).toMatchObject({ status: 404, body: { error: 'Não encontrado' } });
   });
 
   it('answers a wrong method with 405 in each service’s envelope', async () => {
@@ -80,7 +80,7 @@ describe('error envelopes of the running app', () => {
     });
     expect(await call('/api/system/status', { method: 'POST' })).toMatchObject({
       status: 405,
-      body: { error: 'Method Not Allowed' },
+      body: { error: 'Método não permitido' },
     });
   });
 
@@ -88,7 +88,7 @@ describe('error envelopes of the running app', () => {
     const big = JSON.stringify({ agent_name: 'x', description: 'a'.repeat(1_100_000) });
     const answer = await call('/api/agents', { method: 'POST', headers: { 'content-type': 'application/json' }, body: big });
     expect(answer.status).toBe(413);
-    expect(answer.body).toEqual({ error: expect.stringMatching(/\S/) });
+    expect(answer.body).toEqual({ error: 'O corpo JSON é maior que 1mb' });
   });
 
   it('takes body-less POSTs and DELETEs sent with a JSON content type, as the panel sends them (contract 1.2)', async () => {
@@ -108,6 +108,17 @@ describe('error envelopes of the running app', () => {
     expect(v1.status).toBe(400);
     expect(v1.body.detail).toMatch(/^invalid JSON body: /);
     expect(api.status).toBe(400);
-    expect(api.body.error).toMatch(/^invalid JSON body: /);
+    expect(api.body.error).toMatch(/^Corpo JSON inválido: /);
+  });
+
+  it('answers a validation failure in Portuguese, zod\'s `pt` locale, in both services (docs/errors.md)', async () => {
+    expect(await call('/api/executions/recent?limit=101')).toMatchObject({
+      status: 400,
+      body: { error: 'query.limit: Demasiado grande: esperava que o número fosse <= 100' },
+    });
+    expect(await call('/api/v1/ranking?limite=5000')).toMatchObject({
+      status: 422,
+      body: { detail: 'query.limite: Demasiado grande: esperava que o número fosse <= 1000' },
+    });
   });
 });

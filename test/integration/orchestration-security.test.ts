@@ -58,7 +58,7 @@ describe('token on /api (AUTH_TOKEN set)', () => {
     const answer = await call(server, '/api/system/status');
     expect(answer.status).toBe(401);
     expect(answer.headers.get('www-authenticate')).toBe('Bearer');
-    expect(answer.body).toEqual({ error: 'authentication required: send Authorization: Bearer <token>' });
+    expect(answer.body).toEqual({ error: 'Autenticação necessária: envie Authorization: Bearer <token>' });
   });
 
   it('answers 401 to a wrong token, of any length, and to another scheme', async () => {
@@ -67,12 +67,12 @@ describe('token on /api (AUTH_TOKEN set)', () => {
       expect([answer.status, answer.headers.get('www-authenticate'), answer.body]).toEqual([
         401,
         'Bearer',
-        { error: 'invalid token' },
+        { error: 'Token inválido' },
       ]);
     }
     const basic = await call(server, '/api/system/status', { headers: { authorization: `Basic ${TOKEN}` } });
     expect(basic.status).toBe(401);
-    expect(basic.body).toEqual({ error: 'authentication required: send Authorization: Bearer <token>' });
+    expect(basic.body).toEqual({ error: 'Autenticação necessária: envie Authorization: Bearer <token>' });
   });
 
   it('stops the request before the body parser and the routes', async () => {
@@ -91,7 +91,7 @@ describe('token on /api (AUTH_TOKEN set)', () => {
       const answer = await call(server, path, init);
       expect([answer.status, answer.body]).toEqual([
         401,
-        { error: 'authentication required: send Authorization: Bearer <token>' },
+        { error: 'Autenticação necessária: envie Authorization: Bearer <token>' },
       ]);
     }
   });
@@ -318,7 +318,7 @@ describe('rate limit', () => {
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
     expect(sixth.body).toEqual({
-      error: `too many requests: at most 5 every 60 s per client; retry in ${retryAfter} s`,
+      error: `Muitas requisições: no máximo 5 a cada 60 s por cliente; tente novamente em ${retryAfter} s`,
     });
     // The health check is outside the budget (contract 1.3): it still answers, and spends nothing.
     const health = await call(server, '/api/health');
@@ -359,7 +359,7 @@ describe('rate limit', () => {
     try {
       for (let i = 0; i < 4; i += 1) {
         const answer = await call(server, '/api/nao-existe');
-        expect([answer.status, answer.body]).toEqual([404, { error: 'Not found' }]);
+        expect([answer.status, answer.body]).toEqual([404, { error: 'Não encontrado' }]);
         expect(answer.headers.get('x-ratelimit-limit')).toBeNull();
       }
       const outageWarnings = warn.mock.calls.filter(([, message]) => String(message).startsWith('rate limiter cannot reach Redis'));

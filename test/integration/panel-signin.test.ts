@@ -6,7 +6,6 @@ import {
   PanelSessions,
   RATE_LIMIT_KEY_PREFIX,
   SESSION_COOKIE,
-  SESSION_INVALID_MESSAGE,
   SESSION_LIFETIME_SECONDS,
 } from '../../api/orchestration/security';
 import { SIGN_IN_ATTEMPTS } from '../../api/sign-in';
@@ -199,7 +198,7 @@ describe('/api accepts the session cookie besides the bearer token', () => {
     expect((await call(server, '/api/agents', withCookie(id))).status).toBe(200);
     expect((await call(server, '/api/settings', withCookie(id))).status).toBe(200);
     const without = await call(server, '/api/agents');
-    expect(json(without)).toEqual({ status: 401, body: { error: 'authentication required: send Authorization: Bearer <token> or sign in at /sign-in' } });
+    expect(json(without)).toEqual({ status: 401, body: { error: 'Autenticação necessária: envie Authorization: Bearer <token> ou entre em /sign-in' } });
     expect(without.headers.get('www-authenticate')).toBe('Bearer');
     expect((await call(server, '/api/agents', { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
   });
@@ -212,13 +211,13 @@ describe('/api accepts the session cookie besides the bearer token', () => {
     const ownOrigin = await call(server, '/api/settings', { ...write, ...withCookie(id, { 'content-type': 'application/json', origin: server.url }) });
     expect(ownOrigin.status).toBe(200);
     const wrongBearer = await call(server, '/api/agents', withCookie(id, { authorization: 'Bearer wrong-token-xxxxxxxx' }));
-    expect(json(wrongBearer)).toEqual({ status: 401, body: { error: 'invalid token' } });
+    expect(json(wrongBearer)).toEqual({ status: 401, body: { error: 'Token inválido' } });
   });
 
   it('answers 401 to a forged cookie, a malformed one and the token itself as the cookie', async () => {
     for (const forged of [randomBytes(32).toString('base64url'), 'x', TOKEN, `${randomBytes(32).toString('base64url')}x`]) {
       const answer = await call(server, '/api/agents', withCookie(forged));
-      expect([forged, json(answer)]).toEqual([forged, { status: 401, body: { error: SESSION_INVALID_MESSAGE } }]);
+      expect([forged, json(answer)]).toEqual([forged, { status: 401, body: { error: 'Sessão expirada ou encerrada: entre novamente em /sign-in' } }]);
     }
   });
 
@@ -228,7 +227,7 @@ describe('/api accepts the session cookie besides the bearer token', () => {
     const key = sessionsOf(server).keyOf(id);
     await server.services.redis.pexpire(key, 1);
     await until('the session key expired', () => server.services.redis.exists(key), (exists) => exists === 0, 10_000);
-    expect(json(await call(server, '/api/agents', withCookie(id)))).toEqual({ status: 401, body: { error: SESSION_INVALID_MESSAGE } });
+    expect(json(await call(server, '/api/agents', withCookie(id)))).toEqual({ status: 401, body: { error: 'Sessão expirada ou encerrada: entre novamente em /sign-in' } });
     const page = await call(server, '/app.html', withCookie(id));
     expect([page.status, page.headers.get('location')]).toEqual([303, '/sign-in']);
   });
@@ -256,7 +255,7 @@ describe('/api accepts the session cookie besides the bearer token', () => {
     expect([out.status, out.headers.get('location')]).toEqual([303, '/sign-in']);
     expect(out.cookies).toEqual([`${SESSION_COOKIE}=; path=/; expires=Thu, 01 Jan 1970 00:00:00 GMT; samesite=strict; httponly`]);
     expect(await server.services.redis.exists(key)).toBe(0);
-    expect(json(await call(server, '/api/agents', withCookie(id)))).toEqual({ status: 401, body: { error: SESSION_INVALID_MESSAGE } });
+    expect(json(await call(server, '/api/agents', withCookie(id)))).toEqual({ status: 401, body: { error: 'Sessão expirada ou encerrada: entre novamente em /sign-in' } });
     await refusedHandshake(wsUrl(server, '/'), { cookie: `${SESSION_COOKIE}=${id}` });
   });
 
@@ -266,7 +265,7 @@ describe('/api accepts the session cookie besides the bearer token', () => {
     const id = await sessionOf(before);
     const rotated = await start((config) => ({ ...config, orchestration: { ...config.orchestration, authToken: `${TOKEN}-new` } }), namespace);
     expect((await call(before, '/api/agents', withCookie(id))).status).toBe(200);
-    expect(json(await call(rotated, '/api/agents', withCookie(id)))).toEqual({ status: 401, body: { error: SESSION_INVALID_MESSAGE } });
+    expect(json(await call(rotated, '/api/agents', withCookie(id)))).toEqual({ status: 401, body: { error: 'Sessão expirada ou encerrada: entre novamente em /sign-in' } });
   });
 });
 
@@ -337,7 +336,7 @@ describe('refusals of the sign-in itself', () => {
     const cookie = await call(server, '/api/agents', withCookie(randomBytes(32).toString('base64url')));
     expect(json(cookie)).toEqual({
       status: 503,
-      body: { error: 'the session cannot be checked now (Redis is unavailable); Authorization: Bearer <token> still works' },
+      body: { error: 'A sessão não pode ser verificada agora (Redis indisponível); Authorization: Bearer <token> continua funcionando' },
     });
     expect((await call(server, '/api/agents', { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
   });
@@ -346,10 +345,10 @@ describe('refusals of the sign-in itself', () => {
 describe('where there is no sign-in', () => {
   it('has no /sign-in without PANEL_DIR, and ignores a cookie there: the token alone opens /api', async () => {
     const server = await start((config) => ({ ...config, panel: { dir: null } }));
-    expect(json(await call(server, '/sign-in'))).toEqual({ status: 404, body: { error: 'Not found' } });
+    expect(json(await call(server, '/sign-in'))).toEqual({ status: 404, body: { error: 'Não encontrado' } });
     expect(json(await call(server, '/api/agents', withCookie(randomBytes(32).toString('base64url'))))).toEqual({
       status: 401,
-      body: { error: 'authentication required: send Authorization: Bearer <token>' },
+      body: { error: 'Autenticação necessária: envie Authorization: Bearer <token>' },
     });
     expect((await refusedHandshake(wsUrl(server, '/'))).body).toEqual({ error: TOKEN_REQUIRED_REASON });
   });

@@ -32,7 +32,7 @@ function raw(server: TestServer, method: string, requestPath: string, headers: R
   });
 }
 
-const NOT_FOUND = { status: 404, json: { error: 'Not found' } };
+const NOT_FOUND = { status: 404, json: { error: 'Não encontrado' } };
 const answerOf = (answer: RawAnswer) => ({ status: answer.status, json: JSON.parse(answer.text) as unknown });
 
 let scratch: string;

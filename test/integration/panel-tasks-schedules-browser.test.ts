@@ -130,7 +130,7 @@ it('creates, edits and deletes a schedule through the Schedules page, and shows 
   await fill(panel, '#schedule-cron', '* * * * *');
   await clickOn(panel, '#schedule-form-submit');
   const [refused] = await toastsUntil(panel, 1);
-  expect(refused).toEqual({ kind: 'error', text: 'Erro ao salvar agendamento: cron expression * * * * * fires every 1 minute: the minimum interval is 5 minutes' });
+  expect(refused).toEqual({ kind: 'error', text: 'Erro ao salvar agendamento: A expressão cron * * * * * dispara a cada 1 minuto: o intervalo mínimo é de 5 minutos' });
   expect((await api('GET', '/api/schedules')).body).toEqual([]);
 
   await fill(panel, '#schedule-cron', '0 9 * * 1');

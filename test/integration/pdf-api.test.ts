@@ -399,16 +399,16 @@ describe('POST /api/v1/equipe/pdf', () => {
   const long = 'x'.repeat(TEAM_TEXT_MAX + 1);
   const tooMany = Array.from({ length: TEAM_LIST_MAX + 1 }, (_, i) => `Item ${i}`);
   it.each([
-    ['tema', { tema: long, consultores: [member(1)] }, `body.tema: Too big: expected string to have <=${TEAM_TEXT_MAX} characters`],
-    ['area_avaliacao', { tema: 'IA', area_avaliacao: long, consultores: [member(1)] }, `body.area_avaliacao: Too big: expected string to have <=${TEAM_TEXT_MAX} characters`],
-    ['nome', { tema: 'IA', consultores: [member(1, { nome: long })] }, `body.consultores.0.nome: Too big: expected string to have <=${TEAM_TEXT_MAX} characters`],
-    ['ies', { tema: 'IA', consultores: [member(1), member(2, { ies: long })] }, `body.consultores.1.ies: Too big: expected string to have <=${TEAM_TEXT_MAX} characters`],
-    ['situacao', { tema: 'IA', consultores: [member(1, { situacao: long })] }, `body.consultores.0.situacao: Too big: expected string to have <=${TEAM_TEXT_MAX} characters`],
-    ['an item of linhas_pesquisa', { tema: 'IA', consultores: [member(1, { linhas_pesquisa: ['ok', long] })] }, `body.consultores.0.linhas_pesquisa.1: Too big: expected string to have <=${TEAM_TEXT_MAX} characters`],
-    ['areas_avaliacao', { tema: 'IA', consultores: [member(1, { areas_avaliacao: tooMany })] }, `body.consultores.0.areas_avaliacao: Too big: expected array to have <=${TEAM_LIST_MAX} items`],
-    ['areas_conhecimento', { tema: 'IA', consultores: [member(1, { areas_conhecimento: tooMany })] }, `body.consultores.0.areas_conhecimento: Too big: expected array to have <=${TEAM_LIST_MAX} items`],
-    ['linhas_pesquisa', { tema: 'IA', consultores: [member(1, { linhas_pesquisa: tooMany })] }, `body.consultores.0.linhas_pesquisa: Too big: expected array to have <=${TEAM_LIST_MAX} items`],
-    ['motivos_match', { tema: 'IA', consultores: [member(1, { motivos_match: tooMany })] }, `body.consultores.0.motivos_match: Too big: expected array to have <=${TEAM_LIST_MAX} items`],
+    ['tema', { tema: long, consultores: [member(1)] }, `body.tema: Demasiado grande: esperava que o texto tivesse <= ${TEAM_TEXT_MAX} caracteres`],
+    ['area_avaliacao', { tema: 'IA', area_avaliacao: long, consultores: [member(1)] }, `body.area_avaliacao: Demasiado grande: esperava que o texto tivesse <= ${TEAM_TEXT_MAX} caracteres`],
+    ['nome', { tema: 'IA', consultores: [member(1, { nome: long })] }, `body.consultores.0.nome: Demasiado grande: esperava que o texto tivesse <= ${TEAM_TEXT_MAX} caracteres`],
+    ['ies', { tema: 'IA', consultores: [member(1), member(2, { ies: long })] }, `body.consultores.1.ies: Demasiado grande: esperava que o texto tivesse <= ${TEAM_TEXT_MAX} caracteres`],
+    ['situacao', { tema: 'IA', consultores: [member(1, { situacao: long })] }, `body.consultores.0.situacao: Demasiado grande: esperava que o texto tivesse <= ${TEAM_TEXT_MAX} caracteres`],
+    ['an item of linhas_pesquisa', { tema: 'IA', consultores: [member(1, { linhas_pesquisa: ['ok', long] })] }, `body.consultores.0.linhas_pesquisa.1: Demasiado grande: esperava que o texto tivesse <= ${TEAM_TEXT_MAX} caracteres`],
+    ['areas_avaliacao', { tema: 'IA', consultores: [member(1, { areas_avaliacao: tooMany })] }, `body.consultores.0.areas_avaliacao: Demasiado grande: esperava que o vetor tivesse <= ${TEAM_LIST_MAX} elementos`],
+    ['areas_conhecimento', { tema: 'IA', consultores: [member(1, { areas_conhecimento: tooMany })] }, `body.consultores.0.areas_conhecimento: Demasiado grande: esperava que o vetor tivesse <= ${TEAM_LIST_MAX} elementos`],
+    ['linhas_pesquisa', { tema: 'IA', consultores: [member(1, { linhas_pesquisa: tooMany })] }, `body.consultores.0.linhas_pesquisa: Demasiado grande: esperava que o vetor tivesse <= ${TEAM_LIST_MAX} elementos`],
+    ['motivos_match', { tema: 'IA', consultores: [member(1, { motivos_match: tooMany })] }, `body.consultores.0.motivos_match: Demasiado grande: esperava que o vetor tivesse <= ${TEAM_LIST_MAX} elementos`],
   ])('answers 422 naming the field when %s is beyond its bound, before any render', async (_field, body, detail) => {
     const before = (await server.services.pdf.status()).documents;
     const response = await teamPdf(body);

@@ -259,8 +259,8 @@ describe('pipeline runs, with the real CLI', () => {
     const pipelineId = await pipeline('inativo', [{ agentId: reviewer.id, inputTemplate: '' }]);
     expect((await call('PUT', `/api/pipelines/${pipelineId}`, { status: 'inactive' })).status).toBe(200);
     const inactive = await call('POST', `/api/pipelines/${pipelineId}/execute`, { input: 'x' });
-    expect(inactive).toEqual({ status: 400, body: { error: expect.stringContaining('inactive') } });
-    expect((await call('POST', `/api/pipelines/${pipelineId}/execute`, {})).body.error).toContain('input is required');
+    expect(inactive).toEqual({ status: 400, body: { error: `O pipeline ${pipelineId} está inativo` } });
+    expect((await call('POST', `/api/pipelines/${pipelineId}/execute`, {})).body.error).toBe('body.input: input é obrigatório');
     expect((await call('POST', `/api/pipelines/${pipelineId}/cancel`)).status).toBe(404);
     expect((await call('POST', `/api/pipelines/${pipelineId}/reject`)).status).toBe(404);
   });

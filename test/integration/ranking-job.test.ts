@@ -87,7 +87,7 @@ describe('the ranking job', () => {
   it('rejects a bad body with 422 and starts nothing', async () => {
     expect(await post('/api/v1/ranking/processar', { limpar_antes: 'sim' })).toEqual({
       status: 422,
-      body: { detail: 'body.limpar_antes: Invalid input: expected boolean, received string' },
+      body: { detail: 'body.limpar_antes: Entrada inválida: esperava um valor booleano, recebeu um texto' },
     });
     expect((await post('/api/v1/ranking/processar', [true])).status).toBe(422);
     expect((await api('/api/v1/ranking/status')).body).toMatchObject({ em_execucao: false, estado: 'nunca_executado' });

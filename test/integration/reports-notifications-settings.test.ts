@@ -100,7 +100,7 @@ describe('reports', () => {
     expect(await writeExecutionReport(record(), { dataDir, reportsDir }, KEPT.reports)).toBe(first);
     const inData = fs.readFileSync(path.join(dataReports, first), 'utf8');
     expect(fs.readFileSync(path.join(reportsDir, first), 'utf8')).toBe(inData);
-    expect(inData).toContain('# Agent execution: Revisor de Código\n');
+    expect(inData).toContain('# Execução de agente: Revisor de Código\n');
     expect(inData).toContain('| Session id | sess-42 |');
     // Written again (a retried activity): the same file, no temporary left behind.
     await writeExecutionReport(record(), { dataDir, reportsDir }, KEPT.reports);
@@ -126,13 +126,13 @@ describe('reports', () => {
     expect(read.status).toBe(200);
     expect(read.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(read.body).toEqual({ filename: first, content: fs.readFileSync(path.join(dataReports, first), 'utf8') });
-    expect(read.body.content).toContain('# Agent execution: Revisor de Código\n');
+    expect(read.body.content).toContain('# Execução de agente: Revisor de Código\n');
 
     expect(await call('DELETE', `/api/reports/${second}`)).toEqual(expect.objectContaining({ status: 200, body: { success: true } }));
     expect(fs.existsSync(path.join(dataReports, second))).toBe(false);
     expect(fs.existsSync(path.join(reportsDir, second))).toBe(true);
-    expect(await call('DELETE', `/api/reports/${second}`)).toMatchObject({ status: 404, body: { error: `report ${second} not found` } });
-    expect(await call('GET', `/api/reports/${second}`)).toMatchObject({ status: 404, body: { error: `report ${second} not found` } });
+    expect(await call('DELETE', `/api/reports/${second}`)).toMatchObject({ status: 404, body: { error: `Relatório não encontrado: ${second}` } });
+    expect(await call('GET', `/api/reports/${second}`)).toMatchObject({ status: 404, body: { error: `Relatório não encontrado: ${second}` } });
   });
 
   it.each([
@@ -149,7 +149,7 @@ describe('reports', () => {
     '2026-03-04_050607_Revisor_0f1e2d3c.md',
   ])('refuses the name %s with 400 on read and delete, touching nothing', async (name) => {
     const read = await rawCall('GET', `/api/reports/${name}`);
-    expect(read).toEqual({ status: 400, body: { error: 'invalid report file name (expected YYYY-MM-DD_HHMMSS_<agent-slug>_<8 hex>.md)' } });
+    expect(read).toEqual({ status: 400, body: { error: 'Nome de arquivo de relatório inválido (esperado AAAA-MM-DD_HHMMSS_<slug-do-agente>_<8 hex>.md)' } });
     expect((await rawCall('DELETE', `/api/reports/${name}`)).status).toBe(400);
     expect(fs.existsSync(path.join(dataReports, first))).toBe(true);
     expect(fs.existsSync(path.join(dataReports, 'notes.txt'))).toBe(true);
@@ -204,7 +204,7 @@ describe('notifications', () => {
     expect(await call('POST', `/api/notifications/${one.id}/read`)).toMatchObject({ status: 200, body: { success: true } });
     // Again is fine.
     expect(await call('POST', `/api/notifications/${one.id}/read`)).toMatchObject({ status: 200, body: { success: true } });
-    expect(await call('POST', '/api/notifications/no-such-id/read')).toMatchObject({ status: 404, body: { error: 'notification no-such-id not found' } });
+    expect(await call('POST', '/api/notifications/no-such-id/read')).toMatchObject({ status: 404, body: { error: 'Notificação não encontrada: no-such-id' } });
     const after = await call('GET', '/api/notifications');
     expect(after.body.unreadCount).toBe(1);
     expect(after.body.notifications.map((n: { id: string; read: boolean }) => [n.id, n.read])).toEqual([[other.id, false], [one.id, true]]);
@@ -282,15 +282,15 @@ describe('settings', () => {
     [{ maxConcurrent: 2.5 }, /^body\.maxConcurrent: /],
     [{ maxConcurrent: '3' }, /^body\.maxConcurrent: /],
     [{ maxConcurrentExecutions: 21 }, /^body\.maxConcurrentExecutions: /],
-    [{ defaultWorkdir: 'relative/dir' }, /^body\.defaultWorkdir: the working directory must be an absolute path \(got "relative\/dir"\)$/],
-    [{ defaultWorkdir: '/etc/agents' }, /^body\.defaultWorkdir: the working directory "\/etc\/agents" is outside the allowed roots \(\/home\/projetos\)$/],
-    [{ workingDirectory: '/etc/agents' }, /^body\.workingDirectory: the working directory "\/etc\/agents" is outside the allowed roots \(\/home\/projetos\)$/],
-    [{ defaultModel: '--dangerous' }, /^body\.defaultModel: a model name/],
+    [{ defaultWorkdir: 'relative/dir' }, /^body\.defaultWorkdir: O diretório de trabalho deve ser um caminho absoluto \(recebido "relative\/dir"\)$/],
+    [{ defaultWorkdir: '/etc/agents' }, /^body\.defaultWorkdir: O diretório de trabalho "\/etc\/agents" está fora dos diretórios permitidos \(\/home\/projetos\)$/],
+    [{ workingDirectory: '/etc/agents' }, /^body\.workingDirectory: O diretório de trabalho "\/etc\/agents" está fora dos diretórios permitidos \(\/home\/projetos\)$/],
+    [{ defaultModel: '--dangerous' }, /^body\.defaultModel: Deve ser um nome de modelo: letras, dígitos e \. _ : \/ @ \[ \] - \(no máximo 100\)$/],
     [{ defaultModel: '' }, /^body\.defaultModel: /],
-    [{ theme: 'dark' }, /^body: Unrecognized key: "theme"$/],
-    [{}, /^body: at least one settings field$/],
-    [{ maxConcurrent: 3, maxConcurrentExecutions: 4 }, /^body: maxConcurrent and maxConcurrentExecutions name the same field: give one$/],
-    [{ defaultWorkdir: '/home/projetos', workingDirectory: '/home/projetos' }, /^body: defaultWorkdir and workingDirectory name the same field: give one$/],
+    [{ theme: 'dark' }, /^body: Chave inválida: "theme"$/],
+    [{}, /^body: Informe ao menos um campo de configuração$/],
+    [{ maxConcurrent: 3, maxConcurrentExecutions: 4 }, /^body: maxConcurrent e maxConcurrentExecutions são o mesmo campo: informe apenas um$/],
+    [{ defaultWorkdir: '/home/projetos', workingDirectory: '/home/projetos' }, /^body: defaultWorkdir e workingDirectory são o mesmo campo: informe apenas um$/],
     [{ maxConcurrent: 3, defaultWorkdir: 'x' }, /^body\.defaultWorkdir: /],
   ])('refuses %j with 400 and changes nothing', async (body, message) => {
     const before = (await call('GET', '/api/settings')).body;

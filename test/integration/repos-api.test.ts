@@ -70,7 +70,7 @@ describe('GET /api/repos', () => {
     expect(await call('/api/repos/api/branches')).toEqual({ status: 200, body: ['feature/login', 'main', 'release-1.0'] });
     expect(await call('/api/repos/docs/branches')).toEqual({ status: 200, body: ['trunk'] });
     expect(await call('/api/repos/empty/branches')).toEqual({ status: 200, body: [] });
-    expect(await call('/api/repos/nope/branches')).toEqual({ status: 404, body: { error: 'repository "nope" not found' } });
+    expect(await call('/api/repos/nope/branches')).toEqual({ status: 404, body: { error: 'Repositório não encontrado: "nope"' } });
     expect(await call('/api/repos/not-a-repo/branches')).toMatchObject({ status: 404 });
     expect(await call('/api/repos/linked/branches')).toMatchObject({ status: 404 });
     expect(await call(`/api/repos/${encodeURIComponent('../repos/api')}/branches`)).toMatchObject({ status: 404 });

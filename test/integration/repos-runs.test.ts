@@ -127,9 +127,9 @@ describe('an execution in a repository', () => {
     const count = async () => ((await server.services.database.pool.query('SELECT COUNT(*) AS n FROM executions')) as any)[0][0].n;
     const before = await count();
     const refusals: [Record<string, unknown>, number, string][] = [
-      [{ repoName: 'nope' }, 404, 'repository "nope" not found'],
-      [{ repoName: APP, repoBranch: 'nope' }, 404, `branch "nope" not found in repository "${APP}"`],
-      [{ repoBranch: 'main' }, 400, 'repoBranch needs repoName'],
+      [{ repoName: 'nope' }, 404, 'Repositório não encontrado: "nope"'],
+      [{ repoName: APP, repoBranch: 'nope' }, 404, `Branch "nope" não encontrada no repositório "${APP}"`],
+      [{ repoBranch: 'main' }, 400, 'repoBranch exige repoName'],
     ];
     for (const [fields, status, error] of refusals) {
       expect(await call('POST', `/api/agents/${writer.id}/execute`, { task: 'x', instructions: '', ...fields })).toEqual({ status, body: { error } });

@@ -124,7 +124,7 @@ describe('a working copy of a repository', () => {
     expect(bareGit('app', 'rev-parse', 'refs/heads/feature')).toBe(published.commit);
     expect(bareGit('app', 'rev-parse', 'refs/heads/main')).toBe(mainBefore);
 
-    await expect(prepareWorkingCopy(repoConfig, repo, 'nope', dir, user)).rejects.toThrow(new RepositoryRunError('branch "nope" not found in repository "app"'));
+    await expect(prepareWorkingCopy(repoConfig, repo, 'nope', dir, user)).rejects.toThrow(new RepositoryRunError('branch "nope" não encontrado no repositório "app"'));
   });
 
   it('a refused push says why and loses nothing: the commit stays in the working copy', async () => {

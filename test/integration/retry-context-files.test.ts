@@ -33,6 +33,6 @@ it('refuses to retry an agent run whose uploaded file is gone, storing nothing',
   const before = await count();
 
   const retried = await call('POST', `/api/executions/${agentRun.id}/retry`);
-  expect(retried).toEqual({ status: 400, body: { error: `context file ${gone.path} is not an upload of this service (POST /api/uploads)` } });
+  expect(retried).toEqual({ status: 400, body: { error: `O arquivo de contexto ${gone.path} não é um envio deste serviço (POST /api/uploads)` } });
   expect(await count()).toBe(before);
 });

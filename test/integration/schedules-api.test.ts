@@ -159,21 +159,21 @@ describe('schedules', () => {
     const owner = await agent('recusado');
     const before = await rows();
     const cases: [unknown, number, RegExp][] = [
-      [{ agentId: owner.id, taskDescription: 't', cronExpression: 'not a cron' }, 400, /invalid cron expression: not a cron/],
-      [{ agentId: owner.id, taskDescription: 't', cronExpression: '61 * * * *' }, 400, /invalid cron expression/],
-      [{ agentId: owner.id, taskDescription: 't', cronExpression: '0 9 * *' }, 400, /five fields/],
-      [{ agentId: owner.id, taskDescription: 't', cronExpression: '0 9 31 2 *' }, 400, /invalid cron expression/],
-      [{ agentId: owner.id, taskDescription: 't', cronExpression: '@hourly' }, 400, /invalid cron expression/],
+      [{ agentId: owner.id, taskDescription: 't', cronExpression: 'not a cron' }, 400, /^Expressão cron inválida: not a cron \(cinco campos: minuto hora dia mês dia-da-semana\)$/],
+      [{ agentId: owner.id, taskDescription: 't', cronExpression: '61 * * * *' }, 400, /^Expressão cron inválida: /],
+      [{ agentId: owner.id, taskDescription: 't', cronExpression: '0 9 * *' }, 400, /^Expressão cron inválida: 0 9 \* \* \(cinco campos: minuto hora dia mês dia-da-semana\)$/],
+      [{ agentId: owner.id, taskDescription: 't', cronExpression: '0 9 31 2 *' }, 400, /^Expressão cron inválida: /],
+      [{ agentId: owner.id, taskDescription: 't', cronExpression: '@hourly' }, 400, /^Expressão cron inválida: /],
       // The minimum interval (contract 3.5): nothing more often than every 5 minutes.
-      [{ agentId: owner.id, taskDescription: 't', cronExpression: '* * * * *' }, 400, /fires every 1 minute: the minimum interval is 5 minutes/],
-      [{ agentId: owner.id, taskDescription: 't', cronExpression: '*/4 * * * *' }, 400, /fires every 4 minutes/],
-      [{ agentId: owner.id, taskDescription: 't', cronExpression: '* 9 * * *' }, 400, /fires every 1 minute/],
-      [{ agentId: owner.id, taskDescription: 't', cronExpression: '58,1 * * * *' }, 400, /fires every 3 minutes/],
+      [{ agentId: owner.id, taskDescription: 't', cronExpression: '* * * * *' }, 400, /^A expressão cron \* \* \* \* \* dispara a cada 1 minuto: o intervalo mínimo é de 5 minutos$/],
+      [{ agentId: owner.id, taskDescription: 't', cronExpression: '*/4 * * * *' }, 400, /dispara a cada 4 minutos: o intervalo mínimo é de 5 minutos$/],
+      [{ agentId: owner.id, taskDescription: 't', cronExpression: '* 9 * * *' }, 400, /dispara a cada 1 minuto:/],
+      [{ agentId: owner.id, taskDescription: 't', cronExpression: '58,1 * * * *' }, 400, /dispara a cada 3 minutos:/],
       [{ agentId: owner.id, taskDescription: '', cronExpression: '0 9 * * *' }, 400, /body.taskDescription/],
       [{ agentId: owner.id, cronExpression: '0 9 * * *' }, 400, /body.taskDescription/],
       [{ agentId: owner.id, taskDescription: 't', cronExpression: '0 9 * * *', extra: 1 }, 400, /extra/],
       [{ agentId: owner.id, taskDescription: 'x'.repeat(50_001), cronExpression: '0 9 * * *' }, 400, /body.taskDescription/],
-      [{ agentId: randomUUID(), taskDescription: 't', cronExpression: '0 9 * * *' }, 404, /not found/],
+      [{ agentId: randomUUID(), taskDescription: 't', cronExpression: '0 9 * * *' }, 404, /^Agente não encontrado: /],
     ];
     for (const [body, status, message] of cases) {
       const answer = await call('POST', '/api/schedules', body);

@@ -65,7 +65,7 @@ describe('tasks', () => {
     expect(partial.body).toMatchObject({ name: 'Auditoria', category: 'security', description: 'Só a descrição' });
 
     expect((await call('DELETE', `/api/tasks/${first.body.id}`)).status).toBe(204);
-    expect((await call('DELETE', `/api/tasks/${first.body.id}`)).status).toBe(404);
+    expect(await call('DELETE', `/api/tasks/${first.body.id}`)).toMatchObject({ status: 404, body: { error: `Tarefa não encontrada: ${first.body.id}` } });
     expect((await call('PUT', `/api/tasks/${first.body.id}`, { name: 'x' })).status).toBe(404);
     expect((await call('GET', '/api/tasks')).body.map((task: { id: string }) => task.id)).toEqual([second.body.id]);
   });
@@ -85,6 +85,12 @@ describe('tasks', () => {
       expect(answer.status).toBe(400);
       expect(answer.body).toEqual({ error: expect.any(String) });
     }
+    // The messages are pt-BR (docs/errors.md): the schema's own and zod's `pt` locale.
+    expect((await call('POST', '/api/tasks', { name: '   ' })).body).toEqual({ error: 'body.name: Obrigatório' });
+    expect((await call('POST', '/api/tasks', { name: 'x', category: 'other' })).body).toEqual({
+      error: "body.category: Deve ser 'code-review', 'security', 'refactor', 'tests', 'docs', 'performance' ou ''",
+    });
+    expect((await call('POST', '/api/tasks', { name: 42 })).body).toEqual({ error: 'body.name: Entrada inválida: esperava um texto, recebeu um número' });
     expect(await storedTasks()).toBe(before);
   });
 });

@@ -112,7 +112,7 @@ describe('uploads', () => {
       { name: 'grande.bin', content: new Uint8Array(MAX_FILE_BYTES + 1) },
       { name: 'maior.bin', content: new Uint8Array(MAX_FILE_BYTES + 3 * 1024 * 1024) },
     ]);
-    expect(answer).toEqual({ status: 413, body: { error: `grande.bin is larger than the limit of ${MAX_FILE_BYTES} bytes per file` } });
+    expect(answer).toEqual({ status: 413, body: { error: `grande.bin é maior que o limite de ${MAX_FILE_BYTES} bytes por arquivo` } });
     expect(await uploadRows()).toBe(rowsBefore);
     expect(onDisk()).toEqual(diskBefore);
   });
@@ -127,15 +127,15 @@ describe('uploads', () => {
   it('answers 400 in JSON for 21 files, for no file, for another part and for a body that is not multipart, leaving nothing', async () => {
     const [rowsBefore, diskBefore] = [await uploadRows(), onDisk()];
     const many = Array.from({ length: 21 }, (_, index) => ({ name: `f${index}.txt`, content: `file ${index}` }));
-    expect(await upload(many)).toEqual({ status: 400, body: { error: 'too many files: at most 20 per upload' } });
-    expect(await upload([])).toEqual({ status: 400, body: { error: 'no files: send them as multipart/form-data parts named "files"' } });
+    expect(await upload(many)).toEqual({ status: 400, body: { error: 'Arquivos demais: no máximo 20 por envio' } });
+    expect(await upload([])).toEqual({ status: 400, body: { error: 'Nenhum arquivo: envie-os como partes multipart/form-data chamadas "files"' } });
     const form = new FormData();
     form.append('other', new Blob(['x']), 'x.txt');
     const other = await fetch(`${server.url}/api/uploads`, { method: 'POST', body: form });
-    expect({ status: other.status, body: await other.json() }).toEqual({ status: 400, body: { error: 'unexpected part "other": files go in parts named "files"' } });
+    expect({ status: other.status, body: await other.json() }).toEqual({ status: 400, body: { error: 'Parte inesperada "other": os arquivos vão em partes chamadas "files"' } });
     expect(await call('POST', '/api/uploads', { files: [] })).toEqual({
       status: 400,
-      body: { error: 'the body must be multipart/form-data with the files in parts named "files"' },
+      body: { error: 'O corpo deve ser multipart/form-data, com os arquivos em partes chamadas "files"' },
     });
     expect(await uploadRows()).toBe(rowsBefore);
     expect(onDisk()).toEqual(diskBefore);
@@ -166,17 +166,17 @@ describe('uploads', () => {
     const before = await executionRows();
     const uploaded = (await upload([{ name: 'real.txt', content: 'real' }])).body.files[0];
     const cases: Array<[string, unknown, string]> = [
-      [`/api/agents/${agent.id}/execute`, { task: 'x', contextFiles: [{ originalName: 'passwd', path: '/etc/passwd', size: 1 }] }, 'context file /etc/passwd is not an upload of this service (POST /api/uploads)'],
-      [`/api/agents/${agent.id}/execute`, { task: 'x', contextFiles: [uploaded, { originalName: 'stray.txt', path: stray, size: 12 }] }, `context file ${stray} is not an upload of this service (POST /api/uploads)`],
-      [`/api/pipelines/${pipeline.body.id}/execute`, { input: 'x', contextFiles: [{ originalName: 'passwd', path: '/etc/passwd', size: 1 }] }, 'context file /etc/passwd is not an upload of this service (POST /api/uploads)'],
-      [`/api/agents/${agent.id}/execute`, { task: 'x', contextFiles: Array.from({ length: 21 }, () => uploaded) }, 'body.contextFiles: at most 20 context files'],
+      [`/api/agents/${agent.id}/execute`, { task: 'x', contextFiles: [{ originalName: 'passwd', path: '/etc/passwd', size: 1 }] }, 'O arquivo de contexto /etc/passwd não é um envio deste serviço (POST /api/uploads)'],
+      [`/api/agents/${agent.id}/execute`, { task: 'x', contextFiles: [uploaded, { originalName: 'stray.txt', path: stray, size: 12 }] }, `O arquivo de contexto ${stray} não é um envio deste serviço (POST /api/uploads)`],
+      [`/api/pipelines/${pipeline.body.id}/execute`, { input: 'x', contextFiles: [{ originalName: 'passwd', path: '/etc/passwd', size: 1 }] }, 'O arquivo de contexto /etc/passwd não é um envio deste serviço (POST /api/uploads)'],
+      [`/api/agents/${agent.id}/execute`, { task: 'x', contextFiles: Array.from({ length: 21 }, () => uploaded) }, 'body.contextFiles: No máximo 20 arquivos de contexto'],
     ];
     for (const [route, body, error] of cases) expect(await call('POST', route, body)).toEqual({ status: 400, body: { error } });
     // A stored upload whose file is gone.
     fs.rmSync(uploaded.path);
     expect(await call('POST', `/api/agents/${agent.id}/execute`, { task: 'x', contextFiles: [uploaded] })).toEqual({
       status: 400,
-      body: { error: `context file ${uploaded.path} is no longer available: upload it again` },
+      body: { error: `O arquivo de contexto ${uploaded.path} não está mais disponível: envie-o de novo` },
     });
     expect(await executionRows()).toBe(before);
   });

@@ -140,13 +140,13 @@ describe('webhooks, with the real CLI', () => {
       const targetType = { status: 400, body: { error: 'targetType deve ser "agent" ou "pipeline"' } };
       expect(await call('POST', '/api/webhooks', { name: 'x', targetType: 'task', targetId: agent.id })).toEqual(targetType);
       const missing = randomUUID();
-      expect(await call('POST', '/api/webhooks', { name: 'x', targetType: 'agent', targetId: missing })).toEqual({ status: 400, body: { error: `targetId: agent ${missing} not found` } });
-      expect(await call('POST', '/api/webhooks', { name: 'x', targetType: 'pipeline', targetId: agent.id })).toEqual({ status: 400, body: { error: `targetId: pipeline ${agent.id} not found` } });
+      expect(await call('POST', '/api/webhooks', { name: 'x', targetType: 'agent', targetId: missing })).toEqual({ status: 400, body: { error: `targetId: Agente ${missing} não encontrado` } });
+      expect(await call('POST', '/api/webhooks', { name: 'x', targetType: 'pipeline', targetId: agent.id })).toEqual({ status: 400, body: { error: `targetId: Pipeline ${agent.id} não encontrado` } });
       expect((await call('POST', '/api/webhooks', { name: 'x'.repeat(201), targetType: 'agent', targetId: agent.id })).status).toBe(400);
       expect((await call('POST', '/api/webhooks', { name: 'x', targetType: 'agent', targetId: agent.id, secret: 'short' })).status).toBe(400);
 
       const webhook = await newWebhook({ name: 'limites', targetType: 'agent', targetId: agent.id });
-      expect(await call('PUT', `/api/webhooks/${webhook.id}`, { targetType: 'pipeline' })).toEqual({ status: 400, body: { error: `targetId: pipeline ${agent.id} not found` } });
+      expect(await call('PUT', `/api/webhooks/${webhook.id}`, { targetType: 'pipeline' })).toEqual({ status: 400, body: { error: `targetId: Pipeline ${agent.id} não encontrado` } });
       expect((await call('PUT', `/api/webhooks/${webhook.id}`, { active: 'yes' })).status).toBe(400);
     });
 
@@ -188,7 +188,7 @@ describe('webhooks, with the real CLI', () => {
 
       const inactive = await standInAgent('inativo', 'inactive');
       const toInactive = await newWebhook({ name: 'inativo', targetType: 'agent', targetId: inactive.id });
-      expect(await call('POST', `/api/webhooks/${toInactive.id}/test`)).toEqual({ status: 400, body: { error: `agent ${inactive.id} is inactive` } });
+      expect(await call('POST', `/api/webhooks/${toInactive.id}/test`)).toEqual({ status: 400, body: { error: `O agente ${inactive.id} está inativo` } });
     });
   });
 
@@ -262,10 +262,10 @@ describe('webhooks, with the real CLI', () => {
       expect(await hook('0'.repeat(48), '{}')).toEqual(notFound);
       expect(await hook('not-a-token', '{}')).toEqual(notFound);
 
-      expect(await hook(webhook.token, '{"task": ')).toMatchObject({ status: 400, body: { error: expect.stringContaining('invalid JSON body') } });
-      expect(await hook(webhook.token, '["task"]')).toEqual({ status: 400, body: { error: 'the body must be a JSON object' } });
-      expect(await hook(webhook.token, JSON.stringify({ task: 'x'.repeat(100_001) }))).toEqual({ status: 400, body: { error: 'body.task: at most 100000 characters' } });
-      expect(await hook(webhook.token, JSON.stringify({ task: 'x'.repeat(1024 * 1024) }))).toEqual({ status: 413, body: { error: 'the body is larger than 1048576 bytes' } });
+      expect(await hook(webhook.token, '{"task": ')).toMatchObject({ status: 400, body: { error: expect.stringMatching(/^Corpo JSON inválido: /) } });
+      expect(await hook(webhook.token, '["task"]')).toEqual({ status: 400, body: { error: 'O corpo deve ser um objeto JSON' } });
+      expect(await hook(webhook.token, JSON.stringify({ task: 'x'.repeat(100_001) }))).toEqual({ status: 400, body: { error: 'body.task: No máximo 100000 caracteres' } });
+      expect(await hook(webhook.token, JSON.stringify({ task: 'x'.repeat(1024 * 1024) }))).toEqual({ status: 413, body: { error: 'O corpo é maior que 1048576 bytes' } });
 
       const paused = await newWebhook({ name: 'pausado', targetType: 'agent', targetId: agent.id });
       expect((await call('PUT', `/api/webhooks/${paused.id}`, { active: false })).status).toBe(200);
@@ -351,7 +351,7 @@ describe('webhooks, with the real CLI', () => {
       }
 
       expect((await call('PUT', `/api/pipelines/${pipelineId}`, { status: 'inactive' })).status).toBe(200);
-      expect(await call('POST', `/api/webhooks/${webhook.id}/test`)).toEqual({ status: 400, body: { error: `pipeline ${pipelineId} is inactive` } });
+      expect(await call('POST', `/api/webhooks/${webhook.id}/test`)).toEqual({ status: 400, body: { error: `O pipeline ${pipelineId} está inativo` } });
     }, 150_000);
   });
 
@@ -364,7 +364,7 @@ describe('webhooks, with the real CLI', () => {
       const refused = await fetch(`${limited.url}/hook/${unknown}`, { method: 'POST', body: '{}' });
       expect(refused.status).toBe(429);
       expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
-      expect(await refused.json()).toEqual({ error: expect.stringContaining('too many requests: at most 3 every 60 s') });
+      expect(await refused.json()).toEqual({ error: expect.stringMatching(/^Muitas requisições: no máximo 3 a cada 60 s por cliente; tente novamente em \d+ s$/) });
       // /api keeps its own budget.
       expect((await call('GET', '/api/webhooks', undefined, limited)).status).toBe(200);
     } finally {

@@ -146,13 +146,13 @@ describe('the API refuses working directories outside the roots (400, nothing cr
 
   /** The requests of the issue's cases; `/etc/<name>` answered 202 and created the directory before. */
   const refused: Array<[string, string, string]> = [
-    ['/etc/<name>', etcTarget, `the working directory "${etcTarget}" is outside the allowed roots (/home/projetos)`],
-    ['".." out of the projects area', `/home/projetos/../../etc/${unique}`, `the working directory must not contain ".." (got "/home/projetos/../../etc/${unique}")`],
-    ['a relative path', `${unique}/app`, `the working directory must be an absolute path (got "${unique}/app")`],
+    ['/etc/<name>', etcTarget, `O diretório de trabalho "${etcTarget}" está fora dos diretórios permitidos (/home/projetos)`],
+    ['".." out of the projects area', `/home/projetos/../../etc/${unique}`, `O diretório de trabalho não pode conter ".." (recebido "/home/projetos/../../etc/${unique}")`],
+    ['a relative path', `${unique}/app`, `O diretório de trabalho deve ser um caminho absoluto (recebido "${unique}/app")`],
     [
       'a symlink inside the projects area pointing at /etc',
       `${link}/${unique}`,
-      `the working directory "${link}/${unique}" leads outside the allowed roots (/home/projetos) through a symbolic link (to "${etcTarget}")`,
+      `O diretório de trabalho "${link}/${unique}" leva para fora dos diretórios permitidos (/home/projetos) por um link simbólico (para "${etcTarget}")`,
     ],
   ];
 
@@ -184,7 +184,7 @@ describe('the API refuses working directories outside the roots (400, nothing cr
 
   it.each(refused)('POST /api/agents/{id}/execute with %s', async (_case, workingDirectory, message) => {
     // Syntax is the body's; the roots are checked on the directory the run would use.
-    const field = message.includes('allowed roots') ? 'workingDirectory' : 'body.workingDirectory';
+    const field = message.includes('diretórios permitidos') ? 'workingDirectory' : 'body.workingDirectory';
     await expectRefused(() => call('POST', `/api/agents/${agentId}/execute`, { task: 'x', workingDirectory }), field, message);
   });
 
@@ -226,7 +226,7 @@ describe('the API refuses working directories outside the roots (400, nothing cr
       const before = await count('executions');
       expect(await call('POST', `/api/agents/${created.body.id}/execute`, { task: 'x' })).toEqual({
         status: 400,
-        body: { error: `workingDirectory: the working directory "${etcTarget}" is outside the allowed roots (/home/projetos)` },
+        body: { error: `workingDirectory: O diretório de trabalho "${etcTarget}" está fora dos diretórios permitidos (/home/projetos)` },
       });
       expect(await count('executions')).toBe(before);
       expect(fs.existsSync(etcTarget)).toBe(false);

@@ -33,7 +33,12 @@ export function requireKnownHost(allowedHosts: readonly string[]): Middleware {
   return (ctx, next) => {
     const hostname = hostnameOf(ctx.host);
     if (hostAllowed(allowedHosts, hostname)) return next();
-    throw new HttpError(403, `host not allowed: "${ctx.host}"; the service answers to ${allowedHosts.join(', ')} (ALLOWED_HOSTS)`);
+    const hosts = allowedHosts.join(', ');
+    throw new HttpError(
+      403,
+      `Host não permitido: "${ctx.host}"; o serviço atende a ${hosts} (ALLOWED_HOSTS)`,
+      `host not allowed: "${ctx.host}"; the service answers to ${hosts} (ALLOWED_HOSTS)`,
+    );
   };
 }
 
@@ -65,16 +70,24 @@ export function refuseCrossSiteWrites(corsOrigins: readonly string[]): Middlewar
     if (SAFE_METHODS.has(ctx.method)) return next();
     const refusal = crossSiteRefusal(ctx, corsOrigins);
     if (refusal === null) return next();
-    throw new HttpError(403, refusal);
+    throw new HttpError(403, refusal.ptBr, refusal.en);
   };
 }
 
-function crossSiteRefusal(ctx: ParameterizedContext, corsOrigins: readonly string[]): string | null {
+/** The refusal in pt-BR (`{"error"}`) and as the ranking service's `{"detail"}` has it; null when allowed. */
+function crossSiteRefusal(ctx: ParameterizedContext, corsOrigins: readonly string[]): { ptBr: string; en: string } | null {
   const origin = ctx.get('origin');
   if (origin !== '') {
-    return originAllowed(corsOrigins, origin, ctx.host) ? null : `cross-site request refused: origin "${origin}" is not allowed (CORS_ORIGINS)`;
+    if (originAllowed(corsOrigins, origin, ctx.host)) return null;
+    return {
+      ptBr: `Requisição de outro site recusada: a origem "${origin}" não é permitida (CORS_ORIGINS)`,
+      en: `cross-site request refused: origin "${origin}" is not allowed (CORS_ORIGINS)`,
+    };
   }
   const site = ctx.get('sec-fetch-site').toLowerCase();
   if (site === '' || OWN_SITE.has(site)) return null;
-  return `cross-site request refused: a ${site} page may not change anything here`;
+  return {
+    ptBr: `Requisição de outro site recusada: uma página ${site} não pode alterar nada aqui`,
+    en: `cross-site request refused: a ${site} page may not change anything here`,
+  };
 }

@@ -76,7 +76,11 @@ export function rateLimit(redis: Redis, options: RateLimitOptions, logger: Logge
     const retryAfter = Math.max(1, Math.ceil(spending.budget.msBeforeNext / 1000));
     // The error envelope keeps headers set on ctx, so they reach the client with the 429.
     ctx.set('Retry-After', String(retryAfter));
-    throw new HttpError(429, `too many requests: at most ${requests} every ${windowSeconds} s per client; retry in ${retryAfter} s`);
+    throw new HttpError(
+      429,
+      `Muitas requisições: no máximo ${requests} a cada ${windowSeconds} s por cliente; tente novamente em ${retryAfter} s`,
+      `too many requests: at most ${requests} every ${windowSeconds} s per client; retry in ${retryAfter} s`,
+    );
   };
 }
 

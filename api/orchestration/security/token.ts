@@ -26,11 +26,11 @@ function sha256(value: string): Buffer {
 /** The 401 for a request that presented nothing; it names the sign-in page where there is one. */
 export function credentialRequiredMessage(sessions: PanelSessions | null): string {
   return sessions === null
-    ? 'authentication required: send Authorization: Bearer <token>'
-    : 'authentication required: send Authorization: Bearer <token> or sign in at /sign-in';
+    ? 'Autenticação necessária: envie Authorization: Bearer <token>'
+    : 'Autenticação necessária: envie Authorization: Bearer <token> ou entre em /sign-in';
 }
 
-export const SESSION_INVALID_MESSAGE = 'session expired or signed out: sign in again at /sign-in';
+export const SESSION_INVALID_MESSAGE = 'Sessão expirada ou encerrada: entre novamente em /sign-in';
 
 /**
  * Refuses a request without the configured token with 401 before anything else runs
@@ -49,7 +49,7 @@ export function requireToken(authToken: string | null, sessions: PanelSessions |
       ctx.set('WWW-Authenticate', AUTHENTICATE_CHALLENGE);
       throw new HttpError(401, message);
     };
-    if (presented !== null) return refuse('invalid token');
+    if (presented !== null) return refuse('Token inválido');
     if (sessions === null || sessionCookieOf(ctx) === undefined) return refuse(credentialRequiredMessage(sessions));
     if (await sessionOrUnavailable(sessions, ctx)) return next();
     return refuse(SESSION_INVALID_MESSAGE);
@@ -61,7 +61,7 @@ async function sessionOrUnavailable(sessions: PanelSessions, ctx: ParameterizedC
     return await sessions.requestHasSession(ctx);
   } catch (error) {
     if (error instanceof SessionsUnavailableError) {
-      throw new HttpError(503, 'the session cannot be checked now (Redis is unavailable); Authorization: Bearer <token> still works');
+      throw new HttpError(503, 'A sessão não pode ser verificada agora (Redis indisponível); Authorization: Bearer <token> continua funcionando');
     }
     throw error;
   }
