@@ -14,8 +14,9 @@ export const WORKING_DIRECTORY_MAX = 1_000;
 export class WorkingDirectoryError extends Error {
   override name = 'WorkingDirectoryError';
   /**
-   * `message` stays as the worker records it and the configuration reports it; `ptBrMessage` is
-   * what the API answers (its messages are pt-BR: docs/errors.md).
+   * `message` stays English for the configuration's start-up errors (an operator reads them);
+   * `ptBrMessage` is what a person reads in the panel: the API's answers (docs/errors.md) and the
+   * record of a run refused by the worker.
    */
   constructor(
     message: string,

@@ -125,7 +125,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunSummar
   };
 
   if (isolation.mode === 'refused') {
-    summary.error = `agents cannot run here: ${isolation.reason}`;
+    summary.error = `os agentes não podem rodar aqui: ${isolation.reason}`;
     throw new AgentProcessError(summary.error, summary);
   }
   if (options.signal?.aborted) throw new AgentCancelledError(summary, options.signal.reason);
@@ -186,7 +186,7 @@ async function runAs(
     cwd = await prepareWorkingDirectory(options.cwd, options.workdirRoots, user);
   } catch (error) {
     if (!(error instanceof WorkingDirectoryError)) throw error;
-    summary.error = error.message;
+    summary.error = error.ptBrMessage;
     throw new AgentProcessError(summary.error, summary);
   }
   if (options.signal?.aborted) throw new AgentCancelledError(summary, options.signal.reason);
@@ -304,12 +304,12 @@ async function runAs(
     summary.outputTruncated = output.truncated;
     summary.stderr = stderr.text();
     if ('startError' in ending) {
-      summary.error = `could not start ${options.command}: ${ending.startError.message}`;
+      summary.error = `não foi possível iniciar ${options.command}: ${ending.startError.message}`;
       throw new AgentProcessError(summary.error, summary);
     }
     const notStarted = launch.throughSetpriv ? setprivStartFailure(options.command, ending.code, stderr.text()) : null;
     if (notStarted !== null) {
-      summary.error = `could not start ${options.command}: ${notStarted}`;
+      summary.error = `não foi possível iniciar ${options.command}: ${notStarted}`;
       throw new AgentProcessError(summary.error, summary);
     }
     summary.exitCode = ending.code;
@@ -344,10 +344,11 @@ async function inWorkspace(summary: AgentRunSummary, step: () => Promise<void>):
 }
 
 function failureMessage(cli: AgentCli, summary: AgentRunSummary, resultIsError: boolean, stderrTail: string): string {
+  // In the panel's language: the record's error is shown to a person (the toast, the history).
   const how =
-    summary.signal !== null ? `was killed by ${summary.signal}`
-    : summary.exitCode !== 0 ? `exited with code ${summary.exitCode}`
-    : 'reported an error result';
+    summary.signal !== null ? `foi encerrado pelo sinal ${summary.signal}`
+    : summary.exitCode !== 0 ? `terminou com o código ${summary.exitCode}`
+    : 'relatou um erro';
   const parts = [`${cli.name} ${how}`];
   if (resultIsError && summary.resultText !== null) {
     parts.push(`: ${summary.resultText}`);

@@ -326,7 +326,7 @@ describe('POST /agents/{id}/execute', () => {
     const done = await finished(executionId);
     expect(done).toMatchObject({
       status: 'error',
-      error: 'claude-code exited with code 2: fake agent failure (FAKE_AGENT_FAIL=1)\nstderr: fake-agent: failing on purpose (FAKE_AGENT_FAIL=1)',
+      error: 'claude-code terminou com o código 2: fake agent failure (FAKE_AGENT_FAIL=1)\nstderr: fake-agent: failing on purpose (FAKE_AGENT_FAIL=1)',
       costUsd: 0.0421,
       numTurns: 1,
       exitCode: 2,

@@ -69,7 +69,7 @@ describe('retry on failure and delegation, with the real CLI', () => {
     const received = await untilFinal(probe, executionId);
 
     const retry = received.find((message) => message.type === 'execution_retry');
-    const reason = `claude-code exited with code 1: Invalid API key · Fix external API key (${CREDENTIALS_HINT})`;
+    const reason = `claude-code terminou com o código 1: Invalid API key · Fix external API key (${CREDENTIALS_HINT})`;
     expect(retry).toMatchObject({
       executionId, agentId: agent.id, agentName: agent.name, attempt: 1, maxRetries: 2, nextRetryIn: RETRY_DELAY_MS / 1000, reason,
       data: { attempt: 1, maxRetries: 2, nextRetryIn: RETRY_DELAY_MS / 1000, reason },

@@ -203,8 +203,8 @@ describe('an agent started by a root service', () => {
     const target = path.join(outside, 'escape');
     fs.symlinkSync(outside, path.join(workspace, 'link-out'));
     for (const [cwd, message] of [
-      [path.join(outside, 'not-a-root', 'x'), `the working directory "${path.join(outside, 'not-a-root', 'x')}" is outside the allowed roots (${workspace})`],
-      [path.join(workspace, 'link-out', 'escape'), `the working directory "${path.join(workspace, 'link-out', 'escape')}" leads outside the allowed roots (${workspace}) through a symbolic link (to "${target}")`],
+      [path.join(outside, 'not-a-root', 'x'), `O diretório de trabalho "${path.join(outside, 'not-a-root', 'x')}" está fora dos diretórios permitidos (${workspace})`],
+      [path.join(workspace, 'link-out', 'escape'), `O diretório de trabalho "${path.join(workspace, 'link-out', 'escape')}" leva para fora dos diretórios permitidos (${workspace}) por um link simbólico (para "${target}")`],
     ] as const) {
       const error = await rejection(startRun({}, { cwd }).outcome);
       expect(error).toBeInstanceOf(AgentProcessError);
@@ -221,7 +221,7 @@ describe('an agent started by a root service', () => {
     fs.chmodSync(closed, 0o700);
     const error = await rejection(startRun({}, { cwd: closed }).outcome);
     expect(error.message).toMatch(
-      new RegExp(`^the working directory "${closed}" is not writable by the agent's user agentrun\\d+ \\(group of the pool\\): give it to the group \\(chgrp ${AGENT_GROUP}; chmod g\\+rwx\\)$`),
+      new RegExp(`^o diretório de trabalho "${closed}" não permite escrita ao usuário do agente agentrun\\d+ \\(grupo do pool\\): dê-o ao grupo \\(chgrp ${AGENT_GROUP}; chmod g\\+rwx\\)$`),
     );
   });
 
@@ -479,7 +479,7 @@ describe('who agents run as', () => {
     const refused: AgentIsolation = { mode: 'refused', reason: 'no agent users exist' };
     const error = await rejection(startRun({}, { isolation: refused }).outcome);
     expect(error).toBeInstanceOf(AgentProcessError);
-    expect(error.message).toBe('agents cannot run here: no agent users exist');
+    expect(error.message).toBe('os agentes não podem rodar aqui: no agent users exist');
     expect((error as AgentProcessError).summary.pid).toBeNull();
   });
 

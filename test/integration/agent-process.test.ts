@@ -185,7 +185,7 @@ describe('running the agent process (real stand-in CLI)', () => {
 
     expect(error).toBeInstanceOf(AgentProcessError);
     expect(error.message).toBe(
-      'claude-code exited with code 2: fake agent failure (FAKE_AGENT_FAIL=1)\nstderr: fake-agent: failing on purpose (FAKE_AGENT_FAIL=1)',
+      'claude-code terminou com o código 2: fake agent failure (FAKE_AGENT_FAIL=1)\nstderr: fake-agent: failing on purpose (FAKE_AGENT_FAIL=1)',
     );
     const summary = (error as AgentProcessError).summary;
     expect(summary).toMatchObject({ exitCode: 2, signal: null, costUsd: 0.0421, turns: 1, error: error.message, stderr: 'fake-agent: failing on purpose (FAKE_AGENT_FAIL=1)\n' });
@@ -196,7 +196,7 @@ describe('running the agent process (real stand-in CLI)', () => {
     const { outcome } = startFakeAgent({}, {}, { cli: { ...claudeCode, buildArgs: () => ['-p', '--output-format', 'stream-json', '--max-turns', '1'] } });
     const error = await rejection(outcome);
     expect(error.message).toBe(
-      'claude-code exited with code 1\nstderr: fake-agent: When using --print, --output-format=stream-json requires --verbose',
+      'claude-code terminou com o código 1\nstderr: fake-agent: When using --print, --output-format=stream-json requires --verbose',
     );
   });
 
@@ -204,7 +204,7 @@ describe('running the agent process (real stand-in CLI)', () => {
     const { outcome } = startFakeAgent({}, {}, { command: path.join(workspace, 'no-such-agent') });
     const error = await rejection(outcome);
     expect(error).toBeInstanceOf(AgentProcessError);
-    expect(error.message).toBe(`could not start ${path.join(workspace, 'no-such-agent')}: No such file or directory`);
+    expect(error.message).toBe(`não foi possível iniciar ${path.join(workspace, 'no-such-agent')}: No such file or directory`);
   });
 
   it('on abort kills the agent and the tool it started, and says it was cancelled', async () => {

@@ -168,14 +168,14 @@ describe('live output on one server', () => {
     const execution = { executionId: randomUUID(), agentId: randomUUID(), agentName: 'revisor', pipelineExecutionId: null, source: 'manual' };
     const live = new ExecutionLiveStream(redis, { clientId: a }, execution, 8);
 
-    await live.finished({ status: 'error', costUsd: null, durationMs: null, sessionId: null, error: 'claude-code exited with code 1: Invalid API key' });
+    await live.finished({ status: 'error', costUsd: null, durationMs: null, sessionId: null, error: 'claude-code terminou com o código 1: Invalid API key' });
     await live.finished({ status: 'canceled', costUsd: null, durationMs: null, sessionId: 's-2', error: 'cancelada a pedido do usuário' });
 
     const common = { executionId: execution.executionId, exitCode: null, result: '', stderr: '', costUsd: 0, totalCostUsd: 0, durationMs: null, numTurns: null };
     expect(await nextMessages(a1, 2)).toEqual([
       {
         type: 'execution_error', ...execution, status: 'error', lastSeq: 7, at: expect.any(String),
-        data: { ...common, sessionId: null, canceled: false, error: 'claude-code exited with code 1: Invalid API key' },
+        data: { ...common, sessionId: null, canceled: false, error: 'claude-code terminou com o código 1: Invalid API key' },
       },
       {
         type: 'execution_canceled', ...execution, status: 'canceled', lastSeq: 7, at: expect.any(String),
@@ -531,7 +531,7 @@ describe('an agent run over the socket, with the real Claude Code CLI against th
     expect(received[2].data).toEqual({ type: 'system', content: expect.stringMatching(/^Resultado: 1 turnos \| custo: \$0\.0000 \| /) });
     expect(received[3]).toMatchObject({
       type: 'execution_error', executionId, agentId: agent.id, agentName: agent.name, status: 'error', lastSeq: 1,
-      data: { executionId, canceled: false, exitCode: 1, costUsd: 0, error: `claude-code exited with code 1: Invalid API key · Fix external API key (${CREDENTIALS_HINT})` },
+      data: { executionId, canceled: false, exitCode: 1, costUsd: 0, error: `claude-code terminou com o código 1: Invalid API key · Fix external API key (${CREDENTIALS_HINT})` },
     });
   });
 

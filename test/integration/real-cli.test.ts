@@ -258,7 +258,7 @@ describe('the real Claude Code CLI against the stand-in model', () => {
     const error = await rejection(start(prompt).outcome);
 
     expect(error).toBeInstanceOf(AgentProcessError);
-    expect(error.message).toBe(`claude-code exited with code 1: ${message}${hint}`);
+    expect(error.message).toBe(`claude-code terminou com o código 1: ${message}${hint}`);
     expect((error as AgentProcessError).summary).toMatchObject({ exitCode: 1, resultText: message, output: '', costUsd: 0, turns: 1 });
     // CLAUDE_CODE_MAX_RETRIES=0: asked once.
     expect(requestsFor(prompt).map((request) => request.status)).toEqual([status]);
@@ -274,7 +274,7 @@ describe('the real Claude Code CLI against the stand-in model', () => {
       expect.objectContaining({ type: 'system', subtype: 'api_retry', attempt: 1, max_retries: 1, error_status: 529, error: 'overloaded' }),
       expect.objectContaining({ type: 'assistant', is_api_error_message: true, api_error_status: 529 }),
     ]);
-    expect(error.message).toMatch(/^claude-code exited with code 1: API Error: 529 Overloaded\. /);
+    expect(error.message).toMatch(/^claude-code terminou com o código 1: API Error: 529 Overloaded\. /);
     expect((error as AgentProcessError).summary.output).toBe('');
   });
 
