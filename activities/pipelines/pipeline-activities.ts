@@ -125,7 +125,7 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
     /** A rejection (or no decision in time) ends the run `rejected`. */
     async rejectRun(input: StepRef & { reason: 'rejected' | 'timeout' }): Promise<void> {
       const record = await run(input.runId);
-      const error = input.reason === 'timeout' ? `approval of step ${input.stepIndex + 1} timed out` : `rejected at step ${input.stepIndex + 1}`;
+      const error = input.reason === 'timeout' ? `a aprovação do passo ${input.stepIndex + 1} expirou` : `rejeitado no passo ${input.stepIndex + 1}`;
       const costUsd = await runCost(record);
       const finished = await finishExecution(db, input.runId, { status: 'rejected', error, costUsd });
       if (finished?.changed) await tell(record, { type: 'pipeline_rejected', ...ids(record), stepIndex: input.stepIndex, reason: input.reason });

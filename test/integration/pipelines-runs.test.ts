@@ -175,7 +175,7 @@ describe('pipeline runs, with the real CLI', () => {
     ]);
     const timedRun = await execute(timed, 'segundo', clientId);
     expect((await until_(probe, timed, 'pipeline_rejected')).at(-1)).toMatchObject({ executionId: timedRun, stepIndex: 1, reason: 'timeout' });
-    expect(await detail(timedRun)).toMatchObject({ status: 'rejected', error: 'approval of step 2 timed out' });
+    expect(await detail(timedRun)).toMatchObject({ status: 'rejected', error: 'a aprovação do passo 2 expirou' });
   }, 180_000);
 
   it('with two runs waiting, a pipeline id approves the oldest; the other is approved by a Temporal signal', async () => {
