@@ -83,9 +83,10 @@ export const HOST_QUEUE_PATCH = 'agent-run-on-host';
 /** A run task lost on its way to a worker (it timed out without one heartbeat) is scheduled again. */
 export const REDELIVERY_PATCH = 'agent-run-redelivered';
 /**
- * Deliveries of one run attempt: the first, and up to two more when a delivery was lost. A task never
- * reaches the activity when the worker's poll is cut as the server hands it over (docs/agent-executions.md,
- * "A run lost on its way to the worker"); three losses in a row mean something else is wrong.
+ * Deliveries of one run attempt: the first, and up to two more when a delivery was lost. Under load the
+ * server can mark a task started that never reaches the worker (no delivery acknowledgement;
+ * docs/agent-executions.md, "A run lost on its way to the worker"); three losses in a row mean
+ * something else is wrong.
  */
 export const RUN_DELIVERIES_MAX = 3;
 
