@@ -101,7 +101,7 @@ describe('reports', () => {
     const inData = fs.readFileSync(path.join(dataReports, first), 'utf8');
     expect(fs.readFileSync(path.join(reportsDir, first), 'utf8')).toBe(inData);
     expect(inData).toContain('# Execução de agente: Revisor de Código\n');
-    expect(inData).toContain('| Session id | sess-42 |');
+    expect(inData).toContain('| Sessão | sess-42 |');
     // Written again (a retried activity): the same file, no temporary left behind.
     await writeExecutionReport(record(), { dataDir, reportsDir }, KEPT.reports);
     expect(fs.readdirSync(dataReports)).toEqual([first]);
