@@ -1,9 +1,11 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { createDatabase } from '../db';
 import { putSecret, secretContext } from '../db/agent-secrets-store';
+import { registerAgentHost } from '../db/agent-hosts-store';
 import { createAgent, deleteAgent } from '../db/agents-store';
 import { createExecution } from '../db/executions-store';
 import { config } from '../lib/config';
@@ -12,18 +14,20 @@ import { saveHistoryFixture } from './history-fixtures';
 import { repoRoot } from '../lib/paths';
 import { sealSecret, secretsKeyFromHex } from '../lib/secret-box';
 import { agentExecutionStartOptions } from '../temporal/agent-execution';
+import { agentsHostQueue } from '../temporal/task-queues';
 import { startAgentsWorker } from '../workers/agents';
 import type { agentExecutionWorkflow } from '../workflows/agents/execution';
 
 /**
  * Records the histories of the agent execution workflow (a completed run, a failed start-up of the
- * agent, a cancelled run, a failed run retried once, a completed run delegated to another agent)
+ * agent, a cancelled run, a failed run retried once, a completed run delegated to another agent, a
+ * run whose first task never reached a worker and was scheduled again)
  * into test/fixtures/histories/ for the replay test, with the stand-in CLI as the agent. Run with the
  * stack up and an otherwise idle `agents` queue: `npm run record-agent-histories [-- name ...]`.
- * Names (`completed`, `failed`, `cancelled`, `retried`, `delegated`) record only those: histories
+ * Names (`completed`, `failed`, `cancelled`, `retried`, `delegated`, `redelivered`) record only those: histories
  * recorded before a patch stay as they were, so the replay test keeps proving they still replay.
  */
-const RECORDINGS = ['completed', 'failed', 'cancelled', 'retried', 'delegated'] as const;
+const RECORDINGS = ['completed', 'failed', 'cancelled', 'retried', 'delegated', 'redelivered'] as const;
 const fakeAgent = path.join(repoRoot, 'test', 'fixtures', 'fake-agent', 'fake-agent.js');
 
 
@@ -92,12 +96,51 @@ async function main(): Promise<void> {
       await saveHistoryFixture('agent-execution-delegated', delegated.handle);
     }
     if (wanted.has('cancelled')) await recordCancelled();
+    if (wanted.has('redelivered')) await recordRedelivered();
   } finally {
     for (const agent of [...Object.values(agents), delegating]) await deleteAgent(database.db, agent.id);
     await worker.stop();
     await database.pool.end();
     await connection.close();
     await fs.rm(workDir, { recursive: true, force: true });
+  }
+
+  /**
+   * A run pinned to a host whose only worker takes the task and is killed before running it (as
+   * test/integration/lost-delivery.test.ts does): the task times out without a heartbeat and the
+   * workflow schedules it again, on the host's real worker started after.
+   */
+  async function recordRedelivered(): Promise<void> {
+    const host = `record-lost-${process.pid}`;
+    const root = path.join(workDir, 'lost-host');
+    await registerAgentHost(database.db, { name: host, roots: [root] });
+    const blackHole = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'test/fixtures/lost-delivery/black-hole-worker.ts'), config.temporal.address, config.temporal.namespace, agentsHostQueue(host)], { cwd: repoRoot });
+    let seen = '';
+    blackHole.stdout.on('data', (chunk: Buffer) => (seen += chunk.toString()));
+    const waitFor = async (text: string) => {
+      for (let pass = 0; !seen.includes(text); pass++) {
+        if (pass > 600) throw new Error(`the black-hole worker never printed "${text}"`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    let hostWorker: Awaited<ReturnType<typeof startAgentsWorker>> | undefined;
+    try {
+      await waitFor('polling');
+      const execution = await createExecution(database.db, {
+        id: randomUUID(), kind: 'agent', agentId: agents.quick.id, agentName: agents.quick.name, source: 'manual',
+        task: 'Say hello once delivered', instructions: '', workingDirectory: path.join(root, 'project'), model: 'sonnet',
+      });
+      const handle = await client.workflow.start<typeof agentExecutionWorkflow>('agentExecutionWorkflow', agentExecutionStartOptions({ executionId: execution.id }));
+      await waitFor(`task received ${execution.id}`);
+      blackHole.kill('SIGKILL');
+      hostWorker = await startAgentsWorker({ ...config, orchestration: { ...orchestration, host, workdirRoots: [root] } }, logger);
+      const result = await handle.result();
+      if (result.status !== 'completed') throw new Error(`the redelivered run ended ${result.status}: ${result.error}`);
+      await saveHistoryFixture('agent-execution-redelivered', handle);
+    } finally {
+      blackHole.kill('SIGKILL');
+      await hostWorker?.stop();
+    }
   }
 
   async function recordCancelled(): Promise<void> {

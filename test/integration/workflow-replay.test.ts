@@ -31,6 +31,7 @@ describe('workflow replay', () => {
       'agent-execution-completed.json',
       'agent-execution-delegated.json',
       'agent-execution-failed.json',
+      'agent-execution-redelivered.json',
       'agent-execution-retried.json',
       'agent-executions-reconciler.json',
       'agent-schedule-run-completed.json',
