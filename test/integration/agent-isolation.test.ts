@@ -1,4 +1,5 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,34 +16,25 @@ import { config, ConfigError, loadConfig } from '../../lib/config';
 import { logger } from '../../lib/logger';
 import { repoRoot } from '../../lib/paths';
 import { agentGroupId, agentWorkspace } from '../support/agent-workspace';
-import { standInEnv, startStandInModel, type StandInModel } from '../fixtures/stand-in-model';
-import { rejection } from '../support/waiting';
+import { promptsOf, standInEnv, startStandInModel, toolResultsOf, type ClientProcess, type RecordedRequest, type StandInModel } from '../fixtures/stand-in-model';
+import { rejection, until } from '../support/waiting';
 
 /**
  * Issue 13, item 2: agents run unprivileged and apart (docs/agent-process.md). These tests run as
  * root, as the service does on a root deployment, with the stack's pool of agent users
- * (scripts/stack/agent-users.sh); each probe is made from inside a real run of the stand-in CLI.
+ * (scripts/stack/agent-users.sh). Each run is the pinned Claude Code CLI against the stand-in model:
+ * who it runs as is what /proc showed of it while it waited for the model (the stand-in records it),
+ * and each probe is a Bash tool call the model has it run.
  */
 
 const fakeAgent = path.resolve(__dirname, '../fixtures/fake-agent/fake-agent.js');
 const claudeCli = path.join(repoRoot, 'node_modules/.bin/claude');
 
-interface Recorded {
-  env: Record<string, string>;
-  cwd: string;
-  pid: number;
-  uid: number;
-  gid: number;
-  groups: number[];
-  umask: string;
-  noNewPrivs: boolean;
-  probes: { reads: Record<string, string>; signal: string | null };
-}
-
 let workspace: string;
 let outside: string;
 let keyFile: string;
 let pool: Extract<AgentIsolation, { mode: 'user-pool' }>;
+let model: StandInModel;
 
 beforeAll(async () => {
   if (process.getuid?.() !== 0) throw new Error('these tests prove what a root service does: run them as root');
@@ -57,53 +49,78 @@ beforeAll(async () => {
   fs.writeFileSync(keyFile, `${'ab'.repeat(32)}\n`, { mode: 0o600 });
   // What the agents worker does at start: the data area closed, the roots given to the pool's group.
   await prepareAgentHost({ orchestration: { ...config.orchestration, workdirRoots: [workspace] } }, logger);
+  model = await startStandInModel();
+  model.recordClients();
 });
 
-afterAll(() => {
+afterAll(async () => {
+  await model?.close();
   fs.rmSync(workspace, { recursive: true, force: true });
   fs.rmSync(outside, { recursive: true, force: true });
 });
 
 let runs = 0;
-function startRun(knobs: Record<string, string>, overrides: Partial<RunAgentOptions> = {}) {
+/**
+ * A run of the real CLI; `command`, when given, is the Bash tool call the model answers its prompt
+ * with (then "OK"). `client()` is the CLI process as the stand-in saw it; `toolOutput()` what the
+ * tool printed, as the CLI sent it back to the model.
+ */
+function startRun(command: string | null = null, overrides: Partial<RunAgentOptions> = {}, resumeSessionId?: string) {
   runs += 1;
-  const recordFile = path.join(workspace, `record-${runs}.json`);
+  const prompt = `Probe ${runs} ${randomUUID()}`;
+  if (command !== null) {
+    model.enqueue({
+      kind: 'tool_use', name: 'Bash', input: { command, description: 'Probe' },
+      when: (request) => promptsOf(request.body).at(-1) === prompt && toolResultsOf(request.body).length === 0,
+    });
+  }
+  const cwd = overrides.cwd ?? path.join(workspace, `run-${runs}`);
   const outcome = runAgent({
-    command: fakeAgent,
+    command: claudeCli,
     cli: claudeCode,
-    run: { prompt: 'probe', maxTurns: 1 },
-    cwd: path.join(workspace, `run-${runs}`),
+    run: { prompt, maxTurns: 3, ...(resumeSessionId !== undefined ? { resumeSessionId } : {}) },
+    cwd,
     workdirRoots: [workspace],
-    baseEnv: { ...agentBaseEnv(process.env), FAKE_AGENT_RECORD: recordFile, FAKE_AGENT_CHUNKS: '1', ...knobs },
+    baseEnv: { ...agentBaseEnv(process.env), ...standInEnv(model), CLAUDE_CODE_MAX_RETRIES: '0' },
     ...overrides,
   });
-  return { outcome, recordFile, record: () => JSON.parse(fs.readFileSync(recordFile, 'utf8')) as Recorded };
+  const requests = (): RecordedRequest[] => model.messages().filter((request) => promptsOf(request.body).at(-1) === prompt);
+  const client = (): ClientProcess => {
+    const seen = requests()[0]?.client;
+    if (!seen) throw new Error(`no process seen for "${prompt}"`);
+    return seen;
+  };
+  const toolOutput = (): string => {
+    const [result] = toolResultsOf(requests()[1]?.body);
+    if (result === undefined || result.isError) throw new Error(`no tool output for "${prompt}": ${JSON.stringify(result)}`);
+    return result.text;
+  };
+  return { prompt, cwd, outcome, requests, client, toolOutput };
 }
 
-/** Waits (bounded) for a file the agent writes. */
-async function fileWritten(file: string, boundMs = 20_000): Promise<void> {
-  const deadline = Date.now() + boundMs;
-  while (!fs.existsSync(file) || fs.statSync(file).size === 0) {
-    if (Date.now() > deadline) throw new Error(`${file} was not written within ${boundMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  // Written in one call, but give the writer's close a moment: parse until it is whole.
-  for (;;) {
-    try {
-      JSON.parse(fs.readFileSync(file, 'utf8'));
-      return;
-    } catch {
-      if (Date.now() > deadline) throw new Error(`${file} is not whole JSON`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
+/** Waits (bounded) until the run's CLI has asked the model, so the stand-in has seen its process. */
+const asking = (run: ReturnType<typeof startRun>) =>
+  until(`the CLI of ${run.prompt} asks the model`, async () => run.requests()[0]?.client ?? null, (client) => client !== null, 30_000);
+
+/** A shell loop trying to read each path (a directory: list it): "<path>\t<ok or the reason>" per line. */
+function readProbe(paths: string[]): string {
+  const quoted = paths.map((file) => `'${file}'`).join(' ');
+  return `for f in ${quoted}; do if [ -d "$f" ]; then out=$(ls -- "$f" 2>&1 >/dev/null); else out=$(cat -- "$f" 2>&1 >/dev/null); fi && printf '%s\\t%s\\n' "$f" ok || printf '%s\\t%s\\n' "$f" "\${out##*: }"; done`;
 }
+
+/** The lines of a probe's output as a map. */
+const outcomes = (output: string): Record<string, string> =>
+  Object.fromEntries(output.trim().split('\n').map((line) => line.split('\t') as [string, string]));
+
+/** Files under a directory, relative, that end in .jsonl, sorted. */
+const sessionFilesIn = (dir: string): string[] =>
+  fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.jsonl')).sort();
 
 describe('an agent started by a root service', () => {
   it('runs as an unprivileged user of the pool, with its HOME, the pool group only and the umask 0007', async () => {
-    const { outcome, record } = startRun({});
-    await outcome;
-    const seen = record();
+    const run = startRun();
+    await run.outcome;
+    const seen = run.client();
     const user = pool.users.find((candidate) => candidate.uid === seen.uid);
 
     expect(seen.uid).not.toBe(0);
@@ -137,58 +154,55 @@ describe('an agent started by a root service', () => {
     fs.writeFileSync(targets.control, 'open', { mode: 0o644 });
     expect(fs.existsSync(targets.stack) && fs.existsSync(targets.mariadb)).toBe(true);
 
-    const { outcome, record } = startRun({ FAKE_AGENT_TRY_READ: JSON.stringify(Object.values(targets)) });
-    await outcome;
-    const reads = record().probes.reads;
+    const run = startRun(readProbe(Object.values(targets)));
+    await run.outcome;
+    const reads = outcomes(run.toolOutput());
 
-    expect(reads[targets.environ]).toBe('EACCES');
-    expect(reads[targets.key]).toBe('EACCES');
-    expect(reads[targets.stack]).toBe('EACCES');
-    expect(reads[targets.mariadb]).toBe('EACCES');
-    expect(reads[targets.data]).toBe('EACCES');
+    expect(reads[targets.environ]).toBe('Permission denied');
+    expect(reads[targets.key]).toBe('Permission denied');
+    expect(reads[targets.stack]).toBe('Permission denied');
+    expect(reads[targets.mariadb]).toBe('Permission denied');
+    expect(reads[targets.data]).toBe('Permission denied');
     expect(reads[targets.control]).toBe('ok');
     // The service's secrets key was in this process's environment all along.
     expect(process.env.AGENT_SECRETS_KEY).toMatch(/^[0-9a-f]{64}$/);
-    expect(record().env.AGENT_SECRETS_KEY).toBeUndefined();
+    expect(run.client().env.AGENT_SECRETS_KEY).toBeUndefined();
   });
 
   it("two runs at once have different users: neither reads the other's environment (its secrets), signals it or lists its HOME", async () => {
-    // A stays alive (its first message waits 60 s) until B has looked at it.
+    // A stays alive (its tool sleeps) until B has looked at it.
     const controller = new AbortController();
-    const a = startRun({ FAKE_AGENT_DELAY_MS: '60000' }, { secrets: { RUN_SECRET: 'alpha-secret-0001' }, signal: controller.signal });
+    const a = startRun('echo started && sleep 300', { secrets: { RUN_SECRET: 'alpha-secret-0001' }, signal: controller.signal });
     const aOutcome = cancelled(a.outcome);
-    await fileWritten(a.recordFile);
-    const aSeen = a.record();
-    const aHome = aSeen.env.HOME!;
+    const aSeen = await asking(a);
+    const aHome = aSeen!.env.HOME!;
 
     const b = startRun(
-      {
-        FAKE_AGENT_TRY_READ: JSON.stringify([`/proc/${aSeen.pid}/environ`, aHome, '/proc/self/environ']),
-        FAKE_AGENT_TRY_SIGNAL: String(aSeen.pid),
-      },
+      `${readProbe([`/proc/${aSeen!.pid}/environ`, aHome, '/proc/self/environ'])}; out=$(kill -0 ${aSeen!.pid} 2>&1) && printf 'signal\\tsent\\n' || printf 'signal\\t%s\\n' "\${out##*: }"`,
       { secrets: { RUN_SECRET: 'beta-secret-0002' } },
     );
     await b.outcome;
     controller.abort();
     await aOutcome;
-    const bSeen = b.record();
+    const bSeen = b.client();
+    const probes = outcomes(b.toolOutput());
 
-    expect(aSeen.env.RUN_SECRET).toBe('alpha-secret-0001');
+    expect(aSeen!.env.RUN_SECRET).toBe('alpha-secret-0001');
     expect(bSeen.env.RUN_SECRET).toBe('beta-secret-0002');
-    expect(bSeen.uid).not.toBe(aSeen.uid);
+    expect(bSeen.uid).not.toBe(aSeen!.uid);
     expect(bSeen.env.HOME).not.toBe(aHome);
-    expect(bSeen.probes.reads[`/proc/${aSeen.pid}/environ`]).toBe('EACCES');
-    expect(bSeen.probes.reads[aHome]).toBe('EACCES');
-    expect(bSeen.probes.signal).toBe('EPERM');
+    expect(probes[`/proc/${aSeen!.pid}/environ`]).toBe('Permission denied');
+    expect(probes[aHome]).toBe('Permission denied');
+    expect(probes.signal).toBe(`(${aSeen!.pid}) - Operation not permitted`);
     // Its own environment it reads: the refusals above are about the other run.
-    expect(bSeen.probes.reads['/proc/self/environ']).toBe('ok');
+    expect(probes['/proc/self/environ']).toBe('ok');
   });
 
   it('creates a missing working directory as the agent user, in the pool group, open to the next user', async () => {
     const cwd = path.join(workspace, 'created', 'project');
-    const { outcome, record } = startRun({}, { cwd });
-    await outcome;
-    const seen = record();
+    const run = startRun(null, { cwd });
+    await run.outcome;
+    const seen = run.client();
 
     const stat = fs.statSync(cwd);
     expect(stat.uid).toBe(seen.uid);
@@ -206,10 +220,12 @@ describe('an agent started by a root service', () => {
       [path.join(outside, 'not-a-root', 'x'), `O diretório de trabalho "${path.join(outside, 'not-a-root', 'x')}" está fora dos diretórios permitidos (${workspace})`],
       [path.join(workspace, 'link-out', 'escape'), `O diretório de trabalho "${path.join(workspace, 'link-out', 'escape')}" leva para fora dos diretórios permitidos (${workspace}) por um link simbólico (para "${target}")`],
     ] as const) {
-      const error = await rejection(startRun({}, { cwd }).outcome);
+      const run = startRun(null, { cwd });
+      const error = await rejection(run.outcome);
       expect(error).toBeInstanceOf(AgentProcessError);
       expect(error.message).toBe(message);
       expect((error as AgentProcessError).summary.pid).toBeNull();
+      expect(run.requests()).toEqual([]);
     }
     expect(fs.existsSync(path.join(outside, 'not-a-root'))).toBe(false);
     expect(fs.existsSync(target)).toBe(false);
@@ -219,7 +235,7 @@ describe('an agent started by a root service', () => {
     const closed = path.join(workspace, 'closed');
     fs.mkdirSync(closed, { mode: 0o700 });
     fs.chmodSync(closed, 0o700);
-    const error = await rejection(startRun({}, { cwd: closed }).outcome);
+    const error = await rejection(startRun(null, { cwd: closed }).outcome);
     expect(error.message).toMatch(
       new RegExp(`^o diretório de trabalho "${closed}" não permite escrita ao usuário do agente agentrun\\d+ \\(grupo do pool\\): dê-o ao grupo \\(chgrp ${AGENT_GROUP}; chmod g\\+rwx\\)$`),
     );
@@ -231,12 +247,14 @@ describe('an agent started by a root service', () => {
     const track = (name: string) => (event: { kind: string }) => {
       if (event.kind === 'init' || event.kind === 'result') order.push(`${name}:${event.kind}`);
     };
-    const first = startRun({ FAKE_AGENT_DELAY_MS: '300' }, { isolation: one, onEvent: track('first') });
-    await fileWritten(first.recordFile);
-    const second = startRun({}, { isolation: one, onEvent: track('second') });
+    // The first keeps its user a while (its tool sleeps 1 s); the second starts meanwhile.
+    const first = startRun('echo started && sleep 1', { isolation: one, onEvent: track('first') });
+    await asking(first);
+    const second = startRun(null, { isolation: one, onEvent: track('second') });
     await Promise.all([first.outcome, second.outcome]);
+    expect(first.toolOutput()).toBe('started');
 
-    expect(first.record().uid).toBe(second.record().uid);
+    expect(first.client().uid).toBe(second.client().uid);
     expect(order).toEqual(['first:init', 'first:result', 'second:init', 'second:result']);
   });
 
@@ -244,99 +262,102 @@ describe('an agent started by a root service', () => {
     const last = pool.users[pool.users.length - 1]!;
     const one = { ...pool, users: [last] };
     const sessionStore = fs.mkdtempSync(path.join(config.orchestration.dataDir, 'sessions-'));
-    const session = '11111111-2222-4333-8444-555555555555';
-    const linked = '99999999-2222-4333-8444-555555555555';
-    const stored = path.join(sessionStore, 'agent-home', '-proj');
+    const planted = '11111111-2222-4333-8444-555555555555';
+    const sessions = { store: sessionStore, agentId: 'agent-home' };
+    // Settings with hooks, a shell start file, a transcript of another id and a link to the key file, beside the CLI's own session.
     const first = startRun(
-      {
-        FAKE_AGENT_WRITE: JSON.stringify({
-          '.claude/settings.json': '{"hooks":{"SessionStart":[]}}',
-          '.bashrc': 'echo planted',
-          [`.claude/projects/-proj/${session}.jsonl`]: '{"type":"user"}\n',
-        }),
-        FAKE_AGENT_LINK: JSON.stringify({ [`.claude/projects/-proj/${linked}.jsonl`]: keyFile }),
-      },
-      // A continue of `session`: the stand-in reports that id, so that is the session kept.
-      { isolation: one, sessions: { store: sessionStore, agentId: 'agent-home' }, run: { prompt: 'probe', maxTurns: 1, resumeSessionId: session } },
+      [
+        "mkdir -p ~/.claude/projects/-proj",
+        `printf '%s' '{"hooks":{"SessionStart":[]}}' > ~/.claude/settings.json`,
+        "echo 'echo planted' > ~/.bashrc",
+        `echo '{"type":"user"}' > ~/.claude/projects/-proj/${planted}.jsonl`,
+        `ln -s '${keyFile}' ~/.claude/projects/-proj/99999999-2222-4333-8444-555555555555.jsonl`,
+      ].join(' && '),
+      { isolation: one, sessions },
     );
-    await first.outcome;
+    const summary = await first.outcome;
 
     expect(fs.readdirSync(last.home)).toEqual([]);
-    expect(fs.readFileSync(path.join(stored, `${session}.jsonl`), 'utf8')).toBe('{"type":"user"}\n');
-    expect(fs.readdirSync(stored)).toEqual([`${session}.jsonl`]);
-    expect(fs.statSync(path.join(stored, `${session}.jsonl`)).mode & 0o777).toBe(0o600);
+    // Only the session the run reported is kept, written by the CLI: the conversation with its prompt.
+    const kept = sessionFilesIn(sessionStore);
+    expect(kept).toEqual([expect.stringMatching(new RegExp(`^agent-home/[^/]+/${summary.sessionId}\\.jsonl$`))]);
+    const stored = path.join(sessionStore, kept[0]!);
+    expect(fs.readFileSync(stored, 'utf8')).toContain(first.prompt);
+    expect(fs.statSync(stored).mode & 0o777).toBe(0o600);
 
-    // A link is not followed: reported as the run's session, the key file it points at is not copied.
-    const linking = startRun(
-      { FAKE_AGENT_LINK: JSON.stringify({ [`.claude/projects/-proj/${linked}.jsonl`]: keyFile }) },
-      { isolation: one, sessions: { store: sessionStore, agentId: 'agent-home' }, run: { prompt: 'probe', maxTurns: 1, resumeSessionId: linked } },
-    );
-    await linking.outcome;
-    expect(fs.readdirSync(stored)).toEqual([`${session}.jsonl`]);
+    // A link is not followed: the run's own session replaced by a link to the key file is not kept, nor the key copied.
+    const linking = startRun(`f=$(ls ~/.claude/projects/*/"$CLAUDE_CODE_SESSION_ID".jsonl) && rm "$f" && ln -s '${keyFile}' "$f" && echo "$f"`, { isolation: one, sessions });
+    const linked = await linking.outcome;
+    expect(linking.toolOutput().trim()).toMatch(new RegExp(`/${linked.sessionId}\\.jsonl$`));
+    expect(sessionFilesIn(sessionStore)).toEqual(kept);
 
-    const planted = [path.join(last.home, '.claude', 'settings.json'), path.join(last.home, '.bashrc')];
-    const second = startRun({ FAKE_AGENT_TRY_READ: JSON.stringify(planted) }, { isolation: one });
+    const leftBehind = [path.join(last.home, '.claude', 'settings.json'), path.join(last.home, '.bashrc')];
+    const second = startRun(readProbe(leftBehind), { isolation: one });
     await second.outcome;
-    expect(second.record().uid).toBe(first.record().uid);
-    expect(planted.map((file) => second.record().probes.reads[file])).toEqual(['ENOENT', 'ENOENT']);
+    expect(second.client().uid).toBe(first.client().uid);
+    expect(leftBehind.map((file) => outcomes(second.toolOutput())[file])).toEqual(['No such file or directory', 'No such file or directory']);
   });
 
   it("a run of agent A cannot plant a session that agent B's continue resumes; only the session a run reported is kept", async () => {
     const last = pool.users[pool.users.length - 1]!;
     const one = { ...pool, users: [last] };
     const store = fs.mkdtempSync(path.join(config.orchestration.dataDir, 'sessions-'));
-    const victim = 'bbbbbbbb-2222-4333-8444-555555555555';
-    const extra = 'eeeeeeee-2222-4333-8444-555555555555';
-    const asAgent = (agentId: string, write: Record<string, string>) =>
-      startRun(
-        { FAKE_AGENT_WRITE: JSON.stringify(write) },
-        { isolation: one, sessions: { store, agentId }, run: { prompt: 'probe', maxTurns: 1, resumeSessionId: victim } },
-      ).outcome;
+    const cwd = path.join(workspace, 'shared-project');
+    const asAgent = (agentId: string, command: string | null, resumeSessionId?: string) =>
+      startRun(command, { isolation: one, cwd, sessions: { store, agentId } }, resumeSessionId);
     // B's own session, as its run left it.
-    await asAgent('agent-b', { [`.claude/projects/-proj/${victim}.jsonl`]: 'B wrote this\n' });
-    // A learned B's session id (it is on the CLI's command line): it resumes it, overwrites it, and leaves another.
-    await asAgent('agent-a', {
-      [`.claude/projects/-proj/${victim}.jsonl`]: 'A planted this\n',
-      [`.claude/projects/-other/${extra}.jsonl`]: 'not reported\n',
-    });
+    const b = asAgent('agent-b', null);
+    const victim = (await b.outcome).sessionId!;
+    const [bFile] = sessionFilesIn(store);
+    expect(bFile).toMatch(new RegExp(`^agent-b/[^/]+/${victim}\\.jsonl$`));
+    const project = bFile!.split('/')[1]!;
 
-    const files = (dir: string): string[] => fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.jsonl')).sort();
-    expect(files(store)).toEqual([`agent-a/-proj/${victim}.jsonl`, `agent-b/-proj/${victim}.jsonl`]);
-    // What B's continue gets in its HOME is B's own transcript; A's continue started with nothing of B's.
+    // A learned B's session id (it is on the CLI's command line): a continue of it finds nothing...
+    const resumedByA = await rejection(asAgent('agent-a', null, victim).outcome);
+    expect(resumedByA.message).toBe(`claude-code terminou com o código 1: No conversation found with session ID: ${victim}\nstderr: No conversation found with session ID: ${victim}`);
+    // ...and a run of A overwrites that file in the HOME, and leaves another.
+    const a = asAgent('agent-a', [
+      `mkdir -p ~/.claude/projects/${project} ~/.claude/projects/-other`,
+      `echo 'A planted this' > ~/.claude/projects/${project}/${victim}.jsonl`,
+      "echo 'not reported' > ~/.claude/projects/-other/eeeeeeee-2222-4333-8444-555555555555.jsonl",
+    ].join(' && '));
+    const own = (await a.outcome).sessionId!;
+
+    expect(sessionFilesIn(store)).toEqual([`agent-a/${project}/${own}.jsonl`, `agent-b/${project}/${victim}.jsonl`].sort());
+    // What B's continue gets in its HOME is B's own transcript; another agent's continue starts with nothing of B's.
     const resumed = async (agentId: string): Promise<string | null> => {
       const lease = await leaseAgentUser([last], { sessions: { store, agentId, resume: victim } });
       try {
-        const file = path.join(last.home, '.claude', 'projects', '-proj', `${victim}.jsonl`);
+        const file = path.join(last.home, '.claude', 'projects', project, `${victim}.jsonl`);
         return fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : null;
       } finally {
         await lease.release();
       }
     };
-    expect(await resumed('agent-b')).toBe('B wrote this\n');
+    const forB = await resumed('agent-b');
+    expect(forB).toContain(b.prompt);
+    expect(forB).not.toContain('A planted this');
     expect(await resumed('agent-c')).toBeNull();
   });
 
   it("gives each run a private TMPDIR in its HOME (0700, its user's), which another pool user cannot list", async () => {
     const controller = new AbortController();
-    const a = startRun({ FAKE_AGENT_DELAY_MS: '60000', FAKE_AGENT_WRITE: JSON.stringify({ '.tmp/scratch': 'a' }) }, { signal: controller.signal });
+    const a = startRun('echo a > "$TMPDIR/scratch" && sleep 300', { signal: controller.signal });
     const aOutcome = cancelled(a.outcome);
-    await fileWritten(a.recordFile);
-    const aSeen = a.record();
+    const aSeen = (await asking(a))!;
     const tmp = path.join(aSeen.env.HOME!, '.tmp');
+    await until('A wrote its scratch file', async () => fs.existsSync(path.join(tmp, 'scratch')), Boolean, 30_000);
     const stat = fs.statSync(tmp);
 
     const other = pool.users.find((user) => user.uid !== aSeen.uid)!;
-    const b = startRun(
-      { FAKE_AGENT_TRY_READ: JSON.stringify([tmp, path.join(tmp, 'scratch'), path.join(other.home, '.tmp')]) },
-      { isolation: { ...pool, users: [other] } },
-    );
+    const b = startRun(readProbe([tmp, path.join(tmp, 'scratch'), path.join(other.home, '.tmp')]), { isolation: { ...pool, users: [other] } });
     await b.outcome;
     controller.abort();
     await aOutcome;
 
     expect([aSeen.env.TMPDIR, aSeen.env.TMP, aSeen.env.TEMP]).toEqual([tmp, tmp, tmp]);
     expect([stat.uid, stat.mode & 0o7777]).toEqual([aSeen.uid, 0o700]);
-    expect(b.record().probes.reads).toEqual({ [tmp]: 'EACCES', [path.join(tmp, 'scratch')]: 'EACCES', [path.join(other.home, '.tmp')]: 'ok' });
+    expect(outcomes(b.toolOutput())).toEqual({ [tmp]: 'Permission denied', [path.join(tmp, 'scratch')]: 'Permission denied', [path.join(other.home, '.tmp')]: 'ok' });
     // Emptied with the HOME when the lease ends.
     expect(fs.existsSync(tmp)).toBe(false);
   });
@@ -359,13 +380,13 @@ describe('an agent started by a root service', () => {
   it('leases the owner of an existing working directory first, so a project keeps one owner while it is free', async () => {
     const last = pool.users[pool.users.length - 1]!;
     const cwd = path.join(workspace, 'owned-project');
-    const first = startRun({}, { cwd, isolation: { ...pool, users: [last] } });
+    const first = startRun(null, { cwd, isolation: { ...pool, users: [last] } });
     await first.outcome;
     expect(fs.statSync(cwd).uid).toBe(last.uid);
     // The whole pool now: the lowest free user would be another one.
-    const second = startRun({}, { cwd });
+    const second = startRun(null, { cwd });
     await second.outcome;
-    expect(second.record().uid).toBe(last.uid);
+    expect(second.client().uid).toBe(last.uid);
   });
 
   it('ignores and removes a lease left by a process that is gone', async () => {
@@ -386,14 +407,6 @@ describe('an agent started by a root service', () => {
 });
 
 describe('the real Claude Code CLI, service running as root', () => {
-  let model: StandInModel;
-  beforeAll(async () => {
-    model = await startStandInModel();
-  });
-  afterAll(async () => {
-    await model?.close();
-  });
-
   it('refuses bypassPermissions as root (what the pool avoids)', () => {
     let message = '';
     try {
@@ -477,7 +490,7 @@ describe('who agents run as', () => {
 
   it('root without the pool refuses to run agents rather than run them as root', async () => {
     const refused: AgentIsolation = { mode: 'refused', reason: 'no agent users exist' };
-    const error = await rejection(startRun({}, { isolation: refused }).outcome);
+    const error = await rejection(startRun(null, { isolation: refused }).outcome);
     expect(error).toBeInstanceOf(AgentProcessError);
     expect(error.message).toBe('os agentes não podem rodar aqui: no agent users exist');
     expect((error as AgentProcessError).summary.pid).toBeNull();

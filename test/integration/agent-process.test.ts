@@ -1,66 +1,87 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { AgentEvent, AgentRunOptions } from '../../activities/agents/agent-cli';
 import { agentBaseEnv } from '../../activities/agents/agent-env';
 import { claudeCode } from '../../activities/agents/claude-code';
 import type { OutputChunk } from '../../lib/live-output';
+import { config } from '../../lib/config';
+import { repoRoot } from '../../lib/paths';
 import {
   AgentCancelledError,
   AgentProcessError,
   DEFAULT_MAX_OUTPUT_CHARS,
   runAgent,
-  type AgentRunSummary,
   type RunAgentOptions,
 } from '../../activities/agents/run-agent';
+import { promptsOf, standInEnv, STAND_IN_TEXT, startStandInModel, toolResultsOf, type RecordedRequest, type StandInModel } from '../fixtures/stand-in-model';
 import { agentWorkspace } from '../support/agent-workspace';
-import { rejection } from '../support/waiting';
+import { rejection, until } from '../support/waiting';
 
-// The project's stand-in for Claude Code, run as a real process (its knobs: the top of the file).
+/**
+ * The process layer (docs/agent-process.md) with the pinned Claude Code CLI against the stand-in
+ * model (docs/claude-code-cli.md): what the CLI was started with is what /proc showed of it while it
+ * waited for the model (the stand-in records it), what it does is what the stand-in scripts.
+ */
+const claudeCli = path.join(repoRoot, 'node_modules/.bin/claude');
+// The project's stand-in for a CLI, only where the test needs a process the real CLI cannot be (said at each test).
 const fakeAgent = path.resolve(__dirname, '../fixtures/fake-agent/fake-agent.js');
 
 let workspace: string;
-beforeAll(() => {
+let sessionStore: string;
+let model: StandInModel;
+beforeAll(async () => {
+  if (process.getuid?.() !== 0) throw new Error('these tests run the CLI as the pool users a root service uses: run them as root');
   // The root of these runs' working directories, open to the pool's agent users.
   workspace = agentWorkspace('agent-process-');
+  sessionStore = fs.mkdtempSync(path.join(config.orchestration.dataDir, 'agent-process-sessions-'));
+  model = await startStandInModel();
+  model.recordClients();
 });
-afterAll(() => {
+afterAll(async () => {
+  await model?.close();
   fs.rmSync(workspace, { recursive: true, force: true });
+  fs.rmSync(sessionStore, { recursive: true, force: true });
 });
-
-interface Recorded {
-  argv: string[];
-  cwd: string;
-  env: Record<string, string>;
-  pid: number;
-  childPid: number | null;
-  stdin: string;
-}
 
 let runs = 0;
-/** Runs the fake agent with its knobs; returns the events seen, the record file and the outcome. */
-function startFakeAgent(
-  knobs: Record<string, string>,
-  run: Partial<AgentRunOptions> = {},
-  overrides: Partial<RunAgentOptions> = {},
-) {
+/**
+ * Runs the real CLI through runAgent with `prompt`; returns the events seen (`raw` ones apart), the
+ * lines it printed, the outcome, and the stand-in's message requests of this run.
+ */
+function startCli(prompt: string, run: Partial<AgentRunOptions> = {}, overrides: Partial<RunAgentOptions> = {}) {
   runs += 1;
-  const recordFile = path.join(workspace, `record-${runs}.json`);
+  const cwd = overrides.cwd ?? path.join(workspace, `run-${runs}`);
   const events: AgentEvent[] = [];
+  const raws: AgentEvent[] = [];
+  const printed: string[] = [];
+  const since = Date.now();
   const outcome = runAgent({
-    command: fakeAgent,
-    cli: claudeCode,
-    run: { prompt: 'Say hello', maxTurns: 5, ...run },
-    cwd: path.join(workspace, `run-${runs}`),
+    command: claudeCli,
+    cli: { ...claudeCode, parseLine: (line) => (printed.push(line), claudeCode.parseLine(line)) },
+    run: { prompt, maxTurns: 5, ...run },
+    cwd,
     workdirRoots: [workspace],
-    baseEnv: { ...agentBaseEnv(process.env), FAKE_AGENT_RECORD: recordFile, ...knobs },
+    sessions: { store: sessionStore, agentId: 'agent-process' },
+    baseEnv: { ...agentBaseEnv(process.env), ...standInEnv(model), CLAUDE_CODE_MAX_RETRIES: '0' },
     onEvent: (event) => {
-      events.push(event);
+      (event.kind === 'raw' ? raws : events).push(event);
     },
     ...overrides,
   });
-  const record = (): Recorded => JSON.parse(fs.readFileSync(recordFile, 'utf8')) as Recorded;
-  return { outcome, events, record };
+  const requests = (): RecordedRequest[] => model.messages().filter((request) => request.receivedAt >= since && promptsOf(request.body).at(-1) === prompt);
+  return { outcome, events, raws, printed, cwd, requests };
+}
+
+/** The first message request of a prompt, once the CLI sent it (the CLI is then waiting for its answer). */
+const firstRequest = (run: { requests: () => RecordedRequest[] }) =>
+  until('the CLI asks the model', async () => run.requests()[0], (request) => request !== undefined, 30_000).then((request) => request!);
+
+/** The pid a stand-in:sleep tool call wrote (its shell's), once written. */
+async function sleeperPid(cwd: string): Promise<number> {
+  const file = path.join(cwd, 'sleeper.pid');
+  const text = await until('the tool wrote its pid', async () => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : ''), (found) => found !== '', 30_000);
+  return Number(text);
 }
 
 /**
@@ -92,116 +113,127 @@ function isZombie(pid: number): boolean {
   }
 }
 
-describe('running the agent process (real stand-in CLI)', () => {
+const commandLine = (...options: string[]) => [claudeCli, '-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages', '--max-turns', '5', ...options];
+
+describe('running the agent process (the real Claude Code CLI)', () => {
   it('sends the prompt on stdin and reports the session, the streamed text and the result', async () => {
-    const prompt = 'Revise o README.\nSegunda linha — ação & "aspas"';
-    const { outcome, events, record } = startFakeAgent({}, { prompt });
+    const prompt = 'Revise o README.\nSegunda linha — ação & "aspas" stand-in:text';
+    const { outcome, events, cwd, requests } = startCli(prompt);
     const summary = await outcome;
 
     const sessionId = summary.sessionId;
-    expect(events[0]).toEqual({ kind: 'init', sessionId, model: 'fake-model', cwd: record().cwd });
     expect(sessionId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expect(events.map((event) => event.kind)).toEqual(['init', 'text', 'text', 'text', 'result']);
-    expect(events[1]).toEqual({ kind: 'text', text: `Received prompt: ${prompt}`, sessionId });
-    expect(record().stdin).toBe(prompt);
-    expect(record().argv).toEqual(['-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages', '--max-turns', '5', '--permission-mode', 'bypassPermissions']);
+    expect(events).toEqual([
+      { kind: 'init', sessionId, model: 'claude-opus-5-5', cwd },
+      { kind: 'text', text: STAND_IN_TEXT, sessionId },
+      expect.objectContaining({ kind: 'result', isError: false, subtype: 'success', resultText: STAND_IN_TEXT, sessionId, turns: 1 }),
+    ]);
+    // The prompt reached the model as written (standard input), and is not on the command line.
+    const [request] = requests();
+    expect(promptsOf(request!.body)).toEqual([prompt]);
+    expect(request!.client!.argv).toEqual(commandLine('--permission-mode', 'bypassPermissions'));
     expect(summary).toEqual({
-      pid: record().pid,
+      pid: request!.client!.pid,
       exitCode: 0,
       signal: null,
       sessionId,
-      costUsd: 0.0421,
+      // Priced by the CLI: 10 input and 8 output tokens (the stand-in's usage) of its default model.
+      costUsd: expect.any(Number),
       durationMs: expect.any(Number),
-      turns: 3,
-      // The fake agent's result has no usage.
-      tokens: null,
-      resultText: `Done: ${prompt}`,
-      output: `Received prompt: ${prompt}\nWorking, step 2 of 3.\nWorking, step 3 of 3.`,
+      turns: 1,
+      tokens: { input: 10, output: 8, cacheRead: 0, cacheCreation: 0 },
+      resultText: STAND_IN_TEXT,
+      output: STAND_IN_TEXT,
       outputTruncated: false,
       stderr: '',
       error: null,
     });
+    expect(summary.costUsd).toBeGreaterThan(0);
   });
 
   it('passes --resume with the session id, the model and the permission mode, and keeps the session', async () => {
-    const { outcome, record } = startFakeAgent(
-      { FAKE_AGENT_CHUNKS: '1' },
-      { prompt: 'Continue', resumeSessionId: 'sess-42', model: 'claude-opus-4-1', permissionMode: 'plan' },
-    );
+    const first = await startCli('Remember this. stand-in:text').outcome;
+    const sessionId = first.sessionId!;
+    const { outcome, printed, requests } = startCli('Continue', { resumeSessionId: sessionId, model: 'claude-sonnet-4-6', permissionMode: 'plan' });
     const summary = await outcome;
 
-    expect(record().argv).toEqual([
-      '-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages', '--max-turns', '5', '--permission-mode', 'plan',
-      '--model', 'claude-opus-4-1', '--resume', 'sess-42',
-    ]);
-    expect(summary.sessionId).toBe('sess-42');
-    expect(summary.output).toBe('Resumed session sess-42. Received prompt: Continue');
-    expect(summary.turns).toBe(1);
+    // The resumed conversation: its first prompt, then this one.
+    const [request] = requests();
+    expect(promptsOf(request!.body)).toEqual(['Remember this. stand-in:text', 'Continue']);
+    expect(request!.client!.argv).toEqual(commandLine('--permission-mode', 'plan', '--model', 'claude-sonnet-4-6', '--resume', sessionId));
+    expect(request!.body).toMatchObject({ model: 'claude-sonnet-4-6' });
+    expect(JSON.parse(printed[0]!)).toMatchObject({ type: 'system', subtype: 'init', session_id: sessionId, model: 'claude-sonnet-4-6', permissionMode: 'plan' });
+    expect(summary).toMatchObject({ sessionId, output: 'OK', resultText: 'OK', turns: 1, error: null });
   });
 
   it('injects secrets into the environment only: never the argument list, never the service credentials', async () => {
     const secret = 'ghp_s3cr3t-value-0123456789';
-    const { outcome, record } = startFakeAgent({}, {}, { secrets: { GITHUB_TOKEN: secret, PATH_EXTRA: 'x' } });
-    await outcome;
+    const run = startCli('Secrets? stand-in:text', {}, { secrets: { GITHUB_TOKEN: secret, PATH_EXTRA: 'x' } });
+    await run.outcome;
+    const { client } = run.requests()[0]!;
 
-    expect(record().env.GITHUB_TOKEN).toBe(secret);
-    expect(record().env.PATH_EXTRA).toBe('x');
-    expect(record().argv.join(' ')).not.toContain(secret);
+    expect(client!.env.GITHUB_TOKEN).toBe(secret);
+    expect(client!.env.PATH_EXTRA).toBe('x');
+    expect(client!.argv.join(' ')).not.toContain(secret);
     expect(process.env.AGENT_SECRETS_KEY).toBeDefined();
-    expect(record().env.AGENT_SECRETS_KEY).toBeUndefined();
-    expect(record().env.MYSQL_DATABASE).toBeUndefined();
+    expect(client!.env.AGENT_SECRETS_KEY).toBeUndefined();
+    expect(client!.env.MYSQL_DATABASE).toBeUndefined();
   });
 
   it('refuses a secret name that is not an environment variable name, starting nothing', async () => {
-    const { outcome } = startFakeAgent({}, {}, { secrets: { 'BAD=NAME': 'v' } });
-    const error = await rejection(outcome);
+    const run = startCli(`Never asked ${randomUUID()}`, {}, { secrets: { 'BAD=NAME': 'v' } });
+    const error = await rejection(run.outcome);
     expect(error.name).toBe('AgentOptionsError');
     expect(error.message).toBe('secret name "BAD=NAME" is not a valid environment variable name');
+    expect(run.requests()).toEqual([]);
   });
 
   it('creates a missing working directory and runs the agent in it', async () => {
     const cwd = path.join(workspace, 'missing', 'nested', 'project');
     expect(fs.existsSync(cwd)).toBe(false);
-    const { outcome, record } = startFakeAgent({ FAKE_AGENT_CHUNKS: '1' }, {}, { cwd });
-    await outcome;
+    const run = startCli('Where am I? stand-in:text', {}, { cwd });
+    await run.outcome;
 
     expect(fs.statSync(cwd).isDirectory()).toBe(true);
-    expect(fs.realpathSync(record().cwd)).toBe(fs.realpathSync(cwd));
+    expect(run.events[0]).toMatchObject({ kind: 'init', cwd });
+    expect(fs.realpathSync(run.requests()[0]!.client!.cwd)).toBe(fs.realpathSync(cwd));
   });
 
   it('reports a non-zero exit as a failure with the result error and the end of stderr', async () => {
+    // The CLI's answer to a session it does not have: an error result, the same line on stderr, exit 1.
+    const missing = '11111111-2222-4333-8444-555555555555';
     const chunks: OutputChunk[] = [];
-    const { outcome } = startFakeAgent({ FAKE_AGENT_FAIL: '1', FAKE_AGENT_CHUNKS: '1' }, {}, { onOutput: (chunk) => void chunks.push(chunk) });
+    const { outcome, requests } = startCli('Go on', { resumeSessionId: missing }, { onOutput: (chunk) => void chunks.push(chunk) });
     const error = await rejection(outcome);
-    // The terminal's lines: the text, its turn, the result summary, and standard error as a stderr line.
-    expect(chunks.filter((chunk) => chunk.type !== 'system')).toEqual(
-      expect.arrayContaining([
-        { type: 'chunk', content: 'Received prompt: Say hello' },
-        { type: 'turn', content: 'Turno 1', turn: 1 },
-        { type: 'stderr', content: 'fake-agent: failing on purpose (FAKE_AGENT_FAIL=1)' },
-      ]),
-    );
-    expect(chunks).toContainEqual({ type: 'system', content: expect.stringMatching(/^Resultado: 1 turnos \| custo: \$0\.0421 \| /) });
+    const line = `No conversation found with session ID: ${missing}`;
+    // The terminal's lines: the result summary, and standard error as a stderr line.
+    expect(chunks).toHaveLength(2);
+    expect(chunks).toEqual(expect.arrayContaining([
+      { type: 'system', content: expect.stringMatching(/^Resultado: 0 turnos \| custo: \$0\.0000 \| /) },
+      { type: 'stderr', content: line },
+    ]));
 
     expect(error).toBeInstanceOf(AgentProcessError);
-    expect(error.message).toBe(
-      'claude-code terminou com o código 2: fake agent failure (FAKE_AGENT_FAIL=1)\nstderr: fake-agent: failing on purpose (FAKE_AGENT_FAIL=1)',
-    );
+    expect(error.message).toBe(`claude-code terminou com o código 1: ${line}\nstderr: ${line}`);
     const summary = (error as AgentProcessError).summary;
-    expect(summary).toMatchObject({ exitCode: 2, signal: null, costUsd: 0.0421, turns: 1, error: error.message, stderr: 'fake-agent: failing on purpose (FAKE_AGENT_FAIL=1)\n' });
-    expect(summary.sessionId).toEqual(expect.any(String));
+    expect(summary).toMatchObject({ exitCode: 1, signal: null, costUsd: 0, turns: 0, resultText: line, output: '', error: error.message, stderr: `${line}\n` });
+    expect(summary.sessionId).toBe(missing);
+    expect(requests()).toEqual([]);
   });
 
   it('reports a wrong argument list through the CLI exit code and its stderr', async () => {
-    const { outcome } = startFakeAgent({}, {}, { cli: { ...claudeCode, buildArgs: () => ['-p', '--output-format', 'stream-json', '--max-turns', '1'] } });
+    const chunks: OutputChunk[] = [];
+    const { outcome } = startCli('Never asked', {}, {
+      cli: { ...claudeCode, buildArgs: () => ['-p', '--output-format', 'stream-json', '--max-turns', '1'] },
+      onOutput: (chunk) => void chunks.push(chunk),
+    });
     const error = await rejection(outcome);
-    expect(error.message).toBe(
-      'claude-code terminou com o código 1\nstderr: fake-agent: When using --print, --output-format=stream-json requires --verbose',
-    );
+    expect(error.message).toBe('claude-code terminou com o código 1\nstderr: Error: When using --print, --output-format=stream-json requires --verbose');
+    expect(chunks).toEqual([{ type: 'stderr', content: 'Error: When using --print, --output-format=stream-json requires --verbose' }]);
   });
 
   it('reports a command that cannot start', async () => {
-    const { outcome } = startFakeAgent({}, {}, { command: path.join(workspace, 'no-such-agent') });
+    const { outcome } = startCli('Never asked', {}, { command: path.join(workspace, 'no-such-agent') });
     const error = await rejection(outcome);
     expect(error).toBeInstanceOf(AgentProcessError);
     expect(error.message).toBe(`não foi possível iniciar ${path.join(workspace, 'no-such-agent')}: No such file or directory`);
@@ -210,112 +242,152 @@ describe('running the agent process (real stand-in CLI)', () => {
   it('on abort kills the agent and the tool it started, and says it was cancelled', async () => {
     const controller = new AbortController();
     const reason = new Error('cancelled by the user');
-    const { outcome, events, record } = startFakeAgent(
-      { FAKE_AGENT_CHUNKS: '10000', FAKE_AGENT_DELAY_MS: '20', FAKE_AGENT_SPAWN_CHILD: '1' },
-      {},
-      {
-        signal: controller.signal,
-        onEvent: (event) => {
-          events.push(event);
-          if (event.kind === 'text') controller.abort(reason);
-        },
-      },
-    );
-    const error = await rejection(outcome);
-    const { pid, childPid } = record();
+    // The CLI takes 0.2-0.4 s to end mid-tool here, over a second on a loaded machine: a grace that lets it.
+    const run = startCli('Wait. stand-in:sleep seconds=300', {}, { signal: controller.signal, killGraceMs: 5_000 });
+    const outcome = rejection(run.outcome);
+    const shell = await sleeperPid(run.cwd);
+    const cli = (await firstRequest(run)).client!.pid;
+    controller.abort(reason);
+    const error = await outcome;
 
     expect(error).toBeInstanceOf(AgentCancelledError);
     expect(error.cause).toBe(reason);
-    expect((error as AgentCancelledError).summary).toMatchObject({ pid, exitCode: 143, signal: null, error: null });
-    expect(events.filter((event) => event.kind === 'result')).toEqual([]);
-    expect(childPid).toEqual(expect.any(Number));
-    expect(await goneWithin(pid, 1_500)).toBe(true);
-    expect(await goneWithin(childPid as number, 1_500)).toBe(true);
+    // The CLI ends on SIGTERM by itself, with 143.
+    expect((error as AgentCancelledError).summary).toMatchObject({ pid: cli, exitCode: 143, signal: null, error: null });
+    expect(run.events.filter((event) => event.kind === 'result')).toEqual([]);
+    expect(await goneWithin(cli, 1_500)).toBe(true);
+    // The tool's shell leads a session of its own (the CLI starts it so): ended by the CLI or, at the latest, by the lease's end.
+    expect(await goneWithin(shell, 1_500, true)).toBe(true);
   });
 
-  it('escalates to SIGKILL after the grace period when the agent ignores SIGTERM; its tool dies with the group', async () => {
+  it('escalates to SIGKILL after the grace period when the agent does not end on SIGTERM; its tool ends too', async () => {
     const controller = new AbortController();
-    const { outcome, events, record } = startFakeAgent(
-      { FAKE_AGENT_CHUNKS: '10000', FAKE_AGENT_DELAY_MS: '20', FAKE_AGENT_SPAWN_CHILD: '1', FAKE_AGENT_IGNORE_SIGTERM: '1' },
-      {},
-      {
-        signal: controller.signal,
-        killGraceMs: 1_000,
-        onEvent: (event) => {
-          events.push(event);
-          if (event.kind === 'text') controller.abort();
-        },
-      },
-    );
-    const error = await rejection(outcome);
-    const { pid, childPid } = record();
+    const run = startCli('Wait. stand-in:sleep seconds=300', {}, { signal: controller.signal, killGraceMs: 1_000 });
+    const outcome = rejection(run.outcome);
+    const shell = await sleeperPid(run.cwd);
+    const cli = (await firstRequest(run)).client!.pid;
+    // Stopped, as a hung process: it cannot act on SIGTERM (pending until it would continue); SIGKILL still ends it.
+    process.kill(cli, 'SIGSTOP');
+    const abortedAt = Date.now();
+    controller.abort();
+    const error = await outcome;
 
     expect(error).toBeInstanceOf(AgentCancelledError);
-    expect((error as AgentCancelledError).summary).toMatchObject({ exitCode: null, signal: 'SIGKILL' });
-    expect(await goneWithin(pid, 500)).toBe(true);
-    expect(await goneWithin(childPid as number, 1_500)).toBe(true);
+    expect((error as AgentCancelledError).summary).toMatchObject({ pid: cli, exitCode: null, signal: 'SIGKILL' });
+    expect(Date.now() - abortedAt).toBeGreaterThanOrEqual(1_000);
+    expect(await goneWithin(cli, 500)).toBe(true);
+    expect(await goneWithin(shell, 1_500, true)).toBe(true);
   });
 
+  // Fake agent: the real CLI starts each tool in a session and process group of its own (a Bash
+  // tool's shell leads its group), so none of its tools is in its group; this is the group kill for a
+  // CLI whose tool stays in its group and which leaves it running on SIGTERM.
   it('on abort reaches a tool the agent leaves running, through the process group', async () => {
     const controller = new AbortController();
-    const { outcome, events, record } = startFakeAgent(
-      { FAKE_AGENT_CHUNKS: '10000', FAKE_AGENT_DELAY_MS: '20', FAKE_AGENT_SPAWN_CHILD: '1', FAKE_AGENT_ORPHAN_CHILD: '1' },
-      {},
-      {
-        signal: controller.signal,
-        onEvent: (event) => {
-          events.push(event);
-          if (event.kind === 'text') controller.abort();
-        },
+    const recordFile = path.join(workspace, `record-${randomUUID()}.json`);
+    const events: AgentEvent[] = [];
+    const outcome = runAgent({
+      command: fakeAgent,
+      cli: claudeCode,
+      run: { prompt: 'Say hello', maxTurns: 5 },
+      cwd: path.join(workspace, `fake-${randomUUID()}`),
+      workdirRoots: [workspace],
+      // As the service user (no lease, which would end every process of its user): only the group kill reaches the tool.
+      isolation: { mode: 'service-user', reason: 'the test' },
+      baseEnv: { ...agentBaseEnv(process.env), FAKE_AGENT_RECORD: recordFile, FAKE_AGENT_CHUNKS: '10000', FAKE_AGENT_DELAY_MS: '20', FAKE_AGENT_SPAWN_CHILD: '1', FAKE_AGENT_ORPHAN_CHILD: '1' },
+      signal: controller.signal,
+      onEvent: (event) => {
+        events.push(event);
+        if (event.kind === 'text') controller.abort();
       },
-    );
+    });
     expect(await rejection(outcome)).toBeInstanceOf(AgentCancelledError);
-    const { pid, childPid } = record();
+    const { pid, childPid } = JSON.parse(fs.readFileSync(recordFile, 'utf8')) as { pid: number; childPid: number };
     expect(await goneWithin(pid, 1_500)).toBe(true);
-    expect(await goneWithin(childPid as number, 1_500, true)).toBe(true);
+    expect(await goneWithin(childPid, 1_500, true)).toBe(true);
   });
 
+  // Fake agent: as above, a process left in the agent's own group, which the real CLI never leaves
+  // (its tools have groups of their own; what they leave running is ended with the user's processes, next test).
   it('after a normal exit, ends what the agent left running in its group', async () => {
-    const { outcome, record } = startFakeAgent({ FAKE_AGENT_CHUNKS: '1', FAKE_AGENT_SPAWN_CHILD: '1', FAKE_AGENT_ORPHAN_CHILD: '1' });
-    expect((await outcome).exitCode).toBe(0);
-    expect(await goneWithin(record().childPid as number, 1_500, true)).toBe(true);
+    const recordFile = path.join(workspace, `record-${randomUUID()}.json`);
+    const summary = await runAgent({
+      command: fakeAgent,
+      cli: claudeCode,
+      run: { prompt: 'Say hello', maxTurns: 5 },
+      cwd: path.join(workspace, `fake-${randomUUID()}`),
+      workdirRoots: [workspace],
+      // As the service user (no lease, which would end every process of its user): only the group kill reaches the child.
+      isolation: { mode: 'service-user', reason: 'the test' },
+      baseEnv: { ...agentBaseEnv(process.env), FAKE_AGENT_RECORD: recordFile, FAKE_AGENT_CHUNKS: '1', FAKE_AGENT_SPAWN_CHILD: '1', FAKE_AGENT_ORPHAN_CHILD: '1' },
+    });
+    expect(summary.exitCode).toBe(0);
+    const { childPid } = JSON.parse(fs.readFileSync(recordFile, 'utf8')) as { childPid: number };
+    expect(await goneWithin(childPid, 1_500, true)).toBe(true);
+  });
+
+  it('after a normal exit, ends what a tool of the CLI left running in the background', async () => {
+    const prompt = `Start a server ${randomUUID()}`;
+    model.enqueue({
+      kind: 'tool_use', name: 'Bash', input: { command: 'tail -f /dev/null > /dev/null 2>&1 & echo $!', description: 'Start in the background' },
+      when: (request) => promptsOf(request.body).at(-1) === prompt && toolResultsOf(request.body).length === 0,
+    });
+    const run = startCli(prompt);
+    expect((await run.outcome).exitCode).toBe(0);
+    const [, answer] = run.requests();
+    const background = Number(toolResultsOf(answer!.body)[0]!.text.trim());
+    expect(background).toBeGreaterThan(0);
+    expect(await goneWithin(background, 1_500, true)).toBe(true);
   });
 
   it('does not start the agent when the signal is already aborted', async () => {
     const controller = new AbortController();
     controller.abort();
-    const { outcome, events } = startFakeAgent({}, {}, { signal: controller.signal });
-    const error = await rejection(outcome);
+    const run = startCli(`Never asked ${randomUUID()}`, {}, { signal: controller.signal });
+    const error = await rejection(run.outcome);
     expect(error).toBeInstanceOf(AgentCancelledError);
     expect((error as AgentCancelledError).summary.pid).toBeNull();
-    expect(events).toEqual([]);
+    expect(run.events).toEqual([]);
+    expect(run.requests()).toEqual([]);
   });
 
   it('delivers every line of a big output but keeps a bounded output with a note', async () => {
-    const { outcome, events } = startFakeAgent({ FAKE_AGENT_BIG_LINES: '50', FAKE_AGENT_BIG_LINE_CHARS: '10000' }, { prompt: 'P' });
-    const summary = await outcome;
+    const run = startCli('Write a lot. stand-in:long chars=100000');
+    const summary = await run.outcome;
 
-    const fullOutput = ['Received prompt: P', 'Working, step 2 of 3.', 'Working, step 3 of 3.', ...Array(50).fill('x'.repeat(10_000))].join('\n');
-    expect(events.filter((event) => event.kind === 'text')).toHaveLength(53);
+    // Every line the CLI printed reached onEvent: the 100 deltas of the answer as they came, then the whole text.
+    expect(run.events.length + run.raws.length).toBe(run.printed.filter((line) => line.trim() !== '').length);
+    const deltas = run.raws.flatMap((event) => {
+      const line = JSON.parse((event as { line: string }).line) as { type: string; event?: { delta?: { type: string; text: string } } };
+      return line.type === 'stream_event' && line.event?.delta?.type === 'text_delta' ? [line.event.delta.text] : [];
+    });
+    expect(deltas).toHaveLength(100);
+    const texts = run.events.filter((event): event is Extract<AgentEvent, { kind: 'text' }> => event.kind === 'text');
+    expect(texts).toHaveLength(1);
+    const fullOutput = texts[0]!.text;
+    expect(deltas.join('')).toBe(fullOutput);
+    expect(fullOutput).toHaveLength(100_000);
     expect(summary.outputTruncated).toBe(true);
     expect(summary.output).toBe(
       `${fullOutput.slice(0, DEFAULT_MAX_OUTPUT_CHARS)}\n[output cut: ${fullOutput.length - DEFAULT_MAX_OUTPUT_CHARS} more characters not kept]`,
     );
-    expect(summary.resultText).toBe('Done: P');
+    expect(summary.resultText).toBe(`${fullOutput.slice(0, DEFAULT_MAX_OUTPUT_CHARS)}\n[cut: ${fullOutput.length - DEFAULT_MAX_OUTPUT_CHARS} more characters not kept]`);
   });
 
   it('ends the run with the error of a failing onEvent, as thrown, and kills the agent', async () => {
     const failure = new Error('redis is down');
-    const { outcome, record } = startFakeAgent(
-      { FAKE_AGENT_CHUNKS: '10000', FAKE_AGENT_DELAY_MS: '20' },
-      {},
-      {
-        onEvent: (event) => {
-          if (event.kind === 'text') throw failure;
-        },
+    let cli = 0;
+    const run = startCli('Take your time. stand-in:slow deltas=600 every=100', {}, {
+      onEvent: (event) => {
+        // The model streams: the CLI asked it, so the stand-in has its process.
+        if (event.kind === 'raw' && event.line.includes('"text_delta"')) {
+          cli = run.requests()[0]!.client!.pid;
+          throw failure;
+        }
       },
-    );
-    expect(await rejection(outcome)).toBe(failure);
-    expect(await goneWithin(record().pid, 1_500)).toBe(true);
+    });
+    expect(await rejection(run.outcome)).toBe(failure);
+    expect(cli).toBeGreaterThan(0);
+    expect(await goneWithin(cli, 1_500)).toBe(true);
   });
 });

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { format } from 'mysql2';
@@ -9,6 +8,7 @@ import { createExecution } from '../../db/executions-store';
 import { CLOSED_WORKFLOW_GRACE_MS, MISSING_WORKFLOW_GRACE_MS } from '../../domain/workflow-gone';
 import { config } from '../../lib/config';
 import { logger } from '../../lib/logger';
+import { repoRoot } from '../../lib/paths';
 import { processRunning } from '../../scripts/process-state';
 import { agentExecutionWorkflowId } from '../../temporal/agent-execution';
 import { pipelineExecutionWorkflowId } from '../../temporal/pipeline-execution';
@@ -18,6 +18,7 @@ import { startAgentsWorker } from '../../workers/agents';
 import type { QueueWorker } from '../../workers/queue-worker';
 import { startRankingWorker } from '../../workers/ranking';
 import type { rankingJobWorkflow } from '../../workflows/ranking/job';
+import { promptsOf, standInEnv, startStandInModel, type StandInModel } from '../fixtures/stand-in-model';
 import { seedPersonIndex } from '../support/ranking';
 import { startTestServer, type TestServer } from '../support/server';
 import { until } from '../support/waiting';
@@ -25,27 +26,33 @@ import { until } from '../support/waiting';
 /**
  * The reconcilers (docs/agent-executions.md, "Reconciler"; docs/ranking-job.md): workflows are
  * terminated through the Temporal client as from the Web UI, and the tests only wait (bounded
- * polls) for the Schedules' passes; they never call the reconciler themselves.
+ * polls) for the Schedules' passes; they never call the reconciler themselves. The agents are the
+ * pinned Claude Code CLI against the stand-in model (docs/claude-code-cli.md): a long run is one
+ * whose model has it run a long Bash command (`stand-in:sleep`).
  */
 
-const FAKE_AGENT = path.resolve(__dirname, '../fixtures/fake-agent/fake-agent.js');
+const CLAUDE_CLI = path.join(repoRoot, 'node_modules/.bin/claude');
 const TERMINATED_ERROR = 'o workflow da execução terminou como TERMINATED sem finalizar o registro';
+const SLOW_TASK = 'Take your time stand-in:sleep seconds=300';
 // The passes run every second here (the default is a minute).
 const testConfig = {
   ...config,
   reconciler: { intervalSeconds: 1 },
-  orchestration: { ...config.orchestration, agentCommand: FAKE_AGENT },
+  orchestration: { ...config.orchestration, agentCommand: CLAUDE_CLI },
 };
 
 let server: TestServer;
 let temporal: Client;
+let model: StandInModel;
 const workers: QueueWorker[] = [];
 const agentPids: number[] = [];
-const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'reconciler-'));
-// The stand-in agent writes its record file here, and it may run as an unprivileged user (docs/agent-process.md).
-fs.chmodSync(scratch, 0o777);
+// The agents' working directories, under the projects area (the runs create them as their pool users).
+const workArea = path.join(config.orchestration.workdirRoots[0]!, `test-reconciler-${process.pid}-${Date.now()}`);
 
 beforeAll(async () => {
+  if (process.getuid?.() !== 0) throw new Error('the CLI runs as the pool users a root service uses: run these tests as root');
+  model = await startStandInModel();
+  model.recordClients();
   server = await startTestServer();
   temporal = server.services.temporal.client;
   // Records left active by an interrupted earlier run would hold the slot.
@@ -70,7 +77,8 @@ afterAll(async () => {
   await Promise.allSettled(workers.map((worker) => worker.stop()));
   await api('PUT', '/api/settings', { maxConcurrent: 2 }).catch(() => undefined);
   await server?.close();
-  fs.rmSync(scratch, { recursive: true, force: true });
+  await model?.close();
+  fs.rmSync(workArea, { recursive: true, force: true });
 });
 
 interface Answer {
@@ -87,10 +95,15 @@ async function api(method: string, urlPath: string, body?: unknown): Promise<Ans
   return { status: response.status, body: text ? JSON.parse(text) : null };
 }
 
-async function createAgent(name: string, secrets: Record<string, string>): Promise<string> {
-  const created = await api('POST', '/api/agents', { agent_name: `${name} ${Date.now()}`, config: { systemPrompt: 'Be brief.', maxTurns: 7 } });
+/** An agent whose runs reach the stand-in (its address and key are the agent's secrets), working in its own directory. */
+async function createAgent(name: string): Promise<string> {
+  const agentName = `${name} ${Date.now()}`;
+  const created = await api('POST', '/api/agents', {
+    agent_name: agentName,
+    config: { systemPrompt: 'Be brief.', maxTurns: 7, workingDirectory: path.join(workArea, agentName.replace(/\W+/g, '-')) },
+  });
   expect(created.status).toBe(201);
-  for (const [secretName, value] of Object.entries(secrets)) {
+  for (const [secretName, value] of Object.entries({ ...standInEnv(model), CLAUDE_CODE_MAX_RETRIES: '0' })) {
     expect((await api('POST', `/api/agents/${created.body.id}/secrets`, { name: secretName, value })).status).toBe(201);
   }
   return created.body.id as string;
@@ -112,16 +125,32 @@ async function record(executionId: string): Promise<any> {
 const finished = (executionId: string, timeoutMs = 60_000) =>
   until(`execution ${executionId} final`, () => record(executionId), (r) => !['queued', 'running'].includes(r.status) && r.reportFile !== null, timeoutMs);
 
-/** A slow stand-in agent, running, and its process id. */
-async function runningSlowAgent(name: string): Promise<{ agentId: string; executionId: string; pid: number }> {
-  const recordFile = path.join(scratch, `${name}.json`);
-  const agentId = await createAgent(name, { FAKE_AGENT_CHUNKS: '100000', FAKE_AGENT_DELAY_MS: '50', FAKE_AGENT_RECORD: recordFile });
-  const executionId = await execute(agentId, 'Take your time');
-  await until('agent printing', () => record(executionId), (r) => r.status === 'running' && r.outputSeq >= 2);
-  const { pid } = JSON.parse(fs.readFileSync(recordFile, 'utf8')) as { pid: number };
-  agentPids.push(pid);
+/**
+ * A long run's processes, once its tool runs: the CLI (as the stand-in saw it when it asked for
+ * `task` from the run's working directory) and the shell of its Bash tool (the pid it wrote there).
+ */
+async function longRunProcesses(executionId: string, task: string): Promise<{ pid: number; shell: number }> {
+  const { workingDirectory } = await record(executionId);
+  const pidFile = path.join(workingDirectory, 'sleeper.pid');
+  const shell = Number(
+    await until('the tool wrote its pid', async () => (fs.existsSync(pidFile) ? fs.readFileSync(pidFile, 'utf8').trim() : ''), (text) => text !== '', 60_000),
+  );
+  const request = model.messages().filter((candidate) => promptsOf(candidate.body).at(-1) === task && candidate.client?.cwd === workingDirectory).at(-1);
+  expect(request).toBeDefined();
+  const pid = request!.client!.pid;
+  agentPids.push(pid, shell);
   expect(processRunning(pid)).toBe(true);
-  return { agentId, executionId, pid };
+  expect(processRunning(shell)).toBe(true);
+  return { pid, shell };
+}
+
+/** A long run of a new agent: running, its Bash tool sleeping; its processes. */
+async function runningSlowAgent(name: string): Promise<{ agentId: string; executionId: string; pid: number; shell: number }> {
+  const agentId = await createAgent(name);
+  const executionId = await execute(agentId, SLOW_TASK);
+  await until('agent running', () => record(executionId), (r) => r.status === 'running', 60_000);
+  // A leftover pid file of an earlier run would mislead: each agent has its own directory, new here.
+  return { agentId, executionId, ...(await longRunProcesses(executionId, SLOW_TASK)) };
 }
 
 /** Terminates an execution's workflow as an operator would from the Temporal Web UI. */
@@ -154,14 +183,15 @@ describe('executions reconciler', () => {
   });
 
   it('ends a running execution whose workflow is terminated: agent killed, record failed, slot freed', async () => {
-    const { executionId, pid } = await runningSlowAgent('terminated');
-    const quickAgent = await createAgent('after-terminated', {});
+    const { executionId, pid, shell } = await runningSlowAgent('terminated');
+    const quickAgent = await createAgent('after-terminated');
     await terminateExecution(executionId);
     // Limit 1: the next execution waits for the slot the terminated one still holds.
     const nextId = await execute(quickAgent, 'Next in line');
 
-    // The run activity hears of the termination at its next heartbeat and kills the agent's process group.
+    // The run activity hears of the termination at its next heartbeat and ends the CLI; its tool's shell goes with its user's processes.
     await until('agent process gone', async () => processRunning(pid), (alive) => !alive, 15_000);
+    await until('its tool gone', async () => processRunning(shell), (alive) => !alive, 15_000);
 
     const done = await finished(executionId);
     expect(done).toMatchObject({ status: 'error', error: TERMINATED_ERROR, reportFile: expect.any(String) });
@@ -181,7 +211,7 @@ describe('executions reconciler', () => {
 
   it('ends a queued execution whose workflow is terminated while it waits for the slot', async () => {
     const { agentId, executionId: runningId, pid } = await runningSlowAgent('holding-slot');
-    const waitingAgent = await createAgent('waiting', {});
+    const waitingAgent = await createAgent('waiting');
     const waitingId = await execute(waitingAgent, 'Wait for the slot');
     await until('waiting for the slot', () => record(waitingId), (r) => r.status === 'queued');
     await terminateExecution(waitingId);
@@ -199,7 +229,7 @@ describe('executions reconciler', () => {
 
   it('ends a record whose workflow does not exist once it is older than the grace; a young one waits', async () => {
     const { db } = server.services.database;
-    const base = { kind: 'agent' as const, agentId: null, agentName: 'Never started', source: 'manual' as const, task: 'Nothing', instructions: '', workingDirectory: scratch, model: 'sonnet' };
+    const base = { kind: 'agent' as const, agentId: null, agentName: 'Never started', source: 'manual' as const, task: 'Nothing', instructions: '', workingDirectory: workArea, model: 'sonnet' };
     const old = await createExecution(db, { ...base, createdAt: new Date(Date.now() - MISSING_WORKFLOW_GRACE_MS - 60_000) });
     const young = await createExecution(db, base);
     try {
@@ -214,15 +244,16 @@ describe('executions reconciler', () => {
   });
 
   it('ends a pipeline run whose workflow is terminated mid-step: its step too, and a resume starts at that step', async () => {
-    const quickAgent = await createAgent('pipeline-quick', {});
-    const recordFile = path.join(scratch, 'pipeline-slow.json');
-    const slowAgent = await createAgent('pipeline-slow', { FAKE_AGENT_CHUNKS: '100000', FAKE_AGENT_DELAY_MS: '50', FAKE_AGENT_RECORD: recordFile });
+    const quickAgent = await createAgent('pipeline-quick');
+    const slowAgent = await createAgent('pipeline-slow');
     const created = await api('POST', '/api/pipelines', {
       name: `stranded ${Date.now()}`,
       description: '',
+      // Its steps run here, not in the shared projects area.
+      workingDirectory: path.join(workArea, `stranded-${Date.now()}`),
       steps: [
         { agentId: quickAgent, inputTemplate: '', description: '', requiresApproval: false },
-        { agentId: slowAgent, inputTemplate: 'Slowly: {{input}}', description: '', requiresApproval: false },
+        { agentId: slowAgent, inputTemplate: 'stand-in:sleep seconds=300 Slowly: {{input}}', description: '', requiresApproval: false },
       ],
     });
     expect(created.status).toBe(201);
@@ -231,9 +262,7 @@ describe('executions reconciler', () => {
     const runId = started.body.executionId as string;
     const running = await until('second step printing', () => record(runId), (r) => r.steps?.[1]?.status === 'running', 60_000);
     const stepId = running.steps[1].executionId as string;
-    await until('slow agent printing', () => record(stepId), (r) => r.outputSeq >= 2);
-    const { pid } = JSON.parse(fs.readFileSync(recordFile, 'utf8')) as { pid: number };
-    agentPids.push(pid);
+    const { pid } = await longRunProcesses(stepId, (await record(stepId)).task);
 
     const handle = temporal.workflow.getHandle(pipelineExecutionWorkflowId(runId));
     await handle.terminate('terminated by the test, as from the Web UI');
@@ -250,16 +279,17 @@ describe('executions reconciler', () => {
     expect(resumed.status).toBe(202);
     const resumedRun = await until('resumed run at step 2', () => record(resumed.body.executionId), (r) => r.steps?.some((step: any) => step.stepIndex === 1 && step.status === 'running'), 60_000);
     expect(resumedRun.steps.map((step: any) => step.stepIndex)).toEqual([0, 1]);
-    expect((await record(resumedRun.steps[1].executionId)).task).toBe(`Slowly: ${run.steps[0].result}`);
+    expect((await record(resumedRun.steps[1].executionId)).task).toBe(`stand-in:sleep seconds=300 Slowly: ${run.steps[0].result}`);
     expect((await api('POST', `/api/pipelines/${created.body.id}/cancel`)).status).toBe(200);
     expect(await until('resumed run canceled', () => record(resumed.body.executionId), (r) => r.status === 'canceled', 60_000)).toMatchObject({ status: 'canceled' });
   });
 
   it('ends a pipeline run terminated while it waits for an approval: a resume starts at the awaited step with the answer before it', async () => {
-    const quickAgent = await createAgent('pipeline-gate', {});
+    const quickAgent = await createAgent('pipeline-gate');
     const created = await api('POST', '/api/pipelines', {
       name: `stranded gate ${Date.now()}`,
       description: '',
+      workingDirectory: path.join(workArea, `stranded-gate-${Date.now()}`),
       steps: [
         { agentId: quickAgent, inputTemplate: '', description: '', requiresApproval: false },
         { agentId: quickAgent, inputTemplate: '', description: '', requiresApproval: true },
@@ -286,7 +316,7 @@ describe('executions reconciler', () => {
       source: 'manual',
       task: 'Nothing',
       instructions: '',
-      workingDirectory: scratch,
+      workingDirectory: workArea,
       model: 'sonnet',
       createdAt: new Date(Date.now() - MISSING_WORKFLOW_GRACE_MS - 60_000),
     });
