@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -11,6 +10,7 @@ import { createExecution } from '../db/executions-store';
 import { config } from '../lib/config';
 import { logger } from '../lib/logger';
 import { saveHistoryFixture } from './history-fixtures';
+import { startBlackHoleWorker } from '../test/fixtures/lost-delivery';
 import { repoRoot } from '../lib/paths';
 import { sealSecret, secretsKeyFromHex } from '../lib/secret-box';
 import { agentExecutionStartOptions } from '../temporal/agent-execution';
@@ -114,31 +114,22 @@ async function main(): Promise<void> {
     const host = `record-lost-${process.pid}`;
     const root = path.join(workDir, 'lost-host');
     await registerAgentHost(database.db, { name: host, roots: [root] });
-    const blackHole = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'test/fixtures/lost-delivery/black-hole-worker.ts'), config.temporal.address, config.temporal.namespace, agentsHostQueue(host)], { cwd: repoRoot });
-    let seen = '';
-    blackHole.stdout.on('data', (chunk: Buffer) => (seen += chunk.toString()));
-    const waitFor = async (text: string) => {
-      for (let pass = 0; !seen.includes(text); pass++) {
-        if (pass > 600) throw new Error(`the black-hole worker never printed "${text}"`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    };
+    const blackHole = await startBlackHoleWorker(config.temporal, agentsHostQueue(host));
     let hostWorker: Awaited<ReturnType<typeof startAgentsWorker>> | undefined;
     try {
-      await waitFor('polling');
       const execution = await createExecution(database.db, {
         id: randomUUID(), kind: 'agent', agentId: agents.quick.id, agentName: agents.quick.name, source: 'manual',
         task: 'Say hello once delivered', instructions: '', workingDirectory: path.join(root, 'project'), model: 'sonnet',
       });
       const handle = await client.workflow.start<typeof agentExecutionWorkflow>('agentExecutionWorkflow', agentExecutionStartOptions({ executionId: execution.id }));
-      await waitFor(`task received ${execution.id}`);
-      blackHole.kill('SIGKILL');
+      await blackHole.received(execution.id);
+      blackHole.kill();
       hostWorker = await startAgentsWorker({ ...config, orchestration: { ...orchestration, host, workdirRoots: [root] } }, logger);
       const result = await handle.result();
       if (result.status !== 'completed') throw new Error(`the redelivered run ended ${result.status}: ${result.error}`);
       await saveHistoryFixture('agent-execution-redelivered', handle);
     } finally {
-      blackHole.kill('SIGKILL');
+      blackHole.kill();
       await hostWorker?.stop();
     }
   }

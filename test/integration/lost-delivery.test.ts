@@ -1,4 +1,3 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
 import { config as baseConfig } from '../../lib/config';
 import { logger } from '../../lib/logger';
@@ -8,6 +7,7 @@ import { agentsHostQueue } from '../../temporal/task-queues';
 import { agentExecutionWorkflowId } from '../../temporal/agent-execution';
 import { startAgentsWorker } from '../../workers/agents';
 import type { QueueWorker } from '../../workers/queue-worker';
+import { startBlackHoleWorker, type BlackHoleWorker } from '../fixtures/lost-delivery';
 import { STAND_IN_TEXT } from '../fixtures/stand-in-model';
 import { jsonCall } from '../support/json-api';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
@@ -30,14 +30,14 @@ describe('a run whose task never reached a worker', () => {
   const host = `lost-${process.pid}-${Date.now()}`;
   let agents: RealAgents;
   let hostWorker: QueueWorker | undefined;
-  let blackHole: ChildProcessWithoutNullStreams | undefined;
+  let blackHole: BlackHoleWorker | undefined;
 
   beforeAll(async () => {
     agents = await startRealAgents({ name: 'lost-delivery', maxConcurrent: 2 });
   }, 90_000);
 
   afterAll(async () => {
-    blackHole?.kill('SIGKILL');
+    blackHole?.kill();
     await hostWorker?.stop();
     await agents?.close();
   });
@@ -50,17 +50,13 @@ describe('a run whose task never reached a worker', () => {
     await registerAgentHost(agents.server.services.database.db, { name: host, roots: [root] });
     const agent = await agents.standInAgent('lost', { workingDirectory: path.join(root, 'project') });
 
-    blackHole = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'test/fixtures/lost-delivery/black-hole-worker.ts'), baseConfig.temporal.address, baseConfig.temporal.namespace, agentsHostQueue(host)], { cwd: repoRoot });
-    let seen = '';
-    blackHole.stdout.on('data', (chunk: Buffer) => (seen += chunk.toString()));
-    blackHole.stderr.on('data', (chunk: Buffer) => (seen += chunk.toString()));
-    await until('the black hole polls', async () => seen, (text) => text.includes('polling'), 30_000);
+    blackHole = await startBlackHoleWorker(baseConfig.temporal, agentsHostQueue(host));
 
     const started = await call('POST', `/api/agents/${agent.id}/execute`, { task: 'Say hello stand-in:text' });
     expect(started.status).toBe(202);
     const { executionId } = started.body;
-    await until('the black hole has the run', async () => seen, (text) => text.includes(`task received ${executionId}`), 30_000);
-    blackHole.kill('SIGKILL');
+    await blackHole.received(executionId);
+    blackHole.kill();
     // Only now does a real worker serve the host: the second delivery can only reach it.
     hostWorker = await startAgentsWorker({ ...baseConfig, orchestration: { ...baseConfig.orchestration, host, workdirRoots: [root], agentCommand: CLAUDE_CLI } }, logger);
 
