@@ -46,7 +46,7 @@ const INTERNAL_ERROR: Record<Envelope, string> = { detail: 'Internal server erro
  */
 const GENERIC_PT_BR: Record<string, string> = {
   'Method Not Allowed': 'Método não permitido',
-  'Not Found': 'Não encontrado',
+  'Not Found': NOT_FOUND.error,
   'Bad Request': 'Requisição inválida',
   Unauthorized: 'Não autorizado',
   Forbidden: 'Acesso negado',

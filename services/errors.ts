@@ -33,6 +33,12 @@ export class UnavailableError extends UseCaseError {
   readonly kind = 'unavailable';
 }
 
+/** The one text of an agent that does not exist, wherever a use case looks one up. */
+export const agentNotFound = (id: string): NotFoundError => new NotFoundError(`Agente não encontrado: ${id}`);
+
+/** The one text of an execution record that does not exist. */
+export const executionNotFound = (id: string): NotFoundError => new NotFoundError(`Execução não encontrada: ${id}`);
+
 /**
  * lib/secret-box.ts's SecretsKeyMissingError in the client's words: its own message stays as the
  * worker records it, the use cases answer this one (pt-BR, docs/errors.md).

@@ -26,7 +26,12 @@ function mkdirAs(user: AgentUser, dir: string): Promise<void> {
     child.once('close', (code) => {
       if (code === 0) return resolve();
       const reason = stderr.trim().replace(/^(\/usr\/bin\/)?mkdir: /, '') || `mkdir exited with code ${code}`;
-      reject(new WorkingDirectoryError(`o diretório de trabalho "${dir}" não pôde ser criado pelo usuário do agente ${user.name}: ${reason}`));
+      reject(
+        new WorkingDirectoryError(
+          `the working directory "${dir}" could not be created by the agent's user ${user.name}: ${reason}`,
+          `o diretório de trabalho "${dir}" não pôde ser criado pelo usuário do agente ${user.name}: ${reason}`,
+        ),
+      );
     });
   });
 }
@@ -53,6 +58,8 @@ export async function prepareWorkingDirectory(requested: string, roots: readonly
   const stat = await fs.stat(real);
   if (runAs !== null && !writableBy(stat, runAs)) {
     throw new WorkingDirectoryError(
+      `the working directory "${confined}" is not writable by the agent's user ${runAs.name} (group of the pool): ` +
+        `give it to the group (chgrp ${AGENT_GROUP}; chmod g+rwx)`,
       `o diretório de trabalho "${confined}" não permite escrita ao usuário do agente ${runAs.name} (grupo do pool): ` +
         `dê-o ao grupo (chgrp ${AGENT_GROUP}; chmod g+rwx)`,
     );

@@ -17,7 +17,7 @@ import { DEFAULT_PERMISSION_MODE, PERMISSION_MODES, type AgentRunOptions, type A
 import { agentCliFor } from './agent-clis';
 import { noHostMessage, refuseOtherHost } from './agent-hosts';
 import { sessionStoreIn } from './agent-sessions';
-import { WORKER_STOPPED_ERROR } from '../../workflows/agents/execution-errors';
+import { WORKER_STOPPED_ERROR } from '../../domain/execution-errors';
 import { RecordOutput, recordLineOf } from './record-output';
 import { writeExecutionReport } from './reports';
 import { AgentCancelledError, AgentProcessError, runAgent, type AgentRunSummary } from './run-agent';

@@ -12,7 +12,7 @@ import { runStepRecords, stepInputOf, PREVIOUS_OUTPUT_MAX, STEP_RESULT_MESSAGE_M
 import { refuseOtherHost } from '../agents/agent-hosts';
 import { writeExecutionReport } from '../agents/reports';
 import { pushRunChanges } from '../repos/run-push';
-import { CANCELLED_ERROR } from '../../workflows/agents/execution-errors';
+import { CANCELLED_ERROR } from '../../domain/execution-errors';
 
 /**
  * The activities of a pipeline run (workflows/pipelines/execution.ts; docs/pipelines.md). They pass

@@ -10,7 +10,7 @@ import {
   updateAgent as storeAgentChanges,
   type Agent,
 } from '../../db/agents-store';
-import { NotFoundError } from '../errors';
+import { agentNotFound } from '../errors';
 import { withConfinedWorkingDirectory } from '../working-directories';
 import { deleteSchedulesOfAgent, type ScheduleDeps } from '../schedules';
 import type { AgentDeps } from './deps';
@@ -21,8 +21,6 @@ import { agentView, configView, updateChangelog, versionsView, type AgentConfigV
  * Agents: CRUD, versions, export/import/duplicate (docs/agents.md), answered in the admin panel's
  * shape (./view.ts). Every write is held to the store's bounds.
  */
-
-const agentNotFound = (id: string) => new NotFoundError(`Agente não encontrado: ${id}`);
 
 /** Labels of the names given to copies and imports, as the legacy server's ("<name> (cópia)"). */
 const COPY_LABEL = 'cópia';

@@ -1,6 +1,6 @@
 import { deleteSecret as removeSecret, listSecretNames, putSecret, secretContext } from '../../db/agent-secrets-store';
 import { sealSecret, secretsKeyFromHex } from '../../lib/secret-box';
-import { NotFoundError } from '../errors';
+import { agentNotFound, NotFoundError } from '../errors';
 import { getAgent } from './agents';
 import type { AgentDeps } from './deps';
 import { storeErrorsTranslated } from './store-errors';
@@ -32,7 +32,7 @@ export async function setSecret(
   const key = await storeErrorsTranslated(async () => secretsKeyFromHex(deps.secretsKey));
   const stored = await putSecret(deps.db, id, name, sealSecret(key, value, secretContext(id, name)));
   // Deleted between the two reads.
-  if (!stored) throw new NotFoundError(`Agente não encontrado: ${id}`);
+  if (!stored) throw agentNotFound(id);
   return stored.outcome === 'created' ? { name, created: true } : { name, updated: true };
 }
 

@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { ACTIVE_STATUSES, activeExecutions, cancelQueuedExecution, finishExecution, getExecution, type ExecutionSummary } from '../../db/executions-store';
 import { agentExecutionWorkflowId } from '../../temporal/agent-execution';
-import { CANCELLED_ERROR } from '../../workflows/agents/execution-errors';
+import { CANCELLED_ERROR } from '../../domain/execution-errors';
 import { NotFoundError } from '../errors';
 import { cancelPipelineRun } from '../pipelines/runs';
 import type { ExecutionDeps } from './deps';

@@ -10,7 +10,7 @@ import {
   type HistoryFilters,
   type PageRequest,
 } from '../../db/executions-store';
-import { ConflictError, NotFoundError } from '../errors';
+import { ConflictError, executionNotFound } from '../errors';
 import { runStepRecords } from '../pipelines/run-steps';
 import type { ExecutionDeps } from './deps';
 import { executionDetailView, executionView, type ExecutionDetailView, type ExecutionView } from './view';
@@ -44,7 +44,7 @@ export function exportExecutionHistory(deps: HistoryDeps, filters: HistoryFilter
 /** The record with its output (no client id). */
 export async function executionDetail(deps: HistoryDeps, id: string): Promise<ExecutionDetailView> {
   const execution = await getExecution(deps.db, id);
-  if (!execution) throw new NotFoundError(`Execução não encontrada: ${id}`);
+  if (!execution) throw executionNotFound(id);
   // A pipeline run's detail lists its steps (contract 3.8), the resumed runs' earlier ones included.
   return executionDetailView(execution, execution.kind === 'pipeline' ? await runStepRecords(deps.db, execution) : undefined);
 }
@@ -52,7 +52,7 @@ export async function executionDetail(deps: HistoryDeps, id: string): Promise<Ex
 /** ConflictError while it is active (its workflow still writes to it). */
 export async function deleteExecution(deps: HistoryDeps, id: string): Promise<void> {
   const outcome = await removeExecution(deps.db, id);
-  if (outcome === 'not-found') throw new NotFoundError(`Execução não encontrada: ${id}`);
+  if (outcome === 'not-found') throw executionNotFound(id);
   if (outcome === 'active') throw new ConflictError(`A execução ${id} ainda está ativa: cancele-a antes`);
 }
 

@@ -4,7 +4,7 @@ import { readExecutionSettings } from '../../db/execution-settings';
 import { createExecution, finishExecution, type NewExecution } from '../../db/executions-store';
 import { agentExecutionStartOptions } from '../../temporal/agent-execution';
 import type { agentExecutionWorkflow } from '../../workflows/agents/execution';
-import { InvalidInputError, NotFoundError, UnavailableError } from '../errors';
+import { agentNotFound, InvalidInputError, UnavailableError } from '../errors';
 import { storedContextFiles, withContextFiles, type ContextFileRequest } from '../uploads';
 import { confinedWorkingDirectory } from '../working-directories';
 import { requestedRepository } from '../repos';
@@ -22,7 +22,7 @@ export type LaunchInput = Omit<NewExecution, 'id' | 'kind' | 'agentId' | 'agentN
 
 export async function existingAgent(deps: Pick<ExecutionDeps, 'db'>, id: string): Promise<Agent> {
   const agent = await findAgent(deps.db, id);
-  if (!agent) throw new NotFoundError(`Agente não encontrado: ${id}`);
+  if (!agent) throw agentNotFound(id);
   return agent;
 }
 

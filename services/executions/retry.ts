@@ -1,5 +1,5 @@
 import { getExecution } from '../../db/executions-store';
-import { InvalidInputError, NotFoundError } from '../errors';
+import { executionNotFound, InvalidInputError } from '../errors';
 import { storedContextFiles } from '../uploads';
 import type { ExecutionDeps } from './deps';
 import { executePipeline } from '../pipelines/runs';
@@ -23,7 +23,7 @@ export interface RetriedExecution {
  */
 export async function retryExecution(deps: ExecutionDeps, executionId: string, clientId: string | null): Promise<RetriedExecution> {
   const parent = await getExecution(deps.db, executionId);
-  if (!parent) throw new NotFoundError(`Execução não encontrada: ${executionId}`);
+  if (!parent) throw executionNotFound(executionId);
   if (!RETRYABLE.has(parent.status)) {
     throw new InvalidInputError(`Só é possível reexecutar execuções que terminaram com erro ou foram canceladas (status atual: ${parent.status})`);
   }

@@ -7,7 +7,7 @@ import { activeRunsOfPipeline } from '../../db/pipelines-store';
 import { pipelineExecutionStartOptions, pipelineExecutionWorkflowId } from '../../temporal/pipeline-execution';
 import type { pipelineExecutionWorkflow } from '../../workflows/pipelines/execution';
 import { approveSignal, rejectSignal } from '../../workflows/pipelines/signals';
-import { InvalidInputError, NotFoundError, UnavailableError } from '../errors';
+import { executionNotFound, InvalidInputError, NotFoundError, UnavailableError } from '../errors';
 import type { ExecutionDeps } from '../executions/deps';
 import { requestedRepository } from '../repos';
 import { storedContextFiles, withContextFiles, type ContextFileRequest } from '../uploads';
@@ -150,7 +150,7 @@ export async function cancelPipelineRun(deps: ExecutionDeps, runId: string): Pro
  */
 export async function resumePipelineRun(deps: PipelineRunDeps, runId: string, clientId: string | null): Promise<Omit<StartedPipelineRun, 'status'> & { resumedAtStep: number }> {
   const failed = await runById(deps, runId);
-  if (!failed) throw new NotFoundError(`Execução não encontrada: ${runId}`);
+  if (!failed) throw executionNotFound(runId);
   if (failed.status !== 'error') throw new InvalidInputError(`Só é possível retomar execuções com erro (status atual: ${failed.status})`);
   const pipeline = await storedPipeline(deps, failed.pipelineId ?? '');
   if (pipeline.status !== 'active') throw new InvalidInputError(`O pipeline ${pipeline.id} está inativo`);

@@ -16,7 +16,7 @@ import { findTask } from '../../db/tasks-store';
 import type { Logger } from '../../lib/logger';
 import type { Services } from '../../lib/services';
 import { deleteAgentSchedule, nextRunOf, upsertAgentSchedule, type AgentScheduleDefinition } from '../../temporal/agent-schedules';
-import { ConflictError, InvalidInputError, NotFoundError, UnavailableError } from '../errors';
+import { agentNotFound, ConflictError, InvalidInputError, NotFoundError, UnavailableError } from '../errors';
 import { executionHistory, type ExecutionView } from '../executions';
 import { validCronExpression } from './cron';
 
@@ -125,7 +125,7 @@ export interface ScheduleRequest {
 /** The input checked against the store: a valid cron (before anything is stored), an existing agent and task. */
 async function checkedInput(deps: ScheduleDeps, request: Required<Omit<ScheduleRequest, 'taskId'>> & { taskId: string | null }): Promise<ScheduleInput> {
   const cronExpression = validCronExpression(request.cronExpression);
-  if (!(await findAgent(deps.db, request.agentId))) throw new NotFoundError(`Agente não encontrado: ${request.agentId}`);
+  if (!(await findAgent(deps.db, request.agentId))) throw agentNotFound(request.agentId);
   if (request.taskId !== null && !(await findTask(deps.db, request.taskId))) throw new InvalidInputError(`taskId: Tarefa ${request.taskId} não encontrada`);
   return { agentId: request.agentId, taskId: request.taskId, taskDescription: request.taskDescription, cronExpression, active: request.active };
 }

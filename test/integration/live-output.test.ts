@@ -22,7 +22,7 @@ import { repoRoot } from '../../lib/paths';
 import { agentDepsOf, createAgent, setSecret } from '../../services/agents';
 import { startAgentsWorker } from '../../workers/agents';
 import type { QueueWorker } from '../../workers/queue-worker';
-import { CANCELLED_ERROR } from '../../workflows/agents/execution-errors';
+import { CANCELLED_ERROR } from '../../domain/execution-errors';
 import { standInEnv, startStandInModel, type StandInModel } from '../fixtures/stand-in-model';
 import { closeRedis, createRedis } from '../../lib/redis';
 import { withTimeout } from '../../lib/timeout';

@@ -16,7 +16,7 @@ import type { AgentExecutionActivities, AgentRunOutcome, ClosedExecution, Finish
 import type { FollowUpActivities } from '../../activities/agents/follow-ups';
 import type { FinalStatus } from '../../db/executions-store';
 import { ACTIVITY_QUEUES, agentsHostQueue } from '../../temporal/task-queues';
-import { CANCELLED_ERROR, hostDownError, WORKER_LOST_ERROR, WORKER_STOPPED_ERROR } from './execution-errors';
+import { CANCELLED_ERROR, hostDownError, WORKER_LOST_ERROR, WORKER_STOPPED_ERROR } from '../../domain/execution-errors';
 
 export interface AgentExecutionInput {
   /** The record (created `queued` by the API before the start). */

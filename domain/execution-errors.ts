@@ -1,7 +1,8 @@
 /**
  * The errors an agent execution's record ends with when the agent itself did not fail
  * (docs/agent-executions.md), in the panel's language (pt-BR: it shows them to a person). Plain
- * constants: imported by the workflow, the activities and the API.
+ * constants in domain/, the lowest layer: the workflow, the activities and the use cases all import
+ * them, none from another's folder.
  */
 
 /** The worker running the agent vanished: the run activity timed out on its heartbeat. */
