@@ -279,6 +279,21 @@ describe('running the agent process (the real Claude Code CLI)', () => {
     expect(await goneWithin(shell, 1_500, true)).toBe(true);
   });
 
+  /**
+   * The fake agent leaving a child in its own process group (FAKE_AGENT_SPAWN_CHILD, ORPHAN_CHILD), run
+   * as the service user: no lease, which would end every process of its user, so only the group kill
+   * can reach the child.
+   */
+  const orphaningFakeAgent = (recordFile: string, knobs: Record<string, string>): RunAgentOptions => ({
+    command: fakeAgent,
+    cli: claudeCode,
+    run: { prompt: 'Say hello', maxTurns: 5 },
+    cwd: path.join(workspace, `fake-${randomUUID()}`),
+    workdirRoots: [workspace],
+    isolation: { mode: 'service-user', reason: 'the test' },
+    baseEnv: { ...agentBaseEnv(process.env), FAKE_AGENT_RECORD: recordFile, FAKE_AGENT_SPAWN_CHILD: '1', FAKE_AGENT_ORPHAN_CHILD: '1', ...knobs },
+  });
+
   // Fake agent: the real CLI starts each tool in a session and process group of its own (a Bash
   // tool's shell leads its group), so none of its tools is in its group; this is the group kill for a
   // CLI whose tool stays in its group and which leaves it running on SIGTERM.
@@ -287,14 +302,7 @@ describe('running the agent process (the real Claude Code CLI)', () => {
     const recordFile = path.join(workspace, `record-${randomUUID()}.json`);
     const events: AgentEvent[] = [];
     const outcome = runAgent({
-      command: fakeAgent,
-      cli: claudeCode,
-      run: { prompt: 'Say hello', maxTurns: 5 },
-      cwd: path.join(workspace, `fake-${randomUUID()}`),
-      workdirRoots: [workspace],
-      // As the service user (no lease, which would end every process of its user): only the group kill reaches the tool.
-      isolation: { mode: 'service-user', reason: 'the test' },
-      baseEnv: { ...agentBaseEnv(process.env), FAKE_AGENT_RECORD: recordFile, FAKE_AGENT_CHUNKS: '10000', FAKE_AGENT_DELAY_MS: '20', FAKE_AGENT_SPAWN_CHILD: '1', FAKE_AGENT_ORPHAN_CHILD: '1' },
+      ...orphaningFakeAgent(recordFile, { FAKE_AGENT_CHUNKS: '10000', FAKE_AGENT_DELAY_MS: '20' }),
       signal: controller.signal,
       onEvent: (event) => {
         events.push(event);
@@ -311,16 +319,7 @@ describe('running the agent process (the real Claude Code CLI)', () => {
   // (its tools have groups of their own; what they leave running is ended with the user's processes, next test).
   it('after a normal exit, ends what the agent left running in its group', async () => {
     const recordFile = path.join(workspace, `record-${randomUUID()}.json`);
-    const summary = await runAgent({
-      command: fakeAgent,
-      cli: claudeCode,
-      run: { prompt: 'Say hello', maxTurns: 5 },
-      cwd: path.join(workspace, `fake-${randomUUID()}`),
-      workdirRoots: [workspace],
-      // As the service user (no lease, which would end every process of its user): only the group kill reaches the child.
-      isolation: { mode: 'service-user', reason: 'the test' },
-      baseEnv: { ...agentBaseEnv(process.env), FAKE_AGENT_RECORD: recordFile, FAKE_AGENT_CHUNKS: '1', FAKE_AGENT_SPAWN_CHILD: '1', FAKE_AGENT_ORPHAN_CHILD: '1' },
-    });
+    const summary = await runAgent(orphaningFakeAgent(recordFile, { FAKE_AGENT_CHUNKS: '1' }));
     expect(summary.exitCode).toBe(0);
     const { childPid } = JSON.parse(fs.readFileSync(recordFile, 'utf8')) as { childPid: number };
     expect(await goneWithin(childPid, 1_500, true)).toBe(true);
