@@ -2,7 +2,7 @@ import { createApp } from './api/app';
 import { startHttpServer } from './api/server';
 import { config } from './lib/config';
 import { logger } from './lib/logger';
-import { closeServices, createServices } from './lib/services';
+import { closeApiResources, createApiResources } from './api/resources';
 import { shutdownOnSignals, type ShutdownStep } from './lib/shutdown';
 import { startAgentsWorker } from './workers/agents';
 import type { QueueWorker } from './workers/queue-worker';
@@ -14,19 +14,19 @@ import { startRankingWorker } from './workers/ranking';
  * On SIGTERM: HTTP is drained first, then the workers finish their activities, then connections close.
  */
 async function main(): Promise<void> {
-  const services = createServices(config, logger);
+  const resources = createApiResources(config, logger);
   const workers: QueueWorker[] = [];
   if (config.roles.includes('ranking-worker')) workers.push(await startRankingWorker(config, logger));
   if (config.roles.includes('agents-worker')) workers.push(await startAgentsWorker(config, logger));
 
   const steps: ShutdownStep[] = [];
   if (config.roles.includes('api')) {
-    const http = await startHttpServer(createApp(services), config.http, logger);
+    const http = await startHttpServer(createApp(resources), config.http, logger);
     steps.push({ name: 'http', run: http.close });
     logger.info({ api: `${http.url}/api`, rankingApi: `${http.url}/api/v1`, temporalUi: config.temporal.uiUrl }, 'ready');
   }
   steps.push({ name: 'workers', run: async () => void (await Promise.all(workers.map((worker) => worker.stop()))) });
-  steps.push({ name: 'connections', run: () => closeServices(services) });
+  steps.push({ name: 'connections', run: () => closeApiResources(resources) });
   shutdownOnSignals(steps, logger, config.http.shutdownTimeoutMs);
 
   // A worker that dies on its own (e.g. lost connection beyond retries) takes the process down for a restart.

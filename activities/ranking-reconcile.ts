@@ -4,7 +4,7 @@ import { openRuns, recordRunInterrupted } from '../db/ranking-job-runs';
 import { interruptedRunOutcome } from '../domain/workflow-gone';
 import type { Logger } from '../lib/logger';
 import { describeWorkflowState } from '../temporal/workflow-state';
-import { RANKING_JOB_WORKFLOW_ID } from '../temporal/workflow-ids';
+import { RANKING_JOB_WORKFLOW_ID } from '../temporal/contracts/ranking-job';
 
 /**
  * The ranking runs reconciler's pass (docs/ranking-job.md, "Failures and restarts"): a run recorded

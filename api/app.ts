@@ -1,7 +1,7 @@
 import { bodyParser } from '@koa/bodyparser';
 import Koa from 'koa';
 import websockify from 'koa-websocket';
-import type { Services } from '../lib/services';
+import type { ApiResources } from './resources';
 import { errorEnvelope, HttpError } from './errors';
 import { hookRoutes, onHookPaths } from './hook-routes';
 import { orchestrationApi } from './orchestration';
@@ -23,12 +23,12 @@ import { panelGate, signInRoutes } from './sign-in';
 import { MAX_INCOMING_FRAME_BYTES, SocketsByAddress, socketHandshakeGuard, websocketHandler, type SocketAccess } from './websocket';
 
 /** One Koa application serving both APIs over HTTP, the live-output WebSocket at / and /ws, and the admin panel's files when PANEL_DIR is set. */
-export function createApp(services: Services): websockify.App {
-  const { orchestration: security, dependencyTimeoutMs } = services.config;
+export function createApp(resources: ApiResources): websockify.App {
+  const { orchestration: security, dependencyTimeoutMs } = resources.config;
   const koa = new Koa();
   trustProxyHeaders(koa, security.trustProxy);
   // The panel's sign-in sessions, when a token is set and a panel served (api/sign-in.ts); else null.
-  const sessions = panelSessions(services.config, services.redis);
+  const sessions = panelSessions(resources.config, resources.redis);
   const socketAccess: SocketAccess = {
     authToken: security.authToken,
     corsOrigins: security.corsOrigins,
@@ -43,9 +43,9 @@ export function createApp(services: Services): websockify.App {
     verifyClient: socketHandshakeGuard(koa, socketAccess, sockets),
   });
 
-  app.use(errorEnvelope(services.logger));
+  app.use(errorEnvelope(resources.logger));
   // The edge (docs/orchestration-security.md), in this order: a Host the service does not answer to
-  // and a write from another site's page are refused for both services; on /api (however spelled)
+  // and a write from another site's page are refused for both resources; on /api (however spelled)
   // an allowed CORS preflight is answered before anything else, the rate limit counts unauthenticated
   // requests too (it slows down token guessing), and nothing, not even the body parser, runs without
   // the token.
@@ -53,33 +53,33 @@ export function createApp(services: Services): websockify.App {
   app.use(onOrchestrationPaths(corsPolicy(security.corsOrigins)));
   app.use(refuseCrossSiteWrites(security.corsOrigins));
   const budget = { limit: security.rateLimit, timeoutMs: dependencyTimeoutMs };
-  app.use(onOrchestrationPaths(rateLimit(services.redis, budget, services.logger)));
+  app.use(onOrchestrationPaths(rateLimit(resources.redis, budget, resources.logger)));
   app.use(onOrchestrationPaths(requireToken(security.authToken, sessions)));
   // The sign-in reads a form, so it comes before the JSON body parser (which would claim the body).
   if (sessions !== null && security.authToken !== null) {
-    const signIn = signInRoutes(services, sessions, security.authToken);
+    const signIn = signInRoutes(resources, sessions, security.authToken);
     app.use(signIn.routes()).use(signIn.allowedMethods({ throw: true }));
   }
   // The public webhook calls (/hook/:token): no API token, their own budget, and before the JSON body
   // parser, which would consume the bytes their signature signs (api/hook-routes.ts).
-  const hookBudget = { limit: services.config.orchestration.webhooks.rateLimit, budget: 'hook', timeoutMs: dependencyTimeoutMs };
-  app.use(onHookPaths(rateLimit(services.redis, hookBudget, services.logger)));
-  const hook = hookRoutes(services);
+  const hookBudget = { limit: resources.config.orchestration.webhooks.rateLimit, budget: 'hook', timeoutMs: dependencyTimeoutMs };
+  app.use(onHookPaths(rateLimit(resources.redis, hookBudget, resources.logger)));
+  const hook = hookRoutes(resources);
   app.use(hook.routes()).use(hook.allowedMethods({ throw: true }));
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: JSON_BODY_LIMIT, onError: rethrowBodyError }));
 
-  const ranking = rankingApi(services);
-  const orchestration = orchestrationApi(services);
+  const ranking = rankingApi(resources);
+  const orchestration = orchestrationApi(resources);
   app.use(ranking.routes()).use(ranking.allowedMethods({ throw: true }));
   app.use(orchestration.routes()).use(orchestration.allowedMethods({ throw: true }));
   // Published project snapshots at /sites/ (docs/files.md): sandboxed, public, before the panel's gate.
-  app.use(publishedSites(sitesDirectory(services.config.orchestration.dataDir)));
+  app.use(publishedSites(sitesDirectory(resources.config.orchestration.dataDir)));
   // Last: the panel's files (docs/admin-panel.md), behind the same edge; any route wins over a file.
   // With a token, a browser without a session is sent to the sign-in page instead.
-  if (services.config.panel.dir !== null) app.use(panelFiles(services.config.panel.dir, sessions === null ? undefined : panelGate(sessions)));
+  if (resources.config.panel.dir !== null) app.use(panelFiles(resources.config.panel.dir, sessions === null ? undefined : panelGate(sessions)));
 
-  const live = { relay: services.liveRelay, readyTimeoutMs: dependencyTimeoutMs };
-  app.ws.use(websocketHandler(services.logger, socketAccess, sockets, live));
+  const live = { relay: resources.liveRelay, readyTimeoutMs: dependencyTimeoutMs };
+  app.ws.use(websocketHandler(resources.logger, socketAccess, sockets, live));
   return app;
 }
 

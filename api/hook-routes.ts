@@ -1,11 +1,12 @@
 import type { Middleware } from 'koa';
 import type Router from '@koa/router';
-import type { Services } from '../lib/services';
-import { SIGNATURE_HEADER, triggerWebhook, webhookDepsOf, WebhookInactiveError, WebhookSignatureError } from '../services/webhooks';
+import type { ApiResources } from './resources';
+import { SIGNATURE_HEADER, triggerWebhook, WebhookInactiveError, WebhookSignatureError } from '../services/webhooks';
 import { HttpError, RequestValidationError } from './errors';
 import { canonicalPath } from './orchestration/security/paths';
 import { orchestrationRouter } from './orchestration/router';
 import { httpErrorOf } from './use-case-errors';
+import { webhookDepsOf } from './use-case-deps';
 
 /**
  * The public call of a webhook, POST /hook/:token (contract "External trigger"; docs/webhooks.md):
@@ -67,8 +68,8 @@ const hookErrors: Middleware = async (_ctx, next) => {
   }
 };
 
-export function hookRoutes(services: Services): Router {
-  const deps = webhookDepsOf(services);
+export function hookRoutes(resources: ApiResources): Router {
+  const deps = webhookDepsOf(resources);
   const router = orchestrationRouter('/hook');
   router.use(hookErrors);
 

@@ -1,7 +1,7 @@
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import type { Middleware, ParameterizedContext } from 'koa';
-import type { Services } from '../lib/services';
+import type { ApiResources } from './resources';
 import { HttpError } from './errors';
 import {
   clearSessionCookie,
@@ -63,12 +63,12 @@ function refuse(ctx: ParameterizedContext, message: SignInMessage): void {
   sendPage(ctx, STATUS_OF[message], signInPage(message));
 }
 
-export function signInRoutes(services: Services, sessions: PanelSessions, authToken: string): Router {
+export function signInRoutes(resources: ApiResources, sessions: PanelSessions, authToken: string): Router {
   const router = new Router({ sensitive: true, strict: true });
   const attempts = rateLimit(
-    services.redis,
-    { limit: SIGN_IN_ATTEMPTS, budget: 'sign-in', timeoutMs: services.config.dependencyTimeoutMs },
-    services.logger,
+    resources.redis,
+    { limit: SIGN_IN_ATTEMPTS, budget: 'sign-in', timeoutMs: resources.config.dependencyTimeoutMs },
+    resources.logger,
   );
   const form = bodyParser({ enableTypes: ['form'], formLimit: FORM_LIMIT });
 
@@ -105,7 +105,7 @@ export function signInRoutes(services: Services, sessions: PanelSessions, authTo
       id = await sessions.create();
     } catch (error) {
       if (!(error instanceof SessionsUnavailableError)) throw error;
-      services.logger.warn({ err: error }, 'panel sign-in: no session could be created');
+      resources.logger.warn({ err: error }, 'panel sign-in: no session could be created');
       return refuse(ctx, 'unavailable');
     }
     setSessionCookie(ctx, id);
@@ -121,7 +121,7 @@ export function signInRoutes(services: Services, sessions: PanelSessions, authTo
       await sessions.end(sessionCookieOf(ctx));
     } catch (error) {
       if (!(error instanceof SessionsUnavailableError)) throw error;
-      services.logger.warn({ err: error }, 'panel sign-out: the session could not be deleted; it lapses at the end of its lifetime');
+      resources.logger.warn({ err: error }, 'panel sign-out: the session could not be deleted; it lapses at the end of its lifetime');
     }
     seeOther(ctx, SIGN_IN_PATH);
   });

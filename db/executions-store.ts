@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, count, desc, eq, getTableColumns, gte, inArray, isNull, like, lt, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Database } from './index';
+import { ACTIVE_STATUSES, type ExecutionKind, type ExecutionSource, type ExecutionStatus, type FinalStatus } from '../domain/execution-status';
 import { executions, type StoredContextFile } from './schema';
 
 /** The execution record and its store (docs/executions.md). */
 
 export type Execution = typeof executions.$inferSelect;
-export type ExecutionKind = Execution['kind'];
-export type ExecutionStatus = Execution['status'];
-export type ExecutionSource = Execution['source'];
 /**
  * What the history routes show: the record without `clientId` (it addresses a client's live output,
  * so it is never handed to other clients) and without `waitingHeartbeatAt` (the slot queue's own
@@ -17,11 +15,6 @@ export type ExecutionSource = Execution['source'];
 export type PublicExecution = Omit<Execution, 'clientId' | 'waitingHeartbeatAt'>;
 /** A history or recent-list item: the public record without its output (up to megabytes each). */
 export type ExecutionSummary = Omit<Execution, 'output' | 'clientId' | 'waitingHeartbeatAt'>;
-
-export const EXECUTION_STATUSES = ['queued', 'running', 'retrying', 'awaiting_approval', 'completed', 'error', 'canceled', 'rejected'] as const satisfies readonly ExecutionStatus[];
-export const EXECUTION_SOURCES = ['manual', 'schedule', 'webhook', 'webhook-test', 'retry', 'continue', 'delegation', 'resume'] as const satisfies readonly ExecutionSource[];
-export const ACTIVE_STATUSES = ['queued', 'running', 'retrying', 'awaiting_approval'] as const satisfies readonly ExecutionStatus[];
-export type FinalStatus = Exclude<ExecutionStatus, (typeof ACTIVE_STATUSES)[number]>;
 
 /**
  * The most output characters a record keeps. MEDIUMTEXT holds 16 MiB; at up to 4 bytes per

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, count, eq, inArray, isNull } from 'drizzle-orm';
-import { ACTIVE_STATUSES, type Execution } from './executions-store';
+import { ACTIVE_STATUSES } from '../domain/execution-status';
+import type { Execution } from './executions-store';
 import type { Database } from './index';
 import { executions, pipelines, type StoredPipelineStep } from './schema';
 

@@ -19,6 +19,7 @@ import type { StoredComplements } from '../domain/ranking-row';
 import type { AgentData } from './agent-data';
 import { bytes, caseSensitiveVarchar } from './binary-columns';
 import { jsonText } from './columns';
+import type { ExecutionKind, ExecutionSource, ExecutionStatus } from '../domain/execution-status';
 
 /** Service-wide settings, one row per named setting (the orchestration settings build on it). */
 export const settings = mysqlTable('settings', {
@@ -211,12 +212,12 @@ export const executions = mysqlTable(
   'executions',
   {
     id: varchar('id', { length: 36 }).primaryKey(),
-    kind: varchar('kind', { length: 16 }).$type<'agent' | 'pipeline'>().notNull(),
+    kind: varchar('kind', { length: 16 }).$type<ExecutionKind>().notNull(),
     agentId: varchar('agent_id', { length: 36 }),
     agentName: varchar('agent_name', { length: 100 }).notNull(),
     pipelineId: varchar('pipeline_id', { length: 36 }),
-    status: varchar('status', { length: 24 }).$type<'queued' | 'running' | 'retrying' | 'awaiting_approval' | 'completed' | 'error' | 'canceled' | 'rejected'>().notNull(),
-    source: varchar('source', { length: 16 }).$type<'manual' | 'schedule' | 'webhook' | 'webhook-test' | 'retry' | 'continue' | 'delegation' | 'resume'>().notNull(),
+    status: varchar('status', { length: 24 }).$type<ExecutionStatus>().notNull(),
+    source: varchar('source', { length: 16 }).$type<ExecutionSource>().notNull(),
     scheduleId: varchar('schedule_id', { length: 36 }),
     clientId: varchar('client_id', { length: 128 }),
     task: mediumtext('task').notNull(),

@@ -1,5 +1,6 @@
 import { and, asc, eq, gt, inArray, or } from 'drizzle-orm';
-import { ACTIVE_STATUSES, type Execution } from './executions-store';
+import { ACTIVE_STATUSES } from '../domain/execution-status';
+import type { Execution } from './executions-store';
 import type { Database } from './index';
 import { executions } from './schema';
 

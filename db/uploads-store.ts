@@ -1,5 +1,5 @@
 import { and, asc, inArray, isNotNull, lt } from 'drizzle-orm';
-import { ACTIVE_STATUSES } from './executions-store';
+import { ACTIVE_STATUSES } from '../domain/execution-status';
 import type { Database } from './index';
 import { executions, uploads } from './schema';
 

@@ -14,3 +14,5 @@ export const CANCELLED_ERROR = 'cancelada a pedido do usuário';
 /** The run's agents host did not take it in time: its worker is down or does not serve its queue (docs/multi-host.md). */
 export const hostDownError = (host: string, waitedMinutes: number): string =>
   `a máquina de agentes ${host} não assumiu a execução em ${waitedMinutes} minutos: o worker de agentes dela está rodando?`;
+/** Temporal refused or could not be reached when the record's workflow was to start: nothing will run it. */
+export const ENGINE_UNAVAILABLE_ERROR = 'a execução não pôde ser iniciada (motor de workflows indisponível)';

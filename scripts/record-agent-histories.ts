@@ -13,10 +13,9 @@ import { saveHistoryFixture } from './history-fixtures';
 import { startBlackHoleWorker } from '../test/fixtures/lost-delivery';
 import { repoRoot } from '../lib/paths';
 import { sealSecret, secretsKeyFromHex } from '../lib/secret-box';
-import { agentExecutionStartOptions } from '../temporal/agent-execution';
+import { startAgentExecution } from '../temporal/agent-execution';
 import { agentsHostQueue } from '../temporal/task-queues';
 import { startAgentsWorker } from '../workers/agents';
-import type { agentExecutionWorkflow } from '../workflows/agents/execution';
 
 /**
  * Records the histories of the agent execution workflow (a completed run, a failed start-up of the
@@ -71,7 +70,7 @@ async function main(): Promise<void> {
       id: randomUUID(), kind: 'agent', agentId: agent.id, agentName: agent.name, source: 'manual',
       task, instructions: 'Be brief.', workingDirectory: workDir, model: 'sonnet',
     });
-    const handle = await client.workflow.start<typeof agentExecutionWorkflow>('agentExecutionWorkflow', agentExecutionStartOptions({ executionId: execution.id }));
+    const handle = await startAgentExecution(client, { executionId: execution.id });
     return { handle, executionId: execution.id };
   };
   try {
@@ -121,7 +120,7 @@ async function main(): Promise<void> {
         id: randomUUID(), kind: 'agent', agentId: agents.quick.id, agentName: agents.quick.name, source: 'manual',
         task: 'Say hello once delivered', instructions: '', workingDirectory: path.join(root, 'project'), model: 'sonnet',
       });
-      const handle = await client.workflow.start<typeof agentExecutionWorkflow>('agentExecutionWorkflow', agentExecutionStartOptions({ executionId: execution.id }));
+      const handle = await startAgentExecution(client, { executionId: execution.id });
       await blackHole.received(execution.id);
       blackHole.kill();
       hostWorker = await startAgentsWorker({ ...config, orchestration: { ...orchestration, host, workdirRoots: [root] } }, logger);

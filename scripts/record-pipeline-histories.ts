@@ -7,7 +7,8 @@ import { pipelineCreateBody } from '../api/orchestration/pipelines-input';
 import { createDatabase } from '../db';
 import { putSecret, secretContext } from '../db/agent-secrets-store';
 import { createAgent, deleteAgent } from '../db/agents-store';
-import { getExecution, type ExecutionStatus } from '../db/executions-store';
+import { getExecution } from '../db/executions-store';
+import type { ExecutionStatus } from '../domain/execution-status';
 import { migrateDatabase } from '../db/migrate';
 import { agentIsolation } from '../lib/agent-isolation';
 import { config, type Config } from '../lib/config';
@@ -18,10 +19,10 @@ import { sealSecret, secretsKeyFromHex } from '../lib/secret-box';
 import type { ExecutionDeps } from '../services/executions/deps';
 import { cancelPipelineRuns, createPipeline, decideApproval, deletePipeline, executePipeline, resumePipelineRun } from '../services/pipelines';
 import { ensureNamespace } from '../temporal/namespace';
-import { pipelineExecutionWorkflowId } from '../temporal/pipeline-execution';
+import { pipelineExecutionWorkflowId } from '../temporal/contracts/pipeline-execution';
 import { bareRepository, gitIn } from '../test/support/git-repos';
 import { startAgentsWorker } from '../workers/agents';
-import type { PipelineExecutionResult } from '../workflows/pipelines/execution';
+import type { PipelineExecutionResult } from '../temporal/contracts/pipeline-execution';
 import { saveHistoryFixture } from './history-fixtures';
 
 /**

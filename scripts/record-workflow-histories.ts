@@ -4,7 +4,7 @@ import { config } from '../lib/config';
 import { logger } from '../lib/logger';
 import { saveHistoryFixture } from './history-fixtures';
 import { TASK_QUEUES } from '../temporal/task-queues';
-import { RANKING_JOB_WORKFLOW_ID } from '../temporal/workflow-ids';
+import { RANKING_JOB_WORKFLOW_ID } from '../temporal/contracts/ranking-job';
 import { startRankingWorker } from '../workers/ranking';
 
 /**

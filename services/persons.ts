@@ -2,13 +2,10 @@ import { errors, type Client as ElasticsearchClient } from '@elastic/elasticsear
 import { AREA_SPELLINGS_LIMIT, type AreaSpelling } from '../domain/consultant-detail';
 import { documentRevision } from '../domain/document-revision';
 import type { PersonDocument } from '../domain/person-document';
-import { PERSON_INDEX_BASE } from '../domain/person-index';
 import type { SuggestionSource } from '../domain/suggestion/candidate';
 import { suggestionSearchRequest } from '../domain/suggestion/search-request';
 import type { SuggestionHit } from '../domain/suggestion/suggest';
-import { indexName } from '../lib/elasticsearch';
 import type { Logger } from '../lib/logger';
-import type { Services } from '../lib/services';
 
 /**
  * Every read of the person index the HTTP API makes (docs/application-layer.md): one module, so
@@ -21,10 +18,6 @@ export interface PersonIndex {
   /** The person index's name, with ELASTICSEARCH_INDEX_PREFIX. */
   index: string;
   logger: Logger;
-}
-
-export function personIndexOf(services: Services): PersonIndex {
-  return { es: services.elasticsearch, index: indexName(services.config.elasticsearch, PERSON_INDEX_BASE), logger: services.logger };
 }
 
 /** The index could not be read (not "no such person"); `message` is the cause's. */

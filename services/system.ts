@@ -1,6 +1,6 @@
 import { and, count, eq, gte, inArray, isNull, lt, sum } from 'drizzle-orm';
 import type { Database } from '../db';
-import { ACTIVE_STATUSES } from '../db/executions-store';
+import { ACTIVE_STATUSES } from '../domain/execution-status';
 import { agents, executions } from '../db/schema';
 import { countSchedules } from '../db/schedules-store';
 import { countWebhooks } from '../db/webhooks-store';

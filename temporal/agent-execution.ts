@@ -1,19 +1,24 @@
-import type { WorkflowStartOptions } from '@temporalio/client';
-import type { AgentExecutionInput, agentExecutionWorkflow } from '../workflows/agents/execution';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { AGENT_EXECUTION_WORKFLOW, agentExecutionWorkflowId, type AgentExecutionInput, type AgentExecutionWorkflow } from './contracts/agent-execution';
 import { TASK_QUEUES } from './task-queues';
+import { cancelWorkflow } from './workflow-state';
 
-/** The workflow of one execution record: a second start with the same id is refused, so a record runs once. */
-export function agentExecutionWorkflowId(executionId: string): string {
-  return `agent-execution-${executionId}`;
-}
+/** The client side of `agentExecutionWorkflow` (its contract: temporal/contracts/agent-execution.ts). */
 
-/** How the API starts an execution's workflow (docs/agent-executions.md). */
-export function agentExecutionStartOptions(input: AgentExecutionInput): WorkflowStartOptions<typeof agentExecutionWorkflow> {
-  return {
+type WorkflowClient = Pick<Client, 'workflow'>;
+
+/** Starts the workflow of one execution record (docs/agent-executions.md); a second start for the same record is refused. */
+export async function startAgentExecution(client: WorkflowClient, input: AgentExecutionInput): Promise<WorkflowHandle<AgentExecutionWorkflow>> {
+  return client.workflow.start<AgentExecutionWorkflow>(AGENT_EXECUTION_WORKFLOW, {
     taskQueue: TASK_QUEUES.agents,
     workflowId: agentExecutionWorkflowId(input.executionId),
     workflowIdConflictPolicy: 'FAIL',
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
     args: [input],
-  };
+  });
+}
+
+/** Asks the record's workflow to cancel; false when Temporal knows no such workflow (never started, or gone). */
+export async function cancelAgentExecution(client: WorkflowClient, executionId: string): Promise<boolean> {
+  return cancelWorkflow(client, agentExecutionWorkflowId(executionId));
 }

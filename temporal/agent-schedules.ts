@@ -7,7 +7,7 @@ import {
   type ScheduleOptionsAction,
   type ScheduleSpec,
 } from '@temporalio/client';
-import type { ScheduledAgentRunInput } from '../workflows/agents/scheduled';
+import type { ScheduledAgentRunInput } from './contracts/scheduled-agent-run';
 import { TASK_QUEUES } from './task-queues';
 
 /**

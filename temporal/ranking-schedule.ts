@@ -1,6 +1,8 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptionsAction, type ScheduleSpec } from '@temporalio/client';
 import { TASK_QUEUES } from './task-queues';
-import { RANKING_SCHEDULE_ID } from './workflow-ids';
+
+/** The Temporal Schedule that runs the ranking job every day. */
+export const RANKING_SCHEDULE_ID = 'ranking_job_daily';
 
 /** Every day at 03:00 in the configured time zone. */
 export const RANKING_CRON = '0 3 * * *';

@@ -40,3 +40,14 @@ export async function describeWorkflowState(client: Client, workflowId: string):
     throw error;
   }
 }
+
+/** Cancels a workflow by id; false when it is not found. Other errors (Temporal unreachable) are thrown. */
+export async function cancelWorkflow(client: Pick<Client, 'workflow'>, workflowId: string): Promise<boolean> {
+  try {
+    await client.workflow.getHandle(workflowId).cancel();
+    return true;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw error;
+  }
+}

@@ -17,22 +17,22 @@ export default async function globalSetup(): Promise<void> {
   // Loaded only now: the config module reads the environment set above when it is imported.
   const { config } = await import('../lib/config');
   const { logger } = await import('../lib/logger');
-  const { createServices, closeServices } = await import('../lib/services');
-  const { checkDependencies } = await import('../lib/dependency-status');
+  const { createApiResources, closeApiResources } = await import('../api/resources');
+  const { checkDependencies } = await import('../api/dependency-status');
   const { migrateDatabase } = await import('../db/migrate');
   const { ensureNamespace } = await import('../temporal/namespace');
 
   await migrateDatabase(config.mysql);
   await ensureNamespace(config.temporal.address, config.temporal.namespace);
 
-  const services = createServices(config, logger);
+  const resources = createApiResources(config, logger);
   try {
-    const dependencies = await checkDependencies(services);
+    const dependencies = await checkDependencies(resources);
     const down = Object.entries(dependencies).filter(([, dependency]) => dependency.status === 'down');
     if (down.length > 0) {
       throw new Error(`stack part(s) not reachable: ${down.map(([name, d]) => `${name} (${d.error})`).join(', ')}`);
     }
   } finally {
-    await closeServices(services);
+    await closeApiResources(resources);
   }
 }

@@ -34,6 +34,3 @@ export function agentUserEnv(base: Record<string, string>, user: { name: string;
   const tmp = tmpDirOf(user.home);
   return { ...env, HOME: user.home, USER: user.name, LOGNAME: user.name, TMPDIR: tmp, TMP: tmp, TEMP: tmp };
 }
-
-/** Names a process environment can carry safely (a "=" or NUL in a name would corrupt it). */
-export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -6,7 +6,8 @@ import { findAgent, type Agent } from '../../db/agents-store';
 import { readExecutionSettings } from '../../db/execution-settings';
 import { pinExecutionHost } from '../../db/execution-hosts';
 import { tryTakeExecutionSlot } from '../../db/execution-slots';
-import { appendOutputPiece, finishExecution, getExecution, OUTPUT_MAX_CHARS, setExecutionReportFile, type Execution, type FinalStatus } from '../../db/executions-store';
+import { appendOutputPiece, finishExecution, getExecution, OUTPUT_MAX_CHARS, setExecutionReportFile, type Execution } from '../../db/executions-store';
+import type { FinalStatus } from '../../domain/execution-status';
 import type { Database } from '../../db';
 import { raiseNotification } from '../../db/notifications-store';
 import type { Config } from '../../lib/config';
@@ -19,7 +20,7 @@ import { noHostMessage, refuseOtherHost } from './agent-hosts';
 import { sessionStoreIn } from './agent-sessions';
 import { WORKER_STOPPED_ERROR } from '../../domain/execution-errors';
 import { RecordOutput, recordLineOf } from './record-output';
-import { writeExecutionReport } from './reports';
+import { writeExecutionReport } from '../../db/reports-store';
 import { AgentCancelledError, AgentProcessError, runAgent, type AgentRunSummary } from './run-agent';
 
 /**

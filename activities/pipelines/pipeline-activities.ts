@@ -10,7 +10,7 @@ import { liveTargetOf, publishLiveMessage, type PipelineLiveMessage } from '../.
 import type { Logger } from '../../lib/logger';
 import { runStepRecords, stepInputOf, PREVIOUS_OUTPUT_MAX, STEP_RESULT_MESSAGE_MAX, STEP_COMPLETE_RESULT_MAX } from '../../services/pipelines/run-steps';
 import { refuseOtherHost } from '../agents/agent-hosts';
-import { writeExecutionReport } from '../agents/reports';
+import { writeExecutionReport } from '../../db/reports-store';
 import { pushRunChanges } from '../repos/run-push';
 import { CANCELLED_ERROR } from '../../domain/execution-errors';
 

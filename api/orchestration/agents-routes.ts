@@ -1,8 +1,7 @@
 import type Router from '@koa/router';
 import { orchestrationRouter } from './router';
-import type { Services } from '../../lib/services';
+import type { ApiResources } from '../resources';
 import {
-  agentDepsOf,
   createAgent,
   deleteAgent,
   deleteSecret,
@@ -17,10 +16,10 @@ import {
   setSecret,
   updateAgent,
 } from '../../services/agents';
-import { scheduleDepsOf } from '../../services/schedules';
 import { useCaseErrors } from '../use-case-errors';
 import { parseInput } from '../validation';
 import { agentCreateBody, agentImportBodyFor, agentUpdateBody, secretBody, versionParam } from './agent-input';
+import { agentDepsOf, scheduleDepsOf } from '../use-case-deps';
 
 /** For the execution activity: an agent's secrets in clear, for its process environment only. */
 export { agentSecretsForRun } from '../../services/agents';
@@ -41,8 +40,8 @@ function answerCreated(ctx: CreatedContext, agent: { id: string }): void {
  * Agents: CRUD, versions, export/import/duplicate and secrets, in the admin panel's shapes (contract
  * 3.1-3.3; docs/agents.md). The use cases are in services/agents/; each route parses, calls one, and answers.
  */
-export function agentsRoutes(services: Services): Router {
-  const deps = agentDepsOf(services);
+export function agentsRoutes(resources: ApiResources): Router {
+  const deps = agentDepsOf(resources);
   const router = orchestrationRouter('/agents');
   router.use(useCaseErrors());
 
@@ -75,7 +74,7 @@ export function agentsRoutes(services: Services): Router {
   });
 
   router.delete('/:id', async (ctx) => {
-    await deleteAgent({ ...deps, schedules: scheduleDepsOf(services) }, ctx.params.id ?? '');
+    await deleteAgent({ ...deps, schedules: scheduleDepsOf(resources) }, ctx.params.id ?? '');
     ctx.status = 204;
   });
 

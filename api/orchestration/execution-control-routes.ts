@@ -1,11 +1,10 @@
 import type Router from '@koa/router';
-import type { Services } from '../../lib/services';
+import type { ApiResources } from '../resources';
 import {
   cancelAllExecutions,
   cancelExecution,
   continueSession,
   executeAgent,
-  executionDepsOf,
   listActiveExecutions,
   retryExecution,
 } from '../../services/executions';
@@ -14,6 +13,7 @@ import { parseInput } from '../validation';
 import { clientIdOf } from '../websocket';
 import { continueBody, executeBody } from './execution-control-input';
 import { orchestrationRouter } from './router';
+import { executionDepsOf } from '../use-case-deps';
 
 /** The client whose live output an execution goes to: the `X-Client-Id` header (trimmed, at most 128 characters). */
 function requestClientId(header: string): string | null {
@@ -25,8 +25,8 @@ function requestClientId(header: string): string | null {
  * panel's shapes (contract 3.1, 3.8; docs/agent-executions.md). The use cases are in
  * services/executions/; each route parses, calls one, and answers.
  */
-export function executionControlRoutes(services: Services): Router {
-  const deps = executionDepsOf(services);
+export function executionControlRoutes(resources: ApiResources): Router {
+  const deps = executionDepsOf(resources);
   const router = orchestrationRouter();
   router.use(useCaseErrors());
 

@@ -1,10 +1,9 @@
 import type Router from '@koa/router';
 import { orchestrationRouter } from './router';
-import type { Services } from '../../lib/services';
+import type { ApiResources } from '../resources';
 import {
   clearExecutionHistory,
   deleteExecution,
-  executionDepsOf,
   executionDetail,
   executionHistory,
   exportExecutionHistory,
@@ -15,14 +14,15 @@ import { parseInput } from '../validation';
 import { csvStream, exportFileName } from './executions-csv';
 import { exportQuery, historyQuery, recentQuery } from './executions-input';
 import { withoutEmptyValues } from './query';
+import { executionDepsOf } from '../use-case-deps';
 
 /**
  * The execution history in the admin panel's shapes (contract 3.8; docs/executions.md): recent,
  * history with filters ({items, total}), detail, delete, clear and the CSV export. Starting,
  * cancelling and retrying executions live elsewhere; the use cases are in services/executions/.
  */
-export function executionsRoutes(services: Services): Router {
-  const deps = executionDepsOf(services);
+export function executionsRoutes(resources: ApiResources): Router {
+  const deps = executionDepsOf(resources);
   const router = orchestrationRouter('/executions');
   router.use(useCaseErrors());
 

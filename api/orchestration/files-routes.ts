@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import type { Services } from '../../lib/services';
+import type { ApiResources } from '../resources';
 import { deleteFileEntry, listFiles, openFileDownload, openFolderArchive, publishProject, sitesDirectory } from '../../services/files';
 import { useCaseErrors } from '../use-case-errors';
 import { parseInput } from '../validation';
@@ -11,8 +11,8 @@ import { orchestrationRouter } from './router';
  * where agents write. Use cases in services/files/. Downloads are the panel's `<a download>`
  * navigations, authorised by the session cookie like any /api call.
  */
-export function filesRoutes(services: Services): Router {
-  const { workdirRoots, dataDir, repositories } = services.config.orchestration;
+export function filesRoutes(resources: ApiResources): Router {
+  const { workdirRoots, dataDir, repositories } = resources.config.orchestration;
   const deps = { roots: workdirRoots, sitesDir: sitesDirectory(dataDir), publishRepositoriesDir: repositories.publishDir };
   const router = orchestrationRouter('/files');
   router.use(useCaseErrors());

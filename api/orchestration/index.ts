@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import type { Services } from '../../lib/services';
+import type { ApiResources } from '../resources';
 import { agentsRoutes } from './agents-routes';
 import { executionControlRoutes } from './execution-control-routes';
 import { executionsRoutes } from './executions-routes';
@@ -20,28 +20,28 @@ import { tasksRoutes } from './tasks-routes';
 import { uploadsRoutes } from './uploads-routes';
 
 /** The agent orchestration service, mounted at /api; its edge (token, CORS, rate limit) is in api/app.ts. */
-export function orchestrationApi(services: Services): Router {
+export function orchestrationApi(resources: ApiResources): Router {
   const api = orchestrationRouter('/api');
   // The edge in api/app.ts already asked for the token; asking again for whatever a route here
   // matched means no reading of a path, however odd, reaches a handler without it (or the panel's session).
-  api.use(requireToken(services.config.orchestration.authToken, panelSessions(services.config, services.redis)));
+  api.use(requireToken(resources.config.orchestration.authToken, panelSessions(resources.config, resources.redis)));
   for (const router of [
     healthRoutes(),
-    systemRouter(services),
-    agentsRoutes(services),
-    executionControlRoutes(services),
-    executionsRoutes(services),
-    reportsRoutes(services),
-    notificationsRoutes(services),
-    settingsRoutes(services),
-    pipelinesRoutes(services),
-    tasksRoutes(services),
-    schedulesRoutes(services),
-    webhooksRoutes(services),
-    statsRoutes(services),
-    filesRoutes(services),
-    reposRoutes(services),
-    uploadsRoutes(services),
+    systemRouter(resources),
+    agentsRoutes(resources),
+    executionControlRoutes(resources),
+    executionsRoutes(resources),
+    reportsRoutes(resources),
+    notificationsRoutes(resources),
+    settingsRoutes(resources),
+    pipelinesRoutes(resources),
+    tasksRoutes(resources),
+    schedulesRoutes(resources),
+    webhooksRoutes(resources),
+    statsRoutes(resources),
+    filesRoutes(resources),
+    reposRoutes(resources),
+    uploadsRoutes(resources),
   ]) {
     api.use(router.routes(), router.allowedMethods({ throw: true }));
   }

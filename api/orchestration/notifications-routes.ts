@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import { orchestrationRouter } from './router';
-import type { Services } from '../../lib/services';
+import type { ApiResources } from '../resources';
 import { clearNotifications, listNotifications, markAllRead, markRead } from '../../services/notifications';
 import { useCaseErrors } from '../use-case-errors';
 import { parseInput } from '../validation';
@@ -11,8 +11,8 @@ import { withoutEmptyValues } from './query';
  * Notifications, polled by the panel (docs/reports-notifications-settings.md; contract rows 44-47);
  * use cases in services/notifications.ts.
  */
-export function notificationsRoutes(services: Services): Router {
-  const deps = { db: services.database.db };
+export function notificationsRoutes(resources: ApiResources): Router {
+  const deps = { db: resources.database.db };
   const router = orchestrationRouter('/notifications');
   router.use(useCaseErrors());
 

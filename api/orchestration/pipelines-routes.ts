@@ -1,7 +1,6 @@
 import type Router from '@koa/router';
 import { orchestrationRouter } from './router';
-import type { Services } from '../../lib/services';
-import { executionDepsOf } from '../../services/executions';
+import type { ApiResources } from '../resources';
 import {
   cancelPipelineRuns,
   createPipeline,
@@ -17,6 +16,7 @@ import { clientIdOf } from '../websocket';
 import { useCaseErrors } from '../use-case-errors';
 import { parseInput } from '../validation';
 import { pipelineCreateBody, pipelineExecuteBody, pipelineUpdateBody } from './pipelines-input';
+import { executionDepsOf } from '../use-case-deps';
 
 /** The client whose live output a run goes to: the `X-Client-Id` header. */
 function requestClientId(header: string): string | null {
@@ -27,8 +27,8 @@ function requestClientId(header: string): string | null {
  * Pipelines in the admin panel's shapes (contract 3.6; docs/pipelines.md): CRUD, and their runs
  * (execute, approve, reject, cancel, resume). The use cases are in services/pipelines/.
  */
-export function pipelinesRoutes(services: Services): Router {
-  const deps = executionDepsOf(services);
+export function pipelinesRoutes(resources: ApiResources): Router {
+  const deps = executionDepsOf(resources);
   const router = orchestrationRouter('/pipelines');
   router.use(useCaseErrors());
 

@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import { orchestrationRouter } from './router';
-import type { Services } from '../../lib/services';
+import type { ApiResources } from '../resources';
 import { deleteReport, listReports, readReport } from '../../services/reports';
 import { useCaseErrors } from '../use-case-errors';
 
@@ -8,8 +8,8 @@ import { useCaseErrors } from '../use-case-errors';
  * Markdown reports of the data area (docs/reports-notifications-settings.md; contract rows 69-71);
  * use cases in services/reports.ts.
  */
-export function reportsRoutes(services: Services): Router {
-  const deps = { dataDir: services.config.orchestration.dataDir };
+export function reportsRoutes(resources: ApiResources): Router {
+  const deps = { dataDir: resources.config.orchestration.dataDir };
   const router = orchestrationRouter('/reports');
   router.use(useCaseErrors());
 

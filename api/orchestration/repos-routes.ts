@@ -1,12 +1,12 @@
 import type Router from '@koa/router';
-import type { Services } from '../../lib/services';
+import type { ApiResources } from '../resources';
 import { listBranches, listRepositories } from '../../services/repos';
 import { useCaseErrors } from '../use-case-errors';
 import { orchestrationRouter } from './router';
 
 /** Repositories (contract rows 3.14; docs/repositories.md); use cases in services/repos/. */
-export function reposRoutes(services: Services): Router {
-  const config = services.config.orchestration.repositories;
+export function reposRoutes(resources: ApiResources): Router {
+  const config = resources.config.orchestration.repositories;
   const router = orchestrationRouter('/repos');
   router.use(useCaseErrors());
 

@@ -1,15 +1,16 @@
 import type Router from '@koa/router';
-import type { Services } from '../../lib/services';
-import { createSchedule, deleteSchedule, listSchedules, scheduleDepsOf, scheduleHistory, updateSchedule } from '../../services/schedules';
+import type { ApiResources } from '../resources';
+import { createSchedule, deleteSchedule, listSchedules, scheduleHistory, updateSchedule } from '../../services/schedules';
 import { useCaseErrors } from '../use-case-errors';
 import { parseInput } from '../validation';
 import { withoutEmptyValues } from './query';
 import { orchestrationRouter } from './router';
 import { scheduleCreateBody, scheduleHistoryQuery, scheduleUpdateBody } from './schedules-input';
+import { scheduleDepsOf } from '../use-case-deps';
 
 /** Agent schedules (contract rows 21-25, 3.5; docs/tasks-schedules.md); use cases in services/schedules/. */
-export function schedulesRoutes(services: Services): Router {
-  const deps = scheduleDepsOf(services);
+export function schedulesRoutes(resources: ApiResources): Router {
+  const deps = scheduleDepsOf(resources);
   const router = orchestrationRouter('/schedules');
   router.use(useCaseErrors());
 

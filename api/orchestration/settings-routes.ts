@@ -1,13 +1,13 @@
 import type Router from '@koa/router';
 import { orchestrationRouter } from './router';
-import type { Services } from '../../lib/services';
+import type { ApiResources } from '../resources';
 import { getSettings, settingsUpdate, updateSettings } from '../../services/settings';
 import { useCaseErrors } from '../use-case-errors';
 import { parseInput } from '../validation';
 
 /** The orchestration settings (docs/reports-notifications-settings.md); use cases in services/settings.ts. */
-export function settingsRoutes(services: Services): Router {
-  const deps = { db: services.database.db, workdirRoots: services.config.orchestration.workdirRoots };
+export function settingsRoutes(resources: ApiResources): Router {
+  const deps = { db: resources.database.db, workdirRoots: resources.config.orchestration.workdirRoots };
   const router = orchestrationRouter('/settings');
   router.use(useCaseErrors());
 

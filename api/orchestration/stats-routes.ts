@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import { orchestrationRouter } from './router';
-import type { Services } from '../../lib/services';
+import type { ApiResources } from '../resources';
 import { chartStats, costStats } from '../../services/stats';
 import { useCaseErrors } from '../use-case-errors';
 import { parseInput } from '../validation';
@@ -8,8 +8,8 @@ import { withoutEmptyValues } from './query';
 import { chartsQuery, costsQuery } from './stats-input';
 
 /** The dashboard's statistics (contract 3.9; docs/statistics.md); use cases in services/stats/. */
-export function statsRoutes(services: Services): Router {
-  const deps = { db: services.database.db };
+export function statsRoutes(resources: ApiResources): Router {
+  const deps = { db: resources.database.db };
   const router = orchestrationRouter('/stats');
   router.use(useCaseErrors());
 

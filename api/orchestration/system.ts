@@ -3,9 +3,9 @@ import path from 'node:path';
 import type Router from '@koa/router';
 import { orchestrationRouter } from './router';
 import { agentIsolationSummary } from '../../lib/agent-isolation';
-import { checkDependencies } from '../../lib/dependency-status';
+import { checkDependencies } from '../dependency-status';
 import { repoRoot } from '../../lib/paths';
-import type { Services } from '../../lib/services';
+import type { ApiResources } from '../resources';
 import { countActiveExecutions } from '../../services/executions';
 import { claudeVersion, systemCounters } from '../../services/system';
 
@@ -20,13 +20,13 @@ const mib = (bytes: number) => Math.round((bytes / MIB) * 10) / 10;
  * schedules, pipelines, webhooks, costs) beside each dependency up or down with its latency. Always
  * 200 while the process answers; `status` is `ok` when every dependency is up, `degraded` otherwise.
  */
-export function systemRouter(services: Services): Router {
+export function systemRouter(resources: ApiResources): Router {
   const router = orchestrationRouter('/system');
   router.get('/status', async (ctx) => {
-    const dependencies = await checkDependencies(services);
+    const dependencies = await checkDependencies(resources);
     const allUp = Object.values(dependencies).every((dependency) => dependency.status === 'up');
     // The counters need the database: while it is down they are left out, and the checks still answer.
-    const counters = dependencies.mysql?.status === 'up' ? await systemCounters({ db: services.database.db }).catch(() => ({})) : {};
+    const counters = dependencies.mysql?.status === 'up' ? await systemCounters({ db: resources.database.db }).catch(() => ({})) : {};
     ctx.body = { status: allUp ? 'ok' : 'degraded', checkedAt: new Date().toISOString(), dependencies, ...counters };
   });
 
@@ -41,7 +41,7 @@ export function systemRouter(services: Services): Router {
     ctx.body = {
       serverVersion: servicePackage.version,
       nodeVersion: process.version,
-      claudeVersion: await claudeVersion(services.config.orchestration.agentCommand),
+      claudeVersion: await claudeVersion(resources.config.orchestration.agentCommand),
       uptime,
       service: { name: servicePackage.name, version: servicePackage.version },
       node: process.version,
@@ -49,7 +49,7 @@ export function systemRouter(services: Services): Router {
       pid: process.pid,
       uptimeSeconds: uptime,
       memoryMiB: { rss: mib(memory.rss), heapUsed: mib(memory.heapUsed), heapTotal: mib(memory.heapTotal), external: mib(memory.external) },
-      activeExecutions: await countActiveExecutions({ db: services.database.db }),
+      activeExecutions: await countActiveExecutions({ db: resources.database.db }),
       // Who agents run as on this machine (docs/agent-process.md): user-pool, service-user or refused.
       agentIsolation: agentIsolationSummary(),
     };

@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import type { Services } from '../../lib/services';
+import type { ApiResources } from '../resources';
 import { createTask, deleteTask, listTasks, updateTask } from '../../services/tasks';
 import { useCaseErrors } from '../use-case-errors';
 import { parseInput } from '../validation';
@@ -7,8 +7,8 @@ import { orchestrationRouter } from './router';
 import { taskCreateBody, taskUpdateBody } from './tasks-input';
 
 /** Saved task templates (contract rows 17-20, 3.4; docs/tasks-schedules.md); use cases in services/tasks.ts. */
-export function tasksRoutes(services: Services): Router {
-  const deps = { db: services.database.db };
+export function tasksRoutes(resources: ApiResources): Router {
+  const deps = { db: resources.database.db };
   const router = orchestrationRouter('/tasks');
   router.use(useCaseErrors());
 

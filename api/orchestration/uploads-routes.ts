@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import type { Services } from '../../lib/services';
+import type { ApiResources } from '../resources';
 import { FileTooLargeError, receiveUploads } from '../../services/uploads';
 import { HttpError } from '../errors';
 import { useCaseErrors } from '../use-case-errors';
@@ -11,8 +11,8 @@ import { orchestrationRouter } from './router';
  * POST /uploads (contract 3.13; docs/uploads.md): the execute modals' context files, streamed to disk.
  * Always JSON, errors included: 413 for a file over the limit, 400 for anything else refused.
  */
-export function uploadsRoutes(services: Services): Router {
-  const deps = { db: services.database.db, logger: services.logger, uploads: services.config.orchestration.uploads };
+export function uploadsRoutes(resources: ApiResources): Router {
+  const deps = { db: resources.database.db, logger: resources.logger, uploads: resources.config.orchestration.uploads };
   const router = orchestrationRouter('/uploads');
   router.use(useCaseErrors());
 

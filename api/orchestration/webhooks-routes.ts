@@ -1,16 +1,17 @@
 import type Router from '@koa/router';
-import type { Services } from '../../lib/services';
-import { createWebhook, deleteWebhook, listWebhooks, testWebhook, updateWebhook, webhookDepsOf } from '../../services/webhooks';
+import type { ApiResources } from '../resources';
+import { createWebhook, deleteWebhook, listWebhooks, testWebhook, updateWebhook } from '../../services/webhooks';
 import { useCaseErrors } from '../use-case-errors';
 import { orchestrationRouter } from './router';
 import { webhookCreateInput, webhookUpdateInput } from './webhooks-input';
+import { webhookDepsOf } from '../use-case-deps';
 
 /**
  * Webhooks for the panel (contract 3.7; docs/webhooks.md): CRUD and the test run. The public call
  * (POST /hook/:token) is in api/hook-routes.ts, outside /api.
  */
-export function webhooksRoutes(services: Services): Router {
-  const deps = webhookDepsOf(services);
+export function webhooksRoutes(resources: ApiResources): Router {
+  const deps = webhookDepsOf(resources);
   const router = orchestrationRouter('/webhooks');
   router.use(useCaseErrors());
 

@@ -1,12 +1,13 @@
 import Router from '@koa/router';
 import { z } from 'zod';
-import type { Services } from '../../lib/services';
+import type { ApiResources } from '../resources';
 import { PersonIndexError } from '../../services/persons';
-import { assessmentAreas, consultantCurriculum, consultantDetail, consultantDocument, rankingDepsOf } from '../../services/ranking';
+import { assessmentAreas, consultantCurriculum, consultantDetail, consultantDocument } from '../../services/ranking';
 import { HttpError } from '../errors';
 import { useCaseErrors } from '../use-case-errors';
 import { parseInput } from '../validation';
 import { intParam } from './params';
+import { rankingDepsOf } from '../use-case-deps';
 
 export { CONSULTANT_NOT_FOUND_DETAIL } from '../../services/ranking';
 /** The detail of an index failure starts with one of these texts, then the cause. */
@@ -27,8 +28,8 @@ function indexFailures(prefix: string) {
 }
 
 /** GET /consultor/{id_pessoa}, /raw, /cv and GET /consultores/areas-avaliacao (docs/consultant-api.md); use cases in services/ranking/. */
-export function consultantRoutes(services: Services): Router {
-  const deps = rankingDepsOf(services);
+export function consultantRoutes(resources: ApiResources): Router {
+  const deps = rankingDepsOf(resources);
   const router = new Router();
   router.use(useCaseErrors());
 

@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import type { Services } from '../../lib/services';
+import type { ApiResources } from '../resources';
 import { consultantRoutes } from './consultant-routes';
 import { healthRouter } from './health';
 import { jobRoutes } from './job-routes';
@@ -10,20 +10,20 @@ import { storeUnavailableAs503 } from './store-unavailable';
 import { suggestionRoutes } from './suggestion-routes';
 
 /** The consultant ranking service, mounted at /api/v1. */
-export function rankingApi(services: Services): Router {
+export function rankingApi(resources: ApiResources): Router {
   const api = new Router({ prefix: '/api/v1' });
   api.use(storeUnavailableAs503());
   // Routes that start work spend a budget per client; the reads do not (docs/ranking-api.md).
-  const budgets = rankingBudgets(services);
+  const budgets = rankingBudgets(resources);
   api.use('/ranking/processar', budgets.job);
   api.use(['/consultor/:id_pessoa/pdf', '/equipe/pdf'], budgets.pdf);
   for (const router of [
     healthRouter(),
-    rankingRoutes(services),
-    jobRoutes(services),
-    consultantRoutes(services),
-    suggestionRoutes(services),
-    pdfRoutes(services),
+    rankingRoutes(resources),
+    jobRoutes(resources),
+    consultantRoutes(resources),
+    suggestionRoutes(resources),
+    pdfRoutes(resources),
   ]) {
     api.use(router.routes(), router.allowedMethods({ throw: true }));
   }

@@ -1,17 +1,18 @@
 import Router from '@koa/router';
 import { z } from 'zod';
-import type { Services } from '../../lib/services';
-import { jobDepsOf, rankingJobStatus, startRankingJob } from '../../services/ranking';
+import type { ApiResources } from '../resources';
+import { rankingJobStatus, startRankingJob } from '../../services/ranking';
 import { useCaseErrors } from '../use-case-errors';
 import { parseInput } from '../validation';
+import { jobDepsOf } from '../use-case-deps';
 
 export { ALREADY_RUNNING_DETAIL, percentOf, WORKFLOWS_UNAVAILABLE_DETAIL, type JobStatus } from '../../services/ranking';
 
 const processBody = z.object({ limpar_antes: z.boolean().default(false) });
 
 /** POST /ranking/processar and GET /ranking/status; the use cases are in services/ranking/job.ts. */
-export function jobRoutes(services: Services): Router {
-  const deps = jobDepsOf(services);
+export function jobRoutes(resources: ApiResources): Router {
+  const deps = jobDepsOf(resources);
   const router = new Router();
   router.use(useCaseErrors());
 

@@ -2,12 +2,13 @@ import Router from '@koa/router';
 import type { ParameterizedContext } from 'koa';
 import { z } from 'zod';
 import { attachmentDisposition } from '../../domain/pdf/file-names';
-import type { Services } from '../../lib/services';
-import { consultantSheetPdf, rankingDepsOf, SheetGenerationError, SheetQueueFullError, teamSheetPdf, type SheetDeps } from '../../services/ranking';
+import type { ApiResources } from '../resources';
+import { consultantSheetPdf, SheetGenerationError, SheetQueueFullError, teamSheetPdf, type SheetDeps } from '../../services/ranking';
 import { HttpError } from '../errors';
 import { useCaseErrors } from '../use-case-errors';
 import { parseInput } from '../validation';
 import { intParam } from './params';
+import { rankingDepsOf } from '../use-case-deps';
 
 /** Start of the detail of every 500 of the PDF routes; the cause follows it (docs/pdf.md). */
 export const PDF_GENERATION_ERROR = 'Erro ao gerar PDF';
@@ -86,8 +87,8 @@ function sendPdf(ctx: ParameterizedContext, pdf: Buffer, fileName: string): void
 }
 
 /** GET /consultor/{id_pessoa}/pdf and POST /equipe/pdf; the use cases are in services/ranking/sheets.ts. */
-export function pdfRoutes(services: Services): Router {
-  const deps: SheetDeps = { ...rankingDepsOf(services), pdf: services.pdf, timeZone: services.config.ranking.scheduleTimezone };
+export function pdfRoutes(resources: ApiResources): Router {
+  const deps: SheetDeps = { ...rankingDepsOf(resources), pdf: resources.pdf, timeZone: resources.config.ranking.scheduleTimezone };
   const router = new Router();
   router.use(useCaseErrors());
 

@@ -3,9 +3,8 @@ import type { ParameterizedContext } from 'koa';
 import { z } from 'zod';
 import { normaliseSealCode } from '../../domain/seals';
 import { nameSearchKey } from '../../domain/text';
-import type { Services } from '../../lib/services';
+import type { ApiResources } from '../resources';
 import {
-  rankingDepsOf,
   rankingDetailed,
   rankingList,
   rankingPage,
@@ -18,6 +17,7 @@ import {
 import { useCaseErrors } from '../use-case-errors';
 import { parseInput } from '../validation';
 import { boolParam, componentParam, intParam } from './params';
+import { rankingDepsOf } from '../use-case-deps';
 
 export { NOT_PROCESSED_DETAIL } from '../../services/ranking';
 
@@ -72,8 +72,8 @@ function sendJsonBytes(ctx: ParameterizedContext, json: JsonBytes): void {
 }
 
 /** The ranking reads (docs/ranking-api.md); the use cases are in services/ranking/reads.ts. */
-export function rankingRoutes(services: Services): Router {
-  const deps = rankingDepsOf(services);
+export function rankingRoutes(resources: ApiResources): Router {
+  const deps = rankingDepsOf(resources);
   const router = new Router();
   router.use(useCaseErrors());
 

@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import type { Services } from '../../lib/services';
+import type { ApiResources } from '../resources';
 import { rateLimit } from '../orchestration/security';
 
 /**
@@ -11,11 +11,11 @@ import { rateLimit } from '../orchestration/security';
  * has its own Redis keys (`ratelimit:api:<budget>:<address>`): the budgets of /api, of the job and of
  * the sheets never share a counter.
  */
-export function rankingBudgets(services: Services): { job: Middleware; pdf: Middleware } {
+export function rankingBudgets(resources: ApiResources): { job: Middleware; pdf: Middleware } {
   const budget = (name: string, limit: { requests: number; windowSeconds: number }): Middleware =>
-    rateLimit(services.redis, { limit, budget: name, timeoutMs: services.config.dependencyTimeoutMs }, services.logger);
+    rateLimit(resources.redis, { limit, budget: name, timeoutMs: resources.config.dependencyTimeoutMs }, resources.logger);
   return {
-    job: budget('v1-ranking-job', services.config.ranking.jobRateLimit),
-    pdf: budget('v1-pdf', services.config.pdf.rateLimit),
+    job: budget('v1-ranking-job', resources.config.ranking.jobRateLimit),
+    pdf: budget('v1-pdf', resources.config.pdf.rateLimit),
   };
 }

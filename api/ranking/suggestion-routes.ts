@@ -1,10 +1,11 @@
 import Router from '@koa/router';
 import { z } from 'zod';
-import type { Services } from '../../lib/services';
-import { rankingDepsOf, suggestConsultants } from '../../services/ranking';
+import type { ApiResources } from '../resources';
+import { suggestConsultants } from '../../services/ranking';
 import { HttpError } from '../errors';
 import { parseInput } from '../validation';
 import { boolParam, intParam } from './params';
+import { rankingDepsOf } from '../use-case-deps';
 
 /** Rule 7: the detail of every failure after validation starts with this text, then the cause. */
 const SUGGESTION_ERROR_PREFIX = 'Erro ao sugerir consultores: ';
@@ -38,8 +39,8 @@ function suggestionError(cause: unknown): HttpError {
 }
 
 /** GET /consultores/sugerir (docs/suggestion.md); the use case is in services/ranking/suggestions.ts. */
-export function suggestionRoutes(services: Services): Router {
-  const deps = rankingDepsOf(services);
+export function suggestionRoutes(resources: ApiResources): Router {
+  const deps = rankingDepsOf(resources);
   const router = new Router();
 
   router.get('/consultores/sugerir', async (ctx) => {

@@ -1,6 +1,5 @@
 import type { Database } from '../../db';
 import type { AgentStoreLimits } from '../../db/agents-store';
-import type { Services } from '../../lib/services';
 
 /** What the agent use cases need, passed explicitly (docs/application-layer.md). */
 export interface AgentDeps {
@@ -13,7 +12,3 @@ export interface AgentDeps {
   secretsKey: string | null;
 }
 
-export function agentDepsOf(services: Services): AgentDeps {
-  const { workdirRoots, limits, secretsKey } = services.config.orchestration;
-  return { db: services.database.db, workdirRoots, limits, secretsKey };
-}

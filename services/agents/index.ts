@@ -1,5 +1,5 @@
 /** The agent use cases (docs/application-layer.md). */
-export { agentDepsOf, type AgentDeps } from './deps';
+export type { AgentDeps } from './deps';
 export {
   createAgent,
   deleteAgent,
@@ -18,6 +18,6 @@ export { agentView, type AgentConfigView, type AgentVersionView, type AgentView 
 // What the request schemas check against and parse into: the store's and the run's own rules, one definition each.
 export { AGENT_NAME_MAX } from '../../db/agents-store';
 export type { AgentData, AgentDataInput } from '../../db/agent-data';
-export { ENV_NAME } from '../../activities/agents/agent-env';
+export { ENV_NAME } from '../../domain/env-names';
 /** For the execution activity and tests: an agent's secrets in clear, for its process environment only. */
 export { agentSecretsForRun } from '../../db/agent-secrets-store';

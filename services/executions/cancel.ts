@@ -1,16 +1,12 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
-import { ACTIVE_STATUSES, activeExecutions, cancelQueuedExecution, finishExecution, getExecution, type ExecutionSummary } from '../../db/executions-store';
-import { agentExecutionWorkflowId } from '../../temporal/agent-execution';
+import { activeExecutions, cancelQueuedExecution, finishExecution, getExecution, type ExecutionSummary } from '../../db/executions-store';
+import { isActiveStatus } from '../../domain/execution-status';
+import { cancelAgentExecution } from '../../temporal/agent-execution';
 import { CANCELLED_ERROR } from '../../domain/execution-errors';
 import { NotFoundError } from '../errors';
 import { cancelPipelineRun } from '../pipelines/runs';
 import type { ExecutionDeps } from './deps';
 import { liveStreamOf, published } from './live';
 import { activeExecutionView, type ActiveExecutionView } from './view';
-
-const ACTIVE = new Set<string>(ACTIVE_STATUSES);
-
-export const isActive = (execution: Pick<ExecutionSummary, 'status'>): boolean => ACTIVE.has(execution.status);
 
 /**
  * Cancels an active execution. A queued record is ended `canceled` here at once (so it can no longer
@@ -30,10 +26,7 @@ async function cancelActive(deps: ExecutionDeps, execution: ExecutionSummary): P
   }
   // A pipeline run: its workflow cancels the running step and ends the run `canceled`.
   if (execution.kind === 'pipeline') return cancelPipelineRun(deps, execution.id);
-  try {
-    await deps.temporal.workflow.getHandle(agentExecutionWorkflowId(execution.id)).cancel();
-  } catch (error) {
-    if (!(error instanceof WorkflowNotFoundError)) throw error;
+  if (!(await cancelAgentExecution(deps.temporal, execution.id))) {
     await finishExecution(deps.db, execution.id, { status: 'canceled', error: CANCELLED_ERROR });
   }
 }
@@ -41,7 +34,7 @@ async function cancelActive(deps: ExecutionDeps, execution: ExecutionSummary): P
 /** Cancels execution `executionId` of agent `agentId`: NotFoundError when it is not that agent's, or already finished. */
 export async function cancelExecution(deps: ExecutionDeps, agentId: string, executionId: string): Promise<{ cancelled: true }> {
   const execution = await getExecution(deps.db, executionId);
-  if (!execution || execution.agentId !== agentId || !isActive(execution)) {
+  if (!execution || execution.agentId !== agentId || !isActiveStatus(execution.status)) {
     throw new NotFoundError(`Execução ${executionId} do agente ${agentId} não encontrada ou já finalizada`);
   }
   await cancelActive(deps, execution);

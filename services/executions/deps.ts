@@ -3,7 +3,6 @@ import type Redis from 'ioredis';
 import type { Database } from '../../db';
 import type { Logger } from '../../lib/logger';
 import type { RepositoryConfig } from '../repos';
-import type { Services } from '../../lib/services';
 
 /**
  * What the execution use cases need, passed explicitly so that the API process and a worker's activity
@@ -23,14 +22,3 @@ export interface ExecutionDeps {
   repositories?: RepositoryConfig;
 }
 
-/** The dependencies of the API process. */
-export function executionDepsOf(services: Services): ExecutionDeps {
-  return {
-    db: services.database.db,
-    temporal: services.temporal.client,
-    redis: services.redis,
-    logger: services.logger,
-    workdirRoots: services.config.orchestration.workdirRoots,
-    repositories: services.config.orchestration.repositories,
-  };
-}

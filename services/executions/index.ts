@@ -1,7 +1,7 @@
 /** The execution use cases (docs/application-layer.md): what routes, schedules, webhooks and pipelines call. */
-export { executionDepsOf, type ExecutionDeps } from './deps';
+export type { ExecutionDeps } from './deps';
 export { executeAgent, launchExecution, runnableAgent, type ExecuteRequest, type LaunchedExecution, type LaunchInput } from './launch';
-export { cancelAllExecutions, cancelExecution, isActive, listActiveExecutions } from './cancel';
+export { cancelAllExecutions, cancelExecution, listActiveExecutions } from './cancel';
 export { continueSession } from './continue';
 export { retryExecution, type RetriedExecution } from './retry';
 export {
@@ -16,4 +16,5 @@ export {
 } from './history';
 export { activeExecutionView, executionDetailView, executionView, type ActiveExecutionView, type ExecutionDetailView, type ExecutionView } from './view';
 // The record's vocabulary, for the request schemas and the CSV of api/.
-export { EXECUTION_SOURCES, EXECUTION_STATUSES, type ExecutionSummary, type HistoryFilters } from '../../db/executions-store';
+export { type ExecutionSummary, type HistoryFilters } from '../../db/executions-store';
+export { EXECUTION_SOURCES, EXECUTION_STATUSES } from '../../domain/execution-status';

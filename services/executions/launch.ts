@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { findAgent, type Agent } from '../../db/agents-store';
 import { readExecutionSettings } from '../../db/execution-settings';
-import { createExecution, finishExecution, type NewExecution } from '../../db/executions-store';
-import { agentExecutionStartOptions } from '../../temporal/agent-execution';
-import type { agentExecutionWorkflow } from '../../workflows/agents/execution';
-import { agentNotFound, InvalidInputError, UnavailableError } from '../errors';
+import { createExecution, type NewExecution } from '../../db/executions-store';
+import { startAgentExecution } from '../../temporal/agent-execution';
+import { agentNotFound, InvalidInputError } from '../errors';
 import { storedContextFiles, withContextFiles, type ContextFileRequest } from '../uploads';
 import { confinedWorkingDirectory } from '../working-directories';
 import { requestedRepository } from '../repos';
 import type { ExecutionDeps } from './deps';
 import { liveStreamOf, published } from './live';
+import { startRecordWorkflow } from './workflow-start';
 
 /** What a start answers: the new record, queued until its workflow takes a concurrency slot. */
 export interface LaunchedExecution {
@@ -60,18 +60,13 @@ export async function launchExecution(
   // Before the start, so the client always hears `queued` before the worker's `started`.
   const live = liveStreamOf(deps, execution);
   await published(deps, live?.queued());
-  try {
-    await deps.temporal.workflow.start<typeof agentExecutionWorkflow>(
-      'agentExecutionWorkflow',
-      agentExecutionStartOptions({ executionId: execution.id, resumeSessionId }),
-    );
-  } catch (error) {
-    deps.logger.error({ err: error, executionId: execution.id }, 'agent execution workflow not started');
-    const reason = 'a execução não pôde ser iniciada (motor de workflows indisponível)';
-    await finishExecution(deps.db, execution.id, { status: 'error', error: reason });
-    await published(deps, live?.finished({ status: 'error', costUsd: null, durationMs: null, sessionId: execution.sessionId, error: reason }));
-    throw new UnavailableError('A execução não pôde ser iniciada: o motor de workflows está indisponível');
-  }
+  await startRecordWorkflow(
+    deps,
+    execution,
+    () => startAgentExecution(deps.temporal, { executionId: execution.id, resumeSessionId }),
+    'A execução não pôde ser iniciada: o motor de workflows está indisponível',
+    live,
+  );
   return { executionId: execution.id, status: 'queued' };
 }
 

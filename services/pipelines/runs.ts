@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { findAgent } from '../../db/agents-store';
 import { readExecutionSettings } from '../../db/execution-settings';
 import { createExecution, finishExecution, getExecution, type Execution, type NewExecution } from '../../db/executions-store';
 import { activeRunsOfPipeline } from '../../db/pipelines-store';
-import { pipelineExecutionStartOptions, pipelineExecutionWorkflowId } from '../../temporal/pipeline-execution';
-import type { pipelineExecutionWorkflow } from '../../workflows/pipelines/execution';
-import { approveSignal, rejectSignal } from '../../workflows/pipelines/signals';
-import { executionNotFound, InvalidInputError, NotFoundError, UnavailableError } from '../errors';
+import { isActiveStatus } from '../../domain/execution-status';
+import { cancelPipelineExecution, signalPipelineApproval, startPipelineExecution } from '../../temporal/pipeline-execution';
+import { executionNotFound, InvalidInputError, NotFoundError } from '../errors';
 import type { ExecutionDeps } from '../executions/deps';
+import { startRecordWorkflow } from '../executions/workflow-start';
 import { requestedRepository } from '../repos';
 import { storedContextFiles, withContextFiles, type ContextFileRequest } from '../uploads';
 import { confinedWorkingDirectory } from '../working-directories';
@@ -82,16 +81,12 @@ export async function executePipeline(deps: PipelineRunDeps, pipelineId: string,
 async function startRun(deps: PipelineRunDeps, record: NewExecution): Promise<StartedPipelineRun> {
   const workingDirectory = await confinedWorkingDirectory(deps.workdirRoots, record.workingDirectory, 'workingDirectory');
   const run = await createExecution(deps.db, { ...record, id: randomUUID(), workingDirectory });
-  try {
-    await deps.temporal.workflow.start<typeof pipelineExecutionWorkflow>(
-      'pipelineExecutionWorkflow',
-      pipelineExecutionStartOptions({ runId: run.id }),
-    );
-  } catch (error) {
-    deps.logger.error({ err: error, runId: run.id }, 'pipeline workflow not started');
-    await finishExecution(deps.db, run.id, { status: 'error', error: 'the pipeline could not be started (workflow engine unavailable)' });
-    throw new UnavailableError('Não foi possível iniciar o pipeline: o mecanismo de workflows está indisponível');
-  }
+  await startRecordWorkflow(
+    deps,
+    run,
+    () => startPipelineExecution(deps.temporal, { runId: run.id }),
+    'Não foi possível iniciar o pipeline: o mecanismo de workflows está indisponível',
+  );
   return { pipelineId: run.pipelineId ?? '', executionId: run.id, status: 'started' };
 }
 
@@ -110,12 +105,7 @@ export async function decideApproval(deps: ExecutionDeps, id: string, approve: b
   const byId = await runById(deps, id);
   const run = byId ? (byId.status === 'awaiting_approval' ? byId : null) : ((await activeRunsOfPipeline(deps.db, id, 'awaiting_approval'))[0] ?? null);
   if (!run) throw new NotFoundError(NO_APPROVAL);
-  try {
-    await deps.temporal.workflow.getHandle(pipelineExecutionWorkflowId(run.id)).signal(approve ? approveSignal : rejectSignal);
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) throw new NotFoundError(NO_APPROVAL);
-    throw error;
-  }
+  if (!(await signalPipelineApproval(deps.temporal, run.id, approve))) throw new NotFoundError(NO_APPROVAL);
   return approve ? { approved: true } : { rejected: true };
 }
 
@@ -126,7 +116,7 @@ export async function decideApproval(deps: ExecutionDeps, id: string, approve: b
  */
 export async function cancelPipelineRuns(deps: ExecutionDeps, id: string): Promise<{ cancelled: true; count: number }> {
   const byId = await runById(deps, id);
-  const runs = byId ? (['queued', 'running', 'awaiting_approval', 'retrying'].includes(byId.status) ? [byId] : []) : await activeRunsOfPipeline(deps.db, id);
+  const runs = byId ? (isActiveStatus(byId.status) ? [byId] : []) : await activeRunsOfPipeline(deps.db, id);
   if (runs.length === 0) throw new NotFoundError(NOT_RUNNING);
   for (const run of runs) await cancelPipelineRun(deps, run.id);
   return { cancelled: true, count: runs.length };
@@ -134,12 +124,7 @@ export async function cancelPipelineRuns(deps: ExecutionDeps, id: string): Promi
 
 /** Cancels one run's workflow (cancel-all too); ends the record itself when the workflow is gone. */
 export async function cancelPipelineRun(deps: ExecutionDeps, runId: string): Promise<void> {
-  try {
-    await deps.temporal.workflow.getHandle(pipelineExecutionWorkflowId(runId)).cancel();
-  } catch (error) {
-    if (!(error instanceof WorkflowNotFoundError)) throw error;
-    await finishExecution(deps.db, runId, { status: 'canceled', error: 'canceled' });
-  }
+  if (!(await cancelPipelineExecution(deps.temporal, runId))) await finishExecution(deps.db, runId, { status: 'canceled', error: 'canceled' });
 }
 
 /**

@@ -1,7 +1,6 @@
 import type { Pool } from 'mysql2/promise';
 import type { Logger } from '../../lib/logger';
-import type { Services } from '../../lib/services';
-import { personIndexOf, type PersonIndex } from '../persons';
+import type { PersonIndex } from '../persons';
 
 /** What the ranking reads need, passed explicitly (docs/application-layer.md). */
 export interface RankingDeps {
@@ -13,6 +12,3 @@ export interface RankingDeps {
   logger: Logger;
 }
 
-export function rankingDepsOf(services: Services): RankingDeps {
-  return { pool: services.database.pool, persons: personIndexOf(services), cvBaseUrl: services.config.ranking.cvBaseUrl, logger: services.logger };
-}

@@ -1,5 +1,5 @@
 /** The ranking service's use cases (docs/application-layer.md). */
-export { rankingDepsOf, type RankingDeps } from './deps';
+export type { RankingDeps } from './deps';
 export { assessmentAreas, consultantCurriculum, consultantDetail, consultantDocument, CONSULTANT_NOT_FOUND_DETAIL } from './consultants';
 export { suggestConsultants } from './suggestions';
 export {
@@ -15,4 +15,4 @@ export {
   type PageQuery,
 } from './reads';
 export { consultantSheetPdf, CONSULTANT_NOT_FOUND, SheetGenerationError, SheetQueueFullError, teamSheetPdf, type SheetDeps } from './sheets';
-export { ALREADY_RUNNING_DETAIL, jobDepsOf, percentOf, rankingJobStatus, startRankingJob, WORKFLOWS_UNAVAILABLE_DETAIL, type JobDeps, type JobStatus } from './job';
+export { ALREADY_RUNNING_DETAIL, percentOf, rankingJobStatus, startRankingJob, WORKFLOWS_UNAVAILABLE_DETAIL, type JobDeps, type JobStatus } from './job';

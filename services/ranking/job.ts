@@ -1,15 +1,11 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { Database } from '../../db';
 import { lastSuccessfulRun, latestRun, type JobRun } from '../../db/ranking-job-runs';
 import { interruptedRunOutcome, type InterruptedRunOutcome } from '../../domain/workflow-gone';
 import type { Logger } from '../../lib/logger';
-import type { Services } from '../../lib/services';
 import type { TemporalHandle } from '../../temporal/client';
-import { rankingJobStartOptions } from '../../temporal/ranking-job';
-import { RANKING_JOB_WORKFLOW_ID } from '../../temporal/workflow-ids';
-import { describedWorkflow, MISSING_WORKFLOW, type DescribedWorkflow } from '../../temporal/workflow-state';
-import type { rankingJobWorkflow } from '../../workflows/ranking/job';
-import { progressQuery, type RankingProgress } from '../../workflows/ranking/progress';
+import { RANKING_JOB_WORKFLOW_ID, type RankingProgress } from '../../temporal/contracts/ranking-job';
+import { rankingJobState, startRankingJobWorkflow } from '../../temporal/ranking-job';
+import type { DescribedWorkflow } from '../../temporal/workflow-state';
 import { ConflictError, UnavailableError } from '../errors';
 
 /** The ranking job: start it, and its status (docs/ranking-job.md). */
@@ -20,10 +16,6 @@ export interface JobDeps {
   /** DEPENDENCY_TIMEOUT_MS: bound of each Temporal call of the status. */
   timeoutMs: number;
   logger: Logger;
-}
-
-export function jobDepsOf(services: Services): JobDeps {
-  return { db: services.database.db, temporal: services.temporal, timeoutMs: services.config.dependencyTimeoutMs, logger: services.logger };
 }
 
 export const ALREADY_RUNNING_DETAIL = 'Já existe um processamento do ranking em andamento';
@@ -102,44 +94,34 @@ function fromRun(run: JobRun | null, lastSuccess: JobRun | null, running: boolea
  * message) when Temporal does not accept the start: nothing was started, the job cannot run without it.
  */
 export async function startRankingJob(deps: JobDeps, request: { limparAntes: boolean; origem: 'manual' }): Promise<{ jobId: string }> {
-  const { client, connection } = deps.temporal;
+  let started: 'started' | 'already-running';
   try {
-    await connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-      client.workflow.start<typeof rankingJobWorkflow>('rankingJobWorkflow', rankingJobStartOptions(request)),
-    );
+    started = await startRankingJobWorkflow(deps.temporal, request, START_DEADLINE_MS);
   } catch (error) {
-    if (error instanceof WorkflowExecutionAlreadyStartedError) throw new ConflictError(ALREADY_RUNNING_DETAIL);
     deps.logger.error({ err: error }, 'ranking job start failed');
     throw new UnavailableError(`${WORKFLOWS_UNAVAILABLE_DETAIL}: ${error instanceof Error ? error.message : String(error)}`);
   }
+  if (started === 'already-running') throw new ConflictError(ALREADY_RUNNING_DETAIL);
   return { jobId: RANKING_JOB_WORKFLOW_ID };
 }
 
 /** From the running workflow's query when one runs; from MySQL otherwise (or when Temporal cannot answer). */
 export async function rankingJobStatus(deps: JobDeps): Promise<JobStatus> {
   const { db } = deps;
-  const { client, connection } = deps.temporal;
   const [run, lastSuccess] = await Promise.all([latestRun(db), lastSuccessfulRun(db)]);
   let running = false;
   let latest: DescribedWorkflow | null = null; // null: Temporal did not answer
-  // gRPC deadlines, not a race: the calls themselves (and the SDK's retries) end by then, so no
-  // retry timer outlives the request and fires on a closed connection at shutdown.
-  const withinTimeout = <T>(call: () => Promise<T>) => connection.withDeadline(Date.now() + deps.timeoutMs, call);
   try {
-    const handle = client.workflow.getHandle(RANKING_JOB_WORKFLOW_ID);
-    const description = await withinTimeout(() => handle.describe());
-    running = description.status.name === 'RUNNING';
-    if (running) {
-      const progress = await withinTimeout(() => handle.query(progressQuery));
-      return fromProgress(progress, lastSuccess);
-    }
-    latest = describedWorkflow(description);
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) {
-      latest = MISSING_WORKFLOW;
+    const state = await rankingJobState(deps.temporal, deps.timeoutMs);
+    if (state.running) {
+      running = true;
+      if (state.progress) return fromProgress(state.progress, lastSuccess);
+      deps.logger.warn({ err: state.error }, 'ranking status: the running job did not answer its progress query; reporting from MySQL');
     } else {
-      deps.logger.warn({ err: error }, 'ranking status: Temporal did not answer; reporting from MySQL');
+      latest = state.latest;
     }
+  } catch (error) {
+    deps.logger.warn({ err: error }, 'ranking status: Temporal did not answer; reporting from MySQL');
   }
   if (latest && run?.estado === 'em_execucao') {
     // A run that ended between the first read and the describe has recorded its end: read again.

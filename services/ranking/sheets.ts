@@ -1,5 +1,5 @@
-import { QueueFullError } from '../../activities/pdf/semaphore';
-import type { BrowserPool } from '../../activities/pdf/browser-pool';
+import { QueueFullError } from '../../lib/pdf/semaphore';
+import type { BrowserPool } from '../../lib/pdf/browser-pool';
 import { entryById, rankingTotals } from '../../db/ranking-queries';
 import { consultantSheet, SHEET_DOCUMENT_FIELDS } from '../../domain/pdf/consultant-sheet';
 import { consultantSheetDocument } from '../../domain/pdf/consultant-template';

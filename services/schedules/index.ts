@@ -4,7 +4,6 @@ export {
   createSchedule,
   deleteSchedule,
   deleteSchedulesOfAgent,
-  scheduleDepsOf,
   listSchedules,
   scheduleHistory,
   updateSchedule,

@@ -14,7 +14,6 @@ import {
 } from '../../db/schedules-store';
 import { findTask } from '../../db/tasks-store';
 import type { Logger } from '../../lib/logger';
-import type { Services } from '../../lib/services';
 import { deleteAgentSchedule, nextRunOf, upsertAgentSchedule, type AgentScheduleDefinition } from '../../temporal/agent-schedules';
 import { agentNotFound, ConflictError, InvalidInputError, NotFoundError, UnavailableError } from '../errors';
 import { executionHistory, type ExecutionView } from '../executions';
@@ -33,15 +32,6 @@ export interface ScheduleDeps {
   logger: Logger;
   /** The IANA time zone the cron expressions are read in (AGENT_SCHEDULE_TIMEZONE). */
   timezone: string;
-}
-
-export function scheduleDepsOf(services: Services): ScheduleDeps {
-  return {
-    db: services.database.db,
-    temporal: services.temporal.client,
-    logger: services.logger,
-    timezone: services.config.orchestration.scheduleTimezone,
-  };
 }
 
 /** Most schedules kept; one more is refused (409). Each is a Temporal Schedule, listed with a describe each. */

@@ -1,5 +1,4 @@
-import type { Services } from '../../lib/services';
-import { executionDepsOf, type ExecutionDeps } from '../executions';
+import type { ExecutionDeps } from '../executions';
 
 /** What the webhook use cases need (docs/application-layer.md): the executions' deps, the secrets key and the global signing secret. */
 export interface WebhookDeps extends ExecutionDeps {
@@ -9,7 +8,3 @@ export interface WebhookDeps extends ExecutionDeps {
   globalSecret: string | null;
 }
 
-export function webhookDepsOf(services: Services): WebhookDeps {
-  const { secretsKey, webhooks } = services.config.orchestration;
-  return { ...executionDepsOf(services), secretsKey, globalSecret: webhooks.secret };
-}

@@ -1,5 +1,5 @@
 /** The webhook use cases (docs/webhooks.md): CRUD for the panel, its test, and the public call. */
-export { webhookDepsOf, type WebhookDeps } from './deps';
+export type { WebhookDeps } from './deps';
 export { createWebhook, deleteWebhook, listWebhooks, updateWebhook, WEBHOOK_NOT_FOUND, type WebhookInput, type WebhookUpdate, type WebhookView } from './webhooks';
 export { testWebhook, triggerWebhook, WebhookInactiveError, WebhookSignatureError, type HookAnswer, type HookCall } from './trigger';
 export { SIGNATURE_HEADER, signatureOf } from './signature';

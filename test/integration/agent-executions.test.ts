@@ -15,11 +15,11 @@ import { unusedPort } from '../support/ports';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import { startTestServer, type TestServer } from '../support/server';
 import { openSocket, type SocketProbe } from '../support/websocket';
-import { scheduleDepsOf } from '../../services/schedules';
-import { agentDepsOf, createAgent as storeAgent, deleteAgent, setSecret, type AgentDataInput } from '../../services/agents';
+import { createAgent as storeAgent, deleteAgent, setSecret, type AgentDataInput } from '../../services/agents';
 import { until } from '../support/waiting';
 import { FINAL_EXECUTION_MESSAGE_TYPES } from '../../lib/live-output';
-import { agentExecutionWorkflowId } from '../../temporal/agent-execution';
+import { agentExecutionWorkflowId } from '../../temporal/contracts/agent-execution';
+import { agentDepsOf, scheduleDepsOf } from '../../api/use-case-deps';
 
 /**
  * Agent executions through the API (docs/agent-executions.md) with the pinned Claude Code CLI against
@@ -94,7 +94,7 @@ async function api(method: string, urlPath: string, body?: unknown, clientId?: s
  * (the agents' own routes are tested in agents.test.ts); its instructions are the system prompt.
  */
 async function createAgent(name: string, secrets: Record<string, string>, data: Partial<AgentDataInput> = {}): Promise<string> {
-  const deps = agentDepsOf(server.services);
+  const deps = agentDepsOf(server.resources);
   const created = await storeAgent(deps, {
     name: `${name} ${Date.now()}`,
     description: '',
@@ -186,7 +186,7 @@ function expectLinesInOrder(output: string, lines: string[]): void {
 }
 
 async function executionCount(): Promise<number> {
-  const [rows] = await server.services.database.pool.query('SELECT COUNT(*) AS n FROM executions');
+  const [rows] = await server.resources.database.pool.query('SELECT COUNT(*) AS n FROM executions');
   return Number((rows as Array<{ n: number }>)[0]?.n);
 }
 
@@ -315,7 +315,7 @@ describe('POST /agents/{id}/execute', () => {
       expect(await executionCount()).toBe(before);
     } finally {
       // Other suites count the agents by status: leave no inactive one behind.
-      await deleteAgent({ ...agentDepsOf(server.services), schedules: scheduleDepsOf(server.services) }, inactiveId);
+      await deleteAgent({ ...agentDepsOf(server.resources), schedules: scheduleDepsOf(server.resources) }, inactiveId);
     }
   });
 
@@ -417,7 +417,7 @@ describe('output the database refuses during the run', () => {
     const agentId = await createAgent('refused-output', {});
     const executionId = await execute(agentId, { task: 'Through an outage stand-in:lines count=30 every=100 tag=outage' });
     await until('output stored', () => record(executionId), (r) => r.status === 'running' && r.outputSeq >= 2);
-    const pool = server.services.database.pool;
+    const pool = server.resources.database.pool;
     // MariaDB itself refuses every change of this record's output, as it would when down.
     await pool.query(
       format(
@@ -523,7 +523,7 @@ describe('cancel, continue, retry', () => {
     expect(unknown).toMatchObject({ status: 404, body: { error: `Execução 00000000-0000-4000-8000-000000000000 do agente ${agentId} não encontrada ou já finalizada` } });
     // A stop the user asked for raises no notification (contract 3.10: completion and final error only):
     // looked at once the workflow, which would raise it last, has ended.
-    await server.services.temporal.client.workflow.getHandle(agentExecutionWorkflowId(executionId)).result().catch(() => undefined);
+    await server.resources.temporal.client.workflow.getHandle(agentExecutionWorkflowId(executionId)).result().catch(() => undefined);
     expect((await api('GET', '/api/notifications?pageSize=100')).body.notifications.filter((item: any) => item.executionId === executionId)).toEqual([]);
   });
 

@@ -116,7 +116,7 @@ describe('retry on failure and delegation, with the real CLI', () => {
     expect((await call('PUT', `/api/agents/${first.id}`, { config: { delegateTo: second.id } })).status).toBe(200);
     const clientId = `painel-${randomUUID()}`;
     const probe = await connect(clientId);
-    const db = server.services.database.db;
+    const db = server.resources.database.db;
     const delegatedFrom = async (id: string) => db.select().from(executions).where(eq(executions.delegatedFrom, id));
 
     const rootId = await execute(first.id, 'stand-in:text', clientId);

@@ -122,7 +122,7 @@ describe('the token holds for every spelling of an /api path', () => {
 
   it('the /api router asks for the token itself, with no edge in front of it', async () => {
     const bare = new Koa();
-    bare.use(orchestrationApi(server.services).routes());
+    bare.use(orchestrationApi(server.resources).routes());
     const listening = bare.listen(0, '127.0.0.1');
     await new Promise((resolve) => listening.once('listening', resolve));
     try {
@@ -158,7 +158,7 @@ describe('every registered /api route requires the token', () => {
 
   /** Method and concrete path of every route of the orchestration router, parameters filled in. */
   function registeredRoutes(): Array<[string, string]> {
-    const router = orchestrationApi(server.services);
+    const router = orchestrationApi(server.resources);
     const routes = new Map<string, [string, string]>();
     for (const layer of router.stack) {
       for (const method of layer.methods) {

@@ -7,7 +7,7 @@ import { liveChannel } from '../../lib/live-output';
 import { logger } from '../../lib/logger';
 import { closeRedis, createRedis } from '../../lib/redis';
 import { closeTemporalClient, createTemporalClient, type TemporalHandle } from '../../temporal/client';
-import { agentExecutionWorkflowId } from '../../temporal/agent-execution';
+import { agentExecutionWorkflowId } from '../../temporal/contracts/agent-execution';
 import { createAgent, deleteAgent, type AgentDeps } from '../../services/agents';
 import { ConflictError, InvalidInputError, NotFoundError, UnavailableError } from '../../services/errors';
 import {
@@ -25,7 +25,7 @@ import { until } from '../support/waiting';
 /**
  * The execution use cases called as a worker's activity (a schedule, a webhook) will call them: with
  * dependencies built from a pool, a Redis connection and a Temporal client of their own, no HTTP
- * server and no `Services` (docs/application-layer.md). No agents worker polls here, so a launched
+ * server and no `ApiResources` (docs/application-layer.md). No agents worker polls here, so a launched
  * workflow stays queued until the test cancels it: what is checked is the layer, not the run.
  */
 

@@ -19,7 +19,7 @@ import {
 } from '../../lib/live-output';
 import { logger } from '../../lib/logger';
 import { repoRoot } from '../../lib/paths';
-import { agentDepsOf, createAgent, setSecret } from '../../services/agents';
+import { createAgent, setSecret } from '../../services/agents';
 import { startAgentsWorker } from '../../workers/agents';
 import type { QueueWorker } from '../../workers/queue-worker';
 import { CANCELLED_ERROR } from '../../domain/execution-errors';
@@ -30,6 +30,7 @@ import { unusedPort } from '../support/ports';
 import { startTestServer, type TestServer } from '../support/server';
 import { until } from '../support/waiting';
 import { openSocket, type SocketProbe } from '../support/websocket';
+import { agentDepsOf } from '../../api/use-case-deps';
 
 /** Bound of every wait: a message that should arrive does well within it; a failure does not hang the suite. */
 const BOUND_MS = 5_000;
@@ -111,7 +112,7 @@ describe('live output on one server', () => {
 
   beforeAll(async () => {
     server = await start();
-    redis = workerRedis(server.services.config.redis);
+    redis = workerRedis(server.resources.config.redis);
   });
 
   it('delivers a client\'s messages, in order, in the panel\'s shapes, to every socket of that client and to no other client', async () => {
@@ -232,7 +233,7 @@ describe('live output on one server', () => {
   it('drops a closed socket from the registry and keeps serving the others', async () => {
     const a = uniqueClient('a');
     const [a1, a2] = [await connect(server, a), await connect(server, a)];
-    const relay = server.services.liveRelay;
+    const relay = server.resources.liveRelay;
     expect(relay.socketsOf(a)).toHaveLength(2);
 
     a1.socket.close();
@@ -257,13 +258,13 @@ describe('live output on one server', () => {
     expect(listeners).toBeGreaterThanOrEqual(1);
 
     await expectNothingBefore(redis, a1, a);
-    expect(server.services.liveRelay.state.closed).toBe(false);
+    expect(server.resources.liveRelay.state.closed).toBe(false);
   });
 
   it('drops malformed messages and relays the next good one', async () => {
     const a = uniqueClient('a');
     const a1 = await connect(server, a);
-    const prefix = server.services.config.redis.keyPrefix;
+    const prefix = server.resources.config.redis.keyPrefix;
 
     for (const bad of ['not json', '{"sem":"tipo"}', '[1,2,3]', 'null', '{"type":42}', '{"type":"execution_output"']) {
       await redis.publish(liveChannel(prefix, { clientId: a }), bad);
@@ -297,8 +298,8 @@ describe('live output across API processes', () => {
 
     expect(await nextMessages(p1, 2)).toEqual([forOne, broadcast]);
     expect(await nextMessages(p2, 2)).toEqual([forTwo, broadcast]);
-    expect(one.services.liveRelay.socketsOf(onTwo)).toEqual([]);
-    expect(two.services.liveRelay.socketsOf(onOne)).toEqual([]);
+    expect(one.resources.liveRelay.socketsOf(onTwo)).toEqual([]);
+    expect(two.resources.liveRelay.socketsOf(onOne)).toEqual([]);
   });
 });
 
@@ -313,7 +314,7 @@ describe('the subscriber connection', () => {
     const connectionName = `live-relay:${override.redis.keyPrefix}`;
     const server = await startTestServer(() => override);
     const observer = workerRedis(baseConfig.redis);
-    const relay = server.services.liveRelay;
+    const relay = server.resources.liveRelay;
     try {
       expect(relay.state.subscriber).toBe('none');
       expect(await redisClientNames(observer)).not.toContain(connectionName);
@@ -332,7 +333,7 @@ describe('the subscriber connection', () => {
 
   it('leaves a server that never serves a socket without a subscriber', async () => {
     const server = await startTestServer(ownPrefix);
-    const relay = server.services.liveRelay;
+    const relay = server.resources.liveRelay;
     await fetch(`${server.url}/api/v1/health`);
     expect(relay.state.subscriber).toBe('none');
     await server.close();
@@ -352,8 +353,8 @@ describe('with Redis down', () => {
 
     await connect(server, clientId);
 
-    expect(server.services.liveRelay.socketsOf(clientId)).toHaveLength(1);
-    expect(['connecting', 'reconnecting']).toContain(server.services.liveRelay.state.subscriber);
+    expect(server.resources.liveRelay.socketsOf(clientId)).toHaveLength(1);
+    expect(['connecting', 'reconnecting']).toContain(server.resources.liveRelay.state.subscriber);
   });
 });
 
@@ -415,7 +416,7 @@ describe('an agent run over the socket, with the real Claude Code CLI against th
     model = await startStandInModel();
     server = await start();
     // Records left active by an interrupted earlier run would hold slots.
-    await server.services.database.pool.query(
+    await server.resources.database.pool.query(
       "UPDATE executions SET status = 'error', finished_at = NOW(3), error = 'left by an earlier test run' WHERE status IN ('queued', 'running')",
     );
     expect((await call('PUT', '/api/settings', { maxConcurrent: 4 })).status).toBe(200);
@@ -437,7 +438,7 @@ describe('an agent run over the socket, with the real Claude Code CLI against th
 
   /** An agent whose runs reach the stand-in: its address and key are the agent's secrets (its process's environment). */
   async function standInAgent(name: string): Promise<{ id: string; name: string }> {
-    const deps = agentDepsOf(server.services);
+    const deps = agentDepsOf(server.resources);
     const agent = await createAgent(deps, {
       name: `${name} ${Date.now()}`, description: '', model: null, instructions: '', permissionMode: 'bypassPermissions', maxTurns: 5,
       workingDirectory: path.join(workArea, name),
@@ -515,7 +516,7 @@ describe('an agent run over the socket, with the real Claude Code CLI against th
     expect(report.body.content).toContain('Wrote the file: hello-panel');
 
     // The other client heard nothing of it.
-    await expectNothingBefore(workerRedis(server.services.config.redis), otherProbe, other);
+    await expectNothingBefore(workerRedis(server.resources.config.redis), otherProbe, other);
     expect(otherProbe.messages).toEqual([]);
   });
 

@@ -4,7 +4,7 @@ import { logger } from '../../lib/logger';
 import { repoRoot } from '../../lib/paths';
 import { registerAgentHost } from '../../db/agent-hosts-store';
 import { agentsHostQueue } from '../../temporal/task-queues';
-import { agentExecutionWorkflowId } from '../../temporal/agent-execution';
+import { agentExecutionWorkflowId } from '../../temporal/contracts/agent-execution';
 import { startAgentsWorker } from '../../workers/agents';
 import type { QueueWorker } from '../../workers/queue-worker';
 import { startBlackHoleWorker, type BlackHoleWorker } from '../fixtures/lost-delivery';
@@ -47,7 +47,7 @@ describe('a run whose task never reached a worker', () => {
   it('is scheduled again and completes: no "worker stopped" while the worker is alive', async () => {
     // The host that holds the agent's directory (its root is deeper than the main worker's): runs go to its queue.
     const root = path.join(agents.workArea, 'host-root');
-    await registerAgentHost(agents.server.services.database.db, { name: host, roots: [root] });
+    await registerAgentHost(agents.server.resources.database.db, { name: host, roots: [root] });
     const agent = await agents.standInAgent('lost', { workingDirectory: path.join(root, 'project') });
 
     blackHole = await startBlackHoleWorker(baseConfig.temporal, agentsHostQueue(host));
@@ -67,7 +67,7 @@ describe('a run whose task never reached a worker', () => {
     expect(done.output).toContain(STAND_IN_TEXT);
 
     // The history says what happened: the first run task timed out on its heartbeat, with none sent, and a second ran.
-    const history = await agents.server.services.temporal.client.workflow.getHandle(agentExecutionWorkflowId(executionId)).fetchHistory();
+    const history = await agents.server.resources.temporal.client.workflow.getHandle(agentExecutionWorkflowId(executionId)).fetchHistory();
     const runs = (history.events ?? []).filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'runAgentExecution');
     expect(runs).toHaveLength(2);
     const timedOut = (history.events ?? []).filter((event) => event.activityTaskTimedOutEventAttributes);

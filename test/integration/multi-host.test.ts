@@ -72,7 +72,7 @@ describe('agents on two hosts', () => {
   }
 
   it('registers both hosts with their roots, alive', async () => {
-    const [rows] = await server.services.database.pool.query<any[]>('SELECT name, roots, seen_at FROM agent_hosts WHERE name IN (?, ?) ORDER BY name', [hostA, hostB]);
+    const [rows] = await server.resources.database.pool.query<any[]>('SELECT name, roots, seen_at FROM agent_hosts WHERE name IN (?, ?) ORDER BY name', [hostA, hostB]);
     expect(rows.map((row) => ({ name: row.name, roots: JSON.parse(row.roots) }))).toEqual([
       { name: hostA, roots: [rootA] },
       { name: hostB, roots: [rootB] },

@@ -355,7 +355,7 @@ describe('rate limit', () => {
     const server = await start((config) =>
       secured({ rateLimit: { requests: 1, windowSeconds: 60 } })({ ...config, redis: { ...config.redis, port: closedPort } }),
     );
-    const warn = jest.spyOn(server.services.logger, 'warn');
+    const warn = jest.spyOn(server.resources.logger, 'warn');
     try {
       for (let i = 0; i < 4; i += 1) {
         const answer = await call(server, '/api/nao-existe');
@@ -385,7 +385,7 @@ describe('client address behind a proxy', () => {
     // Only the entry our proxy appended counts: a client cannot escape by forging earlier entries.
     expect(await statusFrom('198.51.100.9, 203.0.113.1')).toBe(429);
 
-    const ttl = await server.services.redis.pttl(`${RATE_LIMIT_KEY_PREFIX}:203.0.113.1`);
+    const ttl = await server.resources.redis.pttl(`${RATE_LIMIT_KEY_PREFIX}:203.0.113.1`);
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(60_000);
   });
@@ -397,6 +397,6 @@ describe('client address behind a proxy', () => {
       seen.push((await call(server, '/api/system/status', from(address))).status);
     }
     expect(seen).toEqual([200, 200, 429]);
-    expect(await server.services.redis.exists(`${RATE_LIMIT_KEY_PREFIX}:203.0.113.1`)).toBe(0);
+    expect(await server.resources.redis.exists(`${RATE_LIMIT_KEY_PREFIX}:203.0.113.1`)).toBe(0);
   });
 });

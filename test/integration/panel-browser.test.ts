@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { writeExecutionReport, type ReportRecord } from '../../activities/agents/reports';
+import { writeExecutionReport, type ReportRecord } from '../../db/reports-store';
 import { raiseNotification } from '../../db/notifications-store';
 import { openPanelPage, screenshotPath, startPanelSession, type FailedRequest, type PanelPage, type PanelSession, type TestBrowser } from '../support/browser';
 import type { TestServer } from '../support/server';
@@ -125,13 +125,13 @@ describe('the admin panel in Chromium', () => {
   });
 
   it('shows our notifications in the bell and marks them all read (rows 44, 46); opens a report as the WebSocket would (row 70)', async () => {
-    const { db } = server.services.database;
-    await server.services.database.pool.query('DELETE FROM notifications');
-    const kept = server.services.config.orchestration.limits.notifications;
+    const { db } = server.resources.database;
+    await server.resources.database.pool.query('DELETE FROM notifications');
+    const kept = server.resources.config.orchestration.limits.notifications;
     await raiseNotification(db, { kind: 'execution.completed', title: 'Execução concluída', message: 'Revisor finished' }, kept);
     await raiseNotification(db, { kind: 'execution.error', title: 'Execução falhou', message: 'exit 1' }, kept);
-    const { dataDir, reportsDir } = server.services.config.orchestration;
-    const reportFile = await writeExecutionReport(REPORT, { dataDir, reportsDir }, server.services.config.orchestration.limits.reports);
+    const { dataDir, reportsDir } = server.resources.config.orchestration;
+    const reportFile = await writeExecutionReport(REPORT, { dataDir, reportsDir }, server.resources.config.orchestration.limits.reports);
 
     const panel = await openPanelPage(browser, server.url);
     await panel.page.goto(`${server.url}/app.html`, { waitUntil: 'load' });
@@ -155,7 +155,7 @@ describe('the admin panel in Chromium', () => {
     );
     expect(await unexplained(panel)).toEqual({ requests: [], consoleErrors: [], errorToasts: [] });
     await panel.page.close();
-    await server.services.database.pool.query('DELETE FROM notifications');
+    await server.resources.database.pool.query('DELETE FROM notifications');
   });
 });
 

@@ -23,7 +23,7 @@ const shown = (daysAgo: number) => {
 };
 
 async function seed(agentId: string, agentName: string, createdAt: Date, outcome: Partial<ExecutionResult> & { status: ExecutionResult['status'] }): Promise<void> {
-  const db = session.server.services.database.db;
+  const db = session.server.resources.database.db;
   const record = await createExecution(db, { kind: 'agent', agentId, agentName, source: 'manual', task: 't', instructions: '', workingDirectory: '/tmp', model: 'sonnet', createdAt });
   await markExecutionRunning(db, record.id, new Date(createdAt.getTime() + 500));
   await finishExecution(db, record.id, { finishedAt: new Date(createdAt.getTime() + 1000), ...outcome });
@@ -31,7 +31,7 @@ async function seed(agentId: string, agentName: string, createdAt: Date, outcome
 
 beforeAll(async () => {
   session = await startPanelSession();
-  await session.server.services.database.pool.query('DELETE FROM executions');
+  await session.server.resources.database.pool.query('DELETE FROM executions');
   const reviewer = randomUUID();
   const writer = randomUUID();
   await seed(reviewer, 'Revisor', at(0, '10:00:00.000'), { status: 'completed', costUsd: 0.5 });

@@ -79,8 +79,8 @@ async function sessionOf(server: TestServer): Promise<string> {
 
 const withCookie = (id: string, extra: Record<string, string> = {}): RequestInit => ({ headers: { cookie: `${SESSION_COOKIE}=${id}`, ...extra } });
 /** Keys of the server's Redis matching `pattern` (ioredis does not prefix KEYS patterns). */
-const keysLike = (server: TestServer, pattern: string) => server.services.redis.keys(`${server.services.config.redis.keyPrefix}${pattern}`);
-const sessionsOf = (server: TestServer) => new PanelSessions(server.services.redis, TOKEN, 5_000);
+const keysLike = (server: TestServer, pattern: string) => server.resources.redis.keys(`${server.resources.config.redis.keyPrefix}${pattern}`);
+const sessionsOf = (server: TestServer) => new PanelSessions(server.resources.redis, TOKEN, 5_000);
 const wsUrl = (server: TestServer, socketPath: string) => `${server.url.replace(/^http/, 'ws')}${socketPath}?clientId=${randomUUID()}`;
 
 beforeAll(() => {
@@ -161,7 +161,7 @@ describe('the sign-in page (AUTH_TOKEN and PANEL_DIR set)', () => {
     const key = sessionsOf(server).keyOf(value!);
     expect(key).toMatch(/^panel-session:[0-9a-f]{64}$/);
     expect(key).not.toContain(value);
-    const ttl = await server.services.redis.ttl(key);
+    const ttl = await server.resources.redis.ttl(key);
     expect(ttl).toBeGreaterThan(SESSION_LIFETIME_SECONDS - 60);
     expect(ttl).toBeLessThanOrEqual(SESSION_LIFETIME_SECONDS);
   });
@@ -225,8 +225,8 @@ describe('/api accepts the session cookie besides the bearer token', () => {
     const id = await sessionOf(server);
     expect((await call(server, '/api/agents', withCookie(id))).status).toBe(200);
     const key = sessionsOf(server).keyOf(id);
-    await server.services.redis.pexpire(key, 1);
-    await until('the session key expired', () => server.services.redis.exists(key), (exists) => exists === 0, 10_000);
+    await server.resources.redis.pexpire(key, 1);
+    await until('the session key expired', () => server.resources.redis.exists(key), (exists) => exists === 0, 10_000);
     expect(json(await call(server, '/api/agents', withCookie(id)))).toEqual({ status: 401, body: { error: 'Sessão expirada ou encerrada: entre novamente em /sign-in' } });
     const page = await call(server, '/app.html', withCookie(id));
     expect([page.status, page.headers.get('location')]).toEqual([303, '/sign-in']);
@@ -246,7 +246,7 @@ describe('/api accepts the session cookie besides the bearer token', () => {
   it('signs out: POST /sign-out ends the session in Redis and clears the cookie; the old cookie is refused', async () => {
     const id = await sessionOf(server);
     const key = sessionsOf(server).keyOf(id);
-    expect(await server.services.redis.exists(key)).toBe(1);
+    expect(await server.resources.redis.exists(key)).toBe(1);
     const page = await call(server, '/sign-out', withCookie(id));
     expect(page.status).toBe(200);
     expect(page.text).toContain('<form method="post" action="/sign-out">');
@@ -254,7 +254,7 @@ describe('/api accepts the session cookie besides the bearer token', () => {
     const out = await call(server, '/sign-out', { method: 'POST', ...withCookie(id, { origin: server.url }) });
     expect([out.status, out.headers.get('location')]).toEqual([303, '/sign-in']);
     expect(out.cookies).toEqual([`${SESSION_COOKIE}=; path=/; expires=Thu, 01 Jan 1970 00:00:00 GMT; samesite=strict; httponly`]);
-    expect(await server.services.redis.exists(key)).toBe(0);
+    expect(await server.resources.redis.exists(key)).toBe(0);
     expect(json(await call(server, '/api/agents', withCookie(id)))).toEqual({ status: 401, body: { error: 'Sessão expirada ou encerrada: entre novamente em /sign-in' } });
     await refusedHandshake(wsUrl(server, '/'), { cookie: `${SESSION_COOKIE}=${id}` });
   });

@@ -26,8 +26,8 @@ beforeAll(async () => {
     serve: startPanelSession,
     // Before the worker, whose start reconciles the schedules' rows with Temporal.
     beforeWorker: async (server) => {
-      await server.services.database.pool.query('DELETE FROM schedules');
-      await server.services.database.pool.query('DELETE FROM tasks');
+      await server.resources.database.pool.query('DELETE FROM schedules');
+      await server.resources.database.pool.query('DELETE FROM tasks');
     },
   });
   session = agents.service;
@@ -35,9 +35,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (session) {
-    await session.server.services.database.pool.query('DELETE FROM schedules');
-    const { services } = session.server;
-    await reconcileSchedules({ db: services.database.db, temporal: services.temporal.client, logger, timezone: baseConfig.orchestration.scheduleTimezone }).catch(() => undefined);
+    await session.server.resources.database.pool.query('DELETE FROM schedules');
+    const { resources } = session.server;
+    await reconcileSchedules({ db: resources.database.db, temporal: resources.temporal.client, logger, timezone: baseConfig.orchestration.scheduleTimezone }).catch(() => undefined);
   }
   await agents?.close();
 });
@@ -160,7 +160,7 @@ it('creates, edits and deletes a schedule through the Schedules page, and shows 
   ]);
 
   // A firing now (rather than at 18:30): the history section lists it once the page reloads.
-  await session.server.services.temporal.client.schedule.getHandle(agentScheduleId(schedule.id)).trigger();
+  await session.server.resources.temporal.client.schedule.getHandle(agentScheduleId(schedule.id)).trigger();
   const fired = await until(
     'the firing completes',
     async () => ((await api('GET', '/api/schedules/history')).body as any[]).filter((item) => item.scheduleId === schedule.id),

@@ -294,7 +294,7 @@ describe('GET /api/v1/consultor/{id_pessoa}/pdf', () => {
     expect(response.detail).toContain('ECONNREFUSED');
     expect(response.disposition).toBeNull();
     // Nothing was rendered: the sheet failed before it reached the browser.
-    expect(await noIndex.services.pdf.status()).toMatchObject({ launches: 0, documents: 0 });
+    expect(await noIndex.resources.pdf.status()).toMatchObject({ launches: 0, documents: 0 });
   });
 
   it('answers 404 for a person in neither the ranking nor the index, 422 for an id that is not one', async () => {
@@ -410,10 +410,10 @@ describe('POST /api/v1/equipe/pdf', () => {
     ['linhas_pesquisa', { tema: 'IA', consultores: [member(1, { linhas_pesquisa: tooMany })] }, `body.consultores.0.linhas_pesquisa: Demasiado grande: esperava que o vetor tivesse <= ${TEAM_LIST_MAX} elementos`],
     ['motivos_match', { tema: 'IA', consultores: [member(1, { motivos_match: tooMany })] }, `body.consultores.0.motivos_match: Demasiado grande: esperava que o vetor tivesse <= ${TEAM_LIST_MAX} elementos`],
   ])('answers 422 naming the field when %s is beyond its bound, before any render', async (_field, body, detail) => {
-    const before = (await server.services.pdf.status()).documents;
+    const before = (await server.resources.pdf.status()).documents;
     const response = await teamPdf(body);
     expect(response).toMatchObject({ status: 422, detail, disposition: null });
-    expect((await server.services.pdf.status()).documents).toBe(before);
+    expect((await server.resources.pdf.status()).documents).toBe(before);
   });
 
   it('prints a member whose texts and lists are at their bounds', async () => {
@@ -427,25 +427,25 @@ describe('POST /api/v1/equipe/pdf', () => {
 describe('the browser behind the sheets', () => {
   it('renders every sheet with one browser and closes each document page', async () => {
     expectPdf(await consultantPdf(ACCENTED.id));
-    const before = await server.services.pdf.status();
+    const before = await server.resources.pdf.status();
     expect(before.pid).not.toBeNull();
     for (const response of [await consultantPdf(LONG.id), await teamPdf({ tema: 'IA', consultores: [member(1)] }), await consultantPdf(UNRANKED.id)]) {
       expectPdf(response);
     }
-    const after = await server.services.pdf.status();
+    const after = await server.resources.pdf.status();
     expect(after).toMatchObject({ launches: before.launches, pid: before.pid, documents: before.documents + 3, pages: 0, browsers: 1 });
     expect(isAlive(before.pid as number)).toBe(true);
   });
 
   it('replaces a killed browser on the next request and removes its directory', async () => {
     expectPdf(await consultantPdf(LONG.id));
-    const before = await server.services.pdf.status();
+    const before = await server.resources.pdf.status();
     const pid = before.pid as number;
     process.kill(pid, 'SIGKILL');
     const response = await consultantPdf(LONG.id);
     expectPdf(response);
     expect(await pdfText(response.bytes)).toContain(LONG.nome);
-    const after = await server.services.pdf.status();
+    const after = await server.resources.pdf.status();
     expect(after.launches).toBe(before.launches + 1);
     expect(after.pid).not.toBe(pid);
     await waitFor(() => !existsSync(before.userDataDir as string), 'the dead browser directory to be removed');
@@ -460,7 +460,7 @@ describe('the browser behind the sheets', () => {
     let done = false;
     const watching = (async () => {
       while (!done) {
-        const status = await pool.services.pdf.status();
+        const status = await pool.resources.pdf.status();
         maxRunning = Math.max(maxRunning, status.running);
         maxWaiting = Math.max(maxWaiting, status.waiting);
         await new Promise((resolve) => setTimeout(resolve, 5));
@@ -472,7 +472,7 @@ describe('the browser behind the sheets', () => {
     for (const response of responses) expectPdf(response);
     expect(maxRunning).toBe(2);
     expect(maxWaiting).toBeGreaterThan(0);
-    expect(await pool.services.pdf.status()).toMatchObject({ launches: 1, documents: 6, running: 0, waiting: 0, pages: 0 });
+    expect(await pool.resources.pdf.status()).toMatchObject({ launches: 1, documents: 6, running: 0, waiting: 0, pages: 0 });
   });
 
   it('answers 503 with a detail and Retry-After, without waiting, when PDF_QUEUE_LIMIT sheets already wait; serves again once the line moves', async () => {
@@ -487,9 +487,9 @@ describe('the browser behind the sheets', () => {
     servers.push(pool);
     try {
       const holding = { html: `<img src="http://127.0.0.1:${port}/hold.png">`, footerHtml: '<span></span>', margin: PAGE_MARGINS };
-      const occupying = pool.services.pdf.render(holding);
-      const waiting = pool.services.pdf.render(holding);
-      expect(await pool.services.pdf.status()).toMatchObject({ running: 1, waiting: 1 });
+      const occupying = pool.resources.pdf.render(holding);
+      const waiting = pool.resources.pdf.render(holding);
+      expect(await pool.resources.pdf.status()).toMatchObject({ running: 1, waiting: 1 });
 
       const detail = `${PDF_QUEUE_FULL}: 1 já aguardam a vez; tente novamente em ${PDF_RETRY_AFTER_SECONDS} s`;
       for (const refused of [
@@ -501,7 +501,7 @@ describe('the browser behind the sheets', () => {
         expect(await refused.json()).toEqual({ detail });
       }
       // Refused, not queued: the line holds what it held.
-      expect(await pool.services.pdf.status()).toMatchObject({ running: 1, waiting: 1 });
+      expect(await pool.resources.pdf.status()).toMatchObject({ running: 1, waiting: 1 });
 
       release();
       await Promise.all([occupying, waiting]);
@@ -515,20 +515,20 @@ describe('the browser behind the sheets', () => {
   it('restarts the browser after PDF_RESTART_AFTER documents and closes it on shutdown', async () => {
     const pool = await startTestServer((base) => ({ ...base, pdf: { ...base.pdf, concurrency: 1, restartAfter: 2 } }));
     expectPdf(await teamPdf({ tema: 'A', consultores: [member(1)] }, pool.url));
-    const first = await pool.services.pdf.status();
+    const first = await pool.resources.pdf.status();
     expectPdf(await teamPdf({ tema: 'B', consultores: [member(1)] }, pool.url));
     // Two documents: the first browser is retired and closed once idle.
     await waitFor(() => !isAlive(first.pid as number), 'the retired browser to exit');
     await waitFor(() => !existsSync(first.userDataDir as string), 'the retired browser directory to be removed');
     expectPdf(await teamPdf({ tema: 'C', consultores: [member(1)] }, pool.url));
-    const second = await pool.services.pdf.status();
+    const second = await pool.resources.pdf.status();
     expect(second).toMatchObject({ launches: 2, documents: 3, browsers: 1 });
     expect(second.pid).not.toBe(first.pid);
 
     await pool.close();
     expect(isAlive(second.pid as number)).toBe(false);
     expect(existsSync(second.userDataDir as string)).toBe(false);
-    expect(await pool.services.pdf.status()).toMatchObject({ browsers: 0, pid: null });
+    expect(await pool.resources.pdf.status()).toMatchObject({ browsers: 0, pid: null });
   });
 
   it('removes user-data directories orphaned by a dead process on its first launch, and no others', async () => {
@@ -566,8 +566,8 @@ describe('the browser behind the sheets', () => {
         expect(response.detail).toBe(`${PDF_GENERATION_ERROR}: Chromium at ${notExecutable} cannot be executed (EACCES); check CHROMIUM_PATH`);
       }
       // A failed launch is not kept: each request tried again, and left no directory behind.
-      await waitFor(async () => (await broken.services.pdf.status()).browsers === 0, 'the failed launches to be cleaned up');
-      expect(await broken.services.pdf.status()).toMatchObject({ launches: 2, documents: 0, pid: null });
+      await waitFor(async () => (await broken.resources.pdf.status()).browsers === 0, 'the failed launches to be cleaned up');
+      expect(await broken.resources.pdf.status()).toMatchObject({ launches: 2, documents: 0, pid: null });
       expect(await userDataDirs()).toEqual(dirsBefore);
       // 404 is still decided before any rendering.
       expect((await consultantPdf(ABSENT_ID, broken.url)).status).toBe(404);

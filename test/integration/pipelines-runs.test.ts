@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { config as baseConfig } from '../../lib/config';
 import { withTimeout } from '../../lib/timeout';
-import { pipelineExecutionWorkflowId } from '../../temporal/pipeline-execution';
+import { pipelineExecutionWorkflowId } from '../../temporal/contracts/pipeline-execution';
 import { promptsOf, type StandInModel } from '../fixtures/stand-in-model';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import type { TestServer } from '../support/server';
@@ -193,7 +193,7 @@ describe('pipeline runs, with the real CLI', () => {
     await statusOf(older, 'completed');
     expect((await detail(newer)).status).toBe('awaiting_approval');
 
-    await server.services.temporal.client.workflow.getHandle(pipelineExecutionWorkflowId(newer)).signal('approve');
+    await server.resources.temporal.client.workflow.getHandle(pipelineExecutionWorkflowId(newer)).signal('approve');
     await statusOf(newer, 'completed');
   }, 180_000);
 
@@ -288,7 +288,7 @@ describe('pipeline runs, with the real CLI', () => {
     const failed = await statusOf(runId, 'error');
     expect(failed).toMatchObject({ failedAtStep: 1, lastStepInput: 'OK' });
     expect(failed.steps.map((step: any) => step.status)).toEqual(['completed', 'error']);
-    const [stuck] = await server.services.database.pool.query<any[]>(
+    const [stuck] = await server.resources.database.pool.query<any[]>(
       "SELECT COUNT(*) AS n FROM executions WHERE status IN ('queued', 'running', 'awaiting_approval') AND (id = ? OR pipeline_execution_id = ?)",
       [runId, runId],
     );

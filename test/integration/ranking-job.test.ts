@@ -3,10 +3,11 @@ import { createDatabase, type DatabaseHandle } from '../../db';
 import { config } from '../../lib/config';
 import { createElasticsearch } from '../../lib/elasticsearch';
 import { logger } from '../../lib/logger';
-import { RANKING_SCHEDULE_ID, RANKING_JOB_WORKFLOW_ID } from '../../temporal/workflow-ids';
+import { RANKING_JOB_WORKFLOW_ID } from '../../temporal/contracts/ranking-job';
+import { RANKING_SCHEDULE_ID } from '../../temporal/ranking-schedule';
 import type { QueueWorker } from '../../workers/queue-worker';
 import { startRankingWorker } from '../../workers/ranking';
-import type { rankingJobWorkflow } from '../../workflows/ranking/job';
+import type { RankingJobWorkflow } from '../../temporal/contracts/ranking-job';
 import {
   emptyRanking,
   expectedRanking,
@@ -150,7 +151,7 @@ describe('the ranking job', () => {
     }
 
     const { firstRunId, lastRunId, result } = await withTemporalClient(async (client) => {
-      const handle = await client.workflow.start<typeof rankingJobWorkflow>(
+      const handle = await client.workflow.start<RankingJobWorkflow>(
         'rankingJobWorkflow',
         rankingJobStartOptions({ batchSize: 400, batchesPerExecution: 3, maxChildrenInFlight: 2 }),
       );

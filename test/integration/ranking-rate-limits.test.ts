@@ -78,7 +78,7 @@ describe('the PDF routes', () => {
 
     expectRefusedForBudget(await call(server, 'POST', '/api/v1/equipe/pdf', { tema: 'IA', consultores: [{ id_pessoa: 1, nome: 'Ana' }] }), 3);
     expectRefusedForBudget(await call(server, 'GET', '/api/v1/consultor/1/pdf'), 3);
-    expect(await server.services.pdf.status()).toMatchObject({ launches: 0, documents: 0 });
+    expect(await server.resources.pdf.status()).toMatchObject({ launches: 0, documents: 0 });
   });
 });
 
@@ -92,7 +92,7 @@ describe('what the budgets leave alone', () => {
     expect(job.headers.get('x-ratelimit-limit')).toBe('1');
     const api = await call(server, 'GET', '/api/notifications');
     expect(api.status).toBe(200);
-    expect(api.headers.get('x-ratelimit-limit')).toBe(String(server.services.config.orchestration.rateLimit.requests));
+    expect(api.headers.get('x-ratelimit-limit')).toBe(String(server.resources.config.orchestration.rateLimit.requests));
   });
 
   it('leaves the other /api/v1 routes unlimited: no budget headers, never 429', async () => {

@@ -1,8 +1,8 @@
 import { rankingJobStartOptions } from '../../temporal/ranking-job';
 import { createDatabase, type DatabaseHandle } from '../../db';
 import { config } from '../../lib/config';
-import type { rankingJobWorkflow } from '../../workflows/ranking/job';
-import { progressQuery } from '../../workflows/ranking/progress';
+import type { RankingJobWorkflow } from '../../temporal/contracts/ranking-job';
+import { progressQuery } from '../../temporal/contracts/ranking-job';
 import { startServiceProcess, waitForLog, type ServiceProcess } from '../support/processes';
 import { emptyRanking, expectedRanking, runReferenceDate, seedPersonIndex, storedPositions, withTemporalClient } from '../support/ranking';
 
@@ -34,7 +34,7 @@ describe('a ranking worker killed in the middle of a run', () => {
   it('loses and duplicates nothing: a new worker finishes the run with every person once, in order', async () => {
     const first = await startWorker();
     await withTemporalClient(async (client) => {
-      const handle = await client.workflow.start<typeof rankingJobWorkflow>(
+      const handle = await client.workflow.start<RankingJobWorkflow>(
         'rankingJobWorkflow',
         rankingJobStartOptions({ batchSize: 300, maxChildrenInFlight: 2 }),
       );

@@ -10,14 +10,14 @@ import { config } from '../../lib/config';
 import { logger } from '../../lib/logger';
 import { repoRoot } from '../../lib/paths';
 import { processRunning } from '../../scripts/process-state';
-import { agentExecutionWorkflowId } from '../../temporal/agent-execution';
-import { pipelineExecutionWorkflowId } from '../../temporal/pipeline-execution';
+import { agentExecutionWorkflowId } from '../../temporal/contracts/agent-execution';
+import { pipelineExecutionWorkflowId } from '../../temporal/contracts/pipeline-execution';
 import { rankingJobStartOptions } from '../../temporal/ranking-job';
 import { RECONCILERS, type Reconciler } from '../../temporal/reconciler-schedules';
 import { startAgentsWorker } from '../../workers/agents';
 import type { QueueWorker } from '../../workers/queue-worker';
 import { startRankingWorker } from '../../workers/ranking';
-import type { rankingJobWorkflow } from '../../workflows/ranking/job';
+import type { RankingJobWorkflow } from '../../temporal/contracts/ranking-job';
 import { promptsOf, standInEnv, startStandInModel, type StandInModel } from '../fixtures/stand-in-model';
 import { seedPersonIndex } from '../support/ranking';
 import { startTestServer, type TestServer } from '../support/server';
@@ -54,9 +54,9 @@ beforeAll(async () => {
   model = await startStandInModel();
   model.recordClients();
   server = await startTestServer();
-  temporal = server.services.temporal.client;
+  temporal = server.resources.temporal.client;
   // Records left active by an interrupted earlier run would hold the slot.
-  await server.services.database.pool.query(
+  await server.resources.database.pool.query(
     "UPDATE executions SET status = 'error', finished_at = NOW(3), error = 'left by an earlier test run' WHERE status IN ('queued', 'running')",
   );
   expect((await api('PUT', '/api/settings', { maxConcurrent: 1 })).status).toBe(200);
@@ -228,7 +228,7 @@ describe('executions reconciler', () => {
   });
 
   it('ends a record whose workflow does not exist once it is older than the grace; a young one waits', async () => {
-    const { db } = server.services.database;
+    const { db } = server.resources.database;
     const base = { kind: 'agent' as const, agentId: null, agentName: 'Never started', source: 'manual' as const, task: 'Nothing', instructions: '', workingDirectory: workArea, model: 'sonnet' };
     const old = await createExecution(db, { ...base, createdAt: new Date(Date.now() - MISSING_WORKFLOW_GRACE_MS - 60_000) });
     const young = await createExecution(db, base);
@@ -239,7 +239,7 @@ describe('executions reconciler', () => {
       await passStartedAfter(RECONCILERS.executions, new Date(done.endedAt));
       expect(await record(young.id)).toMatchObject({ status: 'queued', endedAt: null });
     } finally {
-      await server.services.database.pool.query("UPDATE executions SET status = 'error', finished_at = NOW(3) WHERE id = ?", [young.id]);
+      await server.resources.database.pool.query("UPDATE executions SET status = 'error', finished_at = NOW(3) WHERE id = ?", [young.id]);
     }
   });
 
@@ -307,7 +307,7 @@ describe('executions reconciler', () => {
   });
 
   it('ends a pipeline run record whose workflow does not exist once it is older than the grace', async () => {
-    const { db } = server.services.database;
+    const { db } = server.resources.database;
     const old = await createExecution(db, {
       kind: 'pipeline',
       agentId: null,
@@ -326,7 +326,7 @@ describe('executions reconciler', () => {
 
   it('ends the record once MariaDB accepts it again when it refused it at first', async () => {
     const { executionId, pid } = await runningSlowAgent('refused');
-    const pool = server.services.database.pool;
+    const pool = server.resources.database.pool;
     // MariaDB refuses every change of this record, as it would while down.
     await pool.query(
       format(
@@ -352,7 +352,7 @@ describe('executions reconciler', () => {
 describe('ranking runs reconciler', () => {
   it('a terminated ranking run is never shown running: the status says so at once, the record follows', async () => {
     const schedule = temporal.schedule.getHandle(RECONCILERS.rankingRuns.scheduleId);
-    const { pool } = server.services.database;
+    const { pool } = server.resources.database;
     const storedRun = async (runId: string) => {
       const [rows] = await pool.query('SELECT estado, finalizado_em, ultimo_erro FROM ranking_job_runs WHERE run_id = ?', [runId]);
       return (rows as Array<{ estado: string; finalizado_em: Date | null; ultimo_erro: string | null }>)[0] ?? null;
@@ -362,7 +362,7 @@ describe('ranking runs reconciler', () => {
     let runId = '';
     try {
       // One person per batch, one batch at a time: the run lasts long enough to be terminated.
-      const handle = await temporal.workflow.start<typeof rankingJobWorkflow>(
+      const handle = await temporal.workflow.start<RankingJobWorkflow>(
         'rankingJobWorkflow',
         rankingJobStartOptions({ origem: 'manual', batchSize: 1, maxChildrenInFlight: 1 }),
       );

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { writeExecutionReport, type ReportRecord } from '../../activities/agents/reports';
+import { writeExecutionReport, type ReportRecord } from '../../db/reports-store';
 import { createDatabase, type DatabaseHandle } from '../../db';
 import { readExecutionSettings, SETTINGS_ROW } from '../../db/execution-settings';
 import { countActiveExecutions, createExecution } from '../../db/executions-store';

@@ -9,7 +9,7 @@ import { startTestServer, type TestServer } from '../support/server';
 import { until } from '../support/waiting';
 import { openSocket } from '../support/websocket';
 import { startGitHttpServer, type GitHttpServer } from '../support/git-http';
-import { pipelineExecutionWorkflowId } from '../../temporal/pipeline-execution';
+import { pipelineExecutionWorkflowId } from '../../temporal/contracts/pipeline-execution';
 import { jsonCall } from '../support/json-api';
 
 /**
@@ -85,7 +85,7 @@ async function execute(body: Record<string, unknown>): Promise<string> {
 }
 
 async function storedRecord(id: string): Promise<Record<string, unknown>> {
-  const [rows] = await server.services.database.pool.query('SELECT repo_name, repo_branch, repo_commit, working_directory, output FROM executions WHERE id = ?', [id]);
+  const [rows] = await server.resources.database.pool.query('SELECT repo_name, repo_branch, repo_commit, working_directory, output FROM executions WHERE id = ?', [id]);
   return (rows as Record<string, unknown>[])[0]!;
 }
 
@@ -124,7 +124,7 @@ describe('an execution in a repository', () => {
   });
 
   it('refuses an unknown repository or branch, and a branch without a repository, at once and storing nothing', async () => {
-    const count = async () => ((await server.services.database.pool.query('SELECT COUNT(*) AS n FROM executions')) as any)[0][0].n;
+    const count = async () => ((await server.resources.database.pool.query('SELECT COUNT(*) AS n FROM executions')) as any)[0][0].n;
     const before = await count();
     const refusals: [Record<string, unknown>, number, string][] = [
       [{ repoName: 'nope' }, 404, 'Repositório não encontrado: "nope"'],
@@ -252,7 +252,7 @@ describe('an execution in a repository', () => {
     const failed = await finished(runId);
     expect(failed).toMatchObject({ status: 'error', failedAtStep: 1 });
     expect(failed.error).toContain(`push to "${GUARDED}" refused`);
-    const result = await server.services.temporal.client.workflow.getHandle(pipelineExecutionWorkflowId(runId)).result();
+    const result = await server.resources.temporal.client.workflow.getHandle(pipelineExecutionWorkflowId(runId)).result();
     expect(result).toEqual({ runId, status: 'error' });
 
     fs.rmSync(path.join(reposDir, `${GUARDED}.git`, 'hooks', 'pre-receive'));

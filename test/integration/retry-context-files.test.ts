@@ -23,7 +23,7 @@ it('refuses to retry an agent run whose uploaded file is gone, storing nothing',
   const agent = await call('POST', '/api/agents', { agent_name: `Retry files ${Date.now()}`, config: { model: 'claude-sonnet-4-6' } });
   expect(agent.status).toBe(201);
   const gone = { originalName: 'pauta.txt', path: '/nonexistent/uploads/batch/1-pauta.txt', size: 5 };
-  const { db, pool } = server.services.database;
+  const { db, pool } = server.resources.database;
   const agentRun = await createExecution(db, {
     kind: 'agent', agentId: agent.body.id, agentName: agent.body.agent_name, source: 'manual', task: `Leia.\n\nArquivos de contexto:\n- ${gone.path} (pauta.txt)`,
     instructions: '', workingDirectory: '/home/projetos', model: 'claude-sonnet-4-6', contextFiles: [gone],

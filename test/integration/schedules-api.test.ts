@@ -26,14 +26,14 @@ const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 beforeAll(async () => {
   server = await startTestServer();
-  deps = { db: server.services.database.db, temporal: server.services.temporal.client, logger, timezone: TIMEZONE };
+  deps = { db: server.resources.database.db, temporal: server.resources.temporal.client, logger, timezone: TIMEZONE };
   // The suite's own database and namespace: no rows, then no agent-schedule-* Schedules either.
-  await server.services.database.pool.query('DELETE FROM schedules');
+  await server.resources.database.pool.query('DELETE FROM schedules');
   await reconcileSchedules(deps);
 });
 
 afterAll(async () => {
-  await server?.services.database.pool.query('DELETE FROM schedules');
+  await server?.resources.database.pool.query('DELETE FROM schedules');
   if (deps) await reconcileSchedules(deps).catch(() => undefined);
   await server?.close();
 });
@@ -48,11 +48,11 @@ async function agent(name: string): Promise<{ id: string; name: string }> {
 }
 
 async function rows(): Promise<number> {
-  const [result] = await server.services.database.pool.query<RowDataPacket[]>('SELECT COUNT(*) AS n FROM schedules');
+  const [result] = await server.resources.database.pool.query<RowDataPacket[]>('SELECT COUNT(*) AS n FROM schedules');
   return Number(result[0]?.n);
 }
 
-const describeSchedule = (id: string) => server.services.temporal.client.schedule.getHandle(agentScheduleId(id)).describe();
+const describeSchedule = (id: string) => server.resources.temporal.client.schedule.getHandle(agentScheduleId(id)).describe();
 
 async function scheduleGone(id: string): Promise<boolean> {
   try {
@@ -194,7 +194,7 @@ describe('schedules', () => {
 
   it('reconciles when the agents worker starts: recreates, updates, deletes orphans, leaves foreign Schedules alone', async () => {
     const owner = await agent('reconciliado');
-    const client = server.services.temporal.client;
+    const client = server.resources.temporal.client;
     const missing = (await call('POST', '/api/schedules', { agentId: owner.id, taskDescription: 'perdido', cronExpression: '0 9 * * *' })).body;
     const differing = (await call('POST', '/api/schedules', { agentId: owner.id, taskDescription: 'mudado', cronExpression: '0 9 * * *' })).body;
     const orphan = (await call('POST', '/api/schedules', { agentId: owner.id, taskDescription: 'órfão', cronExpression: '0 9 * * *' })).body;
@@ -207,8 +207,8 @@ describe('schedules', () => {
     });
     try {
       await client.schedule.getHandle(agentScheduleId(missing.id)).delete();
-      await server.services.database.pool.query("UPDATE schedules SET cron_expression = '15 10 * * *', active = 0 WHERE id = ?", [differing.id]);
-      await server.services.database.pool.query('DELETE FROM schedules WHERE id = ?', [orphan.id]);
+      await server.resources.database.pool.query("UPDATE schedules SET cron_expression = '15 10 * * *', active = 0 WHERE id = ?", [differing.id]);
+      await server.resources.database.pool.query('DELETE FROM schedules WHERE id = ?', [orphan.id]);
 
       // Temporal's list is eventually consistent: the orphan may take a moment to be listed.
       const worker = await startAgentsWorker(baseConfig, logger);

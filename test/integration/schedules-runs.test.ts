@@ -30,7 +30,7 @@ describe('scheduled runs, with the real CLI', () => {
       maxConcurrent: 4,
       // Before the worker, whose start reconciles the schedules' rows with Temporal.
       beforeWorker: async (started) => {
-        await started.services.database.pool.query('DELETE FROM schedules');
+        await started.resources.database.pool.query('DELETE FROM schedules');
       },
     });
     ({ server } = agents);
@@ -38,9 +38,9 @@ describe('scheduled runs, with the real CLI', () => {
 
   afterAll(async () => {
     for (const probe of probes) probe.socket.terminate();
-    await server?.services.database.pool.query('DELETE FROM schedules');
+    await server?.resources.database.pool.query('DELETE FROM schedules');
     if (server) {
-      const deps = { db: server.services.database.db, temporal: server.services.temporal.client, logger, timezone: baseConfig.orchestration.scheduleTimezone };
+      const deps = { db: server.resources.database.db, temporal: server.resources.temporal.client, logger, timezone: baseConfig.orchestration.scheduleTimezone };
       await reconcileSchedules(deps).catch(() => undefined);
     }
     await agents?.close();
@@ -74,7 +74,7 @@ describe('scheduled runs, with the real CLI', () => {
     // Two panels, neither of which started anything.
     const first = await connect(`painel-${randomUUID()}`);
     const second = await connect(`painel-${randomUUID()}`);
-    await server.services.temporal.client.schedule.getHandle(agentScheduleId(schedule.body.id)).trigger();
+    await server.resources.temporal.client.schedule.getHandle(agentScheduleId(schedule.body.id)).trigger();
 
     const [heardByFirst, heardBySecond] = await Promise.all([firstRunOf(first, agentId), firstRunOf(second, agentId)]);
     const executionId: string = heardByFirst[0].executionId;
@@ -99,7 +99,7 @@ describe('scheduled runs, with the real CLI', () => {
     const { id: agentId } = await agents.standInAgent('lento');
     const schedule = (await call('POST', '/api/schedules', { agentId, taskDescription: `stand-in:slow deltas=600 every=100 ${randomUUID()}`, cronExpression: '0 9 * * *' })).body;
     const probe = await connect(`painel-${randomUUID()}`);
-    const handle = server.services.temporal.client.schedule.getHandle(agentScheduleId(schedule.id));
+    const handle = server.resources.temporal.client.schedule.getHandle(agentScheduleId(schedule.id));
     // Both firings under the Schedule's own policy (skip): trigger() alone would allow all, and Temporal
     // does not track what it starts that way.
     await handle.trigger(ScheduleOverlapPolicy.SKIP);
@@ -135,7 +135,7 @@ describe('scheduled runs, with the real CLI', () => {
     // Two panels, neither of which started anything: both must see the delegated run from start to end.
     const first = await connect(`painel-${randomUUID()}`);
     const second = await connect(`painel-${randomUUID()}`);
-    await server.services.temporal.client.schedule.getHandle(agentScheduleId(schedule.body.id)).trigger();
+    await server.resources.temporal.client.schedule.getHandle(agentScheduleId(schedule.body.id)).trigger();
 
     const [heardByFirst, heardBySecond] = await Promise.all([firstRunOf(first, delegate.id), firstRunOf(second, delegate.id)]);
     for (const heard of [heardByFirst, heardBySecond]) {
@@ -150,7 +150,7 @@ describe('scheduled runs, with the real CLI', () => {
     const created = await call('POST', '/api/agents', { agent_name: `inativo ${randomUUID().slice(0, 8)}`, description: '', tags: [], status: 'inactive', config: { model: 'claude-sonnet-4-6' } });
     const schedule = await call('POST', '/api/schedules', { agentId: created.body.id, taskDescription: 'nada', cronExpression: '0 9 * * *' });
     expect(schedule.status).toBe(201);
-    const handle = server.services.temporal.client.schedule.getHandle(agentScheduleId(schedule.body.id));
+    const handle = server.resources.temporal.client.schedule.getHandle(agentScheduleId(schedule.body.id));
     await handle.trigger();
     // The firing's workflow ends with no record: wait for it through Temporal, then look.
     let runs: string[] = [];
@@ -159,9 +159,9 @@ describe('scheduled runs, with the real CLI', () => {
       runs = (await handle.describe()).info.recentActions.map((action) => action.action.workflow.workflowId);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    const result = await server.services.temporal.client.workflow.getHandle(runs[0]!).result();
+    const result = await server.resources.temporal.client.workflow.getHandle(runs[0]!).result();
     expect(result).toEqual({ executionId: null });
-    const [rows] = await server.services.database.pool.query<any[]>('SELECT COUNT(*) AS n FROM executions WHERE schedule_id = ?', [schedule.body.id]);
+    const [rows] = await server.resources.database.pool.query<any[]>('SELECT COUNT(*) AS n FROM executions WHERE schedule_id = ?', [schedule.body.id]);
     expect(Number(rows[0].n)).toBe(0);
   }, 60_000);
 });

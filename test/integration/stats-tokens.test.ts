@@ -33,7 +33,7 @@ beforeAll(async () => {
   model = await startStandInModel();
   server = await startTestServer();
   // Today's costs are this suite's alone (suites run one at a time).
-  await server.services.database.pool.query('DELETE FROM executions');
+  await server.resources.database.pool.query('DELETE FROM executions');
   worker = await startAgentsWorker({ ...baseConfig, orchestration: { ...baseConfig.orchestration, agentCommand: claudeCli } }, logger);
 }, 60_000);
 
@@ -91,7 +91,7 @@ it('stores the tokens the CLI reported for the stand-in’s usage and answers th
   // One message of the model: the CLI's result usage is that message's, as the stand-in reported it.
   expect(model.messages().filter(holding(mark))).toHaveLength(1);
   expect(agentRun).toMatchObject({ status: 'completed', result: 'Contado.', ...asView(USAGE) });
-  expect(await getExecution(server.services.database.db, agentRun.id)).toMatchObject({ inputTokens: 2345, outputTokens: 67, cacheReadTokens: 89_012, cacheCreationTokens: 3_456 });
+  expect(await getExecution(server.resources.database.db, agentRun.id)).toMatchObject({ inputTokens: 2345, outputTokens: 67, cacheReadTokens: 89_012, cacheCreationTokens: 3_456 });
   expect(agentRun.costUsd).toBeGreaterThan(0);
 });
 

@@ -48,7 +48,7 @@ describe('uploads', () => {
     fs.rmSync(uploadsDir, { recursive: true, force: true });
   });
 
-  const db = () => server.services.database.db;
+  const db = () => server.resources.database.db;
 
   async function upload(files: Array<{ name: string; content: string | Uint8Array }>): Promise<{ status: number; body: any }> {
     const form = new FormData();
@@ -224,7 +224,7 @@ describe('uploads', () => {
       kind: 'agent', agentId: null, agentName: 'retention', source: 'manual', task: 'x', instructions: '', workingDirectory: '/tmp', model: 'm', contextFiles: named.files,
     });
     try {
-      const pass = await removeExpiredUploads({ db: db(), logger: server.services.logger }, 24);
+      const pass = await removeExpiredUploads({ db: db(), logger: server.resources.logger }, 24);
       expect(pass).toEqual({ removed: 1, kept: 1 });
       expect(fs.existsSync(old.files[0].path)).toBe(false);
       expect(fs.existsSync(path.dirname(old.files[0].path))).toBe(false);
@@ -236,7 +236,7 @@ describe('uploads', () => {
       await finishExecution(db(), queued.id, { status: 'canceled', error: 'test' });
     }
     // Once no active execution names it, the Schedule's pass (run now, by the agents worker) removes it.
-    await server.services.temporal.client.schedule.getHandle(UPLOADS_RETENTION.scheduleId).trigger();
+    await server.resources.temporal.client.schedule.getHandle(UPLOADS_RETENTION.scheduleId).trigger();
     await until('the scheduled pass', async () => (await db().select().from(uploads).where(eq(uploads.batchId, named.sessionId))).length, (n) => n === 0);
     expect(fs.existsSync(named.files[0].path)).toBe(false);
     expect(fs.existsSync(recent.files[0].path)).toBe(true);

@@ -78,7 +78,7 @@ describe('webhooks, with the real CLI', () => {
   }
 
   async function record(executionId: string) {
-    const [row] = await server.services.database.db.select().from(executions).where(eq(executions.id, executionId));
+    const [row] = await server.resources.database.db.select().from(executions).where(eq(executions.id, executionId));
     return row!;
   }
 
@@ -223,7 +223,7 @@ describe('webhooks, with the real CLI', () => {
       expect(listed.triggerCount).toBe(5);
       expect(Date.parse(listed.lastTriggeredAt)).toBeGreaterThan(Date.parse(webhook.created_at) - 1);
       // Each call recorded with its caller and its run.
-      const deliveries = await server.services.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, webhook.id));
+      const deliveries = await server.resources.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, webhook.id));
       expect(deliveries).toHaveLength(5);
       for (const delivery of deliveries) expect(delivery).toMatchObject({ deliveryId: null, caller: expect.stringContaining('127.0.0.1'), executionId: expect.any(String) });
       const finished = await untilFinished(empty.body.executionId);
@@ -251,7 +251,7 @@ describe('webhooks, with the real CLI', () => {
       const other = await hook(webhook.token, '{}', { 'X-Webhook-Delivery': delivery });
       expect(other.body).toMatchObject({ executionId: first.body.executionId, status: 'duplicate' });
 
-      const runs = await server.services.database.db.select({ id: executions.id }).from(executions).where(eq(executions.task, `entrega ${delivery}`));
+      const runs = await server.resources.database.db.select({ id: executions.id }).from(executions).where(eq(executions.task, `entrega ${delivery}`));
       expect(runs).toEqual([{ id: first.body.executionId }]);
       const after = (await call('GET', '/api/webhooks')).body.find((item: any) => item.id === webhook.id).triggerCount;
       expect(after).toBe(before + 1);

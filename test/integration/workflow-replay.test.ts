@@ -3,7 +3,7 @@ import path from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { TASK_QUEUES } from '../../temporal/task-queues';
-import { RANKING_JOB_WORKFLOW_ID } from '../../temporal/workflow-ids';
+import { RANKING_JOB_WORKFLOW_ID } from '../../temporal/contracts/ranking-job';
 
 const fixtures = path.resolve(__dirname, '../fixtures/histories');
 const histories = fs.readdirSync(fixtures).filter((file) => file.endsWith('.json'));

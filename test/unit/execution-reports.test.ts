@@ -1,4 +1,4 @@
-import { isReportFileName, reportFileName, reportMarkdown, slugOf, type ReportRecord } from '../../activities/agents/reports';
+import { isReportFileName, reportFileName, reportMarkdown, slugOf, type ReportRecord } from '../../db/reports-store';
 import { boundOutput, containsPattern, OUTPUT_MAX_CHARS, OUTPUT_TRUNCATED_NOTE } from '../../db/executions-store';
 import { csvRow, exportFileName } from '../../api/orchestration/executions-csv';
 

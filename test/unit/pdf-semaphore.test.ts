@@ -1,4 +1,4 @@
-import { QueueFullError, Semaphore } from '../../activities/pdf/semaphore';
+import { QueueFullError, Semaphore } from '../../lib/pdf/semaphore';
 
 /** A piece of work that runs until `finish` or `fail` is called. */
 function pending() {

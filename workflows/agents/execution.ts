@@ -14,25 +14,9 @@ import {
 } from '@temporalio/workflow';
 import type { AgentExecutionActivities, AgentRunOutcome, ClosedExecution, FinishExecutionInput } from '../../activities/agents/execution-activities';
 import type { FollowUpActivities } from '../../activities/agents/follow-ups';
-import type { FinalStatus } from '../../db/executions-store';
+import type { AgentExecutionInput, AgentExecutionResult } from '../../temporal/contracts/agent-execution';
 import { ACTIVITY_QUEUES, agentsHostQueue } from '../../temporal/task-queues';
 import { CANCELLED_ERROR, hostDownError, WORKER_LOST_ERROR, WORKER_STOPPED_ERROR } from '../../domain/execution-errors';
-
-export interface AgentExecutionInput {
-  /** The record (created `queued` by the API before the start). */
-  executionId: string;
-  /** `--resume` this session: set for a `continue` execution. */
-  resumeSessionId?: string | null;
-}
-
-export interface AgentExecutionResult {
-  executionId: string;
-  /** An agent run ends `completed`, `error` or `canceled`. */
-  status: FinalStatus;
-  error: string | null;
-  /** The agents host the run was pinned to (docs/multi-host.md); absent: none (ended before its slot, or an older run). */
-  host?: string;
-}
 
 /** Failures where another attempt cannot help: the record, the agent, its options or secrets are wrong. */
 const NON_RETRYABLE = ['ExecutionNotFound', 'AgentNotFound', 'AgentProcessError', 'AgentOptionsError', 'SecretDecryptionError', 'SecretsKeyMissingError'];

@@ -1,21 +1,9 @@
 import { ChildWorkflowFailure, executeChild, ParentClosePolicy, proxyActivities, uuid4, WorkflowIdReusePolicy } from '@temporalio/workflow';
 import type { ScheduleActivities } from '../../activities/schedules/scheduled-run';
-import { agentExecutionWorkflowId } from '../../temporal/agent-execution';
+import { agentExecutionWorkflowId } from '../../temporal/contracts/agent-execution';
+import type { ScheduledAgentRunInput, ScheduledAgentRunResult } from '../../temporal/contracts/scheduled-agent-run';
 import { TASK_QUEUES } from '../../temporal/task-queues';
 import { agentExecutionWorkflow } from './execution';
-
-export interface ScheduledAgentRunInput {
-  /** The row of `schedules`. */
-  scheduleId: string;
-  /** What the Schedule was made from, for the reconciler's comparison only (temporal/agent-schedules.ts). */
-  cronExpression?: string;
-  timezone?: string;
-}
-
-export interface ScheduledAgentRunResult {
-  /** The execution record this firing created; null when nothing ran (the row or its agent gone, the agent inactive). */
-  executionId: string | null;
-}
 
 // Creating the record is idempotent on its id (chosen here, replay-safe): retried freely.
 const record = proxyActivities<ScheduleActivities>({

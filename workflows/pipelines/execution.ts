@@ -14,21 +14,10 @@ import {
   uuid4,
 } from '@temporalio/workflow';
 import type { AfterStep, PipelineActivities, StepOutcome } from '../../activities/pipelines/pipeline-activities';
-import { agentExecutionWorkflowId } from '../../temporal/agent-execution';
+import { agentExecutionWorkflowId } from '../../temporal/contracts/agent-execution';
+import { approveSignal, rejectSignal, type PipelineExecutionInput, type PipelineExecutionResult } from '../../temporal/contracts/pipeline-execution';
 import { agentsHostQueue } from '../../temporal/task-queues';
 import { agentExecutionWorkflow, HOST_PICKUP_TIMEOUT } from '../agents/execution';
-import { approveSignal, rejectSignal } from './signals';
-
-export interface PipelineExecutionInput {
-  /** The run's record (kind `pipeline`, created `queued` by the use case). */
-  runId: string;
-}
-
-export interface PipelineExecutionResult {
-  runId: string;
-  status: 'completed' | 'error' | 'rejected' | 'canceled';
-}
-
 
 // Records and messages only (the push is its own activity, below): short, idempotent, retried freely; a vanished record is final. Local
 // activities (run by the worker of this workflow, no activity task round trip): a step's bookkeeping

@@ -12,18 +12,7 @@ import {
 } from '@temporalio/workflow';
 import type { RankingActivities, SortCursor } from '../../activities/ranking';
 import { rankingBatchWorkflow } from './batch';
-import { progressQuery, type RankingPhase, type RankingProgress } from './progress';
-
-export interface RankingJobInput {
-  limparAntes?: boolean;
-  origem?: 'manual' | 'agendado';
-  /** Documents per child workflow (the specification's batch of 2 000). */
-  batchSize?: number;
-  /** Child workflows running at once. */
-  maxChildrenInFlight?: number;
-  /** Batches started by one execution before it continues as new (keeps the history short). */
-  batchesPerExecution?: number;
-}
+import { progressQuery, type RankingJobInput, type RankingJobResult, type RankingPhase, type RankingProgress } from '../../temporal/contracts/ranking-job';
 
 /** State carried across continue-as-new: cursors and counters only, never documents. */
 interface Carry {
@@ -37,12 +26,6 @@ interface Carry {
   processed: number;
   total: number;
   batchesStarted: number;
-}
-
-export interface RankingJobResult {
-  runId: string;
-  processados: number;
-  total: number;
 }
 
 const DEFAULTS = { batchSize: 2_000, maxChildrenInFlight: 4, batchesPerExecution: 200 };

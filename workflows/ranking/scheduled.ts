@@ -1,6 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { ParentClosePolicy, startChild } from '@temporalio/workflow';
-import { RANKING_JOB_WORKFLOW_ID } from '../../temporal/workflow-ids';
+import { RANKING_JOB_WORKFLOW_ID } from '../../temporal/contracts/ranking-job';
 import { rankingJobWorkflow } from './job';
 
 /**

@@ -1,5 +1,5 @@
-import type { Services } from './services';
-import { withTimeout } from './timeout';
+import type { ApiResources } from './resources';
+import { withTimeout } from '../lib/timeout';
 
 export type DependencyName = 'mysql' | 'redis' | 'elasticsearch' | 'temporal';
 
@@ -11,7 +11,7 @@ export interface DependencyStatus {
   error?: string;
 }
 
-type Probe = (services: Services, timeoutMs: number) => Promise<unknown>;
+type Probe = (services: ApiResources, timeoutMs: number) => Promise<unknown>;
 
 /** The cheapest real round trip each dependency offers. */
 const probes: Record<DependencyName, Probe> = {
@@ -28,7 +28,7 @@ const probes: Record<DependencyName, Probe> = {
   },
 };
 
-async function measure(name: DependencyName, services: Services): Promise<DependencyStatus> {
+async function measure(name: DependencyName, services: ApiResources): Promise<DependencyStatus> {
   const started = process.hrtime.bigint();
   const elapsed = () => Math.round(Number(process.hrtime.bigint() - started) / 10_000) / 100;
   try {
@@ -41,7 +41,7 @@ async function measure(name: DependencyName, services: Services): Promise<Depend
 }
 
 /** Checks every dependency at once; never throws, each check is bounded by DEPENDENCY_TIMEOUT_MS. */
-export async function checkDependencies(services: Services): Promise<Record<DependencyName, DependencyStatus>> {
+export async function checkDependencies(services: ApiResources): Promise<Record<DependencyName, DependencyStatus>> {
   const names = Object.keys(probes) as DependencyName[];
   const results = await Promise.all(names.map((name) => measure(name, services)));
   return Object.fromEntries(names.map((name, i) => [name, results[i]])) as Record<DependencyName, DependencyStatus>;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Execution } from '../../db/executions-store';
+import type { Execution } from './executions-store';
 
 /**
  * Markdown reports of executions (docs/reports-notifications-settings.md): written both in the

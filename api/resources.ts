@@ -1,16 +1,16 @@
 import type { Client as ElasticsearchClient } from '@elastic/elasticsearch';
 import type Redis from 'ioredis';
-import { BrowserPool } from '../activities/pdf/browser-pool';
-import { LiveRelay } from '../api/live-relay';
+import { BrowserPool } from '../lib/pdf/browser-pool';
+import { LiveRelay } from './live-relay';
 import { createDatabase, type DatabaseHandle } from '../db';
 import { closeTemporalClient, createTemporalClient, type TemporalHandle } from '../temporal/client';
-import type { Config } from './config';
-import { createElasticsearch } from './elasticsearch';
-import type { Logger } from './logger';
-import { closeRedis, createRedis } from './redis';
+import type { Config } from '../lib/config';
+import { createElasticsearch } from '../lib/elasticsearch';
+import type { Logger } from '../lib/logger';
+import { closeRedis, createRedis } from '../lib/redis';
 
 /** The long-lived connections of one process, built once at start and passed down explicitly. */
-export interface Services {
+export interface ApiResources {
   config: Config;
   logger: Logger;
   database: DatabaseHandle;
@@ -23,7 +23,7 @@ export interface Services {
   liveRelay: LiveRelay;
 }
 
-export function createServices(config: Config, logger: Logger): Services {
+export function createApiResources(config: Config, logger: Logger): ApiResources {
   const redis = createRedis(config.redis, 'api');
   // A down Redis must not flood the log: ioredis reconnects by itself and status reports it.
   redis.on('error', (error: Error) => logger.debug({ err: error }, 'redis connection error'));
@@ -46,13 +46,13 @@ export function createServices(config: Config, logger: Logger): Services {
   };
 }
 
-export async function closeServices(services: Services): Promise<void> {
+export async function closeApiResources(resources: ApiResources): Promise<void> {
   await Promise.allSettled([
-    services.database.pool.end(),
-    closeRedis(services.redis),
-    services.elasticsearch.close(),
-    closeTemporalClient(services.temporal),
-    services.pdf.close(),
-    services.liveRelay.close(),
+    resources.database.pool.end(),
+    closeRedis(resources.redis),
+    resources.elasticsearch.close(),
+    closeTemporalClient(resources.temporal),
+    resources.pdf.close(),
+    resources.liveRelay.close(),
   ]);
 }

@@ -4,9 +4,15 @@ import { access, mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, PDFOptions } from 'puppeteer-core';
-import type { PdfDocument } from '../../domain/pdf/sheet-layout';
-import type { Logger } from '../../lib/logger';
+import type { Logger } from '../logger';
 import { Semaphore } from './semaphore';
+
+/** A page to print: its HTML, the footer drawn on every page, and the page margins (CSS lengths). */
+export interface PdfDocument {
+  html: string;
+  footerHtml: string;
+  margin: { top: string; right: string; bottom: string; left: string };
+}
 
 /**
  * Renders HTML documents to PDF with one Chromium (docs/pdf.md, "Rendering"):

@@ -1,0 +1,16 @@
+/** The contract of `scheduledAgentRunWorkflow` (workflows/agents/scheduled.ts), started by an agent schedule's Temporal Schedule; workflow-safe. */
+
+export const SCHEDULED_AGENT_RUN_WORKFLOW = 'scheduledAgentRunWorkflow';
+
+export interface ScheduledAgentRunInput {
+  /** The row of `schedules`. */
+  scheduleId: string;
+  /** What the Schedule was made from, for the reconciler's comparison only (temporal/agent-schedules.ts). */
+  cronExpression?: string;
+  timezone?: string;
+}
+
+export interface ScheduledAgentRunResult {
+  /** The execution record this firing created; null when nothing ran (the row or its agent gone, the agent inactive). */
+  executionId: string | null;
+}
