@@ -268,6 +268,32 @@ export async function cancelQueuedExecution(db: Database, id: string, error: str
   return result.affectedRows > 0;
 }
 
+/**
+ * A failed attempt that will be tried again: `running` -> `retrying`, with why and the number of the
+ * next attempt (docs/agent-executions.md, "Retry on failure"). True when this call moved it.
+ */
+export async function markExecutionRetrying(db: Database, id: string, reason: string, nextAttempt: number): Promise<boolean> {
+  const [result] = await db
+    .update(executions)
+    .set({ status: 'retrying', error: reason, attempt: nextAttempt })
+    .where(and(eq(executions.id, id), eq(executions.status, 'running')));
+  return result.affectedRows > 0;
+}
+
+/** After the retry delay: `retrying` -> `queued`, so the next attempt waits for a slot like any run. */
+export async function requeueRetryingExecution(db: Database, id: string): Promise<void> {
+  await db
+    .update(executions)
+    .set({ status: 'queued', waitingHeartbeatAt: null })
+    .where(and(eq(executions.id, id), eq(executions.status, 'retrying')));
+}
+
+/** The record delegated from `id` (config.delegateTo), if it delegated already. */
+export async function delegatedExecutionOf(db: Database, id: string): Promise<string | null> {
+  const [row] = await db.select({ id: executions.id }).from(executions).where(eq(executions.delegatedFrom, id)).limit(1);
+  return row?.id ?? null;
+}
+
 /** Records the report written after finishExecution (repeatable: the same name is written again). */
 export async function setExecutionReportFile(db: Database, id: string, reportFile: string): Promise<boolean> {
   const [result] = await db.update(executions).set({ reportFile }).where(eq(executions.id, id));

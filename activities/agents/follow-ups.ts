@@ -1,27 +1,29 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
-import { and, eq } from 'drizzle-orm';
 import type Redis from 'ioredis';
 import type { Database } from '../../db';
 import { findAgent } from '../../db/agents-store';
-import { readExecutionSettings } from '../../db/execution-settings';
-import { getExecution, type Execution } from '../../db/executions-store';
-import { executions } from '../../db/schema';
+import { markExecutionRetrying, requeueRetryingExecution } from '../../db/executions-store';
 import type { Config } from '../../lib/config';
-import { ExecutionLiveStream, liveTargetOf } from '../../lib/live-output';
 import type { Logger } from '../../lib/logger';
-import { launchExecution } from '../../services/executions';
+import { UseCaseError } from '../../services/errors';
+import type { ExecutionDeps } from '../../services/executions/deps';
+import { storeDelegatedExecution } from '../../services/executions/delegate';
+import { liveStreamOf, published } from '../../services/executions/live';
+import { startAgentExecution } from '../../temporal/agent-execution';
+import { executionGone, existingRecord } from './records';
 
 /**
  * What follows a run, for the execution workflow (workflows/agents/execution.ts;
  * docs/agent-executions.md, "Retry on failure" and "Delegation"): another attempt of a failed run of
- * an agent with `retryOnFailure`, and the hand-over of a completed run's result to the agent named in
- * `delegateTo`. Both read the agent when they happen, so an edit made during the run applies.
+ * an agent with `retryOnFailure`, and the record of the run a completed run's result is delegated to
+ * (the workflow starts it). Both read the agent when they happen, so an edit made during the run applies.
  */
 
 export interface FollowUpDeps {
   db: Database;
   redis: Redis;
+  /** Only for delegateResult, the path of workflows started before the workflow started delegated runs itself. */
   temporal: Pick<Client, 'workflow'>;
   config: Pick<Config, 'orchestration'>;
   logger: Logger;
@@ -36,30 +38,24 @@ export interface PlanRetryInput {
 
 /** The panel offers 1 to 3 retries (contract 3.1); stored values outside are held to that range. */
 export const MAX_RETRIES_RANGE = { min: 1, max: 3 } as const;
-/** The delegated task is the previous result; a result longer than this is cut (the prompt travels on stdin, but a bound is a bound). */
-export const DELEGATED_TASK_MAX_CHARS = 100_000;
 
 const clampRetries = (value: number) => Math.min(MAX_RETRIES_RANGE.max, Math.max(MAX_RETRIES_RANGE.min, value));
 
 export function createFollowUpActivities(deps: FollowUpDeps) {
-  const { db, redis, config, logger } = deps;
+  const { db, config } = deps;
   const { retryDelayMs, delegationDepthMax } = config.orchestration.followUps;
+  const useCaseDeps: ExecutionDeps = { ...deps, workdirRoots: config.orchestration.workdirRoots };
 
-  async function existingRecord(executionId: string): Promise<Execution> {
-    const record = await getExecution(db, executionId);
-    if (!record) throw ApplicationFailure.nonRetryable(`execution ${executionId} not found`, 'ExecutionNotFound');
-    return record;
+  async function storeDelegatedRun(executionId: string): Promise<{ executionId: string } | null> {
+    try {
+      return await storeDelegatedExecution(useCaseDeps, executionId, delegationDepthMax);
+    } catch (error) {
+      if (error instanceof UseCaseError && error.kind === 'not_found') throw executionGone(executionId);
+      // A refused record (the working directory outside the roots) is refused again on every attempt.
+      if (error instanceof UseCaseError && error.kind === 'invalid') throw ApplicationFailure.nonRetryable(error.message, 'DelegationRefused');
+      throw error;
+    }
   }
-
-  function liveStreamOf(record: Execution): ExecutionLiveStream | null {
-    const target = liveTargetOf(record);
-    const identity = { executionId: record.id, agentId: record.agentId ?? '', agentName: record.agentName, pipelineExecutionId: null, source: record.source };
-    return target ? new ExecutionLiveStream(redis, target, identity, record.outputSeq + 1) : null;
-  }
-
-  /** Live messages are best effort: the record holds the outcome. */
-  const published = (promise: Promise<unknown> | undefined) =>
-    promise?.catch((error: unknown) => logger.warn({ err: error }, 'live output not published'));
 
   return {
     /**
@@ -70,80 +66,45 @@ export function createFollowUpActivities(deps: FollowUpDeps) {
      * record already `retrying` for this attempt and answers the same.
      */
     async planRetry(input: PlanRetryInput): Promise<{ delayMs: number } | null> {
-      const record = await existingRecord(input.executionId);
+      const record = await existingRecord(db, input.executionId);
       const agent = record.agentId ? await findAgent(db, record.agentId) : null;
       if (!agent?.retryOnFailure) return null;
       const maxRetries = clampRetries(agent.maxRetries);
       if (input.attempt > maxRetries) return null;
       const delayMs = input.attempt * retryDelayMs;
-      const [result] = await db
-        .update(executions)
-        .set({ status: 'retrying', error: input.reason, attempt: input.attempt + 1 })
-        .where(and(eq(executions.id, record.id), eq(executions.status, 'running')));
-      if (result.affectedRows === 0 && !(record.status === 'retrying' && record.attempt === input.attempt + 1)) return null;
+      const moved = await markExecutionRetrying(db, record.id, input.reason, input.attempt + 1);
+      if (!moved && !(record.status === 'retrying' && record.attempt === input.attempt + 1)) return null;
       await published(
-        liveStreamOf(record)?.retry({ attempt: input.attempt, maxRetries, nextRetryIn: delayMs / 1000, reason: input.reason }),
+        deps,
+        liveStreamOf(deps, record)?.retry({ attempt: input.attempt, maxRetries, nextRetryIn: delayMs / 1000, reason: input.reason }),
       );
       return { delayMs };
     },
 
     /** After the delay: back to `queued`, so the next attempt waits for a concurrency slot like any run. */
     async requeueForRetry(executionId: string): Promise<void> {
-      await db
-        .update(executions)
-        .set({ status: 'queued', waitingHeartbeatAt: null })
-        .where(and(eq(executions.id, executionId), eq(executions.status, 'retrying')));
+      await requeueRetryingExecution(db, executionId);
     },
 
     /**
-     * Hands a completed run's result to the agent its agent delegates to, as a new execution of that
-     * agent for the same audience (source `delegation`, `delegatedFrom` this record; the same client, or every
-     * client when the chain began with a schedule or a webhook, whose id it keeps). Nothing when the
-     * agent has no `delegateTo`, the result is empty, the target is gone or inactive, or the chain is
-     * already AGENT_DELEGATION_DEPTH_MAX long (A → B → A stops there). Repeatable: a record that
-     * already delegated does not delegate twice.
+     * Stores the run a completed run's result is delegated to (services/executions/delegate.ts), for
+     * the workflow to start as its child; null when there is none. Repeatable.
+     */
+    storeDelegatedRun,
+
+    /**
+     * The same, started here through the worker's client: the path of execution workflows started
+     * before DELEGATION_CHILD_PATCH (workflows/agents/execution.ts), kept while one may still be open
+     * at a deploy. A second start of the same record is refused by its workflow id, so it is repeatable.
      */
     async delegateResult(executionId: string): Promise<{ executionId: string } | null> {
-      const record = await existingRecord(executionId);
-      const result = (record.result ?? '').trim();
-      const agent = record.agentId ? await findAgent(db, record.agentId) : null;
-      if (!agent?.delegateTo || result === '') return null;
-      const live = liveStreamOf(record);
-      if (record.delegationDepth >= delegationDepthMax) {
-        await published(live?.output({ type: 'system', content: `Delegação para outro agente não feita: limite de ${delegationDepthMax} delegações em cadeia atingido` }));
-        return null;
+      const delegated = await storeDelegatedRun(executionId);
+      if (delegated) {
+        await startAgentExecution(deps.temporal, { executionId: delegated.executionId }).catch((error: unknown) => {
+          if (!(error instanceof Error && error.name === 'WorkflowExecutionAlreadyStartedError')) throw error;
+        });
       }
-      const [already] = await db.select({ id: executions.id }).from(executions).where(eq(executions.delegatedFrom, record.id)).limit(1);
-      if (already) return { executionId: already.id };
-      const target = await findAgent(db, agent.delegateTo);
-      if (!target || target.status !== 'active') {
-        await published(live?.output({ type: 'system', content: `Delegação não feita: o agente ${agent.delegateTo} não existe ou está inativo` }));
-        return null;
-      }
-      await published(live?.output({ type: 'system', content: `Delegando para ${target.name}...` }));
-      const settings = await readExecutionSettings(db, config.orchestration.workdirRoots);
-      const launched = await launchExecution(
-        { db, redis, temporal: deps.temporal, logger, workdirRoots: config.orchestration.workdirRoots },
-        target,
-        record.clientId,
-        {
-          source: 'delegation',
-          task: result.slice(0, DELEGATED_TASK_MAX_CHARS),
-          instructions: '',
-          // The same project: the delegated agent continues where this one worked.
-          workingDirectory: record.workingDirectory,
-          model: target.model ?? settings.defaultModel,
-          delegatedFrom: record.id,
-          delegationDepth: record.delegationDepth + 1,
-          // The origin's schedule or webhook: the delegated run reaches the same audience (lib/live-output.ts, liveTargetOf).
-          scheduleId: record.scheduleId,
-          webhookId: record.webhookId,
-          // In a repository's working copy, under its rules: one run at a time, commit and push after (docs/repositories.md).
-          repoName: record.repoName,
-          repoBranch: record.repoBranch,
-        },
-      );
-      return { executionId: launched.executionId };
+      return delegated;
     },
   };
 }

@@ -8,7 +8,8 @@ import { findPipeline, type Pipeline, markRunAwaitingApproval, markRunRunning, s
 import type { Config } from '../../lib/config';
 import { liveTargetOf, publishLiveMessage, type PipelineLiveMessage } from '../../lib/live-output';
 import type { Logger } from '../../lib/logger';
-import { runStepRecords, stepInputOf, PREVIOUS_OUTPUT_MAX, STEP_RESULT_MESSAGE_MAX, STEP_COMPLETE_RESULT_MAX } from '../../services/pipelines/run-steps';
+import { PREVIOUS_OUTPUT_MAX, STEP_COMPLETE_RESULT_MAX, STEP_RESULT_MESSAGE_MAX, stepInputOf } from '../../domain/pipeline-steps';
+import { runStepRecords } from '../../services/pipelines/run-steps';
 import { refuseOtherHost } from '../agents/agent-hosts';
 import { writeExecutionReport } from '../../db/reports-store';
 import { pushRunChanges } from '../repos/run-push';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { findAgent, type Agent } from '../../db/agents-store';
 import { readExecutionSettings } from '../../db/execution-settings';
-import { createExecution, type NewExecution } from '../../db/executions-store';
+import { createExecution, type Execution, type NewExecution } from '../../db/executions-store';
 import { startAgentExecution } from '../../temporal/agent-execution';
 import { agentNotFound, InvalidInputError } from '../errors';
 import { storedContextFiles, withContextFiles, type ContextFileRequest } from '../uploads';
@@ -34,11 +34,29 @@ export async function runnableAgent(deps: Pick<ExecutionDeps, 'db'>, id: string)
 }
 
 /**
- * Stores a new execution of `agent` for `clientId` (null: nobody is told live), tells that client it is
- * queued, starts its workflow. Whatever its origin (the request, the agent, the settings, a parent
- * execution stored before the roots existed), the working directory must lie under the roots
- * (InvalidInputError otherwise, nothing stored). The concurrency slot is taken by the workflow, so this
- * is all a schedule's or a webhook's activity needs to start a run.
+ * Stores a new execution record of `agent` for `clientId` (null: nobody is told live) and tells that
+ * client it is queued; nothing starts it. Whatever its origin (the request, the agent, the settings, a
+ * parent execution stored before the roots existed), the working directory must lie under the roots
+ * (InvalidInputError otherwise, nothing stored). `id` is the caller's when it must be repeatable.
+ */
+export async function storeExecution(
+  deps: ExecutionDeps,
+  agent: Pick<Agent, 'id' | 'name'>,
+  clientId: string | null,
+  input: LaunchInput,
+  id: string = randomUUID(),
+): Promise<Execution> {
+  const workingDirectory = await confinedWorkingDirectory(deps.workdirRoots, input.workingDirectory, 'workingDirectory');
+  const execution = await createExecution(deps.db, { id, kind: 'agent', agentId: agent.id, agentName: agent.name, clientId, ...input, workingDirectory });
+  // Before the start, so the client always hears `queued` before the worker's `started`.
+  await published(deps, liveStreamOf(deps, execution)?.queued());
+  return execution;
+}
+
+/**
+ * Stores a new execution (storeExecution) and starts its workflow. The concurrency slot is taken by
+ * the workflow. A run started by a workflow (a schedule's, a delegation) is stored by its activity
+ * and started by that workflow as its child instead.
  */
 export async function launchExecution(
   deps: ExecutionDeps,
@@ -47,25 +65,13 @@ export async function launchExecution(
   input: LaunchInput,
   resumeSessionId: string | null = null,
 ): Promise<LaunchedExecution> {
-  const workingDirectory = await confinedWorkingDirectory(deps.workdirRoots, input.workingDirectory, 'workingDirectory');
-  const execution = await createExecution(deps.db, {
-    id: randomUUID(),
-    kind: 'agent',
-    agentId: agent.id,
-    agentName: agent.name,
-    clientId,
-    ...input,
-    workingDirectory,
-  });
-  // Before the start, so the client always hears `queued` before the worker's `started`.
-  const live = liveStreamOf(deps, execution);
-  await published(deps, live?.queued());
+  const execution = await storeExecution(deps, agent, clientId, input);
   await startRecordWorkflow(
     deps,
     execution,
     () => startAgentExecution(deps.temporal, { executionId: execution.id, resumeSessionId }),
     'A execução não pôde ser iniciada: o motor de workflows está indisponível',
-    live,
+    liveStreamOf(deps, execution),
   );
   return { executionId: execution.id, status: 'queued' };
 }

@@ -1,19 +1,34 @@
 import type { Execution } from '../../db/executions-store';
-import { ExecutionLiveStream, liveTargetOf } from '../../lib/live-output';
+import { ExecutionLiveStream, liveTargetOf, type ExecutionIdentity } from '../../lib/live-output';
 import type { ExecutionDeps } from './deps';
 
-/** The live stream of a record for the lifecycle messages a use case sends itself; null when nobody is to be told. */
-export function liveStreamOf(
-  deps: Pick<ExecutionDeps, 'redis'>,
-  execution: Pick<Execution, 'id' | 'agentId' | 'agentName' | 'source' | 'clientId' | 'scheduleId' | 'webhookId' | 'outputSeq'>,
-): ExecutionLiveStream | null {
-  const target = liveTargetOf(execution);
-  if (!target) return null;
-  const identity = { executionId: execution.id, agentId: execution.agentId ?? '', agentName: execution.agentName, pipelineExecutionId: null, source: execution.source };
-  return new ExecutionLiveStream(deps.redis, target, identity, execution.outputSeq + 1);
+/** The fields of a record its live messages are addressed and labelled by. */
+export type LiveRecord = Pick<Execution, 'id' | 'agentId' | 'agentName' | 'source' | 'clientId' | 'scheduleId' | 'webhookId' | 'outputSeq'> &
+  Partial<Pick<Execution, 'pipelineExecutionId' | 'pipelineId' | 'stepIndex'>>;
+
+/** How a record's messages name it; a pipeline step's output goes out as pipeline_step_output (docs/pipelines.md). */
+export function liveIdentityOf(record: LiveRecord): ExecutionIdentity {
+  const pipelineExecutionId = record.pipelineExecutionId ?? null;
+  return {
+    executionId: record.id,
+    agentId: record.agentId ?? '',
+    agentName: record.agentName,
+    pipelineExecutionId,
+    source: record.source,
+    ...(pipelineExecutionId && record.pipelineId ? { pipelineStep: { pipelineId: record.pipelineId, stepIndex: record.stepIndex ?? 0 } } : {}),
+  };
 }
 
-/** Live output is best effort: a Redis failure is logged, never the use case's failure (the record has it all). */
+/**
+ * The live stream of a record, for the use cases and the activities alike; null when nobody is to be
+ * told (no client, not broadcast). Numbering goes on after the record's stored lines unless `firstSeq` says otherwise.
+ */
+export function liveStreamOf(deps: Pick<ExecutionDeps, 'redis'>, record: LiveRecord, firstSeq = record.outputSeq + 1): ExecutionLiveStream | null {
+  const target = liveTargetOf(record);
+  return target ? new ExecutionLiveStream(deps.redis, target, liveIdentityOf(record), firstSeq) : null;
+}
+
+/** Live output is best effort: a Redis failure is logged, never the caller's failure (the record has it all). */
 export async function published(deps: Pick<ExecutionDeps, 'logger'>, promise: Promise<unknown> | undefined): Promise<void> {
   await promise?.catch((error: unknown) => deps.logger.warn({ err: error }, 'live output not published'));
 }

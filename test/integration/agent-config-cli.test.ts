@@ -3,7 +3,7 @@ import path from 'node:path';
 import { agentBaseEnv } from '../../activities/agents/agent-env';
 import { prepareAgentHost } from '../../activities/agents/agent-host';
 import { claudeCode } from '../../activities/agents/claude-code';
-import { agentRunConfigOf } from '../../activities/agents/execution-activities';
+import { agentRunConfigOf } from '../../activities/agents/run-options';
 import { runAgent } from '../../activities/agents/run-agent';
 import { createDatabase, type DatabaseHandle } from '../../db';
 import { createAgent, deleteAgent, findAgent, type Agent } from '../../db/agents-store';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RowDataPacket } from 'mysql2/promise';
 import { SECRET_NAME_RULE } from '../../api/orchestration/agent-input';
 import { agentSecretsForRun } from '../../api/orchestration/agents-routes';
-import { agentRunConfigOf } from '../../activities/agents/execution-activities';
+import { agentRunConfigOf } from '../../activities/agents/run-options';
 import { createDatabase, type DatabaseHandle } from '../../db';
 import { findAgent } from '../../db/agents-store';
 import { config } from '../../lib/config';

@@ -7,15 +7,26 @@ import {
   CancelledFailure,
   isCancellation,
   log,
+  ParentClosePolicy,
   patched,
   proxyActivities,
   sleep,
+  startChild,
   TimeoutFailure,
+  WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
-import type { AgentExecutionActivities, AgentRunOutcome, ClosedExecution, FinishExecutionInput } from '../../activities/agents/execution-activities';
+import type { ClosedExecution, FinishExecutionInput } from '../../activities/agents/close-execution';
+import type { AgentExecutionActivities } from '../../activities/agents/execution-activities';
+import type { AgentRunOutcome } from '../../activities/agents/run-outcome';
 import type { FollowUpActivities } from '../../activities/agents/follow-ups';
-import type { AgentExecutionInput, AgentExecutionResult } from '../../temporal/contracts/agent-execution';
-import { ACTIVITY_QUEUES, agentsHostQueue } from '../../temporal/task-queues';
+import {
+  AGENT_EXECUTION_WORKFLOW,
+  agentExecutionWorkflowId,
+  type AgentExecutionInput,
+  type AgentExecutionResult,
+  type AgentExecutionWorkflow,
+} from '../../temporal/contracts/agent-execution';
+import { ACTIVITY_QUEUES, agentsHostQueue, TASK_QUEUES } from '../../temporal/task-queues';
 import { CANCELLED_ERROR, hostDownError, WORKER_LOST_ERROR, WORKER_STOPPED_ERROR } from '../../domain/execution-errors';
 
 /** Failures where another attempt cannot help: the record, the agent, its options or secrets are wrong. */
@@ -64,6 +75,11 @@ export const DELEGATION_PATCH = 'agent-delegation';
 export const CLOSE_IN_ONE_PATCH = 'agent-close-in-one';
 /** The run on its host's queue (`agents-host-<name>`), not on `agents` (docs/multi-host.md). */
 export const HOST_QUEUE_PATCH = 'agent-run-on-host';
+/**
+ * The delegated run is stored by an activity and started here, as a child abandoned when this
+ * workflow closes (as a schedule's firing starts its run), not by an activity through a client.
+ */
+export const DELEGATION_CHILD_PATCH = 'agent-delegation-child';
 /** A run task lost on its way to a worker (it timed out without one heartbeat) is scheduled again. */
 export const REDELIVERY_PATCH = 'agent-run-redelivered';
 /**
@@ -124,8 +140,34 @@ export async function agentExecutionWorkflow(input: AgentExecutionInput): Promis
   }
   const closed = await close(outcome);
   // `delegates` is absent from a close recorded before CLOSE_IN_ONE_PATCH: delegateResult then ran always.
-  if (closed.status === 'completed' && closed.delegates !== false && patched(DELEGATION_PATCH)) await followUp.delegateResult(executionId);
+  if (closed.status === 'completed' && closed.delegates !== false) {
+    if (patched(DELEGATION_CHILD_PATCH)) await delegate(executionId);
+    else if (patched(DELEGATION_PATCH)) await followUp.delegateResult(executionId);
+  }
   return { executionId, status: outcome.status, error: outcome.error, ...(host !== undefined ? { host } : {}) };
+}
+
+/**
+ * Hands a completed run's result on ("Delegation"): the activity stores the delegated run's record,
+ * then it starts as a child with the record's usual id, abandoned when this workflow completes right
+ * after, so it runs, and is cancelled, on its own. This run's outcome is recorded already: a
+ * delegation that cannot be made is logged, not this workflow's failure.
+ */
+async function delegate(executionId: string): Promise<void> {
+  try {
+    const delegated = await followUp.storeDelegatedRun(executionId);
+    if (delegated === null) return;
+    await startChild<AgentExecutionWorkflow>(AGENT_EXECUTION_WORKFLOW, {
+      workflowId: agentExecutionWorkflowId(delegated.executionId),
+      taskQueue: TASK_QUEUES.agents,
+      args: [{ executionId: delegated.executionId }],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+    });
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    log.warn('delegation not made', { executionId, error: error instanceof Error ? error.message : String(error) });
+  }
 }
 
 /**

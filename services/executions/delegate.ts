@@ -1,0 +1,59 @@
+import { findAgent } from '../../db/agents-store';
+import { readExecutionSettings } from '../../db/execution-settings';
+import { delegatedExecutionOf, getExecution } from '../../db/executions-store';
+import { executionNotFound } from '../errors';
+import type { ExecutionDeps } from './deps';
+import { storeExecution } from './launch';
+import { liveStreamOf, published } from './live';
+
+/** The delegated task is the previous result; a result longer than this is cut (the prompt travels on stdin, but a bound is a bound). */
+export const DELEGATED_TASK_MAX_CHARS = 100_000;
+
+/**
+ * Stores the run that takes a completed run's result to the agent its agent delegates to
+ * (docs/agent-executions.md, "Delegation"): a new execution of that agent for the same audience
+ * (source `delegation`, `delegatedFrom` this record; the same client, or every client when the chain
+ * began with a schedule or a webhook, whose id it keeps), `queued`. The execution workflow then starts
+ * it as its child. Null, with a line to the client where there is something to say, when the agent has
+ * no `delegateTo`, the result is empty, the target is gone or inactive, or the chain is already
+ * `depthMax` long (A -> B -> A stops there). Repeatable: a record that delegated already answers the
+ * run it delegated to. Reads the agent now, so an edit made during the run applies.
+ */
+export async function storeDelegatedExecution(deps: ExecutionDeps, executionId: string, depthMax: number): Promise<{ executionId: string } | null> {
+  const record = await getExecution(deps.db, executionId);
+  if (!record) throw executionNotFound(executionId);
+  const result = (record.result ?? '').trim();
+  const agent = record.agentId ? await findAgent(deps.db, record.agentId) : null;
+  if (!agent?.delegateTo || result === '') return null;
+  const live = liveStreamOf(deps, record);
+  if (record.delegationDepth >= depthMax) {
+    await published(deps, live?.output({ type: 'system', content: `Delegação para outro agente não feita: limite de ${depthMax} delegações em cadeia atingido` }));
+    return null;
+  }
+  const already = await delegatedExecutionOf(deps.db, record.id);
+  if (already) return { executionId: already };
+  const target = await findAgent(deps.db, agent.delegateTo);
+  if (!target || target.status !== 'active') {
+    await published(deps, live?.output({ type: 'system', content: `Delegação não feita: o agente ${agent.delegateTo} não existe ou está inativo` }));
+    return null;
+  }
+  await published(deps, live?.output({ type: 'system', content: `Delegando para ${target.name}...` }));
+  const settings = await readExecutionSettings(deps.db, deps.workdirRoots);
+  const delegated = await storeExecution(deps, target, record.clientId, {
+    source: 'delegation',
+    task: result.slice(0, DELEGATED_TASK_MAX_CHARS),
+    instructions: '',
+    // The same project: the delegated agent continues where this one worked.
+    workingDirectory: record.workingDirectory,
+    model: target.model ?? settings.defaultModel,
+    delegatedFrom: record.id,
+    delegationDepth: record.delegationDepth + 1,
+    // The origin's schedule or webhook: the delegated run reaches the same audience (lib/live-output.ts, liveTargetOf).
+    scheduleId: record.scheduleId,
+    webhookId: record.webhookId,
+    // In a repository's working copy, under its rules: one run at a time, commit and push after (docs/repositories.md).
+    repoName: record.repoName,
+    repoBranch: record.repoBranch,
+  });
+  return { executionId: delegated.id };
+}
