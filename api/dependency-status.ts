@@ -11,29 +11,29 @@ export interface DependencyStatus {
   error?: string;
 }
 
-type Probe = (services: ApiResources, timeoutMs: number) => Promise<unknown>;
+type Probe = (resources: ApiResources, timeoutMs: number) => Promise<unknown>;
 
 /** The cheapest real round trip each dependency offers. */
 const probes: Record<DependencyName, Probe> = {
-  mysql: (services) => services.database.pool.query('SELECT 1'),
-  redis: (services) => services.redis.ping(),
+  mysql: (resources) => resources.database.pool.query('SELECT 1'),
+  redis: (resources) => resources.redis.ping(),
   // The integ-test distribution has no `GET /` (ping); cluster health is as cheap and exists everywhere.
-  elasticsearch: async (services, timeoutMs) => {
-    const health = await services.elasticsearch.cluster.health({}, { requestTimeout: timeoutMs, maxRetries: 0 });
+  elasticsearch: async (resources, timeoutMs) => {
+    const health = await resources.elasticsearch.cluster.health({}, { requestTimeout: timeoutMs, maxRetries: 0 });
     if (health.status === 'red') throw new Error('cluster health is red');
   },
-  temporal: (services, timeoutMs) => {
-    const { healthConnection } = services.temporal;
+  temporal: (resources, timeoutMs) => {
+    const { healthConnection } = resources.temporal;
     return healthConnection.withDeadline(Date.now() + timeoutMs, () => healthConnection.healthService.check({}));
   },
 };
 
-async function measure(name: DependencyName, services: ApiResources): Promise<DependencyStatus> {
+async function measure(name: DependencyName, resources: ApiResources): Promise<DependencyStatus> {
   const started = process.hrtime.bigint();
   const elapsed = () => Math.round(Number(process.hrtime.bigint() - started) / 10_000) / 100;
   try {
-    const timeoutMs = services.config.dependencyTimeoutMs;
-    await withTimeout(probes[name](services, timeoutMs), timeoutMs, name);
+    const timeoutMs = resources.config.dependencyTimeoutMs;
+    await withTimeout(probes[name](resources, timeoutMs), timeoutMs, name);
     return { status: 'up', latencyMs: elapsed() };
   } catch (error) {
     return { status: 'down', latencyMs: elapsed(), error: error instanceof Error ? error.message : String(error) };
@@ -41,8 +41,8 @@ async function measure(name: DependencyName, services: ApiResources): Promise<De
 }
 
 /** Checks every dependency at once; never throws, each check is bounded by DEPENDENCY_TIMEOUT_MS. */
-export async function checkDependencies(services: ApiResources): Promise<Record<DependencyName, DependencyStatus>> {
+export async function checkDependencies(resources: ApiResources): Promise<Record<DependencyName, DependencyStatus>> {
   const names = Object.keys(probes) as DependencyName[];
-  const results = await Promise.all(names.map((name) => measure(name, services)));
+  const results = await Promise.all(names.map((name) => measure(name, resources)));
   return Object.fromEntries(names.map((name, i) => [name, results[i]])) as Record<DependencyName, DependencyStatus>;
 }

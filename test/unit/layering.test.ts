@@ -1,96 +1,54 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import ts from 'typescript';
 
 /**
- * What each layer may import (docs/application-layer.md). Imports are read with TypeScript's own
- * pre-processor, so `import type`, `export ... from` and `import()` count alike.
+ * Who may import whom (docs/application-layer.md), enforced by dependency-cruiser with the rules of
+ * .dependency-cruiser.cjs: no circle (type-only imports count), lib/ only lib/, domain/ only domain/,
+ * no import from a layer above, workflows see activities as types and take only the contracts from
+ * temporal/, route files reach storage and Temporal through services/ only.
  */
 
 const ROOT = path.resolve(__dirname, '../..');
+const CONFIG = path.join(ROOT, '.dependency-cruiser.cjs');
+const SOURCE_ROOTS = ['main.ts', 'workers', 'api', 'workflows', 'activities', 'services', 'temporal', 'db', 'domain', 'lib'];
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
-    const relative = path.posix.join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(relative);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') ? [relative] : [];
+interface Violation {
+  from: string;
+  to: string;
+  rule: { name: string };
+  cycle?: Array<{ name: string }>;
+}
+
+/** Each violation of the rules in `dir` as `rule: from -> to` (a circle: its whole path). */
+function violationsIn(dir: string): string[] {
+  const roots = SOURCE_ROOTS.filter((root) => existsSync(path.join(dir, root)));
+  const result = spawnSync(path.join(ROOT, 'node_modules/.bin/depcruise'), ['--config', CONFIG, '--output-type', 'json', ...roots], {
+    cwd: dir,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
   });
-}
-
-/** The repository-relative target of each relative import of `file` (packages are left out). */
-function relativeImports(file: string): string[] {
-  const info = ts.preProcessFile(readFileSync(path.join(ROOT, file), 'utf8'), true, true);
-  return info.importedFiles
-    .map((imported) => imported.fileName)
-    .filter((specifier) => specifier.startsWith('.'))
-    .map((specifier) => path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier)));
-}
-
-const topLevel = (target: string) => target.split('/')[0] ?? target;
-
-/** Route files (everything under api/) reach storage, Temporal and side effects only through services/. */
-const FORBIDDEN_FOR_API = new Set(['db', 'temporal', 'activities', 'workflows']);
-
-/**
- * Route files that still hold use cases of their own, with exactly the imports they keep. Empty since
- * issue 14 moved the last ones to services/; kept so that a deliberate, reviewed exception has one place.
- */
-const LEGACY_API_IMPORTS: Record<string, string[]> = {};
-
-function forbiddenImportsOf(file: string, forbidden: (target: string) => boolean): string[] {
-  return [...new Set(relativeImports(file).filter(forbidden))].sort();
+  if (result.stdout === '') throw new Error(`dependency-cruiser failed: ${result.stderr}`);
+  const report = JSON.parse(result.stdout) as { summary: { violations: Violation[]; totalCruised: number } };
+  expect(report.summary.totalCruised).toBeGreaterThan(0);
+  return report.summary.violations
+    .map(({ rule, from, to, cycle }) => `${rule.name}: ${from} -> ${cycle && cycle.length > 0 ? cycle.map((step) => step.name).join(' -> ') : to}`)
+    .sort();
 }
 
 describe('layering', () => {
-  it('reads the imports of a file, type-only and re-exports included', () => {
-    // The execution routes were moved to services/: they name no db/, temporal/ or workflows/ module.
-    const routes = relativeImports('api/orchestration/execution-control-routes.ts');
-    expect(routes).toContain('services/executions');
-    expect(routes.filter((target) => FORBIDDEN_FOR_API.has(topLevel(target)))).toEqual([]);
-    // A type-only import and a re-export are both seen (db/ranking-queries re-exports domain types).
-    expect(relativeImports('db/ranking-queries.ts')).toEqual(expect.arrayContaining(['domain/ranking-entry', 'domain/ranking-row']));
-    expect(relativeImports('services/executions/index.ts')).toContain('db/executions-store');
-  });
+  it('the service breaks no layer rule and has no circle of imports', () => {
+    expect(violationsIn(ROOT)).toEqual([]);
+  }, 120_000);
 
-  it('route files under api/ import no db/, temporal/, activities/ or workflows/ module beyond the shrinking legacy list', () => {
-    const actual: Record<string, string[]> = {};
-    for (const file of sourceFiles('api')) {
-      const found = forbiddenImportsOf(file, (target) => FORBIDDEN_FOR_API.has(topLevel(target)));
-      if (found.length > 0) actual[file] = found;
-    }
-    expect(actual).toEqual(LEGACY_API_IMPORTS);
-  });
-
-  it('route files under api/ use no Elasticsearch, Temporal or MySQL client (those reads are in services/)', () => {
-    const STORE_CLIENTS = /^(@elastic\/elasticsearch|@temporalio\/|mysql2|drizzle-orm)/;
-    const offending: string[] = [];
-    for (const file of sourceFiles('api')) {
-      const info = ts.preProcessFile(readFileSync(path.join(ROOT, file), 'utf8'), true, true);
-      for (const { fileName } of info.importedFiles) if (STORE_CLIENTS.test(fileName)) offending.push(`${file} -> ${fileName}`);
-    }
-    expect(offending).toEqual([]);
-  });
-
-  it('domain/ imports nothing outside domain/ (no db/, no I/O layer)', () => {
-    const leaving: string[] = [];
-    for (const file of sourceFiles('domain')) {
-      for (const target of relativeImports(file)) if (topLevel(target) !== 'domain') leaving.push(`${file} -> ${target}`);
-    }
-    expect(leaving).toEqual([]);
-  });
-
-  it('services/ import nothing from api/ and no HTTP framework', () => {
-    const files = sourceFiles('services');
-    expect(files).toEqual(expect.arrayContaining(['services/errors.ts', 'services/executions/launch.ts']));
-    const offending: string[] = [];
-    for (const file of files) {
-      const info = ts.preProcessFile(readFileSync(path.join(ROOT, file), 'utf8'), true, true);
-      for (const { fileName } of info.importedFiles) {
-        const isHttp = /^(koa|@koa\/|koa-)/.test(fileName);
-        const isApi = fileName.startsWith('.') && topLevel(path.posix.normalize(path.posix.join(path.posix.dirname(file), fileName))) === 'api';
-        if (isHttp || isApi) offending.push(`${file} -> ${fileName}`);
-      }
-    }
-    expect(offending).toEqual([]);
-  });
+  it('reports each kind of planted violation, naming the offending import (test/fixtures/layering)', () => {
+    expect(violationsIn(path.join(ROOT, 'test/fixtures/layering'))).toEqual([
+      'activities-imports-downward: activities/act.ts -> workflows/wf.ts',
+      'lib-is-generic: lib/util.ts -> db/store.ts',
+      expect.stringMatching(/^no-circular: domain\/[ab]\.ts -> domain\/[ab]\.ts -> domain\/[ab]\.ts$/),
+      'routes-call-use-cases: api/routes.ts -> db/store.ts',
+      'services-imports-downward: services/use-case.ts -> activities/act.ts',
+      'workflows-take-only-contracts-from-temporal: workflows/wf.ts -> temporal/client.ts',
+    ]);
+  }, 120_000);
 });
