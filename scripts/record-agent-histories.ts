@@ -92,7 +92,9 @@ async function main(): Promise<void> {
     if (wanted.has('delegated')) {
       const delegated = await start(delegating, 'Say hello, then hand over');
       await delegated.handle.result();
-      await saveHistoryFixture('agent-execution-delegated', delegated.handle);
+      // The workflow starts the delegated run as its child (agent-delegation-child). The history of the
+      // earlier path, where an activity started it, is agent-execution-delegated.json: kept, never re-recorded.
+      await saveHistoryFixture('agent-execution-delegated-child', delegated.handle);
     }
     if (wanted.has('cancelled')) await recordCancelled();
     if (wanted.has('redelivered')) await recordRedelivered();

@@ -45,7 +45,8 @@ export async function startAgentsWorker(config: Config, logger: Logger, options:
   const redis = createRedis(config.redis, 'agents-worker');
   // ioredis reconnects by itself; live output is best effort (the record keeps the output).
   redis.on('error', (error: Error) => logger.debug({ err: error }, 'redis connection error'));
-  // The reconciler's activity describes workflows, and a delegation starts one, through its own client.
+  // The reconciler's activity describes workflows through its own client (and delegateResult, the path of
+  // execution workflows started before agent-delegation-child, starts the delegated run with it).
   const temporal = createTemporalClient(config.temporal);
   const closeDependencies = async () => {
     await Promise.allSettled([database.pool.end(), closeRedis(redis), closeTemporalClient(temporal)]);

@@ -24,11 +24,33 @@ function workflowIdOf(file: string): string | undefined {
  * scripts/record-pipeline-histories.ts) against today's workflow code:
  * a change that would break running workflows (non-determinism) fails here, before production.
  */
+interface RecordedEvent {
+  eventType: string;
+  activityTaskScheduledEventAttributes?: { activityType: { name: string } };
+  markerRecordedEventAttributes?: { markerName: string; details: Record<string, { payloads: Array<{ data: string }> }> };
+}
+
+/** A recorded history's event types, activity types and patch ids (the patch markers' payloads, decoded). */
+function recorded(file: string): { events: string[]; activities: string[]; patches: string[] } {
+  const { events } = JSON.parse(fs.readFileSync(path.join(fixtures, file), 'utf8')) as { events: RecordedEvent[] };
+  const patches = events.flatMap((event) =>
+    (event.markerRecordedEventAttributes?.details['patch-data']?.payloads ?? []).map(
+      (payload) => (JSON.parse(Buffer.from(payload.data, 'base64').toString('utf8')) as { id: string }).id,
+    ),
+  );
+  return {
+    events: events.map((event) => event.eventType),
+    activities: events.flatMap((event) => (event.activityTaskScheduledEventAttributes ? [event.activityTaskScheduledEventAttributes.activityType.name] : [])),
+    patches,
+  };
+}
+
 describe('workflow replay', () => {
   it('has a recorded history for every workflow type', () => {
     expect(histories.sort()).toEqual([
       'agent-execution-cancelled.json',
       'agent-execution-completed.json',
+      'agent-execution-delegated-child.json',
       'agent-execution-delegated.json',
       'agent-execution-failed.json',
       'agent-execution-redelivered.json',
@@ -49,6 +71,25 @@ describe('workflow replay', () => {
       'ranking-job-last-execution.json',
       'ranking-runs-reconciler.json',
       'scheduled-ranking.json',
+    ]);
+  });
+
+  it('replays a delegation both ways: started by an activity before agent-delegation-child, by the workflow as its child after', () => {
+    const before = recorded('agent-execution-delegated.json');
+    expect(before.activities).toContain('delegateResult');
+    expect(before.patches).not.toContain('agent-delegation-child');
+    expect(before.events).not.toContain('EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED');
+    const after = recorded('agent-execution-delegated-child.json');
+    expect(after.patches).toContain('agent-delegation-child');
+    expect(after.activities).toContain('storeDelegatedRun');
+    expect(after.activities).not.toContain('delegateResult');
+    expect(after.events.slice(-6)).toEqual([
+      'EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED',
+      'EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED',
+      'EVENT_TYPE_WORKFLOW_TASK_SCHEDULED',
+      'EVENT_TYPE_WORKFLOW_TASK_STARTED',
+      'EVENT_TYPE_WORKFLOW_TASK_COMPLETED',
+      'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED',
     ]);
   });
 
