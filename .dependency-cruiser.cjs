@@ -21,6 +21,15 @@ const upward = Object.entries(LAYERS_ABOVE).map(([layer, above]) => ({
   to: { path: `^(${above.join('|')})/|^main\\.ts$` },
 }));
 
+/** A bottom layer: its modules import only each other (and packages). */
+const keepsToItself = (layer, name, comment) => ({
+  name,
+  comment,
+  severity: 'error',
+  from: { path: `^${layer}/` },
+  to: { pathNot: `^${layer}/`, dependencyTypes: ['local'] },
+});
+
 module.exports = {
   forbidden: [
     {
@@ -30,20 +39,8 @@ module.exports = {
       from: {},
       to: { circular: true },
     },
-    {
-      name: 'domain-is-pure',
-      comment: 'domain/ imports nothing outside domain/ (no I/O, no framework)',
-      severity: 'error',
-      from: { path: '^domain/' },
-      to: { pathNot: '^domain/', dependencyTypes: ['local'] },
-    },
-    {
-      name: 'lib-is-generic',
-      comment: 'lib/ imports only lib/ (and packages)',
-      severity: 'error',
-      from: { path: '^lib/' },
-      to: { pathNot: '^lib/', dependencyTypes: ['local'] },
-    },
+    keepsToItself('domain', 'domain-is-pure', 'domain/ imports nothing outside domain/ (no I/O, no framework; packages for types)'),
+    keepsToItself('lib', 'lib-is-generic', 'lib/ imports only lib/ (and packages)'),
     ...upward,
     {
       name: 'routes-call-use-cases',

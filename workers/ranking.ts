@@ -1,6 +1,6 @@
 import { createProbeActivities } from '../activities/probe';
 import { createRankingActivities } from '../activities/ranking';
-import { createRankingReconcilerActivities } from '../activities/ranking-reconcile';
+import { createRankingReconcilerActivities } from '../activities/reconcile-ranking-runs';
 import { createDatabase } from '../db';
 import { PERSON_INDEX_BASE } from '../domain/person-index';
 import type { Config } from '../lib/config';

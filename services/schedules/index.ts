@@ -12,6 +12,6 @@ export {
   type ScheduleRequest,
   type ScheduleView,
 } from './schedules';
-export { reconcileSchedules, type ScheduleReconciliation } from './reconcile';
+export { reconcileSchedules, type ScheduleReconciliation } from './reconcile-schedules';
 export { createScheduledExecution } from './run';
 export { validCronExpression, MIN_INTERVAL_MINUTES } from './cron';

@@ -22,7 +22,7 @@ import { validCronExpression } from './cron';
 /**
  * Agent schedules (contract 3.5; docs/tasks-schedules.md): the row in `schedules` is the truth; each
  * has a Temporal Schedule (temporal/agent-schedules.ts) created, updated and deleted with it, and
- * reconciled when the agents worker starts (reconcile.ts).
+ * reconciled when the agents worker starts (reconcile-schedules.ts).
  */
 
 export interface ScheduleDeps {

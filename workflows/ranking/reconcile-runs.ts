@@ -1,5 +1,5 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { RankingRunsReconcilePass, RankingReconcilerActivities } from '../../activities/ranking-reconcile';
+import type { RankingRunsReconcilePass, RankingReconcilerActivities } from '../../activities/reconcile-ranking-runs';
 
 // One attempt: the Schedule's next pass is the retry.
 const acts = proxyActivities<RankingReconcilerActivities>({
