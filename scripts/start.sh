@@ -9,7 +9,7 @@ bash scripts/stack/up.sh
 
 # Rebuild only when a source file is newer than the last build.
 stamp=dist/.build-stamp
-if [[ ! -f $stamp ]] || [[ -n $(find main.ts api domain workflows activities workers db temporal lib scripts package-lock.json tsconfig*.json -newer "$stamp" -type f -print -quit) ]]; then
+if [[ ! -f $stamp ]] || [[ -n $(find main.ts api domain workflows activities services workers db temporal lib scripts package-lock.json tsconfig*.json -newer "$stamp" -type f -print -quit) ]]; then
   echo "build: compiling TypeScript and workflow bundles"
   npm run --silent build
   touch "$stamp"
