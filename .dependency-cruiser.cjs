@@ -47,14 +47,14 @@ module.exports = {
       comment: 'route files reach storage, Temporal and side effects only through services/ (api/resources.ts, the composition root, builds the connections)',
       severity: 'error',
       from: { path: '^api/', pathNot: '^api/resources\\.ts$' },
-      to: { path: '^(db|temporal|activities|workflows)/|^node_modules/(@elastic/elasticsearch|@temporalio/|mysql2|drizzle-orm)' },
+      to: { path: '^(db|temporal|activities|workflows)/|(^|/)node_modules/(@elastic/elasticsearch|@temporalio/|mysql2|drizzle-orm)' },
     },
     {
       name: 'use-cases-know-no-http',
       comment: 'services/ use no HTTP framework: routes, schedules, webhooks and pipelines call them alike',
       severity: 'error',
       from: { path: '^services/' },
-      to: { path: '^node_modules/(koa|@koa/|koa-)' },
+      to: { path: '(^|/)node_modules/(koa|@koa/|koa-)' },
     },
     {
       name: 'workflows-see-activities-as-types',
@@ -72,10 +72,17 @@ module.exports = {
     },
     {
       name: 'contracts-are-workflow-safe',
-      comment: 'temporal/contracts/ imports only contracts, domain/ and the workflow SDK',
+      comment: 'temporal/contracts/ imports only contracts, domain/ and the workflow SDK: what a workflow bundle may hold',
       severity: 'error',
       from: { path: '^temporal/contracts/' },
-      to: { path: '^(?!temporal/contracts/|domain/)[a-z]+/|^@temporalio/(client|worker|activity)' },
+      to: { path: '^(api|workers|workflows|activities|services|temporal/(?!contracts/)|db|lib)/|(^|/)node_modules/@temporalio/(client|worker|activity)/' },
+    },
+    {
+      name: 'contracts-do-no-io',
+      comment: 'temporal/contracts/ uses no Node.js module (a workflow bundle runs without them)',
+      severity: 'error',
+      from: { path: '^temporal/contracts/' },
+      to: { dependencyTypes: ['core'] },
     },
   ],
   options: {

@@ -45,7 +45,7 @@ export function createApp(resources: ApiResources): websockify.App {
 
   app.use(errorEnvelope(resources.logger));
   // The edge (docs/orchestration-security.md), in this order: a Host the service does not answer to
-  // and a write from another site's page are refused for both resources; on /api (however spelled)
+  // and a write from another site's page are refused for both services; on /api (however spelled)
   // an allowed CORS preflight is answered before anything else, the rate limit counts unauthenticated
   // requests too (it slows down token guessing), and nothing, not even the body parser, runs without
   // the token.

@@ -44,7 +44,7 @@ export function webhookDepsOf(resources: ApiResources): WebhookDeps {
   return { ...executionDepsOf(resources), secretsKey, globalSecret: webhooks.secret };
 }
 
-export function personIndexOf(resources: ApiResources): PersonIndex {
+function personIndexOf(resources: ApiResources): PersonIndex {
   return { es: resources.elasticsearch, index: indexName(resources.config.elasticsearch, PERSON_INDEX_BASE), logger: resources.logger };
 }
 

@@ -16,7 +16,7 @@ export type LiveTarget = { clientId: string } | 'all';
 export interface ExecutionLiveRoute {
   source: string;
   clientId: string | null;
-  /** A delegated run carries its origin's (activities/agents/follow-ups.ts): it reaches the same audience. */
+  /** A delegated run carries its origin's (services/executions/delegate.ts): it reaches the same audience. */
   scheduleId?: string | null;
   webhookId?: string | null;
 }

@@ -7,7 +7,7 @@ import { config } from '../lib/config';
 import { createElasticsearch, indexName } from '../lib/elasticsearch';
 import { closeTemporalClient, createTemporalClient } from '../temporal/client';
 import { ensureNamespace } from '../temporal/namespace';
-import type { RankingJobWorkflow } from '../temporal/contracts/ranking-job';
+import { RANKING_JOB_WORKFLOW, type RankingJobWorkflow } from '../temporal/contracts/ranking-job';
 import { generatePersons } from './generate-persons';
 
 /**
@@ -43,7 +43,7 @@ async function main(): Promise<void> {
       return;
     }
     try {
-      await temporal.client.workflow.start<RankingJobWorkflow>('rankingJobWorkflow', rankingJobStartOptions({ origem: 'manual' }));
+      await temporal.client.workflow.start<RankingJobWorkflow>(RANKING_JOB_WORKFLOW, rankingJobStartOptions({ origem: 'manual' }));
       console.log('sample: first ranking job queued; follow GET /api/v1/ranking/status');
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;

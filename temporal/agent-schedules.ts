@@ -7,7 +7,7 @@ import {
   type ScheduleOptionsAction,
   type ScheduleSpec,
 } from '@temporalio/client';
-import type { ScheduledAgentRunInput } from './contracts/scheduled-agent-run';
+import { SCHEDULED_AGENT_RUN_WORKFLOW, type ScheduledAgentRunInput } from './contracts/scheduled-agent-run';
 import { TASK_QUEUES } from './task-queues';
 
 /**
@@ -42,7 +42,7 @@ function actionOf(definition: AgentScheduleDefinition): ScheduleOptionsAction {
   const input: ScheduledAgentRunInput = { scheduleId: definition.id, cronExpression: definition.cronExpression, timezone: definition.timezone };
   return {
     type: 'startWorkflow',
-    workflowType: 'scheduledAgentRunWorkflow',
+    workflowType: SCHEDULED_AGENT_RUN_WORKFLOW,
     taskQueue: TASK_QUEUES.agents,
     workflowId: `agent-schedule-run-${definition.id}`,
     args: [input],
@@ -65,7 +65,7 @@ function matches(description: ScheduleDescription, definition: AgentScheduleDefi
   if (action.type !== 'startWorkflow') return false;
   const input = action.args?.[0] as Partial<ScheduledAgentRunInput> | undefined;
   return (
-    action.workflowType === 'scheduledAgentRunWorkflow' &&
+    action.workflowType === SCHEDULED_AGENT_RUN_WORKFLOW &&
     action.taskQueue === TASK_QUEUES.agents &&
     input?.scheduleId === definition.id &&
     input.cronExpression === definition.cronExpression &&

@@ -37,7 +37,7 @@ export interface ClosedExecution {
   status: FinalStatus;
   error: string | null;
   changed: boolean;
-  /** The completed run's agent delegates its result: the workflow runs delegateResult. */
+  /** The completed run's agent delegates its result: the workflow then hands it on (storeDelegatedRun and a child). */
   delegates: boolean;
 }
 
@@ -162,7 +162,7 @@ export function createCloseActivities(deps: CloseActivityDeps) {
     },
   };
 
-  /** The agent of a completed record delegates (followUps' delegateResult has something to do, or to say). */
+  /** The agent of a completed record delegates (the delegation step has something to do, or to say). */
   async function delegatesResult(record: Execution): Promise<boolean> {
     if ((record.result ?? '').trim() === '' || !record.agentId) return false;
     const agent = await findAgent(db, record.agentId);

@@ -84,7 +84,7 @@ function runFailureOf(error: unknown, context: Context): unknown {
 
 export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps) {
   const { pool, db, redis, config, logger } = deps;
-  const { dataDir, reportsDir } = config.orchestration;
+  const { dataDir } = config.orchestration;
 
   async function pinnedHost(executionId: string): Promise<string> {
     const pinned = await pinExecutionHost(pool, executionId);

@@ -9,7 +9,7 @@ import type { Logger } from '../../lib/logger';
 import { UseCaseError } from '../../services/errors';
 import type { ExecutionDeps } from '../../services/executions/deps';
 import { storeDelegatedExecution } from '../../services/executions/delegate';
-import { liveStreamOf, published } from '../../services/executions/live';
+import { lifecycleStreamOf, published } from '../../services/executions/live';
 import { startAgentExecution } from '../../temporal/agent-execution';
 import { executionGone, existingRecord } from './records';
 
@@ -76,7 +76,7 @@ export function createFollowUpActivities(deps: FollowUpDeps) {
       if (!moved && !(record.status === 'retrying' && record.attempt === input.attempt + 1)) return null;
       await published(
         deps,
-        liveStreamOf(deps, record)?.retry({ attempt: input.attempt, maxRetries, nextRetryIn: delayMs / 1000, reason: input.reason }),
+        lifecycleStreamOf(deps, record)?.retry({ attempt: input.attempt, maxRetries, nextRetryIn: delayMs / 1000, reason: input.reason }),
       );
       return { delayMs };
     },

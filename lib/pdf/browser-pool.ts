@@ -7,7 +7,11 @@ import type { Browser, BrowserContext, PDFOptions } from 'puppeteer-core';
 import type { Logger } from '../logger';
 import { Semaphore } from './semaphore';
 
-/** A page to print: its HTML, the footer drawn on every page, and the page margins (CSS lengths). */
+/**
+ * A page to print: its HTML, the footer drawn on every page, and the page margins (CSS lengths). The
+ * sheets' templates (domain/pdf/sheet-layout.ts) build documents of this shape; each layer states it
+ * on its own, as neither may import the other.
+ */
 export interface PdfDocument {
   html: string;
   footerHtml: string;
@@ -226,7 +230,7 @@ export class BrowserPool {
       userDataDir: instance.userDataDir,
       // Chromium refuses to run as root with its sandbox on (containers); otherwise keep it.
       args: process.getuid?.() === 0 ? [...CHROMIUM_ARGS, '--no-sandbox'] : CHROMIUM_ARGS,
-      // Shutdown is ours (closeServices): puppeteer's own handlers would kill the browser mid-drain.
+      // Shutdown is ours (close(), called by closeApiResources): puppeteer's own handlers would kill the browser mid-drain.
       handleSIGINT: false,
       handleSIGTERM: false,
       handleSIGHUP: false,

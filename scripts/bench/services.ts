@@ -6,7 +6,7 @@ import type { Client as ElasticsearchClient } from '@elastic/elasticsearch';
 import type { Client } from '@temporalio/client';
 import { repoRoot as root } from '../../lib/paths';
 import { rankingJobStartOptions } from '../../temporal/ranking-job';
-import type { RankingJobWorkflow } from '../../temporal/contracts/ranking-job';
+import { RANKING_JOB_WORKFLOW, type RankingJobWorkflow } from '../../temporal/contracts/ranking-job';
 import { generatePersons } from '../generate-persons';
 import { sampleRss } from './measure';
 
@@ -76,7 +76,7 @@ export async function runRankingJobOnWorker(client: Client, expectedPersons: num
   await waitForLine(worker, '"msg":"worker started"');
   const rss = sampleRss(worker.pid as number);
   const started = process.hrtime.bigint();
-  const result = await client.workflow.execute<RankingJobWorkflow>('rankingJobWorkflow', rankingJobStartOptions({ origem: 'manual' }));
+  const result = await client.workflow.execute<RankingJobWorkflow>(RANKING_JOB_WORKFLOW, rankingJobStartOptions({ origem: 'manual' }));
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const peakMb = rss.stop();
   await stopService(worker);

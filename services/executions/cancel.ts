@@ -5,7 +5,7 @@ import { CANCELLED_ERROR } from '../../domain/execution-errors';
 import { NotFoundError } from '../errors';
 import { cancelPipelineRun } from '../pipelines/runs';
 import type { ExecutionDeps } from './deps';
-import { liveStreamOf, published } from './live';
+import { lifecycleStreamOf, published } from './live';
 import { activeExecutionView, type ActiveExecutionView } from './view';
 
 /**
@@ -20,7 +20,7 @@ async function cancelActive(deps: ExecutionDeps, execution: ExecutionSummary): P
     if (ended) {
       await published(
         deps,
-        liveStreamOf(deps, ended)?.finished({ status: 'canceled', costUsd: null, durationMs: null, sessionId: ended.sessionId, error: CANCELLED_ERROR }),
+        lifecycleStreamOf(deps, ended)?.finished({ status: 'canceled', costUsd: null, durationMs: null, sessionId: ended.sessionId, error: CANCELLED_ERROR }),
       );
     }
   }

@@ -4,7 +4,7 @@ import { delegatedExecutionOf, getExecution } from '../../db/executions-store';
 import { executionNotFound } from '../errors';
 import type { ExecutionDeps } from './deps';
 import { storeExecution } from './launch';
-import { liveStreamOf, published } from './live';
+import { lifecycleStreamOf, published } from './live';
 
 /** The delegated task is the previous result; a result longer than this is cut (the prompt travels on stdin, but a bound is a bound). */
 export const DELEGATED_TASK_MAX_CHARS = 100_000;
@@ -25,7 +25,7 @@ export async function storeDelegatedExecution(deps: ExecutionDeps, executionId: 
   const result = (record.result ?? '').trim();
   const agent = record.agentId ? await findAgent(deps.db, record.agentId) : null;
   if (!agent?.delegateTo || result === '') return null;
-  const live = liveStreamOf(deps, record);
+  const live = lifecycleStreamOf(deps, record);
   if (record.delegationDepth >= depthMax) {
     await published(deps, live?.output({ type: 'system', content: `Delegação para outro agente não feita: limite de ${depthMax} delegações em cadeia atingido` }));
     return null;

@@ -7,7 +7,7 @@ import type { RepositoryConfig } from '../repos';
 /**
  * What the execution use cases need, passed explicitly so that the API process and a worker's activity
  * (a schedule, a webhook) call them alike: a worker builds this from its own pool, Redis connection and
- * Temporal client, with no HTTP server and no `Services`.
+ * Temporal client, with no HTTP server and no `ApiResources` (api/use-case-deps.ts builds it for the API process).
  */
 export interface ExecutionDeps {
   db: Database;

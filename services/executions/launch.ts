@@ -8,7 +8,7 @@ import { storedContextFiles, withContextFiles, type ContextFileRequest } from '.
 import { confinedWorkingDirectory } from '../working-directories';
 import { requestedRepository } from '../repos';
 import type { ExecutionDeps } from './deps';
-import { liveStreamOf, published } from './live';
+import { lifecycleStreamOf, published } from './live';
 import { startRecordWorkflow } from './workflow-start';
 
 /** What a start answers: the new record, queued until its workflow takes a concurrency slot. */
@@ -49,7 +49,7 @@ export async function storeExecution(
   const workingDirectory = await confinedWorkingDirectory(deps.workdirRoots, input.workingDirectory, 'workingDirectory');
   const execution = await createExecution(deps.db, { id, kind: 'agent', agentId: agent.id, agentName: agent.name, clientId, ...input, workingDirectory });
   // Before the start, so the client always hears `queued` before the worker's `started`.
-  await published(deps, liveStreamOf(deps, execution)?.queued());
+  await published(deps, lifecycleStreamOf(deps, execution)?.queued());
   return execution;
 }
 
@@ -71,7 +71,7 @@ export async function launchExecution(
     execution,
     () => startAgentExecution(deps.temporal, { executionId: execution.id, resumeSessionId }),
     'A execução não pôde ser iniciada: o motor de workflows está indisponível',
-    liveStreamOf(deps, execution),
+    lifecycleStreamOf(deps, execution),
   );
   return { executionId: execution.id, status: 'queued' };
 }

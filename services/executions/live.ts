@@ -3,11 +3,11 @@ import { ExecutionLiveStream, liveTargetOf, type ExecutionIdentity } from '../..
 import type { ExecutionDeps } from './deps';
 
 /** The fields of a record its live messages are addressed and labelled by. */
-export type LiveRecord = Pick<Execution, 'id' | 'agentId' | 'agentName' | 'source' | 'clientId' | 'scheduleId' | 'webhookId' | 'outputSeq'> &
+type LiveRecord = Pick<Execution, 'id' | 'agentId' | 'agentName' | 'source' | 'clientId' | 'scheduleId' | 'webhookId' | 'outputSeq'> &
   Partial<Pick<Execution, 'pipelineExecutionId' | 'pipelineId' | 'stepIndex'>>;
 
 /** How a record's messages name it; a pipeline step's output goes out as pipeline_step_output (docs/pipelines.md). */
-export function liveIdentityOf(record: LiveRecord): ExecutionIdentity {
+function liveIdentityOf(record: LiveRecord): ExecutionIdentity {
   const pipelineExecutionId = record.pipelineExecutionId ?? null;
   return {
     executionId: record.id,
@@ -26,6 +26,16 @@ export function liveIdentityOf(record: LiveRecord): ExecutionIdentity {
 export function liveStreamOf(deps: Pick<ExecutionDeps, 'redis'>, record: LiveRecord, firstSeq = record.outputSeq + 1): ExecutionLiveStream | null {
   const target = liveTargetOf(record);
   return target ? new ExecutionLiveStream(deps.redis, target, liveIdentityOf(record), firstSeq) : null;
+}
+
+/**
+ * The stream for the messages a use case or a follow-up sends about a record itself (queued,
+ * canceled, retry, the delegation lines): always as the execution's own, a pipeline step's included,
+ * as they have always gone out. The run's output and close use liveStreamOf, where a step's lines
+ * become pipeline_step_output.
+ */
+export function lifecycleStreamOf(deps: Pick<ExecutionDeps, 'redis'>, record: LiveRecord): ExecutionLiveStream | null {
+  return liveStreamOf(deps, { ...record, pipelineExecutionId: null });
 }
 
 /** Live output is best effort: a Redis failure is logged, never the caller's failure (the record has it all). */
