@@ -13,77 +13,64 @@ const LAYERS_ABOVE = {
   api: ['workers'],
 };
 
-const upward = Object.entries(LAYERS_ABOVE).map(([layer, above]) => ({
-  name: `${layer}-imports-downward`,
-  comment: `${layer}/ imports nothing from a layer above it (${above.join('/, ')}/)`,
-  severity: 'error',
-  from: { path: `^${layer}/` },
-  to: { path: `^(${above.join('|')})/|^main\\.ts$` },
-}));
+/** A forbidden import: from the modules `from` matches to those `to` matches. */
+const rule = (name, comment, from, to) => ({ name, comment, severity: 'error', from, to });
+
+const upward = Object.entries(LAYERS_ABOVE).map(([layer, above]) =>
+  rule(
+    `${layer}-imports-downward`,
+    `${layer}/ imports nothing from a layer above it (${above.join('/, ')}/)`,
+    { path: `^${layer}/` },
+    { path: `^(${above.join('|')})/|^main\\.ts$` },
+  ),
+);
 
 /** A bottom layer: its modules import only each other (and packages). */
-const keepsToItself = (layer, name, comment) => ({
-  name,
-  comment,
-  severity: 'error',
-  from: { path: `^${layer}/` },
-  to: { pathNot: `^${layer}/`, dependencyTypes: ['local'] },
-});
+const keepsToItself = (layer, name, comment) =>
+  rule(name, comment, { path: `^${layer}/` }, { pathNot: `^${layer}/`, dependencyTypes: ['local'] });
 
 module.exports = {
   forbidden: [
-    {
-      name: 'no-circular',
-      comment: 'No circle of imports, type-only imports included',
-      severity: 'error',
-      from: {},
-      to: { circular: true },
-    },
+    rule('no-circular', 'No circle of imports, type-only imports included', {}, { circular: true }),
     keepsToItself('domain', 'domain-is-pure', 'domain/ imports nothing outside domain/ (no I/O, no framework; packages for types)'),
     keepsToItself('lib', 'lib-is-generic', 'lib/ imports only lib/ (and packages)'),
     ...upward,
-    {
-      name: 'routes-call-use-cases',
-      comment: 'route files reach storage, Temporal and side effects only through services/ (api/resources.ts, the composition root, builds the connections)',
-      severity: 'error',
-      from: { path: '^api/', pathNot: '^api/resources\\.ts$' },
-      to: { path: '^(db|temporal|activities|workflows)/|(^|/)node_modules/(@elastic/elasticsearch|@temporalio/|mysql2|drizzle-orm)' },
-    },
-    {
-      name: 'use-cases-know-no-http',
-      comment: 'services/ use no HTTP framework: routes, schedules, webhooks and pipelines call them alike',
-      severity: 'error',
-      from: { path: '^services/' },
-      to: { path: '(^|/)node_modules/(koa|@koa/|koa-)' },
-    },
-    {
-      name: 'workflows-see-activities-as-types',
-      comment: 'a workflow names its activities by type only (proxyActivities); their code runs on the worker, never in the bundle',
-      severity: 'error',
-      from: { path: '^workflows/' },
-      to: { path: '^activities/', dependencyTypesNot: ['type-only'] },
-    },
-    {
-      name: 'workflows-take-only-contracts-from-temporal',
-      comment: 'a workflow imports from temporal/ only the workflow-safe contracts and queue names, never the client part',
-      severity: 'error',
-      from: { path: '^workflows/' },
-      to: { path: '^temporal/', pathNot: '^temporal/(contracts/|task-queues\\.ts$)' },
-    },
-    {
-      name: 'contracts-are-workflow-safe',
-      comment: 'temporal/contracts/ imports only contracts, domain/ and the workflow SDK: what a workflow bundle may hold',
-      severity: 'error',
-      from: { path: '^temporal/contracts/' },
-      to: { path: '^(api|workers|workflows|activities|services|temporal/(?!contracts/)|db|lib)/|(^|/)node_modules/@temporalio/(client|worker|activity)/' },
-    },
-    {
-      name: 'contracts-do-no-io',
-      comment: 'temporal/contracts/ uses no Node.js module (a workflow bundle runs without them)',
-      severity: 'error',
-      from: { path: '^temporal/contracts/' },
-      to: { dependencyTypes: ['core'] },
-    },
+    rule(
+      'routes-call-use-cases',
+      'route files reach storage, Temporal and side effects only through services/ (api/resources.ts, the composition root, builds the connections)',
+      { path: '^api/', pathNot: '^api/resources\\.ts$' },
+      { path: '^(db|temporal|activities|workflows)/|(^|/)node_modules/(@elastic/elasticsearch|@temporalio/|mysql2|drizzle-orm)' },
+    ),
+    rule(
+      'use-cases-know-no-http',
+      'services/ use no HTTP framework: routes, schedules, webhooks and pipelines call them alike',
+      { path: '^services/' },
+      { path: '(^|/)node_modules/(koa|@koa/|koa-)' },
+    ),
+    rule(
+      'workflows-see-activities-as-types',
+      'a workflow names its activities by type only (proxyActivities); their code runs on the worker, never in the bundle',
+      { path: '^workflows/' },
+      { path: '^activities/', dependencyTypesNot: ['type-only'] },
+    ),
+    rule(
+      'workflows-take-only-contracts-from-temporal',
+      'a workflow imports from temporal/ only the workflow-safe contracts and queue names, never the client part',
+      { path: '^workflows/' },
+      { path: '^temporal/', pathNot: '^temporal/(contracts/|task-queues\\.ts$)' },
+    ),
+    rule(
+      'contracts-are-workflow-safe',
+      'temporal/contracts/ imports only contracts, domain/ and the workflow SDK: what a workflow bundle may hold',
+      { path: '^temporal/contracts/' },
+      { path: '^(api|workers|workflows|activities|services|temporal/(?!contracts/)|db|lib)/|(^|/)node_modules/@temporalio/(client|worker|activity)/' },
+    ),
+    rule(
+      'contracts-do-no-io',
+      'temporal/contracts/ uses no Node.js module (a workflow bundle runs without them)',
+      { path: '^temporal/contracts/' },
+      { dependencyTypes: ['core'] },
+    ),
   ],
   options: {
     tsPreCompilationDeps: true,
