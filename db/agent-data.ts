@@ -27,6 +27,8 @@ export interface AgentData {
   maxRetries: number;
   /** The agent a completed run's result is handed to; null: none. */
   delegateTo: string | null;
+  /** How long one run may take, in ms (the panel's `config.timeout`); null: the service's AGENT_RUN_TIMEOUT_SECONDS. */
+  timeoutMs: number | null;
 }
 
 /**
@@ -42,7 +44,8 @@ export const PANEL_FIELD_DEFAULTS = {
   delegateTo: null as string | null,
 };
 
-type PanelField = keyof typeof PANEL_FIELD_DEFAULTS;
+/** `timeoutMs` (migration 0019): a version written before it reads null, the service's default limit. */
+type PanelField = keyof typeof PANEL_FIELD_DEFAULTS | 'timeoutMs';
 
 /** Data to create or read: the panel's fields may be absent (older callers and versions) and take their defaults. */
 export type AgentDataInput = Omit<AgentData, PanelField> & Partial<Pick<AgentData, PanelField>>;
@@ -62,6 +65,7 @@ export const AGENT_DATA_FIELDS = [
   'retryOnFailure',
   'maxRetries',
   'delegateTo',
+  'timeoutMs',
 ] as const satisfies readonly (keyof AgentData)[];
 
 /** Picks the data fields of a row or a stored version, the panel's fields defaulted when absent. */
@@ -80,6 +84,7 @@ export function agentDataOf(source: AgentDataInput): AgentData {
     retryOnFailure: source.retryOnFailure ?? PANEL_FIELD_DEFAULTS.retryOnFailure,
     maxRetries: source.maxRetries ?? PANEL_FIELD_DEFAULTS.maxRetries,
     delegateTo: source.delegateTo ?? PANEL_FIELD_DEFAULTS.delegateTo,
+    timeoutMs: source.timeoutMs ?? null,
   };
 }
 

@@ -159,6 +159,8 @@ export const agents = mysqlTable(
     maxRetries: int('max_retries').notNull().default(3),
     /** The agent a completed run's result is handed to; null: none. */
     delegateTo: varchar('delegate_to', { length: 36 }),
+    /** The panel's `config.timeout`: how long one run may take, in ms (1 s..24 h); null: AGENT_RUN_TIMEOUT_SECONDS. */
+    timeoutMs: int('timeout_ms'),
     version: int('version').notNull().default(1),
     createdAt: datetime('created_at', { fsp: 3, mode: 'date' }).notNull(),
     updatedAt: datetime('updated_at', { fsp: 3, mode: 'date' }).notNull(),

@@ -12,6 +12,8 @@ import { optionalWorkingDirectoryPath } from './working-directory-input';
 export const PERMISSION_MODES = ['', 'default', 'plan', 'acceptEdits', 'bypassPermissions'] as const;
 export const MAX_TURNS = { min: 0, max: 500, default: 0 } as const;
 export const MAX_RETRIES = { min: 1, max: 3, default: 3 } as const;
+/** `config.timeout`, a run's time limit in ms: 1 s to 24 h (the run activity's own bound). */
+export const RUN_TIMEOUT_MS = { min: 1_000, max: 86_400_000 } as const;
 export const TAGS = { max: 20, length: 50 } as const;
 export const DESCRIPTION_MAX = 2_000;
 export const SYSTEM_PROMPT_MAX = 50_000;
@@ -53,11 +55,21 @@ const configFields = {
   maxRetries: z.number().int().min(MAX_RETRIES.min).max(MAX_RETRIES.max),
   // '' and null: no delegate. Another existing agent's id, checked by the store.
   delegateTo: z.preprocess((value) => (value === '' ? null : value), z.string().max(100).nullable()),
+  // null: the service's default limit (AGENT_RUN_TIMEOUT_SECONDS).
+  timeout: z.number().int().min(RUN_TIMEOUT_MS.min).max(RUN_TIMEOUT_MS.max).nullable(),
 };
+
+/**
+ * Import takes what the user pasted: a legacy export's `timeout` outside 1 s..24 h is held to that
+ * range (and rounded to whole ms) instead of refusing the agent (docs/agents.md).
+ */
+const clampedTimeout = z.preprocess(
+  (value) => (typeof value === 'number' && Number.isFinite(value) ? Math.min(RUN_TIMEOUT_MS.max, Math.max(RUN_TIMEOUT_MS.min, Math.round(value))) : value),
+  configFields.timeout,
+);
 
 /** Keys of the legacy server's agents (and of our own answers) that are accepted and not kept. */
 const ignored = z.unknown().optional();
-const IGNORED_CONFIG_KEYS = { timeout: ignored };
 const IGNORED_KEYS = {
   id: ignored,
   tasks: ignored,
@@ -103,6 +115,7 @@ function dataChangesOf(body: AgentInput): Partial<AgentData> {
     retryOnFailure: config.retryOnFailure,
     maxRetries: config.maxRetries,
     delegateTo: config.delegateTo,
+    timeoutMs: config.timeout,
   };
   return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as Partial<AgentData>;
 }
@@ -121,9 +134,11 @@ export const AGENT_DEFAULTS: Omit<AgentData, 'name'> = {
   retryOnFailure: false,
   maxRetries: MAX_RETRIES.default,
   delegateTo: null,
+  timeoutMs: null,
 };
 
-const configBody = z.strictObject({ ...mapOptional(configFields), ...IGNORED_CONFIG_KEYS });
+const configBody = z.strictObject(mapOptional(configFields));
+const importedConfigBody = z.strictObject(mapOptional({ ...configFields, timeout: clampedTimeout }));
 
 function mapOptional<T extends Record<string, z.ZodType>>(shape: T): { [K in keyof T]: z.ZodOptional<T[K]> } {
   return Object.fromEntries(Object.entries(shape).map(([key, schema]) => [key, schema.optional()])) as { [K in keyof T]: z.ZodOptional<T[K]> };
@@ -133,9 +148,15 @@ function mapOptional<T extends Record<string, z.ZodType>>(shape: T): { [K in key
  * POST /agents and POST /agents/import: the panel's body (every key present when the panel sends
  * it); only `agent_name` is required, the rest take AGENT_DEFAULTS. Unknown keys are refused.
  */
-export const agentCreateBody = z
-  .strictObject({ ...fields, description: fields.description.optional(), tags: tags.optional(), status: fields.status.optional(), config: configBody.optional(), ...IGNORED_KEYS })
-  .transform((body): AgentDataInput => ({ ...AGENT_DEFAULTS, ...dataChangesOf(body), name: body.agent_name }));
+function createBodyWith(config: typeof configBody | typeof importedConfigBody) {
+  return z
+    .strictObject({ ...fields, description: fields.description.optional(), tags: tags.optional(), status: fields.status.optional(), config: config.optional(), ...IGNORED_KEYS })
+    .transform((body): AgentDataInput => ({ ...AGENT_DEFAULTS, ...dataChangesOf(body), name: body.agent_name }));
+}
+
+export const agentCreateBody = createBodyWith(configBody);
+/** POST /agents/import of the panel's export: the create body, a `timeout` out of range held to it. */
+const agentImportBody = createBodyWith(importedConfigBody);
 
 /** PUT /agents/{id}: partial; the keys given replace the stored ones, `config` merged over the stored config. */
 export const agentUpdateBody = z
@@ -169,7 +190,7 @@ const legacyExportBody = z
 /** POST /agents/import: what GET /agents/{id}/export answers (the panel's fields), or the former export format. */
 export function agentImportBodyFor(body: unknown): z.ZodType<AgentDataInput> {
   const legacy = typeof body === 'object' && body !== null && (body as { format?: unknown }).format === 'agent-export';
-  return legacy ? legacyExportBody : agentCreateBody;
+  return legacy ? legacyExportBody : agentImportBody;
 }
 
 /**

@@ -17,6 +17,8 @@ export interface AgentConfigView {
   maxRetries: number;
   /** Another agent's id, or ''. */
   delegateTo: string;
+  /** The run time limit in ms; absent: the service's default (AGENT_RUN_TIMEOUT_SECONDS), as the contract's optional `timeout`. */
+  timeout?: number;
 }
 
 export interface AgentView {
@@ -62,6 +64,7 @@ export const VIEW_NAME: Record<keyof AgentData, 'agent_name' | 'description' | '
   retryOnFailure: 'retryOnFailure',
   maxRetries: 'maxRetries',
   delegateTo: 'delegateTo',
+  timeoutMs: 'timeout',
 };
 
 export function configView(data: AgentData): AgentConfigView {
@@ -75,6 +78,7 @@ export function configView(data: AgentData): AgentConfigView {
     retryOnFailure: data.retryOnFailure,
     maxRetries: data.maxRetries,
     delegateTo: data.delegateTo ?? '',
+    ...(data.timeoutMs !== null ? { timeout: data.timeoutMs } : {}),
   };
 }
 

@@ -185,7 +185,7 @@ describe('agents: create, read, list (rows 1-3)', () => {
     expect(rows[0]).toEqual({ model: null, working_directory: null });
   });
 
-  it('accepts and ignores the keys of the legacy format it does not keep; joins an array of tools; trims and dedupes tags', async () => {
+  it('accepts and ignores the keys of the legacy format it does not keep; keeps config.timeout; joins an array of tools; trims and dedupes tags', async () => {
     const name = uniqueName('Legacy keys');
     const body = {
       ...panelBody(name, { allowedTools: ['Read', 'Grep'], timeout: 60_000 }),
@@ -202,7 +202,16 @@ describe('agents: create, read, list (rows 1-3)', () => {
     expect(created.created_at).not.toBe('2020-01-01T00:00:00.000Z');
     expect(created.tags).toEqual(['review', 'po']);
     expect(created.config.allowedTools).toBe('Read,Grep');
+    expect(created.config.timeout).toBe(60_000);
+    const [rows] = await database.pool.query<RowDataPacket[]>('SELECT timeout_ms FROM agents WHERE id = ?', [created.id]);
+    expect(rows[0]).toEqual({ timeout_ms: 60_000 });
+  });
+
+  it('shows no config.timeout for an agent created without one (the service default applies), and stores null', async () => {
+    const created = await createAgent(panelBody(uniqueName('Sem limite')));
     expect(created.config).not.toHaveProperty('timeout');
+    const [rows] = await database.pool.query<RowDataPacket[]>('SELECT timeout_ms FROM agents WHERE id = ?', [created.id]);
+    expect(rows[0]).toEqual({ timeout_ms: null });
   });
 
   it('refuses a second agent with the same name, in any case (409 {error}), and creates nothing', async () => {
@@ -238,6 +247,10 @@ describe('agents: create, read, list (rows 1-3)', () => {
     ['2 001 characters of tools', config({ allowedTools: 'R'.repeat(2001) }), 'body.config.allowedTools: Demasiado grande: esperava que o texto tivesse <= 2000 caracteres'],
     ['retryOnFailure as text', config({ retryOnFailure: 'yes' }), 'body.config.retryOnFailure: Entrada inválida: esperava um valor booleano, recebeu um texto'],
     ['0 retries', config({ maxRetries: 0 }), 'body.config.maxRetries: Demasiado pequeno: esperava que o número fosse >= 1'],
+    ['a time limit under 1 s', config({ timeout: 999 }), 'body.config.timeout: Demasiado pequeno: esperava que o número fosse >= 1000'],
+    ['a time limit over 24 h', config({ timeout: 86_400_001 }), 'body.config.timeout: Demasiado grande: esperava que o número fosse <= 86400000'],
+    ['a time limit in fractions of a ms', config({ timeout: 1500.5 }), 'body.config.timeout: Entrada inválida: esperava um número inteiro, recebeu um número'],
+    ['a time limit as text', config({ timeout: '60000' }), 'body.config.timeout: Entrada inválida: esperava um número, recebeu um texto'],
     ['4 retries', config({ maxRetries: 4 }), 'body.config.maxRetries: Demasiado grande: esperava que o número fosse <= 3'],
     ['a delegate that is no agent', config({ delegateTo: '00000000-0000-4000-8000-000000000000' }), 'config.delegateTo: "00000000-0000-4000-8000-000000000000" não é o id de outro agente'],
     ['a relative working directory', config({ workingDirectory: 'projects/x' }), 'body.config.workingDirectory: O diretório de trabalho deve ser um caminho absoluto (recebido "projects/x")'],
@@ -355,6 +368,30 @@ describe('agents: update and delegation (row 4)', () => {
     });
     const plain = await createAgent({ agent_name: uniqueName('Plain'), config: { maxTurns: 12, permissionMode: 'plan' } });
     expect(agentRunConfigOf((await findAgent(database.db, plain.id))!)).toEqual({ maxTurns: 12, permissionMode: 'plan' });
+  });
+});
+
+describe('agents: config.timeout, the run time limit (issue 23)', () => {
+  it('sets, shows, versions, exports and clears the limit; a bad one on update is 400 and changes nothing', async () => {
+    const created = await createAgent(panelBody(uniqueName('Com limite')));
+    const set = await call('PUT', `/api/agents/${created.id}`, { config: { timeout: 120_000 } });
+    expect(set.status).toBe(200);
+    expect(set.body.config).toMatchObject({ timeout: 120_000, maxTurns: created.config.maxTurns });
+    expect(set.body.version).toBe(2);
+    const versions = await call('GET', `/api/agents/${created.id}/versions`);
+    expect(versions.body[0]).toMatchObject({ version: 2, changedFields: ['timeout'], config: { timeout: 120_000 } });
+    const exported = await call('GET', `/api/agents/${created.id}/export`);
+    expect(exported.body.config.timeout).toBe(120_000);
+
+    const refused = await call('PUT', `/api/agents/${created.id}`, { config: { timeout: 0 } });
+    expect(refused).toMatchObject({ status: 400, body: { error: 'body.config.timeout: Demasiado pequeno: esperava que o número fosse >= 1000' } });
+    expect((await call('GET', `/api/agents/${created.id}`)).body).toMatchObject({ version: 2, config: { timeout: 120_000 } });
+
+    const cleared = await call('PUT', `/api/agents/${created.id}`, { config: { timeout: null } });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.config).not.toHaveProperty('timeout');
+    const [rows] = await database.pool.query<RowDataPacket[]>('SELECT timeout_ms FROM agents WHERE id = ?', [created.id]);
+    expect(rows[0]).toEqual({ timeout_ms: null });
   });
 });
 
@@ -509,7 +546,20 @@ describe('agents: export, import, duplicate, delete (rows 5-8)', () => {
     };
     const imported = await call('POST', '/api/agents/import', legacy);
     expect(imported.status).toBe(201);
-    expect(imported.body).toMatchObject({ agent_name: name, status: 'inactive', tags: ['x'], config: { systemPrompt: 'p', permissionMode: 'bypassPermissions', delegateTo: '', retryOnFailure: false, maxRetries: 3 } });
+    expect(imported.body).toMatchObject({ agent_name: name, status: 'inactive', tags: ['x'], config: { systemPrompt: 'p', permissionMode: 'bypassPermissions', delegateTo: '', retryOnFailure: false, maxRetries: 3, timeout: 1000 } });
+  });
+
+  it.each([
+    ['under 1 s', 10, 1_000],
+    ['over 24 h', 1e9, 86_400_000],
+    ['in fractions of a ms', 1500.4, 1_500],
+  ])('imports a config.timeout %s held to 1 s..24 h (import takes what was pasted)', async (_case, pasted, kept) => {
+    const name = uniqueName('Limite importado');
+    const imported = await call('POST', '/api/agents/import', panelBody(name, { timeout: pasted }));
+    expect(imported.status).toBe(201);
+    expect(imported.body.config.timeout).toBe(kept);
+    // Create stays strict: the same body is refused there.
+    expect((await call('POST', '/api/agents', panelBody(uniqueName('Limite criado'), { timeout: pasted }))).status).toBe(400);
   });
 
   it('imports the former export file of this service, its fields mapped', async () => {
