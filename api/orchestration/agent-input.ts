@@ -187,10 +187,15 @@ const legacyExportBody = z
   })
   .transform(({ agent }): AgentDataInput => ({ ...AGENT_DEFAULTS, ...agent }));
 
-/** POST /agents/import: what GET /agents/{id}/export answers (the panel's fields), or the former export format. */
-export function agentImportBodyFor(body: unknown): z.ZodType<AgentDataInput> {
+/**
+ * POST /agents/import: what GET /agents/{id}/export answers (the panel's fields), or the former export
+ * format; `workingDirectoryField` names where each keeps its working directory, for the use case's refusal.
+ */
+export function agentImportBodyFor(body: unknown): { schema: z.ZodType<AgentDataInput>; workingDirectoryField: string } {
   const legacy = typeof body === 'object' && body !== null && (body as { format?: unknown }).format === 'agent-export';
-  return legacy ? legacyExportBody : agentImportBody;
+  return legacy
+    ? { schema: legacyExportBody, workingDirectoryField: 'body.agent.workingDirectory' }
+    : { schema: agentImportBody, workingDirectoryField: 'body.config.workingDirectory' };
 }
 
 /**

@@ -58,10 +58,8 @@ export function agentsRoutes(resources: ApiResources): Router {
   router.post('/import', async (ctx) => {
     // What export answers, or the former export file ({format: 'agent-export', version: 1, agent}).
     const body: unknown = ctx.request.body;
-    const schema = agentImportBodyFor(body);
-    const input = parseInput(schema, body, 'body');
-    const field = schema === agentCreateBody ? 'body.config.workingDirectory' : 'body.agent.workingDirectory';
-    answerCreated(ctx, await importAgent(deps, input, field));
+    const { schema, workingDirectoryField } = agentImportBodyFor(body);
+    answerCreated(ctx, await importAgent(deps, parseInput(schema, body, 'body'), workingDirectoryField));
   });
 
   router.get('/:id', async (ctx) => {
