@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import type { Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type Redis from 'ioredis';
 import type { Database } from '../../db';
 import { findAgent } from '../../db/agents-store';
@@ -101,7 +101,7 @@ export function createFollowUpActivities(deps: FollowUpDeps) {
       const delegated = await storeDelegatedRun(executionId);
       if (delegated) {
         await startAgentExecution(deps.temporal, { executionId: delegated.executionId }).catch((error: unknown) => {
-          if (!(error instanceof Error && error.name === 'WorkflowExecutionAlreadyStartedError')) throw error;
+          if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
         });
       }
       return delegated;

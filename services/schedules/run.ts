@@ -11,8 +11,8 @@ import { storeExecution } from '../executions/launch';
  * messages are broadcast; the task with empty instructions, contract 3.5), tells every client it is
  * queued (storeExecution), and answers its id. The workflow then runs it as a child
  * `agentExecutionWorkflow`, so unlike launchExecution nothing is started here. Working directory and
- * model as for a manual run: the agent's, else the settings'. Null, with nothing stored, when the row or its agent is gone or the
- * agent is inactive (the firing is skipped; the warning is logged). Idempotent on `executionId`.
+ * model as for a manual run: the agent's, else the settings'. Null, with nothing stored, when the
+ * row or its agent is gone or the agent is inactive (the firing is skipped; the warning is logged). Idempotent on `executionId`.
  */
 export async function createScheduledExecution(deps: ExecutionDeps, scheduleId: string, executionId: string): Promise<{ executionId: string } | null> {
   if (await getExecution(deps.db, executionId)) return { executionId };

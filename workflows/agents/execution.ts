@@ -148,6 +148,19 @@ export async function agentExecutionWorkflow(input: AgentExecutionInput): Promis
 }
 
 /**
+ * A run stored by a workflow's activity, started as that workflow's child (a schedule's firing, a
+ * delegation): the record's usual id on `agents`, so the panel's cancel finds it, and never twice.
+ */
+export function agentExecutionChild(executionId: string) {
+  return {
+    workflowId: agentExecutionWorkflowId(executionId),
+    taskQueue: TASK_QUEUES.agents,
+    args: [{ executionId }] as [AgentExecutionInput],
+    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+  };
+}
+
+/**
  * Hands a completed run's result on ("Delegation"): the activity stores the delegated run's record,
  * then it starts as a child with the record's usual id, abandoned when this workflow completes right
  * after, so it runs, and is cancelled, on its own. This run's outcome is recorded already: a
@@ -158,10 +171,7 @@ async function delegate(executionId: string): Promise<void> {
     const delegated = await followUp.storeDelegatedRun(executionId);
     if (delegated === null) return;
     await startChild<AgentExecutionWorkflow>(AGENT_EXECUTION_WORKFLOW, {
-      workflowId: agentExecutionWorkflowId(delegated.executionId),
-      taskQueue: TASK_QUEUES.agents,
-      args: [{ executionId: delegated.executionId }],
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      ...agentExecutionChild(delegated.executionId),
       parentClosePolicy: ParentClosePolicy.ABANDON,
     });
   } catch (error) {

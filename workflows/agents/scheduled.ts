@@ -1,9 +1,7 @@
-import { ChildWorkflowFailure, executeChild, ParentClosePolicy, proxyActivities, uuid4, WorkflowIdReusePolicy } from '@temporalio/workflow';
+import { ChildWorkflowFailure, executeChild, ParentClosePolicy, proxyActivities, uuid4 } from '@temporalio/workflow';
 import type { ScheduleActivities } from '../../activities/schedules/scheduled-run';
-import { agentExecutionWorkflowId } from '../../temporal/contracts/agent-execution';
 import type { ScheduledAgentRunInput, ScheduledAgentRunResult } from '../../temporal/contracts/scheduled-agent-run';
-import { TASK_QUEUES } from '../../temporal/task-queues';
-import { agentExecutionWorkflow } from './execution';
+import { agentExecutionChild, agentExecutionWorkflow } from './execution';
 
 // Creating the record is idempotent on its id (chosen here, replay-safe): retried freely.
 const record = proxyActivities<ScheduleActivities>({
@@ -26,10 +24,7 @@ export async function scheduledAgentRunWorkflow(input: ScheduledAgentRunInput): 
   if (!created) return { executionId: null };
   try {
     await executeChild(agentExecutionWorkflow, {
-      workflowId: agentExecutionWorkflowId(executionId),
-      taskQueue: TASK_QUEUES.agents,
-      args: [{ executionId }],
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      ...agentExecutionChild(executionId),
       // Ending this workflow (terminate, cancel) cancels the run, which then ends its record `canceled`.
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
     });
