@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { and, asc, count, desc, eq, getTableColumns, gte, inArray, isNull, like, lt, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Database } from './index';
 import { ACTIVE_STATUSES, type ExecutionKind, type ExecutionSource, type ExecutionStatus, type FinalStatus } from '../domain/execution-status';
-import { executions, type StoredContextFile } from './schema';
+import { agents, executions, type StoredContextFile } from './schema';
 
 /** The execution record and its store (docs/executions.md). */
 
@@ -286,6 +286,16 @@ export async function requeueRetryingExecution(db: Database, id: string): Promis
     .update(executions)
     .set({ status: 'queued', waitingHeartbeatAt: null })
     .where(and(eq(executions.id, id), eq(executions.status, 'retrying')));
+}
+
+/** The `config.timeout` of the agent that runs record `id` (null: none set, or no such agent). */
+export async function agentTimeoutOfExecution(db: Database, id: string): Promise<number | null> {
+  const [row] = await db
+    .select({ timeoutMs: agents.timeoutMs })
+    .from(executions)
+    .innerJoin(agents, eq(agents.id, executions.agentId))
+    .where(eq(executions.id, id));
+  return row?.timeoutMs ?? null;
 }
 
 /** The record delegated from `id` (config.delegateTo), if it delegated already. */

@@ -16,3 +16,5 @@ export const hostDownError = (host: string, waitedMinutes: number): string =>
   `a máquina de agentes ${host} não assumiu a execução em ${waitedMinutes} minutos: o worker de agentes dela está rodando?`;
 /** Temporal refused or could not be reached when the record's workflow was to start: nothing will run it. */
 export const ENGINE_UNAVAILABLE_ERROR = 'a execução não pôde ser iniciada (motor de workflows indisponível)';
+/** The failure type of a run stopped at its time limit (domain/run-limits.ts): a failure like any other, for retryOnFailure too. */
+export const AGENT_TIMEOUT_FAILURE = 'AgentTimeout';

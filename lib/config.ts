@@ -140,6 +140,11 @@ const envSchema = z.object({
   /** Bounds of what the orchestration service stores; the oldest beyond a "kept" bound are pruned. */
   AGENTS_MAX: positiveInt.default(500),
   AGENT_VERSIONS_KEPT: positiveInt.default(50),
+  /**
+   * How long one agent run may take unless its agent sets `config.timeout` (docs/agents.md, "Time
+   * limit"): the specification's 30 minutes; 1 s to 24 h like `config.timeout` (domain/run-limits.ts).
+   */
+  AGENT_RUN_TIMEOUT_SECONDS: positiveInt.max(86_400).default(1_800),
   /** A failed run of an agent with retryOnFailure is tried again after attempt × this many seconds (the legacy server's 5). */
   AGENT_RETRY_DELAY_SECONDS: positiveInt.max(3_600).default(5),
   /** Longest chain of delegations (config.delegateTo) started from one run: A → B → A stops there. */
@@ -353,6 +358,8 @@ export interface Config {
     websocket: { maxSocketsPerClient: number; pingIntervalMs: number };
     /** Most agents; versions, reports (per directory) and notifications kept, the oldest pruned. */
     limits: { agents: number; versionsPerAgent: number; reports: number; notifications: number };
+    /** A run's time limit when its agent sets none (AGENT_RUN_TIMEOUT_SECONDS), in ms. */
+    runTimeoutMs: number;
     /** Retry on failure: the delay unit (attempt × this). Delegation: the longest chain. */
     followUps: { retryDelayMs: number; delegationDepthMax: number };
     /** Pipeline runs: the default wait for an approval. */
@@ -463,6 +470,7 @@ export function loadConfig(source: NodeJS.ProcessEnv): Config {
         reports: env.REPORTS_KEPT,
         notifications: env.NOTIFICATIONS_KEPT,
       },
+      runTimeoutMs: env.AGENT_RUN_TIMEOUT_SECONDS * 1000,
       followUps: { retryDelayMs: env.AGENT_RETRY_DELAY_SECONDS * 1000, delegationDepthMax: env.AGENT_DELEGATION_DEPTH_MAX },
       pipelines: { approvalTimeoutSeconds: env.PIPELINE_APPROVAL_TIMEOUT_SECONDS },
       scheduleTimezone: env.AGENT_SCHEDULE_TIMEZONE,

@@ -20,13 +20,13 @@ import { startAgentsWorker } from '../workers/agents';
 /**
  * Records the histories of the agent execution workflow (a completed run, a failed start-up of the
  * agent, a cancelled run, a failed run retried once, a completed run delegated to another agent, a
- * run whose first task never reached a worker and was scheduled again)
+ * run whose first task never reached a worker and was scheduled again, a run stopped at its time limit)
  * into test/fixtures/histories/ for the replay test, with the stand-in CLI as the agent. Run with the
  * stack up and an otherwise idle `agents` queue: `npm run record-agent-histories [-- name ...]`.
- * Names (`completed`, `failed`, `cancelled`, `retried`, `delegated`, `redelivered`) record only those: histories
+ * Names (`completed`, `failed`, `cancelled`, `retried`, `delegated`, `redelivered`, `timed-out`) record only those: histories
  * recorded before a patch stay as they were, so the replay test keeps proving they still replay.
  */
-const RECORDINGS = ['completed', 'failed', 'cancelled', 'retried', 'delegated', 'redelivered'] as const;
+const RECORDINGS = ['completed', 'failed', 'cancelled', 'retried', 'delegated', 'redelivered', 'timed-out'] as const;
 const fakeAgent = path.join(repoRoot, 'test', 'fixtures', 'fake-agent', 'fake-agent.js');
 
 
@@ -43,7 +43,8 @@ async function main(): Promise<void> {
   // itself so that it belongs to the agent's user.
   const workDir = path.join(config.orchestration.workdirRoots[0]!, `record-agent-histories-${randomUUID()}`);
   const key = secretsKeyFromHex(config.orchestration.secretsKey);
-  const agentWith = async (label: string, knobs: Record<string, string>, panelFields: { retryOnFailure?: boolean; maxRetries?: number; delegateTo?: string } = {}) => {
+  type PanelFields = { retryOnFailure?: boolean; maxRetries?: number; delegateTo?: string; timeoutMs?: number };
+  const agentWith = async (label: string, knobs: Record<string, string>, panelFields: PanelFields = {}) => {
     const agent = await createAgent(database.db, {
       ...panelFields,
       name: `history recorder ${label} ${Date.now()}`,
@@ -63,6 +64,7 @@ async function main(): Promise<void> {
     failing: await agentWith('failing', { FAKE_AGENT_FAIL: '1', FAKE_AGENT_CHUNKS: '1' }),
     slow: await agentWith('slow', { FAKE_AGENT_CHUNKS: '10000', FAKE_AGENT_DELAY_MS: '50' }),
     retrying: await agentWith('retrying', { FAKE_AGENT_FAIL: '1', FAKE_AGENT_CHUNKS: '1' }, { retryOnFailure: true, maxRetries: 1 }),
+    limited: await agentWith('limited', { FAKE_AGENT_CHUNKS: '10000', FAKE_AGENT_DELAY_MS: '50' }, { timeoutMs: 2_000 }),
   };
   const delegating = await agentWith('delegating', {}, { delegateTo: agents.quick.id });
   const start = async (agent: { id: string; name: string }, task: string) => {
@@ -95,6 +97,12 @@ async function main(): Promise<void> {
       // The workflow starts the delegated run as its child (agent-delegation-child). The history of the
       // earlier path, where an activity started it, is agent-execution-delegated.json: kept, never re-recorded.
       await saveHistoryFixture('agent-execution-delegated-child', delegated.handle);
+    }
+    if (wanted.has('timed-out')) {
+      const timedOut = await start(agents.limited, 'Run past the limit');
+      const result = await timedOut.handle.result();
+      if (result.status !== 'error') throw new Error(`the limited run ended ${result.status}`);
+      await saveHistoryFixture('agent-execution-timed-out', timedOut.handle);
     }
     if (wanted.has('cancelled')) await recordCancelled();
     if (wanted.has('redelivered')) await recordRedelivered();

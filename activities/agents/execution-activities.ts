@@ -7,8 +7,9 @@ import { findAgent } from '../../db/agents-store';
 import { pinExecutionHost } from '../../db/execution-hosts';
 import { readExecutionSettings } from '../../db/execution-settings';
 import { tryTakeExecutionSlot } from '../../db/execution-slots';
-import { appendOutputPiece, OUTPUT_MAX_CHARS, type Execution } from '../../db/executions-store';
-import { WORKER_STOPPED_ERROR } from '../../domain/execution-errors';
+import { agentTimeoutOfExecution, appendOutputPiece, OUTPUT_MAX_CHARS, type Execution } from '../../db/executions-store';
+import { AGENT_TIMEOUT_FAILURE, WORKER_STOPPED_ERROR } from '../../domain/execution-errors';
+import { runTimeLimitMs } from '../../domain/run-limits';
 import type { Config } from '../../lib/config';
 import type { OutputChunk } from '../../lib/live-output';
 import type { Logger } from '../../lib/logger';
@@ -20,7 +21,7 @@ import { sessionStoreIn } from './agent-sessions';
 import { createCloseActivities } from './close-execution';
 import { existingRecord } from './records';
 import { RecordOutput, recordLineOf } from './record-output';
-import { AgentCancelledError, AgentProcessError, runAgent } from './run-agent';
+import { AgentCancelledError, AgentProcessError, AgentTimeoutError, runAgent } from './run-agent';
 import { agentRunConfigOf, composePrompt } from './run-options';
 import { outcomeOf, type AgentRunOutcome } from './run-outcome';
 
@@ -43,6 +44,14 @@ export interface RunAgentExecutionInput {
   executionId: string;
   /** `--resume` this session (a `continue` execution). */
   resumeSessionId?: string | null;
+  /** The run's time limit from its slot's grant; absent (a run scheduled before limits): the agent's, computed here. */
+  timeLimitMs?: number;
+}
+
+/** What waitForSlot grants: the agents host the record is pinned to, and the run's time limit. */
+export interface RunGrant {
+  host: string;
+  timeLimitMs: number;
 }
 
 /** How often output is written to the record, and how often a silent agent is still reported alive. */
@@ -76,6 +85,9 @@ function runFailureOf(error: unknown, context: Context): unknown {
     }
     return error.cause instanceof CancelledFailure ? error.cause : new CancelledFailure('agent run cancelled');
   }
+  if (error instanceof AgentTimeoutError) {
+    return ApplicationFailure.create({ message: error.message, type: AGENT_TIMEOUT_FAILURE, nonRetryable: true, details: [outcomeOf(error.summary)] });
+  }
   if (error instanceof AgentProcessError) {
     return ApplicationFailure.create({ message: error.message, type: 'AgentProcessError', nonRetryable: true, details: [outcomeOf(error.summary)] });
   }
@@ -93,22 +105,31 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
     throw ApplicationFailure.nonRetryable(noHostMessage(record.workingDirectory, pinned.hosts), 'NoAgentHost');
   }
 
+  const timeLimitOf = async (executionId: string): Promise<number> =>
+    runTimeLimitMs(await agentTimeoutOfExecution(db, executionId), config.orchestration.runTimeoutMs);
+
+  async function grant(executionId: string): Promise<RunGrant> {
+    const [host, timeLimitMs] = await Promise.all([pinnedHost(executionId), timeLimitOf(executionId)]);
+    return { host, timeLimitMs };
+  }
+
   const streamOf = (record: Execution, firstSeq?: number) => liveStreamOf({ redis }, record, firstSeq);
   const publish = (promise: Promise<unknown> | undefined) => published({ logger }, promise);
 
   const activities = {
     /**
      * Waits, heartbeating, until the record may run (queued -> running, FIFO, within the limit), then
-     * pins it to an agents host and returns that host's name (docs/multi-host.md). Returns false when
+     * pins it to an agents host and grants it that host (docs/multi-host.md) and its time limit (the
+     * workflow bounds the run activity with it: docs/agents.md, "Time limit"). Returns false when
      * the record is already finished (cancelled before it started). No live host holding its
      * working directory fails the run (NoAgentHost).
      */
-    async waitForSlot(executionId: string): Promise<string | false> {
+    async waitForSlot(executionId: string): Promise<RunGrant | false> {
       const context = Context.current();
       for (;;) {
         const { maxConcurrentExecutions } = await readExecutionSettings(db, config.orchestration.workdirRoots);
         const attempt = await tryTakeExecutionSlot(pool, executionId, maxConcurrentExecutions);
-        if (attempt.outcome === 'taken') return pinnedHost(executionId);
+        if (attempt.outcome === 'taken') return grant(executionId);
         if (attempt.outcome === 'gone') return false;
         heartbeat();
         try {
@@ -125,7 +146,8 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
      * Runs the agent for a `running` record: its secrets in the environment, each assistant message
      * published live to the requesting client and appended to the record (every OUTPUT_FLUSH_MS, with
      * its `seq`; what the database refuses is kept and tried again), heartbeats on a timer.
-     * Cancellation kills the process group and rethrows.
+     * Cancellation kills the process group and rethrows; so does the time limit, counted from the
+     * agent's process start, which fails the run with AgentTimeout.
      */
     async runAgentExecution(input: RunAgentExecutionInput): Promise<AgentRunOutcome> {
       const context = Context.current();
@@ -187,6 +209,7 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
             sessions: { store: sessionStoreIn(dataDir), agentId: agent.id },
             secrets,
             signal: context.cancellationSignal,
+            timeLimitMs: input.timeLimitMs ?? (await timeLimitOf(record.id)),
             // The terminal's lines (contract 4.4): published live and kept in the record, one line each.
             onOutput: showLine,
             // A run in a repository: its working copy before the agent, commit and push after (docs/repositories.md).

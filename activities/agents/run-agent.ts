@@ -5,6 +5,7 @@ import { agentIsolation, type AgentIsolation, type AgentUser } from '../../lib/a
 import type { OutputChunk } from '../../lib/live-output';
 import { AgentOptionsError, type AgentCli, type AgentEvent, type AgentRunOptions, type AgentTokens } from './agent-cli';
 import { ENV_NAME } from '../../domain/env-names';
+import { TIMEOUT_KILL_GRACE_MS, timedOutError } from '../../domain/run-limits';
 import { agentBaseEnv, agentUserEnv } from './agent-env';
 import { leaseAgentUser, type AgentUserLease } from './agent-users';
 import { prepareWorkingDirectory, WorkingDirectoryError } from './agent-workdir';
@@ -50,6 +51,12 @@ export interface RunAgentOptions {
   secrets?: Record<string, string>;
   /** Aborting kills the process group: SIGTERM, then SIGKILL after killGraceMs. */
   signal?: AbortSignal;
+  /**
+   * The run's time limit, counted from the agent's process start (docs/agents.md, "Time limit"): at
+   * the limit the process group gets SIGTERM, then SIGKILL TIMEOUT_KILL_GRACE_MS later, and the run
+   * fails with AgentTimeoutError once the group is gone.
+   */
+  timeLimitMs?: number;
   /** Each parsed line, in order; awaited one after another. A throw ends the run with that error. */
   onEvent?: (event: AgentEvent) => void | Promise<void>;
   /**
@@ -103,6 +110,11 @@ export class AgentProcessError extends Error {
   ) {
     super(message);
   }
+}
+
+/** The run reached its time limit and its process group was killed. */
+export class AgentTimeoutError extends AgentProcessError {
+  override name = 'AgentTimeoutError';
 }
 
 /** The run was cancelled through its AbortSignal and the process group was killed; `cause` is the signal's reason. */
@@ -207,13 +219,24 @@ async function runAs(
   });
 
   let killTimer: NodeJS.Timeout | undefined;
-  const terminate = (): void => {
+  const terminate = (grace = graceMs): void => {
     if (child.pid === undefined || killTimer !== undefined) return;
     const pid = child.pid;
     signalGroup(pid, 'SIGTERM');
-    killTimer = setTimeout(() => signalGroup(pid, 'SIGKILL'), graceMs);
+    killTimer = setTimeout(() => signalGroup(pid, 'SIGKILL'), grace);
     killTimer.unref();
   };
+
+  let exited = false;
+  let timedOut = false;
+  const limitTimer =
+    options.timeLimitMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          if (exited) return;
+          timedOut = true;
+          terminate(TIMEOUT_KILL_GRACE_MS);
+        }, options.timeLimitMs);
 
   let cancelled = false;
   const onAbort = (): void => {
@@ -224,6 +247,7 @@ async function runAs(
 
   // The agent exited: tools it left running in its group (a dev server, a sleep) go with it.
   child.once('exit', () => {
+    exited = true;
     if (child.pid !== undefined && groupAlive(child.pid)) terminate();
   });
 
@@ -316,6 +340,12 @@ async function runAs(
     summary.exitCode = ending.code;
     summary.signal = ending.signal;
     if (cancelled) throw new AgentCancelledError(summary, options.signal?.reason);
+    if (timedOut) {
+      // The record says so only once nothing of the run is left: the tools had their SIGTERM grace.
+      if (child.pid !== undefined) await groupGone(child.pid, TIMEOUT_KILL_GRACE_MS + 200);
+      summary.error = timedOutError(options.timeLimitMs!);
+      throw new AgentTimeoutError(summary.error, summary);
+    }
     // The caller's own failure (e.g. publishing), rethrown as it came.
     if (deliveryFailure.failed) throw deliveryFailure.error;
 
@@ -330,6 +360,7 @@ async function runAs(
     }
     return summary;
   } finally {
+    clearTimeout(limitTimer);
     options.signal?.removeEventListener('abort', onAbort);
   }
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AGENT_NAME_MAX, ENV_NAME, type AgentData, type AgentDataInput } from '../../services/agents';
+import { RUN_TIMEOUT_MS } from '../../domain/run-limits';
 import { optionalWorkingDirectoryPath } from './working-directory-input';
 
 /**
@@ -12,8 +13,6 @@ import { optionalWorkingDirectoryPath } from './working-directory-input';
 export const PERMISSION_MODES = ['', 'default', 'plan', 'acceptEdits', 'bypassPermissions'] as const;
 export const MAX_TURNS = { min: 0, max: 500, default: 0 } as const;
 export const MAX_RETRIES = { min: 1, max: 3, default: 3 } as const;
-/** `config.timeout`, a run's time limit in ms: 1 s to 24 h (the run activity's own bound). */
-export const RUN_TIMEOUT_MS = { min: 1_000, max: 86_400_000 } as const;
 export const TAGS = { max: 20, length: 50 } as const;
 export const DESCRIPTION_MAX = 2_000;
 export const SYSTEM_PROMPT_MAX = 50_000;

@@ -55,6 +55,7 @@ describe('workflow replay', () => {
       'agent-execution-failed.json',
       'agent-execution-redelivered.json',
       'agent-execution-retried.json',
+      'agent-execution-timed-out.json',
       'agent-executions-reconciler.json',
       'agent-schedule-run-completed.json',
       'agent-uploads-retention.json',

@@ -16,7 +16,7 @@ import {
   WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
 import type { ClosedExecution, FinishExecutionInput } from '../../activities/agents/close-execution';
-import type { AgentExecutionActivities } from '../../activities/agents/execution-activities';
+import type { AgentExecutionActivities, RunGrant } from '../../activities/agents/execution-activities';
 import type { AgentRunOutcome } from '../../activities/agents/run-outcome';
 import type { FollowUpActivities } from '../../activities/agents/follow-ups';
 import {
@@ -28,6 +28,7 @@ import {
 } from '../../temporal/contracts/agent-execution';
 import { ACTIVITY_QUEUES, agentsHostQueue, TASK_QUEUES } from '../../temporal/task-queues';
 import { CANCELLED_ERROR, hostDownError, WORKER_LOST_ERROR, WORKER_STOPPED_ERROR } from '../../domain/execution-errors';
+import { timedOutError } from '../../domain/run-limits';
 
 /** Failures where another attempt cannot help: the record, the agent, its options or secrets are wrong. */
 const NON_RETRYABLE = ['ExecutionNotFound', 'AgentNotFound', 'AgentProcessError', 'AgentOptionsError', 'SecretDecryptionError', 'SecretsKeyMissingError'];
@@ -48,13 +49,29 @@ const RUN_OPTIONS: ActivityOptions = {
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   retry: { maximumAttempts: 1 },
 };
-const run = proxyActivities<AgentExecutionActivities>(RUN_OPTIONS);
 /** How long a run waits for its host's worker to take it: a host down longer fails the run (docs/multi-host.md). */
 export const HOST_PICKUP_MINUTES = 5;
 export const HOST_PICKUP_TIMEOUT = `${HOST_PICKUP_MINUTES} minutes`;
-/** The same run, on the task queue of the agents host its record is pinned to. */
-const runOnHost = (host: string) =>
-  proxyActivities<AgentExecutionActivities>({ ...RUN_OPTIONS, taskQueue: agentsHostQueue(host), scheduleToStartTimeout: HOST_PICKUP_TIMEOUT });
+/**
+ * What the run activity may take beyond its time limit before Temporal ends it: the work around the
+ * agent's process (the working copy before it, the output's last writes and the push after it), which
+ * the limit does not count. The limit itself is kept by the activity from the process start
+ * (docs/agents.md, "Time limit").
+ */
+export const RUN_LIMIT_MARGIN_MS = 10 * 60_000;
+
+/**
+ * The run activity: on the task queue of the agents host its record is pinned to (else on `agents`,
+ * as runs granted before hosts existed), and, when its grant says so, bounded by its time limit.
+ */
+function runner(host: string | undefined, timeLimitMs: number | undefined) {
+  const onHost = host !== undefined && patched(HOST_QUEUE_PATCH);
+  return proxyActivities<AgentExecutionActivities>({
+    ...RUN_OPTIONS,
+    ...(onHost ? { taskQueue: agentsHostQueue(host), scheduleToStartTimeout: HOST_PICKUP_TIMEOUT } : {}),
+    ...(timeLimitMs !== undefined ? { startToCloseTimeout: timeLimitMs + RUN_LIMIT_MARGIN_MS } : {}),
+  });
+}
 
 // Finishing, the report and the notification are idempotent: retried freely.
 const finish = proxyActivities<AgentExecutionActivities>({
@@ -105,21 +122,25 @@ export async function agentExecutionWorkflow(input: AgentExecutionInput): Promis
   let host: string | undefined;
   try {
     for (let attempt = 1; outcome === undefined; attempt++) {
-      const mayRun = await slot.waitForSlot(executionId);
+      const mayRun: RunGrant | string | boolean = await slot.waitForSlot(executionId);
       if (!mayRun) {
         // Ended while queued (the API cancels a queued record itself): the report and notification still follow.
         const closed = await CancellationScope.nonCancellable(() => close({ executionId, status: 'canceled', error: CANCELLED_ERROR }));
         return { executionId, ...closed };
       }
-      // A slot granted before hosts existed is `true`: the run then goes to `agents`, as it did.
+      // A slot granted before hosts existed is `true` (the run goes to `agents`, as it did), before time limits a host's name.
+      let timeLimitMs: number | undefined;
       if (typeof mayRun === 'string') host = mayRun;
-      const runner = host !== undefined && patched(HOST_QUEUE_PATCH) ? runOnHost(host) : run;
+      if (typeof mayRun === 'object') ({ host, timeLimitMs } = mayRun);
+      const agentRun = runner(host, timeLimitMs);
       try {
-        const result = await delivered(() => runner.runAgentExecution({ executionId, resumeSessionId: input.resumeSessionId ?? null }));
+        const result = await delivered(() =>
+          agentRun.runAgentExecution({ executionId, resumeSessionId: input.resumeSessionId ?? null, ...(timeLimitMs !== undefined ? { timeLimitMs } : {}) }),
+        );
         outcome = { executionId, status: 'completed', error: null, ...result };
       } catch (error) {
         if (isCancellation(error) && CancellationScope.current().consideredCancelled) throw error;
-        const failure: FinishExecutionInput = { executionId, status: 'error', ...failureOf(error, host) };
+        const failure: FinishExecutionInput = { executionId, status: 'error', ...failureOf(error, host, timeLimitMs) };
         const retry = patched(RETRY_ON_FAILURE_PATCH) ? await followUp.planRetry({ executionId, attempt, reason: failure.error ?? '' }) : null;
         if (retry === null) {
           outcome = failure;
@@ -213,8 +234,10 @@ async function close(outcome: FinishExecutionInput): Promise<Pick<ClosedExecutio
 }
 
 /** The stored error of a failed run, and what the agent reported before failing. */
-function failureOf(error: unknown, host: string | undefined): { error: string } & Partial<AgentRunOutcome> {
+function failureOf(error: unknown, host: string | undefined, timeLimitMs?: number): { error: string } & Partial<AgentRunOutcome> {
   const cause = error instanceof ActivityFailure ? error.cause : error;
+  // Temporal ended the run activity at its limit and margin: the activity's own clock did not stop it.
+  if (cause instanceof TimeoutFailure && cause.timeoutType === 'START_TO_CLOSE' && timeLimitMs !== undefined) return { error: timedOutError(timeLimitMs) };
   if (cause instanceof TimeoutFailure && cause.timeoutType === 'HEARTBEAT') return { error: WORKER_LOST_ERROR };
   if (cause instanceof TimeoutFailure && cause.timeoutType === 'SCHEDULE_TO_START') return { error: hostDownError(host ?? '?', HOST_PICKUP_MINUTES) };
   if (cause instanceof CancelledFailure) return { error: WORKER_STOPPED_ERROR };
