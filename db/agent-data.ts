@@ -29,6 +29,8 @@ export interface AgentData {
   delegateTo: string | null;
   /** How long one run may take, in ms (the panel's `config.timeout`); null: the service's AGENT_RUN_TIMEOUT_SECONDS. */
   timeoutMs: number | null;
+  /** The agent's own daily cost budget in USD (docs/budgets.md); null: none. */
+  dailyBudgetUsd: number | null;
 }
 
 /**
@@ -45,7 +47,7 @@ export const PANEL_FIELD_DEFAULTS = {
 };
 
 /** `timeoutMs` (migration 0019): a version written before it reads null, the service's default limit. */
-type PanelField = keyof typeof PANEL_FIELD_DEFAULTS | 'timeoutMs';
+type PanelField = keyof typeof PANEL_FIELD_DEFAULTS | 'timeoutMs' | 'dailyBudgetUsd';
 
 /** Data to create or read: the panel's fields may be absent (older callers and versions) and take their defaults. */
 export type AgentDataInput = Omit<AgentData, PanelField> & Partial<Pick<AgentData, PanelField>>;
@@ -66,6 +68,7 @@ export const AGENT_DATA_FIELDS = [
   'maxRetries',
   'delegateTo',
   'timeoutMs',
+  'dailyBudgetUsd',
 ] as const satisfies readonly (keyof AgentData)[];
 
 /** Picks the data fields of a row or a stored version, the panel's fields defaulted when absent. */
@@ -85,6 +88,7 @@ export function agentDataOf(source: AgentDataInput): AgentData {
     maxRetries: source.maxRetries ?? PANEL_FIELD_DEFAULTS.maxRetries,
     delegateTo: source.delegateTo ?? PANEL_FIELD_DEFAULTS.delegateTo,
     timeoutMs: source.timeoutMs ?? null,
+    dailyBudgetUsd: source.dailyBudgetUsd ?? null,
   };
 }
 

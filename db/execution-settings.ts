@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { lexicalRoot, workingDirectoryPath } from '../lib/working-directories';
 import type { Database } from './index';
 import { settings } from './schema';
+import { DAILY_BUDGET_USD_MAX } from '../domain/budgets';
 
 /**
  * The orchestration settings (docs/reports-notifications-settings.md), one JSON row named
@@ -24,11 +25,14 @@ export const modelName = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._:/@[\]-]{0,99}$/, 'Deve ser um nome de modelo: letras, dígitos e . _ : / @ [ ] - (no máximo 100)');
 export const maxConcurrent = z.number().int().min(MAX_CONCURRENT.min).max(MAX_CONCURRENT.max);
+/** A daily cost budget in USD (the global one here, an agent's in its config): > 0, bounded; null: none (docs/budgets.md). */
+export const dailyBudgetUsd = z.number().positive().max(DAILY_BUDGET_USD_MAX);
 
 export const executionSettingsSchema = z.strictObject({
   defaultModel: modelName,
   workingDirectory: workingDirectoryPath,
   maxConcurrentExecutions: maxConcurrent,
+  dailyBudgetUsd: dailyBudgetUsd.nullable(),
 });
 
 export type ExecutionSettings = z.output<typeof executionSettingsSchema>;
@@ -47,7 +51,7 @@ export const executionSettingsUpdate = z
   });
 
 export function defaultExecutionSettings(roots: WorkdirRoots): ExecutionSettings {
-  return { defaultModel: DEFAULT_MODEL, workingDirectory: defaultWorkingDirectory(roots), maxConcurrentExecutions: MAX_CONCURRENT.default };
+  return { defaultModel: DEFAULT_MODEL, workingDirectory: defaultWorkingDirectory(roots), maxConcurrentExecutions: MAX_CONCURRENT.default, dailyBudgetUsd: null };
 }
 
 /**

@@ -49,6 +49,28 @@ export async function raiseNotification(db: Database, input: NewNotification, ke
 }
 
 /**
+ * Stores a notification whose id the caller derived from what it is about (e.g. a budget's warning of
+ * a day), unless one with that id exists: false then. Prunes like raiseNotification.
+ */
+export async function insertNotificationOnce(db: Database, input: NewNotification & { id: string }, kept: number): Promise<boolean> {
+  const [result] = await db
+    .insert(notifications)
+    .ignore()
+    .values({
+      id: input.id,
+      kind: input.kind.slice(0, 32),
+      title: input.title.slice(0, TITLE_MAX),
+      message: input.message.slice(0, MESSAGE_MAX),
+      executionId: input.executionId ?? null,
+      read: false,
+      createdAt: input.createdAt ?? new Date(),
+    });
+  if (result.affectedRows === 0) return false;
+  await pruneNotifications(db, kept);
+  return true;
+}
+
+/**
  * Deletes every notification older than the newest `kept`, in the list's order (created_at, then
  * id, newest first); returns how many. Two writers pruning at once delete the same rows once.
  */

@@ -161,6 +161,8 @@ export const agents = mysqlTable(
     delegateTo: varchar('delegate_to', { length: 36 }),
     /** The panel's `config.timeout`: how long one run may take, in ms (1 s..24 h); null: AGENT_RUN_TIMEOUT_SECONDS. */
     timeoutMs: int('timeout_ms'),
+    /** The panel's `config.dailyBudgetUsd`: what this agent's runs may cost per UTC day (docs/budgets.md); null: no budget of its own. */
+    dailyBudgetUsd: double('daily_budget_usd'),
     version: int('version').notNull().default(1),
     createdAt: datetime('created_at', { fsp: 3, mode: 'date' }).notNull(),
     updatedAt: datetime('updated_at', { fsp: 3, mode: 'date' }).notNull(),
@@ -288,6 +290,9 @@ export const executions = mysqlTable(
     index('executions_source_created').on(table.source, table.createdAt),
     index('executions_schedule_created').on(table.scheduleId, table.createdAt),
     index('executions_pipeline_run_step').on(table.pipelineExecutionId, table.stepIndex),
+    // What today's agent runs cost, for the daily budgets' check at each run start (db/budget-queries.ts): one range of either index.
+    index('executions_budget').on(table.kind, table.startedAt, table.agentId, table.costUsd),
+    index('executions_agent_budget').on(table.agentId, table.kind, table.startedAt, table.costUsd),
     // The statistics (db/stats-queries.ts) read a window of created_at and group it: with every column
     // they read in the index, a window is one range of it, never a lookup of each row's clustered key
     // (random UUIDs: 0.5 s for 30 days of 100 000 records; docs/benchmarks.md, bench:files).
@@ -457,6 +462,8 @@ export const webhookDeliveries = mysqlTable(
     deliveryId: varchar('delivery_id', { length: 200 }),
     caller: varchar('caller', { length: 100 }).notNull(),
     executionId: varchar('execution_id', { length: 36 }),
+    /** Why the call started nothing: `budget` (a daily budget was exhausted: 409; docs/budgets.md); null: it started its run. */
+    refused: varchar('refused', { length: 20 }),
     receivedAt: datetime('received_at', { fsp: 3, mode: 'date' }).notNull(),
   },
   (table) => [uniqueIndex('webhook_deliveries_once').on(table.webhookId, table.deliveryId), index('webhook_deliveries_received').on(table.webhookId, table.receivedAt)],

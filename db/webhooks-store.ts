@@ -157,18 +157,30 @@ export async function claimDelivery(
   receivedAt: Date,
 ): Promise<{ claimed: true; delivery: Delivery } | { claimed: false; first: Delivery }> {
   const id = randomUUID();
-  try {
-    await db.insert(webhookDeliveries).values({ id, webhookId, deliveryId, caller, executionId: null, receivedAt });
-    return { claimed: true, delivery: { id, deliveryId, executionId: null } };
-  } catch (error) {
-    if (deliveryId === null || !isDuplicateKey(error)) throw error;
-    const [first] = await db
-      .select({ id: webhookDeliveries.id, deliveryId: webhookDeliveries.deliveryId, executionId: webhookDeliveries.executionId })
-      .from(webhookDeliveries)
-      .where(and(eq(webhookDeliveries.webhookId, webhookId), eq(webhookDeliveries.deliveryId, deliveryId)));
-    if (!first) throw error; // deleted meanwhile (the first call's run failed to start): let the caller retry
-    return { claimed: false, first };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db.insert(webhookDeliveries).values({ id, webhookId, deliveryId, caller, executionId: null, receivedAt });
+      return { claimed: true, delivery: { id, deliveryId, executionId: null } };
+    } catch (error) {
+      if (deliveryId === null || !isDuplicateKey(error)) throw error;
+      const [first] = await db
+        .select({ id: webhookDeliveries.id, deliveryId: webhookDeliveries.deliveryId, executionId: webhookDeliveries.executionId, refused: webhookDeliveries.refused })
+        .from(webhookDeliveries)
+        .where(and(eq(webhookDeliveries.webhookId, webhookId), eq(webhookDeliveries.deliveryId, deliveryId)));
+      if (!first) throw error; // deleted meanwhile (the first call's run failed to start): let the caller retry
+      // A delivery refused before (a budget) started nothing: sent again, it is a new call (once).
+      if (first.refused !== null && attempt === 1) {
+        await db.delete(webhookDeliveries).where(eq(webhookDeliveries.id, first.id));
+        continue;
+      }
+      return { claimed: false, first: { id: first.id, deliveryId: first.deliveryId, executionId: first.executionId } };
+    }
   }
+}
+
+/** The call was recorded and refused (`budget`): it started nothing, and was not counted as a trigger. */
+export async function refuseDelivery(db: Database, deliveryRowId: string, reason: 'budget'): Promise<void> {
+  await db.update(webhookDeliveries).set({ refused: reason }).where(eq(webhookDeliveries.id, deliveryRowId));
 }
 
 export async function setDeliveryExecution(db: Database, deliveryRowId: string, executionId: string): Promise<void> {
@@ -180,7 +192,7 @@ export async function releaseDelivery(db: Database, deliveryRowId: string): Prom
   await db.delete(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryRowId));
 }
 
-export async function listDeliveries(db: Database, webhookId: string): Promise<(Delivery & { caller: string; receivedAt: Date })[]> {
+export async function listDeliveries(db: Database, webhookId: string): Promise<(Delivery & { caller: string; receivedAt: Date; refused: string | null })[]> {
   return db
     .select({
       id: webhookDeliveries.id,
@@ -188,6 +200,7 @@ export async function listDeliveries(db: Database, webhookId: string): Promise<(
       executionId: webhookDeliveries.executionId,
       caller: webhookDeliveries.caller,
       receivedAt: webhookDeliveries.receivedAt,
+      refused: webhookDeliveries.refused,
     })
     .from(webhookDeliveries)
     .where(eq(webhookDeliveries.webhookId, webhookId))

@@ -207,15 +207,26 @@ export interface PipelineStatusMessage extends PipelineRunFields {
   type: 'pipeline_status';
   status: 'awaiting_approval';
   stepIndex: number;
+  /** What the run waits for: the step's approval, or a decision past an exhausted daily budget (docs/budgets.md). */
+  waitingFor: ApprovalWait;
 }
+
+/** Why a pipeline run waits for an approval: its step requires one, or a daily budget of the step's agent is exhausted. */
+export type ApprovalWait = 'approval' | 'budget';
 
 export interface PipelineApprovalRequiredMessage extends PipelineRunFields {
   type: 'pipeline_approval_required';
   stepIndex: number;
   /** The previous step's agent. */
   agentName: string;
-  /** The previous step's result (the run's input before a resumed run's first step), at most 3 000 characters. */
+  /**
+   * The previous step's result (the run's input before a resumed run's first step), at most 3 000
+   * characters; for a budget's wait, the budget's text (what the banner prints).
+   */
   previousOutput: string;
+  waitingFor: ApprovalWait;
+  /** A budget's wait: the budget, its amount and today's spending. */
+  budget?: { scope: 'global' | 'agent'; agentId: string | null; limitUsd: number; spentUsd: number };
 }
 
 export interface PipelineRejectedMessage extends PipelineRunFields {

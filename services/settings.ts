@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Database } from '../db';
 import {
   defaultWorkingDirectory,
+  dailyBudgetUsd,
   maxConcurrent,
   modelName,
   readExecutionSettings,
@@ -29,10 +30,17 @@ export interface PanelSettings {
   defaultModel: string;
   defaultWorkdir: string;
   maxConcurrent: number;
+  /** The global daily cost budget in USD; null: none (docs/budgets.md). Not in the panel's form: a PUT without it keeps it. */
+  dailyBudgetUsd: number | null;
 }
 
 export function toPanelSettings(stored: ExecutionSettings): PanelSettings {
-  return { defaultModel: stored.defaultModel, defaultWorkdir: stored.workingDirectory, maxConcurrent: stored.maxConcurrentExecutions };
+  return {
+    defaultModel: stored.defaultModel,
+    defaultWorkdir: stored.workingDirectory,
+    maxConcurrent: stored.maxConcurrentExecutions,
+    dailyBudgetUsd: stored.dailyBudgetUsd,
+  };
 }
 
 // The panel sends '' when the field is left empty: it means the default (the first root).
@@ -51,6 +59,7 @@ export const settingsUpdate = z
     maxConcurrent: maxConcurrent.optional(),
     workingDirectory: workingDirectoryPath.optional(),
     maxConcurrentExecutions: maxConcurrent.optional(),
+    dailyBudgetUsd: dailyBudgetUsd.nullable().optional(),
   })
   .refine((body) => Object.values(body).some((value) => value !== undefined), {
     message: 'Informe ao menos um campo de configuração',
@@ -67,6 +76,8 @@ export const settingsUpdate = z
 
 export type SettingsUpdate = z.output<typeof settingsUpdate>;
 
+export { dailyBudgetUsd };
+
 export async function getSettings(deps: SettingsDeps): Promise<PanelSettings> {
   return toPanelSettings(await readExecutionSettings(deps.db, deps.workdirRoots));
 }
@@ -81,6 +92,7 @@ export async function updateSettings(deps: SettingsDeps, update: SettingsUpdate,
   if (update.defaultModel !== undefined) changes.defaultModel = update.defaultModel;
   const limit = update.maxConcurrent ?? update.maxConcurrentExecutions;
   if (limit !== undefined) changes.maxConcurrentExecutions = limit;
+  if (update.dailyBudgetUsd !== undefined) changes.dailyBudgetUsd = update.dailyBudgetUsd;
   const [field, directory] = update.defaultWorkdir !== undefined ? ['defaultWorkdir', update.defaultWorkdir] : ['workingDirectory', update.workingDirectory];
   if (directory === '') changes.workingDirectory = defaultWorkingDirectory(deps.workdirRoots);
   else if (directory !== undefined) changes.workingDirectory = await confinedWorkingDirectory(deps.workdirRoots, directory, `${prefix}.${field}`);

@@ -6,17 +6,17 @@ import { countSchedules } from '../db/schedules-store';
 import { countWebhooks } from '../db/webhooks-store';
 import { countPipelines, countRunningPipelines } from '../db/pipelines-store';
 import { agentCliVersion } from '../lib/claude-version';
+import { utcDay } from '../domain/utc-day';
+import { budgetsOverview } from './budgets';
+
+export { utcDay };
 
 /** The panel's dashboard counters and system info (docs/system-status.md). */
 
 export interface SystemDeps {
   db: Database;
-}
-
-/** The start of `now`'s UTC day and of the next one. */
-export function utcDay(now: Date): { start: Date; end: Date } {
-  const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-  return { start, end: new Date(start.getTime() + 24 * 60 * 60 * 1000) };
+  /** AGENT_WORKDIR_ROOTS: the settings (the global budget) are read with them. */
+  workdirRoots: readonly string[];
 }
 
 /**
@@ -52,7 +52,8 @@ export async function systemCounters(deps: SystemDeps, now: Date = new Date()) {
     schedules: await countSchedules(deps.db),
     pipelines: { ...(await countPipelines(deps.db)), running: await countRunningPipelines(deps.db) },
     webhooks: webhookCounts,
-    costs: { today: costToday },
+    // Each daily budget beside what is spent today (docs/budgets.md).
+    costs: { today: costToday, budgets: await budgetsOverview(deps, now) },
   };
 }
 

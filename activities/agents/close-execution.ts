@@ -9,6 +9,7 @@ import type { Config } from '../../lib/config';
 import { CANCELED_LINE, type OutputChunk } from '../../lib/live-output';
 import type { Logger } from '../../lib/logger';
 import { liveStreamOf, published } from '../../services/executions/live';
+import { warnNearBudgets } from '../../services/budgets';
 import type { AgentRunOutcome } from './run-outcome';
 import { executionGone, existingRecord } from './records';
 import { recordLineOf } from './record-output';
@@ -157,10 +158,22 @@ export function createCloseActivities(deps: CloseActivityDeps) {
       // Read once, as finished (with the report file the final message may have written already).
       const record = await existingRecord(db, input.executionId);
       await reportOf(record);
-      const [, delegates] = await Promise.all([notify(record), stored.status === 'completed' ? delegatesResult(record) : false]);
+      const [, delegates] = await Promise.all([notify(record), stored.status === 'completed' ? delegatesResult(record) : false, warnBudgets(record)]);
       return { ...stored, delegates };
     },
   };
+
+  /** A run that cost something may take a budget past 80 %: its warning, once a day (docs/budgets.md). Never the close's failure. */
+  async function warnBudgets(record: Execution): Promise<void> {
+    if (record.kind !== 'agent' || !record.agentId || !(Number(record.costUsd) > 0)) return;
+    try {
+      const agent = await findAgent(db, record.agentId);
+      const notificationsKept = config.orchestration.limits.notifications;
+      if (agent) await warnNearBudgets({ db, workdirRoots: config.orchestration.workdirRoots, notificationsKept }, agent);
+    } catch (error) {
+      logger.warn({ err: error, executionId: record.id }, 'budget warning not checked');
+    }
+  }
 
   /** The agent of a completed record delegates (the delegation step has something to do, or to say). */
   async function delegatesResult(record: Execution): Promise<boolean> {

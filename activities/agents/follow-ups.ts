@@ -9,6 +9,7 @@ import type { Logger } from '../../lib/logger';
 import { UseCaseError } from '../../services/errors';
 import type { ExecutionDeps } from '../../services/executions/deps';
 import { storeDelegatedExecution } from '../../services/executions/delegate';
+import { budgetRefusal } from '../../services/budgets';
 import { lifecycleStreamOf, published } from '../../services/executions/live';
 import { startAgentExecution } from '../../temporal/agent-execution';
 import { executionGone, existingRecord } from './records';
@@ -36,6 +37,9 @@ export interface PlanRetryInput {
   reason: string;
 }
 
+/** Another attempt after `delayMs`; `{error}`: none, refused by a budget, and the record ends with this error; null: the failure is final. */
+export type PlannedRetry = { delayMs: number } | { error: string } | null;
+
 /** The panel offers 1 to 3 retries (contract 3.1); stored values outside are held to that range. */
 export const MAX_RETRIES_RANGE = { min: 1, max: 3 } as const;
 
@@ -62,15 +66,20 @@ export function createFollowUpActivities(deps: FollowUpDeps) {
      * Whether the failed attempt is tried again: only for an agent with `retryOnFailure` that has
      * retries left (`maxRetries`, 1..3). Then the record becomes `retrying` (error: why, attempt: the
      * next one), the client hears `execution_retry`, and the workflow sleeps `delayMs` (attempt ×
-     * AGENT_RETRY_DELAY_SECONDS). Null when the failure is final. Repeatable: a retried call finds the
-     * record already `retrying` for this attempt and answers the same.
+     * AGENT_RETRY_DELAY_SECONDS). Null when the failure is final. A daily budget exhausted refuses the
+     * retry: `{error}` is then the record's final error, the budget's text and the failure (docs/budgets.md).
+     * Repeatable: a retried call finds the record already `retrying` for this attempt and answers the same.
      */
-    async planRetry(input: PlanRetryInput): Promise<{ delayMs: number } | null> {
+    async planRetry(input: PlanRetryInput): Promise<PlannedRetry> {
       const record = await existingRecord(db, input.executionId);
       const agent = record.agentId ? await findAgent(db, record.agentId) : null;
       if (!agent?.retryOnFailure) return null;
       const maxRetries = clampRetries(agent.maxRetries);
       if (input.attempt > maxRetries) return null;
+      if (!(record.status === 'retrying' && record.attempt === input.attempt + 1)) {
+        const refusal = await budgetRefusal(useCaseDeps, agent);
+        if (refusal !== null) return { error: `${refusal.message}. Nova tentativa não feita; a tentativa ${input.attempt} falhou: ${input.reason}` };
+      }
       const delayMs = input.attempt * retryDelayMs;
       const moved = await markExecutionRetrying(db, record.id, input.reason, input.attempt + 1);
       if (!moved && !(record.status === 'retrying' && record.attempt === input.attempt + 1)) return null;

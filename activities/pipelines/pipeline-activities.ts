@@ -14,6 +14,13 @@ import { refuseOtherHost } from '../agents/agent-hosts';
 import { writeExecutionReport } from '../../db/reports-store';
 import { pushRunChanges } from '../repos/run-push';
 import { CANCELLED_ERROR } from '../../domain/execution-errors';
+import { budgetRefusal, type BudgetExhaustedError } from '../../services/budgets';
+
+function budgetWaitOf(refusal: BudgetExhaustedError | null): StepBudgetWait | null {
+  if (refusal === null) return null;
+  const { scope, agentId, limitUsd, spentUsd } = refusal.budget;
+  return { text: refusal.message, budget: { scope, agentId, limitUsd, spentUsd: Math.round(spentUsd * 10_000) / 10_000 } };
+}
 
 /**
  * The activities of a pipeline run (workflows/pipelines/execution.ts; docs/pipelines.md). They pass
@@ -64,7 +71,13 @@ export interface StepOutcome {
  * What finishStep does after a completed step, in the same local activity (one fewer round of
  * queries and activations per step): start the next step's record, or complete the run.
  */
-export type AfterStep = { startStep: string } | 'completeRun' | null;
+export type AfterStep = { startStep: string; checkBudget?: boolean } | 'completeRun' | null;
+
+/** A step's agent's daily budget exhausted (docs/budgets.md): the text the approval banner shows, and the budget. */
+export interface StepBudgetWait {
+  text: string;
+  budget: { scope: 'global' | 'agent'; agentId: string | null; limitUsd: number; spentUsd: number };
+}
 
 const STEP_FAILED = 'PipelineStepFailed';
 
@@ -85,6 +98,7 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
   }
 
   const ids = (record: Execution) => ({ pipelineId: record.pipelineId ?? '', executionId: record.id });
+  const budgetDeps = { db, workdirRoots: config.orchestration.workdirRoots };
 
   return {
     /** The run starts (or goes on after a worker restart): running, and the plan of its steps. */
@@ -103,20 +117,37 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
       };
     },
 
-    /** Before a step that needs an approval: `awaiting_approval`, and the panel's banner with the previous output. */
-    async requestApproval(input: StepRef & { previousExecutionId: string | null }): Promise<void> {
+    /**
+     * Before a step that needs an approval: `awaiting_approval`, and the panel's banner with the
+     * previous output. With `budget`, the wait is past an exhausted daily budget: the banner shows the
+     * budget's text, and `waitingFor: 'budget'` says so (docs/budgets.md).
+     */
+    async requestApproval(input: StepRef & { previousExecutionId: string | null; budget?: StepBudgetWait }): Promise<void> {
       const record = await run(input.runId);
       await markRunAwaitingApproval(db, input.runId);
       const previous = input.previousExecutionId ? await getExecution(db, input.previousExecutionId) : null;
-      const previousOutput = (previous ? (previous.result ?? '') : (record.lastStepInput ?? record.task)).slice(0, PREVIOUS_OUTPUT_MAX);
-      await tell(record, { type: 'pipeline_status', ...ids(record), status: 'awaiting_approval', stepIndex: input.stepIndex });
+      const previousOutput = input.budget?.text ?? (previous ? (previous.result ?? '') : (record.lastStepInput ?? record.task)).slice(0, PREVIOUS_OUTPUT_MAX);
+      const waitingFor = input.budget ? 'budget' : 'approval';
+      await tell(record, { type: 'pipeline_status', ...ids(record), status: 'awaiting_approval', stepIndex: input.stepIndex, waitingFor });
       await tell(record, {
         type: 'pipeline_approval_required',
         ...ids(record),
         stepIndex: input.stepIndex,
         agentName: previous?.agentName ?? 'agente',
         previousOutput,
+        waitingFor,
+        ...(input.budget ? { budget: input.budget.budget } : {}),
       });
+    },
+
+    /** Whether a daily budget of step `stepIndex`'s agent is exhausted: the wait's text and budget, else null. */
+    async stepBudget(input: StepRef): Promise<StepBudgetWait | null> {
+      const record = await run(input.runId);
+      const pipeline = await findPipeline(db, record.pipelineId ?? '');
+      const step = pipeline?.steps[input.stepIndex];
+      // A step or agent gone is startStep's to report, as the step's failure.
+      const agent = step ? await findAgent(db, step.agentId) : null;
+      return agent ? budgetWaitOf(await budgetRefusal(budgetDeps, agent)) : null;
     },
 
     async approvalGranted(runId: string): Promise<void> {
@@ -164,8 +195,10 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
       if (input.then === 'completeRun') await completeRunOf(record);
       if (!input.then || input.then === 'completeRun') return { error: null };
       try {
-        await startStepOf(record, { runId: input.runId, stepIndex: input.stepIndex + 1, stepExecutionId: input.then.startStep, previousExecutionId: step.id }, step, pipeline);
-        return { error: null, started: true };
+        const next = { runId: input.runId, stepIndex: input.stepIndex + 1, stepExecutionId: input.then.startStep, previousExecutionId: step.id };
+        const started = await startStepOf(record, next, step, pipeline, input.then.checkBudget === true);
+        // Not started past an exhausted budget: the workflow checks again and waits for a decision.
+        return { error: null, started };
       } catch (error) {
         // The next step cannot start (gone, inactive): startStep fails it as that step's failure.
         if (error instanceof ApplicationFailure && error.type === STEP_FAILED) return { error: null, started: false };
@@ -241,18 +274,23 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
   };
 
   /** startStep's work, given the run's record and the previous step's record (null: the run's input). */
-  async function startStepOf(record: Execution, input: StartStepInput, previous: Execution | null, knownPipeline?: Pipeline | null): Promise<void> {
+  /**
+   * Creates and announces the step's record; with `checkBudget`, only when no daily budget of its agent
+   * is exhausted (false: not started). True when the record exists.
+   */
+  async function startStepOf(record: Execution, input: StartStepInput, previous: Execution | null, knownPipeline?: Pipeline | null, checkBudget = false): Promise<boolean> {
     const [existing, pipeline, settings] = await Promise.all([
       getExecution(db, input.stepExecutionId),
       knownPipeline ?? findPipeline(db, record.pipelineId ?? ''),
       readExecutionSettings(db, config.orchestration.workdirRoots),
     ]);
-    if (existing) return; // a retried activity: created (and announced) before
+    if (existing) return true; // a retried activity: created (and announced) before
     const step = pipeline?.steps[input.stepIndex];
     if (!pipeline || !step) throw ApplicationFailure.nonRetryable(`step ${input.stepIndex + 1} of pipeline ${record.pipelineId} no longer exists`, STEP_FAILED);
     const agent = await findAgent(db, step.agentId);
     if (!agent) throw ApplicationFailure.nonRetryable(`agent ${step.agentId} of step ${input.stepIndex + 1} no longer exists`, STEP_FAILED);
     if (agent.status !== 'active') throw ApplicationFailure.nonRetryable(`agent "${agent.name}" of step ${input.stepIndex + 1} is inactive`, STEP_FAILED);
+    if (checkBudget && (await budgetRefusal(budgetDeps, agent, new Date(), settings.dailyBudgetUsd)) !== null) return false;
     const { input: stepInput, prompt } = stepInputOf(previous ? (previous.result ?? '') : (record.lastStepInput ?? record.task), step.inputTemplate);
     await setRunProgress(db, input.runId, { lastStepInput: stepInput });
     await createExecution(db, {
@@ -283,6 +321,7 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
       ...(record.resumedFrom ? { resumed: true as const } : {}),
       stepExecutionId: input.stepExecutionId,
     });
+    return true;
   }
 
   /** completeRun's work, given the run's record. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AGENT_NAME_MAX, ENV_NAME, type AgentData, type AgentDataInput } from '../../services/agents';
+import { dailyBudgetUsd } from '../../services/settings';
 import { RUN_TIMEOUT_MS } from '../../domain/run-limits';
 import { optionalWorkingDirectoryPath } from './working-directory-input';
 
@@ -56,6 +57,8 @@ const configFields = {
   delegateTo: z.preprocess((value) => (value === '' ? null : value), z.string().max(100).nullable()),
   // null: the service's default limit (AGENT_RUN_TIMEOUT_SECONDS).
   timeout: z.number().int().min(RUN_TIMEOUT_MS.min).max(RUN_TIMEOUT_MS.max).nullable(),
+  // null: no budget of its own (the global one still applies; docs/budgets.md).
+  dailyBudgetUsd: dailyBudgetUsd.nullable(),
 };
 
 /**
@@ -115,6 +118,7 @@ function dataChangesOf(body: AgentInput): Partial<AgentData> {
     maxRetries: config.maxRetries,
     delegateTo: config.delegateTo,
     timeoutMs: config.timeout,
+    dailyBudgetUsd: config.dailyBudgetUsd,
   };
   return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as Partial<AgentData>;
 }
@@ -134,6 +138,7 @@ export const AGENT_DEFAULTS: Omit<AgentData, 'name'> = {
   maxRetries: MAX_RETRIES.default,
   delegateTo: null,
   timeoutMs: null,
+  dailyBudgetUsd: null,
 };
 
 const configBody = z.strictObject(mapOptional(configFields));

@@ -9,7 +9,7 @@ import { chartsQuery, costsQuery } from './stats-input';
 
 /** The dashboard's statistics (contract 3.9; docs/statistics.md); use cases in services/stats/. */
 export function statsRoutes(resources: ApiResources): Router {
-  const deps = { db: resources.database.db };
+  const deps = { db: resources.database.db, workdirRoots: resources.config.orchestration.workdirRoots };
   const router = orchestrationRouter('/stats');
   router.use(useCaseErrors());
 

@@ -19,6 +19,8 @@ export interface AgentConfigView {
   delegateTo: string;
   /** The run time limit in ms; absent: the service's default (AGENT_RUN_TIMEOUT_SECONDS), as the contract's optional `timeout`. */
   timeout?: number;
+  /** The agent's daily cost budget in USD; absent: none of its own (docs/budgets.md). */
+  dailyBudgetUsd?: number;
 }
 
 export interface AgentView {
@@ -65,6 +67,7 @@ export const VIEW_NAME: Record<keyof AgentData, 'agent_name' | 'description' | '
   maxRetries: 'maxRetries',
   delegateTo: 'delegateTo',
   timeoutMs: 'timeout',
+  dailyBudgetUsd: 'dailyBudgetUsd',
 };
 
 export function configView(data: AgentData): AgentConfigView {
@@ -79,6 +82,7 @@ export function configView(data: AgentData): AgentConfigView {
     maxRetries: data.maxRetries,
     delegateTo: data.delegateTo ?? '',
     ...(data.timeoutMs !== null ? { timeout: data.timeoutMs } : {}),
+    ...(data.dailyBudgetUsd !== null ? { dailyBudgetUsd: data.dailyBudgetUsd } : {}),
   };
 }
 

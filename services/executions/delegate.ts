@@ -5,6 +5,8 @@ import { executionNotFound } from '../errors';
 import type { ExecutionDeps } from './deps';
 import { storeExecution } from './launch';
 import { lifecycleStreamOf, published } from './live';
+import { endRefusedExecution } from './budget-refusal';
+import { budgetRefusal } from '../budgets';
 
 /** The delegated task is the previous result; a result longer than this is cut (the prompt travels on stdin, but a bound is a bound). */
 export const DELEGATED_TASK_MAX_CHARS = 100_000;
@@ -16,7 +18,8 @@ export const DELEGATED_TASK_MAX_CHARS = 100_000;
  * began with a schedule or a webhook, whose id it keeps), `queued`. The execution workflow then starts
  * it as its child. Null, with a line to the client where there is something to say, when the agent has
  * no `delegateTo`, the result is empty, the target is gone or inactive, or the chain is already
- * `depthMax` long (A -> B -> A stops there). Repeatable: a record that delegated already answers the
+ * `depthMax` long (A -> B -> A stops there). A daily budget of the target exhausted: the record is
+ * stored `error` with the budget's text (endRefusedExecution). Repeatable: a record that delegated already answers the
  * run it delegated to. Reads the agent now, so an edit made during the run applies.
  */
 export async function storeDelegatedExecution(deps: ExecutionDeps, executionId: string, depthMax: number): Promise<{ executionId: string } | null> {
@@ -39,6 +42,7 @@ export async function storeDelegatedExecution(deps: ExecutionDeps, executionId: 
   }
   await published(deps, live?.output({ type: 'system', content: `Delegando para ${target.name}...` }));
   const settings = await readExecutionSettings(deps.db, deps.workdirRoots);
+  const refusal = await budgetRefusal(deps, target, new Date(), settings.dailyBudgetUsd);
   const delegated = await storeExecution(deps, target, record.clientId, {
     source: 'delegation',
     task: result.slice(0, DELEGATED_TASK_MAX_CHARS),
@@ -55,5 +59,6 @@ export async function storeDelegatedExecution(deps: ExecutionDeps, executionId: 
     repoName: record.repoName,
     repoBranch: record.repoBranch,
   });
+  if (refusal !== null) await endRefusedExecution(deps, delegated, refusal.message);
   return { executionId: delegated.id };
 }

@@ -10,6 +10,7 @@ import { requestedRepository } from '../repos';
 import type { ExecutionDeps } from './deps';
 import { lifecycleStreamOf, published } from './live';
 import { startRecordWorkflow } from './workflow-start';
+import { refuseOverBudget } from '../budgets';
 
 /** What a start answers: the new record, queued until its workflow takes a concurrency slot. */
 export interface LaunchedExecution {
@@ -56,15 +57,17 @@ export async function storeExecution(
 /**
  * Stores a new execution (storeExecution) and starts its workflow. The concurrency slot is taken by
  * the workflow. A run started by a workflow (a schedule's, a delegation) is stored by its activity
- * and started by that workflow as its child instead.
+ * and started by that workflow as its child instead. An exhausted daily budget refuses the run first
+ * (BudgetExhaustedError: nothing stored, nothing started; docs/budgets.md).
  */
 export async function launchExecution(
   deps: ExecutionDeps,
-  agent: Pick<Agent, 'id' | 'name'>,
+  agent: Pick<Agent, 'id' | 'name' | 'dailyBudgetUsd'>,
   clientId: string | null,
   input: LaunchInput,
   resumeSessionId: string | null = null,
 ): Promise<LaunchedExecution> {
+  await refuseOverBudget(deps, agent);
   const execution = await storeExecution(deps, agent, clientId, input);
   await startRecordWorkflow(
     deps,

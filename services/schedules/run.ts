@@ -4,6 +4,8 @@ import { getExecution } from '../../db/executions-store';
 import { findSchedule } from '../../db/schedules-store';
 import type { ExecutionDeps } from '../executions/deps';
 import { storeExecution } from '../executions/launch';
+import { endRefusedExecution } from '../executions/budget-refusal';
+import { budgetRefusal } from '../budgets';
 
 /**
  * A schedule's firing, for the first activity of `scheduledAgentRunWorkflow` (docs/tasks-schedules.md):
@@ -11,7 +13,8 @@ import { storeExecution } from '../executions/launch';
  * messages are broadcast; the task with empty instructions, contract 3.5), tells every client it is
  * queued (storeExecution), and answers its id. The workflow then runs it as a child
  * `agentExecutionWorkflow`, so unlike launchExecution nothing is started here. Working directory and
- * model as for a manual run: the agent's, else the settings'. Null, with nothing stored, when the
+ * model as for a manual run: the agent's, else the settings'. A daily budget exhausted ends the record
+ * `error` with its text at once (endRefusedExecution: no process starts). Null, with nothing stored, when the
  * row or its agent is gone or the agent is inactive (the firing is skipped; the warning is logged). Idempotent on `executionId`.
  */
 export async function createScheduledExecution(deps: ExecutionDeps, scheduleId: string, executionId: string): Promise<{ executionId: string } | null> {
@@ -23,6 +26,7 @@ export async function createScheduledExecution(deps: ExecutionDeps, scheduleId: 
     return null;
   }
   const settings = await readExecutionSettings(deps.db, deps.workdirRoots);
+  const refusal = await budgetRefusal(deps, agent, new Date(), settings.dailyBudgetUsd);
   const execution = await storeExecution(
     deps,
     agent,
@@ -37,5 +41,6 @@ export async function createScheduledExecution(deps: ExecutionDeps, scheduleId: 
     },
     executionId,
   );
+  if (refusal !== null) await endRefusedExecution(deps, execution, refusal.message);
   return { executionId: execution.id };
 }

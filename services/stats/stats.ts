@@ -8,6 +8,7 @@ import {
   type StatsWindow,
   type TokenTotals,
 } from '../../db/stats-queries';
+import { budgetsOverview, type BudgetsOverview } from '../budgets';
 
 /**
  * The dashboard's statistics (contract 3.9; docs/statistics.md): GET /stats/charts and GET
@@ -17,6 +18,8 @@ import {
 
 export interface StatsDeps {
   db: Database;
+  /** AGENT_WORKDIR_ROOTS: the settings (the global budget) are read with them. */
+  workdirRoots: readonly string[];
 }
 
 const DAY_MS = 86_400_000;
@@ -96,15 +99,18 @@ export interface CostStats {
   byDay: Array<{ date: string; cost: number; count: number; tokens: TokenTotals }>;
   byAgent: Array<{ agentId: string | null; name: string; cost: number; count: number; tokens: TokenTotals }>;
   byPipeline: Array<{ pipelineId: string | null; name: string; cost: number; runs: number; steps: number; tokens: TokenTotals }>;
+  /** Each daily budget beside what is spent today, whatever the window (docs/budgets.md). */
+  budgets: BudgetsOverview;
 }
 
 /** GET /stats/costs: what the agent records of the window cost, in total, per day, per agent and per pipeline, with their tokens. */
 export async function costStats(deps: StatsDeps, days: number, now: Date = new Date()): Promise<CostStats> {
   const window = statsWindow(days, now);
-  const [byDay, byAgent, byPipeline] = await Promise.all([
+  const [byDay, byAgent, byPipeline, budgets] = await Promise.all([
     costsByDay(deps.db, window),
     costsByAgent(deps.db, window, BREAKDOWN_MAX),
     costsByPipeline(deps.db, window, BREAKDOWN_MAX),
+    budgetsOverview(deps, now),
   ]);
   const dailyCosts: Record<string, number> = Object.fromEntries(window.labels.map((label) => [label, 0]));
   const tokens: TokenTotals = { input: 0, output: 0, cacheRead: 0, cacheCreation: 0 };
@@ -127,5 +133,6 @@ export async function costStats(deps: StatsDeps, days: number, now: Date = new D
     byDay: byDay.map((row) => ({ date: row.day, cost: round4(row.cost), count: row.count, tokens: row.tokens })),
     byAgent: agents,
     byPipeline: byPipeline.map(({ pipelineId, name, cost, runs, count, tokens: used }) => ({ pipelineId, name, cost: round4(cost), runs, steps: count, tokens: used })),
+    budgets,
   };
 }

@@ -2,6 +2,7 @@ import {
   claimDelivery,
   countTrigger,
   findWebhookByToken,
+  refuseDelivery,
   releaseDelivery,
   setDeliveryExecution,
   webhookSecretContext,
@@ -12,6 +13,8 @@ import { openSecret, secretsKeyFromHex, SecretsKeyMissingError } from '../../lib
 import { InvalidInputError, NotFoundError, SECRETS_KEY_MISSING_MESSAGE, UnavailableError } from '../errors';
 import { executeAgent } from '../executions';
 import { executePipeline } from '../pipelines';
+import { findAgent } from '../../db/agents-store';
+import { budgetRefusal } from '../budgets';
 import type { WebhookDeps } from './deps';
 import { signatureMatches } from './signature';
 import { existingWebhook, WEBHOOK_NOT_FOUND } from './webhooks';
@@ -100,7 +103,8 @@ export interface HookAnswer {
  * A call of /hook/:token. In order: unknown token NotFoundError; a missing or wrong signature
  * WebhookSignatureError (when a secret applies: the webhook's own, else WEBHOOK_SECRET); inactive
  * WebhookInactiveError; a bad payload InvalidInputError; a delivery id seen before answers the first
- * call's run and starts nothing. Otherwise the call is recorded and counted, then the target starts.
+ * call's run and starts nothing; an agent target's daily budget exhausted BudgetExhaustedError (the
+ * call recorded as refused, not counted). Otherwise the call is recorded and counted, then the target starts.
  */
 export async function triggerWebhook(deps: WebhookDeps, call: HookCall): Promise<HookAnswer> {
   const webhook = await findWebhookByToken(deps.db, call.token);
@@ -116,6 +120,12 @@ export async function triggerWebhook(deps: WebhookDeps, call: HookCall): Promise
     const pipeline = webhook.targetType === 'pipeline' ? { pipelineId: webhook.targetId } : {};
     return { ...pipeline, executionId: claim.first.executionId, status: 'duplicate', webhook: webhook.name };
   }
+  // An agent's exhausted daily budget refuses the call (409): recorded as refused, not counted, nothing started.
+  const refusal = webhook.targetType === 'agent' ? await agentBudgetRefusal(deps, webhook.targetId) : null;
+  if (refusal !== null) {
+    await refuseDelivery(deps.db, claim.delivery.id, 'budget');
+    throw refusal;
+  }
   // Counted before the start, as the legacy server did: a run that then fails to start still counts.
   await countTrigger(deps.db, webhook.id, now);
   let started: StartedTarget;
@@ -127,6 +137,12 @@ export async function triggerWebhook(deps: WebhookDeps, call: HookCall): Promise
   }
   await setDeliveryExecution(deps.db, claim.delivery.id, started.executionId);
   return { ...started, status: 'started', webhook: webhook.name };
+}
+
+/** The refusal of a run of agent `agentId` by a daily budget; null when it may run (or is gone: executeAgent says so). */
+async function agentBudgetRefusal(deps: WebhookDeps, agentId: string) {
+  const agent = await findAgent(deps.db, agentId);
+  return agent === null ? null : budgetRefusal(deps, agent);
 }
 
 function checkSignature(deps: WebhookDeps, webhook: WebhookWithSecret, call: HookCall): void {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createDatabase, type DatabaseHandle } from '../../db';
 import { createExecution } from '../../db/executions-store';
 import { config } from '../../lib/config';
-import { utcDay } from '../../services/system';
+import { utcDay } from '../../domain/utc-day';
 import { startTestServer, type TestServer } from '../support/server';
 
 /** GET /api/system/status: the dashboard's counters (contract 3.11) beside the dependency checks (docs/system-status.md). */

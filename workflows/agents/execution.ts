@@ -144,6 +144,9 @@ export async function agentExecutionWorkflow(input: AgentExecutionInput): Promis
         const retry = patched(RETRY_ON_FAILURE_PATCH) ? await followUp.planRetry({ executionId, attempt, reason: failure.error ?? '' }) : null;
         if (retry === null) {
           outcome = failure;
+        } else if ('error' in retry) {
+          // A daily budget refused the next attempt (docs/budgets.md).
+          outcome = { ...failure, error: retry.error };
         } else {
           await sleep(retry.delayMs);
           await followUp.requeueForRetry(executionId);

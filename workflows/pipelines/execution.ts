@@ -48,13 +48,16 @@ const pushOnHost = (host: string) =>
 export const STEP_IN_ONE_PATCH = 'pipeline-step-in-one';
 /** The push goes to the run's host queue, not to `agents`. */
 export const PUSH_ON_HOST_PATCH = 'pipeline-push-on-host';
+/** Before each step, its agent's daily budgets: exhausted, the run waits for an approval (docs/budgets.md). */
+export const STEP_BUDGET_PATCH = 'pipeline-step-budget';
 
 /**
  * One pipeline run (workflow id `pipeline-execution-<runId>`, queue `agents`; docs/pipelines.md): its
  * steps in order, each an agent execution of its own record run as a child agentExecutionWorkflow, so
  * a step takes a concurrency slot and runs exactly as a single execution does. Only ids pass through
  * here; results stay in the records. Before a step that requires it, the run waits for the `approve`
- * or `reject` signal (a timeout is a rejection). A failed step fails the run; a cancellation cancels
+ * or `reject` signal (a timeout is a rejection); so does a step whose agent's daily budget is exhausted
+ * (docs/budgets.md), approved past it for the rest of the run. A failed step fails the run; a cancellation cancels
  * the running step's workflow (its agent is killed) and ends the run `canceled`.
  */
 export async function pipelineExecutionWorkflow(input: PipelineExecutionInput): Promise<PipelineExecutionResult> {
@@ -69,9 +72,27 @@ export async function pipelineExecutionWorkflow(input: PipelineExecutionInput): 
     if (waitingFor !== null && decision === undefined) decision = 'reject';
   });
 
+  /** Asks (`request`) and waits for the decision on `index` (a timeout is a rejection); false: the run ended `rejected`. */
+  const approved = async (index: number, timeoutSeconds: number, request: () => Promise<void>): Promise<boolean> => {
+    waitingFor = index;
+    decision = undefined;
+    await request();
+    const decided = await condition(() => decision !== undefined, timeoutSeconds * 1000);
+    waitingFor = null;
+    if (!decided || decision === 'reject') {
+      await acts.rejectRun({ runId, stepIndex: index, reason: decided ? 'rejected' : 'timeout' });
+      return false;
+    }
+    await acts.approvalGranted(runId);
+    return true;
+  };
+
   let stepIndex = 0;
   try {
     const inOne = patched(STEP_IN_ONE_PATCH);
+    const budgets = patched(STEP_BUDGET_PATCH);
+    // Approved past an exhausted budget once: the rest of this run is not paused by budgets again.
+    let pastBudget = false;
     const plan = await acts.startPipelineRun(runId);
     let previous: string | null = null;
     // The step's record when the previous step's finishStep created it already (no approval between).
@@ -81,16 +102,17 @@ export async function pipelineExecutionWorkflow(input: PipelineExecutionInput): 
     for (stepIndex = plan.startStep; stepIndex < plan.totalSteps; stepIndex++) {
       const step = plan.steps[stepIndex]!;
       if (stepIndex > 0 && step.requiresApproval) {
-        waitingFor = stepIndex;
-        decision = undefined;
-        await acts.requestApproval({ runId, stepIndex, previousExecutionId: previous });
-        const decided = await condition(() => decision !== undefined, step.approvalTimeoutSeconds * 1000);
-        waitingFor = null;
-        if (!decided || decision === 'reject') {
-          await acts.rejectRun({ runId, stepIndex, reason: decided ? 'rejected' : 'timeout' });
-          return { runId, status: 'rejected' };
+        const request = () => acts.requestApproval({ runId, stepIndex, previousExecutionId: previous });
+        if (!(await approved(stepIndex, step.approvalTimeoutSeconds, request))) return { runId, status: 'rejected' };
+      }
+      // A step not started yet by the previous one's finishStep (which checked its budget when it did).
+      if (budgets && !pastBudget && started === null) {
+        const budget = await acts.stepBudget({ runId, stepIndex });
+        if (budget !== null) {
+          const request = () => acts.requestApproval({ runId, stepIndex, previousExecutionId: previous, budget });
+          if (!(await approved(stepIndex, step.approvalTimeoutSeconds, request))) return { runId, status: 'rejected' };
+          pastBudget = true;
         }
-        await acts.approvalGranted(runId);
       }
       const stepExecutionId: string = started ?? uuid4();
       if (started === null) await acts.startStep({ runId, stepIndex, stepExecutionId, previousExecutionId: previous });
@@ -102,7 +124,11 @@ export async function pipelineExecutionWorkflow(input: PipelineExecutionInput): 
       // The next step's start (or the run's end) in the same local activity: a step's overhead is round trips.
       const next = plan.steps[stepIndex + 1];
       // A run in a repository completes after its push, below.
-      const then: AfterStep = !inOne ? null : next === undefined ? (plan.repository ? null : 'completeRun') : next.requiresApproval ? null : { startStep: uuid4() };
+      const then: AfterStep =
+        !inOne ? null
+        : next === undefined ? (plan.repository ? null : 'completeRun')
+        : next.requiresApproval ? null
+        : { startStep: uuid4(), ...(budgets && !pastBudget ? { checkBudget: true } : {}) };
       const outcome: StepOutcome = await acts.finishStep({ runId, stepIndex, stepExecutionId, then });
       if (outcome.error !== null) {
         await acts.failRun({ runId, stepIndex, error: outcome.error });
