@@ -30,10 +30,13 @@ export function nearBudget(budget: DailyBudget): boolean {
   return budget.spentUsd >= budget.limitUsd * BUDGET_WARNING_SHARE;
 }
 
-/** US$ amounts as the panel shows money: up to 4 decimals, at least 2. */
+/** Budget amounts are kept to a millionth of a dollar: a run of a small model costs fractions of a cent. */
+export const roundUsd = (amount: number): number => Math.round(amount * 1_000_000) / 1_000_000;
+
+/** A US$ amount for a person: at least 2 decimals, up to 6 (US$ 5.00, US$ 0.00015). */
 export function usd(amount: number): string {
-  const fixed = (Math.round(amount * 10_000) / 10_000).toFixed(4);
-  return `US$ ${fixed.replace(/(\.\d\d\d?)0+$/, '$1').replace(/(\.\d\d)0$/, '$1')}`;
+  const [whole, decimals = ''] = roundUsd(amount).toFixed(6).split('.');
+  return `US$ ${whole}.${decimals.replace(/0+$/, '').padEnd(2, '0')}`;
 }
 
 /** Which budget, in the panel's language. */

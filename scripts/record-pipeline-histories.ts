@@ -6,7 +6,7 @@ import { Client, Connection, NamespaceNotFoundError, type WorkflowHandle } from 
 import { pipelineCreateBody } from '../api/orchestration/pipelines-input';
 import { createDatabase } from '../db';
 import { putSecret, secretContext } from '../db/agent-secrets-store';
-import { createAgent, deleteAgent } from '../db/agents-store';
+import { createAgent, deleteAgent, updateAgent } from '../db/agents-store';
 import { getExecution } from '../db/executions-store';
 import type { ExecutionStatus } from '../domain/execution-status';
 import { migrateDatabase } from '../db/migrate';
@@ -32,14 +32,15 @@ import { saveHistoryFixture } from './history-fixtures';
  * (`approval-timeout`, 1 s: the least the API allows); a failing step 2 (`failed`) and the resume of
  * that run from it once the agent is fixed (`resumed`); a run cancelled while its step runs
  * (`cancelled`); a run in a bare repository made here, committed and pushed after its last step
- * (`repository`). Runs start through the use cases the HTTP routes call (services/pipelines), the steps
+ * (`repository`); a run whose step's agent is past its daily budget, paused, then approved past it
+ * (`budget-approved`). Runs start through the use cases the HTTP routes call (services/pipelines), the steps
  * run the stand-in CLI (test/fixtures/fake-agent) on an agents worker started here. It works in its own
  * database, namespace and Redis prefix, migrated and registered first:
  * `npm run record-pipeline-histories [-- name ...]` with the stack up. Names record only those (`resumed`
  * runs its failed run again, unsaved): histories recorded before a patch stay as they were, so the
  * replay test keeps proving they still replay.
  */
-const RECORDINGS = ['approved', 'rejected', 'approval-timeout', 'failed', 'resumed', 'cancelled', 'repository'] as const;
+const RECORDINGS = ['approved', 'rejected', 'approval-timeout', 'failed', 'resumed', 'cancelled', 'repository', 'budget-approved'] as const;
 type Recording = (typeof RECORDINGS)[number];
 const fakeAgent = path.join(repoRoot, 'test', 'fixtures', 'fake-agent', 'fake-agent.js');
 const ACTIVE: readonly ExecutionStatus[] = ['queued', 'running', 'retrying', 'awaiting_approval'];
@@ -169,6 +170,19 @@ async function main(): Promise<void> {
         await finish('resumed', handle, 'completed');
         await saveHistoryFixture('pipeline-execution-resumed', handle);
       }
+    }
+
+    if (wants('budget-approved')) {
+      // One run of the agent spends US$ 0.0421 (the stand-in's cost), over its budget: its next run in a pipeline waits.
+      const spender = await agentWith('budgeted', { FAKE_AGENT_CHUNKS: '1' });
+      await updateAgent(database.db, spender.id, { dailyBudgetUsd: 0.01 }, config.orchestration.limits);
+      const first = await run(await pipelineOf('budget-spend', [{ agentId: spender.id }]), 'Spend');
+      await finish('budget-approved', first.handle, 'completed');
+      const { runId, handle } = await run(await pipelineOf('budget', [{ agentId: spender.id }, { agentId: spender.id }]), 'Past the budget');
+      await statusOf(runId, (status) => status === 'awaiting_approval');
+      await decideApproval(deps, runId, true);
+      await finish('budget-approved', handle, 'completed');
+      await saveHistoryFixture('pipeline-execution-budget-approved', handle);
     }
 
     if (wants('cancelled')) {

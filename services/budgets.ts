@@ -3,7 +3,7 @@ import type { Database } from '../db';
 import { budgetedAgents, spentByAgents, spentByAll } from '../db/budget-queries';
 import { readExecutionSettings } from '../db/execution-settings';
 import { insertNotificationOnce } from '../db/notifications-store';
-import { budgetExhaustedText, budgetWarningText, exhaustedBudget, nearBudget, type DailyBudget } from '../domain/budgets';
+import { budgetExhaustedText, budgetWarningText, exhaustedBudget, nearBudget, roundUsd, type DailyBudget } from '../domain/budgets';
 import { utcDay } from '../domain/utc-day';
 import { ConflictError } from './errors';
 
@@ -111,11 +111,10 @@ export interface BudgetsOverview {
   agents: Array<BudgetView & { agentId: string; name: string }>;
 }
 
-const round4 = (value: number) => Math.round(value * 10_000) / 10_000;
 const viewOf = (limitUsd: number, spentUsd: number): BudgetView => ({
   limitUsd,
-  spentUsd: round4(spentUsd),
-  remainingUsd: round4(Math.max(0, limitUsd - spentUsd)),
+  spentUsd: roundUsd(spentUsd),
+  remainingUsd: roundUsd(Math.max(0, limitUsd - spentUsd)),
   exhausted: spentUsd >= limitUsd,
 });
 

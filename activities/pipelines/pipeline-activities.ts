@@ -15,11 +15,12 @@ import { writeExecutionReport } from '../../db/reports-store';
 import { pushRunChanges } from '../repos/run-push';
 import { CANCELLED_ERROR } from '../../domain/execution-errors';
 import { budgetRefusal, type BudgetExhaustedError } from '../../services/budgets';
+import { roundUsd } from '../../domain/budgets';
 
 function budgetWaitOf(refusal: BudgetExhaustedError | null): StepBudgetWait | null {
   if (refusal === null) return null;
   const { scope, agentId, limitUsd, spentUsd } = refusal.budget;
-  return { text: refusal.message, budget: { scope, agentId, limitUsd, spentUsd: Math.round(spentUsd * 10_000) / 10_000 } };
+  return { text: refusal.message, budget: { scope, agentId, limitUsd, spentUsd: roundUsd(spentUsd) } };
 }
 
 /**

@@ -61,6 +61,7 @@ describe('workflow replay', () => {
       'agent-uploads-retention.json',
       'pipeline-execution-approval-timeout.json',
       'pipeline-execution-approved.json',
+      'pipeline-execution-budget-approved.json',
       'pipeline-execution-cancelled.json',
       'pipeline-execution-failed.json',
       'pipeline-execution-rejected.json',
