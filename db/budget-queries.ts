@@ -1,11 +1,12 @@
-import { and, eq, gte, inArray, lt, sql, sum } from 'drizzle-orm';
+import { and, eq, inArray, sql, sum } from 'drizzle-orm';
 import type { Database } from './index';
-import { agents, executions } from './schema';
+import { agentDailyCosts, agents } from './schema';
 
 /**
  * What the agent records started in a day cost (docs/budgets.md): pipeline steps included (they are
- * agent records), pipeline runs never (their cost is their steps'). Each sum is one range of an index
- * holding every column it reads (executions_budget for all agents, executions_agent_budget for one).
+ * agent records), pipeline runs never (their cost is their steps'). Read from the day's counters
+ * (agent_daily_costs, kept by finishExecution with each cost), at most one row per agent: the check at
+ * each run start does not grow with the day's records.
  */
 
 export interface Day {
@@ -13,11 +14,11 @@ export interface Day {
   end: Date;
 }
 
-const startedIn = (day: Day) => and(eq(executions.kind, 'agent'), gte(executions.startedAt, day.start), lt(executions.startedAt, day.end));
+const dayOf = (day: Day) => day.start.toISOString().slice(0, 10);
 
 /** Spent by every agent's runs in `day`. */
 export async function spentByAll(db: Database, day: Day): Promise<number> {
-  const [row] = await db.select({ total: sum(executions.costUsd) }).from(executions).where(startedIn(day));
+  const [row] = await db.select({ total: sum(agentDailyCosts.costUsd) }).from(agentDailyCosts).where(eq(agentDailyCosts.day, dayOf(day)));
   return Number(row?.total ?? 0);
 }
 
@@ -25,11 +26,10 @@ export async function spentByAll(db: Database, day: Day): Promise<number> {
 export async function spentByAgents(db: Database, day: Day, agentIds: readonly string[]): Promise<Map<string, number>> {
   if (agentIds.length === 0) return new Map();
   const rows = await db
-    .select({ agentId: executions.agentId, total: sum(executions.costUsd) })
-    .from(executions)
-    .where(and(inArray(executions.agentId, [...agentIds]), startedIn(day)))
-    .groupBy(executions.agentId);
-  return new Map(rows.map((row) => [row.agentId ?? '', Number(row.total ?? 0)]));
+    .select({ agentId: agentDailyCosts.agentId, total: agentDailyCosts.costUsd })
+    .from(agentDailyCosts)
+    .where(and(eq(agentDailyCosts.day, dayOf(day)), inArray(agentDailyCosts.agentId, [...agentIds])));
+  return new Map(rows.map((row) => [row.agentId, Number(row.total)]));
 }
 
 export interface BudgetedAgent {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { and, asc, count, desc, eq, getTableColumns, gte, inArray, isNull, like, lt, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Database } from './index';
 import { ACTIVE_STATUSES, type ExecutionKind, type ExecutionSource, type ExecutionStatus, type FinalStatus } from '../domain/execution-status';
-import { agents, executions, type StoredContextFile } from './schema';
+import { agentDailyCosts, agents, executions, type StoredContextFile } from './schema';
 
 /** The execution record and its store (docs/executions.md). */
 
@@ -225,34 +225,58 @@ export async function finishExecution(
   outcome: ExecutionResult,
 ): Promise<{ execution: Execution; changed: boolean } | null> {
   const bounded = outcome.output === undefined ? null : boundOutput(outcome.output);
-  const [result] = await db
-    .update(executions)
-    .set({
-      status: outcome.status,
-      finishedAt: outcome.finishedAt ?? new Date(),
-      error: outcome.error ?? null,
-      ...(outcome.sessionId !== undefined && outcome.sessionId !== null ? { sessionId: outcome.sessionId } : {}),
-      ...(outcome.costUsd !== undefined ? { costUsd: outcome.costUsd } : {}),
-      ...(outcome.durationMs !== undefined ? { durationMs: outcome.durationMs } : {}),
-      ...(outcome.turns !== undefined ? { turns: outcome.turns } : {}),
-      ...(outcome.result !== undefined ? { result: outcome.result === null ? null : boundOutput(outcome.result).output } : {}),
-      ...(outcome.exitCode !== undefined ? { exitCode: outcome.exitCode } : {}),
-      ...(outcome.reportFile !== undefined ? { reportFile: outcome.reportFile } : {}),
-      ...(outcome.repoCommit !== undefined ? { repoCommit: outcome.repoCommit } : {}),
-      ...(outcome.tokens
-        ? { inputTokens: outcome.tokens.input, outputTokens: outcome.tokens.output, cacheReadTokens: outcome.tokens.cacheRead, cacheCreationTokens: outcome.tokens.cacheCreation }
-        : {}),
-      ...(bounded ? { output: bounded.output, outputTruncated: bounded.truncated } : {}),
-      ...(outcome.closingLine !== undefined && !bounded
-        ? {
-            output: sql`CASE WHEN CHAR_LENGTH(${executions.output}) + CHAR_LENGTH(${outcome.closingLine}) <= ${OUTPUT_MAX_CHARS} THEN CONCAT(${executions.output}, ${outcome.closingLine}) ELSE ${executions.output} END`,
-            outputSeq: sql`${executions.outputSeq} + 1`,
-          }
-        : {}),
-    })
-    .where(and(eq(executions.id, id), isNull(executions.finishedAt)));
+  // Only a record not ended yet: the first close wins, a retried one changes nothing.
+  const end = (runner: Pick<Database, 'update'>) =>
+    runner
+      .update(executions)
+      .set({
+        status: outcome.status,
+        finishedAt: outcome.finishedAt ?? new Date(),
+        error: outcome.error ?? null,
+        ...(outcome.sessionId !== undefined && outcome.sessionId !== null ? { sessionId: outcome.sessionId } : {}),
+        ...(outcome.costUsd !== undefined ? { costUsd: outcome.costUsd } : {}),
+        ...(outcome.durationMs !== undefined ? { durationMs: outcome.durationMs } : {}),
+        ...(outcome.turns !== undefined ? { turns: outcome.turns } : {}),
+        ...(outcome.result !== undefined ? { result: outcome.result === null ? null : boundOutput(outcome.result).output } : {}),
+        ...(outcome.exitCode !== undefined ? { exitCode: outcome.exitCode } : {}),
+        ...(outcome.reportFile !== undefined ? { reportFile: outcome.reportFile } : {}),
+        ...(outcome.repoCommit !== undefined ? { repoCommit: outcome.repoCommit } : {}),
+        ...(outcome.tokens
+          ? { inputTokens: outcome.tokens.input, outputTokens: outcome.tokens.output, cacheReadTokens: outcome.tokens.cacheRead, cacheCreationTokens: outcome.tokens.cacheCreation }
+          : {}),
+        ...(bounded ? { output: bounded.output, outputTruncated: bounded.truncated } : {}),
+        ...(outcome.closingLine !== undefined && !bounded
+          ? {
+              output: sql`CASE WHEN CHAR_LENGTH(${executions.output}) + CHAR_LENGTH(${outcome.closingLine}) <= ${OUTPUT_MAX_CHARS} THEN CONCAT(${executions.output}, ${outcome.closingLine}) ELSE ${executions.output} END`,
+              outputSeq: sql`${executions.outputSeq} + 1`,
+            }
+          : {}),
+      })
+      .where(and(eq(executions.id, id), isNull(executions.finishedAt)));
+  let changed: boolean;
+  if (outcome.costUsd) {
+    // The day's counter of what agent runs cost moves with the cost itself, once (the record ends once).
+    changed = await db.transaction(async (tx) => {
+      const [result] = await end(tx);
+      if (result.affectedRows === 0) return false;
+      await addToDailyCost(tx, id);
+      return true;
+    });
+  } else {
+    const [result] = await end(db);
+    changed = result.affectedRows > 0;
+  }
   const execution = await getExecution(db, id);
-  return execution ? { execution, changed: result.affectedRows > 0 } : null;
+  return execution ? { execution, changed } : null;
+}
+
+/** Adds record `id`'s cost to its agent's counter of the UTC day it started (db/schema.ts, agentDailyCosts). */
+async function addToDailyCost(tx: Pick<Database, 'execute'>, id: string): Promise<void> {
+  await tx.execute(sql`
+    INSERT INTO ${agentDailyCosts} (day, agent_id, cost_usd)
+    SELECT DATE(started_at), COALESCE(agent_id, ''), cost_usd FROM ${executions}
+    WHERE id = ${id} AND kind = 'agent' AND cost_usd > 0 AND started_at IS NOT NULL
+    ON DUPLICATE KEY UPDATE cost_usd = ${agentDailyCosts.costUsd} + VALUES(cost_usd)`);
 }
 
 /**

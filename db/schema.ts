@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import {
   boolean,
+  date,
   datetime,
   double,
   index,
@@ -290,9 +291,6 @@ export const executions = mysqlTable(
     index('executions_source_created').on(table.source, table.createdAt),
     index('executions_schedule_created').on(table.scheduleId, table.createdAt),
     index('executions_pipeline_run_step').on(table.pipelineExecutionId, table.stepIndex),
-    // What today's agent runs cost, for the daily budgets' check at each run start (db/budget-queries.ts): one range of either index.
-    index('executions_budget').on(table.kind, table.startedAt, table.agentId, table.costUsd),
-    index('executions_agent_budget').on(table.agentId, table.kind, table.startedAt, table.costUsd),
     // The statistics (db/stats-queries.ts) read a window of created_at and group it: with every column
     // they read in the index, a window is one range of it, never a lookup of each row's clustered key
     // (random UUIDs: 0.5 s for 30 days of 100 000 records; docs/benchmarks.md, bench:files).
@@ -467,4 +465,20 @@ export const webhookDeliveries = mysqlTable(
     receivedAt: datetime('received_at', { fsp: 3, mode: 'date' }).notNull(),
   },
   (table) => [uniqueIndex('webhook_deliveries_once').on(table.webhookId, table.deliveryId), index('webhook_deliveries_received').on(table.webhookId, table.receivedAt)],
+);
+
+/**
+ * What the agent records started on a UTC day cost, per agent (`''`: a record without one): the sum of
+ * their `cost_usd`, kept by finishExecution in the transaction that records a run's cost
+ * (db/executions-store.ts), so the daily budgets' check at each run start reads at most one row per
+ * agent instead of the day's records (docs/budgets.md).
+ */
+export const agentDailyCosts = mysqlTable(
+  'agent_daily_costs',
+  {
+    day: date('day', { mode: 'string' }).notNull(),
+    agentId: varchar('agent_id', { length: 36 }).notNull(),
+    costUsd: double('cost_usd').notNull().default(0),
+  },
+  (table) => [primaryKey({ columns: [table.day, table.agentId] })],
 );

@@ -217,7 +217,7 @@ export type ApprovalWait = 'approval' | 'budget';
 export interface PipelineApprovalRequiredMessage extends PipelineRunFields {
   type: 'pipeline_approval_required';
   stepIndex: number;
-  /** The previous step's agent. */
+  /** The previous step's agent; for a budget's wait, the step's own. */
   agentName: string;
   /**
    * The previous step's result (the run's input before a resumed run's first step), at most 3 000

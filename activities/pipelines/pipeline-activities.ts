@@ -17,10 +17,10 @@ import { CANCELLED_ERROR } from '../../domain/execution-errors';
 import { budgetRefusal, type BudgetExhaustedError } from '../../services/budgets';
 import { roundUsd } from '../../domain/budgets';
 
-function budgetWaitOf(refusal: BudgetExhaustedError | null): StepBudgetWait | null {
+function budgetWaitOf(agentName: string, refusal: BudgetExhaustedError | null): StepBudgetWait | null {
   if (refusal === null) return null;
   const { scope, agentId, limitUsd, spentUsd } = refusal.budget;
-  return { text: refusal.message, budget: { scope, agentId, limitUsd, spentUsd: roundUsd(spentUsd) } };
+  return { text: refusal.message, agentName, budget: { scope, agentId, limitUsd, spentUsd: roundUsd(spentUsd) } };
 }
 
 /**
@@ -77,6 +77,8 @@ export type AfterStep = { startStep: string; checkBudget?: boolean } | 'complete
 /** A step's agent's daily budget exhausted (docs/budgets.md): the text the approval banner shows, and the budget. */
 export interface StepBudgetWait {
   text: string;
+  /** The step's agent: the banner names it (a step's approval names the previous step's). */
+  agentName: string;
   budget: { scope: 'global' | 'agent'; agentId: string | null; limitUsd: number; spentUsd: number };
 }
 
@@ -134,7 +136,7 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
         type: 'pipeline_approval_required',
         ...ids(record),
         stepIndex: input.stepIndex,
-        agentName: previous?.agentName ?? 'agente',
+        agentName: input.budget?.agentName ?? previous?.agentName ?? 'agente',
         previousOutput,
         waitingFor,
         ...(input.budget ? { budget: input.budget.budget } : {}),
@@ -148,7 +150,7 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
       const step = pipeline?.steps[input.stepIndex];
       // A step or agent gone is startStep's to report, as the step's failure.
       const agent = step ? await findAgent(db, step.agentId) : null;
-      return agent ? budgetWaitOf(await budgetRefusal(budgetDeps, agent)) : null;
+      return agent ? budgetWaitOf(agent.name, await budgetRefusal(budgetDeps, agent)) : null;
     },
 
     async approvalGranted(runId: string): Promise<void> {

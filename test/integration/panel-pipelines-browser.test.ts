@@ -173,3 +173,33 @@ it('resumes a failed run from the history: the run goes on from the failed step 
   // The failure's own toast ("Erro no pipeline") is the only error the user sees.
   expect(errors.every((text) => text === 'Erro no pipeline')).toBe(true);
 });
+
+it("pauses a run whose step agent is past its daily budget: the banner shows the budget, approving completes the run", async () => {
+  const spender = await agents.standInAgent('Gastador', { workingDirectory: '', maxTurns: 0, dailyBudgetUsd: 0.0001 });
+  // One run spends more than the budget (a stand-in:text run costs US$ 0.00015).
+  const first = await api('POST', `/api/agents/${spender.id}/execute`, { task: 'stand-in:text', instructions: '' });
+  expect(first.status).toBe(202);
+  await until('the first run', async () => (await api('GET', `/api/executions/history/${first.body.executionId}`)).body, (found) => found.status === 'completed', 90_000);
+  const created = await api('POST', '/api/pipelines', {
+    name: `Orçamento ${randomUUID().slice(0, 8)}`, description: '', workingDirectory: '',
+    steps: [{ agentId: spender.id, inputTemplate: 'stand-in:text {{input}}', description: '', requiresApproval: false }],
+  });
+  expect(created.status).toBe(201);
+
+  const panel = await openPanelPage(session.browser, session.server.url);
+  await runFromCard(panel, created.body.id, 'além do orçamento');
+  await panel.page.waitForSelector('#approval-approve-btn', { visible: true, timeout: 90_000 });
+  const banner = (await panel.page.evaluate(`document.getElementById('approval-notification').textContent`)) as string;
+  expect(banner).toContain(`Passo 1 (${spender.name}) aguardando autorização`);
+  const lines = await terminalLines(panel);
+  expect(lines.some((line) => line.includes(`O orçamento diário do agente ${spender.name} de US$ 0.0001 foi atingido`))).toBe(true);
+  await panel.page.screenshot({ path: screenshotPath('panel-pipeline-budget.png') });
+  expect(await latestRun(created.body.id)).toMatchObject({ status: 'awaiting_approval' });
+
+  await clickOn(panel, '#approval-approve-btn');
+  await until('the pipeline completes in the terminal', () => terminalLines(panel), (shown) => shown.includes('Pipeline concluído com sucesso.'), 90_000);
+  expect(await panel.page.evaluate(`document.getElementById('approval-notification').hidden`)).toBe(true);
+  const run = await until('the run completes', () => latestRun(created.body.id), (found) => found?.status === 'completed', 30_000);
+  expect((await api('GET', `/api/executions/history/${run.id}`)).body.steps.map((step: any) => step.status)).toEqual(['completed']);
+  expect((await panel.toasts()).filter((toast) => toast.kind === 'error')).toEqual([]);
+});

@@ -160,6 +160,8 @@ describe('GET /api/stats/costs', () => {
         { name: 'Gone agent', cost: 0.3935, count: 4 },
       ],
       dailyCosts: Object.fromEntries(days.map((k, i) => [label(k), [0.125, 0, 0, 0.12, 0.3, 0.1235, 0.75][i]])),
+      // Each daily budget beside today's spending (docs/budgets.md); agents of other suites keep theirs.
+      budgets: { day: label(0), resetsAt: expect.any(String), global: null, agents: expect.any(Array) },
       tokens: { input: 330, output: 33, cacheRead: 1000, cacheCreation: 50 },
       byDay: [
         { date: label(6), cost: 0.125, count: 1, tokens: tokens(0, 0) },

@@ -45,7 +45,8 @@ describe('GET /api/system/status', () => {
       schedules: { total: expect.any(Number), active: expect.any(Number) },
       pipelines: { total: expect.any(Number), active: expect.any(Number), running: expect.any(Number) },
       webhooks: { total: expect.any(Number), active: expect.any(Number) },
-      costs: { today: expect.any(Number) },
+      // Each daily budget beside today's spending (docs/budgets.md); agents of other suites keep theirs.
+      costs: { today: expect.any(Number), budgets: { day: new Date().toISOString().slice(0, 10), resetsAt: expect.any(String), global: null, agents: expect.any(Array) } },
     });
 
     // Other suites leave agents of both kinds: the counters are compared with their own earlier values.
