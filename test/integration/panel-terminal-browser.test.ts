@@ -160,3 +160,20 @@ it("stops a streaming run with the terminal's Stop button: no error toast, no er
   expect(toasts.map((toast) => toast.text)).toContain('Execuções interrompidas');
   expect(panel.failed.filter((failed) => failed.path.split('?')[0] !== '/favicon.ico')).toEqual([]);
 });
+
+it('shows the refusal of a run past its daily budget as an error toast, and starts nothing', async () => {
+  const { id: agentId, name } = await agents.standInAgent('Sem verba', { maxTurns: 0, dailyBudgetUsd: 0.0001 });
+  // One run spends more than the budget (a stand-in:text run costs US$ 0.00015).
+  const first = await api('POST', `/api/agents/${agentId}/execute`, { task: 'stand-in:text', instructions: '' });
+  expect(first.status).toBe(202);
+  await until('the first run', async () => (await api('GET', `/api/executions/history/${first.body.executionId}`)).body, (found) => found.status === 'completed', 90_000);
+
+  const panel = await openPanelPage(session.browser, session.server.url);
+  await openExecuteModal(panel, agentId, 'stand-in:text de novo');
+  await clickOn(panel, '#execute-form-submit');
+  const toasts = await until('the refusal toast', () => panel.toasts(), (shown) => shown.some((toast) => toast.kind === 'error'), 30_000);
+  expect(toasts.find((toast) => toast.kind === 'error')!.text).toContain(`O orçamento diário do agente ${name} de US$ 0.0001 foi atingido: US$ 0.00015 gastos hoje`);
+  await panel.page.screenshot({ path: screenshotPath('panel-budget-refused.png') });
+  const history = (await api('GET', '/api/executions/history?limit=50&offset=0')).body.items as any[];
+  expect(history.filter((item) => item.agentId === agentId)).toHaveLength(1);
+});
