@@ -55,6 +55,7 @@ describe('MariaDB through drizzle', () => {
       const names = (tables as Array<{ name: string }>).map((table) => table.name).sort();
       expect(names).toEqual([
         '__drizzle_migrations',
+        'agent_daily_costs',
         'agent_hosts',
         'agent_secrets',
         'agent_versions',

@@ -245,7 +245,8 @@ describe('notifications', () => {
 
 describe('settings', () => {
   // The panel's names (contract 3.12). The default working directory is the first allowed root (AGENT_WORKDIR_ROOTS).
-  const defaults = { defaultModel: 'claude-sonnet-4-6', defaultWorkdir: '/home/projetos', maxConcurrent: 5 };
+  // No global daily budget by default (docs/budgets.md).
+  const defaults = { defaultModel: 'claude-sonnet-4-6', defaultWorkdir: '/home/projetos', maxConcurrent: 5, dailyBudgetUsd: null };
 
   it('answers the defaults, stores a partial update and reads it back (also for the workflow)', async () => {
     const initial = await call('GET', '/api/settings');
@@ -263,7 +264,7 @@ describe('settings', () => {
 
   it("takes the panel's whole save body; an empty working directory is the default root", async () => {
     const saved = await call('PUT', '/api/settings', { defaultModel: 'claude-sonnet-4-6', defaultWorkdir: '', maxConcurrent: 7 });
-    expect([saved.status, saved.body]).toEqual([200, { defaultModel: 'claude-sonnet-4-6', defaultWorkdir: '/home/projetos', maxConcurrent: 7 }]);
+    expect([saved.status, saved.body]).toEqual([200, { defaultModel: 'claude-sonnet-4-6', defaultWorkdir: '/home/projetos', maxConcurrent: 7, dailyBudgetUsd: null }]);
     expect((await readExecutionSettings(database.db, config.orchestration.workdirRoots)).maxConcurrentExecutions).toBe(7);
   });
 
@@ -271,9 +272,9 @@ describe('settings', () => {
     await database.pool.query('INSERT INTO settings (name, value) VALUES (?, ?) ON DUPLICATE KEY UPDATE value = VALUES(value)', [
       SETTINGS_ROW, JSON.stringify({ defaultModel: 'opus', workingDirectory: '/home/projetos/old', maxConcurrentExecutions: 4 }),
     ]);
-    expect((await call('GET', '/api/settings')).body).toEqual({ defaultModel: 'opus', defaultWorkdir: '/home/projetos/old', maxConcurrent: 4 });
+    expect((await call('GET', '/api/settings')).body).toEqual({ defaultModel: 'opus', defaultWorkdir: '/home/projetos/old', maxConcurrent: 4, dailyBudgetUsd: null });
     const legacy = await call('PUT', '/api/settings', { maxConcurrentExecutions: 3, workingDirectory: '/home/projetos/' });
-    expect([legacy.status, legacy.body]).toEqual([200, { defaultModel: 'opus', defaultWorkdir: '/home/projetos', maxConcurrent: 3 }]);
+    expect([legacy.status, legacy.body]).toEqual([200, { defaultModel: 'opus', defaultWorkdir: '/home/projetos', maxConcurrent: 3, dailyBudgetUsd: null }]);
   });
 
   it.each([

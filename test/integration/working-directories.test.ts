@@ -210,9 +210,9 @@ describe('the API refuses working directories outside the roots (400, nothing cr
       const legacy = { defaultModel: 'sonnet', workingDirectory: path.join(config.orchestration.dataDir, 'projects'), maxConcurrentExecutions: 4 };
       await database.pool.query('INSERT INTO settings (name, value) VALUES (?, ?) ON DUPLICATE KEY UPDATE value = VALUES(value)', [SETTINGS_ROW, JSON.stringify(legacy)]);
       // Answered under the panel's names (services/settings.ts).
-      expect(await call('GET', '/api/settings')).toEqual({ status: 200, body: { defaultModel: 'sonnet', defaultWorkdir: '/home/projetos', maxConcurrent: 4 } });
-      expect((await call('PUT', '/api/settings', { maxConcurrent: 3 })).body).toEqual({ defaultModel: 'sonnet', defaultWorkdir: '/home/projetos', maxConcurrent: 3 });
-      expect(await storedSettings()).toEqual({ ...legacy, workingDirectory: '/home/projetos', maxConcurrentExecutions: 3 });
+      expect(await call('GET', '/api/settings')).toEqual({ status: 200, body: { defaultModel: 'sonnet', defaultWorkdir: '/home/projetos', maxConcurrent: 4, dailyBudgetUsd: null } });
+      expect((await call('PUT', '/api/settings', { maxConcurrent: 3 })).body).toEqual({ defaultModel: 'sonnet', defaultWorkdir: '/home/projetos', maxConcurrent: 3, dailyBudgetUsd: null });
+      expect(await storedSettings()).toEqual({ ...legacy, workingDirectory: '/home/projetos', maxConcurrentExecutions: 3, dailyBudgetUsd: null });
     } finally {
       await database.pool.query('DELETE FROM settings WHERE name = ?', [SETTINGS_ROW]);
       if (saved) await database.pool.query('INSERT INTO settings (name, value) VALUES (?, ?)', [SETTINGS_ROW, JSON.stringify(saved)]);
