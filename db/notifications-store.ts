@@ -34,8 +34,16 @@ const MESSAGE_MAX = 10_000;
  * table is bounded where it is written, whoever reads it and however.
  */
 export async function raiseNotification(db: Database, input: NewNotification, kept: number): Promise<Notification> {
-  const notification: Notification = {
-    id: randomUUID(),
+  const notification = notificationRow(randomUUID(), input);
+  await db.insert(notifications).values(notification);
+  await pruneNotifications(db, kept);
+  return notification;
+}
+
+/** The row stored for `input` under `id`, its texts cut to TITLE_MAX and MESSAGE_MAX. */
+function notificationRow(id: string, input: NewNotification): Notification {
+  return {
+    id,
     kind: input.kind.slice(0, 32),
     title: input.title.slice(0, TITLE_MAX),
     message: input.message.slice(0, MESSAGE_MAX),
@@ -43,9 +51,6 @@ export async function raiseNotification(db: Database, input: NewNotification, ke
     read: false,
     createdAt: input.createdAt ?? new Date(),
   };
-  await db.insert(notifications).values(notification);
-  await pruneNotifications(db, kept);
-  return notification;
 }
 
 /**
@@ -53,18 +58,7 @@ export async function raiseNotification(db: Database, input: NewNotification, ke
  * a day), unless one with that id exists: false then. Prunes like raiseNotification.
  */
 export async function insertNotificationOnce(db: Database, input: NewNotification & { id: string }, kept: number): Promise<boolean> {
-  const [result] = await db
-    .insert(notifications)
-    .ignore()
-    .values({
-      id: input.id,
-      kind: input.kind.slice(0, 32),
-      title: input.title.slice(0, TITLE_MAX),
-      message: input.message.slice(0, MESSAGE_MAX),
-      executionId: input.executionId ?? null,
-      read: false,
-      createdAt: input.createdAt ?? new Date(),
-    });
+  const [result] = await db.insert(notifications).ignore().values(notificationRow(input.id, input));
   if (result.affectedRows === 0) return false;
   await pruneNotifications(db, kept);
   return true;

@@ -17,6 +17,7 @@ import { startTestServer, type TestServer } from '../support/server';
 import { openSocket, type SocketProbe } from '../support/websocket';
 import { createAgent as storeAgent, deleteAgent, setSecret, type AgentDataInput } from '../../services/agents';
 import { until } from '../support/waiting';
+import { notificationOf } from '../support/json-api';
 import { FINAL_EXECUTION_MESSAGE_TYPES } from '../../lib/live-output';
 import { agentExecutionWorkflowId } from '../../temporal/contracts/agent-execution';
 import { agentDepsOf, scheduleDepsOf } from '../../api/use-case-deps';
@@ -164,16 +165,6 @@ function modelSpans(prompts: string[]): Array<{ from: number; to: number }> {
 const overlapsAt = (spans: Array<{ from: number; to: number }>): number[] =>
   spans.map((span) => spans.filter((other) => other.from <= span.from && span.from <= other.to).length);
 
-/** The notification of an execution (raised right after its report). */
-async function notificationOf(executionId: string): Promise<any> {
-  const items = await until(
-    `notification of ${executionId}`,
-    async () => (await api('GET', '/api/notifications?pageSize=100')).body.notifications as any[],
-    (list) => list.some((item) => item.executionId === executionId),
-  );
-  return items.find((item) => item.executionId === executionId);
-}
-
 /** Each of `lines` appears in `output` exactly once, in this order. */
 function expectLinesInOrder(output: string, lines: string[]): void {
   let from = 0;
@@ -259,7 +250,7 @@ describe('POST /agents/{id}/execute', () => {
     expect(inData).toContain(`| Sessão | ${done.sessionId} |`);
 
     // Contract 3.10: "Execução concluída", a success.
-    expect(await notificationOf(executionId)).toMatchObject({ type: 'success', kind: 'execution.completed', title: 'Execução concluída', message: `${done.agentName}: Say hello stand-in:text`, read: false });
+    expect(await notificationOf(server.url, executionId)).toMatchObject({ type: 'success', kind: 'execution.completed', title: 'Execução concluída', message: `${done.agentName}: Say hello stand-in:text`, read: false });
 
     // No answer about the execution or the agent carries the secret.
     for (const urlPath of [
@@ -382,7 +373,7 @@ describe('POST /agents/{id}/execute', () => {
     // The first turn was priced; what it printed is kept.
     expect(done.costUsd).toBeGreaterThan(0);
     expectLinesInOrder(done.output, ['Starting the work.', '▸ Bash: echo partial-work', '── Turno 1 ──', 'Resultado: 2 turnos']);
-    expect(await notificationOf(executionId)).toMatchObject({ type: 'error', kind: 'execution.error', title: 'Execução falhou', message: `${done.agentName}: ${done.error}` });
+    expect(await notificationOf(server.url, executionId)).toMatchObject({ type: 'error', kind: 'execution.error', title: 'Execução falhou', message: `${done.agentName}: ${done.error}` });
     failedExecutionId = executionId;
   });
 });

@@ -3,13 +3,12 @@ import path from 'node:path';
 import type { RowDataPacket } from 'mysql2';
 import { budgetExhaustedText, roundUsd, type DailyBudget } from '../../domain/budgets';
 import { utcDay } from '../../domain/utc-day';
-import { withTimeout } from '../../lib/timeout';
 import { agentScheduleId } from '../../temporal/agent-schedules';
 import { promptsOf, type StandInModel } from '../fixtures/stand-in-model';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import type { TestServer } from '../support/server';
 import { until } from '../support/waiting';
-import { connectClient, untilFinal, type SocketProbe } from '../support/websocket';
+import { connectClient, untilFinal, untilPipelineMessage, type SocketProbe } from '../support/websocket';
 import { jsonCall } from '../support/json-api';
 
 /**
@@ -261,23 +260,13 @@ describe('daily cost budgets, with the real CLI', () => {
       return created.body.id;
     }
 
-    async function messagesUntil(probe: SocketProbe, pipelineId: string, last: string): Promise<any[]> {
-      const received: any[] = [];
-      for (;;) {
-        const message: any = await withTimeout(probe.nextMessage(), 90_000, `${last} of ${pipelineId}`);
-        if (message.pipelineId !== pipelineId) continue;
-        received.push(message);
-        if (message.type === last) return received;
-      }
-    }
-
     async function pausedRun(name: string, steps: number, approvalTimeoutSeconds?: number) {
       const pipelineId = await pipeline(name, steps, approvalTimeoutSeconds);
       const { probe, clientId } = await connect();
       const started = await call('POST', `/api/pipelines/${pipelineId}/execute`, { input: 'entrada' }, clientId);
       expect(started).toMatchObject({ status: 202, body: { status: 'started' } });
       const runId = started.body.executionId;
-      const paused = await messagesUntil(probe, pipelineId, 'pipeline_approval_required');
+      const paused = await untilPipelineMessage(probe, pipelineId, 'pipeline_approval_required');
       const text = await agentBudgetText(stepAgent);
       expect(paused.find((message) => message.type === 'pipeline_status')).toMatchObject({ status: 'awaiting_approval', stepIndex: 0, waitingFor: 'budget' });
       expect(paused.at(-1)).toMatchObject({
@@ -292,7 +281,7 @@ describe('daily cost budgets, with the real CLI', () => {
     it('pauses before the step; approved, it runs past the budget to the end without pausing again', async () => {
       const { pipelineId, runId, probe } = await pausedRun('aprovado', 2);
       expect(await call('POST', `/api/pipelines/${pipelineId}/approve`)).toEqual({ status: 200, body: { approved: true } });
-      const rest = await messagesUntil(probe, pipelineId, 'pipeline_complete');
+      const rest = await untilPipelineMessage(probe, pipelineId, 'pipeline_complete');
       expect(rest.filter((message) => message.type === 'pipeline_step_complete').map((message) => message.stepIndex)).toEqual([0, 1]);
       expect(rest.some((message) => message.type === 'pipeline_approval_required')).toBe(false);
       expect(await detail(runId)).toMatchObject({ status: 'completed' });
@@ -301,13 +290,13 @@ describe('daily cost budgets, with the real CLI', () => {
     it('pauses before the step; rejected, the run ends rejected', async () => {
       const { pipelineId, runId, probe } = await pausedRun('rejeitado', 1);
       expect(await call('POST', `/api/pipelines/${runId}/reject`)).toEqual({ status: 200, body: { rejected: true } });
-      await messagesUntil(probe, pipelineId, 'pipeline_rejected');
+      await untilPipelineMessage(probe, pipelineId, 'pipeline_rejected');
       expect(await detail(runId)).toMatchObject({ status: 'rejected', error: 'rejeitado no passo 1' });
     }, 120_000);
 
     it("pauses before the step until its approval timeout, then ends rejected", async () => {
       const { pipelineId, runId, probe } = await pausedRun('expirado', 1, 2);
-      expect((await messagesUntil(probe, pipelineId, 'pipeline_rejected')).at(-1)).toMatchObject({ reason: 'timeout' });
+      expect((await untilPipelineMessage(probe, pipelineId, 'pipeline_rejected')).at(-1)).toMatchObject({ reason: 'timeout' });
       expect(await detail(runId)).toMatchObject({ status: 'rejected', error: 'a aprovação do passo 1 expirou' });
     }, 120_000);
   });

@@ -2,13 +2,12 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { config as baseConfig } from '../../lib/config';
-import { withTimeout } from '../../lib/timeout';
 import { pipelineExecutionWorkflowId } from '../../temporal/contracts/pipeline-execution';
 import { promptsOf, type StandInModel } from '../fixtures/stand-in-model';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import type { TestServer } from '../support/server';
 import { until } from '../support/waiting';
-import { openSocket, type SocketProbe } from '../support/websocket';
+import { openSocket, untilPipelineMessage, type SocketProbe } from '../support/websocket';
 import { jsonCall } from '../support/json-api';
 
 /**
@@ -66,17 +65,6 @@ describe('pipeline runs, with the real CLI', () => {
     return { probe, clientId };
   }
 
-  /** Messages about `pipelineId` up to (and with) the first of type `last`. */
-  async function until_(probe: SocketProbe, pipelineId: string, last: string): Promise<any[]> {
-    const received: any[] = [];
-    for (;;) {
-      const message: any = await withTimeout(probe.nextMessage(), 90_000, `${last} of ${pipelineId}`);
-      if (message.pipelineId !== pipelineId) continue;
-      received.push(message);
-      if (message.type === last) return received;
-    }
-  }
-
   async function execute(pipelineId: string, input: string, clientId: string): Promise<string> {
     const answer = await call('POST', `/api/pipelines/${pipelineId}/execute`, { input }, clientId);
     expect(answer).toEqual({ status: 202, body: { pipelineId, executionId: expect.any(String), status: 'started' } });
@@ -101,7 +89,7 @@ describe('pipeline runs, with the real CLI', () => {
     const { probe, clientId } = await connect();
     const runId = await execute(pipelineId, 'o código do login', clientId);
 
-    const first = await until_(probe, pipelineId, 'pipeline_approval_required');
+    const first = await untilPipelineMessage(probe, pipelineId, 'pipeline_approval_required');
     expect(first[0]).toEqual({
       type: 'pipeline_step_start', pipelineId, executionId: runId, stepIndex: 0, stepId: expect.any(String), agentName: reviewer.name, totalSteps: 2, stepExecutionId: expect.any(String),
     });
@@ -118,7 +106,7 @@ describe('pipeline runs, with the real CLI', () => {
     expect((await detail(runId)).status).toBe('awaiting_approval');
 
     expect(await call('POST', `/api/pipelines/${pipelineId}/approve`)).toEqual({ status: 200, body: { approved: true } });
-    const rest = await until_(probe, pipelineId, 'pipeline_complete');
+    const rest = await untilPipelineMessage(probe, pipelineId, 'pipeline_complete');
     expect(rest.find((message) => message.type === 'pipeline_step_start')).toMatchObject({ stepIndex: 1, agentName: writer.name, totalSteps: 2 });
     expect(rest.find((message) => message.type === 'pipeline_step_complete')).toMatchObject({ stepIndex: 1, result: 'OK' });
     const report = rest.find((message) => message.type === 'report_generated');
@@ -161,9 +149,9 @@ describe('pipeline runs, with the real CLI', () => {
     ]);
     const { probe, clientId } = await connect();
     const runId = await execute(pipelineId, 'primeiro', clientId);
-    await until_(probe, pipelineId, 'pipeline_approval_required');
+    await untilPipelineMessage(probe, pipelineId, 'pipeline_approval_required');
     expect(await call('POST', `/api/pipelines/${runId}/reject`)).toEqual({ status: 200, body: { rejected: true } });
-    expect((await until_(probe, pipelineId, 'pipeline_rejected')).at(-1)).toEqual({ type: 'pipeline_rejected', pipelineId, executionId: runId, stepIndex: 1, reason: 'rejected' });
+    expect((await untilPipelineMessage(probe, pipelineId, 'pipeline_rejected')).at(-1)).toEqual({ type: 'pipeline_rejected', pipelineId, executionId: runId, stepIndex: 1, reason: 'rejected' });
     expect(await detail(runId)).toMatchObject({ status: 'rejected', endedAt: expect.any(String) });
     expect((await detail(runId)).steps).toHaveLength(1);
     // Nothing waits any more.
@@ -174,7 +162,7 @@ describe('pipeline runs, with the real CLI', () => {
       { agentId: writer.id, inputTemplate: '', requiresApproval: true, approvalTimeoutSeconds: 1 },
     ]);
     const timedRun = await execute(timed, 'segundo', clientId);
-    expect((await until_(probe, timed, 'pipeline_rejected')).at(-1)).toMatchObject({ executionId: timedRun, stepIndex: 1, reason: 'timeout' });
+    expect((await untilPipelineMessage(probe, timed, 'pipeline_rejected')).at(-1)).toMatchObject({ executionId: timedRun, stepIndex: 1, reason: 'timeout' });
     expect(await detail(timedRun)).toMatchObject({ status: 'rejected', error: 'a aprovação do passo 2 expirou' });
   }, 180_000);
 
@@ -185,9 +173,9 @@ describe('pipeline runs, with the real CLI', () => {
     ]);
     const { probe, clientId } = await connect();
     const older = await execute(pipelineId, 'mais antigo', clientId);
-    await until_(probe, pipelineId, 'pipeline_approval_required');
+    await untilPipelineMessage(probe, pipelineId, 'pipeline_approval_required');
     const newer = await execute(pipelineId, 'mais novo', clientId);
-    await until_(probe, pipelineId, 'pipeline_approval_required');
+    await untilPipelineMessage(probe, pipelineId, 'pipeline_approval_required');
 
     expect((await call('POST', `/api/pipelines/${pipelineId}/approve`)).status).toBe(200);
     await statusOf(older, 'completed');
@@ -204,7 +192,7 @@ describe('pipeline runs, with the real CLI', () => {
     ]);
     const { probe, clientId } = await connect();
     const runId = await execute(pipelineId, 'longo', clientId);
-    await until_(probe, pipelineId, 'pipeline_step_output');
+    await untilPipelineMessage(probe, pipelineId, 'pipeline_step_output');
     expect((await call('GET', '/api/executions/active')).body.some((item: any) => item.executionId === runId)).toBe(true);
     expect(await call('POST', `/api/pipelines/${runId}/cancel`)).toEqual({ status: 200, body: { cancelled: true, count: 1 } });
     await statusOf(runId, 'canceled');
@@ -221,7 +209,7 @@ describe('pipeline runs, with the real CLI', () => {
     ]);
     const { probe, clientId } = await connect();
     const runId = await execute(pipelineId, 'entrada', clientId);
-    const failed = (await until_(probe, pipelineId, 'pipeline_error')).at(-1);
+    const failed = (await untilPipelineMessage(probe, pipelineId, 'pipeline_error')).at(-1);
     expect(failed).toMatchObject({ pipelineId, executionId: runId, stepIndex: 1, error: expect.stringContaining('Invalid API key') });
     const record = await detail(runId);
     expect(record).toMatchObject({ status: 'error', failedAtStep: 1, lastStepInput: 'Stand-in answer in four parts.', error: failed.error });
@@ -237,7 +225,7 @@ describe('pipeline runs, with the real CLI', () => {
     expect((await call('PUT', `/api/pipelines/${pipelineId}`, { steps: fixed })).status).toBe(200);
     const resumed = await call('POST', `/api/pipelines/resume/${runId}`, undefined, clientId);
     expect(resumed).toEqual({ status: 202, body: { status: 'resumed', pipelineId, executionId: expect.any(String), resumedAtStep: 1 } });
-    const events = await until_(probe, pipelineId, 'pipeline_complete');
+    const events = await untilPipelineMessage(probe, pipelineId, 'pipeline_complete');
     expect(events.filter((message) => message.type === 'pipeline_step_start').map((message) => [message.stepIndex, message.resumed])).toEqual([[1, true]]);
     const again = await detail(resumed.body.executionId);
     expect(again).toMatchObject({ status: 'completed', source: 'resume', resumedFrom: runId, resumedAtStep: 1, input: 'entrada' });
@@ -273,9 +261,9 @@ describe('pipeline runs, with the real CLI', () => {
     const { probe, clientId } = await connect();
     const asked = model.messages().length;
     const runId = await execute(pipelineId, 'antes da queda', clientId);
-    const seen = await until_(probe, pipelineId, 'pipeline_step_output');
+    const seen = await untilPipelineMessage(probe, pipelineId, 'pipeline_step_output');
     const stepOne = seen.filter((message) => message.type === 'pipeline_step_output' && message.stepIndex === 1);
-    if (stepOne.length === 0) await until_(probe, pipelineId, 'pipeline_step_start');
+    if (stepOne.length === 0) await untilPipelineMessage(probe, pipelineId, 'pipeline_step_start');
     await until('step 2 is running', () => detail(runId), (record) => record.steps.length === 2 && record.steps[1].status === 'running', 90_000);
     // `running` comes with the slot, before the agent's activity is scheduled: a worker stopped in between
     // drops that workflow task, and once it times out (10 s) the next worker runs the agent whole

@@ -2,15 +2,15 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { config as baseConfig } from '../../lib/config';
+import { processRunning } from '../../scripts/process-state';
 import { timedOutError } from '../../domain/run-limits';
-import { withTimeout } from '../../lib/timeout';
 import type { StandInModel } from '../fixtures/stand-in-model';
 import { promptsOf } from '../fixtures/stand-in-model';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import type { TestServer } from '../support/server';
 import { until } from '../support/waiting';
-import { connectClient, untilFinal, type SocketProbe } from '../support/websocket';
-import { jsonCall } from '../support/json-api';
+import { connectClient, untilFinal, untilPipelineMessage, type SocketProbe } from '../support/websocket';
+import { jsonCall, notificationOf } from '../support/json-api';
 
 /**
  * Runs have limits (docs/agents.md, "Time limit"), with the real Claude Code CLI against the stand-in
@@ -69,34 +69,24 @@ describe('run time limits, with the real CLI', () => {
     return Number(text);
   }
 
-  /** The notification of an execution (raised right after its report). */
-  async function notificationOf(executionId: string): Promise<any> {
-    const items = await until(
-      `notification of ${executionId}`,
-      async () => (await call('GET', '/api/notifications?pageSize=100')).body.notifications as any[],
-      (list) => list.some((item) => item.executionId === executionId),
-    );
-    return items.find((item) => item.executionId === executionId);
-  }
-
   it("stops a run at its agent's config.timeout: the process tree is gone, the record, the client, the report and the notification say so, the slot is free", async () => {
     const agent = await agents.standInAgent('limitado', { timeout: 5_000 });
     const { probe, clientId } = await connect();
     const executionId = await execute(agent.id, `stand-in:sleep seconds=600 ${randomUUID()}`, clientId);
     const sleeper = await sleeperIn(path.join(agents.workArea, 'limitado'));
-    expect(alive(sleeper)).toBe(true);
+    expect(processRunning(sleeper)).toBe(true);
 
     const received = await untilFinal(probe, executionId);
     const expected = timedOutError(5_000);
     expect(expected).toBe('a execução excedeu o tempo limite de 5 s e foi encerrada');
     expect(received.at(-1)).toMatchObject({ type: 'execution_error', executionId, status: 'error', data: { error: expected } });
     // The record says so only once the agent's whole process group is gone: the tool it ran too.
-    expect(alive(sleeper)).toBe(false);
+    expect(processRunning(sleeper)).toBe(false);
     const record = await until('the report', () => detail(executionId), (found) => found.reportFile !== null);
     expect(record).toMatchObject({ status: 'error', error: expected, attempt: 1 });
     const report = fs.readFileSync(path.join(baseConfig.orchestration.dataDir, 'reports', record.reportFile), 'utf8');
     expect(report).toContain(expected);
-    expect(await notificationOf(executionId)).toMatchObject({ title: 'Execução falhou', message: `${agent.name}: ${expected}` });
+    expect(await notificationOf(server.url, executionId)).toMatchObject({ title: 'Execução falhou', message: `${agent.name}: ${expected}` });
 
     // The only slot (maxConcurrent 1) is free: the next run starts and completes.
     const next = await execute(agent.id, 'stand-in:text', clientId);
@@ -112,7 +102,7 @@ describe('run time limits, with the real CLI', () => {
     const received = await untilFinal(probe, executionId);
     expect(received.at(-1)).toMatchObject({ type: 'execution_error', data: { error: timedOutError(DEFAULT_LIMIT_MS) } });
     expect(timedOutError(DEFAULT_LIMIT_MS)).toContain('12 s');
-    expect(alive(sleeper)).toBe(false);
+    expect(processRunning(sleeper)).toBe(false);
   }, 120_000);
 
   it('a retry attempt after a timeout gets a limit of its own, and the timeout counted as the failure retried', async () => {
@@ -148,7 +138,7 @@ describe('run time limits, with the real CLI', () => {
     expect(started.status).toBe(202);
     const runId = started.body.executionId;
 
-    const failed = await pipelineMessages(probe, pipelineId, 'pipeline_error');
+    const failed = await untilPipelineMessage(probe, pipelineId, 'pipeline_error');
     expect(failed.at(-1)).toMatchObject({ type: 'pipeline_error', executionId: runId, stepIndex: 0, error: expect.stringContaining(timedOutError(4_000)) });
     const run = await detail(runId);
     expect(run).toMatchObject({ status: 'error' });
@@ -158,30 +148,10 @@ describe('run time limits, with the real CLI', () => {
     expect((await call('PUT', `/api/agents/${slowStep.id}`, { config: { timeout: 60_000 } })).status).toBe(200);
     const resumed = await call('POST', `/api/pipelines/resume/${runId}`, undefined, clientId);
     expect(resumed).toMatchObject({ status: 202, body: { status: 'resumed', resumedAtStep: 0 } });
-    await pipelineMessages(probe, pipelineId, 'pipeline_complete');
+    await untilPipelineMessage(probe, pipelineId, 'pipeline_complete');
     expect(await detail(resumed.body.executionId)).toMatchObject({ status: 'completed', source: 'resume', resumedFrom: runId });
   }, 180_000);
-
-  /** Messages about `pipelineId` up to (and with) the first of type `last`. */
-  async function pipelineMessages(probe: SocketProbe, pipelineId: string, last: string): Promise<any[]> {
-    const received: any[] = [];
-    for (;;) {
-      const message: any = await withTimeout(probe.nextMessage(), 90_000, `${last} of ${pipelineId}`);
-      if (message.pipelineId !== pipelineId) continue;
-      received.push(message);
-      if (message.type === last) return received;
-    }
-  }
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function killQuietly(pid: number): void {
   try {

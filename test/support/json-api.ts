@@ -1,3 +1,5 @@
+import { until } from './waiting';
+
 /** A service's answer to a JSON request: its status and its body parsed (null when it sent none). */
 export interface JsonAnswer {
   status: number;
@@ -13,4 +15,14 @@ export async function jsonCall(baseUrl: string, method: string, route: string, b
   const response = await fetch(baseUrl + route, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : null };
+}
+
+/** The notification of execution `executionId` on the service at `baseUrl`, once raised (right after its report). */
+export async function notificationOf(baseUrl: string, executionId: string): Promise<any> {
+  const items = await until(
+    `notification of ${executionId}`,
+    async () => (await jsonCall(baseUrl, 'GET', '/api/notifications?pageSize=100')).body.notifications as any[],
+    (list) => list.some((item) => item.executionId === executionId),
+  );
+  return items.find((item) => item.executionId === executionId);
 }

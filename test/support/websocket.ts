@@ -57,6 +57,17 @@ export async function untilFinal(probe: SocketProbe, executionId: string, timeou
   }
 }
 
+/** Every message about pipeline `pipelineId` up to (and with) the first of type `last`, skipping other pipelines' messages. */
+export async function untilPipelineMessage(probe: SocketProbe, pipelineId: string, last: string, timeoutMs = 90_000): Promise<any[]> {
+  const received: any[] = [];
+  for (;;) {
+    const message: any = await withTimeout(probe.nextMessage(), timeoutMs, `${last} of ${pipelineId}`);
+    if (message.pipelineId !== pipelineId) continue;
+    received.push(message);
+    if (message.type === last) return received;
+  }
+}
+
 /** A handshake the server refused before the upgrade: its HTTP status, headers and JSON body. */
 export interface RefusedHandshake {
   status: number;
