@@ -256,7 +256,7 @@ describe('settings', () => {
     expect((await call('GET', '/api/settings')).body).toEqual(updated.body);
     // Stored under its own names: what the execution workflow reads for the slot limit and defaults.
     expect(await readExecutionSettings(database.db, config.orchestration.workdirRoots)).toEqual({
-      defaultModel: 'claude-sonnet-4-6', workingDirectory: '/home/projetos/agents', maxConcurrentExecutions: 4,
+      defaultModel: 'claude-sonnet-4-6', workingDirectory: '/home/projetos/agents', maxConcurrentExecutions: 4, dailyBudgetUsd: null,
     });
     const model = await call('PUT', '/api/settings', { defaultModel: 'claude-opus-4-1' });
     expect(model.body).toEqual({ ...updated.body, defaultModel: 'claude-opus-4-1' });
