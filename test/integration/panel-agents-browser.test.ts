@@ -70,7 +70,17 @@ it('creates, edits, keeps a secret, restores a version, duplicates, exports, imp
   await page.keyboard.press('Enter');
   await clickOn(panel, '#agent-form-submit');
   expect((await toastsUntil(panel, 1))[0]).toEqual({ kind: 'success', text: 'Agente criado com sucesso' });
-  await page.waitForFunction(`[...document.querySelectorAll('.agent-card .agent-name')].some((el) => el.textContent.trim() === ${JSON.stringify(name)})`, { timeout: 30_000 });
+  await page
+    .waitForFunction(`[...document.querySelectorAll('.agent-card .agent-name')].some((el) => el.textContent.trim() === ${JSON.stringify(name)})`, { timeout: 30_000 })
+    .catch(async (error: unknown) => {
+      // Seen once in a full run and never alone: say what the page went through when the card does not show.
+      const cards = await page.evaluate(`document.querySelectorAll('.agent-card').length`);
+      const stored = (await agentNamed(name)) !== undefined;
+      throw new Error(
+        `${(error as Error).message}; cards shown: ${cards}; stored: ${stored}; toasts: ${JSON.stringify(await panel.toasts())}; ` +
+          `failed: ${JSON.stringify(panel.failed)}; console errors: ${JSON.stringify(panel.consoleErrors)}`,
+      );
+    });
 
   const created = await agentNamed(name);
   expect(created).toMatchObject({
