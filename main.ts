@@ -7,6 +7,7 @@ import { shutdownOnSignals, type ShutdownStep } from './lib/shutdown';
 import { startAgentsWorker } from './workers/agents';
 import type { QueueWorker } from './workers/queue-worker';
 import { startRankingWorker } from './workers/ranking';
+import { startMetricsServer } from './api/metrics';
 
 /**
  * The process entry point. By default one process runs the HTTP server and both workers;
@@ -23,7 +24,11 @@ async function main(): Promise<void> {
   if (config.roles.includes('api')) {
     const http = await startHttpServer(createApp(resources), config.http, logger);
     steps.push({ name: 'http', run: http.close });
-    logger.info({ api: `${http.url}/api`, rankingApi: `${http.url}/api/v1`, temporalUi: config.temporal.uiUrl }, 'ready');
+    logger.info({ api: `${http.url}/api`, rankingApi: `${http.url}/api/v1`, metrics: `${http.url}/metrics`, temporalUi: config.temporal.uiUrl }, 'ready');
+  } else {
+    // A worker alone serves its metrics on METRICS_PORT (docs/observability.md).
+    const metrics = await startMetricsServer(config, logger);
+    steps.push({ name: 'metrics', run: metrics.close });
   }
   steps.push({ name: 'workers', run: async () => void (await Promise.all(workers.map((worker) => worker.stop()))) });
   steps.push({ name: 'connections', run: () => closeApiResources(resources) });

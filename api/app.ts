@@ -4,6 +4,7 @@ import websockify from 'koa-websocket';
 import type { ApiResources } from './resources';
 import { errorEnvelope, HttpError } from './errors';
 import { hookRoutes, onHookPaths } from './hook-routes';
+import { metricsRoutes, onMetricsPath, requestMetrics } from './metrics';
 import { orchestrationApi } from './orchestration';
 import {
   corsPolicy,
@@ -43,6 +44,7 @@ export function createApp(resources: ApiResources): websockify.App {
     verifyClient: socketHandshakeGuard(koa, socketAccess, sockets),
   });
 
+  app.use(requestMetrics());
   app.use(errorEnvelope(resources.logger));
   // The edge (docs/orchestration-security.md), in this order: a Host the service does not answer to
   // and a write from another site's page are refused for both services; on /api (however spelled)
@@ -55,6 +57,10 @@ export function createApp(resources: ApiResources): websockify.App {
   const budget = { limit: security.rateLimit, timeoutMs: dependencyTimeoutMs };
   app.use(onOrchestrationPaths(rateLimit(resources.redis, budget, resources.logger)));
   app.use(onOrchestrationPaths(requireToken(security.authToken, sessions)));
+  // The metrics ask for the token as /api does (docs/observability.md); Prometheus sends it as a bearer token.
+  app.use(onMetricsPath(requireToken(security.authToken, sessions)));
+  const metrics = metricsRoutes();
+  app.use(metrics.routes()).use(metrics.allowedMethods({ throw: true }));
   // The sign-in reads a form, so it comes before the JSON body parser (which would claim the body).
   if (sessions !== null && security.authToken !== null) {
     const signIn = signInRoutes(resources, sessions, security.authToken);

@@ -25,6 +25,11 @@ const envSchema = z.object({
 
   HTTP_HOST: z.string().min(1).default('127.0.0.1'),
   HTTP_PORT: port.default(3000),
+  /**
+   * Where a process without the `api` role serves `GET /metrics` (on HTTP_HOST): 9464, the port
+   * Prometheus exporters commonly take; two worker processes on one host need one each (docs/observability.md).
+   */
+  METRICS_PORT: port.default(9464),
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(15_000),
 
   MYSQL_HOST: z.string().min(1).default('127.0.0.1'),
@@ -322,6 +327,8 @@ export interface Config {
   env: Env['NODE_ENV'];
   logLevel: Env['LOG_LEVEL'];
   http: { host: string; port: number; shutdownTimeoutMs: number };
+  /** The metrics' own port, for a process that serves no API (its /metrics is then the only HTTP it serves). */
+  metrics: { port: number };
   mysql: { host: string; port: number; user: string; password: string; database: string; poolSize: number };
   redis: { host: string; port: number; keyPrefix: string };
   elasticsearch: { url: string; indexPrefix: string };
@@ -419,6 +426,7 @@ export function loadConfig(source: NodeJS.ProcessEnv): Config {
     env: env.NODE_ENV,
     logLevel: env.LOG_LEVEL,
     http: { host: env.HTTP_HOST, port: env.HTTP_PORT, shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS },
+    metrics: { port: env.METRICS_PORT },
     mysql: {
       host: env.MYSQL_HOST,
       port: env.MYSQL_PORT,

@@ -9,6 +9,7 @@ import type { Config } from '../../lib/config';
 import { CANCELED_LINE, type OutputChunk } from '../../lib/live-output';
 import type { Logger } from '../../lib/logger';
 import { liveStreamOf, published } from '../../services/executions/live';
+import { countFinishedRun } from '../../services/executions/run-metrics';
 import { warnNearBudgets } from '../../services/budgets';
 import type { AgentRunOutcome } from './run-outcome';
 import { executionGone, existingRecord } from './records';
@@ -74,6 +75,7 @@ export function createCloseActivities(deps: CloseActivityDeps) {
       if (!finished) throw executionGone(input.executionId);
       const { execution, changed } = finished;
       if (changed) {
+        countFinishedRun(execution);
         const canceled = execution.status === 'canceled';
         // The closing line is stored as number outputSeq: the stream numbers it so, then goes on from there.
         const live = streamOf(execution, canceled ? execution.outputSeq : execution.outputSeq + 1);

@@ -14,6 +14,7 @@ import type { Config } from '../../lib/config';
 import type { OutputChunk } from '../../lib/live-output';
 import type { Logger } from '../../lib/logger';
 import { liveStreamOf, published } from '../../services/executions/live';
+import { countStartedRun } from '../../services/executions/run-metrics';
 import { repositoryWorkspace } from '../repos/workspace';
 import { agentCliFor } from './agent-clis';
 import { noHostMessage, refuseOtherHost } from './agent-hosts';
@@ -164,6 +165,7 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
         const agent = await findAgent(db, record.agentId);
         if (!agent) throw ApplicationFailure.nonRetryable(`agent ${record.agentId} no longer exists`, 'AgentNotFound');
         const secrets = await agentSecretsForRun(pool, agent.id, config.orchestration.secretsKey);
+        countStartedRun(record);
         const live = streamOf(record, 1);
         await publish(live?.started());
 

@@ -1,6 +1,7 @@
 import { finishExecution, type Execution } from '../../db/executions-store';
 import type { ExecutionDeps } from './deps';
 import { lifecycleStreamOf, published } from './live';
+import { countFinishedRun } from './run-metrics';
 
 /**
  * Ends a just-stored record that a daily budget refuses (a schedule's firing, a delegation;
@@ -11,6 +12,7 @@ import { lifecycleStreamOf, published } from './live';
 export async function endRefusedExecution(deps: ExecutionDeps, execution: Execution, error: string): Promise<void> {
   const finished = await finishExecution(deps.db, execution.id, { status: 'error', error });
   if (!finished?.changed) return;
+  countFinishedRun(finished.execution);
   const outcome = { status: 'error', error, costUsd: null, durationMs: null, sessionId: null };
   await published(deps, lifecycleStreamOf(deps, finished.execution)?.finished(outcome));
 }

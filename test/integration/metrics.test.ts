@@ -1,0 +1,170 @@
+import { randomUUID } from 'node:crypto';
+import { startMetricsServer } from '../../api/metrics';
+import { config as baseConfig, type Config } from '../../lib/config';
+import { logger } from '../../lib/logger';
+import { startRealAgents, type RealAgents } from '../support/real-agents';
+import { startTestServer, type TestServer } from '../support/server';
+import { connectClient, untilFinal } from '../support/websocket';
+import { jsonCall } from '../support/json-api';
+
+/**
+ * `GET /metrics` (docs/observability.md), first step of issue 24: prom-client's process metrics,
+ * `http_server_request_duration_seconds` with labels from bounded sets only (a route template, never a
+ * path, an id or a method a client made up), the agent runs' counters after real runs of the real CLI
+ * against the stand-in model, the metrics server of a worker alone (METRICS_PORT), and with
+ * AUTH_TOKEN set the token however the path is spelled.
+ */
+
+const TOKEN = 'metrics-test-token-0123456789abcdef';
+const servers: TestServer[] = [];
+afterAll(() => Promise.all(servers.map((server) => server.close())));
+
+async function start(authToken: string | null): Promise<TestServer> {
+  const server = await startTestServer((config: Config) => ({ ...config, orchestration: { ...config.orchestration, authToken } }));
+  servers.push(server);
+  return server;
+}
+
+/** The samples of `family` in a scrape: their labels and values. */
+function samples(text: string, family: string): Array<{ labels: Record<string, string>; value: number }> {
+  const found: Array<{ labels: Record<string, string>; value: number }> = [];
+  for (const line of text.split('\n')) {
+    const match = /^([a-z_:][a-z0-9_:]*)(?:\{(.*)\})? (\S+)$/i.exec(line);
+    if (!match || match[1] !== family) continue;
+    const labels = Object.fromEntries([...(match[2] ?? '').matchAll(/([a-z_]+)="((?:[^"\\]|\\.)*)"/gi)].map((pair) => [pair[1]!, pair[2]!]));
+    found.push({ labels, value: Number(match[3]) });
+  }
+  return found;
+}
+
+describe('GET /metrics', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await start(null);
+  });
+
+  it("serves prom-client's process metrics in Prometheus's text format", async () => {
+    const response = await fetch(`${server.url}/metrics`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+    const text = await response.text();
+    expect(samples(text, 'process_cpu_user_seconds_total')[0]!.value).toBeGreaterThan(0);
+    expect(samples(text, 'nodejs_heap_size_used_bytes')[0]!.value).toBeGreaterThan(0);
+    expect(text).toContain('# TYPE http_server_request_duration_seconds histogram');
+  });
+
+  it('times requests by method, route template and status, whatever the path or method sent', async () => {
+    const id = randomUUID();
+    const odd = `/n\u00e3o-existe/${id}`;
+    expect((await fetch(`${server.url}/api/agents/${id}`)).status).toBe(404);
+    expect((await fetch(`${server.url}/api/agents/${id}/versions`)).status).toBe(404);
+    expect((await fetch(`${server.url}/api/v1/ranking/paginado?pagina=1&tamanho=5`)).status).toBe(200);
+    expect((await fetch(`${server.url}${encodeURI(odd)}`)).status).toBe(404);
+    expect((await fetch(`${server.url}/api/%2e%2e/${id}`)).status).toBe(404);
+    await fetch(`${server.url}/api/agents`, { method: 'PROPFIND' });
+
+    const text = await (await fetch(`${server.url}/metrics`)).text();
+    const counts = samples(text, 'http_server_request_duration_seconds_count');
+    const count = (labels: Record<string, string>) => counts.find((sample) => Object.entries(labels).every(([name, value]) => sample.labels[name] === value))?.value ?? 0;
+    expect(count({ method: 'GET', route: '/api/agents/:id', status_code: '404' })).toBeGreaterThanOrEqual(1);
+    expect(count({ method: 'GET', route: '/api/agents/:id/versions', status_code: '404' })).toBeGreaterThanOrEqual(1);
+    expect(count({ method: 'GET', route: '/api/v1/ranking/paginado', status_code: '200' })).toBeGreaterThanOrEqual(1);
+    expect(count({ method: 'GET', route: 'unmatched', status_code: '404' })).toBeGreaterThanOrEqual(2);
+    expect(count({ method: 'other', route: 'unmatched' })).toBeGreaterThanOrEqual(1);
+
+    // No label holds an id, a path as sent or a made-up method.
+    for (const sample of counts) {
+      expect(sample.labels.method).toMatch(/^(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS|other)$/);
+      expect(sample.labels.status_code).toMatch(/^[1-5]\d\d$/);
+      expect(sample.labels.route === 'unmatched' || /^\/[a-z0-9/:_.-]*$/i.test(sample.labels.route!)).toBe(true);
+      expect(Object.values(sample.labels).join(' ')).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
+      expect(Object.values(sample.labels).join(' ')).not.toMatch(/PROPFIND|existe|%2e/i);
+    }
+  });
+});
+
+describe('GET /metrics with AUTH_TOKEN set', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await start(TOKEN);
+  });
+
+  it.each(['/metrics', '/METRICS', '/metrics/', '//metrics', '/%6detrics'])('asks for the token at %s', async (spelling) => {
+    const response = await fetch(`${server.url}${spelling}`);
+    expect(response.status).toBe(401);
+    expect(await response.text()).not.toContain('http_server_request_duration_seconds');
+  });
+
+  it('answers a bearer token, as Prometheus sends it', async () => {
+    const response = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('http_server_request_duration_seconds_bucket');
+  });
+
+  it('refuses a wrong token', async () => {
+    expect((await fetch(`${server.url}/metrics`, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
+  });
+});
+
+
+describe('agent run metrics, after real runs', () => {
+  let agents: RealAgents;
+  beforeAll(async () => {
+    agents = await startRealAgents({ name: 'metrics', maxConcurrent: 2 });
+  }, 60_000);
+  afterAll(async () => {
+    await agents?.close();
+  });
+
+  const scrape = async () => (await fetch(`${agents.server.url}/metrics`)).text();
+  const value = (text: string, family: string, labels: Record<string, string> = {}) =>
+    samples(text, family)
+      .filter((sample) => Object.entries(labels).every(([name, wanted]) => sample.labels[name] === wanted))
+      .reduce((sum, sample) => sum + sample.value, 0);
+
+  async function runToEnd(agentId: string, task: string): Promise<any> {
+    const clientId = `painel-${randomUUID()}`;
+    const probe = await connectClient(agents.server.url, clientId);
+    try {
+      const answer = await jsonCall(agents.server.url, 'POST', `/api/agents/${agentId}/execute`, { task, instructions: '' }, clientId);
+      expect(answer.status).toBe(202);
+      return (await untilFinal(probe, answer.body.executionId)).at(-1);
+    } finally {
+      probe.socket.terminate();
+    }
+  }
+
+  it('counts a completed run and a timed-out one: started, finished by status and reason, duration, cost', async () => {
+    const before = await scrape();
+    const agent = await agents.standInAgent('medido', { timeout: 3_000 });
+    expect(await runToEnd(agent.id, 'stand-in:text')).toMatchObject({ type: 'execution_complete' });
+    expect(await runToEnd(agent.id, 'stand-in:sleep seconds=600')).toMatchObject({ type: 'execution_error' });
+    const after = await scrape();
+
+    const moved = (family: string, labels: Record<string, string> = {}) => value(after, family, labels) - value(before, family, labels);
+    expect(moved('agent_runs_started_total', { source: 'manual', pipeline_step: 'false' })).toBe(2);
+    expect(moved('agent_runs_finished_total', { source: 'manual', pipeline_step: 'false', status: 'completed', reason: 'none' })).toBe(1);
+    expect(moved('agent_runs_finished_total', { source: 'manual', pipeline_step: 'false', status: 'error', reason: 'timeout' })).toBe(1);
+    expect(moved('agent_run_duration_seconds_count', { status: 'completed' })).toBe(1);
+    expect(moved('agent_run_duration_seconds_count', { status: 'error' })).toBe(1);
+    // A stand-in:text run costs US$ 0.00015; the timed-out one reported nothing.
+    expect(moved('agent_run_cost_usd_total')).toBeCloseTo(0.00015, 8);
+    expect(after).toContain('# TYPE agent_runs_finished_total counter');
+  }, 120_000);
+});
+
+describe('the metrics server of a worker alone (METRICS_PORT)', () => {
+  it('serves the same registry at /metrics, asks for the token when one is set, and nothing else', async () => {
+    const configured = { ...baseConfig, metrics: { port: 0 }, orchestration: { ...baseConfig.orchestration, authToken: TOKEN } } as Config;
+    const server = await startMetricsServer(configured, logger);
+    try {
+      expect((await fetch(server.url)).status).toBe(401);
+      const scraped = await fetch(server.url, { headers: { authorization: `Bearer ${TOKEN}` } });
+      expect(scraped.status).toBe(200);
+      expect(await scraped.text()).toContain('process_cpu_user_seconds_total');
+      expect((await fetch(server.url.replace(/\/metrics$/, '/api/agents'), { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(404);
+    } finally {
+      await server.close();
+    }
+  });
+});
