@@ -4,7 +4,7 @@ import websockify from 'koa-websocket';
 import type { ApiResources } from './resources';
 import { errorEnvelope, HttpError } from './errors';
 import { hookRoutes, onHookPaths } from './hook-routes';
-import { metricsRoutes, onMetricsPath, requestMetrics } from './metrics';
+import { hookCallMetrics, metricsRoutes, onMetricsPath, requestMetrics } from './metrics';
 import { orchestrationApi } from './orchestration';
 import {
   corsPolicy,
@@ -69,6 +69,7 @@ export function createApp(resources: ApiResources): websockify.App {
   // The public webhook calls (/hook/:token): no API token, their own budget, and before the JSON body
   // parser, which would consume the bytes their signature signs (api/hook-routes.ts).
   const hookBudget = { limit: resources.config.orchestration.webhooks.rateLimit, budget: 'hook', timeoutMs: dependencyTimeoutMs };
+  app.use(onHookPaths(hookCallMetrics()));
   app.use(onHookPaths(rateLimit(resources.redis, hookBudget, resources.logger)));
   const hook = hookRoutes(resources);
   app.use(hook.routes()).use(hook.allowedMethods({ throw: true }));

@@ -4,8 +4,8 @@ import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
-import { httpRequestDuration, metricsRegistry } from '../lib/metrics';
-import { errorEnvelope } from './errors';
+import { httpRequestDuration, metricsRegistry, webhookCalls } from '../lib/metrics';
+import { errorEnvelope, RequestValidationError } from './errors';
 import { requireKnownHost, requireToken } from './orchestration/security';
 import { canonicalPath } from './orchestration/security/paths';
 
@@ -45,6 +45,29 @@ export function requestMetrics(): Middleware {
       // @koa/router records the template (its prefix included) of the route that matched.
       const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;
       stop({ method, route: typeof route === 'string' ? route : UNMATCHED_ROUTE, status_code: String(ctx.status) });
+    }
+  };
+}
+
+/** The `result` of a /hook call from the status it answered (and, for a 202, whether it was a repeat). */
+function hookResultOf(status: number, body: unknown): string {
+  if (status === 202) return (body as { status?: unknown } | null)?.status === 'duplicate' ? 'duplicate' : 'accepted';
+  const byStatus: Record<number, string> = { 401: 'refused_signature', 403: 'refused_inactive', 409: 'refused_budget', 429: 'rate_limited', 404: 'not_found', 400: 'invalid', 413: 'invalid' };
+  return byStatus[status] ?? 'failed';
+}
+
+/** Counts the calls of /hook by result (`webhook_calls_total`); placed before their rate limit, so refusals count. */
+export function hookCallMetrics(): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      webhookCalls.inc({ result: hookResultOf(ctx.status, ctx.body) });
+    } catch (error) {
+      // A refusal is thrown, and answered by the error envelope outside: its status is the error's
+      // (a validation failure is the envelope's 400 under /hook).
+      const status = error instanceof RequestValidationError ? 400 : ((error as { status?: number }).status ?? 500);
+      webhookCalls.inc({ result: hookResultOf(status, null) });
+      throw error;
     }
   };
 }

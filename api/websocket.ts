@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { websocketClients } from '../lib/metrics';
 import type Koa from 'koa';
 import type { Middleware, ParameterizedContext } from 'koa';
 import type { VerifyClientCallbackAsync, WebSocket } from 'ws';
@@ -89,7 +90,9 @@ export class SocketsByAddress {
   /** Counts the socket until it closes. */
   add(address: string, socket: WebSocket): void {
     this.open.set(address, this.count(address) + 1);
+    websocketClients.inc();
     socket.once('close', () => {
+      websocketClients.dec();
       const left = this.count(address) - 1;
       if (left > 0) this.open.set(address, left);
       else this.open.delete(address);

@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
  * The process's Prometheus metrics (docs/observability.md): one registry per process, with
@@ -49,5 +49,28 @@ export const agentRunDuration = new Histogram({
 export const agentRunCost = new Counter({
   name: 'agent_run_cost_usd_total',
   help: 'Cost of the agent runs that ended, in US dollars, as the agent CLI reported it.',
+  registers: [metricsRegistry],
+});
+
+/** The live-output WebSockets this process holds open. */
+export const websocketClients = new Gauge({
+  name: 'websocket_clients',
+  help: 'Live-output WebSocket connections open on this process.',
+  registers: [metricsRegistry],
+});
+
+/** Calls of the public webhook route, by outcome. */
+export const webhookCalls = new Counter({
+  name: 'webhook_calls_total',
+  help: 'Calls of POST /hook/{token}, by result: accepted, duplicate, refused_signature, refused_inactive, refused_budget, rate_limited, not_found, invalid, failed.',
+  labelNames: ['result'] as const,
+  registers: [metricsRegistry],
+});
+
+/** Firings of agent schedules, by outcome. */
+export const scheduleFirings = new Counter({
+  name: 'schedule_firings_total',
+  help: "Firings of agent schedules, by result: started, refused_budget (the record ended error at once), skipped (the schedule or its agent is gone or inactive).",
+  labelNames: ['result'] as const,
   registers: [metricsRegistry],
 });

@@ -6,6 +6,7 @@ import type { ExecutionDeps } from '../executions/deps';
 import { storeExecution } from '../executions/launch';
 import { endRefusedExecution } from '../executions/budget-refusal';
 import { budgetRefusal } from '../budgets';
+import { scheduleFirings } from '../../lib/metrics';
 
 /**
  * A schedule's firing, for the first activity of `scheduledAgentRunWorkflow` (docs/tasks-schedules.md):
@@ -23,6 +24,7 @@ export async function createScheduledExecution(deps: ExecutionDeps, scheduleId: 
   const agent = schedule ? await findAgent(deps.db, schedule.agentId) : null;
   if (!schedule || !agent || agent.status !== 'active') {
     deps.logger.warn({ scheduleId, agentId: schedule?.agentId, agentStatus: agent?.status }, 'schedule fired without a runnable agent: skipped');
+    scheduleFirings.inc({ result: 'skipped' });
     return null;
   }
   const settings = await readExecutionSettings(deps.db, deps.workdirRoots);
@@ -42,5 +44,6 @@ export async function createScheduledExecution(deps: ExecutionDeps, scheduleId: 
     executionId,
   );
   if (refusal !== null) await endRefusedExecution(deps, execution, refusal.message);
+  scheduleFirings.inc({ result: refusal !== null ? 'refused_budget' : 'started' });
   return { executionId: execution.id };
 }

@@ -6,6 +6,8 @@ import { startRealAgents, type RealAgents } from '../support/real-agents';
 import { startTestServer, type TestServer } from '../support/server';
 import { connectClient, untilFinal } from '../support/websocket';
 import { jsonCall } from '../support/json-api';
+import { until } from '../support/waiting';
+import { agentScheduleId } from '../../temporal/agent-schedules';
 
 /**
  * `GET /metrics` (docs/observability.md), first step of issue 24: prom-client's process metrics,
@@ -151,6 +153,59 @@ describe('agent run metrics, after real runs', () => {
     expect(moved('agent_run_cost_usd_total')).toBeCloseTo(0.00015, 8);
     expect(after).toContain('# TYPE agent_runs_finished_total counter');
   }, 120_000);
+});
+
+describe('webhook calls, schedule firings and WebSocket clients, after real calls', () => {
+  let agents: RealAgents;
+  beforeAll(async () => {
+    agents = await startRealAgents({ name: 'metrics-calls', maxConcurrent: 2 });
+  }, 60_000);
+  afterAll(async () => {
+    await agents?.close();
+  });
+
+  const scrape = async () => (await fetch(`${agents.server.url}/metrics`)).text();
+  const value = (text: string, family: string, labels: Record<string, string> = {}) =>
+    samples(text, family)
+      .filter((sample) => Object.entries(labels).every(([name, wanted]) => sample.labels[name] === wanted))
+      .reduce((sum, sample) => sum + sample.value, 0);
+  const call = (method: string, route: string, body?: unknown) => jsonCall(agents.server.url, method, route, body);
+
+  it('counts /hook calls by result', async () => {
+    const agent = await agents.standInAgent('gancho');
+    const webhook = (await call('POST', '/api/webhooks', { name: `métricas ${randomUUID().slice(0, 8)}`, targetType: 'agent', targetId: agent.id })).body;
+    const hook = (token: string, body: string, headers: Record<string, string> = {}) =>
+      fetch(`${agents.server.url}/hook/${token}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body }).then((response) => response.status);
+    const before = await scrape();
+    const delivery = { 'x-webhook-delivery': `entrega-${randomUUID()}` };
+    expect(await hook(webhook.token, '{"task":"stand-in:text"}', delivery)).toBe(202);
+    expect(await hook(webhook.token, '{"task":"stand-in:text"}', delivery)).toBe(202);
+    expect(await hook(webhook.token, 'not json')).toBe(400);
+    expect(await hook('0'.repeat(48), '{}')).toBe(404);
+    const after = await scrape();
+    const moved = (result: string) => value(after, 'webhook_calls_total', { result }) - value(before, 'webhook_calls_total', { result });
+    expect([moved('accepted'), moved('duplicate'), moved('invalid'), moved('not_found')]).toEqual([1, 1, 1, 1]);
+  }, 60_000);
+
+  it('counts a schedule firing', async () => {
+    const agent = await agents.standInAgent('agendado');
+    const schedule = (await call('POST', '/api/schedules', { agentId: agent.id, taskDescription: 'stand-in:text', cronExpression: '0 9 * * *' })).body;
+    try {
+      const before = value(await scrape(), 'schedule_firings_total', { result: 'started' });
+      await agents.server.resources.temporal.client.schedule.getHandle(agentScheduleId(schedule.id)).trigger();
+      await until('the firing counted', async () => value(await scrape(), 'schedule_firings_total', { result: 'started' }), (now) => now === before + 1);
+    } finally {
+      await call('DELETE', `/api/schedules/${schedule.id}`);
+    }
+  }, 60_000);
+
+  it('counts the open WebSocket clients', async () => {
+    const before = value(await scrape(), 'websocket_clients');
+    const probe = await connectClient(agents.server.url, `painel-${randomUUID()}`);
+    expect(value(await scrape(), 'websocket_clients')).toBe(before + 1);
+    probe.socket.terminate();
+    await until('the socket closed', async () => value(await scrape(), 'websocket_clients'), (now) => now === before);
+  });
 });
 
 describe('the metrics server of a worker alone (METRICS_PORT)', () => {
