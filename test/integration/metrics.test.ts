@@ -108,8 +108,7 @@ describe('GET /metrics with AUTH_TOKEN set', () => {
   });
 });
 
-
-describe('agent run metrics, after real runs', () => {
+describe('agent run, webhook, schedule and WebSocket metrics, after real work', () => {
   let agents: RealAgents;
   beforeAll(async () => {
     agents = await startRealAgents({ name: 'metrics', maxConcurrent: 2 });
@@ -153,22 +152,7 @@ describe('agent run metrics, after real runs', () => {
     expect(moved('agent_run_cost_usd_total')).toBeCloseTo(0.00015, 8);
     expect(after).toContain('# TYPE agent_runs_finished_total counter');
   }, 120_000);
-});
 
-describe('webhook calls, schedule firings and WebSocket clients, after real calls', () => {
-  let agents: RealAgents;
-  beforeAll(async () => {
-    agents = await startRealAgents({ name: 'metrics-calls', maxConcurrent: 2 });
-  }, 60_000);
-  afterAll(async () => {
-    await agents?.close();
-  });
-
-  const scrape = async () => (await fetch(`${agents.server.url}/metrics`)).text();
-  const value = (text: string, family: string, labels: Record<string, string> = {}) =>
-    samples(text, family)
-      .filter((sample) => Object.entries(labels).every(([name, wanted]) => sample.labels[name] === wanted))
-      .reduce((sum, sample) => sum + sample.value, 0);
   const call = (method: string, route: string, body?: unknown) => jsonCall(agents.server.url, method, route, body);
 
   it('counts /hook calls by result', async () => {
