@@ -11,6 +11,7 @@ import { documentRevision } from '../domain/document-revision';
 import { toRankingRow } from '../domain/ranking-row';
 import { scorePerson } from '../domain/scoring/score-person';
 import type { Logger } from '../lib/logger';
+import { rankingJobDocuments, rankingJobDuration } from '../lib/metrics';
 
 /** A `search_after` position in the point-in-time (null = from the start). */
 export type SortCursor = estypes.SortResults | null;
@@ -43,6 +44,11 @@ const SLICE_SIZE = 500;
  * batch's transfer and the worker's memory.
  */
 export const FIELDS_NOT_RANKED: Array<keyof PersonDocument> = ['enderecos', 'empregos', 'projetos'];
+
+/** A job's duration (`ranking_job_duration_seconds`), once: when this call is the one that ended it. */
+function countRankingJobEnd(status: 'completed' | 'failed' | 'canceled', finishedAt: Date, ended: { wasOpen: boolean; startedAt: Date } | null): void {
+  if (ended?.wasOpen) rankingJobDuration.observe({ status }, Math.max(0, (finishedAt.getTime() - ended.startedAt.getTime()) / 1000));
+}
 
 export function createRankingActivities(deps: RankingActivityDeps) {
   const { pool, db, es, personIndex, cvBaseUrl, logger } = deps;
@@ -121,6 +127,7 @@ export function createRankingActivities(deps: RankingActivityDeps) {
           rows.push(toRankingRow(scorePerson(hit._source, input.referenceDate), hit._source, input.runId, documentRevision(hit)));
         }
         await upsertRankingRows(pool, rows);
+        rankingJobDocuments.inc(rows.length);
         count += hits.length;
         heartbeat({ stored: count });
         if (hits.length < size) break;
@@ -146,7 +153,7 @@ export function createRankingActivities(deps: RankingActivityDeps) {
       await storeRenderedPages(pool, input.runId, cvBaseUrl, () => heartbeat('rendering pages'));
       const finishedAt = new Date();
       await storeStatisticsSnapshot(pool, input.runId, finishedAt);
-      await recordRunEnd(db, input.runId, { estado: 'concluido', fase: 'concluido', finishedAt, processados: input.processados });
+      countRankingJobEnd('completed', finishedAt, await recordRunEnd(db, input.runId, { estado: 'concluido', fase: 'concluido', finishedAt, processados: input.processados }));
       logger.info({ runId: input.runId, processed: input.processados, removed }, 'ranking run finished');
     },
 
@@ -159,7 +166,9 @@ export function createRankingActivities(deps: RankingActivityDeps) {
       pitId: string;
     }): Promise<void> {
       await closePit(input.pitId);
-      await recordRunEnd(db, input.runId, { estado: input.estado, fase: input.fase, finishedAt: new Date(), erro: input.erro });
+      const finishedAt = new Date();
+      const ended = await recordRunEnd(db, input.runId, { estado: input.estado, fase: input.fase, finishedAt, erro: input.erro });
+      countRankingJobEnd(input.estado === 'falhou' ? 'failed' : 'canceled', finishedAt, ended);
     },
   };
 }

@@ -5,6 +5,7 @@ import type { ApiResources } from './resources';
 import { errorEnvelope, HttpError } from './errors';
 import { hookRoutes, onHookPaths } from './hook-routes';
 import { hookCallMetrics, metricsRoutes, onMetricsPath, requestMetrics } from './metrics';
+import { serveRecordGauges } from '../services/record-gauges';
 import { orchestrationApi } from './orchestration';
 import {
   corsPolicy,
@@ -45,6 +46,8 @@ export function createApp(resources: ApiResources): websockify.App {
   });
 
   app.use(requestMetrics());
+  // The service-wide gauges (runs running, waiting, approvals, last ranking) come from this API's database.
+  serveRecordGauges(resources.database);
   app.use(errorEnvelope(resources.logger));
   // The edge (docs/orchestration-security.md), in this order: a Host the service does not answer to
   // and a write from another site's page are refused for both services; on /api (however spelled)

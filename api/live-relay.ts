@@ -9,6 +9,7 @@ import {
 } from '../lib/live-output';
 import type { Logger } from '../lib/logger';
 import { closeRedis } from '../lib/redis';
+import { liveOutputDelay } from '../lib/metrics';
 
 /**
  * Relays live output from Redis to this process's WebSocket clients (docs/websocket.md).
@@ -135,15 +136,20 @@ export class LiveRelay {
     try {
       const suffix = channel.slice(this.channelStart.length);
       if (suffix === BROADCAST_CHANNEL_SUFFIX) {
-        if (this.socketsByClient.size === 0 || !this.isLiveMessage(channel, message)) return;
+        if (this.socketsByClient.size === 0) return;
+        const parsed = this.liveMessageOf(channel, message);
+        if (!parsed) return;
         const frame = Buffer.from(message);
-        for (const [clientId, sockets] of this.socketsByClient) this.sendToAll(clientId, sockets, frame);
+        let sent = 0;
+        for (const [clientId, sockets] of this.socketsByClient) sent += this.sendToAll(clientId, sockets, frame);
+        if (sent > 0) observeOutputDelay(parsed);
       } else if (suffix.startsWith(CLIENT_CHANNEL_SUFFIX)) {
         const clientId = suffix.slice(CLIENT_CHANNEL_SUFFIX.length);
         // Most messages are for clients of other processes: dropped before any parsing.
         const sockets = this.socketsByClient.get(clientId);
-        if (!sockets || !this.isLiveMessage(channel, message)) return;
-        this.sendToAll(clientId, sockets, Buffer.from(message));
+        if (!sockets) return;
+        const parsed = this.liveMessageOf(channel, message);
+        if (parsed && this.sendToAll(clientId, sockets, Buffer.from(message)) > 0) observeOutputDelay(parsed);
       } else {
         this.options.logger.warn({ channel }, 'live message on an unknown channel dropped');
       }
@@ -152,41 +158,56 @@ export class LiveRelay {
     }
   }
 
-  /** A JSON object with a string `type`: anything else would break the clients' parsing. */
-  private isLiveMessage(channel: string, message: string): boolean {
+  /** A JSON object with a string `type`, else null: anything else would break the clients' parsing. */
+  private liveMessageOf(channel: string, message: string): ParsedLiveMessage | null {
     try {
       const parsed = JSON.parse(message) as unknown;
-      if (typeof parsed === 'object' && parsed !== null && typeof (parsed as { type?: unknown }).type === 'string') return true;
+      if (typeof parsed === 'object' && parsed !== null && typeof (parsed as { type?: unknown }).type === 'string') return parsed as ParsedLiveMessage;
     } catch {
       // Reported below with the other malformed messages.
     }
     this.options.logger.warn({ channel, length: message.length }, 'malformed live message dropped');
-    return false;
+    return null;
   }
 
-  private sendToAll(clientId: string, sockets: Set<WebSocket>, frame: Buffer): void {
+  /** Sends the frame to each open socket of the client; returns how many it was written to. */
+  private sendToAll(clientId: string, sockets: Set<WebSocket>, frame: Buffer): number {
+    let sent = 0;
     // A copy: closing a slow socket changes the set.
     for (const socket of [...sockets]) {
       try {
-        this.send(clientId, socket, frame);
+        if (this.send(clientId, socket, frame)) sent += 1;
       } catch (error) {
         this.options.logger.warn({ err: error, clientId }, 'live message not sent to a socket');
       }
     }
+    return sent;
   }
 
-  private send(clientId: string, socket: WebSocket, frame: Buffer): void {
+  private send(clientId: string, socket: WebSocket, frame: Buffer): boolean {
     if (socket.readyState !== WebSocket.OPEN) {
       this.unregister(clientId, socket);
-      return;
+      return false;
     }
     if (socket.bufferedAmount > this.maxBufferedBytes) {
       this.unregister(clientId, socket);
       this.options.logger.warn({ clientId, bufferedAmount: socket.bufferedAmount }, 'slow live client closed');
       socket.close(CLOSE_TRY_AGAIN_LATER, SLOW_CLIENT_REASON);
-      return;
+      return false;
     }
     // The same buffer for every socket: encoded once; text frame as published.
     socket.send(frame, { binary: false });
+    return true;
   }
+}
+
+type ParsedLiveMessage = { type: string; at?: unknown };
+
+/** An output line written to a socket: its delay since the worker read it (`live_output_delay_seconds`). */
+function observeOutputDelay(message: ParsedLiveMessage): void {
+  if (message.type !== 'execution_output' && message.type !== 'pipeline_step_output') return;
+  const readAt = typeof message.at === 'string' ? Date.parse(message.at) : Number.NaN;
+  // A line published before `at` existed (a worker of the previous version) has no delay to report.
+  if (Number.isNaN(readAt)) return;
+  liveOutputDelay.observe(Math.max(0, (Date.now() - readAt) / 1000));
 }

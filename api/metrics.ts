@@ -4,7 +4,7 @@ import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
-import { httpRequestDuration, metricsRegistry, webhookCalls } from '../lib/metrics';
+import { httpRequestDuration, metricsRegistry, metricsText, webhookCalls } from '../lib/metrics';
 import { errorEnvelope, RequestValidationError } from './errors';
 import { requireKnownHost, requireToken } from './orchestration/security';
 import { canonicalPath } from './orchestration/security/paths';
@@ -72,12 +72,12 @@ export function hookCallMetrics(): Middleware {
   };
 }
 
-/** `GET /metrics`: the registry in Prometheus's text format. */
+/** `GET /metrics`: the registry and the Temporal SDK's metrics, in Prometheus's text format. */
 export function metricsRoutes(): Router {
   const router = new Router();
   router.get('/metrics', async (ctx) => {
     ctx.set('Content-Type', metricsRegistry.contentType);
-    ctx.body = await metricsRegistry.metrics();
+    ctx.body = await metricsText();
   });
   return router;
 }

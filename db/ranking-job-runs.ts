@@ -34,11 +34,20 @@ export async function recordRunProgress(
   await db.update(rankingJobRuns).set(progress).where(eq(rankingJobRuns.runId, runId));
 }
 
+/**
+ * Records a run's end. Returns when the run started and whether it was still open (`em_execucao`)
+ * before this call, so a repeated end (a retried activity) is not counted twice; null for an unknown run.
+ */
 export async function recordRunEnd(
   db: Database,
   runId: string,
   end: { estado: Exclude<RunState, 'em_execucao'>; fase: RunPhase; finishedAt: Date; erro?: string | null; processados?: number },
-): Promise<void> {
+): Promise<{ wasOpen: boolean; startedAt: Date } | null> {
+  const [before] = await db
+    .select({ estado: rankingJobRuns.estado, iniciadoEm: rankingJobRuns.iniciadoEm })
+    .from(rankingJobRuns)
+    .where(eq(rankingJobRuns.runId, runId))
+    .limit(1);
   await db
     .update(rankingJobRuns)
     .set({
@@ -49,9 +58,9 @@ export async function recordRunEnd(
       ...(end.processados === undefined ? {} : { processados: end.processados }),
     })
     .where(eq(rankingJobRuns.runId, runId));
+  return before ? { wasOpen: before.estado === 'em_execucao', startedAt: before.iniciadoEm } : null;
 }
 
-/** Runs recorded `em_execucao`, oldest first, at most `limit` (the reconciler's batch). */
 export async function openRuns(db: Database, limit: number): Promise<JobRun[]> {
   return db.select().from(rankingJobRuns).where(eq(rankingJobRuns.estado, 'em_execucao')).orderBy(asc(rankingJobRuns.iniciadoEm)).limit(limit);
 }

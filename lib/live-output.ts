@@ -71,6 +71,8 @@ export interface ExecutionOutputMessage {
   agentId: string;
   agentName: string;
   seq: number;
+  /** When the worker read the line (ISO 8601): the start of `live_output_delay_seconds`. */
+  at: string;
   data: OutputChunk;
 }
 
@@ -179,6 +181,8 @@ export interface PipelineStepOutputMessage {
   stepIndex: number;
   executionId: string;
   seq: number;
+  /** When the worker read the line (ISO 8601): the start of `live_output_delay_seconds`. */
+  at: string;
   data: OutputChunk;
 }
 
@@ -394,10 +398,11 @@ export class ExecutionLiveStream {
   output(chunk: OutputChunk): Promise<number> {
     const seq = this.nextSeq++;
     const { executionId, agentId, agentName, pipelineExecutionId, pipelineStep } = this.execution;
+    const at = new Date().toISOString();
     if (pipelineStep && pipelineExecutionId) {
-      return this.publish({ type: 'pipeline_step_output', ...pipelineStep, pipelineExecutionId, executionId, seq, data: chunk });
+      return this.publish({ type: 'pipeline_step_output', ...pipelineStep, pipelineExecutionId, executionId, seq, at, data: chunk });
     }
-    return this.publish({ type: 'execution_output', executionId, agentId, agentName, seq, data: chunk });
+    return this.publish({ type: 'execution_output', executionId, agentId, agentName, seq, at, data: chunk });
   }
 
   report(reportFile: string): Promise<number> {

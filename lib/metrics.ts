@@ -74,3 +74,121 @@ export const scheduleFirings = new Counter({
   labelNames: ['result'] as const,
   registers: [metricsRegistry],
 });
+
+/** From a record's creation (queued) to its slot (running): the wait for a concurrency slot, the workflow's start included. */
+export const agentRunSlotWait = new Histogram({
+  name: 'agent_run_slot_wait_seconds',
+  help: "Time agent runs waited from their record's creation to their concurrency slot, by whether the run is a pipeline step.",
+  labelNames: ['pipeline_step'] as const,
+  buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600],
+  registers: [metricsRegistry],
+});
+
+/** What a pipeline adds around each step (docs/observability.md: the definition of `npm run bench:pipeline`). */
+export const pipelineStepOverhead = new Histogram({
+  name: 'pipeline_step_overhead_seconds',
+  help: "Time a completed pipeline run spent around each step outside the step's own run (previous step's end, or the run's creation, to the step's slot; the last step's end to the run's end), waits for a person left out.",
+  buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60],
+  registers: [metricsRegistry],
+});
+
+/** Lines of agent output the worker read and published live. */
+export const liveOutputLines = new Counter({
+  name: 'live_output_lines_total',
+  help: 'Lines of agent output read by this worker from its agents and published for live viewing.',
+  registers: [metricsRegistry],
+});
+
+/** From the worker reading a line to this API process writing it to a socket (the message's `at`). */
+export const liveOutputDelay = new Histogram({
+  name: 'live_output_delay_seconds',
+  help: 'Delay of live output lines from the worker reading them to this API process writing them to a WebSocket (once per line, at its first socket).',
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+  registers: [metricsRegistry],
+});
+
+/** Ranking jobs that ended, by how: their duration from start to end. */
+export const rankingJobDuration = new Histogram({
+  name: 'ranking_job_duration_seconds',
+  help: 'Duration of ranking jobs from their start to their recorded end, by status (completed, failed, canceled).',
+  labelNames: ['status'] as const,
+  buckets: [10, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200],
+  registers: [metricsRegistry],
+});
+
+/** Person documents scored and stored by this ranking worker. */
+export const rankingJobDocuments = new Counter({
+  name: 'ranking_job_documents_total',
+  help: 'Person documents read from the index, scored and stored by ranking jobs on this worker (a batch retried after a failure counts again).',
+  registers: [metricsRegistry],
+});
+
+/**
+ * Figures read from the records when scraped (service-wide, the same from every API process: use
+ * `max`, not `sum`, across processes). A process sets their source once (createApp); before that they
+ * are not served.
+ */
+export interface RecordFigures {
+  agentRunsRunning: number;
+  agentRunsWaitingSlot: number;
+  pipelineRunsAwaitingApproval: number;
+  /** Unix seconds of the last ranking job that completed; null when none has. */
+  rankingLastSuccessSeconds: number | null;
+}
+
+let recordFigures: (() => Promise<RecordFigures>) | null = null;
+let figuresOfScrape: Promise<RecordFigures | null> | null = null;
+
+/** One read of the records per scrape, whichever of the gauges asks first. */
+function currentFigures(): Promise<RecordFigures | null> {
+  if (!recordFigures) return Promise.resolve(null);
+  figuresOfScrape ??= recordFigures()
+    .catch(() => null) // a database down: the gauges are left out of this scrape, the rest is served
+    .finally(() => setImmediate(() => (figuresOfScrape = null)));
+  return figuresOfScrape;
+}
+
+function recordGauge(name: string, help: string, value: (figures: RecordFigures) => number | null): Gauge {
+  return new Gauge({
+    name,
+    help,
+    registers: [],
+    async collect() {
+      const figures = await currentFigures();
+      const current = figures ? value(figures) : null;
+      if (current !== null) this.set(current);
+      // Unknown (no figures, or no ranking has completed): no sample at all, rather than prom-client's
+      // 0 for a gauge without labels, which would read as "1970" or "none running".
+      else (this as unknown as { hashMap: object }).hashMap = {};
+    },
+  });
+}
+
+const recordGauges = [
+  recordGauge('agent_runs_running', 'Agent run records running now (service-wide, from the records).', (figures) => figures.agentRunsRunning),
+  recordGauge('agent_runs_waiting_slot', 'Agent run records queued for a concurrency slot now (service-wide, from the records).', (figures) => figures.agentRunsWaitingSlot),
+  recordGauge('pipeline_runs_awaiting_approval', 'Pipeline runs waiting for a person to approve a step now (service-wide, from the records).', (figures) => figures.pipelineRunsAwaitingApproval),
+  recordGauge('ranking_job_last_success_timestamp_seconds', 'Unix time of the end of the last ranking job that completed (from the records; absent when none has).', (figures) => figures.rankingLastSuccessSeconds),
+];
+
+/** Serves the record gauges from `source` (the process's database); the last call wins. */
+export function serveRecordFigures(source: () => Promise<RecordFigures>): void {
+  if (!recordFigures) for (const gauge of recordGauges) metricsRegistry.registerMetric(gauge);
+  recordFigures = source;
+}
+
+/** Text of other exporters of this process (the Temporal SDK's), served after the registry's at each scrape. */
+const metricsSources: Array<() => Promise<string>> = [];
+
+export function addMetricsSource(source: () => Promise<string>): void {
+  metricsSources.push(source);
+}
+
+/** The whole scrape: the registry, then each other source, in Prometheus's text format. */
+export async function metricsText(): Promise<string> {
+  const parts = await Promise.all([metricsRegistry.metrics(), ...metricsSources.map((source) => source())]);
+  return parts
+    .filter((part) => part.length > 0)
+    .map((part) => (part.endsWith('\n') ? part : `${part}\n`))
+    .join('');
+}

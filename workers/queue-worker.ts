@@ -52,7 +52,7 @@ const isWorkflowQueue = (taskQueue: string): taskQueue is TaskQueueName => WORKF
 
 /** Connects to Temporal and starts polling one task queue. */
 export async function startQueueWorker(options: QueueWorkerOptions): Promise<QueueWorker> {
-  installTemporalRuntime(options.logger);
+  await installTemporalRuntime(options.logger);
   const connection = await NativeConnection.connect({ address: options.temporal.address });
   let worker: Worker;
   try {

@@ -14,7 +14,8 @@ import type { Config } from '../../lib/config';
 import type { OutputChunk } from '../../lib/live-output';
 import type { Logger } from '../../lib/logger';
 import { liveStreamOf, published } from '../../services/executions/live';
-import { countStartedRun } from '../../services/executions/run-metrics';
+import { countSlotWait, countStartedRun } from '../../services/executions/run-metrics';
+import { liveOutputLines } from '../../lib/metrics';
 import { repositoryWorkspace } from '../repos/workspace';
 import { agentCliFor } from './agent-clis';
 import { noHostMessage, refuseOtherHost } from './agent-hosts';
@@ -130,7 +131,11 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
       for (;;) {
         const { maxConcurrentExecutions } = await readExecutionSettings(db, config.orchestration.workdirRoots);
         const attempt = await tryTakeExecutionSlot(pool, executionId, maxConcurrentExecutions);
-        if (attempt.outcome === 'taken') return grant(executionId);
+        if (attempt.outcome === 'taken') {
+          const [granted, record] = await Promise.all([grant(executionId), existingRecord(db, executionId)]);
+          countSlotWait(record);
+          return granted;
+        }
         if (attempt.outcome === 'gone') return false;
         heartbeat();
         try {
@@ -191,6 +196,7 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
         };
         const showLine = async (chunk: OutputChunk): Promise<void> => {
           seq += 1;
+          liveOutputLines.inc();
           output.add(recordLineOf(chunk), seq);
           await publish(live?.output(chunk));
         };

@@ -10,6 +10,7 @@ import { liveTargetOf, publishLiveMessage, type PipelineLiveMessage } from '../.
 import type { Logger } from '../../lib/logger';
 import { PREVIOUS_OUTPUT_MAX, STEP_COMPLETE_RESULT_MAX, STEP_RESULT_MESSAGE_MAX, stepInputOf } from '../../domain/pipeline-steps';
 import { runStepRecords } from '../../services/pipelines/run-steps';
+import { countStepOverheads } from '../../services/pipelines/run-metrics';
 import { refuseOtherHost } from '../agents/agent-hosts';
 import { writeExecutionReport } from '../../db/reports-store';
 import { pushRunChanges } from '../repos/run-push';
@@ -345,6 +346,8 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
       finishedAt,
     });
     if (!finished?.changed) return;
+    const pipeline = await findPipeline(db, record.pipelineId ?? '');
+    countStepOverheads(finished.execution, await stepRecordsOfRun(db, runId), pipeline);
     try {
       const reportFile = await writeExecutionReport(finished.execution, config.orchestration, config.orchestration.limits.reports);
       await setExecutionReportFile(db, runId, reportFile);
@@ -352,7 +355,6 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
     } catch (error) {
       logger.warn({ err: error, runId }, 'pipeline report not written');
     }
-    const pipeline = await findPipeline(db, record.pipelineId ?? '');
     await tell(record, {
       type: 'pipeline_complete',
       ...ids(record),

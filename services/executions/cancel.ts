@@ -7,6 +7,7 @@ import { cancelPipelineRun } from '../pipelines/runs';
 import type { ExecutionDeps } from './deps';
 import { lifecycleStreamOf, published } from './live';
 import { activeExecutionView, type ActiveExecutionView } from './view';
+import { countFinishedRun } from './run-metrics';
 
 /**
  * Cancels an active execution. A queued record is ended `canceled` here at once (so it can no longer
@@ -18,6 +19,7 @@ async function cancelActive(deps: ExecutionDeps, execution: ExecutionSummary): P
   if (execution.status === 'queued' && (await cancelQueuedExecution(deps.db, execution.id, CANCELLED_ERROR))) {
     const ended = await getExecution(deps.db, execution.id);
     if (ended) {
+      countFinishedRun(ended);
       await published(
         deps,
         lifecycleStreamOf(deps, ended)?.finished({ status: 'canceled', costUsd: null, durationMs: null, sessionId: ended.sessionId, error: CANCELLED_ERROR }),
@@ -27,7 +29,8 @@ async function cancelActive(deps: ExecutionDeps, execution: ExecutionSummary): P
   // A pipeline run: its workflow cancels the running step and ends the run `canceled`.
   if (execution.kind === 'pipeline') return cancelPipelineRun(deps, execution.id);
   if (!(await cancelAgentExecution(deps.temporal, execution.id))) {
-    await finishExecution(deps.db, execution.id, { status: 'canceled', error: CANCELLED_ERROR });
+    const finished = await finishExecution(deps.db, execution.id, { status: 'canceled', error: CANCELLED_ERROR });
+    if (finished?.changed) countFinishedRun(finished.execution);
   }
 }
 

@@ -1,6 +1,6 @@
 import type { Execution } from '../../db/executions-store';
 import { runOutcomeReason } from '../../domain/run-outcomes';
-import { agentRunCost, agentRunDuration, agentRunsFinished, agentRunsStarted } from '../../lib/metrics';
+import { agentRunCost, agentRunDuration, agentRunSlotWait, agentRunsFinished, agentRunsStarted } from '../../lib/metrics';
 
 /** The run metrics of an agent record (docs/observability.md), counted where the record starts and ends. */
 
@@ -11,6 +11,15 @@ const labelsOf = (record: RunRecord) => ({ source: record.source, pipeline_step:
 /** An attempt's process is about to start. */
 export function countStartedRun(record: RunRecord): void {
   if (record.kind === 'agent') agentRunsStarted.inc(labelsOf(record));
+}
+
+/**
+ * The record just took its slot: its wait from creation to start. A waitForSlot retried after its
+ * answer was lost counts the same wait again (rare; docs/observability.md).
+ */
+export function countSlotWait(record: RunRecord & Pick<Execution, 'createdAt' | 'startedAt'>): void {
+  if (record.kind !== 'agent' || record.startedAt === null) return;
+  agentRunSlotWait.observe({ pipeline_step: labelsOf(record).pipeline_step }, Math.max(0, (record.startedAt.getTime() - record.createdAt.getTime()) / 1000));
 }
 
 /** The record just ended (called once: by whoever's finishExecution changed it). */

@@ -4,6 +4,7 @@ import type { ExecutionLiveStream } from '../../lib/live-output';
 import { UnavailableError } from '../errors';
 import type { ExecutionDeps } from './deps';
 import { published } from './live';
+import { countFinishedRun } from './run-metrics';
 
 /**
  * Starts the workflow of a record just stored (`start`, a client call of temporal/). When Temporal
@@ -22,7 +23,8 @@ export async function startRecordWorkflow(
     await start();
   } catch (error) {
     deps.logger.error({ err: error, executionId: record.id }, 'workflow of a stored record not started');
-    await finishExecution(deps.db, record.id, { status: 'error', error: ENGINE_UNAVAILABLE_ERROR });
+    const finished = await finishExecution(deps.db, record.id, { status: 'error', error: ENGINE_UNAVAILABLE_ERROR });
+    if (finished?.changed) countFinishedRun(finished.execution);
     await published(deps, live?.finished({ status: 'error', costUsd: null, durationMs: null, sessionId: record.sessionId, error: ENGINE_UNAVAILABLE_ERROR }));
     throw new UnavailableError(refusal);
   }

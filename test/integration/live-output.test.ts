@@ -91,7 +91,7 @@ async function eventually(condition: () => boolean | Promise<boolean>, what: str
 const uniqueClient = (name: string) => `${name}-${randomUUID()}`;
 
 function output(executionId: string, seq: number, content: string): ExecutionOutputMessage {
-  return { type: 'execution_output', executionId, agentId: 'agente-1', agentName: 'revisor', seq, data: { type: 'chunk', content } };
+  return { type: 'execution_output', executionId, agentId: 'agente-1', agentName: 'revisor', seq, at: new Date().toISOString(), data: { type: 'chunk', content } };
 }
 
 /**

@@ -126,27 +126,36 @@ describe('agent run, webhook, schedule and WebSocket metrics, after real work', 
       .filter((sample) => Object.entries(labels).every(([name, wanted]) => sample.labels[name] === wanted))
       .reduce((sum, sample) => sum + sample.value, 0);
 
-  async function runToEnd(agentId: string, task: string): Promise<any> {
+  /** Runs a task for a client watching it; every message of the run, up to its final one. */
+  async function runToEnd(agentId: string, task: string, whileRunning?: () => Promise<void>): Promise<any[]> {
     const clientId = `painel-${randomUUID()}`;
     const probe = await connectClient(agents.server.url, clientId);
     try {
       const answer = await jsonCall(agents.server.url, 'POST', `/api/agents/${agentId}/execute`, { task, instructions: '' }, clientId);
       expect(answer.status).toBe(202);
-      return (await untilFinal(probe, answer.body.executionId)).at(-1);
+      const messages = untilFinal(probe, answer.body.executionId);
+      await whileRunning?.();
+      return await messages;
     } finally {
       probe.socket.terminate();
     }
   }
 
-  it('counts a completed run and a timed-out one: started, finished by status and reason, duration, cost', async () => {
+  it('counts a completed run and a timed-out one: started, slot wait, running, finished by status and reason, duration, cost, live lines and their delay', async () => {
     const before = await scrape();
     const agent = await agents.standInAgent('medido', { timeout: 3_000 });
-    expect(await runToEnd(agent.id, 'stand-in:text')).toMatchObject({ type: 'execution_complete' });
-    expect(await runToEnd(agent.id, 'stand-in:sleep seconds=600')).toMatchObject({ type: 'execution_error' });
+    const completed = await runToEnd(agent.id, 'stand-in:text');
+    expect(completed.at(-1)).toMatchObject({ type: 'execution_complete' });
+    expect(value(await scrape(), 'agent_runs_running')).toBe(0);
+    const timedOut = await runToEnd(agent.id, 'stand-in:sleep seconds=600', async () => {
+      await until('the sleeping run counted as running', async () => value(await scrape(), 'agent_runs_running'), (running) => running === 1);
+    });
+    expect(timedOut.at(-1)).toMatchObject({ type: 'execution_error' });
     const after = await scrape();
 
     const moved = (family: string, labels: Record<string, string> = {}) => value(after, family, labels) - value(before, family, labels);
     expect(moved('agent_runs_started_total', { source: 'manual', pipeline_step: 'false' })).toBe(2);
+    expect(moved('agent_run_slot_wait_seconds_count', { pipeline_step: 'false' })).toBe(2);
     expect(moved('agent_runs_finished_total', { source: 'manual', pipeline_step: 'false', status: 'completed', reason: 'none' })).toBe(1);
     expect(moved('agent_runs_finished_total', { source: 'manual', pipeline_step: 'false', status: 'error', reason: 'timeout' })).toBe(1);
     expect(moved('agent_run_duration_seconds_count', { status: 'completed' })).toBe(1);
@@ -154,7 +163,64 @@ describe('agent run, webhook, schedule and WebSocket metrics, after real work', 
     // A stand-in:text run costs US$ 0.00015; the timed-out one reported nothing.
     expect(moved('agent_run_cost_usd_total')).toBeCloseTo(0.00015, 8);
     expect(after).toContain('# TYPE agent_runs_finished_total counter');
+    expect([value(after, 'agent_runs_running'), value(after, 'agent_runs_waiting_slot')]).toEqual([0, 0]);
+
+    // Every output line the client was shown was read by the worker and timed once on its way to the socket.
+    const shown = [...completed, ...timedOut].filter((message) => message.type === 'execution_output');
+    expect(shown.length).toBeGreaterThan(0);
+    expect(moved('live_output_lines_total')).toBe(shown.length);
+    expect(moved('live_output_delay_seconds_count')).toBe(shown.length);
+    expect(moved('live_output_delay_seconds_bucket', { le: '+Inf' })).toBe(shown.length);
+    expect(shown.every((message) => Number.isFinite(Date.parse(message.at)))).toBe(true);
   }, 120_000);
+
+  it('counts a pipeline: its steps as pipeline runs, the run awaiting approval, the overhead around each step', async () => {
+    const [first, second] = [await agents.standInAgent('etapa-um'), await agents.standInAgent('etapa-dois')];
+    const created = await call('POST', '/api/pipelines', {
+      name: `métricas ${randomUUID().slice(0, 8)}`,
+      description: '',
+      steps: [
+        { agentId: first.id, inputTemplate: 'stand-in:text\n{{input}}', description: '', requiresApproval: false },
+        { agentId: second.id, inputTemplate: 'stand-in:text\n{{input}}', description: '', requiresApproval: true },
+      ],
+    });
+    expect(created.status).toBe(201);
+    const before = await scrape();
+    const run = await call('POST', `/api/pipelines/${created.body.id}/execute`, { input: 'o login' });
+    expect(run.status).toBe(202);
+    const history = async () => (await call('GET', `/api/executions/history/${run.body.executionId}`)).body;
+    await until('the run awaits approval', history, (record) => record.status === 'awaiting_approval', 90_000);
+    const waiting = await scrape();
+    expect(value(waiting, 'pipeline_runs_awaiting_approval') - value(before, 'pipeline_runs_awaiting_approval')).toBe(1);
+    expect((await call('POST', `/api/pipelines/${created.body.id}/approve`)).status).toBe(200);
+    await until('the run completes', history, (record) => record.status === 'completed', 90_000);
+    const after = await scrape();
+
+    const moved = (family: string, labels: Record<string, string> = {}) => value(after, family, labels) - value(before, family, labels);
+    expect(moved('agent_runs_started_total', { pipeline_step: 'true' })).toBe(2);
+    expect(moved('agent_runs_finished_total', { pipeline_step: 'true', status: 'completed' })).toBe(2);
+    expect(moved('agent_run_slot_wait_seconds_count', { pipeline_step: 'true' })).toBe(2);
+    expect(value(after, 'pipeline_runs_awaiting_approval')).toBe(value(before, 'pipeline_runs_awaiting_approval'));
+    // Two steps, two shares: the first step's gap, and the second's tail (its gap held the approval and is left out).
+    expect(moved('pipeline_step_overhead_seconds_count')).toBe(2);
+    const overhead = moved('pipeline_step_overhead_seconds_sum');
+    expect(overhead).toBeGreaterThan(0);
+    expect(overhead).toBeLessThan(60);
+  }, 180_000);
+
+  it("serves the Temporal SDK's worker metrics at the same address, named by the same conventions", async () => {
+    const text = await scrape();
+    const families = new Set([...text.matchAll(/^# TYPE (temporal_\w+) (\w+)$/gm)].map((match) => `${match[1]} ${match[2]}`));
+    expect([...families].some((family) => /^temporal_workflow_task_schedule_to_start_latency_seconds histogram$/.test(family))).toBe(true);
+    expect([...families].some((family) => /^temporal_worker_task_slots_available gauge$/.test(family))).toBe(true);
+    // Counters end in _total, durations are in seconds.
+    for (const family of families) {
+      const [name, type] = family.split(' ');
+      if (type === 'counter') expect(name).toMatch(/_total$/);
+      expect(name).not.toMatch(/_(milliseconds|ms)(_|$)/);
+    }
+    expect(value(text, 'temporal_worker_task_slots_available', { worker_type: 'ActivityWorker' })).toBeGreaterThan(0);
+  });
 
   const call = (method: string, route: string, body?: unknown) => jsonCall(agents.server.url, method, route, body);
 
