@@ -7,7 +7,12 @@ source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 source "$STACK_SCRIPTS_DIR/lib.sh"
 
 PART=system-packages
-PACKAGES=(mariadb-server mariadb-client redis-server chromium poppler-utils fonts-dejavu-core nftables)
+# prometheus: only for its promtool, which checks ops/prometheus/ in a test.
+PACKAGES=(mariadb-server mariadb-client redis-server chromium poppler-utils fonts-dejavu-core nftables prometheus)
+# Services whose packages start (and enable) a daemon on install: the stack runs its own
+# servers and wants none of these running. Prometheus would serve on :9090 and keep
+# scraping localhost for good.
+UNWANTED_SERVICES=(prometheus)
 LOG="$(log_of $PART)"
 
 # Print the packages that are not fully installed, one per line.
@@ -23,17 +28,40 @@ missing_packages() {
 up() {
   local missing
   mapfile -t missing < <(missing_packages)
+  ensure_dirs
   if ((${#missing[@]} == 0)); then
     log "$PART: all installed"
+    stop_unwanted_services
     return 0
   fi
-  ensure_dirs
   log "$PART: installing ${missing[*]} (log: $LOG)"
   {
     as_root apt-get update &&
       as_root env DEBIAN_FRONTEND=noninteractive \
         apt-get install -y --no-install-recommends "${missing[@]}"
   } >>"$LOG" 2>&1 || fail_part "$PART" "$LOG" "could not install ${missing[*]}"
+  stop_unwanted_services
+}
+
+# Stop and disable the daemons of UNWANTED_SERVICES that a package's postinst started:
+# with no policy-rc.d forbidding it, invoke-rc.d (SysV) or deb-systemd-invoke starts them.
+stop_unwanted_services() {
+  local svc
+  for svc in "${UNWANTED_SERVICES[@]}"; do
+    [[ -x /etc/init.d/$svc ]] || continue
+    if [[ -d /run/systemd/system ]]; then
+      # systemd: the unit, not the init script, is what runs and comes back at boot.
+      if systemctl is-enabled --quiet "$svc" 2>/dev/null || systemctl is-active --quiet "$svc" 2>/dev/null; then
+        log "$PART: stopping and disabling the $svc service its package started"
+        as_root systemctl disable --now "$svc" >>"$LOG" 2>&1 || fail_part "$PART" "$LOG" "could not stop $svc"
+      fi
+    elif /etc/init.d/"$svc" status >/dev/null 2>&1; then
+      # SysV: status reads the init script's pidfile, so only the packaged daemon is stopped.
+      log "$PART: stopping the $svc daemon its package started"
+      { as_root /etc/init.d/"$svc" stop && as_root update-rc.d "$svc" disable; } >>"$LOG" 2>&1 ||
+        fail_part "$PART" "$LOG" "could not stop $svc"
+    fi
+  done
 }
 
 check() { [[ -z $(missing_packages) ]]; }
