@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { startMetricsServer } from '../../api/metrics';
 import { config as baseConfig, type Config } from '../../lib/config';
@@ -8,6 +9,11 @@ import { connectClient, untilFinal } from '../support/websocket';
 import { jsonCall } from '../support/json-api';
 import { until } from '../support/waiting';
 import { agentScheduleId } from '../../temporal/agent-schedules';
+import type { RowDataPacket } from 'mysql2/promise';
+import { createDatabase, type DatabaseHandle } from '../../db';
+import { unusedPort } from '../support/ports';
+import { startServiceProcess, waitForLog, type ServiceProcess } from '../support/processes';
+import { runRankingJob, seedPersonIndex } from '../support/ranking';
 
 /**
  * `GET /metrics` (docs/observability.md), first step of issue 24: prom-client's process metrics,
@@ -37,6 +43,27 @@ function samples(text: string, family: string): Array<{ labels: Record<string, s
     found.push({ labels, value: Number(match[3]) });
   }
   return found;
+}
+
+/** The sum of `family`'s samples whose labels include `labels`. */
+const valueOf = (text: string, family: string, labels: Record<string, string> = {}) =>
+  samples(text, family)
+    .filter((sample) => Object.entries(labels).every(([name, wanted]) => sample.labels[name] === wanted))
+    .reduce((sum, sample) => sum + sample.value, 0);
+
+/**
+ * The gauges prom-client's default metrics name with `_total` (its choice, kept for its users' dashboards):
+ * the only problems Prometheus's linter may find in a scrape.
+ */
+const PROM_CLIENT_LINT = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'].map(
+  (name) => `${name} non-counter metrics should not have "_total" suffix`,
+);
+
+/** `promtool check metrics` (Debian's prometheus package, installed by the stack): Prometheus's own parser and linter. */
+function promtoolCheck(text: string): { status: number | null; problems: string[] } {
+  const checked = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+  if (checked.error) throw new Error(`promtool did not run (scripts/stack/system-packages.sh installs the prometheus package): ${checked.error.message}`);
+  return { status: checked.status, problems: `${checked.stdout}${checked.stderr}`.split('\n').filter((line) => line.length > 0) };
 }
 
 describe('GET /metrics', () => {
@@ -121,10 +148,7 @@ describe('agent run, webhook, schedule and WebSocket metrics, after real work', 
   });
 
   const scrape = async () => (await fetch(`${agents.server.url}/metrics`)).text();
-  const value = (text: string, family: string, labels: Record<string, string> = {}) =>
-    samples(text, family)
-      .filter((sample) => Object.entries(labels).every(([name, wanted]) => sample.labels[name] === wanted))
-      .reduce((sum, sample) => sum + sample.value, 0);
+  const value = valueOf;
 
   /** Runs a task for a client watching it; every message of the run, up to its final one. */
   async function runToEnd(agentId: string, task: string, whileRunning?: () => Promise<void>): Promise<any[]> {
@@ -222,6 +246,13 @@ describe('agent run, webhook, schedule and WebSocket metrics, after real work', 
     expect(value(text, 'temporal_worker_task_slots_available', { worker_type: 'ActivityWorker' })).toBeGreaterThan(0);
   });
 
+  it("parses whole with Prometheus's own parser, and breaks none of its naming rules but prom-client's own", async () => {
+    const checked = promtoolCheck(await scrape());
+    // 3: parsed, with lint problems; a text that does not parse exits 1 ("error while linting").
+    expect([0, 3]).toContain(checked.status);
+    expect(checked.problems.filter((line) => !PROM_CLIENT_LINT.includes(line))).toEqual([]);
+  });
+
   const call = (method: string, route: string, body?: unknown) => jsonCall(agents.server.url, method, route, body);
 
   it('counts /hook calls by result', async () => {
@@ -269,10 +300,57 @@ describe('the metrics server of a worker alone (METRICS_PORT)', () => {
       expect((await fetch(server.url)).status).toBe(401);
       const scraped = await fetch(server.url, { headers: { authorization: `Bearer ${TOKEN}` } });
       expect(scraped.status).toBe(200);
-      expect(await scraped.text()).toContain('process_cpu_user_seconds_total');
+      const text = await scraped.text();
+      expect(text).toContain('process_cpu_user_seconds_total');
+      expect(promtoolCheck(text).problems.filter((line) => !PROM_CLIENT_LINT.includes(line))).toEqual([]);
       expect((await fetch(server.url.replace(/\/metrics$/, '/api/agents'), { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(404);
     } finally {
       await server.close();
     }
   });
+});
+
+describe('a ranking worker in a process of its own (PROCESS_ROLES=ranking-worker), after a ranking job', () => {
+  const PERSONS = 1_200;
+  let worker: ServiceProcess | undefined;
+  let api: TestServer;
+  let database: DatabaseHandle;
+  beforeAll(async () => {
+    await seedPersonIndex(PERSONS, 31);
+    database = createDatabase(baseConfig.mysql);
+    api = await start(null);
+  });
+  afterAll(async () => {
+    worker?.child.kill('SIGKILL');
+    await database?.pool.end();
+  });
+
+  it("serves the job's metrics and the SDK's on METRICS_PORT; the API serves the last success from the records", async () => {
+    const port = await unusedPort();
+    worker = startServiceProcess({ PROCESS_ROLES: 'ranking-worker', METRICS_PORT: String(port) });
+    await waitForLog(worker, 'worker started');
+    const scrapeWorker = async () => (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const before = await scrapeWorker();
+
+    const result = await runRankingJob({ batchSize: 500, limparAntes: false });
+    expect(result.processados).toBe(PERSONS);
+    const after = await scrapeWorker();
+    const moved = (family: string, labels: Record<string, string> = {}) => valueOf(after, family, labels) - valueOf(before, family, labels);
+    expect(moved('ranking_job_documents_total')).toBe(PERSONS);
+    expect(moved('ranking_job_duration_seconds_count', { status: 'completed' })).toBe(1);
+    expect(moved('ranking_job_duration_seconds_sum', { status: 'completed' })).toBeGreaterThan(0);
+    // The SDK's worker metrics of this process: the job and its three batch children completed here.
+    expect(moved('temporal_workflow_completed_total')).toBeGreaterThanOrEqual(4);
+    expect(after).toContain('# TYPE temporal_activity_execution_latency_seconds histogram');
+    // Families served by API processes only are not here.
+    expect(after).not.toContain('ranking_job_last_success_timestamp_seconds');
+    const checked = promtoolCheck(after);
+    expect(checked.problems.filter((line) => !PROM_CLIENT_LINT.includes(line))).toEqual([]);
+
+    const [rows] = await database.pool.query<RowDataPacket[]>("SELECT MAX(finalizado_em) AS at FROM ranking_job_runs WHERE estado = 'concluido'");
+    const lastSuccess = (rows[0]!.at as Date).getTime() / 1000;
+    const served = valueOf(await (await fetch(`${api.url}/metrics`)).text(), 'ranking_job_last_success_timestamp_seconds');
+    expect(served).toBeCloseTo(lastSuccess, 3);
+    expect(Date.now() / 1000 - served).toBeLessThan(120);
+  }, 180_000);
 });
