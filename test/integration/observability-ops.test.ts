@@ -5,6 +5,7 @@ import path from 'node:path';
 import { startMetricsServer } from '../../api/metrics';
 import { config as baseConfig, type Config } from '../../lib/config';
 import { logger } from '../../lib/logger';
+import { metricsText, serveRecordFigures } from '../../lib/metrics';
 import { unusedPort } from '../support/ports';
 import { until } from '../support/waiting';
 
@@ -225,6 +226,15 @@ describe('the PromQL extraction the checks below rely on', () => {
   });
 });
 
+describe('the metric families the checks below accept', () => {
+  it('are those this process serves: the service families and prom-client defaults, no more, no fewer', async () => {
+    // The record gauges are served once a process has a source for them (an API process).
+    serveRecordFigures(async () => ({ agentRunsRunning: 1, agentRunsWaitingSlot: 2, pipelineRunsAwaitingApproval: 3, rankingLastSuccessSeconds: 1_700_000_000 }));
+    const families = [...(await metricsText()).matchAll(/^# TYPE (\S+) \w+$/gm)].map((match) => match[1]);
+    expect(families.sort()).toEqual([...SERVICE_FAMILIES, ...PROM_CLIENT_FAMILIES].sort());
+  });
+});
+
 describe('promtool', () => {
   it(`is installed (${PROVIDER}), a 2.x version`, () => {
     const run = promtool(['--version']);
@@ -393,7 +403,7 @@ describe('ops/prometheus/prometheus.yml', () => {
       const ports: number[] = [];
       for (let i = 0; i < 3; i += 1) {
         const port = await unusedPort();
-        const configured: Config = { ...baseConfig, metrics: { port }, orchestration: { ...baseConfig.orchestration, authToken: TOKEN } };
+        const configured: Config = { ...baseConfig, metrics: { ...baseConfig.metrics, port }, orchestration: { ...baseConfig.orchestration, authToken: TOKEN } };
         servers.push(await startMetricsServer(configured, logger));
         ports.push(port);
       }
