@@ -8,6 +8,7 @@ import { startAgentsWorker } from './workers/agents';
 import type { QueueWorker } from './workers/queue-worker';
 import { startRankingWorker } from './workers/ranking';
 import { startMetricsServer } from './api/metrics';
+import { serveSdkMetrics } from './workers/runtime';
 
 /**
  * The process entry point. By default one process runs the HTTP server and both workers;
@@ -16,6 +17,7 @@ import { startMetricsServer } from './api/metrics';
  */
 async function main(): Promise<void> {
   const resources = createApiResources(config, logger);
+  serveSdkMetrics(config.metrics.enabled);
   const workers: QueueWorker[] = [];
   if (config.roles.includes('ranking-worker')) workers.push(await startRankingWorker(config, logger));
   if (config.roles.includes('agents-worker')) workers.push(await startAgentsWorker(config, logger));
@@ -25,7 +27,7 @@ async function main(): Promise<void> {
     const http = await startHttpServer(createApp(resources), config.http, logger);
     steps.push({ name: 'http', run: http.close });
     logger.info({ api: `${http.url}/api`, rankingApi: `${http.url}/api/v1`, metrics: `${http.url}/metrics`, temporalUi: config.temporal.uiUrl }, 'ready');
-  } else {
+  } else if (config.metrics.enabled) {
     // A worker alone serves its metrics on METRICS_PORT (docs/observability.md).
     const metrics = await startMetricsServer(config, logger);
     steps.push({ name: 'metrics', run: metrics.close });

@@ -6,6 +6,7 @@ import { errorEnvelope, HttpError } from './errors';
 import { hookRoutes, onHookPaths } from './hook-routes';
 import { hookCallMetrics, metricsRoutes, onMetricsPath, requestMetrics } from './metrics';
 import { serveRecordGauges } from '../services/record-gauges';
+import { collectProcessMetrics } from '../lib/metrics';
 import { orchestrationApi } from './orchestration';
 import {
   corsPolicy,
@@ -45,9 +46,13 @@ export function createApp(resources: ApiResources): websockify.App {
     verifyClient: socketHandshakeGuard(koa, socketAccess, sockets),
   });
 
-  app.use(requestMetrics());
-  // The service-wide gauges (runs running, waiting, approvals, last ranking) come from this API's database.
-  serveRecordGauges(resources.database);
+  const metricsEnabled = resources.config.metrics.enabled;
+  if (metricsEnabled) {
+    collectProcessMetrics();
+    app.use(requestMetrics());
+    // The service-wide gauges (runs running, waiting, approvals, last ranking) come from this API's database.
+    serveRecordGauges(resources.database);
+  }
   app.use(errorEnvelope(resources.logger));
   // The edge (docs/orchestration-security.md), in this order: a Host the service does not answer to
   // and a write from another site's page are refused for both services; on /api (however spelled)
@@ -61,9 +66,11 @@ export function createApp(resources: ApiResources): websockify.App {
   app.use(onOrchestrationPaths(rateLimit(resources.redis, budget, resources.logger)));
   app.use(onOrchestrationPaths(requireToken(security.authToken, sessions)));
   // The metrics ask for the token as /api does (docs/observability.md); Prometheus sends it as a bearer token.
-  app.use(onMetricsPath(requireToken(security.authToken, sessions)));
-  const metrics = metricsRoutes();
-  app.use(metrics.routes()).use(metrics.allowedMethods({ throw: true }));
+  if (metricsEnabled) {
+    app.use(onMetricsPath(requireToken(security.authToken, sessions)));
+    const metrics = metricsRoutes();
+    app.use(metrics.routes()).use(metrics.allowedMethods({ throw: true }));
+  }
   // The sign-in reads a form, so it comes before the JSON body parser (which would claim the body).
   if (sessions !== null && security.authToken !== null) {
     const signIn = signInRoutes(resources, sessions, security.authToken);

@@ -37,6 +37,8 @@ export interface LiveRelayOptions {
   redis: Config['redis'];
   logger: Logger;
   maxBufferedBytes?: number;
+  /** Observe `live_output_delay_seconds` (METRICS_ENABLED); default on. */
+  timeDelays?: boolean;
 }
 
 export interface LiveRelayState {
@@ -51,6 +53,7 @@ export class LiveRelay {
   private readonly socketsByClient = new Map<string, Set<WebSocket>>();
   private readonly channelStart: string;
   private readonly maxBufferedBytes: number;
+  private readonly timeDelays: boolean;
   private subscriber: Redis | null = null;
   private subscribed: Promise<void> | null = null;
   private closed = false;
@@ -58,6 +61,7 @@ export class LiveRelay {
   constructor(private readonly options: LiveRelayOptions) {
     this.channelStart = `${options.redis.keyPrefix}${LIVE_CHANNEL_SEGMENT}`;
     this.maxBufferedBytes = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
+    this.timeDelays = options.timeDelays ?? true;
   }
 
   /**
@@ -142,14 +146,14 @@ export class LiveRelay {
         const frame = Buffer.from(message);
         let sent = 0;
         for (const [clientId, sockets] of this.socketsByClient) sent += this.sendToAll(clientId, sockets, frame);
-        if (sent > 0) observeOutputDelay(parsed);
+        if (sent > 0 && this.timeDelays) observeOutputDelay(parsed);
       } else if (suffix.startsWith(CLIENT_CHANNEL_SUFFIX)) {
         const clientId = suffix.slice(CLIENT_CHANNEL_SUFFIX.length);
         // Most messages are for clients of other processes: dropped before any parsing.
         const sockets = this.socketsByClient.get(clientId);
         if (!sockets) return;
         const parsed = this.liveMessageOf(channel, message);
-        if (parsed && this.sendToAll(clientId, sockets, Buffer.from(message)) > 0) observeOutputDelay(parsed);
+        if (parsed && this.sendToAll(clientId, sockets, Buffer.from(message)) > 0 && this.timeDelays) observeOutputDelay(parsed);
       } else {
         this.options.logger.warn({ channel }, 'live message on an unknown channel dropped');
       }

@@ -4,7 +4,7 @@ import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
-import { httpRequestDuration, metricsRegistry, metricsText, webhookCalls } from '../lib/metrics';
+import { collectProcessMetrics, httpRequestDuration, metricsRegistry, metricsText, webhookCalls } from '../lib/metrics';
 import { errorEnvelope, RequestValidationError } from './errors';
 import { requireKnownHost, requireToken } from './orchestration/security';
 import { canonicalPath } from './orchestration/security/paths';
@@ -87,6 +87,7 @@ export function metricsRoutes(): Router {
  * METRICS_PORT at HTTP_HOST, behind the same Host check and token as the API's (docs/observability.md).
  */
 export async function startMetricsServer(config: Config, logger: Logger): Promise<{ url: string; close(): Promise<void> }> {
+  collectProcessMetrics();
   const koa = new Koa();
   koa.use(errorEnvelope(logger));
   koa.use(requireKnownHost(config.orchestration.allowedHosts));

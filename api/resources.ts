@@ -42,7 +42,7 @@ export function createApiResources(config: Config, logger: Logger): ApiResources
       timeoutMs: config.pdf.timeoutMs,
       logger,
     }),
-    liveRelay: new LiveRelay({ redis: config.redis, logger }),
+    liveRelay: new LiveRelay({ redis: config.redis, logger, timeDelays: config.metrics.enabled }),
   };
 }
 

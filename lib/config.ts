@@ -30,6 +30,14 @@ const envSchema = z.object({
    * Prometheus exporters commonly take; two worker processes on one host need one each (docs/observability.md).
    */
   METRICS_PORT: port.default(9464),
+  /**
+   * Off: no `/metrics`, no request timing, no live-output delay and no SDK exporter (the counters still
+   * count, unread). For `npm run bench:metrics`, which measures what the metrics cost; on in production.
+   */
+  METRICS_ENABLED: z
+    .enum(['true', 'false', '1', '0'])
+    .default('true')
+    .transform((value) => value === 'true' || value === '1'),
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(15_000),
 
   MYSQL_HOST: z.string().min(1).default('127.0.0.1'),
@@ -328,7 +336,7 @@ export interface Config {
   logLevel: Env['LOG_LEVEL'];
   http: { host: string; port: number; shutdownTimeoutMs: number };
   /** The metrics' own port, for a process that serves no API (its /metrics is then the only HTTP it serves). */
-  metrics: { port: number };
+  metrics: { port: number; enabled: boolean };
   mysql: { host: string; port: number; user: string; password: string; database: string; poolSize: number };
   redis: { host: string; port: number; keyPrefix: string };
   elasticsearch: { url: string; indexPrefix: string };
@@ -426,7 +434,7 @@ export function loadConfig(source: NodeJS.ProcessEnv): Config {
     env: env.NODE_ENV,
     logLevel: env.LOG_LEVEL,
     http: { host: env.HTTP_HOST, port: env.HTTP_PORT, shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS },
-    metrics: { port: env.METRICS_PORT },
+    metrics: { port: env.METRICS_PORT, enabled: env.METRICS_ENABLED },
     mysql: {
       host: env.MYSQL_HOST,
       port: env.MYSQL_PORT,

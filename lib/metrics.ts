@@ -8,7 +8,15 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
  * an id).
  */
 export const metricsRegistry = new Registry();
-collectDefaultMetrics({ register: metricsRegistry });
+
+let defaultMetrics = false;
+
+/** prom-client's default process metrics (its event-loop monitor among them), once, by a process that serves metrics. */
+export function collectProcessMetrics(): void {
+  if (defaultMetrics) return;
+  collectDefaultMetrics({ register: metricsRegistry });
+  defaultMetrics = true;
+}
 
 /** Request durations of both HTTP services, by method, route template and status code. */
 export const httpRequestDuration = new Histogram({
@@ -184,8 +192,9 @@ export function addMetricsSource(source: () => Promise<string>): void {
   metricsSources.push(source);
 }
 
-/** The whole scrape: the registry, then each other source, in Prometheus's text format. */
+/** The whole scrape: the process metrics, the registry, then each other source, in Prometheus's text format. */
 export async function metricsText(): Promise<string> {
+  collectProcessMetrics();
   const parts = await Promise.all([metricsRegistry.metrics(), ...metricsSources.map((source) => source())]);
   return parts
     .filter((part) => part.length > 0)

@@ -4,6 +4,12 @@ import type { Logger } from '../lib/logger';
 import { addMetricsSource } from '../lib/metrics';
 
 let installing: Promise<void> | null = null;
+let sdkMetrics = true;
+
+/** Before the first worker: METRICS_ENABLED=false leaves the SDK's exporter out (bench:metrics). */
+export function serveSdkMetrics(enabled: boolean): void {
+  sdkMetrics = enabled;
+}
 
 /** How long a scrape waits for the SDK's own exporter before serving the rest without it. */
 const SDK_SCRAPE_TIMEOUT_MS = 2_000;
@@ -21,20 +27,22 @@ const SDK_SCRAPE_TIMEOUT_MS = 2_000;
 export function installTemporalRuntime(logger: Logger): Promise<void> {
   installing ??= (async () => {
     const sdkLogger = logger.child({ component: 'temporal-sdk' });
-    const port = await freeLoopbackPort();
+    const port = sdkMetrics ? await freeLoopbackPort() : null;
     Runtime.install({
       shutdownSignals: [],
       logger: new DefaultLogger(sdkLevel(logger.level), ({ level, message, meta }) => {
         const method = level === 'TRACE' ? 'trace' : (level.toLowerCase() as 'debug' | 'info' | 'warn' | 'error');
         sdkLogger[method](meta ?? {}, message);
       }),
-      telemetryOptions: {
-        metrics: {
-          prometheus: { bindAddress: `127.0.0.1:${port}`, countersTotalSuffix: true, unitSuffix: true, useSecondsForDurations: true },
-        },
-      },
+      ...(port === null
+        ? {}
+        : {
+            telemetryOptions: {
+              metrics: { prometheus: { bindAddress: `127.0.0.1:${port}`, countersTotalSuffix: true, unitSuffix: true, useSecondsForDurations: true } },
+            },
+          }),
     });
-    addMetricsSource(() => sdkMetricsText(`http://127.0.0.1:${port}/metrics`, sdkLogger));
+    if (port !== null) addMetricsSource(() => sdkMetricsText(`http://127.0.0.1:${port}/metrics`, sdkLogger));
   })();
   return installing;
 }

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { startMetricsServer } from '../../api/metrics';
 import { config as baseConfig, type Config } from '../../lib/config';
 import { logger } from '../../lib/logger';
+import { metricsText } from '../../lib/metrics';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import { startTestServer, type TestServer } from '../support/server';
 import { connectClient, untilFinal } from '../support/websocket';
@@ -289,6 +290,19 @@ describe('agent run, webhook, schedule and WebSocket metrics, after real work', 
     expect(value(await scrape(), 'websocket_clients')).toBe(before + 1);
     probe.socket.terminate();
     await until('the socket closed', async () => value(await scrape(), 'websocket_clients'), (now) => now === before);
+  });
+});
+
+describe('METRICS_ENABLED=false (what bench:metrics compares against)', () => {
+  it('serves no /metrics and times no request', async () => {
+    const server = await startTestServer((config: Config) => ({ ...config, metrics: { ...config.metrics, enabled: false } }));
+    servers.push(server);
+    const route = { method: 'GET', route: '/api/v1/ranking/status', status_code: '200' };
+    const timed = async () => valueOf(await metricsText(), 'http_server_request_duration_seconds_count', route);
+    const before = await timed();
+    expect((await fetch(`${server.url}/api/v1/ranking/status`)).status).toBe(200);
+    expect((await fetch(`${server.url}/metrics`)).status).toBe(404);
+    expect(await timed()).toBe(before);
   });
 });
 
