@@ -142,9 +142,9 @@ describe('live output on one server', () => {
     for (const probe of [a1, a2]) {
       expect(await nextMessages(probe, 6)).toEqual([
         { type: 'execution_started', ...execution, at: expect.any(String) },
-        { type: 'execution_output', executionId, agentId, agentName, seq: 1, data: { type: 'chunk', content: 'Vou ler o README.' } },
-        { type: 'execution_output', executionId, agentId, agentName, seq: 2, data: { type: 'tool', toolName: 'Read', content: 'Read: README.md' } },
-        { type: 'execution_output', executionId, agentId, agentName, seq: 3, data: { type: 'turn', content: 'Turno 1', turn: 1 } },
+        { type: 'execution_output', executionId, agentId, agentName, seq: 1, at: expect.any(String), data: { type: 'chunk', content: 'Vou ler o README.' } },
+        { type: 'execution_output', executionId, agentId, agentName, seq: 2, at: expect.any(String), data: { type: 'tool', toolName: 'Read', content: 'Read: README.md' } },
+        { type: 'execution_output', executionId, agentId, agentName, seq: 3, at: expect.any(String), data: { type: 'turn', content: 'Turno 1', turn: 1 } },
         { type: 'report_generated', executionId, agentId, agentName, reportFile: '2026-11-21_150311_revisor_0d1c5a4e.md', at: expect.any(String) },
         {
           type: 'execution_complete',
