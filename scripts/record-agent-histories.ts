@@ -24,9 +24,11 @@ import { startAgentsWorker } from '../workers/agents';
  * into test/fixtures/histories/ for the replay test, with the stand-in CLI as the agent. Run with the
  * stack up and an otherwise idle `agents` queue: `npm run record-agent-histories [-- name ...]`.
  * Names (`completed`, `failed`, `cancelled`, `retried`, `delegated`, `redelivered`, `timed-out`) record only those: histories
- * recorded before a patch stay as they were, so the replay test keeps proving they still replay.
+ * recorded before a patch stay as they were, so the replay test keeps proving they still replay. The
+ * `searchable-*` ones are a retried run and a delegation recorded after run-search-attributes (the
+ * RunStatus upserts: queued, running, retrying, error; the delegated child started with its labels).
  */
-const RECORDINGS = ['completed', 'failed', 'cancelled', 'retried', 'delegated', 'redelivered', 'timed-out'] as const;
+const RECORDINGS = ['completed', 'failed', 'cancelled', 'retried', 'delegated', 'redelivered', 'timed-out', 'searchable-retried', 'searchable-delegated'] as const;
 const fakeAgent = path.join(repoRoot, 'test', 'fixtures', 'fake-agent', 'fake-agent.js');
 
 
@@ -72,7 +74,8 @@ async function main(): Promise<void> {
       id: randomUUID(), kind: 'agent', agentId: agent.id, agentName: agent.name, source: 'manual',
       task, instructions: 'Be brief.', workingDirectory: workDir, model: 'sonnet',
     });
-    const handle = await startAgentExecution(client, { executionId: execution.id });
+    // Labelled as the API starts it (services/executions/launch.ts): search attributes and summary.
+    const handle = await startAgentExecution(client, { executionId: execution.id }, execution);
     return { handle, executionId: execution.id };
   };
   try {
@@ -103,6 +106,16 @@ async function main(): Promise<void> {
       const result = await timedOut.handle.result();
       if (result.status !== 'error') throw new Error(`the limited run ended ${result.status}`);
       await saveHistoryFixture('agent-execution-timed-out', timedOut.handle);
+    }
+    if (wanted.has('searchable-retried')) {
+      const retried = await start(agents.retrying, 'Fail twice');
+      await retried.handle.result();
+      await saveHistoryFixture('agent-execution-searchable-retried', retried.handle);
+    }
+    if (wanted.has('searchable-delegated')) {
+      const delegated = await start(delegating, 'Say hello, then hand over');
+      await delegated.handle.result();
+      await saveHistoryFixture('agent-execution-searchable-delegated', delegated.handle);
     }
     if (wanted.has('cancelled')) await recordCancelled();
     if (wanted.has('redelivered')) await recordRedelivered();

@@ -38,9 +38,10 @@ import { saveHistoryFixture } from './history-fixtures';
  * database, namespace and Redis prefix, migrated and registered first:
  * `npm run record-pipeline-histories [-- name ...]` with the stack up. Names record only those (`resumed`
  * runs its failed run again, unsaved): histories recorded before a patch stay as they were, so the
- * replay test keeps proving they still replay.
+ * replay test keeps proving they still replay. `searchable-approved` and `searchable-cancelled` are the
+ * approved and cancelled runs recorded after run-search-attributes (RunStatus upserts, step summaries).
  */
-const RECORDINGS = ['approved', 'rejected', 'approval-timeout', 'failed', 'resumed', 'cancelled', 'repository', 'budget-approved'] as const;
+const RECORDINGS = ['approved', 'rejected', 'approval-timeout', 'failed', 'resumed', 'cancelled', 'repository', 'budget-approved', 'searchable-approved', 'searchable-cancelled'] as const;
 type Recording = (typeof RECORDINGS)[number];
 const fakeAgent = path.join(repoRoot, 'test', 'fixtures', 'fake-agent', 'fake-agent.js');
 const ACTIVE: readonly ExecutionStatus[] = ['queued', 'running', 'retrying', 'awaiting_approval'];
@@ -129,9 +130,9 @@ async function main(): Promise<void> {
       return result;
     };
 
-    if (wants('approved') || wants('rejected')) {
+    if (wants('approved') || wants('rejected') || wants('searchable-approved')) {
       const approval = await pipelineOf('approval', [{ agentId: quick.id }, { agentId: quick.id, requiresApproval: true }]);
-      for (const [name, approve] of [['approved', true], ['rejected', false]] as const) {
+      for (const [name, approve] of [['approved', true], ['rejected', false], ['searchable-approved', true]] as const) {
         if (!wants(name)) continue;
         const { runId, handle } = await run(approval, `Say hello (${name})`);
         await statusOf(runId, (status) => status === 'awaiting_approval');
@@ -185,7 +186,7 @@ async function main(): Promise<void> {
       await saveHistoryFixture('pipeline-execution-budget-approved', handle);
     }
 
-    if (wants('cancelled')) {
+    for (const name of (['cancelled', 'searchable-cancelled'] as const).filter(wants)) {
       const slow = await agentWith('slow', { FAKE_AGENT_CHUNKS: '10000', FAKE_AGENT_DELAY_MS: '50' });
       const pipelineId = await pipelineOf('cancelled', [{ agentId: slow.id }, { agentId: quick.id }]);
       const { runId, handle } = await run(pipelineId, 'Cancel me');
@@ -201,7 +202,7 @@ async function main(): Promise<void> {
       );
       const record = await getExecution(database.db, runId);
       if (record?.status !== 'canceled') throw new Error(`cancelled: the run's record is ${record?.status}`);
-      await saveHistoryFixture('pipeline-execution-cancelled', handle);
+      await saveHistoryFixture(`pipeline-execution-${name}`, handle);
     }
 
     if (wants('repository')) {

@@ -7,7 +7,10 @@ import {
   type ScheduleOptionsAction,
   type ScheduleSpec,
 } from '@temporalio/client';
+import type { SearchAttributePair, TypedSearchAttributes } from '@temporalio/common';
 import { SCHEDULED_AGENT_RUN_WORKFLOW, type ScheduledAgentRunInput } from './contracts/scheduled-agent-run';
+import { runSearchAttributes } from './contracts/search-attributes';
+import { agentRunSummary, detailLines } from './contracts/summaries';
 import { TASK_QUEUES } from './task-queues';
 
 /**
@@ -21,12 +24,16 @@ export function agentScheduleId(scheduleId: string): string {
   return `${AGENT_SCHEDULE_PREFIX}${scheduleId}`;
 }
 
-/** What a Schedule is made from: the row's id, cron, state, and the time zone the cron is read in. */
+/** What a Schedule is made from: the row's id, cron, state, and the time zone the cron is read in; its agent and task label its runs in the Web UI. */
 export interface AgentScheduleDefinition {
   id: string;
   cronExpression: string;
   active: boolean;
   timezone: string;
+  agentId: string;
+  /** null: the agent is gone (its firings are skipped). */
+  agentName: string | null;
+  taskDescription: string;
 }
 
 function specOf(definition: AgentScheduleDefinition): ScheduleSpec {
@@ -39,14 +46,35 @@ function specOf(definition: AgentScheduleDefinition): ScheduleSpec {
  * calendars, not as the cron, so this is what the reconciler compares.
  */
 function actionOf(definition: AgentScheduleDefinition): ScheduleOptionsAction {
-  const input: ScheduledAgentRunInput = { scheduleId: definition.id, cronExpression: definition.cronExpression, timezone: definition.timezone };
+  const summary = summaryOf(definition);
+  const input: ScheduledAgentRunInput = { scheduleId: definition.id, cronExpression: definition.cronExpression, timezone: definition.timezone, summary };
   return {
     type: 'startWorkflow',
     workflowType: SCHEDULED_AGENT_RUN_WORKFLOW,
     taskQueue: TASK_QUEUES.agents,
     workflowId: `agent-schedule-run-${definition.id}`,
     args: [input],
+    // Each firing findable by ScheduleId, AgentName...; the workflow passes them on to the run it starts (docs/observability.md).
+    typedSearchAttributes: attributesOf(definition),
+    staticSummary: summary,
+    staticDetails: detailLines({ schedule: definition.id, agent: definition.agentId, cron: `${definition.cronExpression} (${definition.timezone})` }),
   };
+}
+
+/** "Reviewer: review the PR (schedule 0 9 * * *)": the firing's, and its run's, summary. */
+function summaryOf(definition: AgentScheduleDefinition): string {
+  return agentRunSummary({ agentName: definition.agentName ?? definition.agentId, source: 'schedule', task: definition.taskDescription, cron: definition.cronExpression });
+}
+
+function attributesOf(definition: AgentScheduleDefinition): SearchAttributePair[] {
+  return runSearchAttributes({ agentId: definition.agentId, agentName: definition.agentName, scheduleId: definition.id, source: 'schedule' });
+}
+
+/** Whether a described action's attributes are `expected` (an agent renamed since: not, and the reconcile updates it). */
+function sameAttributes(described: TypedSearchAttributes | SearchAttributePair[] | undefined, expected: SearchAttributePair[]): boolean {
+  const pairs = described === undefined ? [] : Array.isArray(described) ? described : described.getAll();
+  const text = (list: SearchAttributePair[]) => JSON.stringify(list.map((pair) => [pair.key.name, pair.value]).sort());
+  return text(pairs) === text(expected);
 }
 
 /** The note a paused Schedule shows in the Temporal Web UI. */
@@ -70,6 +98,8 @@ function matches(description: ScheduleDescription, definition: AgentScheduleDefi
     input?.scheduleId === definition.id &&
     input.cronExpression === definition.cronExpression &&
     input.timezone === definition.timezone &&
+    input.summary === summaryOf(definition) &&
+    sameAttributes(action.typedSearchAttributes, attributesOf(definition)) &&
     description.state.paused === !definition.active
   );
 }

@@ -1,4 +1,5 @@
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
+import type { ExecutionSource } from '../domain/execution-status';
 import {
   approveSignal,
   PIPELINE_EXECUTION_WORKFLOW,
@@ -7,6 +8,8 @@ import {
   type PipelineExecutionInput,
   type PipelineExecutionWorkflow,
 } from './contracts/pipeline-execution';
+import { runSearchAttributes } from './contracts/search-attributes';
+import { detailLines, pipelineRunSummary } from './contracts/summaries';
 import { TASK_QUEUES } from './task-queues';
 import { cancelWorkflow } from './workflow-state';
 
@@ -14,14 +17,39 @@ import { cancelWorkflow } from './workflow-state';
 
 type WorkflowClient = Pick<Client, 'workflow'>;
 
-/** Starts the workflow of one pipeline run (docs/pipelines.md); a second start for the same run is refused. */
-export async function startPipelineExecution(client: WorkflowClient, input: PipelineExecutionInput): Promise<WorkflowHandle<PipelineExecutionWorkflow>> {
+/** What the Web UI shows of a run (its record's fields and its pipeline's name): search attributes and summary (docs/observability.md). */
+export interface PipelineRunDescription {
+  pipelineId: string;
+  pipelineName: string;
+  source: ExecutionSource;
+  scheduleId?: string | null;
+  webhookId?: string | null;
+  resumedAtStep?: number | null;
+}
+
+/** The start options that make a run findable in the Web UI: its attributes (RunStatus `queued`, as the record starts) and summary. */
+export function pipelineRunStartOptions(input: PipelineExecutionInput, run: PipelineRunDescription) {
+  const steps = input.steps ?? [];
+  return {
+    typedSearchAttributes: runSearchAttributes({ ...run, status: 'queued' }),
+    staticSummary: pipelineRunSummary({ ...run, steps: steps.length }),
+    // The steps in order, one line each: what the run's children will be.
+    staticDetails: [
+      detailLines({ run: input.runId, pipeline: run.pipelineId, source: run.source, schedule: run.scheduleId, webhook: run.webhookId }),
+      ...steps.map((step, index) => `${index + 1}. ${step.agentName}`),
+    ].join('  \n'),
+  };
+}
+
+/** Starts the workflow of one pipeline run (docs/pipelines.md); a second start for the same run is refused. `run` labels it in the Web UI. */
+export async function startPipelineExecution(client: WorkflowClient, input: PipelineExecutionInput, run?: PipelineRunDescription): Promise<WorkflowHandle<PipelineExecutionWorkflow>> {
   return client.workflow.start<PipelineExecutionWorkflow>(PIPELINE_EXECUTION_WORKFLOW, {
     taskQueue: TASK_QUEUES.agents,
     workflowId: pipelineExecutionWorkflowId(input.runId),
     workflowIdConflictPolicy: 'FAIL',
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
     args: [input],
+    ...(run ? pipelineRunStartOptions(input, run) : {}),
   });
 }
 

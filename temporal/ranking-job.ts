@@ -8,6 +8,7 @@ import {
   type RankingJobWorkflow,
   type RankingProgress,
 } from './contracts/ranking-job';
+import { grouped } from './contracts/summaries';
 import { TASK_QUEUES } from './task-queues';
 import { describedWorkflow, MISSING_WORKFLOW, type DescribedWorkflow } from './workflow-state';
 
@@ -27,7 +28,15 @@ export function rankingJobStartOptions(input: RankingJobInput): WorkflowStartOpt
     workflowIdConflictPolicy: 'FAIL',
     workflowIdReusePolicy: 'ALLOW_DUPLICATE',
     args: [input],
+    // The Web UI's line for the run (docs/observability.md); the executions it continues as carry none (continueAsNew takes no summary).
+    staticSummary: rankingJobSummary(input),
   };
+}
+
+/** "ranking job (manual, batches of 2 000 documents)". */
+export function rankingJobSummary(input: RankingJobInput): string {
+  const batch = input.batchSize !== undefined ? `, batches of ${grouped(input.batchSize)} documents` : '';
+  return `ranking job (${input.origem ?? 'manual'}${input.limparAntes ? ', cleared first' : ''}${batch})`;
 }
 
 /** Starts the job within `deadlineMs`: `already-running` while a run is open; other failures (Temporal unreachable) are thrown. */

@@ -16,6 +16,7 @@ const action: ScheduleOptionsAction = {
   workflowType: 'scheduledRankingWorkflow',
   taskQueue: TASK_QUEUES.ranking,
   workflowId: `${RANKING_SCHEDULE_ID}_disparo`,
+  staticSummary: `daily trigger of the ranking job (${RANKING_CRON})`,
 };
 
 /**

@@ -21,9 +21,18 @@ export default async function globalSetup(): Promise<void> {
   const { checkDependencies } = await import('../api/dependency-status');
   const { migrateDatabase } = await import('../db/migrate');
   const { ensureNamespace } = await import('../temporal/namespace');
+  const { ensureSearchAttributes } = await import('../temporal/search-attributes');
+  const { Connection } = await import('@temporalio/client');
 
   await migrateDatabase(config.mysql);
   await ensureNamespace(config.temporal.address, config.temporal.namespace);
+  // The runs' custom search attributes (docs/observability.md): a suite may start runs before any worker registered them.
+  const connection = await Connection.connect({ address: config.temporal.address });
+  try {
+    await ensureSearchAttributes(connection, config.temporal.namespace);
+  } finally {
+    await connection.close();
+  }
 
   const resources = createApiResources(config, logger);
   try {

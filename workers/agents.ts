@@ -16,6 +16,7 @@ import { reconcileSchedules } from '../services/schedules';
 import { closeTemporalClient, createTemporalClient } from '../temporal/client';
 import { ensureReconcilerSchedule, RECONCILERS } from '../temporal/reconciler-schedules';
 import { ensureUploadsRetentionSchedule } from '../temporal/uploads-retention-schedule';
+import { ensureSearchAttributes } from '../temporal/search-attributes';
 import { ACTIVITY_QUEUES, agentsHostQueue, TASK_QUEUES } from '../temporal/task-queues';
 import { combineQueueWorkers, startQueueWorker, type QueueWorker } from './queue-worker';
 
@@ -74,6 +75,8 @@ export async function startAgentsWorker(config: Config, logger: Logger, options:
     const reconciled = await reconcileSchedules({ db: database.db, temporal: temporal.client, logger, timezone: config.orchestration.scheduleTimezone });
     logger.info(reconciled, 'agent schedules reconciled');
     logger.info({ outcome: await ensureUploadsRetentionSchedule(temporal.client) }, 'uploads retention schedule ready (docs/uploads.md)');
+    // Before polling: the workflows set them, and a start that sets one not registered fails (docs/observability.md).
+    logger.info({ outcome: await ensureSearchAttributes(temporal.connection, config.temporal.namespace) }, 'run search attributes ready');
     started.push(
       await startQueueWorker({
         temporal: config.temporal,

@@ -8,6 +8,7 @@ import { createElasticsearch, indexName } from '../lib/elasticsearch';
 import type { Logger } from '../lib/logger';
 import { closeTemporalClient, createTemporalClient } from '../temporal/client';
 import { ensureRankingSchedule } from '../temporal/ranking-schedule';
+import { ensureSearchAttributes } from '../temporal/search-attributes';
 import { ensureReconcilerSchedule, RECONCILERS } from '../temporal/reconciler-schedules';
 import { TASK_QUEUES } from '../temporal/task-queues';
 import { startQueueWorker, type QueueWorker } from './queue-worker';
@@ -18,6 +19,8 @@ export async function startRankingWorker(config: Config, logger: Logger): Promis
   // Also the reconciler activity's client: closed with the worker.
   const temporal = createTemporalClient(config.temporal);
   try {
+    // Registered by every worker kind: whichever starts first makes the namespace ready (docs/observability.md).
+    logger.info({ outcome: await ensureSearchAttributes(temporal.connection, config.temporal.namespace) }, 'run search attributes ready');
     const outcome = await ensureRankingSchedule(temporal.client, config.ranking.scheduleTimezone);
     logger.info({ outcome, timezone: config.ranking.scheduleTimezone }, 'ranking schedule ready');
     const reconciler = await ensureReconcilerSchedule(temporal.client, RECONCILERS.rankingRuns, config.reconciler.intervalSeconds);

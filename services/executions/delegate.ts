@@ -11,6 +11,13 @@ import { budgetRefusal } from '../budgets';
 /** The delegated task is the previous result; a result longer than this is cut (the prompt travels on stdin, but a bound is a bound). */
 export const DELEGATED_TASK_MAX_CHARS = 100_000;
 
+/** The delegated run's record, and its agent: the workflow labels the run with it in the Temporal Web UI. */
+export interface DelegatedExecution {
+  executionId: string;
+  agentId: string | null;
+  agentName: string | null;
+}
+
 /**
  * Stores the run that takes a completed run's result to the agent its agent delegates to
  * (docs/agent-executions.md, "Delegation"): a new execution of that agent for the same audience
@@ -22,7 +29,7 @@ export const DELEGATED_TASK_MAX_CHARS = 100_000;
  * stored `error` with the budget's text (endRefusedExecution). Repeatable: a record that delegated already answers the
  * run it delegated to. Reads the agent now, so an edit made during the run applies.
  */
-export async function storeDelegatedExecution(deps: ExecutionDeps, executionId: string, depthMax: number): Promise<{ executionId: string } | null> {
+export async function storeDelegatedExecution(deps: ExecutionDeps, executionId: string, depthMax: number): Promise<DelegatedExecution | null> {
   const record = await getExecution(deps.db, executionId);
   if (!record) throw executionNotFound(executionId);
   const result = (record.result ?? '').trim();
@@ -34,7 +41,10 @@ export async function storeDelegatedExecution(deps: ExecutionDeps, executionId: 
     return null;
   }
   const already = await delegatedExecutionOf(deps.db, record.id);
-  if (already) return { executionId: already };
+  if (already) {
+    const stored = await getExecution(deps.db, already);
+    return { executionId: already, agentId: stored?.agentId ?? null, agentName: stored?.agentName ?? null };
+  }
   const target = await findAgent(deps.db, agent.delegateTo);
   if (!target || target.status !== 'active') {
     await published(deps, live?.output({ type: 'system', content: `Delegação não feita: o agente ${agent.delegateTo} não existe ou está inativo` }));
@@ -60,5 +70,5 @@ export async function storeDelegatedExecution(deps: ExecutionDeps, executionId: 
     repoBranch: record.repoBranch,
   });
   if (refusal !== null) await endRefusedExecution(deps, delegated, refusal.message);
-  return { executionId: delegated.id };
+  return { executionId: delegated.id, agentId: target.id, agentName: target.name };
 }

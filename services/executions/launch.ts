@@ -72,7 +72,7 @@ export async function launchExecution(
   await startRecordWorkflow(
     deps,
     execution,
-    () => startAgentExecution(deps.temporal, { executionId: execution.id, resumeSessionId }),
+    () => startAgentExecution(deps.temporal, { executionId: execution.id, resumeSessionId }, execution),
     'A execução não pôde ser iniciada: o motor de workflows está indisponível',
     lifecycleStreamOf(deps, execution),
   );

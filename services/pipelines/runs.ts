@@ -5,6 +5,7 @@ import { createExecution, finishExecution, getExecution, type Execution, type Ne
 import { activeRunsOfPipeline } from '../../db/pipelines-store';
 import { isActiveStatus } from '../../domain/execution-status';
 import { cancelPipelineExecution, signalPipelineApproval, startPipelineExecution } from '../../temporal/pipeline-execution';
+import type { PipelineStepLabel } from '../../temporal/contracts/pipeline-execution';
 import { executionNotFound, InvalidInputError, NotFoundError } from '../errors';
 import type { ExecutionDeps } from '../executions/deps';
 import { startRecordWorkflow } from '../executions/workflow-start';
@@ -52,14 +53,16 @@ export async function executePipeline(deps: PipelineRunDeps, pipelineId: string,
   const pipeline = await storedPipeline(deps, pipelineId);
   if (pipeline.status !== 'active') throw new InvalidInputError(`O pipeline ${pipelineId} está inativo`);
   const repository = await requestedRepository(deps, request);
+  const steps: PipelineStepLabel[] = [];
   for (const [index, step] of pipeline.steps.entries()) {
     const agent = await findAgent(deps.db, step.agentId);
     if (!agent) throw new InvalidInputError(`Passo ${index + 1}: o agente ${step.agentId} não existe mais`);
     if (agent.status !== 'active') throw new InvalidInputError(`Passo ${index + 1}: o agente "${agent.name}" está inativo`);
+    steps.push({ agentId: agent.id, agentName: agent.name });
   }
   const contextFiles = await storedContextFiles(deps.db, request.contextFiles);
   const settings = await readExecutionSettings(deps.db, deps.workdirRoots);
-  return startRun(deps, {
+  return startRun(deps, steps, {
     kind: 'pipeline',
     agentId: null,
     agentName: pipeline.name,
@@ -78,13 +81,15 @@ export async function executePipeline(deps: PipelineRunDeps, pipelineId: string,
   });
 }
 
-async function startRun(deps: PipelineRunDeps, record: NewExecution): Promise<StartedPipelineRun> {
+/** Stores the run and starts its workflow; `steps`, each step's agent, and the record label it in the Temporal Web UI. */
+async function startRun(deps: PipelineRunDeps, steps: PipelineStepLabel[], record: NewExecution): Promise<StartedPipelineRun> {
   const workingDirectory = await confinedWorkingDirectory(deps.workdirRoots, record.workingDirectory, 'workingDirectory');
   const run = await createExecution(deps.db, { ...record, id: randomUUID(), workingDirectory });
+  const description = { pipelineId: run.pipelineId ?? '', pipelineName: run.agentName, source: run.source, scheduleId: run.scheduleId, webhookId: run.webhookId, resumedAtStep: run.resumedAtStep };
   await startRecordWorkflow(
     deps,
     run,
-    () => startPipelineExecution(deps.temporal, { runId: run.id }),
+    () => startPipelineExecution(deps.temporal, { runId: run.id, steps }, description),
     'Não foi possível iniciar o pipeline: o mecanismo de workflows está indisponível',
   );
   return { pipelineId: run.pipelineId ?? '', executionId: run.id, status: 'started' };
@@ -140,7 +145,10 @@ export async function resumePipelineRun(deps: PipelineRunDeps, runId: string, cl
   const pipeline = await storedPipeline(deps, failed.pipelineId ?? '');
   if (pipeline.status !== 'active') throw new InvalidInputError(`O pipeline ${pipeline.id} está inativo`);
   const resumedAtStep = failed.failedAtStep ?? 0;
-  const started = await startRun(deps, {
+  // Names for the Web UI only: a step whose agent is gone shows its id (the run fails there, as it would).
+  const steps: PipelineStepLabel[] = [];
+  for (const step of pipeline.steps) steps.push({ agentId: step.agentId, agentName: (await findAgent(deps.db, step.agentId))?.name ?? step.agentId });
+  const started = await startRun(deps, steps, {
     kind: 'pipeline',
     agentId: null,
     agentName: pipeline.name,

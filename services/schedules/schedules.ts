@@ -76,8 +76,17 @@ function scheduleView(row: ScheduleWithAgent, nextRun: Date | null): ScheduleVie
   };
 }
 
-export function definitionOf(deps: Pick<ScheduleDeps, 'timezone'>, row: Pick<ScheduleWithAgent, 'id' | 'cronExpression' | 'active'>): AgentScheduleDefinition {
-  return { id: row.id, cronExpression: row.cronExpression, active: row.active, timezone: deps.timezone };
+export function definitionOf(
+  deps: Pick<ScheduleDeps, 'timezone'>,
+  row: Pick<ScheduleWithAgent, 'id' | 'cronExpression' | 'active' | 'agentId' | 'agentName' | 'taskDescription'>,
+): AgentScheduleDefinition {
+  const { id, cronExpression, active, agentId, agentName, taskDescription } = row;
+  return { id, cronExpression, active, timezone: deps.timezone, agentId, agentName, taskDescription };
+}
+
+/** The agent's name for the Schedule's labels in the Temporal Web UI (checkedInput found the agent). */
+async function agentNameOf(deps: Pick<ScheduleDeps, 'db'>, agentId: string): Promise<string | null> {
+  return (await findAgent(deps.db, agentId))?.name ?? null;
 }
 
 /** The next firing as Temporal computes it; a Temporal failure leaves it unknown (null) rather than failing the list. */
@@ -134,8 +143,9 @@ export async function createSchedule(deps: ScheduleDeps, request: ScheduleReques
   const input = await checkedInput(deps, { ...request, active: request.active ?? true, taskId: request.taskId ?? null });
   if ((await storedCount(deps.db)).total >= SCHEDULES_MAX) throw new ConflictError(`No máximo ${SCHEDULES_MAX} agendamentos são mantidos: exclua um antes de criar outro`);
   const row = await insertSchedule(deps.db, input);
+  const agentName = await agentNameOf(deps, row.agentId);
   try {
-    await upsertAgentSchedule(deps.temporal, definitionOf(deps, row));
+    await upsertAgentSchedule(deps.temporal, definitionOf(deps, { ...row, agentName }));
   } catch (error) {
     await removeRow(deps.db, row.id);
     throw unavailable(deps, error, row.id);
@@ -157,8 +167,9 @@ export async function updateSchedule(deps: ScheduleDeps, id: string, change: Par
     active: change.active ?? row.active,
     taskId: change.taskId === undefined ? row.taskId : change.taskId,
   });
+  const agentName = await agentNameOf(deps, input.agentId);
   try {
-    await upsertAgentSchedule(deps.temporal, definitionOf(deps, { id, ...input }));
+    await upsertAgentSchedule(deps.temporal, definitionOf(deps, { id, ...input, agentName }));
   } catch (error) {
     throw unavailable(deps, error, id);
   }

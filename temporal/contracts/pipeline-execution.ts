@@ -7,6 +7,16 @@ export const PIPELINE_EXECUTION_WORKFLOW = 'pipelineExecutionWorkflow';
 export interface PipelineExecutionInput {
   /** The run's record (kind `pipeline`, created `queued` by the use case). */
   runId: string;
+  /**
+   * Each step's agent as the pipeline was when the run started: the steps' search attributes and
+   * summaries in the Temporal Web UI ("step 2 of 5: Reviewer"). Absent in runs started before it.
+   */
+  steps?: PipelineStepLabel[];
+}
+
+export interface PipelineStepLabel {
+  agentId: string;
+  agentName: string;
 }
 
 export interface PipelineExecutionResult {

@@ -8,6 +8,8 @@ export interface ScheduledAgentRunInput {
   /** What the Schedule was made from, for the reconciler's comparison only (temporal/agent-schedules.ts). */
   cronExpression?: string;
   timezone?: string;
+  /** The Web UI's summary of the firing's run ("Reviewer: review the PR (schedule 0 9 * * *)"); absent in Schedules made before it. */
+  summary?: string;
 }
 
 export interface ScheduledAgentRunResult {

@@ -45,6 +45,28 @@ function recorded(file: string): { events: string[]; activities: string[]; patch
   };
 }
 
+/** A history's RunStatus values in order (the start's, then each upsert), its commands' summaries and its patch ids. */
+function searchable(file: string): { statuses: string[]; summaries: string[]; patches: string[] } {
+  type Payload = { data: string };
+  type Fields = { indexedFields?: Record<string, Payload> };
+  const { events } = JSON.parse(fs.readFileSync(path.join(fixtures, file), 'utf8')) as {
+    events: Array<{
+      userMetadata?: { summary?: Payload };
+      workflowExecutionStartedEventAttributes?: { searchAttributes?: Fields };
+      upsertWorkflowSearchAttributesEventAttributes?: { searchAttributes?: Fields };
+      markerRecordedEventAttributes?: { details: Record<string, { payloads: Payload[] }> };
+    }>;
+  };
+  const decoded = (payload: Payload | undefined): unknown => (payload ? JSON.parse(Buffer.from(payload.data, 'base64').toString('utf8')) : undefined);
+  const statuses = events.flatMap((event) => {
+    const fields = (event.workflowExecutionStartedEventAttributes ?? event.upsertWorkflowSearchAttributesEventAttributes)?.searchAttributes?.indexedFields;
+    return fields?.RunStatus ? [decoded(fields.RunStatus) as string] : [];
+  });
+  const summaries = events.flatMap((event) => (event.userMetadata?.summary ? [decoded(event.userMetadata.summary) as string] : []));
+  const patches = events.flatMap((event) => (event.markerRecordedEventAttributes?.details['patch-data']?.payloads ?? []).map((payload) => (decoded(payload) as { id: string }).id));
+  return { statuses, summaries, patches };
+}
+
 describe('workflow replay', () => {
   it('has a recorded history for every workflow type', () => {
     expect(histories.sort()).toEqual([
@@ -55,6 +77,8 @@ describe('workflow replay', () => {
       'agent-execution-failed.json',
       'agent-execution-redelivered.json',
       'agent-execution-retried.json',
+      'agent-execution-searchable-delegated.json',
+      'agent-execution-searchable-retried.json',
       'agent-execution-timed-out.json',
       'agent-executions-reconciler.json',
       'agent-schedule-run-completed.json',
@@ -67,6 +91,8 @@ describe('workflow replay', () => {
       'pipeline-execution-rejected.json',
       'pipeline-execution-repository.json',
       'pipeline-execution-resumed.json',
+      'pipeline-execution-searchable-approved.json',
+      'pipeline-execution-searchable-cancelled.json',
       'probe.json',
       'ranking-batch.json',
       'ranking-job-first-execution.json',
@@ -93,6 +119,19 @@ describe('workflow replay', () => {
       'EVENT_TYPE_WORKFLOW_TASK_COMPLETED',
       'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED',
     ]);
+  });
+
+  it('replays RunStatus upserts behind run-search-attributes, and the summaries recorded with the commands', () => {
+    const { statuses, summaries, patches } = searchable('pipeline-execution-searchable-approved.json');
+    expect(patches).toContain('run-search-attributes');
+    expect(statuses).toEqual(['queued', 'running', 'awaiting_approval', 'running', 'completed']);
+    // The step's local activities (markers) and child workflows carry the step's summary.
+    expect(summaries.filter((summary) => /^step \d of 2: /.test(summary))).toHaveLength(6);
+    expect(searchable('pipeline-execution-searchable-cancelled.json').statuses).toEqual(['queued', 'running', 'canceled']);
+    expect(searchable('agent-execution-searchable-retried.json').statuses).toEqual(['queued', 'running', 'retrying', 'queued', 'running', 'error']);
+    expect(searchable('agent-execution-searchable-delegated.json').statuses).toEqual(['queued', 'running', 'completed']);
+    // Histories recorded before the patch have neither: they replay without the upserts (below).
+    expect(searchable('pipeline-execution-approved.json')).toEqual({ statuses: [], summaries: [], patches: expect.not.arrayContaining(['run-search-attributes']) });
   });
 
   it.each(histories)('replays %s deterministically', async (file) => {

@@ -13,6 +13,8 @@ import {
   sleep,
   startChild,
   TimeoutFailure,
+  upsertSearchAttributes,
+  workflowInfo,
   WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
 import type { ClosedExecution, FinishExecutionInput } from '../../activities/agents/close-execution';
@@ -27,6 +29,9 @@ import {
   type AgentExecutionWorkflow,
 } from '../../temporal/contracts/agent-execution';
 import { ACTIVITY_QUEUES, agentsHostQueue, TASK_QUEUES } from '../../temporal/task-queues';
+import { AGENT_NAME, labelsOf, RUN_STATUS, runSearchAttributes, type RunLabels } from '../../temporal/contracts/search-attributes';
+import { agentRunSummary, detailLines } from '../../temporal/contracts/summaries';
+import type { ExecutionStatus } from '../../domain/execution-status';
 import { CANCELLED_ERROR, hostDownError, WORKER_LOST_ERROR, WORKER_STOPPED_ERROR } from '../../domain/execution-errors';
 import { timedOutError } from '../../domain/run-limits';
 
@@ -100,6 +105,22 @@ export const DELEGATION_CHILD_PATCH = 'agent-delegation-child';
 /** A run task lost on its way to a worker (it timed out without one heartbeat) is scheduled again. */
 export const REDELIVERY_PATCH = 'agent-run-redelivered';
 /**
+ * RunStatus kept current by the workflow (upsertSearchAttributes, a workflow command; docs/observability.md):
+ * histories recorded before it replay without the upserts. Shared by the pipeline workflow.
+ */
+export const SEARCH_ATTRIBUTES_PATCH = 'run-search-attributes';
+
+/** Sets the RunStatus search attribute to the record's status as this workflow now knows it; nothing in a run started before the patch. */
+export function runStatusSetter(): (status: ExecutionStatus) => void {
+  const searchable = patched(SEARCH_ATTRIBUTES_PATCH);
+  let current: string | undefined = workflowInfo().typedSearchAttributes.get(RUN_STATUS);
+  return (status) => {
+    if (!searchable || status === current) return;
+    upsertSearchAttributes([{ key: RUN_STATUS, value: status }]);
+    current = status;
+  };
+}
+/**
  * Deliveries of one run attempt: the first, and up to two more when a delivery was lost. Under load the
  * server can mark a task started that never reaches the worker (no delivery acknowledgement;
  * docs/agent-executions.md, "A run lost on its way to the worker"); three losses in a row mean
@@ -118,16 +139,21 @@ export const RUN_DELIVERIES_MAX = 3;
  */
 export async function agentExecutionWorkflow(input: AgentExecutionInput): Promise<AgentExecutionResult> {
   const { executionId } = input;
+  const setStatus = runStatusSetter();
+  // The agent's name as the start labelled the run (absent in runs started unlabelled): the activities' summaries.
+  const agentName = workflowInfo().typedSearchAttributes.get(AGENT_NAME);
   let outcome: FinishExecutionInput | undefined;
   let host: string | undefined;
   try {
     for (let attempt = 1; outcome === undefined; attempt++) {
-      const mayRun: RunGrant | string | boolean = await slot.waitForSlot(executionId);
+      const mayRun: RunGrant | string | boolean = await slot.waitForSlot.executeWithOptions({ summary: 'wait for a concurrency slot' }, [executionId]);
       if (!mayRun) {
         // Ended while queued (the API cancels a queued record itself): the report and notification still follow.
         const closed = await CancellationScope.nonCancellable(() => close({ executionId, status: 'canceled', error: CANCELLED_ERROR }));
+        setStatus(closed.status);
         return { executionId, ...closed };
       }
+      setStatus('running');
       // A slot granted before hosts existed is `true` (the run goes to `agents`, as it did), before time limits a host's name.
       let timeLimitMs: number | undefined;
       if (typeof mayRun === 'string') host = mayRun;
@@ -135,21 +161,27 @@ export async function agentExecutionWorkflow(input: AgentExecutionInput): Promis
       const agentRun = runner(host, timeLimitMs);
       try {
         const result = await delivered(() =>
-          agentRun.runAgentExecution({ executionId, resumeSessionId: input.resumeSessionId ?? null, ...(timeLimitMs !== undefined ? { timeLimitMs } : {}) }),
+          agentRun.runAgentExecution.executeWithOptions({ summary: agentName ? `run ${agentName}` : 'run the agent' }, [
+            { executionId, resumeSessionId: input.resumeSessionId ?? null, ...(timeLimitMs !== undefined ? { timeLimitMs } : {}) },
+          ]),
         );
         outcome = { executionId, status: 'completed', error: null, ...result };
       } catch (error) {
         if (isCancellation(error) && CancellationScope.current().consideredCancelled) throw error;
         const failure: FinishExecutionInput = { executionId, status: 'error', ...failureOf(error, host, timeLimitMs) };
-        const retry = patched(RETRY_ON_FAILURE_PATCH) ? await followUp.planRetry({ executionId, attempt, reason: failure.error ?? '' }) : null;
+        const retry = patched(RETRY_ON_FAILURE_PATCH)
+          ? await followUp.planRetry.executeWithOptions({ summary: `attempt ${attempt} failed: retry?` }, [{ executionId, attempt, reason: failure.error ?? '' }])
+          : null;
         if (retry === null) {
           outcome = failure;
         } else if ('error' in retry) {
           // A daily budget refused the next attempt (docs/budgets.md).
           outcome = { ...failure, error: retry.error };
         } else {
+          setStatus('retrying');
           await sleep(retry.delayMs);
-          await followUp.requeueForRetry(executionId);
+          await followUp.requeueForRetry.executeWithOptions({ summary: `queue attempt ${attempt + 1}` }, [executionId]);
+          setStatus('queued');
         }
       }
     }
@@ -157,12 +189,14 @@ export async function agentExecutionWorkflow(input: AgentExecutionInput): Promis
     // Only a cancellation of this workflow (the API's cancel) is `cancelled`; an activity cancelled by
     // its worker shutting down is a failure of the run.
     if (isCancellation(error) && CancellationScope.current().consideredCancelled) {
-      await CancellationScope.nonCancellable(() => close({ executionId, status: 'canceled', error: CANCELLED_ERROR }));
+      const closed = await CancellationScope.nonCancellable(() => close({ executionId, status: 'canceled', error: CANCELLED_ERROR }));
+      setStatus(closed.status);
       throw error;
     }
     outcome = { executionId, status: 'error', ...failureOf(error, host) };
   }
   const closed = await close(outcome);
+  setStatus(closed.status);
   // `delegates` is absent from a close recorded before CLOSE_IN_ONE_PATCH: delegateResult then ran always.
   if (closed.status === 'completed' && closed.delegates !== false) {
     if (patched(DELEGATION_CHILD_PATCH)) await delegate(executionId);
@@ -174,13 +208,19 @@ export async function agentExecutionWorkflow(input: AgentExecutionInput): Promis
 /**
  * A run stored by a workflow's activity, started as that workflow's child (a schedule's firing, a
  * delegation): the record's usual id on `agents`, so the panel's cancel finds it, and never twice.
+ * `labels` and `summary` make it findable in the Web UI as a run started by the client is
+ * (RunStatus `queued`, as its record starts); Temporal's replay compares neither.
  */
-export function agentExecutionChild(executionId: string) {
+export function agentExecutionChild(executionId: string, labels?: RunLabels, summary?: string) {
   return {
     workflowId: agentExecutionWorkflowId(executionId),
     taskQueue: TASK_QUEUES.agents,
     args: [{ executionId }] as [AgentExecutionInput],
     workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    ...(labels ? { typedSearchAttributes: runSearchAttributes({ ...labels, status: 'queued' }) } : {}),
+    ...(summary
+      ? { staticSummary: summary, staticDetails: detailLines({ execution: executionId, agent: labels?.agentId, source: labels?.source, schedule: labels?.scheduleId, webhook: labels?.webhookId }) }
+      : {}),
   };
 }
 
@@ -192,16 +232,29 @@ export function agentExecutionChild(executionId: string) {
  */
 async function delegate(executionId: string): Promise<void> {
   try {
-    const delegated = await followUp.storeDelegatedRun(executionId);
+    const delegated: DelegatedRun | null = await followUp.storeDelegatedRun.executeWithOptions({ summary: 'store the run this result is delegated to' }, [executionId]);
     if (delegated === null) return;
+    // The delegated record keeps this run's schedule and webhook (services/executions/delegate.ts); its agent is the target.
+    const { scheduleId, webhookId } = labelsOf(workflowInfo().typedSearchAttributes);
+    const labels: RunLabels = { agentId: delegated.agentId, agentName: delegated.agentName, source: 'delegation', scheduleId, webhookId };
     await startChild<AgentExecutionWorkflow>(AGENT_EXECUTION_WORKFLOW, {
-      ...agentExecutionChild(delegated.executionId),
+      ...agentExecutionChild(delegated.executionId, labels, delegated.agentName ? agentRunSummary({ agentName: delegated.agentName, source: 'delegation' }) : undefined),
       parentClosePolicy: ParentClosePolicy.ABANDON,
     });
   } catch (error) {
     if (isCancellation(error)) throw error;
     log.warn('delegation not made', { executionId, error: error instanceof Error ? error.message : String(error) });
   }
+}
+
+/**
+ * What storeDelegatedRun answers: the service (services/executions/delegate.ts) names the target agent
+ * too, though the activity declares the id only; absent in histories recorded before it.
+ */
+interface DelegatedRun {
+  executionId: string;
+  agentId?: string | null;
+  agentName?: string | null;
 }
 
 /**
@@ -229,7 +282,7 @@ function neverReachedTheActivity(error: unknown): boolean {
 /** Ends the record (a record already ended keeps its outcome), then its report and notification. */
 async function close(outcome: FinishExecutionInput): Promise<Pick<ClosedExecution, 'status' | 'error'> & { delegates?: boolean }> {
   // One activity round trip instead of three: a pipeline step's overhead is mostly such round trips (docs/benchmarks.md).
-  if (patched(CLOSE_IN_ONE_PATCH)) return finish.closeExecution(outcome);
+  if (patched(CLOSE_IN_ONE_PATCH)) return finish.closeExecution.executeWithOptions({ summary: `close the record (${outcome.status}), report, notify` }, [outcome]);
   const stored = await finish.finishExecutionRecord(outcome);
   await finish.writeReport(outcome.executionId);
   await finish.notifyFinished(outcome.executionId);

@@ -1,6 +1,7 @@
-import { ChildWorkflowFailure, executeChild, ParentClosePolicy, proxyActivities, uuid4 } from '@temporalio/workflow';
+import { ChildWorkflowFailure, executeChild, ParentClosePolicy, proxyActivities, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { ScheduleActivities } from '../../activities/schedules/scheduled-run';
 import type { ScheduledAgentRunInput, ScheduledAgentRunResult } from '../../temporal/contracts/scheduled-agent-run';
+import { labelsOf } from '../../temporal/contracts/search-attributes';
 import { agentExecutionChild, agentExecutionWorkflow } from './execution';
 
 // Creating the record is idempotent on its id (chosen here, replay-safe): retried freely.
@@ -20,11 +21,13 @@ const record = proxyActivities<ScheduleActivities>({
  */
 export async function scheduledAgentRunWorkflow(input: ScheduledAgentRunInput): Promise<ScheduledAgentRunResult> {
   const executionId = uuid4();
-  const created = await record.createScheduledExecution({ scheduleId: input.scheduleId, executionId });
+  const created = await record.createScheduledExecution.executeWithOptions({ summary: 'store the run of this firing' }, [{ scheduleId: input.scheduleId, executionId }]);
   if (!created) return { executionId: null };
   try {
+    // The Schedule labelled this firing (temporal/agent-schedules.ts): its run carries the same labels and summary.
+    const { status: _status, ...labels } = labelsOf(workflowInfo().typedSearchAttributes);
     await executeChild(agentExecutionWorkflow, {
-      ...agentExecutionChild(executionId),
+      ...agentExecutionChild(executionId, { ...labels, scheduleId: input.scheduleId, source: 'schedule' }, input.summary),
       // Ending this workflow (terminate, cancel) cancels the run, which then ends its record `canceled`.
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
     });

@@ -12,12 +12,15 @@ import {
   proxyLocalActivities,
   setHandler,
   uuid4,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { AfterStep, PipelineActivities, StepOutcome } from '../../activities/pipelines/pipeline-activities';
 import { agentExecutionWorkflowId } from '../../temporal/contracts/agent-execution';
 import { approveSignal, rejectSignal, type PipelineExecutionInput, type PipelineExecutionResult } from '../../temporal/contracts/pipeline-execution';
 import { agentsHostQueue } from '../../temporal/task-queues';
-import { agentExecutionWorkflow, HOST_PICKUP_TIMEOUT } from '../agents/execution';
+import { labelsOf, runSearchAttributes } from '../../temporal/contracts/search-attributes';
+import { pipelineStepRunSummary, stepSummary } from '../../temporal/contracts/summaries';
+import { agentExecutionWorkflow, HOST_PICKUP_TIMEOUT, runStatusSetter } from '../agents/execution';
 
 // Records and messages only (the push is its own activity, below): short, idempotent, retried freely; a vanished record is final. Local
 // activities (run by the worker of this workflow, no activity task round trip): a step's bookkeeping
@@ -62,6 +65,12 @@ export const STEP_BUDGET_PATCH = 'pipeline-step-budget';
  */
 export async function pipelineExecutionWorkflow(input: PipelineExecutionInput): Promise<PipelineExecutionResult> {
   const { runId } = input;
+  const setStatus = runStatusSetter();
+  // What the start labelled the run with: passed on to its steps, whose records share its source, schedule and webhook.
+  const { status: _ownStatus, ...labels } = labelsOf(workflowInfo().typedSearchAttributes);
+  let totalSteps = input.steps?.length ?? 0;
+  /** "step 2 of 5: Reviewer": the activities' summaries in the Web UI's history. */
+  const step = (index: number) => stepSummary(index, totalSteps, input.steps?.[index]?.agentName);
   let waitingFor: number | null = null;
   let decision: 'approve' | 'reject' | undefined;
   // Only a decision for the step being waited for counts; a stray signal (a double click) is ignored.
@@ -77,13 +86,16 @@ export async function pipelineExecutionWorkflow(input: PipelineExecutionInput): 
     waitingFor = index;
     decision = undefined;
     await request();
+    setStatus('awaiting_approval');
     const decided = await condition(() => decision !== undefined, timeoutSeconds * 1000);
     waitingFor = null;
     if (!decided || decision === 'reject') {
-      await acts.rejectRun({ runId, stepIndex: index, reason: decided ? 'rejected' : 'timeout' });
+      await acts.rejectRun.executeWithOptions({ summary: `${decided ? 'rejected' : 'approval timed out'} before ${step(index)}` }, [{ runId, stepIndex: index, reason: decided ? 'rejected' : 'timeout' }]);
+      setStatus('rejected');
       return false;
     }
-    await acts.approvalGranted(runId);
+    await acts.approvalGranted.executeWithOptions({ summary: `approved: ${step(index)}` }, [runId]);
+    setStatus('running');
     return true;
   };
 
@@ -93,32 +105,39 @@ export async function pipelineExecutionWorkflow(input: PipelineExecutionInput): 
     const budgets = patched(STEP_BUDGET_PATCH);
     // Approved past an exhausted budget once: the rest of this run is not paused by budgets again.
     let pastBudget = false;
-    const plan = await acts.startPipelineRun(runId);
+    const plan = await acts.startPipelineRun.executeWithOptions({ summary: 'start the run' }, [runId]);
+    totalSteps = plan.totalSteps;
+    setStatus('running');
     let previous: string | null = null;
     // The step's record when the previous step's finishStep created it already (no approval between).
     let started: string | null = null;
     // Where the steps run (the first step pins the run; every step then goes there).
     let host: string | undefined = plan.host;
     for (stepIndex = plan.startStep; stepIndex < plan.totalSteps; stepIndex++) {
-      const step = plan.steps[stepIndex]!;
-      if (stepIndex > 0 && step.requiresApproval) {
-        const request = () => acts.requestApproval({ runId, stepIndex, previousExecutionId: previous });
-        if (!(await approved(stepIndex, step.approvalTimeoutSeconds, request))) return { runId, status: 'rejected' };
+      const planned = plan.steps[stepIndex]!;
+      if (stepIndex > 0 && planned.requiresApproval) {
+        const request = () => acts.requestApproval.executeWithOptions({ summary: `ask approval for ${step(stepIndex)}` }, [{ runId, stepIndex, previousExecutionId: previous }]);
+        if (!(await approved(stepIndex, planned.approvalTimeoutSeconds, request))) return { runId, status: 'rejected' };
       }
       // A step not started yet by the previous one's finishStep (which checked its budget when it did).
       if (budgets && !pastBudget && started === null) {
-        const budget = await acts.stepBudget({ runId, stepIndex });
+        const budget = await acts.stepBudget.executeWithOptions({ summary: `budget of ${step(stepIndex)}` }, [{ runId, stepIndex }]);
         if (budget !== null) {
-          const request = () => acts.requestApproval({ runId, stepIndex, previousExecutionId: previous, budget });
-          if (!(await approved(stepIndex, step.approvalTimeoutSeconds, request))) return { runId, status: 'rejected' };
+          const request = () =>
+            acts.requestApproval.executeWithOptions({ summary: `ask approval past the budget for ${step(stepIndex)}` }, [{ runId, stepIndex, previousExecutionId: previous, budget }]);
+          if (!(await approved(stepIndex, planned.approvalTimeoutSeconds, request))) return { runId, status: 'rejected' };
           pastBudget = true;
         }
       }
       const stepExecutionId: string = started ?? uuid4();
-      if (started === null) await acts.startStep({ runId, stepIndex, stepExecutionId, previousExecutionId: previous });
+      if (started === null) await acts.startStep.executeWithOptions({ summary: step(stepIndex) }, [{ runId, stepIndex, stepExecutionId, previousExecutionId: previous }]);
+      const agent = input.steps?.[stepIndex];
       const child = await executeChild(agentExecutionWorkflow, {
         workflowId: agentExecutionWorkflowId(stepExecutionId),
         args: [{ executionId: stepExecutionId }],
+        // The step's record: this run's labels and its own agent, findable by PipelineId as by AgentName.
+        typedSearchAttributes: runSearchAttributes({ ...labels, agentId: agent?.agentId, agentName: agent?.agentName, status: 'queued' }),
+        staticSummary: pipelineStepRunSummary(stepIndex, plan.totalSteps, agent?.agentName, labels.pipelineName),
       });
       host = child.host ?? host;
       // The next step's start (or the run's end) in the same local activity: a step's overhead is round trips.
@@ -129,9 +148,10 @@ export async function pipelineExecutionWorkflow(input: PipelineExecutionInput): 
         : next === undefined ? (plan.repository ? null : 'completeRun')
         : next.requiresApproval ? null
         : { startStep: uuid4(), ...(budgets && !pastBudget ? { checkBudget: true } : {}) };
-      const outcome: StepOutcome = await acts.finishStep({ runId, stepIndex, stepExecutionId, then });
+      const outcome: StepOutcome = await acts.finishStep.executeWithOptions({ summary: step(stepIndex) }, [{ runId, stepIndex, stepExecutionId, then }]);
       if (outcome.error !== null) {
-        await acts.failRun({ runId, stepIndex, error: outcome.error });
+        await acts.failRun.executeWithOptions({ summary: `failed at ${step(stepIndex)}` }, [{ runId, stepIndex, error: outcome.error }]);
+        setStatus('error');
         return { runId, status: 'error' };
       }
       previous = stepExecutionId;
@@ -139,23 +159,27 @@ export async function pipelineExecutionWorkflow(input: PipelineExecutionInput): 
     }
     if (plan.repository) {
       // One commit and push after every step (docs/repositories.md); refused: the run fails after its last step (a resume pushes again).
-      const pushed = await (host !== undefined && patched(PUSH_ON_HOST_PATCH) ? pushOnHost(host) : push).pushRun(runId);
+      const pushed = await (host !== undefined && patched(PUSH_ON_HOST_PATCH) ? pushOnHost(host) : push).pushRun.executeWithOptions({ summary: "commit and push the run's changes" }, [runId]);
       if (pushed.error !== null) {
-        await acts.failRun({ runId, stepIndex: plan.totalSteps, error: pushed.error });
+        await acts.failRun.executeWithOptions({ summary: 'failed at the push' }, [{ runId, stepIndex: plan.totalSteps, error: pushed.error }]);
+        setStatus('error');
         return { runId, status: 'error' };
       }
     }
     // The last step's finishStep completed the run (inOne); else, or with no step left to run, here.
-    if (!inOne || plan.repository || plan.startStep >= plan.totalSteps) await acts.completeRun(runId);
+    if (!inOne || plan.repository || plan.startStep >= plan.totalSteps) await acts.completeRun.executeWithOptions({ summary: 'complete the run' }, [runId]);
+    setStatus('completed');
     return { runId, status: 'completed' };
   } catch (error) {
     if (isCancellation(error)) {
       // This run cancelled, or its running step's execution cancelled by itself (cancel-all): the run ends `canceled`.
-      await CancellationScope.nonCancellable(() => acts.cancelRun(runId));
+      await CancellationScope.nonCancellable(() => acts.cancelRun.executeWithOptions({ summary: 'cancel the run' }, [runId]));
+      setStatus('canceled');
       if (CancellationScope.current().consideredCancelled) throw error;
       return { runId, status: 'canceled' };
     }
-    await acts.failRun({ runId, stepIndex, error: messageOf(error) });
+    await acts.failRun.executeWithOptions({ summary: `failed at ${step(stepIndex)}` }, [{ runId, stepIndex, error: messageOf(error) }]);
+    setStatus('error');
     return { runId, status: 'error' };
   }
 }

@@ -1,5 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { RankingActivities, ScoreBatchInput } from '../../activities/ranking';
+import { grouped } from '../../temporal/contracts/summaries';
 
 const { scoreBatch } = proxyActivities<RankingActivities>({
   startToCloseTimeout: '5 minutes',
@@ -11,5 +12,5 @@ const { scoreBatch } = proxyActivities<RankingActivities>({
 
 /** One batch of the ranking job: read up to batchSize documents after the cursor, score, upsert. */
 export async function rankingBatchWorkflow(input: ScoreBatchInput): Promise<{ count: number }> {
-  return scoreBatch(input);
+  return scoreBatch.executeWithOptions({ summary: `score and store up to ${grouped(input.batchSize)} documents` }, [input]);
 }

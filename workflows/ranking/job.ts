@@ -12,6 +12,7 @@ import {
 } from '@temporalio/workflow';
 import type { RankingActivities, SortCursor } from '../../activities/ranking';
 import { rankingBatchWorkflow } from './batch';
+import { grouped, rankingBatchSummary } from '../../temporal/contracts/summaries';
 import { progressQuery, type RankingJobInput, type RankingJobResult, type RankingPhase, type RankingProgress } from '../../temporal/contracts/ranking-job';
 
 /** State carried across continue-as-new: cursors and counters only, never documents. */
@@ -80,8 +81,8 @@ export async function rankingJobWorkflow(input: RankingJobInput = {}, carried?: 
 
   try {
     if (!carried) {
-      await acts.startRun({ runId: state.runId, origem, limparAntes, startedAt: state.startedAt });
-      const snapshot = await acts.openIndexSnapshot();
+      await acts.startRun.executeWithOptions({ summary: `record the run (${origem})` }, [{ runId: state.runId, origem, limparAntes, startedAt: state.startedAt }]);
+      const snapshot = await acts.openIndexSnapshot.executeWithOptions({ summary: 'open a point-in-time of the index' }, []);
       state.pitId = snapshot.pitId;
       state.total = snapshot.total;
       phase = 'pontuando';
@@ -97,6 +98,8 @@ export async function rankingJobWorkflow(input: RankingJobInput = {}, carried?: 
       const child: ChildWorkflowHandle<typeof rankingBatchWorkflow> = await startChild(rankingBatchWorkflow, {
         workflowId: `${workflowInfo().workflowId}-${state.runId}-lote-${batch}`,
         args: [{ pitId: state.pitId, after, batchSize: options.batchSize, runId: state.runId, referenceDate: state.referenceDate }],
+        // "ranking batch 8 of 150 (documents 14 001-16 000)": positions in the index's sort order, as planned.
+        staticSummary: rankingBatchSummary(batch, options.batchSize, state.total),
       });
       inFlight.set(batch, child.result().then((result) => ({ batch, count: result.count })));
     };
@@ -106,12 +109,14 @@ export async function rankingJobWorkflow(input: RankingJobInput = {}, carried?: 
     for (;;) {
       while (inFlight.size < options.maxChildrenInFlight && mayStartMore()) {
         if (state.pending.length === 0 && !state.exhausted) {
-          const plan = await acts.planBatches({
-            pitId: state.pitId,
-            after: state.nextCursor,
-            batchSize: options.batchSize,
-            batches: BATCHES_PLANNED_AT_ONCE,
-          });
+          const plan = await acts.planBatches.executeWithOptions({ summary: `plan batches ${grouped(state.batchesStarted + 1)} to ${grouped(state.batchesStarted + BATCHES_PLANNED_AT_ONCE)}` }, [
+            {
+              pitId: state.pitId,
+              after: state.nextCursor,
+              batchSize: options.batchSize,
+              batches: BATCHES_PLANNED_AT_ONCE,
+            },
+          ]);
           state.pitId = plan.pitId;
           state.pending.push(...plan.starts);
           state.nextCursor = plan.next;
@@ -136,7 +141,9 @@ export async function rankingJobWorkflow(input: RankingJobInput = {}, carried?: 
 
     phase = 'posicionando';
     await saveProgress();
-    await finalActs.finishRun({ runId: state.runId, processados: state.processed, pitId: state.pitId });
+    await finalActs.finishRun.executeWithOptions({ summary: `positions and statistics of ${grouped(state.processed)} documents` }, [
+      { runId: state.runId, processados: state.processed, pitId: state.pitId },
+    ]);
     phase = 'concluido';
     return { runId: state.runId, processados: state.processed, total: state.total };
   } catch (error) {

@@ -14,6 +14,7 @@ export async function scheduledRankingWorkflow(): Promise<'iniciado' | 'ignorado
       workflowId: RANKING_JOB_WORKFLOW_ID,
       args: [{ origem: 'agendado' }],
       parentClosePolicy: ParentClosePolicy.ABANDON,
+      staticSummary: 'ranking job (agendado, daily Schedule ranking_job_daily)',
     });
     return 'iniciado';
   } catch (error) {
