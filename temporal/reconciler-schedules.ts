@@ -1,12 +1,12 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptionsAction, type ScheduleSpec } from '@temporalio/client';
-import { TASK_QUEUES, type TaskQueueName } from './task-queues';
+import type { TaskQueueName } from './task-queues';
 
 /**
- * The reconcilers: Temporal Schedules, each created (or brought up to date) when the worker of its
- * queue starts, that run a short workflow every RECONCILE_INTERVAL_SECONDS to end the records whose
- * workflow is gone (docs/agent-executions.md, "Reconciler"; docs/ranking-job.md). A Schedule rather
- * than a timer in a process: it runs whichever process is up, once per interval however many
- * workers there are, and is visible (and can be paused) in the Temporal Web UI.
+ * Housekeeping Schedules, each created (or brought up to date) when the worker of its queue starts,
+ * that start a short workflow every interval: today only the uploads' hourly retention
+ * (temporal/uploads-retention-schedule.ts; one workflow an hour). The reconcilers were such Schedules,
+ * every minute, until they became loop workflows (temporal/reconciler-loops.ts): a Schedule suits a
+ * job of an hour or more, not a pass a minute, which floods the Web UI's list.
  */
 export interface Reconciler {
   scheduleId: string;
@@ -15,22 +15,7 @@ export interface Reconciler {
   description: string;
 }
 
-export const RECONCILERS = {
-  executions: {
-    scheduleId: 'agent-executions-reconciler',
-    workflowType: 'reconcileExecutionsWorkflow',
-    taskQueue: TASK_QUEUES.agents,
-    description: 'Ends agent executions whose workflow is gone (terminated, failed, not found)',
-  },
-  rankingRuns: {
-    scheduleId: 'ranking-runs-reconciler',
-    workflowType: 'reconcileRankingRunsWorkflow',
-    taskQueue: TASK_QUEUES.ranking,
-    description: 'Records ranking runs whose workflow is gone as interrupted',
-  },
-} as const satisfies Record<string, Reconciler>;
-
-export function reconcilerSpec(intervalSeconds: number): ScheduleSpec {
+function reconcilerSpec(intervalSeconds: number): ScheduleSpec {
   return { intervals: [{ every: `${intervalSeconds} seconds` }] };
 }
 
@@ -42,12 +27,14 @@ function reconcilerAction(reconciler: Reconciler): ScheduleOptionsAction {
     workflowId: reconciler.scheduleId,
     // A pass waiting for a worker that never comes must not block the Schedule (overlap: skip) for ever.
     workflowExecutionTimeout: '15 minutes',
+    // What the Web UI shows of each workflow the Schedule starts.
+    staticSummary: `Housekeeping: ${reconciler.description}`,
   };
 }
 
 /**
  * Creates the Schedule, or updates an existing one's interval and action, so a changed
- * RECONCILE_INTERVAL_SECONDS takes effect when the worker restarts. Overlap policy skip: a pass still
+ * interval takes effect when the worker restarts. Overlap policy skip: a pass still
  * running (or waiting for a worker) makes the next tick do nothing, so passes never pile up.
  */
 export async function ensureReconcilerSchedule(client: Client, reconciler: Reconciler, intervalSeconds: number): Promise<'created' | 'updated'> {

@@ -14,7 +14,7 @@ import type { Logger } from '../lib/logger';
 import { closeRedis, createRedis } from '../lib/redis';
 import { reconcileSchedules } from '../services/schedules';
 import { closeTemporalClient, createTemporalClient } from '../temporal/client';
-import { ensureReconcilerSchedule, RECONCILERS } from '../temporal/reconciler-schedules';
+import { RECONCILER_LOOPS, startReconcilerLoop, type ReconcilerLoopKeeper } from '../temporal/reconciler-loops';
 import { ensureUploadsRetentionSchedule } from '../temporal/uploads-retention-schedule';
 import { ensureSearchAttributes } from '../temporal/search-attributes';
 import { ACTIVITY_QUEUES, agentsHostQueue, TASK_QUEUES } from '../temporal/task-queues';
@@ -61,6 +61,7 @@ export async function startAgentsWorker(config: Config, logger: Logger, options:
   const uploads = createUploadsRetentionActivities({ db: database.db, logger, retentionHours: config.orchestration.uploads.retentionHours });
   const started: QueueWorker[] = [];
   let hostBeat: NodeJS.Timeout | undefined;
+  let reconcilerLoop: ReconcilerLoopKeeper | undefined;
   try {
     // This host and what it holds (docs/multi-host.md); then alive every few seconds while the worker runs.
     await registerAgentHost(database.db, { name: host, roots: config.orchestration.workdirRoots });
@@ -69,8 +70,8 @@ export async function startAgentsWorker(config: Config, logger: Logger, options:
     }, AGENT_HOST_BEAT_MS);
     hostBeat.unref();
     logger.info({ host, roots: config.orchestration.workdirRoots, taskQueue: agentsHostQueue(host) }, 'agents host registered');
-    const outcome = await ensureReconcilerSchedule(temporal.client, RECONCILERS.executions, config.reconciler.intervalSeconds);
-    logger.info({ outcome, intervalSeconds: config.reconciler.intervalSeconds }, 'executions reconciler schedule ready');
+    // The executions reconciler's loop workflow: started, or sent this worker's interval; restarted while this worker runs if it stops.
+    reconcilerLoop = await startReconcilerLoop(temporal.client, RECONCILER_LOOPS.executions, config.reconciler.intervalSeconds, logger);
     // Every agent schedule's Temporal Schedule as its row says; orphans of this feature's prefix deleted (docs/tasks-schedules.md).
     const reconciled = await reconcileSchedules({ db: database.db, temporal: temporal.client, logger, timezone: config.orchestration.scheduleTimezone });
     logger.info(reconciled, 'agent schedules reconciled');
@@ -112,12 +113,14 @@ export async function startAgentsWorker(config: Config, logger: Logger, options:
     );
   } catch (error) {
     clearInterval(hostBeat);
+    reconcilerLoop?.stop();
     await Promise.allSettled(started.map((worker) => worker.stop()));
     await closeDependencies();
     throw error;
   }
   return combineQueueWorkers(started, async () => {
     clearInterval(hostBeat);
+    reconcilerLoop?.stop();
     // Stopped: no new run comes here (runs already pinned here wait for it to come back).
     await markAgentHostGone(database.db, host).catch((error: unknown) => logger.warn({ err: error, host }, 'agents host not marked gone'));
     await closeDependencies();

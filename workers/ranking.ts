@@ -9,7 +9,7 @@ import type { Logger } from '../lib/logger';
 import { closeTemporalClient, createTemporalClient } from '../temporal/client';
 import { ensureRankingSchedule } from '../temporal/ranking-schedule';
 import { ensureSearchAttributes } from '../temporal/search-attributes';
-import { ensureReconcilerSchedule, RECONCILERS } from '../temporal/reconciler-schedules';
+import { RECONCILER_LOOPS, startReconcilerLoop, type ReconcilerLoopKeeper } from '../temporal/reconciler-loops';
 import { TASK_QUEUES } from '../temporal/task-queues';
 import { startQueueWorker, type QueueWorker } from './queue-worker';
 
@@ -18,13 +18,14 @@ export async function startRankingWorker(config: Config, logger: Logger): Promis
   const taskQueue = TASK_QUEUES.ranking;
   // Also the reconciler activity's client: closed with the worker.
   const temporal = createTemporalClient(config.temporal);
+  let reconcilerLoop: ReconcilerLoopKeeper;
   try {
     // Registered by every worker kind: whichever starts first makes the namespace ready (docs/observability.md).
     logger.info({ outcome: await ensureSearchAttributes(temporal.connection, config.temporal.namespace) }, 'run search attributes ready');
     const outcome = await ensureRankingSchedule(temporal.client, config.ranking.scheduleTimezone);
     logger.info({ outcome, timezone: config.ranking.scheduleTimezone }, 'ranking schedule ready');
-    const reconciler = await ensureReconcilerSchedule(temporal.client, RECONCILERS.rankingRuns, config.reconciler.intervalSeconds);
-    logger.info({ outcome: reconciler, intervalSeconds: config.reconciler.intervalSeconds }, 'ranking runs reconciler schedule ready');
+    // The runs reconciler's loop workflow: started, or sent this worker's interval; restarted while this worker runs if it stops.
+    reconcilerLoop = await startReconcilerLoop(temporal.client, RECONCILER_LOOPS.rankingRuns, config.reconciler.intervalSeconds, logger);
   } catch (error) {
     await closeTemporalClient(temporal);
     throw error;
@@ -49,6 +50,7 @@ export async function startRankingWorker(config: Config, logger: Logger): Promis
       ...createRankingReconcilerActivities({ db: database.db, temporal: temporal.client, logger }),
     },
     closeDependencies: async () => {
+      reconcilerLoop.stop();
       await Promise.allSettled([database.pool.end(), es.close(), closeTemporalClient(temporal)]);
     },
   });

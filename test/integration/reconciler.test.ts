@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Client } from '@temporalio/client';
+import { ScheduleNotFoundError, type Client } from '@temporalio/client';
 import { format } from 'mysql2';
 import type { ExecutionReconcilePass } from '../../activities/agents/reconcile-executions';
 import { createExecution } from '../../db/executions-store';
@@ -13,7 +13,15 @@ import { processRunning } from '../../scripts/process-state';
 import { agentExecutionWorkflowId } from '../../temporal/contracts/agent-execution';
 import { pipelineExecutionWorkflowId } from '../../temporal/contracts/pipeline-execution';
 import { rankingJobStartOptions } from '../../temporal/ranking-job';
-import { RECONCILERS, type Reconciler } from '../../temporal/reconciler-schedules';
+import {
+  reconcilerPauseUpdate,
+  reconcilerResumeUpdate,
+  reconcilerRunNowSignal,
+  reconcilerSettingsSignal,
+  reconcilerStateQuery,
+} from '../../temporal/contracts/reconciler-loop';
+import { ensureReconcilerLoop, LEGACY_RECONCILER_WORKFLOW_TYPES, RECONCILER_LOOPS, type ReconcilerLoop } from '../../temporal/reconciler-loops';
+import { ensureReconcilerSchedule } from '../../temporal/reconciler-schedules';
 import { startAgentsWorker } from '../../workers/agents';
 import type { QueueWorker } from '../../workers/queue-worker';
 import { startRankingWorker } from '../../workers/ranking';
@@ -26,7 +34,8 @@ import { until } from '../support/waiting';
 /**
  * The reconcilers (docs/agent-executions.md, "Reconciler"; docs/ranking-job.md): workflows are
  * terminated through the Temporal client as from the Web UI, and the tests only wait (bounded
- * polls) for the Schedules' passes; they never call the reconciler themselves. The agents are the
+ * polls) for the passes of the reconcilers' loop workflows (temporal/reconciler-loops.ts), read
+ * through their `state` query; they never call the reconciler themselves. The agents are the
  * pinned Claude Code CLI against the stand-in model (docs/claude-code-cli.md): a long run is one
  * whose model has it run a long Bash command (`stand-in:sleep`).
  */
@@ -34,6 +43,7 @@ import { until } from '../support/waiting';
 const CLAUDE_CLI = path.join(repoRoot, 'node_modules/.bin/claude');
 const TERMINATED_ERROR = 'o workflow da execução terminou como TERMINATED sem finalizar o registro';
 const SLOW_TASK = 'Take your time stand-in:sleep seconds=300';
+const NOT_FOUND_ERROR = 'o workflow da execução não foi encontrado: nunca começou ou não existe mais';
 // The passes run every second here (the default is a minute).
 const testConfig = {
   ...config,
@@ -66,7 +76,12 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await temporal?.schedule.getHandle(RECONCILERS.rankingRuns.scheduleId).unpause().catch(() => undefined);
+  // The loops stay (they are the service's), resumed and at the interval a worker of this configuration sends.
+  for (const loop of Object.values(RECONCILER_LOOPS)) {
+    const handle = temporal?.workflow.getHandle(loop.workflowId);
+    await handle?.executeUpdate(reconcilerResumeUpdate).catch(() => undefined);
+    await handle?.signal(reconcilerSettingsSignal, { intervalSeconds: config.reconciler.intervalSeconds }).catch(() => undefined);
+  }
   for (const pid of agentPids) {
     try {
       process.kill(-pid, 'SIGKILL');
@@ -162,24 +177,29 @@ async function terminateExecution(executionId: string): Promise<Date> {
   return description.closeTime!;
 }
 
-/** The result of the first pass of a reconciler's Schedule that started after `since` (waits for it). */
-async function passStartedAfter<T>(reconciler: Reconciler, since: Date): Promise<T> {
-  const schedule = temporal.schedule.getHandle(reconciler.scheduleId);
-  const action = await until(
-    `a ${reconciler.scheduleId} pass after ${since.toISOString()}`,
-    async () => (await schedule.describe()).info.recentActions.find((taken) => taken.takenAt.getTime() > since.getTime()) ?? null,
-    (taken) => taken !== null,
+const loopState = (loop: ReconcilerLoop) => temporal.workflow.getHandle(loop.workflowId).query(reconcilerStateQuery);
+
+/** The result of a pass of a reconciler's loop that started after `since` and has finished (waits for it). */
+async function passStartedAfter<T>(loop: ReconcilerLoop, since: Date): Promise<T> {
+  const state = await until(
+    `a ${loop.workflowId} pass after ${since.toISOString()}`,
+    () => loopState(loop),
+    ({ lastPass }) => lastPass !== null && new Date(lastPass.startedAt).getTime() > since.getTime(),
   );
-  const { workflowId, firstExecutionRunId } = action!.action.workflow;
-  return temporal.workflow.getHandle(workflowId, firstExecutionRunId).result() as Promise<T>;
+  expect(state.lastPass!.error).toBeUndefined();
+  return state.lastPass!.result as T;
 }
 
 describe('executions reconciler', () => {
-  it('is a Temporal Schedule of the configured interval', async () => {
-    const description = await temporal.schedule.getHandle(RECONCILERS.executions.scheduleId).describe();
-    expect(description.spec.intervals).toEqual([expect.objectContaining({ every: 1_000 })]);
-    expect(description.action).toMatchObject({ workflowType: 'reconcileExecutionsWorkflow', taskQueue: 'agents' });
-    expect(description.policies.overlap).toBe('SKIP');
+  it('is one long-lived workflow of the configured interval, with a summary; no Schedule', async () => {
+    const handle = temporal.workflow.getHandle(RECONCILER_LOOPS.executions.workflowId);
+    const description = await handle.describe();
+    expect(description).toMatchObject({ type: 'reconcileExecutionsLoopWorkflow', taskQueue: 'agents', status: { name: 'RUNNING' } });
+    expect(await handle.query(reconcilerStateQuery)).toMatchObject({ intervalSeconds: 1, paused: false });
+    // The summary is the first run's (continue-as-new carries none): the worker started this one, or an earlier run of the chain.
+    const first = await temporal.workflow.getHandle(RECONCILER_LOOPS.executions.workflowId, description.raw.workflowExecutionInfo?.firstRunId || description.runId).describe();
+    expect(await first.staticSummary()).toMatch(/^Reconciler: ends agent executions whose workflow is gone, every \d+ s$/);
+    await expect(temporal.schedule.getHandle(RECONCILER_LOOPS.executions.legacyScheduleId).describe()).rejects.toBeInstanceOf(ScheduleNotFoundError);
   });
 
   it('ends a running execution whose workflow is terminated: agent killed, record failed, slot freed', async () => {
@@ -205,7 +225,7 @@ describe('executions reconciler', () => {
     expect(new Date(next.startedAt).getTime()).toBeGreaterThanOrEqual(new Date(done.endedAt).getTime());
 
     // A record its own workflow finished is left alone by later passes.
-    await passStartedAfter(RECONCILERS.executions, new Date());
+    await passStartedAfter(RECONCILER_LOOPS.executions, new Date());
     expect(await record(nextId)).toMatchObject({ status: 'completed', error: null, endedAt: next.endedAt });
   });
 
@@ -234,9 +254,9 @@ describe('executions reconciler', () => {
     const young = await createExecution(db, base);
     try {
       const done = await finished(old.id);
-      expect(done).toMatchObject({ status: 'error', error: 'o workflow da execução não foi encontrado: nunca começou ou não existe mais' });
+      expect(done).toMatchObject({ status: 'error', error: NOT_FOUND_ERROR });
       // A whole pass after that: the young record (its workflow may be starting) is still queued.
-      await passStartedAfter(RECONCILERS.executions, new Date(done.endedAt));
+      await passStartedAfter(RECONCILER_LOOPS.executions, new Date(done.endedAt));
       expect(await record(young.id)).toMatchObject({ status: 'queued', endedAt: null });
     } finally {
       await server.resources.database.pool.query("UPDATE executions SET status = 'error', finished_at = NOW(3) WHERE id = ?", [young.id]);
@@ -321,7 +341,7 @@ describe('executions reconciler', () => {
       createdAt: new Date(Date.now() - MISSING_WORKFLOW_GRACE_MS - 60_000),
     });
     const done = await until('pipeline record ended', () => record(old.id), (r) => r.status !== 'queued', 60_000);
-    expect(done).toMatchObject({ status: 'error', error: 'o workflow da execução não foi encontrado: nunca começou ou não existe mais', failedAtStep: 0 });
+    expect(done).toMatchObject({ status: 'error', error: NOT_FOUND_ERROR, failedAtStep: 0 });
   });
 
   it('ends the record once MariaDB accepts it again when it refused it at first', async () => {
@@ -339,7 +359,7 @@ describe('executions reconciler', () => {
       const closedAt = await terminateExecution(executionId);
       await until('agent process gone', async () => processRunning(pid), (alive) => !alive, 15_000);
       // A pass after the grace tried to end it and could not.
-      const pass = await passStartedAfter<ExecutionReconcilePass>(RECONCILERS.executions, new Date(closedAt.getTime() + CLOSED_WORKFLOW_GRACE_MS));
+      const pass = await passStartedAfter<ExecutionReconcilePass>(RECONCILER_LOOPS.executions, new Date(closedAt.getTime() + CLOSED_WORKFLOW_GRACE_MS));
       expect(pass.failed).toBeGreaterThanOrEqual(1);
       expect(await record(executionId)).toMatchObject({ status: 'running', endedAt: null });
     } finally {
@@ -351,14 +371,14 @@ describe('executions reconciler', () => {
 
 describe('ranking runs reconciler', () => {
   it('a terminated ranking run is never shown running: the status says so at once, the record follows', async () => {
-    const schedule = temporal.schedule.getHandle(RECONCILERS.rankingRuns.scheduleId);
+    const loop = temporal.workflow.getHandle(RECONCILER_LOOPS.rankingRuns.workflowId);
     const { pool } = server.resources.database;
     const storedRun = async (runId: string) => {
       const [rows] = await pool.query('SELECT estado, finalizado_em, ultimo_erro FROM ranking_job_runs WHERE run_id = ?', [runId]);
       return (rows as Array<{ estado: string; finalizado_em: Date | null; ultimo_erro: string | null }>)[0] ?? null;
     };
-    // Paused first, so the answer before the reconciler's pass is seen; then let it run.
-    await schedule.pause('the test looks at the status before the pass');
+    // Paused first (the update answers once no pass is in flight), so the answer before the reconciler's pass is seen; then let it run.
+    expect(await loop.executeUpdate(reconcilerPauseUpdate)).toMatchObject({ paused: true, passRunning: false });
     let runId = '';
     try {
       // One person per batch, one batch at a time: the run lasts long enough to be terminated.
@@ -380,7 +400,7 @@ describe('ranking runs reconciler', () => {
       });
       expect(await storedRun(runId)).toMatchObject({ estado: 'em_execucao' });
     } finally {
-      await schedule.unpause();
+      await loop.executeUpdate(reconcilerResumeUpdate);
     }
 
     const stored = await until('run recorded as interrupted', () => storedRun(runId), (run) => run?.estado !== 'em_execucao');
@@ -395,5 +415,102 @@ describe('ranking runs reconciler', () => {
       finalizado_em: stored!.finalizado_em!.toISOString(),
       ultimo_erro: stored!.ultimo_erro,
     });
+  });
+});
+
+describe('the reconcilers in the Web UI list', () => {
+  const reconcilerTypes = [...Object.values(RECONCILER_LOOPS).map((loop) => loop.workflowType), ...LEGACY_RECONCILER_WORKFLOW_TYPES];
+  const startedSince = (since: Date) => `WorkflowType IN (${reconcilerTypes.map((type) => `'${type}'`).join(', ')}) AND StartTime >= '${since.toISOString()}'`;
+  async function listedSince(since: Date): Promise<string[]> {
+    const listed: string[] = [];
+    for await (const execution of temporal.workflow.list({ query: startedSince(since) })) listed.push(`${execution.workflowId} ${execution.type} ${execution.status.name}`);
+    return listed.sort();
+  }
+
+  it('an idle service adds one workflow per reconciler, not one per pass, while the passes go on ending records', async () => {
+    // Terminated as from the Web UI: the workers see it within an interval and start each loop again.
+    const terminated = new Map<string, string>();
+    for (const loop of Object.values(RECONCILER_LOOPS)) {
+      const handle = temporal.workflow.getHandle(loop.workflowId);
+      terminated.set(loop.workflowId, (await handle.describe()).runId);
+      await handle.terminate('terminated by the test, as from the Web UI');
+    }
+    const since = new Date();
+    for (const loop of Object.values(RECONCILER_LOOPS)) {
+      const restarted = await until(
+        `${loop.workflowId} started again`,
+        () => temporal.workflow.getHandle(loop.workflowId).describe(),
+        (description) => description.status.name === 'RUNNING' && description.runId !== terminated.get(loop.workflowId),
+        15_000,
+      );
+      expect(await restarted.staticSummary()).toBe(`Reconciler: ${loop.what}, every 1 s`);
+    }
+    // A record whose workflow never existed, older than the grace: a pass ends it.
+    const { db } = server.resources.database;
+    const orphan = await createExecution(db, {
+      kind: 'agent',
+      agentId: null,
+      agentName: 'Never started',
+      source: 'manual',
+      task: 'Nothing',
+      instructions: '',
+      workingDirectory: workArea,
+      model: 'sonnet',
+      createdAt: new Date(Date.now() - MISSING_WORKFLOW_GRACE_MS - 60_000),
+    });
+
+    // Ten intervals of passes each (the loops started again count from 1): the Schedules of the previous version would have started 20 workflows.
+    for (const loop of Object.values(RECONCILER_LOOPS)) {
+      await until(`${loop.workflowId}: 10 passes`, () => loopState(loop), ({ lastPass }) => (lastPass?.number ?? 0) >= 10, 30_000);
+    }
+    expect(await finished(orphan.id)).toMatchObject({ status: 'error', error: NOT_FOUND_ERROR });
+
+    // Visibility follows the server by a moment: wait for both, then look again a second later.
+    await until('both loops listed', () => listedSince(since), (listed) => listed.length >= 2, 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(await listedSince(since)).toEqual([
+      'agent-executions-reconciler reconcileExecutionsLoopWorkflow RUNNING',
+      'ranking-runs-reconciler reconcileRankingRunsLoopWorkflow RUNNING',
+    ]);
+    expect((await temporal.workflow.count(startedSince(since))).count).toBe(2);
+  });
+
+  it('a worker start deletes the previous version’s Schedules and reaches the running loop: no new run, even two at once', async () => {
+    for (const loop of Object.values(RECONCILER_LOOPS)) {
+      // The Schedule as the previous version made it: a pass workflow every interval.
+      const legacyType = loop.taskQueue === 'agents' ? 'reconcileExecutionsWorkflow' : 'reconcileRankingRunsWorkflow';
+      await ensureReconcilerSchedule(temporal, { scheduleId: loop.legacyScheduleId, workflowType: legacyType, taskQueue: loop.taskQueue, description: 'the previous version' }, 60);
+      const running = (await temporal.workflow.getHandle(loop.workflowId).describe()).runId;
+
+      // Two workers of the queue starting at once.
+      const starts = await Promise.all([ensureReconcilerLoop(temporal, loop, 1), ensureReconcilerLoop(temporal, loop, 1)]);
+      expect(starts.map((start) => start.runId)).toEqual([running, running]);
+      expect(starts.some((start) => start.legacyScheduleDeleted)).toBe(true);
+      await expect(temporal.schedule.getHandle(loop.legacyScheduleId).describe()).rejects.toBeInstanceOf(ScheduleNotFoundError);
+
+      expect((await ensureReconcilerLoop(temporal, loop, 7)).runId).toBe(running);
+      await until(`${loop.workflowId} at 7 s`, () => loopState(loop), (state) => state.intervalSeconds === 7, 10_000);
+      expect((await ensureReconcilerLoop(temporal, loop, 1)).runId).toBe(running);
+      await until(`${loop.workflowId} at 1 s`, () => loopState(loop), (state) => state.intervalSeconds === 1, 10_000);
+      expect((await temporal.workflow.getHandle(loop.workflowId).describe()).runId).toBe(running);
+    }
+  });
+
+  it('runs a pass on demand, paused or not', async () => {
+    const loop = RECONCILER_LOOPS.rankingRuns;
+    const handle = temporal.workflow.getHandle(loop.workflowId);
+    const paused = await handle.executeUpdate(reconcilerPauseUpdate);
+    try {
+      // Paused: no timed pass for three intervals.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      expect((await loopState(loop)).lastPass?.number).toBe(paused.lastPass?.number);
+      const asked = new Date();
+      await handle.signal(reconcilerRunNowSignal);
+      const state = await until('the pass asked for', () => loopState(loop), ({ lastPass }) => (lastPass?.number ?? 0) > (paused.lastPass?.number ?? 0), 10_000);
+      expect(state).toMatchObject({ paused: true, lastPass: { number: (paused.lastPass?.number ?? 0) + 1, result: { checked: expect.any(Number), interrupted: [] } } });
+      expect(new Date(state.lastPass!.startedAt).getTime()).toBeGreaterThanOrEqual(asked.getTime() - 1_000);
+    } finally {
+      await handle.executeUpdate(reconcilerResumeUpdate);
+    }
   });
 });

@@ -80,6 +80,7 @@ describe('workflow replay', () => {
       'agent-execution-searchable-delegated.json',
       'agent-execution-searchable-retried.json',
       'agent-execution-timed-out.json',
+      'agent-executions-reconciler-loop.json',
       'agent-executions-reconciler.json',
       'agent-schedule-run-completed.json',
       'agent-uploads-retention.json',
@@ -97,6 +98,7 @@ describe('workflow replay', () => {
       'ranking-batch.json',
       'ranking-job-first-execution.json',
       'ranking-job-last-execution.json',
+      'ranking-runs-reconciler-loop.json',
       'ranking-runs-reconciler.json',
       'scheduled-ranking.json',
     ]);

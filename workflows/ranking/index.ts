@@ -3,4 +3,4 @@ export { probeWorkflow } from '../probe';
 export { rankingJobWorkflow } from './job';
 export { rankingBatchWorkflow } from './batch';
 export { scheduledRankingWorkflow } from './scheduled';
-export { reconcileRankingRunsWorkflow } from './reconcile-runs';
+export { reconcileRankingRunsLoopWorkflow, reconcileRankingRunsWorkflow } from './reconcile-runs';
