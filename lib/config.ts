@@ -77,7 +77,7 @@ const envSchema = z.object({
     .refine(isTimeZone, 'an IANA time zone such as America/Sao_Paulo')
     .default('America/Sao_Paulo'),
 
-  /** How often the reconcilers (Temporal Schedules) look for records whose workflow is gone (docs/agent-executions.md). */
+  /** How often the reconcilers (one long-lived workflow each, docs/observability.md) look for records whose workflow is gone (docs/agent-executions.md). */
   RECONCILE_INTERVAL_SECONDS: positiveInt.max(3_600).default(60),
 
   /** The Chromium that renders the PDF sheets (never downloaded: the system's browser). */
