@@ -1,12 +1,11 @@
 import './bench-env';
-import WebSocket from 'ws';
 import { migrateDatabase } from '../../db/migrate';
 import { config } from '../../lib/config';
 import { FINAL_EXECUTION_MESSAGE_TYPES } from '../../lib/live-output';
 import { ensureNamespace } from '../../temporal/namespace';
-import { standInEnv, startStandInModel, type StandInModel } from '../../test/fixtures/stand-in-model';
+import { startStandInModel, type StandInModel } from '../../test/fixtures/stand-in-model';
+import { benchAgent, notCompleted, openClient, startAgentServices, streamAtOnce, waitFor, waitUntilIdle, type Api, type FailedRun } from './live-streams';
 import { fmt, percentile } from './measure';
-import { CLAUDE_CLI, startApi, startService, stopService, waitForLine } from './services';
 
 /**
  * Live-output benchmark (issues 5 and 14), with the REAL Claude Code CLI (the pinned
@@ -34,110 +33,6 @@ const LINE_INTERVALS_MS = (process.env.BENCH_LINE_MS ?? '100,20').split(',').map
 const BURST = Number(process.env.BENCH_BURST ?? 100);
 const CANCELS = Number(process.env.BENCH_CANCELS ?? 5);
 const say = (line: string) => process.stdout.write(`${line}\n`);
-
-interface Api {
-  call(method: string, route: string, body?: unknown, clientId?: string): Promise<any>;
-}
-
-function apiAt(base: string): Api {
-  return {
-    async call(method, route, body, clientId = 'bench') {
-      const response = await fetch(`${base}${route}`, {
-        method,
-        headers: { 'content-type': 'application/json', 'x-client-id': clientId },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await response.text();
-      if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${text}`);
-      return text ? JSON.parse(text) : null;
-    },
-  };
-}
-
-/** An agent whose runs reach the stand-in: its address and key are the agent's secrets (the CLI's environment). */
-async function benchAgent(api: Api, model: StandInModel, name: string): Promise<string> {
-  const agent = await api.call('POST', '/agents', { agent_name: `${name} ${Date.now()}`, config: { maxTurns: 5 } });
-  for (const [secret, value] of Object.entries({ ...standInEnv(model), CLAUDE_CODE_MAX_RETRIES: '0' })) {
-    await api.call('POST', `/agents/${agent.id}/secrets`, { name: secret, value });
-  }
-  return agent.id as string;
-}
-
-interface Client {
-  /** When each message type was first received, and every message. */
-  received: Array<{ at: number; message: any }>;
-  /** Resolves at the client's final message (FINAL_EXECUTION_MESSAGE_TYPES). */
-  finished: Promise<void>;
-  close(): void;
-}
-
-function openClient(wsBase: string, clientId: string, onOutput?: (content: string, at: number) => void): Promise<Client> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(`${wsBase}/?clientId=${encodeURIComponent(clientId)}`);
-    const received: Client['received'] = [];
-    let finish!: () => void;
-    const finished = new Promise<void>((done) => (finish = done));
-    socket.on('message', (data) => {
-      const at = Date.now();
-      const message = JSON.parse(data.toString()) as { type: string; data?: { type?: string; content?: string } };
-      received.push({ at, message });
-      if (message.type === 'connected') resolve({ received, finished, close: () => socket.close() });
-      if (message.type === 'execution_output' && message.data?.type === 'chunk') onOutput?.(message.data.content ?? '', at);
-      if (FINAL_EXECUTION_MESSAGE_TYPES.includes(message.type)) finish();
-    });
-    socket.once('error', reject);
-  });
-}
-
-/** STREAMS executions at once, each printing CHUNKS lines `intervalMs` apart to its own client; every line's delay. */
-async function streamAtOnce(api: Api, model: StandInModel, sentAt: Map<string, number>, wsBase: string, intervalMs: number) {
-  const agentId = await benchAgent(api, model, `bench streaming ${intervalMs}ms`);
-  const delays: number[] = [];
-  const tag = (i: number) => `run${intervalMs}x${i}`;
-  const clients = await Promise.all(
-    Array.from({ length: STREAMS }, (_, i) =>
-      openClient(wsBase, `bench-client-${intervalMs}-${i}`, (content, at) => {
-        const sent = sentAt.get(content);
-        if (sent !== undefined && content.startsWith(`${tag(i)} `)) delays.push(at - sent);
-      }),
-    ),
-  );
-  const started = Date.now();
-  await Promise.all(
-    clients.map((_, i) =>
-      api.call('POST', `/agents/${agentId}/execute`, { task: `stand-in:lines count=${CHUNKS} every=${intervalMs} tag=${tag(i)}` }, `bench-client-${intervalMs}-${i}`),
-    ),
-  );
-  await Promise.all(clients.map((client) => client.finished));
-  const seconds = (Date.now() - started) / 1000;
-  const failed = clients.flatMap((client) => notCompleted(client.received.map(({ message }) => message)));
-  for (const client of clients) client.close();
-  return { delays, seconds, failed };
-}
-
-/** A run that did not complete, named by the final message its client received. */
-interface FailedRun {
-  executionId: string;
-  error: string;
-}
-
-function notCompleted(messages: any[]): FailedRun[] {
-  return messages
-    .filter((message) => message.type === 'execution_error' || message.type === 'execution_canceled')
-    .map((message) => ({ executionId: String(message.executionId), error: String(message.data?.error ?? message.status) }));
-}
-
-async function waitFor<T>(read: () => T | Promise<T>, done: (value: T) => boolean, pollMs: number): Promise<T> {
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    await new Promise((resolve) => setTimeout(resolve, pollMs));
-  }
-}
-
-async function waitUntilIdle(api: Api): Promise<void> {
-  await waitFor(() => api.call('GET', '/executions/active') as Promise<unknown[]>, (active) => active.length === 0, 200);
-}
 
 /** BURST executions requested at once from one client: accepted, started and completed per second. */
 async function burst(api: Api, model: StandInModel, wsBase: string) {
@@ -190,12 +85,8 @@ async function main(): Promise<void> {
   const sentAt = new Map<string, number>();
   // Each delta of `stand-in:lines` is one line; the client receives it without its line end.
   const model = await startStandInModel({ onTextDelta: (text) => sentAt.set(text.trimEnd(), Date.now()) });
-  const agentEnv = { AGENT_COMMAND: CLAUDE_CLI };
-  const worker = startService('agents-worker', agentEnv);
-  await waitForLine(worker, '"msg":"worker started"');
-  const { process: apiProcess, base } = await startApi(agentEnv);
-  const api = apiAt(base.replace(/\/api\/v1$/, '/api'));
-  const wsBase = base.replace(/^http/, 'ws').replace(/\/api\/v1$/, '');
+  const services = await startAgentServices();
+  const { api, wsBase } = services;
   try {
     await api.call('PUT', '/settings', { maxConcurrent: Math.max(STREAMS, 20) });
     await waitUntilIdle(api);
@@ -203,7 +94,7 @@ async function main(): Promise<void> {
     const streaming: Array<{ intervalMs: number; delays: number[]; seconds: number; failed: FailedRun[] }> = [];
     for (const intervalMs of LINE_INTERVALS_MS) {
       say(`streaming: ${STREAMS} executions at once, ${CHUNKS} lines each, one every ${intervalMs} ms ...`);
-      streaming.push({ intervalMs, ...(await streamAtOnce(api, model, sentAt, wsBase, intervalMs)) });
+      streaming.push({ intervalMs, ...(await streamAtOnce(api, model, sentAt, wsBase, { streams: STREAMS, chunks: CHUNKS, intervalMs })) });
       await waitUntilIdle(api);
     }
     say(`burst: ${BURST} executions requested at once ...`);
@@ -240,8 +131,7 @@ async function main(): Promise<void> {
       process.exitCode = 1;
     }
   } finally {
-    await stopService(apiProcess);
-    await stopService(worker);
+    await services.stop();
     await model.close();
   }
 }
