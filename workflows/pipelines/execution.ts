@@ -10,6 +10,7 @@ import {
   patched,
   proxyActivities,
   proxyLocalActivities,
+  setCurrentDetails,
   setHandler,
   uuid4,
   workflowInfo,
@@ -87,6 +88,8 @@ export async function pipelineExecutionWorkflow(input: PipelineExecutionInput): 
     decision = undefined;
     await request();
     setStatus('awaiting_approval');
+    // The Web UI's "Current Details" (a query, not a command: nothing in the history).
+    setCurrentDetails(`waiting for approval of ${step(index)}`);
     const decided = await condition(() => decision !== undefined, timeoutSeconds * 1000);
     waitingFor = null;
     if (!decided || decision === 'reject') {
@@ -132,6 +135,7 @@ export async function pipelineExecutionWorkflow(input: PipelineExecutionInput): 
       const stepExecutionId: string = started ?? uuid4();
       if (started === null) await acts.startStep.executeWithOptions({ summary: step(stepIndex) }, [{ runId, stepIndex, stepExecutionId, previousExecutionId: previous }]);
       const agent = input.steps?.[stepIndex];
+      setCurrentDetails(`running ${step(stepIndex)}`);
       const child = await executeChild(agentExecutionWorkflow, {
         workflowId: agentExecutionWorkflowId(stepExecutionId),
         args: [{ executionId: stepExecutionId }],
