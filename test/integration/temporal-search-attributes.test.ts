@@ -49,6 +49,7 @@ describe('runs in the Temporal Web UI: search attributes and summaries', () => {
   let server: TestServer;
   let client: Client;
   const scheduleIds: string[] = [];
+  const runIds: string[] = [];
 
   beforeAll(async () => {
     agents = await startRealAgents({ name: 'search-attributes', maxConcurrent: 4 });
@@ -58,6 +59,12 @@ describe('runs in the Temporal Web UI: search attributes and summaries', () => {
 
   afterAll(async () => {
     for (const id of scheduleIds) await call('DELETE', `/api/schedules/${id}`);
+    // A run a failed test left waiting for approval: cancelled, and ended by the worker before it stops.
+    for (const id of runIds) {
+      if ((await record(id)).status !== 'awaiting_approval') continue;
+      await call('POST', `/api/pipelines/${id}/cancel`);
+      await ended(id, 'canceled');
+    }
     await agents?.close();
   });
 
@@ -164,6 +171,7 @@ describe('runs in the Temporal Web UI: search attributes and summaries', () => {
     const started = await call('POST', `/api/pipelines/${pipelineId}/execute`, { input: 'the release notes' });
     expect(started.status).toBe(202);
     const runId: string = started.body.executionId;
+    runIds.push(runId);
     await ended(runId, 'awaiting_approval');
 
     const waiting = await listed(`RunStatus='awaiting_approval' AND PipelineName='${name}'`, 1);

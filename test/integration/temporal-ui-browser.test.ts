@@ -33,8 +33,11 @@ describe('the Temporal Web UI finds a pipeline waiting for approval, in headless
   }, 60_000);
 
   afterAll(async () => {
-    // Nothing left waiting for a person in the shared namespace.
-    if (runId) await call('POST', `/api/pipelines/${runId}/cancel`);
+    // Nothing left waiting for a person in the shared namespace: cancelled, and ended by the worker before it stops.
+    if (runId) {
+      await call('POST', `/api/pipelines/${runId}/cancel`);
+      await until('the run canceled', async () => (await call('GET', `/api/executions/history/${runId}`)).body.status, (status) => status === 'canceled', 60_000);
+    }
     await browser?.close();
     await agents?.close();
   });
