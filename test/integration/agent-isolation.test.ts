@@ -286,7 +286,11 @@ describe('an agent started by a root service', () => {
     expect(fs.statSync(stored).mode & 0o777).toBe(0o600);
 
     // A link is not followed: the run's own session replaced by a link to the key file is not kept, nor the key copied.
-    const linking = startRun(`f=$(ls ~/.claude/projects/*/"$CLAUDE_CODE_SESSION_ID".jsonl) && rm "$f" && ln -s '${keyFile}' "$f" && echo "$f"`, { isolation: one, sessions });
+    // The CLI writes its transcript a moment after the turn starts (a buffered write): the tool waits for it, at most 10 s.
+    const linking = startRun(
+      `for i in $(seq 100); do f=$(ls ~/.claude/projects/*/"$CLAUDE_CODE_SESSION_ID".jsonl 2>/dev/null) && break; sleep 0.1; done; [ -n "$f" ] && rm "$f" && ln -s '${keyFile}' "$f" && echo "$f"`,
+      { isolation: one, sessions },
+    );
     const linked = await linking.outcome;
     expect(linking.toolOutput().trim()).toMatch(new RegExp(`/${linked.sessionId}\\.jsonl$`));
     expect(sessionFilesIn(sessionStore)).toEqual(kept);
