@@ -216,6 +216,7 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
             workdirRoots: config.orchestration.workdirRoots,
             sessions: { store: sessionStoreIn(dataDir), agentId: agent.id },
             secrets,
+            runEnv: { AGENT_EXECUTION_ID: record.id, AGENT_EXECUTION_ATTEMPT: String(record.attempt) },
             signal: context.cancellationSignal,
             timeLimitMs: input.timeLimitMs ?? (await timeLimitOf(record.id)),
             // The terminal's lines (contract 4.4): published live and kept in the record, one line each.

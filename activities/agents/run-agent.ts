@@ -49,6 +49,8 @@ export interface RunAgentOptions {
   baseEnv?: Record<string, string>;
   /** Added to the environment (overriding baseEnv); never put in the argument list. */
   secrets?: Record<string, string>;
+  /** The run's own variables (its record and attempt, docs/agent-process.md), added last: no secret passes for them. */
+  runEnv?: Record<string, string>;
   /** Aborting kills the process group: SIGTERM, then SIGKILL after killGraceMs. */
   signal?: AbortSignal;
   /**
@@ -189,7 +191,7 @@ async function runAs(
 ): Promise<AgentRunSummary> {
   const user = lease?.user ?? null;
   const baseEnv = options.baseEnv ?? agentBaseEnv(process.env);
-  const env = { ...(user === null ? baseEnv : agentUserEnv(baseEnv, user)), ...secrets };
+  const env = { ...(user === null ? baseEnv : agentUserEnv(baseEnv, user)), ...secrets, ...options.runEnv };
   const graceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   const output = new HeadText(options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS);
   const stderr = new TailText(options.maxStderrChars ?? DEFAULT_MAX_STDERR_CHARS);

@@ -180,6 +180,15 @@ describe('running the agent process (the real Claude Code CLI)', () => {
     expect(client!.env.MYSQL_DATABASE).toBeUndefined();
   });
 
+  it("gives the agent its run's record and attempt; a secret of the same name does not pass for them", async () => {
+    const run = startCli('Which run? stand-in:text', {}, { secrets: { AGENT_EXECUTION_ID: 'forged' }, runEnv: { AGENT_EXECUTION_ID: 'execution-1', AGENT_EXECUTION_ATTEMPT: '2' } });
+    await run.outcome;
+    const { client } = run.requests()[0]!;
+
+    expect(client!.env.AGENT_EXECUTION_ID).toBe('execution-1');
+    expect(client!.env.AGENT_EXECUTION_ATTEMPT).toBe('2');
+  });
+
   it('refuses a secret name that is not an environment variable name, starting nothing', async () => {
     const run = startCli(`Never asked ${randomUUID()}`, {}, { secrets: { 'BAD=NAME': 'v' } });
     const error = await rejection(run.outcome);
