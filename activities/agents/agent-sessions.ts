@@ -68,8 +68,14 @@ async function copyOwnedFile(from: string, to: string, owner: number, limit: num
     const stat = await source.stat();
     if (!stat.isFile() || stat.uid !== owner || stat.size > limit) return false;
     const partial = `${to}.${process.pid}.partial`;
-    await fs.writeFile(partial, await source.readFile(), { mode: 0o600 });
-    await fs.rename(partial, to);
+    try {
+      await fs.writeFile(partial, await source.readFile(), { mode: 0o600 });
+      await fs.rename(partial, to);
+    } catch (error) {
+      // A write cut short (a full disk) leaves no partial file behind to fill the store.
+      await fs.rm(partial, { force: true });
+      throw error;
+    }
     return true;
   } finally {
     await source.close();

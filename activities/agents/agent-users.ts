@@ -43,8 +43,15 @@ export interface AgentUserLease {
   /**
    * Kills what is left of the user's processes, keeps the session the run reported (`sessionId`,
    * from the CLI's own events) when the lease has a session store, then frees the user. Idempotent.
+   * A store that refuses the session (a full disk) costs the session, not the run: the answer says why
+   * it was not kept, and the user is freed all the same.
    */
-  release(sessionId?: string | null): Promise<void>;
+  release(sessionId?: string | null): Promise<LeaseRelease>;
+}
+
+export interface LeaseRelease {
+  /** Why the run's session could not be kept in the store; null when kept or when there was none to keep. */
+  sessionNotKept: string | null;
 }
 
 export interface LeaseOptions {
@@ -210,15 +217,22 @@ async function tryLease(users: readonly AgentUser[], dir: string, options: Lease
     return {
       user,
       async release(sessionId = null) {
-        if (released) return;
+        if (released) return { sessionNotKept: null };
         released = true;
+        let sessionNotKept: string | null = null;
         try {
           await killUserProcesses(user);
-          if (sessions !== undefined) await stashSession(user, sessions.store, sessions.agentId, sessionId);
+          if (sessions !== undefined) {
+            await stashSession(user, sessions.store, sessions.agentId, sessionId).catch((error: unknown) => {
+              const message = (error as { message?: unknown } | null)?.message;
+              sessionNotKept = typeof message === 'string' ? message : String(error);
+            });
+          }
           await emptyHome(user);
         } finally {
           await removeQuietly(file);
         }
+        return { sessionNotKept };
       },
     };
   }

@@ -26,6 +26,8 @@ export const DEFAULT_KILL_GRACE_MS = 1_000;
 export const DEFAULT_MAX_OUTPUT_CHARS = 60_000;
 /** Characters of standard error kept (its end: where the reason of a failure is). */
 export const DEFAULT_MAX_STDERR_CHARS = 8_000;
+/** The line a run ends with when its session could not be kept (a full disk): the run stands, its `continue` will not resume. */
+export const SESSION_NOT_KEPT_LINE = 'a sessão desta execução não foi guardada, então ela não poderá ser continuada';
 
 export interface RunAgentOptions {
   /** The executable (AGENT_COMMAND), found on PATH or given as a path. */
@@ -167,7 +169,9 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunSummar
     // Tools given SIGTERM get their grace period before the release ends every process of the user.
     if (summary.pid !== null) await groupGone(summary.pid, (options.killGraceMs ?? DEFAULT_KILL_GRACE_MS) + 200);
     // Only the session the run reported is kept (of a failed or cancelled run too: it keeps its session).
-    await lease.release(summary.sessionId);
+    const { sessionNotKept } = await lease.release(summary.sessionId);
+    // The run's work is done: a session the store refused (a full disk) is said, not made the run's failure.
+    if (sessionNotKept !== null) await options.onOutput?.({ type: 'stderr', content: `${SESSION_NOT_KEPT_LINE} (${sessionNotKept})` });
   };
   let result: AgentRunSummary;
   try {

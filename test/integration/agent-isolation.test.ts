@@ -10,7 +10,7 @@ import { pruneStore } from '../../activities/agents/agent-sessions';
 import { DEFAULT_LEASE_DIR, leaseAgentUser, processesOf } from '../../activities/agents/agent-users';
 import { SETPRIV } from '../../activities/agents/parent-death';
 import { agentBaseEnv } from '../../activities/agents/agent-env';
-import { AgentCancelledError, AgentProcessError, runAgent, type AgentRunSummary, type RunAgentOptions } from '../../activities/agents/run-agent';
+import { AgentCancelledError, AgentProcessError, runAgent, SESSION_NOT_KEPT_LINE, type AgentRunSummary, type RunAgentOptions } from '../../activities/agents/run-agent';
 import { agentIsolation, detectAgentIsolation, AGENT_GROUP, type AgentIsolation } from '../../lib/agent-isolation';
 import { config, ConfigError, loadConfig } from '../../lib/config';
 import { logger } from '../../lib/logger';
@@ -300,6 +300,37 @@ describe('an agent started by a root service', () => {
     await second.outcome;
     expect(second.client().uid).toBe(first.client().uid);
     expect(leftBehind.map((file) => outcomes(second.toolOutput())[file])).toEqual(['No such file or directory', 'No such file or directory']);
+  });
+
+  it('a session the store cannot keep (its disk full) costs the session, not the run: the run ends as it ran and says so', async () => {
+    const last = pool.users[pool.users.length - 1]!;
+    const store = fs.mkdtempSync(path.join(os.tmpdir(), 'full-session-store-'));
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k,mode=0700', 'full-session-store', store]);
+    try {
+      fs.mkdirSync(path.join(store, 'agent-full'), { mode: 0o700 });
+      // Every free block taken: the session's copy meets ENOSPC.
+      const filler = fs.openSync(path.join(store, 'filler'), 'w');
+      try {
+        for (;;) fs.writeSync(filler, Buffer.alloc(4096));
+      } catch (error) {
+        expect((error as NodeJS.ErrnoException).code).toBe('ENOSPC');
+      } finally {
+        fs.closeSync(filler);
+      }
+      const lines: string[] = [];
+      const run = startRun(null, { isolation: { ...pool, users: [last] }, sessions: { store, agentId: 'agent-full' }, onOutput: (chunk) => void lines.push(`${chunk.type}:${chunk.content}`) });
+      const summary = await run.outcome;
+
+      expect(summary).toMatchObject({ exitCode: 0, sessionId: expect.any(String) });
+      expect(lines.at(-1)).toBe(`stderr:${SESSION_NOT_KEPT_LINE} (ENOSPC: no space left on device, write)`);
+      // Nothing half-written is left in the store, and the user's HOME is emptied as after any run.
+      expect(fs.readdirSync(store).sort()).toEqual(['agent-full', 'filler']);
+      expect(execFileSync('find', [path.join(store, 'agent-full'), '-type', 'f'], { encoding: 'utf8' })).toBe('');
+      expect(fs.readdirSync(last.home)).toEqual([]);
+    } finally {
+      execFileSync('umount', [store]);
+      fs.rmSync(store, { recursive: true, force: true });
+    }
   });
 
   it("a run of agent A cannot plant a session that agent B's continue resumes; only the session a run reported is kept", async () => {
