@@ -54,6 +54,16 @@ export async function agentHostEntries(pool: Pool, now: Date = new Date()): Prom
   }));
 }
 
+/**
+ * The roots a record stored by a worker of the shared queue may use (a schedule's firing, a delegated
+ * run): every registered host's, live or not (a run pinned to a host that is down waits for it), and
+ * this worker's own first. The API is given the same union in its AGENT_WORKDIR_ROOTS.
+ */
+export async function everyHostRoots(db: Database, own: readonly string[]): Promise<string[]> {
+  const rows = await db.select({ roots: agentHosts.roots }).from(agentHosts).orderBy(agentHosts.name);
+  return [...new Set([...own, ...rows.flatMap((row) => (Array.isArray(row.roots) ? row.roots.filter((root): root is string => typeof root === 'string') : []))])];
+}
+
 function parseRoots(text: string): string[] {
   const value: unknown = JSON.parse(text);
   return Array.isArray(value) ? value.filter((root): root is string => typeof root === 'string') : [];

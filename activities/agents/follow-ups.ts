@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type Redis from 'ioredis';
 import type { Database } from '../../db';
+import { everyHostRoots } from '../../db/agent-hosts-store';
 import { findAgent } from '../../db/agents-store';
 import { markExecutionRetrying, requeueRetryingExecution } from '../../db/executions-store';
 import type { Config } from '../../lib/config';
@@ -52,7 +53,9 @@ export function createFollowUpActivities(deps: FollowUpDeps) {
 
   async function storeDelegatedRun(executionId: string): Promise<{ executionId: string } | null> {
     try {
-      return await storeDelegatedExecution(useCaseDeps, executionId, delegationDepthMax);
+      // Any worker of the shared queue stores it: the delegate's directory may be another host's (docs/multi-host.md).
+      const workdirRoots = await everyHostRoots(db, useCaseDeps.workdirRoots);
+      return await storeDelegatedExecution({ ...useCaseDeps, workdirRoots }, executionId, delegationDepthMax);
     } catch (error) {
       if (error instanceof UseCaseError && error.kind === 'not_found') throw executionGone(executionId);
       // A refused record (the working directory outside the roots) is refused again on every attempt.

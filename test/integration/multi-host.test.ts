@@ -1,8 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { config as baseConfig, type Config } from '../../lib/config';
 import { logger } from '../../lib/logger';
 import { repoRoot } from '../../lib/paths';
+import { createFollowUpActivities } from '../../activities/agents/follow-ups';
+import { createScheduleActivities } from '../../activities/schedules/scheduled-run';
 import { startAgentsWorker } from '../../workers/agents';
 import type { QueueWorker } from '../../workers/queue-worker';
 import { promptsOf } from '../fixtures/stand-in-model';
@@ -182,6 +185,36 @@ describe('agents on two hosts', () => {
     const { files } = (await uploaded.json()) as { files: Array<{ path: string }> };
     const ran = await execute(agent.id, { task: 'stand-in:read-files', contextFiles: files });
     expect(ran).toMatchObject({ status: 'completed', host: hostB, result: 'Read the files: conteudo-para-b' });
+  }, 240_000);
+
+  it("host A's worker stores a schedule's firing and a delegated run of host B's directory: any worker of the shared queue takes them", async () => {
+    const { db } = server.resources.database;
+    const deps = { db, redis: server.resources.redis, temporal: server.resources.temporal.client, logger };
+    const stored: string[] = [];
+    try {
+      // A schedule's firing: the workflow's first activity, on whichever worker polls the shared queue first (here: host A's, with rootA only).
+      const onB = await agents.standInAgent('agendado-b', { workingDirectory: path.join(rootB, 'agendado') });
+      const schedule = await call('POST', '/api/schedules', { agentId: onB.id, taskDescription: 'stand-in:text', cronExpression: '0 9 * * *' });
+      expect(schedule.status).toBe(201);
+      const firing = randomUUID();
+      await expect(createScheduleActivities({ ...deps, workdirRoots: [rootA] }).createScheduledExecution({ scheduleId: schedule.body.id, executionId: firing })).resolves.toEqual({ executionId: firing });
+      stored.push(firing);
+      expect((await call('GET', `/api/executions/history/${firing}`)).body).toMatchObject({ source: 'schedule', workingDirectory: path.join(rootB, 'agendado') });
+
+      // A delegation: a run of host B's directory hands its result on, stored by host A's follow-up activity.
+      const delegating = await agents.standInAgent('delega-b', { workingDirectory: path.join(rootB, 'delega') });
+      const ran = await execute(delegating.id, { task: 'stand-in:text' });
+      expect(ran).toMatchObject({ status: 'completed', host: hostB });
+      expect((await call('PUT', `/api/agents/${delegating.id}`, { config: { delegateTo: onB.id } })).status).toBe(200);
+      const followUps = createFollowUpActivities({ ...deps, config: { orchestration: { ...baseConfig.orchestration, ...workerConfig(hostA, rootA) } } });
+      const delegated = await followUps.storeDelegatedRun(ran.id);
+      expect(delegated).toMatchObject({ agentId: onB.id });
+      stored.push(delegated!.executionId);
+      expect((await call('GET', `/api/executions/history/${delegated!.executionId}`)).body).toMatchObject({ source: 'delegation', workingDirectory: path.join(rootB, 'delega') });
+    } finally {
+      // Stored without their workflows: removed, so no reconciler pass has them to end.
+      if (stored.length > 0) await server.resources.database.pool.query('DELETE FROM executions WHERE id IN (?)', [stored]);
+    }
   }, 240_000);
 
   it('a run whose directory no live host holds fails at once and says which hosts there are', async () => {
