@@ -8,6 +8,7 @@ import { pinExecutionHost } from '../../db/execution-hosts';
 import { readExecutionSettings } from '../../db/execution-settings';
 import { tryTakeExecutionSlot } from '../../db/execution-slots';
 import { agentTimeoutOfExecution, appendOutputPiece, OUTPUT_MAX_CHARS, type Execution } from '../../db/executions-store';
+import { untilDatabaseAnswers } from '../../db/mysql-errors';
 import { AGENT_TIMEOUT_FAILURE, WORKER_STOPPED_ERROR } from '../../domain/execution-errors';
 import { runTimeLimitMs } from '../../domain/run-limits';
 import type { Config } from '../../lib/config';
@@ -96,6 +97,17 @@ function runFailureOf(error: unknown, context: Context): unknown {
   return error;
 }
 
+/**
+ * How long a run's preparation waits for its database to answer again (a restart takes seconds). The
+ * run activity has one attempt, so a read refused before the agent starts would fail a run that never
+ * ran (found by the fault suite, docs/reliability.md).
+ */
+export const RUN_PREPARATION_PATIENCE_MS = 120_000;
+
+/** `read` made again every second while the database restarts; a cancel of the run ends the wait (context.sleep rejects). */
+const whileDatabaseRestarts = <T>(context: Context, read: () => Promise<T>): Promise<T> =>
+  untilDatabaseAnswers(read, { patienceMs: RUN_PREPARATION_PATIENCE_MS, sleep: (ms) => context.sleep(ms) });
+
 export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps) {
   const { pool, db, redis, config, logger } = deps;
   const { dataDir } = config.orchestration;
@@ -164,12 +176,15 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
       const heartbeatTimer = setInterval(() => heartbeat({ seq }), HEARTBEAT_EVERY_MS);
       let flushTimer: NodeJS.Timeout | undefined;
       try {
-        const record = await existingRecord(db, input.executionId);
-        refuseOtherHost(record.host, config.orchestration.host, `execution ${record.id}`);
-        if (!record.agentId) throw ApplicationFailure.nonRetryable(`execution ${record.id} has no agent`, 'AgentNotFound');
-        const agent = await findAgent(db, record.agentId);
-        if (!agent) throw ApplicationFailure.nonRetryable(`agent ${record.agentId} no longer exists`, 'AgentNotFound');
-        const secrets = await agentSecretsForRun(pool, agent.id, config.orchestration.secretsKey);
+        // Nothing has run yet: while the database restarts, the reads are made again rather than the run failed.
+        const { record, agent, secrets } = await whileDatabaseRestarts(context, async () => {
+          const record = await existingRecord(db, input.executionId);
+          refuseOtherHost(record.host, config.orchestration.host, `execution ${record.id}`);
+          if (!record.agentId) throw ApplicationFailure.nonRetryable(`execution ${record.id} has no agent`, 'AgentNotFound');
+          const agent = await findAgent(db, record.agentId);
+          if (!agent) throw ApplicationFailure.nonRetryable(`agent ${record.agentId} no longer exists`, 'AgentNotFound');
+          return { record, agent, secrets: await agentSecretsForRun(pool, agent.id, config.orchestration.secretsKey) };
+        });
         countStartedRun(record);
         const live = streamOf(record, 1);
         await publish(live?.started());
@@ -218,7 +233,7 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
             secrets,
             runEnv: { AGENT_EXECUTION_ID: record.id, AGENT_EXECUTION_ATTEMPT: String(record.attempt) },
             signal: context.cancellationSignal,
-            timeLimitMs: input.timeLimitMs ?? (await timeLimitOf(record.id)),
+            timeLimitMs: input.timeLimitMs ?? (await whileDatabaseRestarts(context, () => timeLimitOf(record.id))),
             // The terminal's lines (contract 4.4): published live and kept in the record, one line each.
             onOutput: showLine,
             // A run in a repository: its working copy before the agent, commit and push after (docs/repositories.md).
