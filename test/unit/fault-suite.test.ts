@@ -1,0 +1,57 @@
+import { FAULTS, faultSchedule } from '../../scripts/faults/fault-schedule';
+import { judgeRunLines } from '../../scripts/faults/run-lines';
+
+describe('the fault schedule (docs/reliability.md)', () => {
+  const options = { seed: 20261127, pairs: 5, strikeWindowMs: [2_000, 14_000] as [number, number] };
+
+  it('is the same for the same seed, and another for another seed', () => {
+    expect(faultSchedule(options)).toEqual(faultSchedule(options));
+    expect(faultSchedule({ ...options, seed: 1 })).not.toEqual(faultSchedule(options));
+  });
+
+  it('strikes every fault alone once, then the pairs of two different faults, each inside the window', () => {
+    const phases = faultSchedule(options);
+    expect(phases).toHaveLength(FAULTS.length + 5);
+    expect(phases.slice(0, FAULTS.length).map((phase) => phase.faults[0]).sort()).toEqual([...FAULTS].sort());
+    for (const phase of phases.slice(0, FAULTS.length)) expect(phase.faults).toHaveLength(1);
+    for (const phase of phases.slice(FAULTS.length)) {
+      expect(phase.faults).toHaveLength(2);
+      expect(phase.faults[0]).not.toBe(phase.faults[1]);
+    }
+    for (const phase of phases) {
+      expect(phase.delaysMs).toHaveLength(phase.faults.length);
+      for (const delay of phase.delaysMs) {
+        expect(delay).toBeGreaterThanOrEqual(2_000);
+        expect(delay).toBeLessThanOrEqual(14_000);
+      }
+    }
+  });
+});
+
+describe("a client's lines of a run, judged (docs/reliability.md)", () => {
+  const line = (i: number) => `p1c0r0 line ${i} of 5`;
+
+  it('a completed run shown whole, with the other lines of the terminal around it: nothing lost or doubled', () => {
+    expect(judgeRunLines(['── Turno 1 ──', ...[1, 2, 3, 4, 5].map(line), 'Resultado: 1 turno'], 'p1c0r0', 5, 'completed')).toEqual({
+      shown: 5,
+      lost: 0,
+      doubled: 0,
+      outOfOrder: 0,
+      neverWritten: 0,
+    });
+  });
+
+  it('a gap is lost whatever the status; the missing end is lost only when the run completed', () => {
+    expect(judgeRunLines([1, 2, 4].map(line), 'p1c0r0', 5, 'error')).toMatchObject({ shown: 3, lost: 1, neverWritten: 1 });
+    expect(judgeRunLines([1, 2, 4].map(line), 'p1c0r0', 5, 'completed')).toMatchObject({ shown: 3, lost: 2, neverWritten: 0 });
+    expect(judgeRunLines([], 'p1c0r0', 5, 'completed')).toMatchObject({ shown: 0, lost: 5 });
+  });
+
+  it('counts a line shown twice and a line after a later one', () => {
+    expect(judgeRunLines([1, 2, 2, 3, 5, 4].map(line), 'p1c0r0', 5, 'completed')).toMatchObject({ shown: 5, lost: 0, doubled: 1, outOfOrder: 1 });
+  });
+
+  it("reads only this run's tag and count: another run's lines are not its own", () => {
+    expect(judgeRunLines(['p1c0r01 line 1 of 5', 'p1c0r0 line 1 of 50', line(1)], 'p1c0r0', 5, 'error')).toMatchObject({ shown: 1, lost: 0, neverWritten: 4 });
+  });
+});
