@@ -104,7 +104,8 @@ async function killAnAgent(context: FaultContext): Promise<Strike> {
   throw new Error('cli-kill: no agent process running within 120 s');
 }
 
-function isAlive(pid: number): boolean {
+/** Whether process `pid` is alive (signal 0). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

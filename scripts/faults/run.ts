@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { repoRoot } from '../../lib/paths';
+import { runLoadAlone } from './load-alone';
 import { FORMS, runFaultSuite, type Form } from './suite';
 import { resultTable } from './table';
 
@@ -11,7 +12,18 @@ import { resultTable } from './table';
  * any check failed, after printing every violation and the table.
  */
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { form: { type: 'string', default: 'long' }, seed: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: {
+      form: { type: 'string', default: 'long' },
+      seed: { type: 'string' },
+      // The load alone, no fault (docs/reliability.md, "Load, alone").
+      'load-only': { type: 'boolean', default: false },
+      minutes: { type: 'string', default: '10' },
+      clients: { type: 'string', default: '50' },
+      rate: { type: 'string', default: '1' },
+    },
+  });
+  if (values['load-only']) return loadAlone(Number(values.minutes), Number(values.clients), Number(values.rate));
   const form = values.form as Form;
   if (!(form in FORMS)) throw new Error(`--form must be one of ${Object.keys(FORMS).join(', ')}`);
   const seed = values.seed !== undefined ? Number(values.seed) : Math.floor(Math.random() * 2 ** 31);
@@ -25,6 +37,15 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${result.violations.length} violation(s):\n${result.violations.map((violation) => `- ${violation}`).join('\n')}\n`);
     process.exitCode = 1;
   } else process.stdout.write('\nno violation\n');
+}
+
+async function loadAlone(minutes: number, clients: number, runsPerSecond: number): Promise<void> {
+  if (!(minutes > 0) || !Number.isInteger(clients) || clients < 1 || !(runsPerSecond > 0)) throw new Error('--minutes and --rate must be > 0, --clients a positive integer');
+  const result = await runLoadAlone({ minutes, clients, runsPerSecond, slots: 4, lines: 20, everyMs: 100 });
+  const out = path.join(repoRoot, '.stack', 'logs', 'faults', `load-alone-${new Date().toISOString().slice(0, 16).replace(/:/g, '')}.json`);
+  fs.writeFileSync(out, JSON.stringify(result, null, 2));
+  process.stdout.write(`\n${JSON.stringify(result, null, 2)}\n\nfigures: ${out}\n`);
+  if (result.notCompleted.length > 0 || result.linesLost > 0 || result.linesDoubled > 0) process.exitCode = 1;
 }
 
 main().catch((error: unknown) => {

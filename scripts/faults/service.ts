@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import mysql from 'mysql2/promise';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, NamespaceNotFoundError } from '@temporalio/client';
 import { migrateDatabase } from '../../db/migrate';
 import { PERSON_INDEX_BASE } from '../../domain/person-index';
 import { config } from '../../lib/config';
@@ -61,13 +61,30 @@ export async function startFaultService(options: ServiceOptions): Promise<FaultS
   options.log('building the service (npm run build: dist/ and the workflow bundles, as production runs it)');
   await run('npm', ['run', '--silent', 'build'], { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 });
 
+  // What is made is undone in reverse order, by stop() or at once when the start fails half-way.
+  const undo: Array<() => Promise<unknown> | unknown> = [];
+  const undoAll = async () => {
+    for (const step of undo.splice(0).reverse()) await Promise.resolve().then(step).catch(() => undefined);
+  };
+  try {
+    return await startProcesses(options, logDir, undo, undoAll);
+  } catch (error) {
+    await undoAll();
+    throw error;
+  }
+}
+
+async function startProcesses(options: ServiceOptions, logDir: string, undo: Array<() => Promise<unknown> | unknown>, undoAll: () => Promise<void>): Promise<FaultService> {
   const dataMount = path.join(repoRoot, '.data', 'faults');
   await mountDataArea(dataMount);
+  undo.push(() => unmountDataArea(dataMount));
   const workArea = path.join(config.orchestration.workdirRoots[0]!, `faults-${process.pid}`);
+  undo.push(() => fs.rmSync(workArea, { recursive: true, force: true }));
   const roots = { a: path.join(workArea, 'host-a'), b: path.join(workArea, 'host-b') };
   for (const root of Object.values(roots)) fs.mkdirSync(root, { recursive: true });
   // The agents run as the pool's users and note their start here: a file each of them may append to.
   const startsDir = fs.mkdtempSync('/tmp/faults-starts-');
+  undo.push(() => fs.rmSync(startsDir, { recursive: true, force: true }));
   fs.chmodSync(startsDir, 0o1777);
   const startsFile = path.join(startsDir, 'starts.log');
   fs.writeFileSync(startsFile, '', { mode: 0o666 });
@@ -80,20 +97,25 @@ export async function startFaultService(options: ServiceOptions): Promise<FaultS
   await server.end();
   await migrateDatabase(mysqlConfig);
   const pool = mysql.createPool({ host: mysqlConfig.host, port: mysqlConfig.port, user: mysqlConfig.user, password: mysqlConfig.password, database: FAULTS_DATABASE, connectionLimit: 4 });
+  undo.push(() => pool.end());
   await ensureNamespace(config.temporal.address, FAULTS_NAMESPACE);
   const connection = await Connection.connect({ address: config.temporal.address });
+  undo.push(() => connection.close());
   const temporal = new Client({ connection, namespace: FAULTS_NAMESPACE });
   const ended = await terminateOpenWorkflows(temporal);
   if (ended > 0) options.log(`terminated ${ended} workflow(s) an earlier run left open`);
 
   const es = createElasticsearch({ ...config.elasticsearch, indexPrefix: FAULTS_INDEX_PREFIX });
-  const index = `${FAULTS_INDEX_PREFIX}${PERSON_INDEX_BASE}`;
-  const existing = (await es.indices.exists({ index })) ? (await es.count({ index })).count : 0;
-  if (existing !== options.persons) {
-    const generated = await generatePersons({ es, index, count: options.persons, seed: 2511, recreate: true });
-    options.log(`generated ${options.persons} persons into ${index} in ${generated.seconds.toFixed(1)} s`);
+  try {
+    const index = `${FAULTS_INDEX_PREFIX}${PERSON_INDEX_BASE}`;
+    const existing = (await es.indices.exists({ index })) ? (await es.count({ index })).count : 0;
+    if (existing !== options.persons) {
+      const generated = await generatePersons({ es, index, count: options.persons, seed: 2511, recreate: true });
+      options.log(`generated ${options.persons} persons into ${index} in ${generated.seconds.toFixed(1)} s`);
+    }
+  } finally {
+    await es.close();
   }
-  await es.close();
 
   const httpPort = await freePort();
   const shared: Record<string, string> = {
@@ -132,32 +154,28 @@ export async function startFaultService(options: ServiceOptions): Promise<FaultS
     },
   ];
   const roles = Object.fromEntries(specs.map((spec) => [spec.name, superviseRole(spec, logDir)])) as Record<RoleName, Role>;
-  const stop = async () => {
-    await Promise.all(Object.values(roles).map((role) => role.stop()));
-    await connection.close();
-    await pool.end();
-    fs.rmSync(workArea, { recursive: true, force: true });
-    fs.rmSync(startsDir, { recursive: true, force: true });
-    await unmountDataArea(dataMount);
-  };
-  try {
-    await Promise.all(Object.values(roles).map((role) => role.ready(180_000)));
-  } catch (error) {
-    await stop();
-    throw error;
-  }
+  undo.push(() => Promise.all(Object.values(roles).map((role) => role.stop())));
+  await Promise.all(Object.values(roles).map((role) => role.ready(180_000)));
   const origin = `http://127.0.0.1:${httpPort}`;
-  return { roles, origin, wsUrl: `ws://127.0.0.1:${httpPort}/ws`, dataMount, roots, startsFile, logDir, pool, temporal, persons: options.persons, stop };
+  return { roles, origin, wsUrl: `ws://127.0.0.1:${httpPort}/ws`, dataMount, roots, startsFile, logDir, pool, temporal, persons: options.persons, stop: undoAll };
 }
 
 /** Ends every workflow still open in the suite's namespace (the workers start their reconciler loops again). */
 async function terminateOpenWorkflows(temporal: Client): Promise<number> {
-  let ended = 0;
-  for await (const workflow of temporal.workflow.list({ query: "ExecutionStatus='Running'" })) {
-    await temporal.workflow.getHandle(workflow.workflowId, workflow.runId).terminate('the fault suite starts again from nothing');
-    ended += 1;
+  // A namespace just registered (a fresh stack) is unknown to the server's cache for a few seconds.
+  for (const deadline = Date.now() + 60_000; ; ) {
+    try {
+      let ended = 0;
+      for await (const workflow of temporal.workflow.list({ query: "ExecutionStatus='Running'" })) {
+        await temporal.workflow.getHandle(workflow.workflowId, workflow.runId).terminate('the fault suite starts again from nothing');
+        ended += 1;
+      }
+      return ended;
+    } catch (error) {
+      if (!(error instanceof NamespaceNotFoundError || (error as Error | null)?.name === 'NamespaceNotFoundError') || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
   }
-  return ended;
 }
 
 /** An agents worker starts its host's queue last: then it takes every kind of task. */

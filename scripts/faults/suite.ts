@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
 import { promisify } from 'node:util';
 import type { RowDataPacket } from 'mysql2/promise';
+import { DEFAULT_LEASE_DIR } from '../../activities/agents/agent-users';
 import { startStandInModel } from '../../test/fixtures/stand-in-model';
 import { agentStarts, FINAL_STATUSES, judgePhase, untilFinal, type PhaseFigures } from './checks';
 import { faultSchedule, type Phase } from './fault-schedule';
-import { strike, type Strike } from './injectors';
+import { isAlive, strike, type Strike } from './injectors';
 import { call, prepareFixture, read, submitLoad, submitProbe, type Fixture, type LoadShape } from './load';
 import { startFaultService, type FaultService } from './service';
 import { startWatcher, type Watcher } from './watcher';
@@ -252,6 +254,9 @@ async function finalChecks(service: FaultService, fixture: Fixture, gated: strin
   if (Number(open!.n) !== 0) violations.push(`${open!.n} record(s) still open at the end`);
   const leftovers = await agentLeftovers();
   if (leftovers.processes > 0) violations.push(`${leftovers.processes} process(es) of the agents' users left: ${leftovers.list}`);
+  const leases = leaseClaims();
+  if (leases.held.length > 0) violations.push(`pool users still leased by a live process with no run left: ${leases.held.join(', ')}`);
+  log(`leases: none held; ${leases.stale} stale claim(s) of killed workers (ignored and removed by the next lease, docs/agent-process.md)`);
   log(`final: ${approvedPipelines} gated pipelines completed, ranking ${rankingPersons} persons, webhook ${hooks!.records} runs, schedule ${scheduleFirings} firings`);
   return { approvedPipelines, rankingPersons, webhookTriggerCount: Number(hooks!.triggers), webhookDeliveries: Number(hooks!.deliveries), scheduleFirings, scheduleRecords: Number(scheduled!.n) };
 }
@@ -261,6 +266,23 @@ async function agentLeftovers(): Promise<{ processes: number; list: string }> {
   const { stdout } = await run('ps', ['-eo', 'pid=,group=,args=']).catch(() => ({ stdout: '' }));
   const lines = stdout.split('\n').filter((line) => line.trim().split(/\s+/)[1] === 'agents');
   return { processes: lines.length, list: lines.map((line) => line.trim().slice(0, 80)).join('; ') };
+}
+
+/**
+ * The pool's lease claims (`<user>~<pid>~<start>~<random>`, activities/agents/agent-users.ts): with
+ * every run ended, a claim whose process lives is a leaked lease; one whose process was killed is
+ * stale, which the next lease ignores and removes.
+ */
+function leaseClaims(): { held: string[]; stale: number } {
+  const held: string[] = [];
+  let stale = 0;
+  for (const claim of fs.existsSync(DEFAULT_LEASE_DIR) ? fs.readdirSync(DEFAULT_LEASE_DIR) : []) {
+    const [user, pid] = claim.split('~');
+    if (pid === undefined) continue;
+    if (isAlive(Number(pid))) held.push(`${user} (pid ${pid})`);
+    else stale += 1;
+  }
+  return { held, stale };
 }
 
 async function until<T>(what: string, check: () => Promise<T | null | false>, timeoutMs: number): Promise<T> {
