@@ -181,6 +181,19 @@ export async function appendOutputPiece(db: Database, id: string, piece: OutputP
   throw new Error(`execution ${id}: output piece ${fromSeq}-${toSeq} does not follow the stored chunk ${stored.outputSeq}`);
 }
 
+/**
+ * Marks the start of attempt `attempt`'s agent process, just before it starts: true for the one
+ * delivery of the run that may start it, false when a delivery already did (its worker died before its
+ * heartbeat said so; docs/agent-executions.md, "A run lost on its way to the worker"). At most one agent
+ * process per record and attempt, whatever Temporal delivers.
+ */
+export async function claimAgentStart(db: Database, id: string, attempt: number): Promise<boolean> {
+  const [result] = await db.execute(sql`
+    UPDATE executions SET agent_started_attempt = ${attempt}
+    WHERE id = ${id} AND (agent_started_attempt IS NULL OR agent_started_attempt < ${attempt})`);
+  return (result as unknown as { affectedRows: number }).affectedRows > 0;
+}
+
 export interface ExecutionResult {
   status: FinalStatus;
   sessionId?: string | null;

@@ -275,6 +275,11 @@ export const executions = mysqlTable(
     outputSeq: int('output_seq').notNull().default(0),
     /** When the waiter of a queued record last looked for a slot (db/execution-slots.ts); null before it starts. */
     waitingHeartbeatAt: datetime('waiting_heartbeat_at', { fsp: 3, mode: 'date' }),
+    /**
+     * The attempt whose agent process was started, set just before the start: a delivery of the run
+     * that finds its attempt here knows the agent already ran, and starts no second one.
+     */
+    agentStartedAttempt: int('agent_started_attempt'),
     error: text('error'),
     reportFile: varchar('report_file', { length: 255 }),
     createdAt: datetime('created_at', { fsp: 3, mode: 'date' }).notNull(),

@@ -18,3 +18,8 @@ export const hostDownError = (host: string, waitedMinutes: number): string =>
 export const ENGINE_UNAVAILABLE_ERROR = 'a execução não pôde ser iniciada (motor de workflows indisponível)';
 /** The failure type of a run stopped at its time limit (domain/run-limits.ts): a failure like any other, for retryOnFailure too. */
 export const AGENT_TIMEOUT_FAILURE = 'AgentTimeout';
+/**
+ * The failure type of a delivery of the run that found its attempt's agent already started by an earlier
+ * delivery whose worker died (db/executions-store.ts, claimAgentStart): the record ends WORKER_LOST_ERROR.
+ */
+export const AGENT_ALREADY_STARTED_FAILURE = 'AgentAlreadyStarted';

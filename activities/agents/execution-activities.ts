@@ -7,9 +7,9 @@ import { findAgent } from '../../db/agents-store';
 import { pinExecutionHost } from '../../db/execution-hosts';
 import { readExecutionSettings } from '../../db/execution-settings';
 import { tryTakeExecutionSlot } from '../../db/execution-slots';
-import { agentTimeoutOfExecution, appendOutputPiece, OUTPUT_MAX_CHARS, type Execution } from '../../db/executions-store';
+import { agentTimeoutOfExecution, appendOutputPiece, claimAgentStart, OUTPUT_MAX_CHARS, type Execution } from '../../db/executions-store';
 import { untilDatabaseAnswers } from '../../db/mysql-errors';
-import { AGENT_TIMEOUT_FAILURE, WORKER_STOPPED_ERROR } from '../../domain/execution-errors';
+import { AGENT_ALREADY_STARTED_FAILURE, AGENT_TIMEOUT_FAILURE, WORKER_LOST_ERROR, WORKER_STOPPED_ERROR } from '../../domain/execution-errors';
 import { runTimeLimitMs } from '../../domain/run-limits';
 import type { Config } from '../../lib/config';
 import type { OutputChunk } from '../../lib/live-output';
@@ -169,11 +169,16 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
      */
     async runAgentExecution(input: RunAgentExecutionInput): Promise<AgentRunOutcome> {
       const context = Context.current();
-      // Alive from the first instant, before any query: an attempt that timed out without one heartbeat
-      // is a task lost on its way here, and the workflow schedules it again (workflows/agents/execution.ts).
+      // Alive from the first instant, before any query, and without details until the agent's process
+      // starts: a heartbeat timeout without details is a delivery that started no agent (lost on its way
+      // here, or its worker died while preparing), and the workflow schedules it again
+      // (workflows/agents/execution.ts). Heartbeats are throttled, so the details can reach the server
+      // late: claimAgentStart, not the heartbeat, keeps a second delivery from starting a second agent.
       let seq = 0;
-      heartbeat({ seq });
-      const heartbeatTimer = setInterval(() => heartbeat({ seq }), HEARTBEAT_EVERY_MS);
+      let spawned = false;
+      const beat = () => (spawned ? heartbeat({ seq }) : heartbeat());
+      beat();
+      const heartbeatTimer = setInterval(beat, HEARTBEAT_EVERY_MS);
       let flushTimer: NodeJS.Timeout | undefined;
       try {
         // Nothing has run yet: while the database restarts, the reads are made again rather than the run failed.
@@ -186,7 +191,9 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
           return { record, agent, secrets: await agentSecretsForRun(pool, agent.id, config.orchestration.secretsKey) };
         });
         countStartedRun(record);
-        const live = streamOf(record, 1);
+        // A delivery after a lost one goes on from what the lost one stored (its preparation's lines).
+        seq = record.outputSeq;
+        const live = streamOf(record);
         await publish(live?.started());
 
         let lastRefusalLogged = 0;
@@ -233,6 +240,15 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
             secrets,
             runEnv: { AGENT_EXECUTION_ID: record.id, AGENT_EXECUTION_ATTEMPT: String(record.attempt) },
             signal: context.cancellationSignal,
+            beforeSpawn: async () => {
+              const claimed = await whileDatabaseRestarts(context, () => claimAgentStart(db, record.id, record.attempt));
+              // An earlier delivery started this attempt's agent, and its worker died before its heartbeat said so.
+              if (!claimed) throw ApplicationFailure.create({ message: WORKER_LOST_ERROR, type: AGENT_ALREADY_STARTED_FAILURE, nonRetryable: true });
+            },
+            onSpawn: () => {
+              spawned = true;
+              beat();
+            },
             timeLimitMs: input.timeLimitMs ?? (await whileDatabaseRestarts(context, () => timeLimitOf(record.id))),
             // The terminal's lines (contract 4.4): published live and kept in the record, one line each.
             onOutput: showLine,

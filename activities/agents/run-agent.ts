@@ -61,6 +61,13 @@ export interface RunAgentOptions {
    * fails with AgentTimeoutError once the group is gone.
    */
   timeLimitMs?: number;
+  /**
+   * Awaited just before the agent's process starts, after every preparation; a throw starts nothing and
+   * fails the run with that error (the execution activity claims the start here, once per attempt).
+   */
+  beforeSpawn?: () => Promise<void>;
+  /** Called once the agent's process is spawned: from then on the run has begun (its heartbeat says so). */
+  onSpawn?: () => void;
   /** Each parsed line, in order; awaited one after another. A throw ends the run with that error. */
   onEvent?: (event: AgentEvent) => void | Promise<void>;
   /**
@@ -211,10 +218,12 @@ async function runAs(
   if (options.signal?.aborted) throw new AgentCancelledError(summary, options.signal.reason);
   if (options.workspace) await inWorkspace(summary, () => options.workspace!.prepare(cwd, user));
   if (options.signal?.aborted) throw new AgentCancelledError(summary, options.signal.reason);
+  await options.beforeSpawn?.();
 
   const launch = agentLaunch(options.command, args, undefined, user === null ? undefined : { uid: user.uid, gid: user.gid });
   const child = spawn(launch.command, launch.args, { cwd, env, shell: false, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
   summary.pid = child.pid ?? null;
+  if (summary.pid !== null) options.onSpawn?.();
 
   const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null } | { startError: Error }>((resolve) => {
     // After a successful start, 'error' only reports a failed kill; the exit status still tells the story.

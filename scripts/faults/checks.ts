@@ -37,6 +37,7 @@ interface RecordRow extends RowDataPacket {
   id: string;
   kind: string;
   status: string;
+  source: string;
   error: string | null;
   attempt: number;
   pipeline_execution_id: string | null;
@@ -60,7 +61,7 @@ export function agentStarts(startsFile: string): Array<{ at: number; executionId
 export async function phaseRecords(service: FaultService, load: PhaseLoad, scheduleId: string, since: Date): Promise<RecordRow[]> {
   const ids = [...load.runs.map((run) => run.executionId), ...load.pipelineRuns, ...load.deliveries.map((delivery) => delivery.executionId), ...load.probes];
   const [rows] = await service.pool.query<RecordRow[]>(
-    `SELECT id, kind, status, error, attempt, pipeline_execution_id, started_at, finished_at FROM executions
+    `SELECT id, kind, status, source, error, attempt, pipeline_execution_id, started_at, finished_at FROM executions
      WHERE id IN (?) OR pipeline_execution_id IN (?) OR (schedule_id = ? AND created_at >= ?)`,
     [ids.length > 0 ? ids : [''], load.pipelineRuns.length > 0 ? load.pipelineRuns : [''], scheduleId, since],
   );

@@ -131,9 +131,16 @@ async function runPhase(
   await submitProbe(service, fixture, load);
   const extra: string[] = [];
   if (phase.faults.includes('redis-restart')) await checkSessionAfterRedis(service, session, extra);
-  const firings = await scheduleFiringsSince(service, fixture, since);
-  const records = await untilFinal(service, load, fixture.schedule.id, since, firings, shape.boundMs);
+  const firingsBefore = await scheduleFiringsSince(service, fixture, since);
+  const records = await untilFinal(service, load, fixture.schedule.id, since, firingsBefore, shape.boundMs);
   for (const watcher of watchers) await watcher.settle();
+  // Temporal's list lags a firing by a moment (after its restart, longer): read until it shows what the records show, at most 30 s.
+  const fromSchedule = records.filter((row) => row.source === 'schedule' && row.pipeline_execution_id === null).length;
+  let firings = firingsBefore;
+  for (const deadline = Date.now() + 30_000; firings !== fromSchedule && Date.now() < deadline; ) {
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    firings = await scheduleFiringsSince(service, fixture, since);
+  }
   if (ranking) await rankingCompleted(service, extra);
   const verdict = judgePhase({ faults: phase.faults, load, records, strikes, watchers, starts: agentStarts(service.startsFile), scheduleFirings: firings });
   return { figures: verdict.figures, violations: [...verdict.violations, ...extra] };

@@ -3,6 +3,8 @@ import { config as baseConfig } from '../../lib/config';
 import { logger } from '../../lib/logger';
 import { repoRoot } from '../../lib/paths';
 import { registerAgentHost } from '../../db/agent-hosts-store';
+import { claimAgentStart } from '../../db/executions-store';
+import { WORKER_LOST_ERROR } from '../../domain/execution-errors';
 import { agentsHostQueue } from '../../temporal/task-queues';
 import { agentExecutionWorkflowId } from '../../temporal/contracts/agent-execution';
 import { startAgentsWorker } from '../../workers/agents';
@@ -31,6 +33,7 @@ describe('a run whose task never reached a worker', () => {
   let agents: RealAgents;
   let hostWorker: QueueWorker | undefined;
   let blackHole: BlackHoleWorker | undefined;
+  const more: Array<{ stop(): Promise<void> } | { kill(): void }> = [];
 
   beforeAll(async () => {
     agents = await startRealAgents({ name: 'lost-delivery', maxConcurrent: 2 });
@@ -39,6 +42,7 @@ describe('a run whose task never reached a worker', () => {
   afterAll(async () => {
     blackHole?.kill();
     await hostWorker?.stop();
+    for (const part of more) await ('kill' in part ? part.kill() : part.stop());
     await agents?.close();
   });
 
@@ -73,5 +77,59 @@ describe('a run whose task never reached a worker', () => {
     const timedOut = (history.events ?? []).filter((event) => event.activityTaskTimedOutEventAttributes);
     expect(timedOut).toHaveLength(1);
     expect(timedOut[0]!.activityTaskTimedOutEventAttributes!.failure?.timeoutFailureInfo?.lastHeartbeatDetails ?? null).toBeNull();
+  }, 180_000);
+
+  it('starts no second agent when an earlier delivery already started it (its worker died before its heartbeat said so)', async () => {
+    // A second host, so the first test's worker does not take this run. Heartbeats are throttled: a worker
+    // killed just after the agent started can leave a timeout without details, which the workflow reads as
+    // a lost delivery. The record's claim (set before the agent starts) is what the next delivery finds.
+    const secondHost = `${host}-claimed`;
+    const root = path.join(agents.workArea, 'claimed-root');
+    const { db } = agents.server.resources.database;
+    await registerAgentHost(db, { name: secondHost, roots: [root] });
+    const agent = await agents.standInAgent('claimed', { workingDirectory: path.join(root, 'project') });
+    const lost = await startBlackHoleWorker(baseConfig.temporal, agentsHostQueue(secondHost));
+    more.push(lost);
+
+    const tag = `claimed-${Date.now()}`;
+    const started = await call('POST', `/api/agents/${agent.id}/execute`, { task: `Say hello stand-in:text ${tag}` });
+    expect(started.status).toBe(202);
+    const { executionId } = started.body;
+    await lost.received(executionId);
+    // What the dead delivery did just before it started the agent.
+    await expect(claimAgentStart(db, executionId, 1)).resolves.toBe(true);
+    lost.kill();
+    more.push(await startAgentsWorker({ ...baseConfig, orchestration: { ...baseConfig.orchestration, host: secondHost, workdirRoots: [root], agentCommand: CLAUDE_CLI } }, logger));
+
+    const done = await until('the run ends', async () => (await call('GET', `/api/executions/history/${executionId}`)).body, (view) => FINAL.includes(view.status), 120_000);
+    expect(done).toMatchObject({ status: 'error', error: WORKER_LOST_ERROR });
+    // No agent process of this run asked the model anything: the second delivery started none.
+    expect(agents.model.messages().filter((request) => JSON.stringify(request.body).includes(tag))).toHaveLength(0);
+    const history = await agents.server.resources.temporal.client.workflow.getHandle(agentExecutionWorkflowId(executionId)).fetchHistory();
+    const runs = (history.events ?? []).filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'runAgentExecution');
+    expect(runs).toHaveLength(2);
+  }, 180_000);
+});
+
+describe('claimAgentStart', () => {
+  let agents: RealAgents;
+  beforeAll(async () => {
+    agents = await startRealAgents({ name: 'claim-start', maxConcurrent: 1 });
+  }, 90_000);
+  afterAll(async () => agents?.close());
+
+  it('lets one delivery start each attempt, and the next attempt start again', async () => {
+    const { db } = agents.server.resources.database;
+    const agent = await agents.standInAgent('claim');
+    const started = await jsonCall(agents.server.url, 'POST', `/api/agents/${agent.id}/execute`, { task: 'Say hello stand-in:text' });
+    expect(started.status).toBe(202);
+    const { executionId } = started.body;
+    await until('the run ends', async () => (await jsonCall(agents.server.url, 'GET', `/api/executions/history/${executionId}`)).body, (view) => FINAL.includes(view.status), 120_000);
+    // The run itself claimed attempt 1 before its agent started.
+    await expect(claimAgentStart(db, executionId, 1)).resolves.toBe(false);
+    await expect(claimAgentStart(db, executionId, 2)).resolves.toBe(true);
+    await expect(claimAgentStart(db, executionId, 2)).resolves.toBe(false);
+    await expect(claimAgentStart(db, executionId, 1)).resolves.toBe(false);
+    await expect(claimAgentStart(db, 'no-such-record', 1)).resolves.toBe(false);
   }, 180_000);
 });

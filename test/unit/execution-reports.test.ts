@@ -140,7 +140,7 @@ describe('CSV helpers', () => {
     scheduleId: null, task: 't', instructions: 'i', workingDirectory: '/w', model: 'm', sessionId: null,
     parentExecutionId: null, parentSessionId: null, delegatedFrom: null, delegationDepth: 0, result: null, exitCode: null, attempt: 1,
       pipelineExecutionId: null, stepIndex: null, failedAtStep: null, lastStepInput: null, resumedFrom: null, resumedAtStep: null, webhookId: null,
-    repoName: null, repoBranch: null, repoCommit: null, contextFiles: null, host: null, inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheCreationTokens: null, costUsd: 0.5, durationMs: 10, turns: null, outputTruncated: false, outputSeq: 0, error: null, reportFile: null,
+    repoName: null, repoBranch: null, repoCommit: null, contextFiles: null, host: null, inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheCreationTokens: null, costUsd: 0.5, durationMs: 10, turns: null, outputTruncated: false, outputSeq: 0, agentStartedAttempt: null, error: null, reportFile: null,
     createdAt: new Date('2026-01-01T00:00:00.000Z'), startedAt: null, finishedAt: null,
   };
 

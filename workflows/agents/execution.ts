@@ -259,9 +259,11 @@ interface DelegatedRun {
 
 /**
  * The run activity, scheduled again while its task never reached the activity: it timed out on its
- * heartbeat without a single one. The activity heartbeats before anything else, so such an attempt
- * ran nothing (no agent, no output) and another is safe; once it has heartbeated, a heartbeat timeout
- * is a worker that stopped, and the run fails (its agent may have done part of the work).
+ * heartbeat without details. The activity heartbeats without details until its agent's process
+ * starts, so such an attempt started no agent and another is safe (and the record's claim of the
+ * attempt, claimAgentStart, refuses a second start should the details have reached the server late);
+ * a heartbeat timeout with details is a worker that stopped, and the run fails (its agent may have
+ * done part of the work).
  */
 async function delivered(run: () => Promise<AgentRunOutcome>): Promise<AgentRunOutcome> {
   for (let delivery = 1; ; delivery++) {

@@ -1,0 +1,1 @@
+ALTER TABLE `executions` ADD `agent_started_attempt` int;
