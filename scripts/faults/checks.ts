@@ -33,7 +33,7 @@ export interface PhaseFigures {
   causes: Record<string, number>;
 }
 
-interface RecordRow extends RowDataPacket {
+export interface RecordRow extends RowDataPacket {
   id: string;
   kind: string;
   status: string;
@@ -113,6 +113,8 @@ export function judgePhase(input: {
   let completed = 0;
   let errorWithCause = 0;
   const firstStrike = Math.min(...strikes.map((strike) => strike.struckAt));
+  // Two faults strike a moment apart: a run started between them was running when the second struck.
+  const lastStrike = Math.max(...strikes.map((strike) => strike.struckAt));
   for (const row of records) {
     if (!FINAL_STATUSES.includes(row.status)) {
       lost += 1;
@@ -130,9 +132,9 @@ export function judgePhase(input: {
         causes[key] = (causes[key] ?? 0) + 1;
       }
     }
-    // A run whose agent had not started when the fault struck must complete normally after it.
+    // A run whose agent had not started when the faults struck (the last of them) must complete normally after them.
     const firstStart = starts.find((start) => start.executionId === row.id);
-    const notStartedAtStrike = row.kind !== 'pipeline' && (firstStart === undefined || firstStart.at > firstStrike) && row.status !== 'canceled';
+    const notStartedAtStrike = row.kind !== 'pipeline' && (firstStart === undefined || firstStart.at > lastStrike) && row.status !== 'canceled';
     if (notStartedAtStrike && row.status !== 'completed') {
       violations.push(`${row.kind} ${row.id} had not started when ${input.faults.join(' + ')} struck and ended ${row.status}: ${row.error}`);
     }

@@ -1,4 +1,5 @@
 import { FAULTS, faultSchedule } from '../../scripts/faults/fault-schedule';
+import { judgePhase, type RecordRow } from '../../scripts/faults/checks';
 import { judgeRunLines } from '../../scripts/faults/run-lines';
 
 describe('the fault schedule (docs/reliability.md)', () => {
@@ -53,5 +54,41 @@ describe("a client's lines of a run, judged (docs/reliability.md)", () => {
 
   it("reads only this run's tag and count: another run's lines are not its own", () => {
     expect(judgeRunLines(['p1c0r01 line 1 of 5', 'p1c0r0 line 1 of 50', line(1)], 'p1c0r0', 5, 'error')).toMatchObject({ shown: 1, lost: 0, neverWritten: 4 });
+  });
+});
+
+describe('a phase judged (docs/reliability.md, "The checks")', () => {
+  const at = (seconds: number) => 1_800_000_000_000 + seconds * 1_000;
+  const record = (id: string, status: string, error: string | null, finishedAt: number): RecordRow =>
+    ({ id, kind: 'agent', status, source: 'manual', error, attempt: 1, pipeline_execution_id: null, started_at: new Date(at(0)), finished_at: new Date(finishedAt) }) as RecordRow;
+  const lostWorker = 'o worker que executava esta execução parou (sem heartbeat por 30 s)';
+  const judge = (records: RecordRow[], starts: Array<{ executionId: string; at: number }>) =>
+    judgePhase({
+      faults: ['redis-restart', 'agents-worker-kill'],
+      load: { runs: [], pipelineRuns: [], deliveries: [], probes: records.map((row) => row.id), refused: 0, scheduleTriggers: 0, rankingJob: false },
+      records,
+      // Redis restarted at 10 s (back at 13 s), the agents worker killed at 12 s.
+      strikes: [
+        { fault: 'redis-restart', target: 'redis', struckAt: at(10), backAt: at(13) },
+        { fault: 'agents-worker-kill', target: 'agents-a', struckAt: at(12), backAt: at(12) },
+      ],
+      watchers: [],
+      starts: starts.map((start) => ({ ...start, attempt: 1, pid: 1 })),
+      scheduleFirings: 0,
+    });
+
+  it('lets the second fault end a run started between the two strikes, not one started after both', () => {
+    const verdict = judge(
+      [record('between', 'error', lostWorker, at(44)), record('after', 'error', lostWorker, at(45)), record('probe', 'completed', null, at(20))],
+      [{ executionId: 'between', at: at(11) }, { executionId: 'after', at: at(12.5) }, { executionId: 'probe', at: at(14) }],
+    );
+    expect(verdict.violations).toEqual([`agent after had not started when redis-restart + agents-worker-kill struck and ended error: ${lostWorker}`]);
+    expect(verdict.figures).toMatchObject({ accepted: 3, completed: 1, errorWithCause: 2, lost: 0, doubled: 0, recoverMs: 10_000 });
+  });
+
+  it('counts an agent process started twice for one attempt as a run doubled', () => {
+    const verdict = judge([record('probe', 'completed', null, at(20))], [{ executionId: 'probe', at: at(14) }, { executionId: 'probe', at: at(15) }]);
+    expect(verdict.figures.doubled).toBe(1);
+    expect(verdict.violations).toEqual(['agent process of probe#1 started 2 times']);
   });
 });
