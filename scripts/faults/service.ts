@@ -28,8 +28,12 @@ const FAULTS_INDEX_PREFIX = 'faults_';
 const FAULTS_REDIS_PREFIX = 'faults:';
 export const FAULTS_TOKEN = 'faults-token-0123456789abcdef';
 export const HOSTS = { a: 'faults-a', b: 'faults-b' } as const;
-/** The data area's filesystem: small, so that "full" is one file away (a tmpfs of its own). */
-const DATA_MOUNT_BYTES = 64 * 1024 * 1024;
+/**
+ * The data area's filesystem: a tmpfs of its own, so that "full" is one file away. Room for what the long
+ * form keeps (its ~400 runs keep about 60 MB of CLI sessions and 3 MB of reports): at 64 MiB the data
+ * area filled by itself and a pipeline waited on its report (docs/reliability.md).
+ */
+const DATA_MOUNT_BYTES = 512 * 1024 * 1024;
 
 export interface FaultService {
   roles: Record<RoleName, Role>;
