@@ -70,6 +70,13 @@ export async function startFaultService(options: ServiceOptions): Promise<FaultS
   const undoAll = async () => {
     for (const step of undo.splice(0).reverse()) await Promise.resolve().then(step).catch(() => undefined);
   };
+  // Interrupted (Ctrl-C, a CI timeout): the role processes would outlive the suite and take the next run's tasks.
+  const interrupted = (signal: NodeJS.Signals) => {
+    options.log(`${signal}: stopping the service's processes`);
+    void undoAll().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  };
+  process.once('SIGINT', interrupted).once('SIGTERM', interrupted);
+  undo.unshift(() => process.off('SIGINT', interrupted).off('SIGTERM', interrupted));
   try {
     return await startProcesses(options, logDir, undo, undoAll);
   } catch (error) {
