@@ -154,7 +154,11 @@ export function judgePhase(input: {
   }
   let linesLost = 0;
   let linesDoubled = 0;
+  // The lines must have come live too: a client whose socket the service refused sees them all by catch-up only.
+  for (const watcher of watchers) if (watcher.connections() === 0) violations.push(`client ${watcher.clientId} was never connected to the WebSocket`);
   const views = new Map(watchers.flatMap((watcher) => watcher.views().map((view) => [view.executionId, view] as const)));
+  const phaseViews = load.runs.map((run) => views.get(run.executionId)).filter((view) => view !== undefined);
+  if (phaseViews.length > 0 && phaseViews.every((view) => view.liveChunks === 0)) violations.push('no line of the phase reached a client live');
   for (const run of load.runs) {
     const view = views.get(run.executionId);
     const record = byId.get(run.executionId);

@@ -33,11 +33,15 @@ export interface LoadAloneResult {
   notCompleted: string[];
   linesLost: number;
   linesDoubled: number;
+  /** Output messages (chunks) the clients received on their sockets, against those the runs' records hold (the rest came by catch-up). */
+  liveChunks: { received: number; written: number };
   /** Every 30 s: seconds since the start, runs waiting for a slot, runs running (the API's gauges). */
   queue: Array<{ atSeconds: number; waiting: number | null; running: number | null }>;
   slotWaitSeconds: { p50: number | null; p99: number | null };
   liveDelaySeconds: { p50: number | null; p99: number | null };
   apiSeconds: { p50: number | null; p99: number | null; requests: number };
+  /** The five routes with the highest p99, with their request counts. */
+  slowestRoutes: Array<{ route: string; p99: number | null; requests: number }>;
   /** Resident memory of each process in MB, every 30 s. */
   memoryMb: Record<RoleName, number[]>;
   seconds: number;
@@ -126,10 +130,21 @@ export async function runLoadAlone(options: LoadAloneOptions): Promise<LoadAlone
     }
     const between = (samplesBefore: Sample[], samplesAfter: Sample[], histogram: string, filter?: (labels: Record<string, string>) => boolean) =>
       bucketsBetween(buckets(samplesBefore, histogram, filter), buckets(samplesAfter, histogram, filter));
-    const slotWait = between(first.api, last.api, 'agent_run_slot_wait_seconds');
+    // The slot is taken in the agents workers' activity: their histograms, both hosts together.
+    const slotWait = between([...first['agents-a'], ...first['agents-b']], [...last['agents-a'], ...last['agents-b']], 'agent_run_slot_wait_seconds');
     const delay = between(first.api, last.api, 'live_output_delay_seconds');
     // The panel's and the clients' calls; not /metrics, which the suite itself reads.
     const api = between(first.api, last.api, 'http_server_request_duration_seconds', (labels) => labels.route !== '/metrics');
+    const routes = [...new Set(last.api.filter((sample) => sample.name === 'http_server_request_duration_seconds_bucket').map((sample) => sample.labels.route ?? ''))];
+    const slowestRoutes = routes
+      .filter((route) => route !== '/metrics')
+      .map((route) => {
+        const counts = between(first.api, last.api, 'http_server_request_duration_seconds', (labels) => labels.route === route);
+        return { route, p99: quantile(0.99, counts), requests: counts.get(Infinity) ?? 0 };
+      })
+      .sort((a, b) => (b.p99 ?? 0) - (a.p99 ?? 0))
+      .slice(0, 5);
+    const received = watchers.reduce((sum, watcher) => sum + watcher.views().reduce((inner, view) => inner + view.liveChunks, 0), 0);
     const { log: _log, ...shown } = options;
     return {
       options: shown,
@@ -139,10 +154,12 @@ export async function runLoadAlone(options: LoadAloneOptions): Promise<LoadAlone
       notCompleted: runs.filter((run) => statuses.get(run.executionId) !== 'completed').map((run) => `${run.executionId} ${statuses.get(run.executionId)}`),
       linesLost,
       linesDoubled,
+      liveChunks: { received, written: watchers.reduce((sum, watcher) => sum + watcher.views().reduce((inner, view) => inner + view.shownSeq, 0), 0) },
       queue,
       slotWaitSeconds: { p50: quantile(0.5, slotWait), p99: quantile(0.99, slotWait) },
       liveDelaySeconds: { p50: quantile(0.5, delay), p99: quantile(0.99, delay) },
       apiSeconds: { p50: quantile(0.5, api), p99: quantile(0.99, api), requests: [...api.values()].reduce((max, value) => Math.max(max, value), 0) },
+      slowestRoutes,
       memoryMb,
       seconds: (Date.now() - started) / 1000,
     };

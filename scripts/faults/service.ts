@@ -38,6 +38,7 @@ const DATA_MOUNT_BYTES = 512 * 1024 * 1024;
 export interface FaultService {
   roles: Record<RoleName, Role>;
   origin: string;
+  /** The WebSocket's address, with the token (`?token=`, as a browser sends it). */
   wsUrl: string;
   /** The data area, a tmpfs mounted for the suite. */
   dataMount: string;
@@ -168,7 +169,7 @@ async function startProcesses(options: ServiceOptions, logDir: string, undo: Arr
   undo.push(() => Promise.all(Object.values(roles).map((role) => role.stop())));
   await Promise.all(Object.values(roles).map((role) => role.ready(180_000)));
   const origin = `http://127.0.0.1:${httpPort}`;
-  return { roles, origin, wsUrl: `ws://127.0.0.1:${httpPort}/ws`, dataMount, roots, startsFile, logDir, pool, temporal, persons: options.persons, stop: undoAll };
+  return { roles, origin, wsUrl: `ws://127.0.0.1:${httpPort}/ws?token=${FAULTS_TOKEN}`, dataMount, roots, startsFile, logDir, pool, temporal, persons: options.persons, stop: undoAll };
 }
 
 /** Ends every workflow still open in the suite's namespace (the workers start their reconciler loops again). */

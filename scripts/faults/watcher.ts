@@ -27,6 +27,8 @@ export interface RunView {
   liveRepeats: number;
   /** Catch-ups made (record reads). */
   catchUps: number;
+  /** Live messages of this run received on the socket (each `seq` once). */
+  liveChunks: number;
 }
 
 export interface Watcher {
@@ -34,6 +36,8 @@ export interface Watcher {
   /** Starts following a run this client started (its id from the 202 answer). */
   follow(executionId: string): void;
   views(): RunView[];
+  /** Connections the service accepted (its `connected` message); 0 means every line came from catch-ups. */
+  connections(): number;
   /** Reconnections after the first connection. */
   reconnections(): number;
   /** Catches up every run not yet final (the record must be final by then). */
@@ -109,6 +113,7 @@ export function startWatcher(clientId: string, options: WatcherOptions): Watcher
       return;
     }
     if (repeated) view.liveRepeats += 1;
+    else view.liveChunks += 1;
     if (seq <= view.shownSeq) return;
     view.pending.set(seq, linesOf(data));
     applyPending(view);
@@ -125,7 +130,9 @@ export function startWatcher(clientId: string, options: WatcherOptions): Watcher
 
   const connect = () => {
     if (closed) return;
-    const opened = new WebSocket(options.wsUrl() + `?clientId=${encodeURIComponent(clientId)}`);
+    const url = new URL(options.wsUrl());
+    url.searchParams.set('clientId', clientId);
+    const opened = new WebSocket(url);
     socket = opened;
     opened.on('message', (raw) => {
       let message: any;
@@ -155,14 +162,18 @@ export function startWatcher(clientId: string, options: WatcherOptions): Watcher
     clientId,
     follow(executionId) {
       if (views.has(executionId)) return;
-      const view: RunView = { executionId, lines: [], shownSeq: 0, pending: new Map(), final: false, liveRepeats: 0, catchUps: 0 };
+      const view: RunView = { executionId, lines: [], shownSeq: 0, pending: new Map(), final: false, liveRepeats: 0, catchUps: 0, liveChunks: 0 };
       views.set(executionId, view);
-      for (const { seq, lines } of early.get(executionId) ?? []) if (seq > view.shownSeq) view.pending.set(seq, lines);
+      for (const { seq, lines } of early.get(executionId) ?? []) {
+        view.liveChunks += 1;
+        if (seq > view.shownSeq) view.pending.set(seq, lines);
+      }
       early.delete(executionId);
       applyPending(view);
       if (view.pending.size > 0) void catchUp(view);
     },
     views: () => [...views.values()],
+    connections: () => connections,
     reconnections: () => Math.max(0, connections - 1),
     async settle() {
       for (const view of views.values()) if (!view.final) await catchUp(view);
