@@ -20,7 +20,7 @@ async function main(): Promise<void> {
       'load-only': { type: 'boolean', default: false },
       minutes: { type: 'string', default: '10' },
       clients: { type: 'string', default: '50' },
-      rate: { type: 'string', default: '1' },
+      rate: { type: 'string', default: '2' },
     },
   });
   if (values['load-only']) return loadAlone(Number(values.minutes), Number(values.clients), Number(values.rate));
