@@ -101,6 +101,15 @@ function parseClaim(file: string): Claim | null {
 
 const alive = (claim: Claim) => startTimeOf(claim.pid) === claim.startTime;
 
+/**
+ * A claim file of the lease directory as a lease reads it: `live` while its process runs (the same
+ * pid and start time), `stale` once it died; null for a file that is not a claim. Reads only.
+ */
+export function leaseClaimState(file: string): { user: string; pid: number; state: 'live' | 'stale' } | null {
+  const claim = parseClaim(file);
+  return claim === null ? null : { user: claim.user, pid: claim.pid, state: alive(claim) ? 'live' : 'stale' };
+}
+
 async function removeQuietly(file: string): Promise<void> {
   await fs.rm(file, { force: true });
 }

@@ -104,8 +104,7 @@ async function killAnAgent(context: FaultContext): Promise<Strike> {
   throw new Error('cli-kill: no agent process running within 120 s');
 }
 
-/** Whether process `pid` is alive (signal 0). */
-export function isAlive(pid: number): boolean {
+function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -2,11 +2,11 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import { promisify } from 'node:util';
 import type { RowDataPacket } from 'mysql2/promise';
-import { DEFAULT_LEASE_DIR } from '../../activities/agents/agent-users';
+import { DEFAULT_LEASE_DIR, leaseClaimState } from '../../activities/agents/agent-users';
 import { startStandInModel } from '../../test/fixtures/stand-in-model';
 import { agentStarts, FINAL_STATUSES, judgePhase, untilFinal, type PhaseFigures } from './checks';
 import { faultSchedule, type Phase } from './fault-schedule';
-import { isAlive, strike, type Strike } from './injectors';
+import { strike, type Strike } from './injectors';
 import { call, prepareFixture, read, submitLoad, submitProbe, type Fixture, type LoadShape } from './load';
 import { startFaultService, type FaultService } from './service';
 import { startWatcher, type Watcher } from './watcher';
@@ -276,18 +276,17 @@ async function agentLeftovers(): Promise<{ processes: number; list: string }> {
 }
 
 /**
- * The pool's lease claims (`<user>~<pid>~<start>~<random>`, activities/agents/agent-users.ts): with
- * every run ended, a claim whose process lives is a leaked lease; one whose process was killed is
- * stale, which the next lease ignores and removes.
+ * The pool's lease claims, read as a lease reads them (activities/agents/agent-users.ts): with every
+ * run ended, a live claim is a leaked lease; a stale one (its process killed) is ignored and removed
+ * by the next lease.
  */
 function leaseClaims(): { held: string[]; stale: number } {
   const held: string[] = [];
   let stale = 0;
-  for (const claim of fs.existsSync(DEFAULT_LEASE_DIR) ? fs.readdirSync(DEFAULT_LEASE_DIR) : []) {
-    const [user, pid] = claim.split('~');
-    if (pid === undefined) continue;
-    if (isAlive(Number(pid))) held.push(`${user} (pid ${pid})`);
-    else stale += 1;
+  for (const file of fs.existsSync(DEFAULT_LEASE_DIR) ? fs.readdirSync(DEFAULT_LEASE_DIR) : []) {
+    const claim = leaseClaimState(file);
+    if (claim?.state === 'live') held.push(`${claim.user} (pid ${claim.pid})`);
+    else if (claim?.state === 'stale') stale += 1;
   }
   return { held, stale };
 }
