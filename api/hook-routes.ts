@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import type Router from '@koa/router';
 import type { ApiResources } from './resources';
-import { SIGNATURE_HEADER, triggerWebhook, WebhookInactiveError, WebhookSignatureError } from '../services/webhooks';
+import { DELIVERY_TAKEOVER_AFTER_MS, DeliveryInProgressError, SIGNATURE_HEADER, triggerWebhook, WebhookInactiveError, WebhookSignatureError } from '../services/webhooks';
 import { HttpError, RequestValidationError } from './errors';
 import { canonicalPath } from './orchestration/security/paths';
 import { orchestrationRouter } from './orchestration/router';
@@ -57,13 +57,14 @@ function deliveryIdOf(headers: Record<string, string | string[] | undefined>): s
   return undefined;
 }
 
-/** The webhook failures as HTTP errors: signature 401, switched off 403, the use cases' as everywhere. */
-const hookErrors: Middleware = async (_ctx, next) => {
+/** The webhook failures as HTTP errors: signature 401, switched off 403, a delivery in progress 503 with Retry-After, the use cases' as everywhere. */
+const hookErrors: Middleware = async (ctx, next) => {
   try {
     await next();
   } catch (error) {
     if (error instanceof WebhookSignatureError) throw new HttpError(401, error.message);
     if (error instanceof WebhookInactiveError) throw new HttpError(403, error.message);
+    if (error instanceof DeliveryInProgressError) ctx.set('Retry-After', String(DELIVERY_TAKEOVER_AFTER_MS / 1000));
     throw httpErrorOf(error);
   }
 };

@@ -464,9 +464,15 @@ export const webhookDeliveries = mysqlTable(
     /** The caller's delivery id (X-GitHub-Delivery or X-Webhook-Delivery); null when none was sent. */
     deliveryId: varchar('delivery_id', { length: 200 }),
     caller: varchar('caller', { length: 100 }).notNull(),
+    /** The run this call starts: its id is chosen when the call is recorded, before the run exists (docs/webhooks.md "Deliveries"). */
     executionId: varchar('execution_id', { length: 36 }),
-    /** Why the call started nothing: `budget` (a daily budget was exhausted: 409; docs/budgets.md); null: it started its run. */
+    /**
+     * Why the call started nothing: `budget` (a daily budget was exhausted: 409; docs/budgets.md) or
+     * `not_started` (the start failed: 503); null: it started, or is starting, its run.
+     */
     refused: varchar('refused', { length: 20 }),
+    /** Counted in the webhook's `triggerCount`: once per delivery, whatever number of calls it took. */
+    counted: boolean('counted').notNull().default(false),
     receivedAt: datetime('received_at', { fsp: 3, mode: 'date' }).notNull(),
   },
   (table) => [uniqueIndex('webhook_deliveries_once').on(table.webhookId, table.deliveryId), index('webhook_deliveries_received').on(table.webhookId, table.receivedAt)],

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { and, asc, count, eq, sql } from 'drizzle-orm';
+import { and, asc, count, eq, isNull, sql } from 'drizzle-orm';
 import type { SealedSecret } from '../lib/secret-box';
 import type { Database } from './index';
 import { agents, executions, pipelines, webhookDeliveries, webhooks } from './schema';
@@ -131,80 +131,109 @@ export async function webhookTargetExists(db: Database, targetType: WebhookTarge
   return Number(row?.n ?? 0) > 0;
 }
 
-/** One more trigger: the count and its time, in one statement so concurrent calls never lose one. */
-export async function countTrigger(db: Database, id: string, at: Date): Promise<void> {
-  await db
-    .update(webhooks)
-    .set({ triggerCount: sql`${webhooks.triggerCount} + 1`, lastTriggeredAt: at })
-    .where(eq(webhooks.id, id));
-}
-
 export interface Delivery {
   id: string;
   deliveryId: string | null;
+  /** The run the call starts, chosen when the call is recorded (null: refused by a budget, or recorded before that). */
   executionId: string | null;
+  /** Counted in the webhook's triggerCount (countDelivery). */
+  counted: boolean;
+}
+
+/** The record of a delivery already received, as a repeat of it finds it. */
+export interface ReceivedDelivery extends Delivery {
+  refused: string | null;
+  receivedAt: Date;
+  /** The record of `executionId` exists: the run was started (or is being started). */
+  runExists: boolean;
+}
+
+export interface DeliveryCall {
+  webhookId: string;
+  deliveryId: string | null;
+  caller: string;
+  /** The id the run will have, so a repeat can tell a run never started from one started. */
+  executionId: string;
+  receivedAt: Date;
 }
 
 /**
  * Records a call before its run starts. With a delivery id, only the first call of that id per webhook
- * is recorded: a repeat gets `{claimed: false, first}` (the first call's record) and must start nothing.
+ * is recorded: a repeat gets `{claimed: false, first}` (the first call's record) and must not start
+ * anything unless it takes the record over (takeOverDelivery).
  */
-export async function claimDelivery(
-  db: Database,
-  webhookId: string,
-  deliveryId: string | null,
-  caller: string,
-  receivedAt: Date,
-): Promise<{ claimed: true; delivery: Delivery } | { claimed: false; first: Delivery }> {
+export async function claimDelivery(db: Database, call: DeliveryCall): Promise<{ claimed: true; delivery: Delivery } | { claimed: false; first: ReceivedDelivery }> {
   const id = randomUUID();
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await db.insert(webhookDeliveries).values({ id, webhookId, deliveryId, caller, executionId: null, receivedAt });
-      return { claimed: true, delivery: { id, deliveryId, executionId: null } };
-    } catch (error) {
-      if (deliveryId === null || !isDuplicateKey(error)) throw error;
-      const [first] = await db
-        .select({ id: webhookDeliveries.id, deliveryId: webhookDeliveries.deliveryId, executionId: webhookDeliveries.executionId, refused: webhookDeliveries.refused })
-        .from(webhookDeliveries)
-        .where(and(eq(webhookDeliveries.webhookId, webhookId), eq(webhookDeliveries.deliveryId, deliveryId)));
-      if (!first) throw error; // deleted meanwhile (the first call's run failed to start): let the caller retry
-      // A delivery refused before (a budget) started nothing: sent again, it is a new call (once).
-      if (first.refused !== null && attempt === 1) {
-        await db.delete(webhookDeliveries).where(eq(webhookDeliveries.id, first.id));
-        continue;
-      }
-      return { claimed: false, first: { id: first.id, deliveryId: first.deliveryId, executionId: first.executionId } };
-    }
+  try {
+    await db.insert(webhookDeliveries).values({ id, ...call, counted: false });
+    return { claimed: true, delivery: { id, deliveryId: call.deliveryId, executionId: call.executionId, counted: false } };
+  } catch (error) {
+    if (call.deliveryId === null || !isDuplicateKey(error)) throw error;
+    const [first] = await db
+      .select({
+        id: webhookDeliveries.id,
+        deliveryId: webhookDeliveries.deliveryId,
+        executionId: webhookDeliveries.executionId,
+        counted: webhookDeliveries.counted,
+        refused: webhookDeliveries.refused,
+        receivedAt: webhookDeliveries.receivedAt,
+        run: executions.id,
+      })
+      .from(webhookDeliveries)
+      .leftJoin(executions, eq(executions.id, webhookDeliveries.executionId))
+      .where(and(eq(webhookDeliveries.webhookId, call.webhookId), eq(webhookDeliveries.deliveryId, call.deliveryId)));
+    if (!first) throw error; // removed meanwhile (its webhook deleted): the caller may send it again
+    const { run, ...delivery } = first;
+    return { claimed: false, first: { ...delivery, runExists: run !== null } };
   }
 }
 
-/** The call was recorded and refused (`budget`): it started nothing, and was not counted as a trigger. */
-export async function refuseDelivery(db: Database, deliveryRowId: string, reason: 'budget'): Promise<void> {
-  await db.update(webhookDeliveries).set({ refused: reason }).where(eq(webhookDeliveries.id, deliveryRowId));
+/**
+ * Makes a received delivery's record this call's, if no other call changed it since it was read
+ * (compare-and-set on its state and time): the caller, the time and the run's id become this call's;
+ * whether it was counted is kept. Null when another call took it first.
+ */
+export async function takeOverDelivery(db: Database, first: ReceivedDelivery, call: Pick<DeliveryCall, 'caller' | 'executionId' | 'receivedAt'>): Promise<Delivery | null> {
+  const [result] = await db
+    .update(webhookDeliveries)
+    .set({ caller: call.caller, executionId: call.executionId, receivedAt: call.receivedAt, refused: null })
+    .where(
+      and(
+        eq(webhookDeliveries.id, first.id),
+        eq(webhookDeliveries.receivedAt, first.receivedAt),
+        first.refused === null ? isNull(webhookDeliveries.refused) : eq(webhookDeliveries.refused, first.refused),
+      ),
+    );
+  if (result.affectedRows === 0) return null;
+  return { id: first.id, deliveryId: first.deliveryId, executionId: call.executionId, counted: first.counted };
 }
 
-export async function setDeliveryExecution(db: Database, deliveryRowId: string, executionId: string): Promise<void> {
-  await db.update(webhookDeliveries).set({ executionId }).where(eq(webhookDeliveries.id, deliveryRowId));
+/**
+ * Counts the delivery in its webhook's triggerCount (and its time) unless it was counted already:
+ * the mark and the count in one transaction, so a delivery is counted once however many calls it
+ * took, and concurrent calls never lose one.
+ */
+export async function countDelivery(db: Database, webhookId: string, delivery: Pick<Delivery, 'id'>, at: Date): Promise<void> {
+  await db.transaction(async (tx) => {
+    const [marked] = await tx
+      .update(webhookDeliveries)
+      .set({ counted: true })
+      .where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.counted, false)));
+    if (marked.affectedRows === 0) return;
+    await tx
+      .update(webhooks)
+      .set({ triggerCount: sql`${webhooks.triggerCount} + 1`, lastTriggeredAt: at })
+      .where(eq(webhooks.id, webhookId));
+  });
 }
 
-/** Forgets a call whose run did not start, so the sender may deliver it again. */
-export async function releaseDelivery(db: Database, deliveryRowId: string): Promise<void> {
-  await db.delete(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryRowId));
-}
-
-export async function listDeliveries(db: Database, webhookId: string): Promise<(Delivery & { caller: string; receivedAt: Date; refused: string | null })[]> {
-  return db
-    .select({
-      id: webhookDeliveries.id,
-      deliveryId: webhookDeliveries.deliveryId,
-      executionId: webhookDeliveries.executionId,
-      caller: webhookDeliveries.caller,
-      receivedAt: webhookDeliveries.receivedAt,
-      refused: webhookDeliveries.refused,
-    })
-    .from(webhookDeliveries)
-    .where(eq(webhookDeliveries.webhookId, webhookId))
-    .orderBy(asc(webhookDeliveries.receivedAt));
+/**
+ * The call started nothing: `budget` (refused, 409: no run will have its id) or `not_started` (its
+ * start failed). Either way the sender may deliver it again, as a new call.
+ */
+export async function refuseDelivery(db: Database, deliveryRowId: string, reason: 'budget' | 'not_started'): Promise<void> {
+  const changes = reason === 'budget' ? { refused: reason, executionId: null } : { refused: reason };
+  await db.update(webhookDeliveries).set(changes).where(eq(webhookDeliveries.id, deliveryRowId));
 }
 
 /** The dashboard's counters (contract 3.11). */

@@ -7,7 +7,7 @@ import { startStandInModel } from '../../test/fixtures/stand-in-model';
 import { agentStarts, FINAL_STATUSES, judgePhase, untilFinal, type PhaseFigures } from './checks';
 import { faultSchedule, type Phase } from './fault-schedule';
 import { strike, type Strike } from './injectors';
-import { call, prepareFixture, read, submitLoad, submitProbe, type Fixture, type LoadShape } from './load';
+import { call, prepareFixture, read, submitLoad, submitProbe, type Fixture, type LoadShape, type PhaseLoad } from './load';
 import { startFaultService, type FaultService } from './service';
 import { startWatcher, type Watcher } from './watcher';
 
@@ -77,13 +77,15 @@ export async function runFaultSuite(options: SuiteOptions): Promise<SuiteResult>
 
     const phases: PhaseFigures[] = [];
     const violations: string[] = [];
+    const deliveries: PhaseLoad['deliveries'] = [];
     for (const [index, phase] of schedule.entries()) {
       const verdict = await runPhase(service, fixture, watchers, shape, phase, index, log, session);
       phases.push(verdict.figures);
+      deliveries.push(...verdict.deliveries);
       violations.push(...verdict.violations.map((violation) => `phase ${index + 1} (${phase.faults.join('+')}): ${violation}`));
       log(`phase ${index + 1} (${phase.faults.join('+')}): ${JSON.stringify(verdict.figures)}${verdict.violations.length > 0 ? `\n  ${verdict.violations.join('\n  ')}` : ''}`);
     }
-    const final = await finalChecks(service, fixture, gated, violations, log);
+    const final = await finalChecks(service, fixture, gated, deliveries, violations, log);
     return { seed: options.seed, form: options.form, phases, violations, final, seconds: (Date.now() - started) / 1000 };
   } finally {
     for (const watcher of watchers) watcher.close();
@@ -101,7 +103,7 @@ async function runPhase(
   index: number,
   log: (line: string) => void,
   session: string,
-): Promise<{ figures: PhaseFigures; violations: string[] }> {
+): Promise<{ figures: PhaseFigures; violations: string[]; deliveries: PhaseLoad['deliveries'] }> {
   const since = new Date(Date.now() - 1_000);
   const ranking = shape.ranking || phase.faults.includes('ranking-worker-kill');
   const loading = submitLoad(service, fixture, watchers, { ...shape, ranking }, index + 1);
@@ -143,7 +145,7 @@ async function runPhase(
   }
   if (ranking) await rankingCompleted(service, extra);
   const verdict = judgePhase({ faults: phase.faults, load, records, strikes, watchers, starts: agentStarts(service.startsFile), scheduleFirings: firings });
-  return { figures: verdict.figures, violations: [...verdict.violations, ...extra] };
+  return { figures: verdict.figures, violations: [...verdict.violations, ...extra], deliveries: load.deliveries };
 }
 
 /** Two runs of the gated pipeline, waiting for approval before step 2 through every fault. */
@@ -216,7 +218,14 @@ async function rankingCompleted(service: FaultService, violations: string[]): Pr
   }
 }
 
-async function finalChecks(service: FaultService, fixture: Fixture, gated: string[], violations: string[], log: (line: string) => void): Promise<SuiteResult['final']> {
+async function finalChecks(
+  service: FaultService,
+  fixture: Fixture,
+  gated: string[],
+  deliveries: PhaseLoad['deliveries'],
+  violations: string[],
+  log: (line: string) => void,
+): Promise<SuiteResult['final']> {
   // The pipelines waited through every fault: still waiting, then complete once approved.
   for (const id of gated) {
     const record = await read(service, `/api/executions/history/${id}`);
@@ -241,14 +250,20 @@ async function finalChecks(service: FaultService, fixture: Fixture, gated: strin
     violations.push(`the ranking holds ${ranking!.n} entries of ${rankingPersons} persons, positions ${ranking!.first}..${ranking!.last}; expected ${service.persons} persons at 1..${service.persons}`);
   }
 
-  // Webhook deliveries counted once: the trigger count, the deliveries and the records agree.
+  // Webhook deliveries counted once, each answered with a run of its own; any other run of the webhook is a start that failed (told to the sender as such).
   const [[hooks]] = await service.pool.query<RowDataPacket[]>(
-    "SELECT w.trigger_count AS triggers, (SELECT COUNT(*) FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.refused IS NULL) AS deliveries, (SELECT COUNT(*) FROM executions e WHERE e.webhook_id = w.id AND e.source = 'webhook') AS records FROM webhooks w WHERE w.id = ?",
+    'SELECT w.trigger_count AS triggers, (SELECT COUNT(*) FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.counted) AS deliveries FROM webhooks w WHERE w.id = ?',
     [fixture.webhook.id],
   );
-  if (Number(hooks!.triggers) !== Number(hooks!.records) || Number(hooks!.deliveries) !== Number(hooks!.records)) {
-    violations.push(`webhook: triggerCount ${hooks!.triggers}, deliveries ${hooks!.deliveries}, records ${hooks!.records}`);
+  const answered = new Set(deliveries.map((delivery) => delivery.executionId));
+  const [unanswered] = await service.pool.query<RowDataPacket[]>("SELECT id, status, error FROM executions WHERE webhook_id = ? AND source = 'webhook'", [fixture.webhook.id]);
+  const webhookRecords = unanswered.length;
+  const others = unanswered.filter((row) => !answered.has(row.id));
+  if (Number(hooks!.triggers) !== deliveries.length || Number(hooks!.deliveries) !== deliveries.length) {
+    violations.push(`webhook: ${deliveries.length} deliveries accepted, triggerCount ${hooks!.triggers}, ${hooks!.deliveries} counted`);
   }
+  if (answered.size !== deliveries.length) violations.push(`webhook: ${deliveries.length} deliveries answered ${answered.size} distinct runs`);
+  for (const row of others) if (row.status !== 'error') violations.push(`webhook run ${row.id} answered to no delivery ended ${row.status}, not as a failed start`);
 
   // Schedule firings neither lost nor doubled: one record per firing workflow.
   let scheduleFirings = 0;
@@ -264,8 +279,8 @@ async function finalChecks(service: FaultService, fixture: Fixture, gated: strin
   const leases = leaseClaims();
   if (leases.held.length > 0) violations.push(`pool users still leased by a live process with no run left: ${leases.held.join(', ')}`);
   log(`leases: none held; ${leases.stale} stale claim(s) of killed workers (ignored and removed by the next lease, docs/agent-process.md)`);
-  log(`final: ${approvedPipelines} gated pipelines completed, ranking ${rankingPersons} persons, webhook ${hooks!.records} runs, schedule ${scheduleFirings} firings`);
-  return { approvedPipelines, rankingPersons, webhookTriggerCount: Number(hooks!.triggers), webhookDeliveries: Number(hooks!.deliveries), scheduleFirings, scheduleRecords: Number(scheduled!.n) };
+  log(`final: ${approvedPipelines} gated pipelines completed, ranking ${rankingPersons} persons, webhook ${deliveries.length} deliveries, ${webhookRecords} runs (${others.length} failed starts), schedule ${scheduleFirings} firings`);
+  return { approvedPipelines, rankingPersons, webhookTriggerCount: Number(hooks!.triggers), webhookDeliveries: deliveries.length, scheduleFirings, scheduleRecords: Number(scheduled!.n) };
 }
 
 /** Processes of the agents' pool users (group `agents`) still alive: an agent or a tool outliving its run. */

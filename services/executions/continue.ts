@@ -36,6 +36,6 @@ export async function continueSession(
       parentSessionId: request.sessionId,
       parentExecutionId: parent.id,
     },
-    request.sessionId,
+    { resumeSessionId: request.sessionId },
   );
 }

@@ -54,6 +54,13 @@ export async function storeExecution(
   return execution;
 }
 
+export interface LaunchOptions {
+  /** The agent's session the run continues (`--resume`); absent: a new session. */
+  resumeSessionId?: string | null;
+  /** The record's id when the caller chose it (a webhook delivery records it before the run starts); absent: a new one. */
+  id?: string;
+}
+
 /**
  * Stores a new execution (storeExecution) and starts its workflow. The concurrency slot is taken by
  * the workflow. A run started by a workflow (a schedule's, a delegation) is stored by its activity
@@ -65,14 +72,14 @@ export async function launchExecution(
   agent: Pick<Agent, 'id' | 'name' | 'dailyBudgetUsd'>,
   clientId: string | null,
   input: LaunchInput,
-  resumeSessionId: string | null = null,
+  options: LaunchOptions = {},
 ): Promise<LaunchedExecution> {
   await refuseOverBudget(deps, agent);
-  const execution = await storeExecution(deps, agent, clientId, input);
+  const execution = await storeExecution(deps, agent, clientId, input, options.id);
   await startRecordWorkflow(
     deps,
     execution,
-    () => startAgentExecution(deps.temporal, { executionId: execution.id, resumeSessionId }, execution),
+    () => startAgentExecution(deps.temporal, { executionId: execution.id, resumeSessionId: options.resumeSessionId ?? null }, execution),
     'A execução não pôde ser iniciada: o motor de workflows está indisponível',
     lifecycleStreamOf(deps, execution),
   );
@@ -94,6 +101,8 @@ export interface ExecuteRequest {
   webhookId?: string | null;
   /** Uploaded files (POST /uploads) named in the prompt after the task, kept in the record (docs/uploads.md). */
   contextFiles?: readonly ContextFileRequest[];
+  /** The record's id, when the caller chose it (LaunchOptions.id). */
+  executionId?: string;
 }
 
 /**
@@ -119,5 +128,5 @@ export async function executeAgent(deps: ExecutionDeps, agentId: string, clientI
     instructions: request.instructions ?? '',
     workingDirectory: repository?.workingDirectory ?? request.workingDirectory ?? agent.workingDirectory ?? settings.workingDirectory,
     model: agent.model ?? settings.defaultModel,
-  });
+  }, { id: request.executionId });
 }

@@ -38,6 +38,8 @@ export interface PipelineRunRequest {
   contextFiles?: readonly ContextFileRequest[];
   /** The input already lists the context files (a retry of a run: its stored input): checked and kept, not listed again. */
   inputListsContextFiles?: boolean;
+  /** The run's id, when the caller chose it (a webhook delivery records it before the run starts); absent: a new one. */
+  executionId?: string;
 }
 
 const NO_APPROVAL = 'Nenhuma aprovação pendente para este pipeline';
@@ -78,13 +80,13 @@ export async function executePipeline(deps: PipelineRunDeps, pipelineId: string,
     model: settings.defaultModel,
     webhookId: request.webhookId ?? null,
     scheduleId: request.scheduleId ?? null,
-  });
+  }, request.executionId);
 }
 
 /** Stores the run and starts its workflow; `steps`, each step's agent, and the record label it in the Temporal Web UI. */
-async function startRun(deps: PipelineRunDeps, steps: PipelineStepLabel[], record: NewExecution): Promise<StartedPipelineRun> {
+async function startRun(deps: PipelineRunDeps, steps: PipelineStepLabel[], record: Omit<NewExecution, 'id'>, id: string = randomUUID()): Promise<StartedPipelineRun> {
   const workingDirectory = await confinedWorkingDirectory(deps.workdirRoots, record.workingDirectory, 'workingDirectory');
-  const run = await createExecution(deps.db, { ...record, id: randomUUID(), workingDirectory });
+  const run = await createExecution(deps.db, { ...record, id, workingDirectory });
   const description = { pipelineId: run.pipelineId ?? '', pipelineName: run.agentName, source: run.source, scheduleId: run.scheduleId, webhookId: run.webhookId, resumedAtStep: run.resumedAtStep };
   await startRecordWorkflow(
     deps,

@@ -1,11 +1,13 @@
+import { randomUUID } from 'node:crypto';
+import { isDuplicateKey } from '../../db/mysql-errors';
 import {
   claimDelivery,
-  countTrigger,
+  countDelivery,
   findWebhookByToken,
   refuseDelivery,
-  releaseDelivery,
-  setDeliveryExecution,
+  takeOverDelivery,
   webhookSecretContext,
+  type Delivery,
   type Webhook,
   type WebhookWithSecret,
 } from '../../db/webhooks-store';
@@ -68,13 +70,14 @@ export async function testWebhook(deps: WebhookDeps, id: string): Promise<Tested
   return { success: true, message, ...started };
 }
 
-async function startTarget(deps: WebhookDeps, webhook: Webhook, run: TargetRun, source: 'webhook' | 'webhook-test'): Promise<StartedTarget> {
+/** Starts the webhook's target; `id`, when given, is the run's id (chosen before, with its delivery). */
+async function startTarget(deps: WebhookDeps, webhook: Webhook, run: TargetRun, source: 'webhook' | 'webhook-test', id?: string): Promise<StartedTarget> {
   if (webhook.targetType === 'pipeline') {
-    const request = { input: run.task, workingDirectory: run.workingDirectory ?? null, source, webhookId: webhook.id };
+    const request = { input: run.task, workingDirectory: run.workingDirectory ?? null, source, webhookId: webhook.id, executionId: id };
     const { pipelineId, executionId } = await executePipeline(deps, webhook.targetId, null, request);
     return { pipelineId, executionId };
   }
-  const { executionId } = await executeAgent(deps, webhook.targetId, null, { task: run.task, instructions: run.instructions, source, webhookId: webhook.id });
+  const { executionId } = await executeAgent(deps, webhook.targetId, null, { task: run.task, instructions: run.instructions, source, webhookId: webhook.id, executionId: id });
   return { executionId };
 }
 
@@ -99,12 +102,27 @@ export interface HookAnswer {
   webhook: string;
 }
 
+/** How long a delivery's first call may take to store its run before a repeat takes the delivery over. */
+export const DELIVERY_TAKEOVER_AFTER_MS = 10_000;
+
+/** A repeat of a delivery whose first call may still be storing its run: 503, to be sent again later. */
+export class DeliveryInProgressError extends UnavailableError {
+  override name = 'DeliveryInProgressError';
+  constructor() {
+    super('Esta entrega ainda está sendo iniciada: envie-a de novo em alguns segundos');
+  }
+}
+
 /**
  * A call of /hook/:token. In order: unknown token NotFoundError; a missing or wrong signature
  * WebhookSignatureError (when a secret applies: the webhook's own, else WEBHOOK_SECRET); inactive
- * WebhookInactiveError; a bad payload InvalidInputError; a delivery id seen before answers the first
- * call's run and starts nothing; an agent target's daily budget exhausted BudgetExhaustedError (the
- * call recorded as refused, not counted). Otherwise the call is recorded and counted, then the target starts.
+ * WebhookInactiveError; a bad payload InvalidInputError. Then the call is recorded with the id its
+ * run will have (docs/webhooks.md "Deliveries"): a delivery id seen before answers the first call's
+ * run and starts nothing, unless that call started nothing (refused, or its start failed: this call
+ * is a new one) or died before storing its run (taken over after DELIVERY_TAKEOVER_AFTER_MS, with the
+ * same run id; DeliveryInProgressError before). An agent target's daily budget exhausted is
+ * BudgetExhaustedError (the call recorded as refused, not counted). Otherwise the delivery is counted
+ * once, then the target starts.
  */
 export async function triggerWebhook(deps: WebhookDeps, call: HookCall): Promise<HookAnswer> {
   const webhook = await findWebhookByToken(deps.db, call.token);
@@ -115,28 +133,61 @@ export async function triggerWebhook(deps: WebhookDeps, call: HookCall): Promise
   const run = webhook.targetType === 'pipeline' ? pipelineRunOf(payload) : agentRunOf(payload);
 
   const now = new Date();
-  const claim = await claimDelivery(deps.db, webhook.id, call.deliveryId ?? null, call.caller, now);
-  if (!claim.claimed) {
-    const pipeline = webhook.targetType === 'pipeline' ? { pipelineId: webhook.targetId } : {};
-    return { ...pipeline, executionId: claim.first.executionId, status: 'duplicate', webhook: webhook.name };
+  const delivery = await deliveryToStart(deps, webhook, call, now);
+  if ('duplicate' in delivery) return delivery.duplicate;
+  if (!delivery.counted) {
+    // An agent's exhausted daily budget refuses the call (409): recorded as refused, not counted, nothing started.
+    const refusal = webhook.targetType === 'agent' ? await agentBudgetRefusal(deps, webhook.targetId) : null;
+    if (refusal !== null) {
+      await refuseDelivery(deps.db, delivery.id, 'budget');
+      throw refusal;
+    }
+    // Counted before the start, as the legacy server did: a run that then fails to start still counts (once).
+    await countDelivery(deps.db, webhook.id, delivery, now);
   }
-  // An agent's exhausted daily budget refuses the call (409): recorded as refused, not counted, nothing started.
-  const refusal = webhook.targetType === 'agent' ? await agentBudgetRefusal(deps, webhook.targetId) : null;
-  if (refusal !== null) {
-    await refuseDelivery(deps.db, claim.delivery.id, 'budget');
-    throw refusal;
-  }
-  // Counted before the start, as the legacy server did: a run that then fails to start still counts.
-  await countTrigger(deps.db, webhook.id, now);
-  let started: StartedTarget;
+  const executionId = delivery.executionId!;
   try {
-    started = await startTarget(deps, webhook, run, 'webhook');
+    const started = await startTarget(deps, webhook, run, 'webhook', executionId);
+    return { ...started, status: 'started', webhook: webhook.name };
   } catch (error) {
-    if (call.deliveryId !== undefined) await releaseDelivery(deps.db, claim.delivery.id);
+    // Another call of this delivery stored the run first (a takeover racing a slow first call).
+    if (isDuplicateKey(error)) return duplicateAnswer(webhook, executionId);
+    // Unmarked (the database down too), the record is taken over by a repeat after DELIVERY_TAKEOVER_AFTER_MS.
+    await refuseDelivery(deps.db, delivery.id, 'not_started').catch((markError: unknown) => deps.logger.error({ err: markError, deliveryRowId: delivery.id }, 'failed start of a delivery not recorded'));
     throw error;
   }
-  await setDeliveryExecution(deps.db, claim.delivery.id, started.executionId);
-  return { ...started, status: 'started', webhook: webhook.name };
+}
+
+/**
+ * The delivery record this call starts its run with, or the answer to a repeat that must start
+ * nothing. The run's id is chosen here, before anything is stored, so a repeat can tell whether the
+ * first call stored its run.
+ */
+async function deliveryToStart(deps: WebhookDeps, webhook: Webhook, call: HookCall, now: Date): Promise<Delivery | { duplicate: HookAnswer }> {
+  const executionId = randomUUID();
+  const claim = await claimDelivery(deps.db, { webhookId: webhook.id, deliveryId: call.deliveryId ?? null, caller: call.caller, executionId, receivedAt: now });
+  if (claim.claimed) return claim.delivery;
+  const { first } = claim;
+  let takenOver: Delivery | null;
+  if (first.refused !== null) {
+    // The first call started nothing: this one is a new call, with a run of its own.
+    takenOver = await takeOverDelivery(deps.db, first, { caller: call.caller, executionId, receivedAt: now });
+  } else if (first.runExists || first.executionId === null) {
+    return { duplicate: duplicateAnswer(webhook, first.executionId) };
+  } else if (now.getTime() - first.receivedAt.getTime() >= DELIVERY_TAKEOVER_AFTER_MS) {
+    // The first call died before storing its run: started now under the id it chose, so that call, were
+    // it only slow, collides on the record's key instead of starting a second run.
+    takenOver = await takeOverDelivery(deps.db, first, { caller: call.caller, executionId: first.executionId, receivedAt: now });
+  } else {
+    throw new DeliveryInProgressError();
+  }
+  if (takenOver === null) throw new DeliveryInProgressError();
+  return takenOver;
+}
+
+function duplicateAnswer(webhook: Webhook, executionId: string | null): HookAnswer {
+  const pipeline = webhook.targetType === 'pipeline' ? { pipelineId: webhook.targetId } : {};
+  return { ...pipeline, executionId, status: 'duplicate', webhook: webhook.name };
 }
 
 /** The refusal of a run of agent `agentId` by a daily budget; null when it may run (or is gone: executeAgent says so). */

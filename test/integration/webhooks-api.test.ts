@@ -257,6 +257,82 @@ describe('webhooks, with the real CLI', () => {
       expect(after).toBe(before + 1);
     });
 
+    describe('a delivery whose first call did not finish (docs/webhooks.md "Deliveries")', () => {
+      const triggerCount = async () => (await call('GET', '/api/webhooks')).body.find((item: any) => item.id === webhook.id).triggerCount;
+      const deliveryRow = async (deliveryId: string) =>
+        (await server.resources.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.deliveryId, deliveryId)))[0]!;
+      /** The record a call leaves when its process dies after recording the delivery, before storing its run. */
+      async function abandonedClaim(deliveryId: string, secondsAgo: number, fields: { counted?: boolean; refused?: string } = {}) {
+        const row = { id: randomUUID(), webhookId: webhook.id, deliveryId, caller: '127.0.0.1', executionId: randomUUID(), receivedAt: new Date(Date.now() - secondsAgo * 1000), counted: true, ...fields };
+        await server.resources.database.db.insert(webhookDeliveries).values(row);
+        return row;
+      }
+      const runsOf = async (task: string) => server.resources.database.db.select({ id: executions.id }).from(executions).where(eq(executions.task, task));
+
+      it('answers 503 with Retry-After while the first call may still be storing its run, and starts nothing', async () => {
+        const deliveryId = randomUUID();
+        const claim = await abandonedClaim(deliveryId, 1);
+        const before = await triggerCount();
+        const response = await fetch(`${server.url}/hook/${webhook.token}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-webhook-delivery': deliveryId }, body: JSON.stringify({ task: `em andamento ${deliveryId}` }) });
+        expect(response.status).toBe(503);
+        expect(response.headers.get('retry-after')).toBe('10');
+        expect(await response.json()).toEqual({ error: 'Esta entrega ainda está sendo iniciada: envie-a de novo em alguns segundos' });
+        expect(await runsOf(`em andamento ${deliveryId}`)).toEqual([]);
+        expect(await deliveryRow(deliveryId)).toMatchObject({ executionId: claim.executionId, refused: null, counted: true });
+        expect(await triggerCount()).toBe(before);
+      });
+
+      it('takes over a delivery whose first call died before storing its run: the run it chose starts, counted once', async () => {
+        const deliveryId = randomUUID();
+        const task = `retomada ${deliveryId}`;
+        const claim = await abandonedClaim(deliveryId, 11);
+        const before = await triggerCount();
+        const taken = await hook(webhook.token, JSON.stringify({ task }), { 'X-GitHub-Delivery': deliveryId });
+        expect(taken).toEqual({ status: 202, body: { executionId: claim.executionId, status: 'started', webhook: 'gancho externo' } });
+        // The first call had counted it: not counted again.
+        expect(await triggerCount()).toBe(before);
+        expect(await untilFinished(claim.executionId)).toMatchObject({ status: 'completed', task, source: 'webhook', webhookId: webhook.id });
+        const repeat = await hook(webhook.token, JSON.stringify({ task }), { 'X-GitHub-Delivery': deliveryId });
+        expect(repeat).toEqual({ status: 202, body: { executionId: claim.executionId, status: 'duplicate', webhook: 'gancho externo' } });
+        expect(await runsOf(task)).toEqual([{ id: claim.executionId }]);
+
+        // A first call that died before counting: the call that takes it over counts it.
+        const uncounted = randomUUID();
+        const second = await abandonedClaim(uncounted, 11, { counted: false });
+        expect(await hook(webhook.token, JSON.stringify({ task: `não contada ${uncounted}` }), { 'X-GitHub-Delivery': uncounted })).toMatchObject({ status: 202, body: { executionId: second.executionId, status: 'started' } });
+        expect(await triggerCount()).toBe(before + 1);
+        expect(await deliveryRow(uncounted)).toMatchObject({ executionId: second.executionId, refused: null, counted: true });
+      }, 150_000);
+
+      it('starts a delivery whose first start failed as a new run, without counting it again', async () => {
+        const deliveryId = randomUUID();
+        const task = `nova tentativa ${deliveryId}`;
+        const failed = await abandonedClaim(deliveryId, 0, { refused: 'not_started' });
+        const before = await triggerCount();
+        const again = await hook(webhook.token, JSON.stringify({ task }), { 'X-Webhook-Delivery': deliveryId });
+        expect(again).toMatchObject({ status: 202, body: { status: 'started' } });
+        expect(again.body.executionId).not.toBe(failed.executionId);
+        expect(await deliveryRow(deliveryId)).toMatchObject({ executionId: again.body.executionId, refused: null, counted: true });
+        expect(await triggerCount()).toBe(before);
+        expect(await runsOf(task)).toEqual([{ id: again.body.executionId }]);
+      });
+
+      it('records a start that fails as not started: the run refused, the delivery sent again starts it', async () => {
+        const inactive = await standInAgent('desligado', 'inactive');
+        const target = await newWebhook({ name: 'alvo inativo', targetType: 'agent', targetId: inactive.id });
+        const deliveryId = randomUUID();
+        const refused = await hook(target.token, '{}', { 'X-Webhook-Delivery': deliveryId });
+        expect(refused).toEqual({ status: 400, body: { error: `O agente ${inactive.id} está inativo` } });
+        expect(await deliveryRow(deliveryId)).toMatchObject({ refused: 'not_started', counted: true });
+        expect((await call('GET', '/api/webhooks')).body.find((item: any) => item.id === target.id).triggerCount).toBe(1);
+        expect((await call('PUT', `/api/agents/${inactive.id}`, { status: 'active' })).status).toBe(200);
+        const started = await hook(target.token, '{}', { 'X-Webhook-Delivery': deliveryId });
+        expect(started).toMatchObject({ status: 202, body: { status: 'started', executionId: expect.any(String) } });
+        expect(await deliveryRow(deliveryId)).toMatchObject({ executionId: started.body.executionId, refused: null, counted: true });
+        expect((await call('GET', '/api/webhooks')).body.find((item: any) => item.id === target.id).triggerCount).toBe(1);
+      });
+    });
+
     it('answers 404 for an unknown token, 403 for an inactive webhook, 400 for a body that is not a JSON object, 413 beyond 1 MB', async () => {
       const notFound = { status: 404, body: { error: 'Webhook não encontrado' } };
       expect(await hook('0'.repeat(48), '{}')).toEqual(notFound);
