@@ -19,6 +19,8 @@ import {
   trustProxyHeaders,
 } from './orchestration/security';
 import { rankingApi } from './ranking';
+import { openApiDocuments } from './openapi/catalog';
+import { referenceAssets } from './openapi/routes';
 import { panelFiles } from './panel';
 import { publishedSites } from './sites';
 import { sitesDirectory } from '../services/files';
@@ -85,10 +87,14 @@ export function createApp(resources: ApiResources): websockify.App {
   app.use(hook.routes()).use(hook.allowedMethods({ throw: true }));
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: JSON_BODY_LIMIT, onError: rethrowBodyError }));
 
+  // Both OpenAPI documents are built now: a schema that cannot be described stops the start, not a reader.
+  openApiDocuments();
   const ranking = rankingApi(resources);
   const orchestration = orchestrationApi(resources);
   app.use(ranking.routes()).use(ranking.allowedMethods({ throw: true }));
   app.use(orchestration.routes()).use(orchestration.allowedMethods({ throw: true }));
+  // The reference pages' assets (Swagger UI): public files, before the panel's gate (docs/openapi.md).
+  app.use(referenceAssets());
   // Published project snapshots at /sites/ (docs/files.md): sandboxed, public, before the panel's gate.
   app.use(publishedSites(sitesDirectory(resources.config.orchestration.dataDir)));
   // Last: the panel's files (docs/admin-panel.md), behind the same edge; any route wins over a file.

@@ -1,6 +1,8 @@
+import { z } from 'zod';
 import type { Database } from '../db';
 import { countTasks, deleteTask as removeTask, insertTask, listTasks as storedTasks, updateTask as changeTask, type Task, type TaskInput } from '../db/tasks-store';
 import { ConflictError, NotFoundError } from './errors';
+import { isoDateTime } from './view-schema';
 
 /** Saved task templates (contract 3.4; docs/tasks-schedules.md): the panel's "Tarefas" page and the execute modal's select. */
 
@@ -13,17 +15,18 @@ export const TASKS_MAX = 1_000;
 /** The panel's categories; '' is "Geral". */
 export const TASK_CATEGORIES = ['', 'code-review', 'security', 'refactor', 'tests', 'docs', 'performance'] as const;
 
-export interface TaskView {
-  id: string;
-  name: string;
-  category: string;
-  description: string;
-  createdAt: string;
-  updatedAt: string;
+export const taskViewSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  category: z.string().meta({ description: "One of the panel's categories; '' is \"Geral\"" }),
+  description: z.string(),
+  createdAt: isoDateTime,
+  updatedAt: isoDateTime,
   /** The original's names, kept for the panel's `createdAt || created_at`. */
-  created_at: string;
-  updated_at: string;
-}
+  created_at: isoDateTime,
+  updated_at: isoDateTime,
+}).meta({ id: 'Task' });
+export type TaskView = z.infer<typeof taskViewSchema>;
 
 export function taskView(task: Task): TaskView {
   const createdAt = task.createdAt.toISOString();

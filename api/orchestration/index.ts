@@ -18,6 +18,15 @@ import { systemRouter } from './system';
 import { webhooksRoutes } from './webhooks-routes';
 import { tasksRoutes } from './tasks-routes';
 import { uploadsRoutes } from './uploads-routes';
+import { openApiDocuments } from '../openapi/catalog';
+import { documentRoutes } from '../openapi/routes';
+
+/** GET /api/openapi.json and /api/docs (docs/openapi.md). */
+function referenceRoutes(): Router {
+  const router = orchestrationRouter();
+  documentRoutes(router, 'orchestration', () => openApiDocuments().orchestration);
+  return router;
+}
 
 /** The agent orchestration service, mounted at /api; its edge (token, CORS, rate limit) is in api/app.ts. */
 export function orchestrationApi(resources: ApiResources): Router {
@@ -42,6 +51,7 @@ export function orchestrationApi(resources: ApiResources): Router {
     filesRoutes(resources),
     reposRoutes(resources),
     uploadsRoutes(resources),
+    referenceRoutes(),
   ]) {
     api.use(router.routes(), router.allowedMethods({ throw: true }));
   }

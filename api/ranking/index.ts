@@ -8,6 +8,15 @@ import { rankingBudgets } from './rate-limits';
 import { rankingRoutes } from './ranking-routes';
 import { storeUnavailableAs503 } from './store-unavailable';
 import { suggestionRoutes } from './suggestion-routes';
+import { openApiDocuments } from '../openapi/catalog';
+import { documentRoutes } from '../openapi/routes';
+
+/** GET /api/v1/openapi.json and /api/v1/docs (docs/openapi.md). */
+function referenceRoutes(): Router {
+  const router = new Router();
+  documentRoutes(router, 'ranking', () => openApiDocuments().ranking);
+  return router;
+}
 
 /** The consultant ranking service, mounted at /api/v1. */
 export function rankingApi(resources: ApiResources): Router {
@@ -24,6 +33,7 @@ export function rankingApi(resources: ApiResources): Router {
     consultantRoutes(resources),
     suggestionRoutes(resources),
     pdfRoutes(resources),
+    referenceRoutes(),
   ]) {
     api.use(router.routes(), router.allowedMethods({ throw: true }));
   }

@@ -1,0 +1,4 @@
+import type { OperationSpec } from '../openapi/operation';
+
+/** The operations of api/orchestration/executions-routes.ts (or system.ts) as the OpenAPI document describes them. */
+export const executionsOperations: OperationSpec[] = [];
