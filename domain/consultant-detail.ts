@@ -1,7 +1,8 @@
+import { z } from 'zod';
 import type { StoredEntryWithDetails } from './ranking-entry';
 import { areaKey } from './curriculum';
 import type { PersonDocument } from './person-document';
-import { rankingEntryJson } from './ranking-entry';
+import { detailedRankingEntrySchema, rankingEntryJson } from './ranking-entry';
 import { toRankingRow } from './ranking-row';
 import { scorePerson } from './scoring/score-person';
 import { repairEncoding } from './text';
@@ -17,6 +18,18 @@ import { repairEncoding } from './text';
  * pass-through details and rules 3-4 read — the whole document less the curriculum-only sections.
  */
 export const DETAIL_SOURCE_EXCLUDES = ['enderecos', 'empregos', 'projetos'];
+
+/**
+ * The detailed consultant record of GET /consultor/{id_pessoa} (rankedDetailJson, unrankedDetailJson):
+ * a /ranking/detalhado item, whose `posicao` and `rank` are null for a person scored on the fly.
+ */
+export const consultantDetailSchema = z
+  .object({
+    ...detailedRankingEntrySchema.shape,
+    posicao: z.number().int().min(1).nullable().meta({ description: 'Position in the last completed ranking; null for a person not in it (scored on the fly)' }),
+    rank: z.number().int().min(1).nullable().meta({ description: 'The position; null for a person not in the ranking' }),
+  })
+  .meta({ id: 'ConsultantDetail' });
 
 /**
  * The detailed record of a ranked person: exactly a /ranking/detalhado item (the ranking entry of
@@ -51,11 +64,14 @@ export interface AreaSpelling {
 }
 
 /** An element of GET /consultores/areas-avaliacao. */
-export interface AssessmentAreaRecord {
-  nome: string;
-  total_consultores: number;
-  total_ativos: number;
-}
+export const assessmentAreaRecordSchema = z
+  .object({
+    nome: z.string().meta({ description: 'The assessment area (its most frequent spelling, repaired)' }),
+    total_consultores: z.number().int().min(0).meta({ description: 'Persons of the index with the area in any consultancy period, active or not' }),
+    total_ativos: z.number().int().min(0).meta({ description: 'Those of them whose `ativo` is true' }),
+  })
+  .meta({ id: 'AssessmentArea' });
+export type AssessmentAreaRecord = z.infer<typeof assessmentAreaRecordSchema>;
 
 const collator = new Intl.Collator('pt-BR', { sensitivity: 'base' });
 

@@ -1,4 +1,5 @@
-import { degreeItems, type DegreeItem } from './degrees';
+import { z } from 'zod';
+import { degreeItems, degreeItemSchema, type DegreeItem } from './degrees';
 import type { Degree, PersonDocument } from './person-document';
 import { cvUrl } from './ranking-entry';
 import { isRecord, listOf } from './scoring/dates';
@@ -42,124 +43,152 @@ export const CURRICULUM_SOURCE_FIELDS = [
   'premiacoes',
 ];
 
-export interface CurriculumLanguage {
-  idioma: string | null;
-  proficiencia_leitura: string | null;
-  proficiencia_escrita: string | null;
-  proficiencia_fala: string | null;
-  proficiencia_compreensao: string | null;
-}
+const shownText = z.string().nullable();
 
-export interface CurriculumKnowledgeArea {
-  nome: string;
-  area_avaliacao: string | null;
-}
+export const curriculumLanguageSchema = z.object({
+  idioma: shownText,
+  proficiencia_leitura: shownText,
+  proficiencia_escrita: shownText,
+  proficiencia_fala: shownText,
+  proficiencia_compreensao: shownText,
+});
+export type CurriculumLanguage = z.infer<typeof curriculumLanguageSchema>;
 
-export interface ProfessionalAddress {
-  logradouro: string | null;
-  numero: string | null;
-  complemento: string | null;
-  bairro: string | null;
-  cep: string | null;
-  cidade: string | null;
-  pais: string | null;
-}
+export const curriculumKnowledgeAreaSchema = z.object({ nome: z.string(), area_avaliacao: shownText });
+export type CurriculumKnowledgeArea = z.infer<typeof curriculumKnowledgeAreaSchema>;
 
-export interface ConcludedSupervision {
-  tipo: string | null;
-  titulo: string | null;
-  ano: number | null;
-  orientando: string | null;
-  programa: string | null;
-  ies: string | null;
-}
+export const professionalAddressSchema = z.object({
+  logradouro: shownText,
+  numero: shownText.meta({ description: 'As stored (`s/n` possible)' }),
+  complemento: shownText,
+  bairro: shownText,
+  cep: shownText.meta({ description: 'As stored' }),
+  cidade: shownText,
+  pais: shownText,
+});
+export type ProfessionalAddress = z.infer<typeof professionalAddressSchema>;
 
-export interface SupervisionStatistics {
-  mestrado_finalizado: number;
-  doutorado_finalizado: number;
-  mestrado_andamento: number;
-  doutorado_andamento: number;
-  pos_doutorado: number;
-}
+export const concludedSupervisionSchema = z.object({
+  tipo: shownText,
+  titulo: shownText,
+  ano: z.number().nullable(),
+  orientando: shownText,
+  programa: shownText,
+  ies: shownText,
+});
+export type ConcludedSupervision = z.infer<typeof concludedSupervisionSchema>;
 
-export interface CurriculumTeaching {
-  programa: string | null;
-  codigo_programa: string | null;
-  modalidade: string | null;
-  situacao_programa: string | null;
-  ies_nome: string | null;
-  ies_sigla: string | null;
-  area: string | null;
-  area_avaliacao: string | null;
-  categoria: string | null;
-  tipo_vinculo: string | null;
-  regime_trabalho: string | null;
-  carga_horaria: number | null;
-  linhas_pesquisa_ativas: string[];
-  total_linhas_pesquisa: number;
-}
+const supervisionCount = z.number().int().min(0);
 
-export interface CurriculumEmployment {
-  empregador: string | null;
-  cnpj: string | null;
-  tipo_emprego: string | null;
-  atividade: string | null;
-  vinculo: string | null;
-  profissao: string | null;
-  periodos: Array<{ inicio: string | null; fim: string | null }>;
-}
+export const supervisionStatisticsSchema = z.object({
+  mestrado_finalizado: supervisionCount,
+  doutorado_finalizado: supervisionCount,
+  mestrado_andamento: supervisionCount,
+  doutorado_andamento: supervisionCount,
+  pos_doutorado: supervisionCount.meta({ description: 'Post-doctoral supervisions in any state' }),
+});
+export type SupervisionStatistics = z.infer<typeof supervisionStatisticsSchema>;
 
-export interface CurriculumProject {
-  nome: string;
-  situacao: string | null;
-  ano_inicio: number | null;
-  linha_pesquisa: string | null;
-  programa: string | null;
-  ies_sigla: string | null;
-  area: string | null;
-}
+export const curriculumTeachingSchema = z.object({
+  programa: shownText,
+  codigo_programa: shownText,
+  modalidade: shownText,
+  situacao_programa: shownText,
+  ies_nome: shownText,
+  ies_sigla: shownText,
+  area: shownText,
+  area_avaliacao: shownText,
+  categoria: shownText,
+  tipo_vinculo: shownText,
+  regime_trabalho: shownText,
+  carga_horaria: z.number().nullable(),
+  linhas_pesquisa_ativas: z
+    .array(z.string())
+    .max(MAX_ACTIVE_RESEARCH_LINES)
+    .meta({ description: 'Names of the research lines without an end, stored order, at most 5' }),
+  total_linhas_pesquisa: z.number().int().min(0).meta({ description: 'The active research lines, counted before the cut to 5' }),
+});
+export type CurriculumTeaching = z.infer<typeof curriculumTeachingSchema>;
 
-export interface CurriculumAward {
-  premio: string | null;
-  evento: string | null;
-  premiacao: string | null;
-  ano: number | null;
-  papel: string | null;
-  situacao: string | null;
-  produto_nome: string | null;
-  produto_tipo: string | null;
-  produto_autor: string | null;
-  ies_sigla: string | null;
-  programa: string | null;
-  area: string | null;
-}
+export const curriculumEmploymentSchema = z.object({
+  empregador: shownText,
+  cnpj: shownText,
+  tipo_emprego: shownText,
+  atividade: shownText,
+  vinculo: shownText,
+  profissao: shownText,
+  periodos: z.array(z.object({ inicio: shownText, fim: shownText })),
+});
+export type CurriculumEmployment = z.infer<typeof curriculumEmploymentSchema>;
 
-export interface Curriculum {
-  encontrado: true;
-  id_cv: string;
-  url: string;
-  nome: string;
-  data_nascimento: string | null;
-  nacionalidade: string | null;
-  titulacoes: DegreeItem[];
-  idiomas: CurriculumLanguage[];
-  areas_conhecimento: CurriculumKnowledgeArea[];
-  endereco_profissional: ProfessionalAddress | null;
-  orientacoes_concluidas: ConcludedSupervision[];
-  total_orientacoes: number;
-  estatisticas_orientacoes: SupervisionStatistics | null;
-  docencias: CurriculumTeaching[];
-  empregos: CurriculumEmployment[];
-  projetos: CurriculumProject[];
-  total_projetos: number;
-  premiacoes_detalhadas: CurriculumAward[];
-  data_atualizacao_cv: null;
-}
+export const curriculumProjectSchema = z.object({
+  nome: z.string(),
+  situacao: shownText,
+  ano_inicio: z.number().nullable(),
+  linha_pesquisa: shownText,
+  programa: shownText,
+  ies_sigla: shownText,
+  area: shownText,
+});
+export type CurriculumProject = z.infer<typeof curriculumProjectSchema>;
 
-export interface CurriculumNotFound {
-  encontrado: false;
-  motivo: string;
-}
+export const curriculumAwardSchema = z.object({
+  premio: shownText,
+  evento: shownText,
+  premiacao: shownText,
+  ano: z.number().nullable(),
+  papel: shownText,
+  situacao: shownText,
+  produto_nome: shownText,
+  produto_tipo: shownText,
+  produto_autor: shownText,
+  ies_sigla: shownText,
+  programa: shownText,
+  area: shownText,
+});
+export type CurriculumAward = z.infer<typeof curriculumAwardSchema>;
+
+export const curriculumSchema = z
+  .object({
+    encontrado: z.literal(true),
+    id_cv: z.string(),
+    url: z.string().meta({ description: '`<CV_BASE_URL>/<id_cv>`' }),
+    nome: z.string(),
+    data_nascimento: z.string().nullable().meta({ description: 'As stored (`YYYY-MM-DD`, a malformed date untouched)' }),
+    nacionalidade: shownText,
+    titulacoes: z.array(degreeItemSchema),
+    idiomas: z.array(curriculumLanguageSchema),
+    areas_conhecimento: z.array(curriculumKnowledgeAreaSchema).meta({ description: 'Of every consultancy period, each (nome, area_avaliacao) pair once' }),
+    endereco_profissional: professionalAddressSchema
+      .nullable()
+      .meta({ description: 'The first address, in stored order, that is Profissional or flagged as main; null when none is' }),
+    orientacoes_concluidas: z
+      .array(concludedSupervisionSchema)
+      .max(MAX_CONCLUDED_SUPERVISIONS)
+      .meta({ description: 'Concluded supervisions, most recent first, at most 20' }),
+    total_orientacoes: z.number().int().min(0).meta({ description: 'Concluded supervisions, counted before the cut to 20' }),
+    estatisticas_orientacoes: supervisionStatisticsSchema.nullable().meta({ description: 'Null when every count is 0' }),
+    docencias: z.array(curriculumTeachingSchema),
+    empregos: z.array(curriculumEmploymentSchema),
+    projetos: z.array(curriculumProjectSchema).max(MAX_PROJECTS).meta({ description: 'Named projects, most recent first, at most 30' }),
+    total_projetos: z.number().int().min(0).meta({ description: 'Named projects, counted before the cut to 30' }),
+    premiacoes_detalhadas: z.array(curriculumAwardSchema),
+    data_atualizacao_cv: z.null().meta({ description: 'Always null' }),
+  })
+  .meta({ id: 'Curriculum' });
+export type Curriculum = z.infer<typeof curriculumSchema>;
+
+export const curriculumNotFoundSchema = z
+  .object({
+    encontrado: z.literal(false),
+    motivo: z.enum([PERSON_NOT_FOUND, NO_CURRICULUM]).meta({ description: 'No document for the person, or a document without a curriculum identifier' }),
+  })
+  .meta({ id: 'CurriculumNotFound' });
+export type CurriculumNotFound = z.infer<typeof curriculumNotFoundSchema>;
+
+/** The answer of GET /consultor/{id_pessoa}/cv (always 200). */
+export const curriculumAnswerSchema = z.discriminatedUnion('encontrado', [curriculumSchema, curriculumNotFoundSchema]);
+export type CurriculumAnswer = z.infer<typeof curriculumAnswerSchema>;
 
 type Item = Record<string, unknown>;
 
@@ -469,7 +498,7 @@ export function curriculumAwards(awards: unknown): CurriculumAward[] {
  * The answer of GET /consultor/{id_pessoa}/cv (always 200): `doc` is the index document (at least
  * CURRICULUM_SOURCE_FIELDS), or null when the index has no document for the person.
  */
-export function curriculumAnswer(doc: Partial<PersonDocument> | null, cvBaseUrl: string): Curriculum | CurriculumNotFound {
+export function curriculumAnswer(doc: Partial<PersonDocument> | null, cvBaseUrl: string): CurriculumAnswer {
   if (!doc) return { encontrado: false, motivo: PERSON_NOT_FOUND };
   const idCv = curriculumId(doc);
   if (idCv === null) return { encontrado: false, motivo: NO_CURRICULUM };

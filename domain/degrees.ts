@@ -1,23 +1,29 @@
+import { z } from 'zod';
 import type { Degree, Language } from './person-document';
 
+const stored = z.string().nullable();
+
 /** A degree item as the API returns it (ranking entry `cv.titulacoes`, curriculum `titulacoes`). */
-export interface DegreeItem {
-  grau: string;
-  hierarquia: number | null;
-  ano: number | null;
-  inicio: string | null;
-  fim: string | null;
-  ies_nome: string | null;
-  ies_sigla: string | null;
-  ies_status: string | null;
-  area: string | null;
-  area_avaliacao: string | null;
-  programa: string | null;
-  codigo_programa: string | null;
-  programa_modalidade: string | null;
-  programa_situacao: string | null;
-  pais: string;
-}
+export const degreeItemSchema = z
+  .object({
+    grau: z.string().meta({ description: "The degree; '' when the document has none" }),
+    hierarquia: z.number().int().nullable().meta({ description: 'Lower is higher (1 Pós-Doutorado … 4 Graduação); null when the stored value is not a digit string' }),
+    ano: z.number().int().nullable().meta({ description: 'The stored year when it is a digit string, else null' }),
+    inicio: stored,
+    fim: stored,
+    ies_nome: stored,
+    ies_sigla: stored,
+    ies_status: stored,
+    area: stored,
+    area_avaliacao: stored,
+    programa: stored,
+    codigo_programa: stored,
+    programa_modalidade: stored,
+    programa_situacao: stored,
+    pais: z.string().meta({ description: '`Brasil` when the document has none' }),
+  })
+  .meta({ id: 'DegreeItem' });
+export type DegreeItem = z.infer<typeof degreeItemSchema>;
 
 /** An integer when the stored value is a digit string (`"2004"`, `" 3 "`), otherwise null (`"s/d"`, `""`). */
 export function parseDigitString(value: string | null | undefined): number | null {
@@ -67,13 +73,10 @@ export function degreeItems(degrees: Degree[] | undefined | null): DegreeItem[] 
 }
 
 /** A language as a ranking entry carries it (`nivel_*`; the curriculum uses `proficiencia_*`). */
-export interface RankingLanguage {
-  idioma: string;
-  nivel_leitura: string | null;
-  nivel_escrita: string | null;
-  nivel_fala: string | null;
-  nivel_compreensao: string | null;
-}
+export const rankingLanguageSchema = z
+  .object({ idioma: z.string(), nivel_leitura: stored, nivel_escrita: stored, nivel_fala: stored, nivel_compreensao: stored })
+  .meta({ id: 'RankingLanguage' });
+export type RankingLanguage = z.infer<typeof rankingLanguageSchema>;
 
 export function toRankingLanguage(language: Language): RankingLanguage {
   return {

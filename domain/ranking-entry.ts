@@ -1,6 +1,8 @@
-import { degreeItems, toRankingLanguage, type DegreeItem, type RankingLanguage } from './degrees';
+import { z } from 'zod';
+import { degreeItems, degreeItemSchema, rankingLanguageSchema, toRankingLanguage } from './degrees';
 import type { PersonDocument } from './person-document';
-import type { RankingRow, StoredComplements } from './ranking-row';
+import { passThroughDetailsSchema, type RankingRow, type StoredComplements } from './ranking-row';
+import { ACTIVITY_KINDS } from './scoring/score-person';
 
 /** A positioned row as readers get it: the ranking columns of what the job wrote, plus the position. */
 export type StoredEntry = Omit<RankingRow, 'nome_busca' | 'run_id' | 'detalhes' | 'complementos' | 'revisao_documento'> & { posicao: number };
@@ -14,11 +16,14 @@ export type StoredEntryWithDetails = StoredEntry &
   Pick<RankingRow, 'revisao_documento'> & { detalhes: Buffer; complementos: EntryComplements };
 
 /** The `cv` object of a ranking entry; `url` last in every entry, as complements in response form have it. */
-export interface EntryCv {
-  id_cv: string;
-  titulacoes: DegreeItem[];
-  url: string;
-}
+export const entryCvSchema = z
+  .object({
+    id_cv: z.string().meta({ description: 'The curriculum identifier' }),
+    titulacoes: z.array(degreeItemSchema).meta({ description: 'By `hierarquia` ascending (missing 99), then `ano` descending (missing 0)' }),
+    url: z.string().meta({ description: '`<CV_BASE_URL>/<id_cv>`' }),
+  })
+  .meta({ id: 'EntryCv' });
+export type EntryCv = z.infer<typeof entryCvSchema>;
 
 export function cvUrl(cvBaseUrl: string, idCv: string): string {
   return `${cvBaseUrl.replace(/\/+$/, '')}/${encodeURIComponent(idCv)}`;
@@ -50,11 +55,12 @@ export function storedCv(complements: StoredComplements, cvBaseUrl: string): Ent
 }
 
 /** The parts of an entry that rules 3 and 4 decide. */
-export interface ResolvedComplements {
-  idiomas: RankingLanguage[] | null;
-  titulacao: DegreeItem[] | null;
-  cv: EntryCv | null;
-}
+export const resolvedComplementsSchema = z.object({
+  idiomas: z.array(rankingLanguageSchema).nullable().meta({ description: "The stored languages, else the index document's (rule 3); null when neither has any" }),
+  titulacao: z.array(degreeItemSchema).nullable().meta({ description: "The stored degrees, else the index document's (rule 3); null when neither has any" }),
+  cv: entryCvSchema.nullable().meta({ description: 'Rule 4; null when no curriculum identifier is known' }),
+});
+export type ResolvedComplements = z.infer<typeof resolvedComplementsSchema>;
 
 /**
  * Rules 3 and 4. Rule 3: when the stored details lack languages they are filled from the index
@@ -114,9 +120,51 @@ export type EntryToRender = Omit<StoredEntry, 'posicao'> & {
   complementos: EntryComplements;
 };
 
+/** The ranking columns of an entry, in response order (`posicao` null only for a person scored on the fly). */
+export const entryColumnsSchema = z.object({
+  id_pessoa: z.number().int(),
+  nome: z.string().meta({ description: 'As stored (may carry encoding damage, e.g. `Jo227o`)' }),
+  posicao: z.number().int().min(1).nullable().meta({ description: 'Position in the ranking, 1 is best' }),
+  pontuacao_total: z.number().meta({ description: 'Sum of the five blocks, 2 decimals' }),
+  bloco_a: z.number().meta({ description: 'Block A: coordination roles at agency level' }),
+  bloco_b: z.number().meta({ description: 'Block B: consultancy' }),
+  bloco_c: z.number().meta({ description: 'Block C: evaluations and awards' }),
+  bloco_d: z.number().meta({ description: 'Block D: indicators' }),
+  bloco_e: z.number().meta({ description: 'Block E: graduate-programme (PPG) coordination' }),
+  ativo: z.boolean(),
+  anos_atuacao: z.number().meta({ description: 'Years of activity as a consultant' }),
+  coordenador_ppg: z.boolean(),
+  tipos_atuacao: z.array(z.enum(ACTIVITY_KINDS)).meta({ description: 'Kinds of activity, in this fixed order' }),
+  selos: z.array(z.string()).meta({ description: "The person's seal codes (GET /ranking/selos), upper case, sorted" }),
+});
+export type EntryColumns = z.infer<typeof entryColumnsSchema>;
+
+/**
+ * A ranking entry as GET /ranking/paginado serves it (rules 3-5): the columns, the pass-through
+ * details, the score breakdown, then languages, degrees and the cv. Never built as an object: its
+ * bytes are spliced (rankingEntryJson); this is what they hold.
+ */
+export const rankingEntrySchema = z
+  .object({
+    ...entryColumnsSchema.shape,
+    posicao: z.number().int().min(1).meta({ description: 'Position in the ranking, 1 is best' }),
+    ...passThroughDetailsSchema.shape,
+    ...resolvedComplementsSchema.shape,
+  })
+  .meta({ id: 'RankingEntry' });
+
+/** An item of GET /ranking/detalhado: the ranking entry and `rank`. */
+export const detailedRankingEntrySchema = z
+  .object({
+    ...rankingEntrySchema.shape,
+    rank: z.number().int().min(1).meta({ description: "The position; with `componente`, the place in that block's list (1-based, counting the offset)" }),
+  })
+  .meta({ id: 'DetailedRankingEntry' });
+
 /** The ranking columns of an entry as JSON members, in response order. */
 function columnMembers(entry: EntryToRender): string {
-  const columns = {
+  // Typed by the schema (the kinds are the scorer's, stored as text: any string here).
+  const columns: Omit<EntryColumns, 'tipos_atuacao'> & { tipos_atuacao: readonly string[] } = {
     id_pessoa: entry.id_pessoa,
     nome: entry.nome,
     posicao: entry.posicao,
@@ -188,18 +236,21 @@ function objectMembers(json: Buffer): Buffer | undefined {
 }
 
 /** An element of GET /ranking. */
-export interface RankingSummary {
-  id_pessoa: number;
-  nome: string;
-  anos_atuacao: number;
-  ativo: boolean;
-  veterano: boolean;
-  pontuacao_total: number;
-  bloco_a: number;
-  bloco_c: number;
-  bloco_d: number;
-  rank: number;
-}
+export const rankingSummarySchema = z
+  .object({
+    id_pessoa: z.number().int(),
+    nome: z.string(),
+    anos_atuacao: z.number(),
+    ativo: z.boolean(),
+    veterano: z.boolean().meta({ description: '`anos_atuacao >= 10`' }),
+    pontuacao_total: z.number(),
+    bloco_a: z.number(),
+    bloco_c: z.number(),
+    bloco_d: z.number(),
+    rank: z.number().int().min(1).meta({ description: "The position; with `componente`, the place in that block's list (1-based, counting the offset)" }),
+  })
+  .meta({ id: 'RankingSummary' });
+export type RankingSummary = z.infer<typeof rankingSummarySchema>;
 
 export const VETERAN_YEARS = 10;
 

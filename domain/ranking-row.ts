@@ -1,6 +1,19 @@
+import { z } from 'zod';
 import { degreeItems, toRankingLanguage, type DegreeItem, type RankingLanguage } from './degrees';
-import type { PersonDocument } from './person-document';
-import type { ScoredPerson } from './scoring/score-person';
+import {
+  agencyCoordinationSchema,
+  awardSchema,
+  committeeEvaluationSchema,
+  consultancyPeriodSchema,
+  examinationBoardSchema,
+  fundingGrantSchema,
+  inscriptionSchema,
+  participationSchema,
+  supervisionSchema,
+  teachingSchema,
+  type PersonDocument,
+} from './person-document';
+import { scoreBreakdownSchema, type ScoredPerson } from './scoring/score-person';
 import { nameSearchKey } from './text';
 
 /** A ranking row as the job writes it (column names as in the table). */
@@ -40,6 +53,29 @@ export const STORED_DETAILS = [
   'membros_banca',
   'docencias',
 ] as const;
+
+/**
+ * The pass-through details as a ranking entry carries them: each section of the index document as
+ * stored (null when the document has none), then the score breakdown (null only for an entry stored
+ * without details).
+ */
+export const passThroughDetailsSchema = z.object({
+  consultoria: z.array(consultancyPeriodSchema).nullable(),
+  coordenacoes_agency: z.array(agencyCoordinationSchema).nullable(),
+  inscricoes: z.array(inscriptionSchema).nullable(),
+  avaliacoes_comissao: z.array(committeeEvaluationSchema).nullable(),
+  premiacoes: z.array(awardSchema).nullable(),
+  bolsas_funder: z.array(fundingGrantSchema).nullable(),
+  participacoes: z.array(participationSchema).nullable(),
+  orientacoes: z.array(supervisionSchema).nullable(),
+  membros_banca: z.array(examinationBoardSchema).nullable(),
+  docencias: z.array(teachingSchema).nullable(),
+  pontuacao: scoreBreakdownSchema.nullable(),
+});
+type SameKeys<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/** Compile-time: the schema lists exactly the stored details and `pontuacao`. */
+const detailsSchemaIsComplete: SameKeys<keyof typeof passThroughDetailsSchema.shape, (typeof STORED_DETAILS)[number] | 'pontuacao'> = true;
+void detailsSchemaIsComplete;
 
 /**
  * The stored details that rules 3 and 4 may complete from the index at read time, kept apart from

@@ -4,6 +4,7 @@
  * docs/scoring.md lists the rules.
  */
 
+import { z } from 'zod';
 import type { PersonDocument } from './person-document';
 import { readAgencyCoordinations, type AgencyCoordinationRecord } from './scoring/block-a';
 import { readEvaluationsAndAwards, type AwardRecord } from './scoring/block-c';
@@ -11,14 +12,19 @@ import { readIndicators, type GrantRecord, type SupervisionRecord } from './scor
 import { readPpgCoordinations, type PpgCoordinationRecord } from './scoring/block-e';
 import { parseReferenceDate, yearOfDay } from './scoring/dates';
 
-export type SealGroup = 'funcoes' | 'premiacoes' | 'orientacoes' | 'coorientacoes' | 'outros';
+/** The seals' groups; `outros` holds the codes the catalogue does not know. */
+export const SEAL_GROUPS = ['funcoes', 'premiacoes', 'orientacoes', 'coorientacoes', 'outros'] as const;
+export type SealGroup = (typeof SEAL_GROUPS)[number];
 
-export interface SealCatalogueEntry {
-  codigo: string;
-  label: string;
-  icone: string;
-  grupo: SealGroup;
-}
+export const sealCatalogueEntrySchema = z
+  .object({
+    codigo: z.string().meta({ description: 'The seal code, upper case' }),
+    label: z.string().meta({ description: 'The code itself for a code the catalogue does not know' }),
+    icone: z.string().meta({ description: 'A symbol (an emoji)' }),
+    grupo: z.enum(SEAL_GROUPS),
+  })
+  .meta({ id: 'SealCatalogueEntry' });
+export type SealCatalogueEntry = z.infer<typeof sealCatalogueEntrySchema>;
 
 /** The known seals, in the order of the specification. */
 export const SEAL_CATALOGUE: readonly SealCatalogueEntry[] = Object.freeze([

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 import type { Database } from '../db';
 import { budgetedAgents, spentByAgents, spentByAll } from '../db/budget-queries';
 import { readExecutionSettings } from '../db/execution-settings';
@@ -6,6 +7,7 @@ import { insertNotificationOnce } from '../db/notifications-store';
 import { budgetExhaustedText, budgetWarningText, exhaustedBudget, nearBudget, roundUsd, type DailyBudget } from '../domain/budgets';
 import { utcDay } from '../domain/utc-day';
 import { ConflictError } from './errors';
+import { isoDateTime } from './view-schema';
 
 /**
  * The daily cost budgets' use cases (docs/budgets.md): the check every run start makes, whatever
@@ -95,21 +97,26 @@ function uuidOf(key: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
-export interface BudgetView {
-  limitUsd: number;
-  spentUsd: number;
+/** One daily budget beside what is spent today (USD, rounded as the records' costs). */
+export const budgetViewSchema = z.object({
+  limitUsd: z.number(),
+  spentUsd: z.number().meta({ description: 'Gasto hoje (dia UTC)' }),
   /** Left today, never below 0. */
-  remainingUsd: number;
-  exhausted: boolean;
-}
+  remainingUsd: z.number().meta({ description: 'O que resta hoje, nunca abaixo de 0' }),
+  exhausted: z.boolean().meta({ description: 'Verdadeiro: novas execuções são recusadas até resetsAt' }),
+});
+export type BudgetView = z.infer<typeof budgetViewSchema>;
 
-export interface BudgetsOverview {
-  /** The UTC day spent is counted in, and when the budgets reset. */
-  day: string;
-  resetsAt: string;
-  global: BudgetView | null;
-  agents: Array<BudgetView & { agentId: string; name: string }>;
-}
+export const budgetsOverviewSchema = z
+  .object({
+    /** The UTC day spent is counted in, and when the budgets reset. */
+    day: z.iso.date().meta({ description: 'O dia UTC em que o gasto é contado (AAAA-MM-DD)' }),
+    resetsAt: isoDateTime.meta({ description: 'Quando os orçamentos recomeçam (a meia-noite UTC seguinte)' }),
+    global: budgetViewSchema.nullable().meta({ description: 'O orçamento global (configurações); null: nenhum' }),
+    agents: z.array(budgetViewSchema.extend({ agentId: z.string(), name: z.string() })).meta({ description: 'Cada agente com orçamento próprio' }),
+  })
+  .meta({ id: 'BudgetsOverview' });
+export type BudgetsOverview = z.infer<typeof budgetsOverviewSchema>;
 
 const viewOf = (limitUsd: number, spentUsd: number): BudgetView => ({
   limitUsd,

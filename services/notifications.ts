@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { Database } from '../db';
 import {
   clearNotifications as removeAll,
@@ -7,6 +8,7 @@ import {
   type Notification,
 } from '../db/notifications-store';
 import { NotFoundError } from './errors';
+import { isoDateTime } from './view-schema';
 
 /** Notifications, polled by the panel (docs/reports-notifications-settings.md; contract admin-panel.md 3.10). */
 
@@ -15,31 +17,37 @@ export interface NotificationDeps {
 }
 
 /** The panel styles `success` and `error`; anything else is shown as info (a cancellation). */
-export type NotificationType = 'success' | 'error' | 'info';
+export const NOTIFICATION_TYPES = ['success', 'error', 'info'] as const;
+export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
 const TYPE_OF_KIND: Record<string, NotificationType> = { 'execution.completed': 'success', 'execution.error': 'error' };
 
 /** One notification as the panel reads it; `kind` and `executionId` are kept from our earlier shape. */
-export interface NotificationView {
-  id: string;
-  type: NotificationType;
-  kind: string;
-  title: string;
-  message: string;
-  executionId: string | null;
-  read: boolean;
-  createdAt: Date;
-}
+export const notificationViewSchema = z
+  .object({
+    id: z.string(),
+    type: z.enum(NOTIFICATION_TYPES).meta({ description: 'Derivado de `kind`: `success` (execution.completed), `error` (execution.error), `info` para o resto' }),
+    kind: z.string().meta({ description: 'O tipo gravado: execution.completed, execution.error, budget.warning...' }),
+    title: z.string(),
+    message: z.string(),
+    executionId: z.string().nullable().meta({ description: 'A execução que a gerou; null para um aviso de orçamento' }),
+    read: z.boolean(),
+    createdAt: isoDateTime,
+  })
+  .meta({ id: 'Notification' });
+export type NotificationView = z.infer<typeof notificationViewSchema>;
 
-export interface NotificationList {
-  notifications: NotificationView[];
-  /** Over the whole table: the panel's badge. */
-  unreadCount: number;
-  total: number;
-  page: number;
-  pageSize: number;
-  totalPages: number;
-}
+export const notificationListSchema = z
+  .object({
+    notifications: z.array(notificationViewSchema).meta({ description: 'A página pedida, as mais novas primeiro' }),
+    unreadCount: z.number().int().meta({ description: 'Não lidas na tabela inteira (o contador do sino)' }),
+    total: z.number().int(),
+    page: z.number().int(),
+    pageSize: z.number().int(),
+    totalPages: z.number().int(),
+  })
+  .meta({ id: 'NotificationList' });
+export type NotificationList = z.infer<typeof notificationListSchema>;
 
 /** The type is derived from the stored kind, so rows stored before the contract need no migration. */
 export function notificationView(stored: Notification): NotificationView {
@@ -51,7 +59,7 @@ export function notificationView(stored: Notification): NotificationView {
     message: stored.message,
     executionId: stored.executionId,
     read: Boolean(stored.read),
-    createdAt: stored.createdAt,
+    createdAt: stored.createdAt.toISOString(),
   };
 }
 

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { deleteReport as removeReport, InvalidReportNameError, listReports as storedReports, readReport as storedReport } from '../db/reports-store';
 import { InvalidInputError, NotFoundError } from './errors';
 
@@ -12,10 +13,16 @@ export interface ReportDeps {
 export const REPORTS_LISTED = 100;
 
 /** Contract 5.11: what `App._openReport` reads (`content`). */
-export interface Report {
-  filename: string;
-  content: string;
-}
+export const reportSchema = z
+  .object({
+    filename: z.string().meta({ description: 'The name asked for (AAAA-MM-DD_HHMMSS_<slug-do-agente>_<8 hex>.md)' }),
+    content: z.string().meta({ description: 'The Markdown report as stored' }),
+  })
+  .meta({ id: 'Report' });
+export type Report = z.infer<typeof reportSchema>;
+
+/** GET /reports: the newest report file names, newest first. */
+export const reportListSchema = z.array(z.string()).max(REPORTS_LISTED);
 
 /** InvalidReportNameError's refusal in the client's words (pt-BR, docs/errors.md). */
 const INVALID_REPORT_NAME = 'Nome de arquivo de relatório inválido (esperado AAAA-MM-DD_HHMMSS_<slug-do-agente>_<8 hex>.md)';

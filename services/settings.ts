@@ -26,13 +26,16 @@ export interface SettingsDeps {
 }
 
 /** The settings as the API answers them. */
-export interface PanelSettings {
-  defaultModel: string;
-  defaultWorkdir: string;
-  maxConcurrent: number;
-  /** The global daily cost budget in USD; null: none (docs/budgets.md). Not in the panel's form: a PUT without it keeps it. */
-  dailyBudgetUsd: number | null;
-}
+export const panelSettingsSchema = z
+  .object({
+    defaultModel: modelName,
+    defaultWorkdir: z.string().meta({ description: 'Diretório de trabalho padrão, sob AGENT_WORKDIR_ROOTS' }),
+    maxConcurrent: maxConcurrent.meta({ description: 'Execuções simultâneas no máximo; vale na hora' }),
+    /** Not in the panel's form: a PUT without it keeps it. */
+    dailyBudgetUsd: dailyBudgetUsd.nullable().meta({ description: 'Orçamento diário global em USD; null: nenhum (docs/budgets.md)' }),
+  })
+  .meta({ id: 'Settings' });
+export type PanelSettings = z.infer<typeof panelSettingsSchema>;
 
 export function toPanelSettings(stored: ExecutionSettings): PanelSettings {
   return {

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { and, count, eq, gte, inArray, isNull, lt, sum } from 'drizzle-orm';
 import type { Database } from '../db';
 import { ACTIVE_STATUSES } from '../domain/execution-status';
@@ -7,7 +8,7 @@ import { countWebhooks } from '../db/webhooks-store';
 import { countPipelines, countRunningPipelines } from '../db/pipelines-store';
 import { agentCliVersion } from '../lib/claude-version';
 import { utcDay } from '../domain/utc-day';
-import { budgetsOverview } from './budgets';
+import { budgetsOverview, budgetsOverviewSchema } from './budgets';
 
 export { utcDay };
 
@@ -19,6 +20,28 @@ export interface SystemDeps {
   workdirRoots: readonly string[];
 }
 
+const tally = z.number().int();
+const totalAndActive = z.object({ total: tally, active: tally });
+
+/** The dashboard's counters (contract 3.11), part of GET /api/system/status's answer. */
+export const systemCountersSchema = z.object({
+  agents: z.object({ total: tally, active: tally, inactive: tally }).meta({ description: 'Agentes por `status`' }),
+  executions: z
+    .object({
+      active: tally.meta({ description: 'Registros em fila ou em execução' }),
+      today: tally.meta({ description: 'Execuções criadas hoje (dia UTC), cada execução de agente ou de pipeline uma vez' }),
+    }),
+  schedules: totalAndActive,
+  pipelines: totalAndActive.extend({ running: tally.meta({ description: 'Execuções de pipeline ativas' }) }),
+  webhooks: totalAndActive,
+  costs: z
+    .object({
+      today: z.number().meta({ description: 'Custo (USD, 4 casas) dos registros de agente iniciados hoje (dia UTC)' }),
+      budgets: budgetsOverviewSchema,
+    }),
+});
+export type SystemCounters = z.infer<typeof systemCountersSchema>;
+
 /**
  * The counters GET /api/system/status answers (contract 3.11). Agents count by their `status`
  * (`active` or `inactive`, docs/agents.md); webhooks and schedules by their `active` flag (docs/webhooks.md,
@@ -28,7 +51,7 @@ export interface SystemDeps {
  * records (pipeline steps included, never a run's own sum of them) started on it, rounded to 4
  * decimals, always a number.
  */
-export async function systemCounters(deps: SystemDeps, now: Date = new Date()) {
+export async function systemCounters(deps: SystemDeps, now: Date = new Date()): Promise<SystemCounters> {
   const { start, end } = utcDay(now);
   const [agentRow] = await deps.db.select({ n: count() }).from(agents);
   const [activeAgentRow] = await deps.db.select({ n: count() }).from(agents).where(eq(agents.status, 'active'));

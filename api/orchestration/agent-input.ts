@@ -160,7 +160,7 @@ function createBodyWith(config: typeof configBody | typeof importedConfigBody) {
 
 export const agentCreateBody = createBodyWith(configBody);
 /** POST /agents/import of the panel's export: the create body, a `timeout` out of range held to it. */
-const agentImportBody = createBodyWith(importedConfigBody);
+export const agentImportBody = createBodyWith(importedConfigBody);
 
 /** PUT /agents/{id}: partial; the keys given replace the stored ones, `config` merged over the stored config. */
 export const agentUpdateBody = z
@@ -174,7 +174,7 @@ export const agentUpdateBody = z
 
 /** The export file of this service before the panel's contract (`{format, version: 1, agent: {name, ...}}`), still imported. */
 const LEGACY_PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'bypassPermissions'] as const;
-const legacyExportBody = z
+export const legacyExportBody = z
   .object({
     format: z.literal('agent-export'),
     version: z.literal(1, { error: 'Versão de exportação não suportada (este serviço lê a versão 1 do formato antigo)' }),

@@ -51,14 +51,18 @@ const instant = single
 const DAY_MS = 86_400_000;
 
 const filterFields = {
-  type: single.pipe(z.enum(EXECUTION_TYPES)).optional(),
-  status: listOf(EXECUTION_STATUSES),
-  source: listOf(EXECUTION_SOURCES),
-  agentId: single.min(1).max(36).optional(),
-  pipelineId: single.min(1).max(36).optional(),
-  from: instant,
-  to: instant,
-  search: single.trim().max(QUERY_MAX).optional(),
+  type: single.pipe(z.enum(EXECUTION_TYPES)).optional().meta({ description: `${EXECUTION_TYPES.join(' or ')}` }),
+  status: listOf(EXECUTION_STATUSES).meta({ description: `One status or several comma-separated: ${EXECUTION_STATUSES.join(', ')}` }),
+  source: listOf(EXECUTION_SOURCES).meta({ description: `One source or several comma-separated: ${EXECUTION_SOURCES.join(', ')}` }),
+  agentId: single.min(1).max(36).optional().meta({ description: "The agent's id (exact)" }),
+  pipelineId: single.min(1).max(36).optional().meta({ description: "The pipeline's id (exact)" }),
+  from: instant.meta({ description: 'createdAt >= from: an ISO date (2026-11-21, 00:00 UTC) or a date-time with its offset' }),
+  to: instant.meta({ description: 'Inclusive: a date means up to the end of that UTC day, a date-time up to that millisecond' }),
+  search: single
+    .trim()
+    .max(QUERY_MAX)
+    .optional()
+    .meta({ description: "Case-insensitive substring of the agent's or pipeline's name or of the task" }),
 };
 
 type FilterInput = z.output<z.ZodObject<typeof filterFields>>;
@@ -92,13 +96,17 @@ export const exportQuery = z.strictObject(filterFields).refine(validRange, fromN
 export const historyQuery = z
   .strictObject({
     ...filterFields,
-    limit: integerIn(PAGE_SIZE.min, PAGE_SIZE.max, PAGE_SIZE.default),
-    offset: integerIn(0, OFFSET_MAX, 0),
+    limit: integerIn(PAGE_SIZE.min, PAGE_SIZE.max, PAGE_SIZE.default).meta({ description: `${PAGE_SIZE.min}..${PAGE_SIZE.max}, default ${PAGE_SIZE.default}` }),
+    offset: integerIn(0, OFFSET_MAX, 0).meta({ description: `0..${OFFSET_MAX}, default 0` }),
   })
   .refine(validRange, fromNotAfterTo)
   .transform(({ limit, offset, ...filters }) => ({ filters: filtersOf(filters), page: { limit, offset } }));
 
-export const recentQuery = z.strictObject({ limit: integerIn(RECENT_LIMIT.min, RECENT_LIMIT.max, RECENT_LIMIT.default) });
+export const recentQuery = z.strictObject({
+  limit: integerIn(RECENT_LIMIT.min, RECENT_LIMIT.max, RECENT_LIMIT.default).meta({
+    description: `${RECENT_LIMIT.min}..${RECENT_LIMIT.max}, default ${RECENT_LIMIT.default}`,
+  }),
+});
 
 /** GET /notifications: `page` and `pageSize` as in the history. */
 export const pageQuery = z.strictObject({

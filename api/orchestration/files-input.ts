@@ -6,10 +6,13 @@ const relativePath = z.string({ error: 'Informe uma única vez, como texto' }).m
 
 /** GET, DELETE /files, GET /files/download, /files/download-folder: `?path=` (absent: the root). */
 export const filesQuery = z.strictObject({
-  path: relativePath.optional().transform((value) => value ?? ''),
+  path: relativePath
+    .optional()
+    .transform((value) => value ?? '')
+    .meta({ description: "Relativo à área de projetos; ausente ou '' é a raiz" }),
 });
 
 /** POST /files/publish: `{path}`, a top-level folder's name; absent or empty is the contract's 'path é obrigatório'. */
 export const publishBody = z.strictObject({
-  path: relativePath.optional(),
+  path: relativePath.optional().meta({ description: 'O nome de uma pasta do primeiro nível da área (obrigatório: ausente ou vazio é 400)' }),
 });

@@ -14,6 +14,8 @@ const integerIn = (min: number, max: number, fallback: number) =>
     .transform((value) => value ?? fallback);
 
 export const notificationsQuery = z.strictObject({
-  page: integerIn(1, 1_000_000, 1),
-  pageSize: integerIn(NOTIFICATIONS_PAGE_SIZE.min, NOTIFICATIONS_PAGE_SIZE.max, NOTIFICATIONS_PAGE_SIZE.default),
+  page: integerIn(1, 1_000_000, 1).meta({ description: 'A página, a partir de 1 (padrão 1)' }),
+  pageSize: integerIn(NOTIFICATIONS_PAGE_SIZE.min, NOTIFICATIONS_PAGE_SIZE.max, NOTIFICATIONS_PAGE_SIZE.default).meta({
+    description: `Notificações por página, ${NOTIFICATIONS_PAGE_SIZE.min} a ${NOTIFICATIONS_PAGE_SIZE.max} (padrão ${NOTIFICATIONS_PAGE_SIZE.default})`,
+  }),
 });

@@ -42,5 +42,6 @@ export const scheduleHistoryQuery = z.strictObject({
     .transform(Number)
     .pipe(z.number().int().min(SCHEDULE_HISTORY_LIMIT.min).max(SCHEDULE_HISTORY_LIMIT.max))
     .optional()
-    .transform((value) => value ?? SCHEDULE_HISTORY_LIMIT.default),
+    .transform((value) => value ?? SCHEDULE_HISTORY_LIMIT.default)
+    .meta({ description: `How many records, ${SCHEDULE_HISTORY_LIMIT.min} to ${SCHEDULE_HISTORY_LIMIT.max} (default ${SCHEDULE_HISTORY_LIMIT.default})` }),
 });

@@ -13,5 +13,6 @@ const daysIn = (fallback: number) =>
     .optional()
     .transform((value) => value ?? fallback);
 
-export const chartsQuery = z.strictObject({ days: daysIn(STATS_DAYS.chartsDefault) });
-export const costsQuery = z.strictObject({ days: daysIn(STATS_DAYS.costsDefault) });
+const daysDescription = (fallback: number) => `Dias UTC até hoje, ${STATS_DAYS.min} a ${STATS_DAYS.max} (padrão ${fallback})`;
+export const chartsQuery = z.strictObject({ days: daysIn(STATS_DAYS.chartsDefault).meta({ description: daysDescription(STATS_DAYS.chartsDefault) }) });
+export const costsQuery = z.strictObject({ days: daysIn(STATS_DAYS.costsDefault).meta({ description: daysDescription(STATS_DAYS.costsDefault) }) });

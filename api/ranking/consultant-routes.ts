@@ -15,7 +15,7 @@ export const INDEX_ERROR_PREFIX = 'Erro ao ler o documento da pessoa no índice:
 export const AREA_LIST_ERROR_PREFIX = 'Erro ao listar as áreas de avaliação: ';
 
 // As /ranking/posicao/{id_pessoa}: a non-negative 32-bit integer, else 422.
-const idPath = z.object({ id_pessoa: intParam(0, 2_147_483_647) });
+export const idPath = z.object({ id_pessoa: intParam(0, 2_147_483_647) });
 
 /** An index failure as a 500 whose detail is `prefix` and the cause (the cause itself goes to the log). */
 function indexFailures(prefix: string) {

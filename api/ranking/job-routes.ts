@@ -8,7 +8,9 @@ import { jobDepsOf } from '../use-case-deps';
 
 export { ALREADY_RUNNING_DETAIL, percentOf, WORKFLOWS_UNAVAILABLE_DETAIL, type JobStatus } from '../../services/ranking';
 
-const processBody = z.object({ limpar_antes: z.boolean().default(false) });
+export const processBody = z.object({
+  limpar_antes: z.boolean().default(false).meta({ description: 'Clear the stored ranking before processing' }),
+});
 
 /** POST /ranking/processar and GET /ranking/status; the use cases are in services/ranking/job.ts. */
 export function jobRoutes(resources: ApiResources): Router {

@@ -29,7 +29,7 @@ export const TEAM_LIST_MAX = 50;
 /** Seconds a client is told to wait when the sheets' waiting line is full. */
 export const PDF_RETRY_AFTER_SECONDS = 5;
 
-const consultantPath = z.object({ id_pessoa: intParam(0, 2_147_483_647) });
+export const consultantPath = z.object({ id_pessoa: intParam(0, 2_147_483_647) });
 
 const text = z.string().max(TEAM_TEXT_MAX);
 const texts = z.array(text).max(TEAM_LIST_MAX).default([]);
@@ -50,7 +50,7 @@ const teamMember = z.object({
 });
 
 /** Spec "Team request"; unknown fields (a suggestion record's `score_match`, ...) are ignored. */
-const teamRequest = z.object({
+export const teamRequest = z.object({
   tema: z.string().trim().min(1, 'must not be empty').max(TEAM_TEXT_MAX),
   area_avaliacao: z.string().trim().max(TEAM_TEXT_MAX).nullable().default(null),
   consultores: z.array(teamMember).max(MAX_TEAM_MEMBERS),

@@ -21,18 +21,20 @@ import { rankingDepsOf } from '../use-case-deps';
 
 export { NOT_PROCESSED_DETAIL } from '../../services/ranking';
 
-const pageQuery = z.object({
+const blockFilter = componentParam.optional().meta({ description: '`a`, `c` or `d` (any case): only persons scoring in that block, best in it first' });
+
+export const pageQuery = z.object({
   page: intParam(1).default(1),
   size: intParam(1, 1000).default(50),
-  ativo: boolParam.optional(),
-  selos: z.string().optional(),
+  ativo: boolParam.optional().meta({ description: '`true`/`false` (also `1`/`0`, any case): only active, or only inactive, consultants' }),
+  selos: z.string().optional().meta({ description: 'Comma-separated seal codes (any case); several mean all of them' }),
 });
-const listQuery = z.object({
+export const listQuery = z.object({
   limite: intParam(1, 1000).default(100),
   offset: intParam(0).default(0),
-  componente: componentParam.optional(),
+  componente: blockFilter,
 });
-const detailedQuery = z.object({ limite: intParam(1, 1000).default(100), componente: componentParam.optional() });
+export const detailedQuery = z.object({ limite: intParam(1, 1000).default(100), componente: blockFilter });
 /**
  * Bounds of a name search (docs/ranking-api.md): the text (a name, not a document) and the words
  * searched with, each of which is one more condition of the query.
@@ -40,12 +42,17 @@ const detailedQuery = z.object({ limite: intParam(1, 1000).default(100), compone
 export const SEARCH_NAME_MAX = 200;
 export const SEARCH_WORDS_MAX = 10;
 
-const searchQuery = z.object({
-  nome: z.string().trim().min(3, 'must have at least 3 characters').max(SEARCH_NAME_MAX),
+export const searchQuery = z.object({
+  nome: z
+    .string()
+    .trim()
+    .min(3, 'must have at least 3 characters')
+    .max(SEARCH_NAME_MAX)
+    .meta({ description: 'Words of the name (accents and case ignored); each word of 3+ characters must start a word of the name' }),
   limit: intParam(1, 20).default(5),
 });
 // An id is a non-negative 32-bit integer (the column type); anything else cannot name a person.
-const positionPath = z.object({ id_pessoa: intParam(0, 2_147_483_647) });
+export const positionPath = z.object({ id_pessoa: intParam(0, 2_147_483_647) });
 
 /** `selos` is comma-separated: items trimmed, empty ones dropped, compared in upper case. */
 export function parseSealFilter(raw: string | undefined): string[] {

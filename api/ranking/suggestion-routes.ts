@@ -8,9 +8,9 @@ import { boolParam, intParam } from './params';
 import { rankingDepsOf } from '../use-case-deps';
 
 /** Rule 7: the detail of every failure after validation starts with this text, then the cause. */
-const SUGGESTION_ERROR_PREFIX = 'Erro ao sugerir consultores: ';
+export const SUGGESTION_ERROR_PREFIX = 'Erro ao sugerir consultores: ';
 
-const suggestionQuery = z.object({
+export const suggestionQuery = z.object({
   tema: z.string().trim().min(2, 'must have at least 2 characters'),
   // An empty area is no filter.
   area_avaliacao: z
@@ -18,7 +18,7 @@ const suggestionQuery = z.object({
     .trim()
     .optional()
     .transform((area) => area || undefined),
-  apenas_ativos: boolParam.default(true),
+  apenas_ativos: boolParam.default(true).meta({ description: '`true`/`false` (also `1`/`0`, any case): only active consultants' }),
   quantidade: intParam(1, 100).default(20),
 });
 

@@ -6,20 +6,24 @@
  * these numbers (rounding and caps), so that no block rounds or caps on its own.
  */
 
+import { z } from 'zod';
 import type { AgencyCoordinationType } from '../person-document';
 
 /** One line of the explanation of a block: where `pontos` came from. A cap is a negative line. */
-export interface ScoreItem {
-  codigo: string;
-  descricao: string;
-  pontos: number;
-}
+export const scoreItemSchema = z
+  .object({
+    codigo: z.string().meta({ description: 'What the line counts (`CA`, `CONS_ATIVO`, `RETORNO`, ...; a cap has its own code)' }),
+    descricao: z.string(),
+    pontos: z.number().meta({ description: 'Points, 2 decimals; negative for a cap' }),
+  })
+  .meta({ id: 'ScoreItem' });
+export type ScoreItem = z.infer<typeof scoreItemSchema>;
 
 /** A block's points and their explanation; `pontos` is always the sum of the items' `pontos`. */
-export interface BlockScore {
-  pontos: number;
-  itens: ScoreItem[];
-}
+export const blockScoreSchema = z
+  .object({ pontos: z.number().meta({ description: "The block's points: the sum of the items'" }), itens: z.array(scoreItemSchema) })
+  .meta({ id: 'BlockScore' });
+export type BlockScore = z.infer<typeof blockScoreSchema>;
 
 /** Points of one grant modality while current; a finished grant is worth `pastFactor` of it. */
 type GrantTable = Readonly<Record<string, number>>;

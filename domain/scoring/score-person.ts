@@ -12,23 +12,27 @@ import { readEvaluationsAndAwards, scoreEvaluationsAndAwards } from './block-c';
 import { readIndicators, scoreIndicators } from './block-d';
 import { readPpgCoordinations, scorePpgCoordinations } from './block-e';
 import { isRecord, listOf, parseReferenceDate, textOf, truncateYears, unionYears, yearOfDay } from './dates';
-import { roundPoints, SCORING, type BlockScore } from './parameters';
+import { z } from 'zod';
+import { blockScoreSchema, roundPoints, SCORING } from './parameters';
 
 export type { BlockScore, ScoreItem } from './parameters';
 
 /** The detail of a score, stored and returned as the ranking entry's `pontuacao`. */
-export interface ScoreBreakdown {
-  bloco_a: BlockScore;
-  bloco_b: BlockScore;
-  bloco_c: BlockScore;
-  bloco_d: BlockScore;
-  bloco_e: BlockScore;
-  total: number;
-  /** The reference date the score was computed at (`YYYY-MM-DD`). */
-  data_referencia: string;
-  /** `SCORING.version`: which weights produced the score. */
-  versao: string;
-}
+export const scoreBreakdownSchema = z
+  .object({
+    bloco_a: blockScoreSchema,
+    bloco_b: blockScoreSchema,
+    bloco_c: blockScoreSchema,
+    bloco_d: blockScoreSchema,
+    bloco_e: blockScoreSchema,
+    total: z.number(),
+    /** The reference date the score was computed at (`YYYY-MM-DD`). */
+    data_referencia: z.iso.date().meta({ description: 'The day the score was computed at (the run\'s start, UTC)' }),
+    /** `SCORING.version`: which weights produced the score. */
+    versao: z.string().meta({ description: 'Which weights produced the score (e.g. `5-blocos-v1`)' }),
+  })
+  .meta({ id: 'ScoreBreakdown' });
+export type ScoreBreakdown = z.infer<typeof scoreBreakdownSchema>;
 
 export interface ScoredPerson {
   id_pessoa: number;

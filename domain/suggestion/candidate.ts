@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { ConsultancyPeriod, PersonDocument } from '../person-document';
 import { displayText } from './normalise';
 
@@ -10,17 +11,18 @@ export type SuggestionSource = Partial<Pick<PersonDocument, 'id_pessoa' | 'nome'
 };
 
 /** Rule 2: a candidate as taken from its consultancy activity, every text as displayed (displayText). */
-export interface SuggestionCandidate {
-  id_pessoa: number;
-  nome: string;
-  situacao: string;
-  ies: string | null;
-  areas_avaliacao: string[];
-  areas_conhecimento: string[];
-  linhas_pesquisa: string[];
-  foi_coordenador: boolean;
-  foi_premiado: boolean;
-}
+export const suggestionCandidateSchema = z.object({
+  id_pessoa: z.number().int(),
+  nome: z.string(),
+  situacao: z.string().meta({ description: "The latest consultancy period's (`Ativo`, `Inativo`, `Falecido`); '' when unknown" }),
+  ies: z.string().nullable().meta({ description: "The latest period's institution that has one: abbreviation, else name" }),
+  areas_avaliacao: z.array(z.string()),
+  areas_conhecimento: z.array(z.string()),
+  linhas_pesquisa: z.array(z.string()),
+  foi_coordenador: z.boolean().meta({ description: 'Any agency coordination term' }),
+  foi_premiado: z.boolean().meta({ description: 'Any award received' }),
+});
+export type SuggestionCandidate = z.infer<typeof suggestionCandidateSchema>;
 
 function present(value: unknown): value is string {
   return typeof value === 'string' && value.trim() !== '';

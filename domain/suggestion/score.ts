@@ -1,4 +1,5 @@
-import type { SuggestionCandidate } from './candidate';
+import { z } from 'zod';
+import { suggestionCandidateSchema, type SuggestionCandidate } from './candidate';
 import { matchReasons } from './matching';
 import type { ThemeMatcher } from './normalise';
 
@@ -15,13 +16,21 @@ export interface RankingPlace {
   pontuacao_total: number;
 }
 
-/** The suggestion record of the specification. */
-export interface SuggestionRecord extends SuggestionCandidate {
-  score_match: number;
-  posicao_ranking: number | null;
-  pontuacao_ranking: number;
-  motivos_match: string[];
-}
+const { id_pessoa: idField, nome: nameField, ...candidateFields } = suggestionCandidateSchema.shape;
+
+/** The suggestion record of the specification, in its field order. */
+export const suggestionRecordSchema = z
+  .object({
+    id_pessoa: idField,
+    nome: nameField,
+    score_match: z.number().meta({ description: "The final score: the index's match score + the ranking bonus + 20 (coordinator) + 10 (awarded); not rounded" }),
+    ...candidateFields,
+    posicao_ranking: z.number().int().min(1).nullable().meta({ description: 'Position in the ranking; null when the person has none' }),
+    pontuacao_ranking: z.number().meta({ description: 'Total score in the ranking; 0 without a position' }),
+    motivos_match: z.array(z.string()).max(MAX_REASONS).meta({ description: 'Why the person matched, at most 5' }),
+  })
+  .meta({ id: 'SuggestionRecord' });
+export type SuggestionRecord = z.infer<typeof suggestionRecordSchema>;
 
 /** max(0, (10000 - posicao) / 100) for a ranked person; 0 without a position. */
 export function rankingBonus(posicao: number | null): number {

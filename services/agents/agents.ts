@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { agentDataOf, changedDataFields, type AgentData, type AgentDataInput } from '../../db/agent-data';
 import {
   createAgent as storeAgent,
@@ -15,7 +16,7 @@ import { withConfinedWorkingDirectory } from '../working-directories';
 import { deleteSchedulesOfAgent, type ScheduleDeps } from '../schedules';
 import type { AgentDeps } from './deps';
 import { storeErrorsTranslated } from './store-errors';
-import { agentView, configView, updateChangelog, versionsView, type AgentConfigView, type AgentVersionView, type AgentView } from './view';
+import { agentView, agentViewSchema, configView, updateChangelog, versionsView, type AgentVersionView, type AgentView } from './view';
 
 /**
  * Agents: CRUD, versions, export/import/duplicate (docs/agents.md), answered in the admin panel's
@@ -76,13 +77,8 @@ export async function deleteAgent(deps: Pick<AgentDeps, 'db'> & { schedules: Sch
 }
 
 /** What GET /agents/{id}/export answers (contract 3.1): what POST /agents/import reads back. */
-export interface AgentExport {
-  agent_name: string;
-  description: string;
-  tags: string[];
-  config: AgentConfigView;
-  status: 'active' | 'inactive';
-}
+export const agentExportSchema = agentViewSchema.pick({ agent_name: true, description: true, tags: true, config: true, status: true }).meta({ id: 'AgentExport' });
+export type AgentExport = z.infer<typeof agentExportSchema>;
 
 /** The agent's data for an export, and a file name from its name reduced to safe characters. */
 export async function exportAgent(deps: Pick<AgentDeps, 'db'>, id: string): Promise<{ fileName: string; data: AgentExport }> {

@@ -1,17 +1,28 @@
+import { z } from 'zod';
 import { deleteSecret as removeSecret, listSecretNames, putSecret, secretContext } from '../../db/agent-secrets-store';
 import { sealSecret, secretsKeyFromHex } from '../../lib/secret-box';
 import { agentNotFound, NotFoundError } from '../errors';
 import { getAgent } from './agents';
 import type { AgentDeps } from './deps';
 import { storeErrorsTranslated } from './store-errors';
+import { isoDateTime } from '../view-schema';
 
 /** An agent's secrets: names only out, values sealed in (docs/agents.md; contract 3.2). */
 
 /** A secret as listed: its name and when its value was last set; never the value. */
-export interface SecretView {
-  name: string;
-  created_at: string;
-}
+export const secretViewSchema = z
+  .object({
+    name: z.string(),
+    created_at: isoDateTime.meta({ description: 'When its value was last set' }),
+  })
+  .meta({ id: 'AgentSecret' });
+export type SecretView = z.infer<typeof secretViewSchema>;
+
+/** What POST /agents/{id}/secrets answers for a new name (201); the value is never returned. */
+export const secretCreatedSchema = z.object({ name: z.string(), created: z.literal(true) }).meta({ id: 'AgentSecretCreated' });
+/** What POST /agents/{id}/secrets answers when the value of an existing name was replaced (200). */
+export const secretUpdatedSchema = z.object({ name: z.string(), updated: z.literal(true) }).meta({ id: 'AgentSecretUpdated' });
+export type SecretStored = z.infer<typeof secretCreatedSchema> | z.infer<typeof secretUpdatedSchema>;
 
 export async function listSecrets(deps: Pick<AgentDeps, 'db'>, agentId: string): Promise<SecretView[]> {
   const agent = await getAgent(deps, agentId);
@@ -27,7 +38,7 @@ export async function setSecret(
   agentId: string,
   name: string,
   value: string,
-): Promise<{ name: string; created: true } | { name: string; updated: true }> {
+): Promise<SecretStored> {
   const { id } = await getAgent(deps, agentId);
   const key = await storeErrorsTranslated(async () => secretsKeyFromHex(deps.secretsKey));
   const stored = await putSecret(deps.db, id, name, sealSecret(key, value, secretContext(id, name)));

@@ -1,53 +1,67 @@
-import type { AgentData } from '../../db/agent-data';
+import { z } from 'zod';
+import type { AgentData, AgentStatus } from '../../db/agent-data';
 import type { Agent, AgentVersion } from '../../db/agents-store';
+import { isoDateTime } from '../view-schema';
 
 /**
  * The agent as the admin panel reads it (contract 3.1, 5.1; docs/agents.md "The agent view"): the
  * panel's names over our columns. `model` and `workingDirectory` read '' when the agent follows the
  * settings' defaults (stored null), so the panel's own fallbacks apply and '' comes back as null.
  */
-export interface AgentConfigView {
-  systemPrompt: string;
-  model: string;
-  workingDirectory: string;
-  allowedTools: string;
-  maxTurns: number;
-  permissionMode: string;
-  retryOnFailure: boolean;
-  maxRetries: number;
-  /** Another agent's id, or ''. */
-  delegateTo: string;
-  /** The run time limit in ms; absent: the service's default (AGENT_RUN_TIMEOUT_SECONDS), as the contract's optional `timeout`. */
-  timeout?: number;
-  /** The agent's daily cost budget in USD; absent: none of its own (docs/budgets.md). */
-  dailyBudgetUsd?: number;
-}
+export const agentConfigViewSchema = z
+  .object({
+    systemPrompt: z.string().meta({ description: "The agent's system prompt; '' for none" }),
+    model: z.string().meta({ description: "'': the settings' default model, read at each run" }),
+    workingDirectory: z.string().meta({ description: "'': the settings' working directory, read at each run" }),
+    allowedTools: z.string().meta({ description: "Comma-separated tool names or patterns; '': every tool the permission mode allows" }),
+    maxTurns: z.number().int().meta({ description: '0: no limit of turns' }),
+    permissionMode: z.string().meta({ description: "'', default, plan, acceptEdits or bypassPermissions ('' is bypassPermissions at run time)" }),
+    retryOnFailure: z.boolean(),
+    maxRetries: z.number().int(),
+    delegateTo: z.string().meta({ description: "Another agent's id, or ''" }),
+    timeout: z
+      .number()
+      .int()
+      .optional()
+      .meta({ description: "The run time limit in ms; absent: the service's default (AGENT_RUN_TIMEOUT_SECONDS)" }),
+    dailyBudgetUsd: z.number().optional().meta({ description: "The agent's daily cost budget in USD; absent: none of its own (docs/budgets.md)" }),
+  })
+  .meta({ id: 'AgentConfig' });
+export type AgentConfigView = z.infer<typeof agentConfigViewSchema>;
 
-export interface AgentView {
-  id: string;
-  agent_name: string;
-  description: string;
-  tags: string[];
-  status: 'active' | 'inactive';
-  config: AgentConfigView;
-  /** The number of the current version (GET /agents/{id}/versions). */
-  version: number;
-  created_at: string;
-  updated_at: string;
-}
+const agentStatus = z.enum(['active', 'inactive']) satisfies z.ZodType<AgentStatus>;
+
+export const agentViewSchema = z
+  .object({
+    id: z.string(),
+    agent_name: z.string(),
+    description: z.string(),
+    tags: z.array(z.string()),
+    status: agentStatus.meta({ description: 'An inactive agent is not executed' }),
+    config: agentConfigViewSchema,
+    version: z.number().int().meta({ description: 'The number of the current version (GET /api/agents/{id}/versions)' }),
+    created_at: isoDateTime,
+    updated_at: isoDateTime,
+  })
+  .meta({ id: 'Agent' });
+export type AgentView = z.infer<typeof agentViewSchema>;
+
+/** The view's names of the data fields: the top-level ones and the config keys (unique, so one flat list). */
+const viewFieldName = z.enum(['agent_name', 'description', 'tags', 'status', ...agentConfigViewSchema.keyof().options]);
 
 /** A version as the panel's versions modal reads it (contract 3.3, 7.2). */
-export interface AgentVersionView {
-  version: number;
-  changedAt: string;
-  changelog: string;
-  /** The view's names of the fields this version changed (`agent_name`, `tags`, `systemPrompt`, ...). */
-  changedFields: string[];
-  /** Only the config keys this version changed, with their new values. */
-  config: Partial<AgentConfigView>;
-  /** The agent as it was after this version's change. */
-  snapshot: AgentView;
-}
+export const agentVersionViewSchema = z
+  .object({
+    version: z.number().int(),
+    changedAt: isoDateTime,
+    changelog: z.string().meta({ description: 'created, imported, duplicated from "<name>", updated: <fields>, updated (no changes), restored version <n>' }),
+    changedFields: z.array(viewFieldName).meta({ description: "The view's names of the fields this version changed" }),
+    config: agentConfigViewSchema.partial().meta({ description: 'Only the config keys this version changed, with their new values' }),
+    /** The agent as it was after this version's change (a reference to Agent: no description of its own). */
+    snapshot: agentViewSchema,
+  })
+  .meta({ id: 'AgentVersion' });
+export type AgentVersionView = z.infer<typeof agentVersionViewSchema>;
 
 export type ConfigKey = keyof AgentConfigView;
 

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { activeExecutions, cancelQueuedExecution, finishExecution, getExecution, type ExecutionSummary } from '../../db/executions-store';
 import { isActiveStatus } from '../../domain/execution-status';
 import { cancelAgentExecution } from '../../temporal/agent-execution';
@@ -8,6 +9,16 @@ import type { ExecutionDeps } from './deps';
 import { lifecycleStreamOf, published } from './live';
 import { activeExecutionView, type ActiveExecutionView } from './view';
 import { countFinishedRun } from './run-metrics';
+
+/** What a cancel answers: the cancellation was requested (the record ends `canceled` a moment later). */
+export const cancelledExecutionSchema = z.object({ cancelled: z.literal(true) }).meta({ id: 'CancelledExecution' });
+export type CancelledExecution = z.infer<typeof cancelledExecutionSchema>;
+
+/** What cancel-all answers. */
+export const cancelledExecutionsSchema = z
+  .object({ cancelled: z.literal(true), count: z.number().int().meta({ description: 'The records active at the time of the call' }) })
+  .meta({ id: 'CancelledExecutions' });
+export type CancelledExecutions = z.infer<typeof cancelledExecutionsSchema>;
 
 /**
  * Cancels an active execution. A queued record is ended `canceled` here at once (so it can no longer
@@ -35,7 +46,7 @@ async function cancelActive(deps: ExecutionDeps, execution: ExecutionSummary): P
 }
 
 /** Cancels execution `executionId` of agent `agentId`: NotFoundError when it is not that agent's, or already finished. */
-export async function cancelExecution(deps: ExecutionDeps, agentId: string, executionId: string): Promise<{ cancelled: true }> {
+export async function cancelExecution(deps: ExecutionDeps, agentId: string, executionId: string): Promise<CancelledExecution> {
   const execution = await getExecution(deps.db, executionId);
   if (!execution || execution.agentId !== agentId || !isActiveStatus(execution.status)) {
     throw new NotFoundError(`Execução ${executionId} do agente ${agentId} não encontrada ou já finalizada`);
@@ -45,7 +56,7 @@ export async function cancelExecution(deps: ExecutionDeps, agentId: string, exec
 }
 
 /** Cancels every active execution; `count`: how many were active at the time of the call. */
-export async function cancelAllExecutions(deps: ExecutionDeps): Promise<{ cancelled: true; count: number }> {
+export async function cancelAllExecutions(deps: ExecutionDeps): Promise<CancelledExecutions> {
   const active = await activeExecutions(deps.db);
   // Queued ones first, so none of them takes a slot freed by cancelling a running one.
   const queuedFirst = [...active.filter((execution) => execution.status === 'queued'), ...active.filter((execution) => execution.status !== 'queued')];

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import {
   clearExecutionHistory as removeFinished,
   countActiveExecutions as countActive,
@@ -13,18 +14,21 @@ import {
 import { ConflictError, executionNotFound } from '../errors';
 import { runStepRecords } from '../pipelines/run-steps';
 import type { ExecutionDeps } from './deps';
-import { executionDetailView, executionView, type ExecutionDetailView, type ExecutionView } from './view';
+import { executionDetailView, executionView, executionViewSchema, type ExecutionDetailView, type ExecutionView } from './view';
 
 /** The execution history: recent, paginated with filters, detail, delete, clear, export (docs/executions.md). */
 
 type HistoryDeps = Pick<ExecutionDeps, 'db'>;
 
-export interface HistoryPageView {
-  items: ExecutionView[];
-  total: number;
-  limit: number;
-  offset: number;
-}
+export const historyPageViewSchema = z
+  .object({
+    items: z.array(executionViewSchema).meta({ description: 'The page, newest first (without the output)' }),
+    total: z.number().int().meta({ description: 'Records matching the filters, all pages' }),
+    limit: z.number().int(),
+    offset: z.number().int(),
+  })
+  .meta({ id: 'ExecutionHistoryPage' });
+export type HistoryPageView = z.infer<typeof historyPageViewSchema>;
 
 /** The newest `limit` records, newest first. */
 export async function recentExecutions(deps: HistoryDeps, limit: number): Promise<ExecutionView[]> {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
 import { findAgent, type Agent } from '../../db/agents-store';
 import { readExecutionSettings } from '../../db/execution-settings';
 import { createExecution, type Execution, type NewExecution } from '../../db/executions-store';
@@ -13,10 +14,13 @@ import { startRecordWorkflow } from './workflow-start';
 import { refuseOverBudget } from '../budgets';
 
 /** What a start answers: the new record, queued until its workflow takes a concurrency slot. */
-export interface LaunchedExecution {
-  executionId: string;
-  status: 'queued';
-}
+export const launchedExecutionSchema = z
+  .object({
+    executionId: z.string().meta({ description: 'The new record (GET /api/executions/history/{id}); the id its WebSocket messages carry' }),
+    status: z.literal('queued').meta({ description: 'It waits for a concurrency slot; the WebSocket tells when it starts' }),
+  })
+  .meta({ id: 'LaunchedExecution' });
+export type LaunchedExecution = z.infer<typeof launchedExecutionSchema>;
 
 /** The record's fields a caller chooses; ids, kind and the agent's identity are filled in here. */
 export type LaunchInput = Omit<NewExecution, 'id' | 'kind' | 'agentId' | 'agentName' | 'clientId'>;

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { getExecution } from '../../db/executions-store';
 import { executionNotFound, InvalidInputError } from '../errors';
 import { storedContextFiles } from '../uploads';
@@ -8,12 +9,14 @@ import { launchExecution, runnableAgent } from './launch';
 /** Only these end states may be run again (contract 3.8): a completed or active record is refused. */
 const RETRYABLE = new Set<string>(['error', 'canceled']);
 
-export interface RetriedExecution {
-  success: true;
-  message: string;
-  /** The new record. */
-  executionId: string;
-}
+export const retriedExecutionSchema = z
+  .object({
+    success: z.literal(true),
+    message: z.string().meta({ description: "'Execução reiniciada' (an agent's run) or 'Pipeline reexecutado'" }),
+    executionId: z.string().meta({ description: 'The new record' }),
+  })
+  .meta({ id: 'RetriedExecution' });
+export type RetriedExecution = z.infer<typeof retriedExecutionSchema>;
 
 /**
  * Runs an agent execution that ended `error` or `canceled` again as a new record (source `retry`, same

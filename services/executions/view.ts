@@ -1,104 +1,123 @@
+import { z } from 'zod';
 import type { Execution, ExecutionSummary } from '../../db/executions-store';
+import { EXECUTION_KINDS, EXECUTION_SOURCES, EXECUTION_STATUSES } from '../../domain/execution-status';
+import { isoDateTime } from '../view-schema';
+
+const nullableInt = z.number().int().nullable();
+const nullableText = z.string().nullable();
+
+/** A context file as an execution record keeps it: the upload answer's shape (contract 3.13). */
+export const executionContextFileSchema = z.object({
+  originalName: z.string(),
+  path: z.string().meta({ description: 'Absolute path of the upload on the server' }),
+  size: z.number().int().meta({ description: 'Size in bytes' }),
+});
+
+/** The fields every view of an execution has; the schema with an id is built from them. */
+const executionFields = {
+  id: z.string(),
+  executionId: z.string().meta({ description: "The id the WebSocket messages carry: the record's own id" }),
+  type: z.enum(EXECUTION_KINDS),
+  agentId: nullableText,
+  agentName: nullableText.meta({ description: "The agent's name at start; null for a pipeline run" }),
+  pipelineId: nullableText,
+  pipelineName: nullableText.meta({ description: "A pipeline run's name; null for an agent run" }),
+  task: z.string().meta({ description: 'The task as run (context files listed after it)' }),
+  input: nullableText.meta({ description: "A pipeline run's input (its task); null for an agent run" }),
+  instructions: z.string().meta({ description: "The user's additional instructions for this run ('' when none)" }),
+  status: z.enum(EXECUTION_STATUSES),
+  source: z.enum(EXECUTION_SOURCES).meta({ description: 'What started it' }),
+  scheduleId: nullableText,
+  webhookId: nullableText.meta({ description: 'The webhook that started it (source `webhook` or `webhook-test`)' }),
+  workingDirectory: z.string(),
+  model: z.string(),
+  startedAt: isoDateTime.meta({ description: 'When it started running; a record that never ran answers when it was queued' }),
+  endedAt: isoDateTime.nullable().meta({ description: 'null while it runs' }),
+  createdAt: isoDateTime.meta({ description: 'When it was queued' }),
+  costUsd: z.number().nullable(),
+  totalCostUsd: z.number().nullable().meta({ description: 'The same as costUsd' }),
+  durationMs: nullableInt,
+  numTurns: nullableInt,
+  sessionId: nullableText.meta({ description: "The agent's session (POST /api/agents/{id}/continue resumes it)" }),
+  parentSessionId: nullableText.meta({ description: 'The session a `continue` resumed' }),
+  parentExecutionId: nullableText.meta({ description: 'The execution a `retry` or `continue` came from' }),
+  result: nullableText.meta({ description: "The agent's answer; in lists its first 1000 characters, whole in the detail" }),
+  error: nullableText,
+  exitCode: nullableInt.meta({ description: "The agent process's exit code" }),
+  attempt: z.number().int().meta({ description: 'Runs of this record so far (1 + automatic retries)' }),
+  delegatedFrom: nullableText.meta({ description: 'The execution whose result was delegated to this one' }),
+  reportFile: nullableText.meta({ description: 'The Markdown report (GET /api/reports/{filename})' }),
+  failedAtStep: nullableInt.meta({ description: 'A pipeline run: the 0-based step that failed' }),
+  resumedFrom: nullableText.meta({ description: 'A pipeline run: the run it resumed' }),
+  resumedAtStep: nullableInt.meta({ description: 'A pipeline run: the 0-based step it resumed at' }),
+  inputTokens: nullableInt,
+  outputTokens: nullableInt,
+  cacheReadTokens: nullableInt,
+  cacheCreationTokens: nullableInt,
+  repoName: nullableText.meta({ description: 'A run in a repository: its name' }),
+  repoBranch: nullableText,
+  repoCommit: nullableText.meta({ description: 'The commit the run made (pushed unless the error says otherwise)' }),
+  contextFiles: z.array(executionContextFileSchema).meta({ description: 'The uploads named in the prompt; [] when none' }),
+  host: nullableText.meta({ description: 'The agents host the run was pinned to; null before it took its slot' }),
+};
 
 /**
  * The execution as the admin panel reads it (contract 3.8 and 5.6; docs/executions.md, "The view"):
  * one shape for the recent list, the history items, the active list and the detail. Times are ISO
  * strings, costs numbers or null.
  */
-export interface ExecutionView {
-  id: string;
-  /** The id the WebSocket messages carry: the record's own id. */
-  executionId: string;
-  type: 'agent' | 'pipeline';
-  agentId: string | null;
-  agentName: string | null;
-  pipelineId: string | null;
-  /** A pipeline run's name (stored in the record's name); null for an agent run. */
-  pipelineName: string | null;
-  task: string;
-  /** A pipeline run's input (its task); null for an agent run. */
-  input: string | null;
-  instructions: string;
-  status: Execution['status'];
-  source: Execution['source'];
-  scheduleId: string | null;
-  /** The webhook that started it (source `webhook` or `webhook-test`). */
-  webhookId: string | null;
-  workingDirectory: string;
-  model: string;
-  /** When it started running; a record that never ran (queued, or canceled while queued) answers when it was queued. */
-  startedAt: string;
-  endedAt: string | null;
-  createdAt: string;
-  costUsd: number | null;
-  /** The same as `costUsd` (the panel reads `costUsd || totalCostUsd`). */
-  totalCostUsd: number | null;
-  durationMs: number | null;
-  numTurns: number | null;
-  sessionId: string | null;
-  parentSessionId: string | null;
-  parentExecutionId: string | null;
-  result: string | null;
-  error: string | null;
-  exitCode: number | null;
-  attempt: number;
-  delegatedFrom: string | null;
-  reportFile: string | null;
-  /** Pipeline runs (docs/pipelines.md): the failed step, the run resumed and the step it resumed at. */
-  failedAtStep: number | null;
-  resumedFrom: string | null;
-  resumedAtStep: number | null;
-  /** Tokens the agent's CLI reported for the run (docs/statistics.md); null when it reported none (a pipeline run's are its steps'). */
-  inputTokens: number | null;
-  outputTokens: number | null;
-  cacheReadTokens: number | null;
-  cacheCreationTokens: number | null;
-  /** A run in a repository (docs/repositories.md): its name, branch and the commit made (pushed unless the error says otherwise). */
-  repoName: string | null;
-  repoBranch: string | null;
-  repoCommit: string | null;
-  /** The uploads named in the prompt (docs/uploads.md), as POST /uploads answered them; [] when none. */
-  contextFiles: Array<{ originalName: string; path: string; size: number }>;
-  /** The agents host the run was pinned to (docs/multi-host.md); null before it took its slot. */
-  host: string | null;
-}
+export const executionViewSchema = z.object(executionFields).meta({ id: 'Execution' });
+export type ExecutionView = z.infer<typeof executionViewSchema>;
 
 /** A step of a pipeline run's detail (contract 3.8), from the step's agent record. */
-export interface PipelineStepView {
-  stepIndex: number;
-  executionId: string;
-  agentId: string | null;
-  agentName: string;
-  status: Execution['status'];
-  startedAt: string | null;
-  endedAt: string | null;
-  costUsd: number;
-  durationMs: number | null;
-  numTurns: number | null;
-  sessionId: string | null;
-  prompt: string;
-  result: string | null;
-  error: string | null;
-  inputTokens: number | null;
-  outputTokens: number | null;
-  cacheReadTokens: number | null;
-  cacheCreationTokens: number | null;
-}
+export const pipelineStepViewSchema = z
+  .object({
+    stepIndex: z.number().int().meta({ description: '0-based' }),
+    executionId: z.string().meta({ description: "The step's own agent execution" }),
+    agentId: nullableText,
+    agentName: z.string(),
+    status: z.enum(EXECUTION_STATUSES),
+    startedAt: isoDateTime.nullable(),
+    endedAt: isoDateTime.nullable(),
+    costUsd: z.number().meta({ description: '0 when none was reported' }),
+    durationMs: nullableInt,
+    numTurns: nullableInt,
+    sessionId: nullableText,
+    prompt: z.string().meta({ description: 'The prompt the step was given' }),
+    result: nullableText,
+    error: nullableText,
+    inputTokens: nullableInt,
+    outputTokens: nullableInt,
+    cacheReadTokens: nullableInt,
+    cacheCreationTokens: nullableInt,
+  })
+  .meta({ id: 'ExecutionPipelineStep' });
+export type PipelineStepView = z.infer<typeof pipelineStepViewSchema>;
 
 /** The detail adds the stored output and the live `seq` it ends at (a late client catches up from it). */
-export interface ExecutionDetailView extends ExecutionView {
-  output: string;
-  outputTruncated: boolean;
-  outputSeq: number;
-  /** A pipeline run: its steps, and the input its current (or failed) step was given (resume starts there). */
-  steps?: PipelineStepView[];
-  lastStepInput?: string | null;
-}
+export const executionDetailViewSchema = z
+  .object({
+    ...executionFields,
+    output: z.string().meta({ description: "The agent's stored output (at most 1 000 000 characters)" }),
+    outputTruncated: z.boolean(),
+    outputSeq: z.number().int().meta({ description: 'The seq of the last live output chunk `output` contains (0: none)' }),
+    /** A pipeline run: its steps, and the input its current (or failed) step was given (resume starts there). */
+    steps: z.array(pipelineStepViewSchema).optional().meta({ description: 'A pipeline run only: its steps' }),
+    lastStepInput: nullableText.optional().meta({ description: 'A pipeline run only: the input its current (or failed) step was given' }),
+  })
+  .meta({ id: 'ExecutionDetail' });
+export type ExecutionDetailView = z.infer<typeof executionDetailViewSchema>;
 
 /** An item of GET /executions/active: the view, plus the agent's name where the panel's terminal filter looks. */
-export interface ActiveExecutionView extends ExecutionView {
-  agentConfig: { agent_name: string; model: string };
-}
+export const activeExecutionViewSchema = z
+  .object({
+    ...executionFields,
+    agentConfig: z
+      .object({ agent_name: z.string().meta({ description: "The agent's (or pipeline's) name" }), model: z.string() })
+      .meta({ description: "Where the panel's terminal filter reads the name" }),
+  })
+  .meta({ id: 'ActiveExecution' });
+export type ActiveExecutionView = z.infer<typeof activeExecutionViewSchema>;
 
 const iso = (date: Date | null): string | null => (date === null ? null : date.toISOString());
 

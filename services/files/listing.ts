@@ -1,5 +1,7 @@
 import fs from 'node:fs/promises';
+import { z } from 'zod';
 import { InvalidInputError, NotFoundError } from '../errors';
+import { isoDateTime } from '../view-schema';
 import { DIRECTORY_FLAGS, type FilesDeps, openExact, realRoot, realRoots, segmentsOf, viaDescriptor } from './area';
 
 /** Most entries one listing answers (directories first, then by name); `truncated` says more exist. */
@@ -8,26 +10,32 @@ export const ENTRIES_LISTED = 1_000;
 export const NAMES_SCANNED = 100_000;
 
 /** Contract 3.15, row 64: what `FilesUI` reads. */
-export interface FileEntry {
-  name: string;
-  type: 'directory' | 'file';
-  /** Bytes of a file; null for a directory (the panel shows '—'). */
-  size: number | null;
-  /** ISO time of the last change. */
-  modified: string;
-  /** Lower-case, without the dot; null for a directory or a name without one. */
-  extension: string | null;
-}
+export const fileEntrySchema = z
+  .object({
+    name: z.string(),
+    type: z.enum(['directory', 'file']),
+    /** Bytes of a file; null for a directory (the panel shows '—'). */
+    size: z.number().int().nullable().meta({ description: 'Bytes de um arquivo; null para uma pasta' }),
+    /** ISO time of the last change. */
+    modified: isoDateTime.meta({ description: 'A última alteração' }),
+    /** Lower-case, without the dot; null for a directory or a name without one. */
+    extension: z.string().nullable().meta({ description: 'Em minúsculas, sem o ponto; null para uma pasta ou um nome sem extensão' }),
+  })
+  .meta({ id: 'FileEntry' });
+export type FileEntry = z.infer<typeof fileEntrySchema>;
 
-export interface FileListing {
-  /** The listed directory relative to the area, '' at the root. */
-  path: string;
-  /** Its parent ('' for a top-level folder); null at the root. */
-  parent: string | null;
-  entries: FileEntry[];
-  /** Our addition: true when the directory holds more than the entries listed. */
-  truncated: boolean;
-}
+export const fileListingSchema = z
+  .object({
+    /** The listed directory relative to the area, '' at the root. */
+    path: z.string().meta({ description: "A pasta listada, normalizada, relativa à área; '' na raiz" }),
+    /** Its parent ('' for a top-level folder); null at the root. */
+    parent: z.string().nullable().meta({ description: "A pasta de cima ('' para uma pasta do primeiro nível); null na raiz" }),
+    entries: z.array(fileEntrySchema).meta({ description: 'Pastas primeiro, depois por nome; sem arquivos ocultos nem links simbólicos; no máximo 1000' }),
+    /** Our addition: true when the directory holds more than the entries listed. */
+    truncated: z.boolean().meta({ description: 'Verdadeiro quando a pasta tem mais entradas que as listadas' }),
+  })
+  .meta({ id: 'FileListing' });
+export type FileListing = z.infer<typeof fileListingSchema>;
 
 function extensionOf(name: string): string | null {
   const dot = name.lastIndexOf('.');

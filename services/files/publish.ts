@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { z } from 'zod';
 import { InvalidInputError, NotFoundError } from '../errors';
 import { codeOf, DIRECTORY_FLAGS, type FilesDeps, invalidPath, openExact, realRoot, segmentsOf } from './area';
 import { pushSnapshot, type PublishedRepository } from './publish-repository';
@@ -29,14 +30,17 @@ export function sitePath(projectName: string): string {
 }
 
 /** Contract 3.15, row 66: what `FilesUI.publishProject` shows. */
-export interface Publication {
-  status: 'Publicado';
-  siteUrl: string;
-  /** The repository the snapshot was pushed to (GIT_PUBLISH_DIR); null when none is configured or the push failed. */
-  repoUrl: string | null;
-  projectName: string;
-  message: string;
-}
+export const publicationSchema = z
+  .object({
+    status: z.literal('Publicado'),
+    siteUrl: z.string().meta({ description: '<esquema>://<Host>/sites/<nome>/, onde a cópia é servida' }),
+    /** The repository the snapshot was pushed to (GIT_PUBLISH_DIR); null when none is configured or the push failed. */
+    repoUrl: z.string().nullable().meta({ description: 'O repositório que recebeu a cópia (GIT_PUBLISH_DIR); null sem um, ou se o push falhou' }),
+    projectName: z.string(),
+    message: z.string(),
+  })
+  .meta({ id: 'Publication' });
+export type Publication = z.infer<typeof publicationSchema>;
 
 /** Snapshots of one name are swapped in one at a time (two publishes of a project racing). */
 const swapping = new Map<string, Promise<unknown>>();

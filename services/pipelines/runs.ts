@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
 import { findAgent } from '../../db/agents-store';
 import { readExecutionSettings } from '../../db/execution-settings';
 import { createExecution, finishExecution, getExecution, type Execution, type NewExecution } from '../../db/executions-store';
@@ -19,11 +20,33 @@ import { storedPipeline } from './pipelines';
 export type PipelineRunDeps = ExecutionDeps;
 
 /** What a start answers (202): the contract's `{pipelineId, status}` plus the run's record id. */
-export interface StartedPipelineRun {
-  pipelineId: string;
-  executionId: string;
-  status: 'started';
-}
+export const startedPipelineRunSchema = z
+  .object({
+    pipelineId: z.string(),
+    executionId: z.string().meta({ description: "The run's execution record (GET /api/executions/history/{id})" }),
+    status: z.literal('started'),
+  })
+  .meta({ id: 'StartedPipelineRun' });
+export type StartedPipelineRun = z.infer<typeof startedPipelineRunSchema>;
+
+/** What POST /pipelines/resume/{executionId} answers (202): the new run, and the step it starts at. */
+export const resumedPipelineRunSchema = z
+  .object({
+    pipelineId: z.string(),
+    executionId: z.string().meta({ description: "The new run's execution record" }),
+    resumedAtStep: z.number().int().meta({ description: 'The step (0-based) the new run starts at: the failed one' }),
+    status: z.literal('resumed'),
+  })
+  .meta({ id: 'ResumedPipelineRun' });
+
+/** What approve and reject answer (200). */
+export const approvedSchema = z.object({ approved: z.literal(true) });
+export const rejectedSchema = z.object({ rejected: z.literal(true) });
+export type ApprovalDecision = z.infer<typeof approvedSchema> | z.infer<typeof rejectedSchema>;
+
+/** What a cancel answers (200): how many runs were cancelled. */
+export const cancelledPipelineRunsSchema = z.object({ cancelled: z.literal(true), count: z.number().int().min(1) });
+export type CancelledPipelineRuns = z.infer<typeof cancelledPipelineRunsSchema>;
 
 export interface PipelineRunRequest {
   input: string;
@@ -108,7 +131,7 @@ async function runById(deps: Pick<ExecutionDeps, 'db'>, id: string): Promise<Exe
  * means its OLDEST run waiting for an approval (the banner the panel shows first). NotFoundError when
  * none waits.
  */
-export async function decideApproval(deps: ExecutionDeps, id: string, approve: boolean): Promise<{ approved: true } | { rejected: true }> {
+export async function decideApproval(deps: ExecutionDeps, id: string, approve: boolean): Promise<ApprovalDecision> {
   const byId = await runById(deps, id);
   const run = byId ? (byId.status === 'awaiting_approval' ? byId : null) : ((await activeRunsOfPipeline(deps.db, id, 'awaiting_approval'))[0] ?? null);
   if (!run) throw new NotFoundError(NO_APPROVAL);
@@ -121,7 +144,7 @@ export async function decideApproval(deps: ExecutionDeps, id: string, approve: b
  * cancels its running step (the agent is killed) and ends the run `canceled`; a run whose workflow
  * is gone is ended here. NotFoundError when nothing runs.
  */
-export async function cancelPipelineRuns(deps: ExecutionDeps, id: string): Promise<{ cancelled: true; count: number }> {
+export async function cancelPipelineRuns(deps: ExecutionDeps, id: string): Promise<CancelledPipelineRuns> {
   const byId = await runById(deps, id);
   const runs = byId ? (isActiveStatus(byId.status) ? [byId] : []) : await activeRunsOfPipeline(deps.db, id);
   if (runs.length === 0) throw new NotFoundError(NOT_RUNNING);

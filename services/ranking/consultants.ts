@@ -1,6 +1,6 @@
 import { entryWithDetailsById } from '../../db/ranking-queries';
 import { assessmentAreaList, DETAIL_SOURCE_EXCLUDES, rankedDetailJson, unrankedDetailJson, type AssessmentAreaRecord } from '../../domain/consultant-detail';
-import { CURRICULUM_SOURCE_FIELDS, curriculumAnswer } from '../../domain/curriculum';
+import { CURRICULUM_SOURCE_FIELDS, curriculumAnswer, type CurriculumAnswer } from '../../domain/curriculum';
 import type { PersonDocument } from '../../domain/person-document';
 import { needsIndexDocument } from '../../domain/ranking-entry';
 import { referenceDateOf } from '../../domain/scoring/dates';
@@ -36,7 +36,7 @@ export async function consultantDocument(deps: RankingDeps, idPessoa: number): P
   return doc;
 }
 
-export async function consultantCurriculum(deps: RankingDeps, idPessoa: number): Promise<ReturnType<typeof curriculumAnswer>> {
+export async function consultantCurriculum(deps: RankingDeps, idPessoa: number): Promise<CurriculumAnswer> {
   const doc = await readPersonDocument(deps.persons, idPessoa, { includes: CURRICULUM_SOURCE_FIELDS });
   return curriculumAnswer(doc, deps.cvBaseUrl);
 }

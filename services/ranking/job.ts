@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { Database } from '../../db';
 import { lastSuccessfulRun, latestRun, type JobRun } from '../../db/ranking-job-runs';
 import { interruptedRunOutcome, type InterruptedRunOutcome } from '../../domain/workflow-gone';
@@ -7,6 +8,7 @@ import { RANKING_JOB_WORKFLOW_ID, type RankingProgress } from '../../temporal/co
 import { rankingJobState, startRankingJobWorkflow } from '../../temporal/ranking-job';
 import type { DescribedWorkflow } from '../../temporal/workflow-state';
 import { ConflictError, UnavailableError } from '../errors';
+import { isoDateTime } from '../view-schema';
 
 /** The ranking job: start it, and its status (docs/ranking-job.md). */
 
@@ -25,22 +27,25 @@ export const WORKFLOWS_UNAVAILABLE_DETAIL = 'Serviço de workflows (Temporal) in
 const START_DEADLINE_MS = 5_000;
 
 /** The job status record (docs/ranking-job.md). */
-export interface JobStatus {
-  job_id: string;
-  em_execucao: boolean;
-  estado: 'nunca_executado' | 'em_execucao' | 'concluido' | 'falhou' | 'cancelado';
-  fase: string | null;
-  origem: string | null;
-  limpar_antes: boolean | null;
-  processados: number;
-  total: number;
-  percentual: number;
-  iniciado_em: string | null;
-  finalizado_em: string | null;
-  ultimo_erro: string | null;
-  ultima_execucao_sucesso: string | null;
-  fonte: 'temporal' | 'mysql';
-}
+export const jobStatusSchema = z
+  .object({
+    job_id: z.literal(RANKING_JOB_WORKFLOW_ID).meta({ description: "The job's fixed workflow id" }),
+    em_execucao: z.boolean().meta({ description: 'A run is in progress (a new start is refused with 409)' }),
+    estado: z.enum(['nunca_executado', 'em_execucao', 'concluido', 'falhou', 'cancelado']),
+    fase: z.string().nullable().meta({ description: 'Phase of the latest run: `preparando`, `pontuando`, `posicionando`, `concluido`; null before any run' }),
+    origem: z.string().nullable().meta({ description: 'What started the latest run: `manual` or `agendado`; null before any run' }),
+    limpar_antes: z.boolean().nullable().meta({ description: 'Whether the latest run cleared the stored ranking first; null before any run' }),
+    processados: z.number().int().min(0).meta({ description: 'Persons scored so far' }),
+    total: z.number().int().min(0).meta({ description: 'Persons to score (0 until the index is counted)' }),
+    percentual: z.number().min(0).max(100).meta({ description: 'processados / total in percent, 1 decimal' }),
+    iniciado_em: isoDateTime.nullable(),
+    finalizado_em: isoDateTime.nullable(),
+    ultimo_erro: z.string().nullable(),
+    ultima_execucao_sucesso: isoDateTime.nullable().meta({ description: 'End of the last completed run' }),
+    fonte: z.enum(['temporal', 'mysql']).meta({ description: "`temporal`: the running job's own progress; `mysql`: the recorded runs" }),
+  })
+  .meta({ id: 'RankingJobStatus' });
+export type JobStatus = z.infer<typeof jobStatusSchema>;
 
 export function percentOf(processed: number, total: number): number {
   if (total <= 0) return 0;

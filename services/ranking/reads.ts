@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { decompressedResponse, readStoredPage, STORED_PAGE_SIZE, type StoredPage } from '../../db/ranking-pages';
 import {
   entriesWithDetailsByIds,
@@ -9,15 +10,17 @@ import {
   searchByName,
   storedSealCodes,
   type BlockKey,
+  type NameMatch,
   type StoredEntryWithDetails,
 } from '../../db/ranking-queries';
-import { readStatisticsSnapshot } from '../../db/ranking-statistics';
-import { rankingPageFields } from '../../domain/ranking-page';
-import { needsIndexDocument, rankingEntryJson, toRankingSummary } from '../../domain/ranking-entry';
-import { sealCatalogue, sealCatalogueEntry } from '../../domain/seals';
+import { readStatisticsSnapshot, type RankingStatistics } from '../../db/ranking-statistics';
+import { rankingPageFields, rankingPageFieldsSchema } from '../../domain/ranking-page';
+import { detailedRankingEntrySchema, needsIndexDocument, rankingEntryJson, rankingEntrySchema, rankingSummarySchema, toRankingSummary } from '../../domain/ranking-entry';
+import { sealCatalogue, sealCatalogueEntry, sealCatalogueEntrySchema } from '../../domain/seals';
 import { jsonWithRawList } from '../../lib/raw-json';
 import { UnavailableError } from '../errors';
 import { ENRICHMENT_FIELDS, fetchChangedDocuments } from '../persons';
+import { isoDateTime } from '../view-schema';
 import type { RankingDeps } from './deps';
 
 /**
@@ -25,6 +28,102 @@ import type { RankingDeps } from './deps';
  * whose stored complements rules 3 and 4 may complete (services/persons.ts). While the ranking has
  * no entries they fail with an UnavailableError carrying NOT_PROCESSED_DETAIL (503).
  */
+
+/* The answers' schemas (docs/ranking-api.md). The pages, /ranking/detalhado and the consultant detail are written as bytes: these say what the bytes hold. */
+
+const count = z.number().int().min(0);
+
+/** GET /ranking/paginado. */
+export const rankingPageSchema = z
+  .object({ ...rankingPageFieldsSchema.shape, consultores: z.array(rankingEntrySchema).meta({ description: 'Position order, best first' }) })
+  .meta({ id: 'RankingPage' });
+
+/** GET /ranking. */
+export const rankingListSchema = z
+  .object({
+    total: count.meta({ description: 'Entries of the ranking; with `componente`, those scoring in that block' }),
+    limite: z.number().int(),
+    offset: z.number().int(),
+    consultores: z.array(rankingSummarySchema),
+  })
+  .meta({ id: 'RankingList' });
+export type RankingListView = z.infer<typeof rankingListSchema>;
+
+/** GET /ranking/detalhado. */
+export const rankingDetailedSchema = z
+  .object({
+    total: count.meta({ description: 'Entries of the ranking; with `componente`, those scoring in that block' }),
+    limite: z.number().int(),
+    consultores: z.array(detailedRankingEntrySchema),
+  })
+  .meta({ id: 'RankingDetailed' });
+
+/** GET /ranking/selos. */
+export const sealListSchema = z
+  .object({ selos: z.array(sealCatalogueEntrySchema).meta({ description: 'The catalogue in its order, then any other code found in the ranking (group `outros`)' }) })
+  .meta({ id: 'SealList' });
+export type SealList = z.infer<typeof sealListSchema>;
+
+/** An item of GET /ranking/busca (db/ranking-queries.ts#NameMatch). */
+export const nameMatchSchema = z
+  .object({ id_pessoa: z.number().int(), nome: z.string(), posicao: z.number().int().min(1), pontuacao_total: z.number() })
+  .meta({ id: 'NameMatch' });
+export type NameMatchView = z.infer<typeof nameMatchSchema>;
+
+const rounded = z.number().meta({ description: '2 decimals' });
+
+/** GET /ranking/estatisticas: the snapshot of the last completed run (db/ranking-statistics.ts#RankingStatistics). */
+export const rankingStatisticsSchema = z
+  .object({
+    total_consultores: count,
+    total_ativos: count,
+    total_inativos: count,
+    ultima_atualizacao: isoDateTime.nullable().meta({ description: 'When the snapshot was computed (end of the last completed run)' }),
+    pontuacao_media: rounded,
+    pontuacao_maxima: rounded,
+    pontuacao_minima: rounded,
+    media_blocos: z
+      .object({ bloco_a: rounded, bloco_b: rounded, bloco_c: rounded, bloco_d: rounded, bloco_e: rounded })
+      .meta({ description: 'Average score of each block' }),
+    distribuicao: z
+      .array(
+        z.object({
+          faixa: z.string().meta({ description: 'Range of the total score: `800+`, `600-799`, `400-599`, `200-399`, `0-199`' }),
+          quantidade: count,
+          percentual: z.number().meta({ description: 'Percent of all entries, 2 decimals' }),
+        }),
+      )
+      .meta({ description: 'One item per range, best first' }),
+  })
+  .meta({ id: 'RankingStatistics' });
+export type RankingStatisticsView = z.infer<typeof rankingStatisticsSchema>;
+
+/** GET /ranking/posicao/{id_pessoa}. */
+export const rankingPositionSchema = z
+  .object({
+    id_pessoa: z.number().int(),
+    nome: z.string().meta({ description: "'' when not found" }),
+    posicao: z.number().int().min(1).nullable().meta({ description: 'Null when the person is not in the ranking' }),
+    total_consultores: count,
+    pontuacao_total: z.number(),
+    bloco_a: z.number(),
+    bloco_b: z.number(),
+    bloco_c: z.number(),
+    bloco_d: z.number(),
+    bloco_e: z.number(),
+    ativo: z.boolean(),
+    encontrado: z.boolean().meta({ description: 'False: not in the ranking; every score is then 0 and `ativo` false' }),
+  })
+  .meta({ id: 'RankingPosition' });
+export type RankingPosition = z.infer<typeof rankingPositionSchema>;
+
+/** Compile-time: the db's records are exactly what the schemas describe. */
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+type Plain<T> = T extends ReadonlyArray<infer E> ? Plain<E>[] : T extends object ? { [K in keyof T]: Plain<T[K]> } : T;
+const statisticsMatch: Same<Plain<RankingStatistics>, Plain<RankingStatisticsView>> = true;
+const nameMatchMatches: Same<Plain<NameMatch>, Plain<NameMatchView>> = true;
+void statisticsMatch;
+void nameMatchMatches;
 
 export const NOT_PROCESSED_DETAIL =
   'O ranking ainda não foi processado. Chame POST /api/v1/ranking/processar para processá-lo.';
@@ -100,7 +199,7 @@ export async function rankingPage(deps: RankingDeps, query: PageQuery, acceptsGz
 }
 
 /** GET /ranking: summaries, by position or by one block's score. */
-export async function rankingList(deps: RankingDeps, query: { limite: number; offset: number; componente?: BlockKey }) {
+export async function rankingList(deps: RankingDeps, query: { limite: number; offset: number; componente?: BlockKey }): Promise<RankingListView> {
   const totals = await requireRanking(deps);
   const { total, entries } = await listEntries(deps.pool, { block: query.componente, offset: query.offset, limit: query.limite }, totals);
   return {
@@ -120,7 +219,7 @@ export async function rankingDetailed(deps: RankingDeps, query: { limite: number
 }
 
 /** GET /ranking/selos: the catalogue, then codes found in the ranking that it does not know. */
-export async function sealList(deps: RankingDeps) {
+export async function sealList(deps: RankingDeps): Promise<SealList> {
   const known = sealCatalogue();
   const knownCodes = new Set(known.map((entry) => entry.codigo));
   const others = (await storedSealCodes(deps.pool)).filter((code) => !knownCodes.has(code)).map(sealCatalogueEntry);
@@ -128,18 +227,18 @@ export async function sealList(deps: RankingDeps) {
 }
 
 /** GET /ranking/busca: `words` must all match (api/ranking/ranking-routes.ts#searchWords). */
-export function searchRanking(deps: RankingDeps, words: string[], limit: number) {
+export function searchRanking(deps: RankingDeps, words: string[], limit: number): Promise<NameMatchView[]> {
   return searchByName(deps.pool, words, limit);
 }
 
-export async function rankingStatistics(deps: RankingDeps) {
+export async function rankingStatistics(deps: RankingDeps): Promise<RankingStatisticsView> {
   const statistics = await readStatisticsSnapshot(deps.pool);
   if (!statistics || statistics.total_consultores === 0) throw notProcessed();
   return statistics;
 }
 
 /** GET /ranking/posicao/{id}: the position, or `encontrado: false` with zeros. */
-export async function rankingPosition(deps: RankingDeps, idPessoa: number) {
+export async function rankingPosition(deps: RankingDeps, idPessoa: number): Promise<RankingPosition> {
   const totals = await requireRanking(deps);
   const entry = await entryById(deps.pool, idPessoa);
   return entry

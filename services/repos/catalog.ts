@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { z } from 'zod';
 import { REPOSITORY_NAME, type Config } from '../../lib/config';
 import { git, GitError } from '../../lib/git';
 import { NotFoundError, UnavailableError } from '../errors';
@@ -24,16 +25,19 @@ export interface Repository {
 }
 
 /** GET /repos item (contract 3.14: `name`, `description` read; the rest as the legacy server answered). */
-export interface RepositoryView {
-  name: string;
-  fullName: string;
-  description: string;
-  defaultBranch: string | null;
-  updatedAt: string | null;
-  htmlUrl: null;
-  cloneUrl: string;
-  empty: boolean;
-}
+export const repositoryViewSchema = z
+  .object({
+    name: z.string(),
+    fullName: z.string().meta({ description: 'O nome, como o servidor anterior (Gitea) o dava' }),
+    description: z.string().meta({ description: "O arquivo `description` do repositório bare; '' para um remoto" }),
+    defaultBranch: z.string().nullable().meta({ description: 'O branch do HEAD (ou o primeiro); null para um repositório vazio ou ilegível' }),
+    updatedAt: z.string().nullable().meta({ description: 'Sempre null (git ls-remote não diz)' }),
+    htmlUrl: z.null(),
+    cloneUrl: z.string().meta({ description: 'O caminho local ou a URL de onde o git busca (nunca com credenciais)' }),
+    empty: z.boolean().meta({ description: 'Sem branches (ou não pôde ser lido)' }),
+  })
+  .meta({ id: 'Repository' });
+export type RepositoryView = z.infer<typeof repositoryViewSchema>;
 
 /** Most repositories listed; each costs one `git ls-remote`. */
 export const REPOSITORIES_MAX = 200;

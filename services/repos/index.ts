@@ -9,6 +9,7 @@ export {
   type Repository,
   type RepositoryConfig,
   type RepositoryView,
+  repositoryViewSchema,
 } from './catalog';
 export { askPassEnvironment } from './credentials';
 export { repositoryTarget, requestedRepository, type RepositoryTarget } from './target';

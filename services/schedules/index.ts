@@ -11,6 +11,7 @@ export {
   type ScheduleDeps,
   type ScheduleRequest,
   type ScheduleView,
+  scheduleViewSchema,
 } from './schedules';
 export { reconcileSchedules, type ScheduleReconciliation } from './reconcile-schedules';
 export { createScheduledExecution } from './run';

@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import { z } from 'zod';
 import type { Database } from '../../db';
 import { findAgent } from '../../db/agents-store';
 import {
@@ -18,6 +19,7 @@ import { deleteAgentSchedule, nextRunOf, upsertAgentSchedule, type AgentSchedule
 import { agentNotFound, ConflictError, InvalidInputError, NotFoundError, UnavailableError } from '../errors';
 import { executionHistory, type ExecutionView } from '../executions';
 import { validCronExpression } from './cron';
+import { isoDateTime } from '../view-schema';
 
 /**
  * Agent schedules (contract 3.5; docs/tasks-schedules.md): the row in `schedules` is the truth; each
@@ -37,24 +39,27 @@ export interface ScheduleDeps {
 /** Most schedules kept; one more is refused (409). Each is a Temporal Schedule, listed with a describe each. */
 export const SCHEDULES_MAX = 200;
 
-export interface ScheduleView {
-  id: string;
-  taskId: string | null;
-  agentId: string;
-  /** The agent's current name; null when the agent is gone (the panel shows '—'). */
-  agentName: string | null;
-  taskDescription: string;
-  cronExpression: string;
-  /** The original's copy of the expression (contract 3.5). */
-  cronExpr: string;
-  active: boolean;
-  /** The next firing (ISO); null when paused or unknown. */
-  nextRun: string | null;
-  createdAt: string;
-  updatedAt: string;
-  created_at: string;
-  updated_at: string;
-}
+export const scheduleViewSchema = z
+  .object({
+    id: z.string(),
+    taskId: z.string().nullable().meta({ description: 'The saved task it was made from; null: none' }),
+    agentId: z.string(),
+    /** The agent's current name; null when the agent is gone (the panel shows '—'). */
+    agentName: z.string().nullable().meta({ description: "The agent's current name; null when the agent is gone" }),
+    taskDescription: z.string(),
+    cronExpression: z.string().meta({ description: 'Five fields (minute hour day-of-month month day-of-week), read in AGENT_SCHEDULE_TIMEZONE' }),
+    /** The original's copy of the expression (contract 3.5). */
+    cronExpr: z.string().meta({ description: 'A copy of cronExpression (the original server\'s name)' }),
+    active: z.boolean().meta({ description: 'false: paused' }),
+    /** The next firing (ISO); null when paused or unknown. */
+    nextRun: isoDateTime.nullable().meta({ description: 'The next firing; null when paused or unknown' }),
+    createdAt: isoDateTime,
+    updatedAt: isoDateTime,
+    created_at: isoDateTime,
+    updated_at: isoDateTime,
+  })
+  .meta({ id: 'Schedule' });
+export type ScheduleView = z.infer<typeof scheduleViewSchema>;
 
 function scheduleView(row: ScheduleWithAgent, nextRun: Date | null): ScheduleView {
   const createdAt = row.createdAt.toISOString();

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { Database } from '../../db';
 import {
   agentsByRuns,
@@ -8,7 +9,7 @@ import {
   type StatsWindow,
   type TokenTotals,
 } from '../../db/stats-queries';
-import { budgetsOverview, type BudgetsOverview } from '../budgets';
+import { budgetsOverview, budgetsOverviewSchema } from '../budgets';
 
 /**
  * The dashboard's statistics (contract 3.9; docs/statistics.md): GET /stats/charts and GET
@@ -40,16 +41,22 @@ export function statsWindow(days: number, now: Date = new Date()): StatsWindow &
   return { start, end: new Date(tomorrow), labels };
 }
 
-export interface ChartStats {
-  labels: string[];
-  successCounts: number[];
-  errorCounts: number[];
-  /** Every run of the day, whatever its status. */
-  executionCounts: number[];
-  costData: number[];
-  statusDistribution: Record<string, number>;
-  topAgents: Array<{ name: string; count: number }>;
-}
+const day = z.iso.date();
+const count = z.number().int();
+
+export const chartStatsSchema = z
+  .object({
+    labels: z.array(day).meta({ description: 'Os dias da janela (UTC), do mais antigo ao de hoje' }),
+    successCounts: z.array(count).meta({ description: 'Por dia, execuções `completed`' }),
+    errorCounts: z.array(count).meta({ description: 'Por dia, execuções `error`' }),
+    /** Every run of the day, whatever its status. */
+    executionCounts: z.array(count).meta({ description: 'Por dia, todas as execuções, qualquer que seja o status' }),
+    costData: z.array(z.number()).meta({ description: 'Por dia, o custo (USD, 4 casas) dos registros de agente, passos de pipeline incluídos' }),
+    statusDistribution: z.record(z.string(), count).meta({ description: 'Status → execuções na janela, só os presentes' }),
+    topAgents: z.array(z.object({ name: z.string(), count })).meta({ description: 'Os 5 agentes com mais registros na janela' }),
+  })
+  .meta({ id: 'ChartStats' });
+export type ChartStats = z.infer<typeof chartStatsSchema>;
 
 /** The order statuses are listed in (the doughnut's legend); a status not listed comes after them. */
 const STATUS_ORDER = ['completed', 'error', 'canceled', 'rejected', 'running', 'awaiting_approval', 'retrying', 'queued'];
@@ -87,21 +94,42 @@ export async function chartStats(deps: StatsDeps, days: number, now: Date = new 
   };
 }
 
-export interface CostStats {
-  totalCost: number;
-  /** Agent records (pipeline steps included) with a cost. */
-  totalExecutions: number;
-  period: { days: number; from: string; to: string };
-  topAgents: Array<{ name: string; cost: number; count: number }>;
-  /** Every day of the window, 0 when nothing cost anything. */
-  dailyCosts: Record<string, number>;
-  tokens: TokenTotals;
-  byDay: Array<{ date: string; cost: number; count: number; tokens: TokenTotals }>;
-  byAgent: Array<{ agentId: string | null; name: string; cost: number; count: number; tokens: TokenTotals }>;
-  byPipeline: Array<{ pipelineId: string | null; name: string; cost: number; runs: number; steps: number; tokens: TokenTotals }>;
-  /** Each daily budget beside what is spent today, whatever the window (docs/budgets.md). */
-  budgets: BudgetsOverview;
-}
+/** Token counts as the CLI reports them, summed. */
+export const tokenTotalsSchema = z
+  .object({ input: count, output: count, cacheRead: count, cacheCreation: count })
+  .meta({ id: 'StatsTokenTotals' }) satisfies z.ZodType<TokenTotals>;
+
+export const costStatsSchema = z
+  .object({
+    totalCost: z.number().meta({ description: 'USD, 4 casas' }),
+    /** Agent records (pipeline steps included) with a cost. */
+    totalExecutions: count.meta({ description: 'Registros de agente (passos de pipeline incluídos) com custo' }),
+    period: z.object({ days: count, from: day, to: day }).meta({ description: 'A janela: seu primeiro e último dia (UTC)' }),
+    topAgents: z.array(z.object({ name: z.string(), cost: z.number(), count })).meta({ description: 'Os 10 agentes mais caros' }),
+    /** Every day of the window, 0 when nothing cost anything. */
+    dailyCosts: z.record(z.string(), z.number()).meta({ description: 'AAAA-MM-DD → custo, para cada dia da janela (0 sem custo)' }),
+    tokens: tokenTotalsSchema,
+    byDay: z.array(z.object({ date: day, cost: z.number(), count, tokens: tokenTotalsSchema })).meta({ description: 'Só os dias com custo, do mais antigo' }),
+    byAgent: z
+      .array(z.object({ agentId: z.string().nullable(), name: z.string(), cost: z.number(), count, tokens: tokenTotalsSchema }))
+      .meta({ description: 'Os mais caros primeiro, no máximo 100' }),
+    byPipeline: z
+      .array(
+        z.object({
+          pipelineId: z.string().nullable(),
+          name: z.string(),
+          cost: z.number(),
+          runs: count.meta({ description: 'Execuções distintas com um passo com custo na janela' }),
+          steps: count.meta({ description: 'Esses passos' }),
+          tokens: tokenTotalsSchema,
+        }),
+      )
+      .meta({ description: 'Os mais caros primeiro, no máximo 100' }),
+    /** Each daily budget beside what is spent today, whatever the window (docs/budgets.md). */
+    budgets: budgetsOverviewSchema,
+  })
+  .meta({ id: 'CostStats' });
+export type CostStats = z.infer<typeof costStatsSchema>;
 
 /** GET /stats/costs: what the agent records of the window cost, in total, per day, per agent and per pipeline, with their tokens. */
 export async function costStats(deps: StatsDeps, days: number, now: Date = new Date()): Promise<CostStats> {

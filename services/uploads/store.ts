@@ -4,6 +4,7 @@ import { createWriteStream } from 'node:fs';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { z } from 'zod';
 import type { Database } from '../../db';
 import { insertUploads, type Upload } from '../../db/uploads-store';
 import type { StoredContextFile } from '../../db/schema';
@@ -26,10 +27,21 @@ export interface UploadsDeps {
 }
 
 /** The answer: the batch id as the legacy `sessionId`, and each file as the execute body's `contextFiles` take it. */
-export interface ReceivedUploads {
-  sessionId: string;
-  files: StoredContextFile[];
-}
+export const receivedUploadsSchema = z
+  .object({
+    sessionId: z.string().meta({ description: 'O id do lote (uuid), a pasta dos arquivos' }),
+    files: z
+      .array(
+        z.object({
+          originalName: z.string().meta({ description: 'O nome do cliente, sem caracteres de controle, no máximo 255' }),
+          path: z.string().meta({ description: 'O caminho absoluto do arquivo guardado' }),
+          size: z.number().int().meta({ description: 'Bytes' }),
+        }) satisfies z.ZodType<StoredContextFile>,
+      )
+      .meta({ description: 'Os arquivos, na ordem enviada: o `contextFiles` de uma execução os recebe assim' }),
+  })
+  .meta({ id: 'ReceivedUploads' });
+export type ReceivedUploads = z.infer<typeof receivedUploadsSchema>;
 
 /** A file over the size limit (the route answers 413). */
 export class FileTooLargeError extends UseCaseError {

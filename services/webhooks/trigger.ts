@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
 import { isDuplicateKey } from '../../db/mysql-errors';
 import {
   claimDelivery,
@@ -20,6 +21,7 @@ import { budgetRefusal } from '../budgets';
 import type { WebhookDeps } from './deps';
 import { signatureMatches } from './signature';
 import { existingWebhook, WEBHOOK_NOT_FOUND } from './webhooks';
+import { successAnswer } from '../view-schema';
 
 /** Running a webhook's target: the panel's test (contract 3.7) and the public call (contract "External trigger"). */
 
@@ -51,12 +53,15 @@ export interface TargetRun {
 }
 
 /** The run started: its record, and the pipeline for a pipeline target. */
-export interface StartedTarget {
-  executionId: string;
-  pipelineId?: string;
-}
+const startedTargetFields = {
+  executionId: z.string().meta({ description: "The run's execution record" }),
+  pipelineId: z.string().optional().meta({ description: 'A pipeline target only: the pipeline' }),
+};
+export type StartedTarget = z.infer<z.ZodObject<typeof startedTargetFields>>;
 
-export type TestedWebhook = { success: true; message: string } & StartedTarget;
+/** What the panel's test answers (202). */
+export const testedWebhookSchema = successAnswer.extend(startedTargetFields).meta({ id: 'WebhookTestRun' });
+export type TestedWebhook = z.infer<typeof testedWebhookSchema>;
 
 /**
  * The panel's "test": runs the target now with the task (or input) "Teste de webhook", source
@@ -93,14 +98,21 @@ export interface HookCall {
   caller: string;
 }
 
-export interface HookAnswer {
-  executionId: string | null;
-  /** A pipeline target's pipeline. */
-  pipelineId?: string;
-  /** `started`; `duplicate` for a delivery id already received (nothing started). */
-  status: 'started' | 'duplicate';
-  webhook: string;
-}
+/** What a public call answers (202). */
+export const hookAnswerSchema = z
+  .object({
+    executionId: z
+      .string()
+      .nullable()
+      .meta({ description: "The run's execution record; for `duplicate`, the first call's run (null when that call recorded none)" }),
+    /** A pipeline target's pipeline. */
+    pipelineId: z.string().optional().meta({ description: 'A pipeline target only: the pipeline' }),
+    /** `started`; `duplicate` for a delivery id already received (nothing started). */
+    status: z.enum(['started', 'duplicate']).meta({ description: '`duplicate`: a delivery id already received; nothing started, nothing counted' }),
+    webhook: z.string().meta({ description: "The webhook's name" }),
+  })
+  .meta({ id: 'WebhookCallAnswer' });
+export type HookAnswer = z.infer<typeof hookAnswerSchema>;
 
 /** How long a delivery's first call may take to store its run before a repeat takes the delivery over. */
 export const DELIVERY_TAKEOVER_AFTER_MS = 10_000;

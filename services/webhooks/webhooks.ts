@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
 import {
   countWebhooks,
   deleteWebhook as removeWebhook,
@@ -15,6 +16,7 @@ import {
 import { sealSecret, secretsKeyFromHex, SecretsKeyMissingError, type SealedSecret } from '../../lib/secret-box';
 import { ConflictError, InvalidInputError, NotFoundError, SECRETS_KEY_MISSING_MESSAGE, UnavailableError } from '../errors';
 import type { WebhookDeps } from './deps';
+import { isoDateTime } from '../view-schema';
 
 /** Webhooks in the admin panel's shape (contract 3.7, 5.5; docs/webhooks.md). */
 
@@ -22,21 +24,27 @@ export const WEBHOOK_NOT_FOUND = 'Webhook não encontrado';
 /** Most webhooks kept: the list is answered whole (a bound like AGENTS_MAX). */
 export const WEBHOOKS_MAX = 1_000;
 
+/** The kinds of target a webhook starts. */
+export const WEBHOOK_TARGET_TYPES = ['agent', 'pipeline'] as const satisfies readonly WebhookTargetType[];
+
 /** A webhook as answered: the token is shown (the panel builds the URL from it), the secret never is. */
-export interface WebhookView {
-  id: string;
-  name: string;
-  targetType: WebhookTargetType;
-  targetId: string;
-  token: string;
-  active: boolean;
-  /** A per-webhook signing secret is set (its value is write-only). */
-  hasSecret: boolean;
-  lastTriggeredAt: string | null;
-  triggerCount: number;
-  created_at: string;
-  updated_at: string;
-}
+export const webhookViewSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    targetType: z.enum(WEBHOOK_TARGET_TYPES),
+    targetId: z.string().meta({ description: "The agent's or the pipeline's id" }),
+    token: z.string().meta({ description: 'The credential of the public URL POST /hook/{token} (48 hexadecimal characters; never changes)' }),
+    active: z.boolean(),
+    /** A per-webhook signing secret is set (its value is write-only). */
+    hasSecret: z.boolean().meta({ description: 'A signing secret of its own is set (its value is never answered)' }),
+    lastTriggeredAt: isoDateTime.nullable().meta({ description: 'The last counted public call; null: never' }),
+    triggerCount: z.number().int().meta({ description: 'Public calls counted (once per delivery; the test is not counted)' }),
+    created_at: isoDateTime,
+    updated_at: isoDateTime,
+  })
+  .meta({ id: 'Webhook' });
+export type WebhookView = z.infer<typeof webhookViewSchema>;
 
 export function webhookView(webhook: Webhook): WebhookView {
   return {

@@ -3,6 +3,7 @@ import { startHttpServer, type HttpServer } from '../../api/server';
 import { config as baseConfig, type Config } from '../../lib/config';
 import { logger } from '../../lib/logger';
 import { closeApiResources, createApiResources, type ApiResources } from '../../api/resources';
+import { openApiConformance } from './openapi-conformance';
 
 export interface TestServer {
   url: string;
@@ -15,7 +16,10 @@ export interface TestServer {
 export async function startTestServer(override: (config: Config) => Config = (config) => config): Promise<TestServer> {
   const config = override(baseConfig);
   const resources = createApiResources(config, logger);
-  const http = await startHttpServer(createApp(resources), { ...config.http, port: 0 }, logger);
+  const app = createApp(resources);
+  // First in the chain: every answer, error envelopes included, is checked against its description.
+  app.middleware.unshift(openApiConformance());
+  const http = await startHttpServer(app, { ...config.http, port: 0 }, logger);
   return {
     url: http.url,
     resources,
