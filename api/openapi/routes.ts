@@ -56,6 +56,7 @@ function referencePage(service: ServiceName): string {
 <head>
 <meta charset="utf-8">
 <title>${TITLE[service]}</title>
+<link rel="icon" type="image/png" href="/docs-assets/favicon-32x32.png">
 <link rel="stylesheet" href="/docs-assets/swagger-ui.css">
 </head>
 <body>
@@ -70,6 +71,7 @@ function referencePage(service: ServiceName): string {
 const SWAGGER_UI = path.join(repoRoot, 'node_modules', 'swagger-ui-dist');
 /** The only files /docs-assets/ serves, by name. */
 const ASSETS: Record<string, { file: string; type: string }> = {
+  'favicon-32x32.png': { file: path.join(SWAGGER_UI, 'favicon-32x32.png'), type: 'image/png' },
   'swagger-ui.css': { file: path.join(SWAGGER_UI, 'swagger-ui.css'), type: 'text/css; charset=utf-8' },
   'swagger-ui-bundle.js': { file: path.join(SWAGGER_UI, 'swagger-ui-bundle.js'), type: 'application/javascript; charset=utf-8' },
   'openapi-page.js': { file: path.join(repoRoot, 'api', 'openapi', 'page', 'openapi-page.js'), type: 'application/javascript; charset=utf-8' },

@@ -84,6 +84,8 @@ describe('schemathesis against both OpenAPI documents', () => {
     await server?.close();
     // Runs and jobs it started wait for a worker that never comes: ended, so the namespace holds nothing open.
     if (temporal !== undefined) {
+      // Schedules it created would fire for ever in the namespace.
+      for await (const schedule of temporal.schedule.list()) await temporal.schedule.getHandle(schedule.scheduleId).delete();
       for await (const workflow of temporal.workflow.list({ query: "ExecutionStatus='Running'" })) {
         await temporal.workflow.getHandle(workflow.workflowId, workflow.runId).terminate('the fuzzing ended').catch((error: unknown) => {
           if (!(error instanceof WorkflowNotFoundError)) throw error;

@@ -60,7 +60,9 @@ describe('the OpenAPI documents', () => {
     const orchestration = [...routesOf(orchestrationApi(server.resources)), ...routesOf(hookRoutes(server.resources))].sort();
     expect(describedIn(documents.orchestration)).toEqual(orchestration);
     expect(describedIn(documents.ranking)).toEqual(routesOf(rankingApi(server.resources)));
-    expect(orchestration.length).toBeGreaterThan(80);
+    // The walk found the routers' routes (74 and 19 when this was written), not an empty list on both sides.
+    expect(orchestration.length).toBeGreaterThan(70);
+    expect(describedIn(documents.ranking).length).toBeGreaterThan(15);
   });
 
   it('gives every operation a unique operationId, a summary, tags and at least one success answer', () => {
@@ -109,9 +111,9 @@ describe('the OpenAPI documents', () => {
       const html = await answer.text();
       expect(html).toContain(`data-url="${url}"`);
       // Nothing from elsewhere: every script and style is this service's.
-      expect(html.match(/(?:src|href)="[^"]*"/g)).toEqual(['href="/docs-assets/swagger-ui.css"', 'src="/docs-assets/swagger-ui-bundle.js"', 'src="/docs-assets/openapi-page.js"']);
+      expect(html.match(/(?:src|href)="[^"]*"/g)).toEqual(['href="/docs-assets/favicon-32x32.png"', 'href="/docs-assets/swagger-ui.css"', 'src="/docs-assets/swagger-ui-bundle.js"', 'src="/docs-assets/openapi-page.js"']);
     }
-    for (const [asset, type] of [['swagger-ui.css', 'text/css; charset=utf-8'], ['swagger-ui-bundle.js', 'application/javascript; charset=utf-8'], ['openapi-page.js', 'application/javascript; charset=utf-8']]) {
+    for (const [asset, type] of [['favicon-32x32.png', 'image/png'], ['swagger-ui.css', 'text/css; charset=utf-8'], ['swagger-ui-bundle.js', 'application/javascript; charset=utf-8'], ['openapi-page.js', 'application/javascript; charset=utf-8']]) {
       const answer = await fetch(`${server.url}/docs-assets/${asset}`);
       expect({ asset, status: answer.status, type: answer.headers.get('content-type') }).toEqual({ asset, status: 200, type });
       expect((await answer.arrayBuffer()).byteLength).toBeGreaterThan(100);
