@@ -2,7 +2,7 @@ import { bodyParser } from '@koa/bodyparser';
 import Koa from 'koa';
 import websockify from 'koa-websocket';
 import type { ApiResources } from './resources';
-import { errorEnvelope, HttpError } from './errors';
+import { ALLOWED_METHODS, errorEnvelope, HttpError } from './errors';
 import { hookRoutes, onHookPaths } from './hook-routes';
 import { hookCallMetrics, metricsRoutes, onMetricsPath, requestMetrics } from './metrics';
 import { serveRecordGauges } from '../services/record-gauges';
@@ -71,12 +71,12 @@ export function createApp(resources: ApiResources): websockify.App {
   if (metricsEnabled) {
     app.use(onMetricsPath(requireToken(security.authToken, sessions)));
     const metrics = metricsRoutes();
-    app.use(metrics.routes()).use(metrics.allowedMethods({ throw: true }));
+    app.use(metrics.routes()).use(metrics.allowedMethods(ALLOWED_METHODS));
   }
   // The sign-in reads a form, so it comes before the JSON body parser (which would claim the body).
   if (sessions !== null && security.authToken !== null) {
     const signIn = signInRoutes(resources, sessions, security.authToken);
-    app.use(signIn.routes()).use(signIn.allowedMethods({ throw: true }));
+    app.use(signIn.routes()).use(signIn.allowedMethods(ALLOWED_METHODS));
   }
   // The public webhook calls (/hook/:token): no API token, their own budget, and before the JSON body
   // parser, which would consume the bytes their signature signs (api/hook-routes.ts).
@@ -84,15 +84,15 @@ export function createApp(resources: ApiResources): websockify.App {
   app.use(onHookPaths(hookCallMetrics()));
   app.use(onHookPaths(rateLimit(resources.redis, hookBudget, resources.logger)));
   const hook = hookRoutes(resources);
-  app.use(hook.routes()).use(hook.allowedMethods({ throw: true }));
+  app.use(hook.routes()).use(hook.allowedMethods(ALLOWED_METHODS));
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: JSON_BODY_LIMIT, onError: rethrowBodyError }));
 
   // Both OpenAPI documents are built now: a schema that cannot be described stops the start, not a reader.
   openApiDocuments();
   const ranking = rankingApi(resources);
   const orchestration = orchestrationApi(resources);
-  app.use(ranking.routes()).use(ranking.allowedMethods({ throw: true }));
-  app.use(orchestration.routes()).use(orchestration.allowedMethods({ throw: true }));
+  app.use(ranking.routes()).use(ranking.allowedMethods(ALLOWED_METHODS));
+  app.use(orchestration.routes()).use(orchestration.allowedMethods(ALLOWED_METHODS));
   // The reference pages' assets (Swagger UI): public files, before the panel's gate (docs/openapi.md).
   app.use(referenceAssets());
   // Published project snapshots at /sites/ (docs/files.md): sandboxed, public, before the panel's gate.

@@ -20,6 +20,16 @@ export class HttpError extends Error {
 }
 
 /**
+ * How every router answers a method its path does not take: 405. A method no route of the router
+ * takes at all (TRACE, CONNECT, a made-up one) is a 405 as well, not the router's default 501, which
+ * reads as a server failure to a client (and to schemathesis's not_a_server_error).
+ */
+export const ALLOWED_METHODS = {
+  throw: true,
+  notImplemented: () => new HttpError(405, 'Método não permitido', 'Method Not Allowed'),
+} as const;
+
+/**
  * Invalid query, path or body. Its status depends on the service answering:
  * the ranking API answers 422, the orchestration API 400 (see docs/errors.md).
  */

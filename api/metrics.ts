@@ -5,7 +5,7 @@ import Koa, { type Middleware } from 'koa';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
 import { collectProcessMetrics, httpRequestDuration, metricsRegistry, metricsText, webhookCalls } from '../lib/metrics';
-import { errorEnvelope, RequestValidationError } from './errors';
+import { ALLOWED_METHODS, errorEnvelope, RequestValidationError } from './errors';
 import { requireKnownHost, requireToken } from './orchestration/security';
 import { canonicalPath } from './orchestration/security/paths';
 
@@ -93,7 +93,7 @@ export async function startMetricsServer(config: Config, logger: Logger): Promis
   koa.use(requireKnownHost(config.orchestration.allowedHosts));
   koa.use(onMetricsPath(requireToken(config.orchestration.authToken)));
   const routes = metricsRoutes();
-  koa.use(routes.routes()).use(routes.allowedMethods({ throw: true }));
+  koa.use(routes.routes()).use(routes.allowedMethods(ALLOWED_METHODS));
   const server = await new Promise<Server>((resolve, reject) => {
     const listening = koa.listen(config.metrics.port, config.http.host);
     listening.once('listening', () => resolve(listening));

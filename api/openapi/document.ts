@@ -93,8 +93,10 @@ function edgeResponses(service: ServiceName, operation: OperationSpec): Record<n
       responses[401] = answer('Token ausente ou inválido (quando AUTH_TOKEN está definido)');
       responses[429] = { ...answer('Muitas requisições (RATE_LIMIT_REQUESTS por RATE_LIMIT_WINDOW_SECONDS)'), headers: RETRY_AFTER };
     }
-  } else if (hasInput) {
-    responses[422] = answer('Invalid input: each refused field is named');
+  } else {
+    if (hasInput) responses[422] = answer('Invalid input: each refused field is named');
+    // The body parser's refusal, before the route's validation (docs/errors.md).
+    if (operation.body !== undefined) responses[400] = answer('Invalid JSON body (not JSON, or not an object or array)');
   }
   if (operation.body !== undefined && (operation.body.contentType ?? 'application/json') === 'application/json') {
     responses[413] = answer('O corpo JSON é maior que 1 MB');
@@ -123,9 +125,11 @@ function parametersOf(schemas: SchemaCollector, operation: OperationSpec): JsonS
   const add = (where: 'path' | 'query' | 'header', object: z.ZodObject | undefined) => {
     if (object === undefined) return;
     const schema = schemas.of(object, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
+    const emptyIgnored = where === 'query' && operation.emptyQueryValuesIgnored === true;
     for (const [name, property] of Object.entries(schema.properties ?? {})) {
       const { description, ...rest } = property as JsonSchema & { description?: string };
-      parameters.push({ name, in: where, required: where === 'path' || (schema.required ?? []).includes(name), ...(description ? { description } : {}), schema: rest });
+      const required = where === 'path' || (schema.required ?? []).includes(name);
+      parameters.push({ name, in: where, required, ...(description ? { description } : {}), ...(emptyIgnored && !required ? { allowEmptyValue: true } : {}), schema: rest });
     }
   };
   add('path', operation.pathParams);

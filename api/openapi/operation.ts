@@ -39,6 +39,8 @@ export interface OperationSpec {
   tags: string[];
   pathParams?: z.ZodObject;
   query?: z.ZodObject;
+  /** The route reads an empty query value (`?status=`) as the parameter's absence (withoutEmptyValues): `allowEmptyValue`. */
+  emptyQueryValuesIgnored?: boolean;
   headers?: z.ZodObject;
   body?: BodySpec;
   /** By status code. The edge's answers every operation of the service can give (401, 429, ...) are added by the document. */

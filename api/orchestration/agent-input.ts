@@ -24,7 +24,13 @@ const MODEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._:/@[\]-]{0,99}$/;
 const MODEL_RULE = 'Deve ser um nome de modelo: letras, dígitos e . _ : / @ [ ] - (no máximo 100)';
 
 // '' and null: the settings' default model. Passed as an argument to the agent command: no leading dash.
-const model = z.preprocess((value) => (value === '' ? null : value), z.string().regex(MODEL_NAME, MODEL_RULE).nullable());
+// Written as a pattern that admits '' (rather than a preprocess) so the OpenAPI document says so too.
+const MODEL_NAME_OR_EMPTY = new RegExp(`^(?:|${MODEL_NAME.source.slice(1, -1)})$`);
+const model = z
+  .string()
+  .regex(MODEL_NAME_OR_EMPTY, MODEL_RULE)
+  .nullable()
+  .transform((value) => (value === '' ? null : value));
 
 // Each comma-separated name becomes part of one `--allowedTools` argument: none may read as an option.
 const allowedTools = z.preprocess(

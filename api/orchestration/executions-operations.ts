@@ -66,6 +66,7 @@ export const executionsOperations: OperationSpec[] = [
     method: 'get',
     path: '/api/executions/recent',
     operationId: 'listRecentExecutions',
+    emptyQueryValuesIgnored: true,
     summary: 'Lista as execuções mais recentes, as mais novas primeiro',
     tags,
     query: recentQuery,
@@ -75,6 +76,7 @@ export const executionsOperations: OperationSpec[] = [
     method: 'get',
     path: '/api/executions/history',
     operationId: 'listExecutionHistory',
+    emptyQueryValuesIgnored: true,
     summary: 'Uma página do histórico de execuções, com filtros',
     description:
       'Os filtros se combinam (E); parâmetros vazios são ignorados, desconhecidos ou repetidos recusados (400). `status` e `source` aceitam ' +
@@ -129,6 +131,7 @@ export const executionsOperations: OperationSpec[] = [
     method: 'get',
     path: '/api/executions/export',
     operationId: 'exportExecutions',
+    emptyQueryValuesIgnored: true,
     summary: 'Exporta o histórico filtrado em CSV',
     description:
       'Os mesmos filtros do histórico, sem `limit`/`offset`: todas as execuções que casam. UTF-8 com BOM, cabeçalho ' +

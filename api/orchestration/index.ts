@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import type { ApiResources } from '../resources';
+import { ALLOWED_METHODS } from '../errors';
 import { agentsRoutes } from './agents-routes';
 import { executionControlRoutes } from './execution-control-routes';
 import { executionsRoutes } from './executions-routes';
@@ -53,7 +54,7 @@ export function orchestrationApi(resources: ApiResources): Router {
     uploadsRoutes(resources),
     referenceRoutes(),
   ]) {
-    api.use(router.routes(), router.allowedMethods({ throw: true }));
+    api.use(router.routes(), router.allowedMethods(ALLOWED_METHODS));
   }
   assertExactMatching(api);
   return api;

@@ -42,6 +42,7 @@ export const notificationsOperations: OperationSpec[] = [
     method: 'get',
     path: '/api/notifications',
     operationId: 'listNotifications',
+    emptyQueryValuesIgnored: true,
     summary: 'Lista as notificações, as mais novas primeiro, com o total de não lidas',
     tags,
     query: notificationsQuery,

@@ -25,14 +25,19 @@ export const scheduleCreateBody = z.strictObject({
   taskId: fields.taskId.optional(),
 });
 
-/** PUT /schedules/:id: the same fields, each optional (absent keeps the stored value). */
-export const scheduleUpdateBody = z.strictObject({
-  agentId: fields.agentId.optional(),
-  taskDescription: fields.taskDescription.optional(),
-  cronExpression: fields.cronExpression.optional(),
-  active: fields.active.optional(),
-  taskId: fields.taskId.optional(),
-});
+/** PUT /schedules/:id: the same fields, each optional (absent keeps the stored value), at least one (an empty body changes nothing: 400). */
+export const scheduleUpdateBody = z
+  .strictObject({
+    agentId: fields.agentId.optional(),
+    taskDescription: fields.taskDescription.optional(),
+    cronExpression: fields.cronExpression.optional(),
+    active: fields.active.optional(),
+    taskId: fields.taskId.optional(),
+  })
+  .refine((body) => Object.values(body).some((value) => value !== undefined), {
+    message: 'Informe ao menos um de agentId, taskDescription, cronExpression, active, taskId',
+    when: (payload) => payload.issues.length === 0,
+  });
 
 /** GET /schedules/history: the panel sends no query; `limit` as the original (default 20). */
 export const scheduleHistoryQuery = z.strictObject({

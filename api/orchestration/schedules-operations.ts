@@ -40,6 +40,7 @@ export const schedulesOperations: OperationSpec[] = [
     method: 'get',
     path: '/api/schedules/history',
     operationId: 'listScheduleHistory',
+    emptyQueryValuesIgnored: true,
     summary: 'Lista as execuções iniciadas por agendamentos, as mais novas primeiro',
     tags,
     query: scheduleHistoryQuery,

@@ -57,6 +57,7 @@ export const statsOperations: OperationSpec[] = [
     method: 'get',
     path: '/api/stats/charts',
     operationId: 'getChartStats',
+    emptyQueryValuesIgnored: true,
     summary: 'Os gráficos do painel: execuções e custo por dia, status e agentes mais usados',
     description: 'Sobre os últimos `days` dias UTC até hoje (padrão 7); uma execução conta no dia UTC em que foi criada (docs/statistics.md).',
     tags,
@@ -67,6 +68,7 @@ export const statsOperations: OperationSpec[] = [
     method: 'get',
     path: '/api/stats/costs',
     operationId: 'getCostStats',
+    emptyQueryValuesIgnored: true,
     summary: 'O que os agentes custaram: total, por dia, por agente e por pipeline, com os tokens',
     description:
       'Sobre os últimos `days` dias UTC até hoje (padrão 30); só registros de agente (passos de pipeline incluídos) com custo > 0. ' +

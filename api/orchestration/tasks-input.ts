@@ -18,9 +18,14 @@ export const taskCreateBody = z.strictObject({
   description: fields.description.optional().transform((value) => value ?? ''),
 });
 
-/** PUT /tasks/:id: the same fields, each optional (absent keeps the stored value). */
-export const taskUpdateBody = z.strictObject({
-  name: fields.name.optional(),
-  category: fields.category.optional(),
-  description: fields.description.optional(),
-});
+/** PUT /tasks/:id: the same fields, each optional (absent keeps the stored value), at least one (an empty body changes nothing: 400). */
+export const taskUpdateBody = z
+  .strictObject({
+    name: fields.name.optional(),
+    category: fields.category.optional(),
+    description: fields.description.optional(),
+  })
+  .refine((body) => body.name !== undefined || body.category !== undefined || body.description !== undefined, {
+    message: 'Informe ao menos um de name, category, description',
+    when: (payload) => payload.issues.length === 0,
+  });

@@ -51,9 +51,11 @@ export function readMultipartFiles(req: IncomingMessage, limits: MultipartLimits
       reject(new InvalidInputError(`Corpo multipart inválido: ${(error as Error).message}`));
       return;
     }
-    parser.on('file', (name: string, stream: Readable, info: busboy.FileInfo) => {
+    // busboy gives a part without a name (`name=""`) as undefined: a handler that threw here would be an
+    // uncaught exception in the parser's stream, ending the process (found by schemathesis).
+    parser.on('file', (name: string | undefined, stream: Readable, info: busboy.FileInfo) => {
       if (failure !== null || name !== FILE_PART) {
-        if (name !== FILE_PART) fail(new InvalidInputError(`Parte inesperada "${name.slice(0, 100)}": os arquivos vão em partes chamadas "${FILE_PART}"`));
+        if (name !== FILE_PART) fail(new InvalidInputError(`Parte inesperada "${(name ?? '').slice(0, 100)}": os arquivos vão em partes chamadas "${FILE_PART}"`));
         stream.resume();
         return;
       }
@@ -68,7 +70,7 @@ export function readMultipartFiles(req: IncomingMessage, limits: MultipartLimits
         stream.resume();
       });
     });
-    parser.on('field', (name: string) => fail(new InvalidInputError(`Campo inesperado "${name.slice(0, 100)}": somente arquivos, em partes chamadas "${FILE_PART}"`)));
+    parser.on('field', (name: string | undefined) => fail(new InvalidInputError(`Campo inesperado "${(name ?? '').slice(0, 100)}": somente arquivos, em partes chamadas "${FILE_PART}"`)));
     parser.on('filesLimit', () => fail(new InvalidInputError(`Arquivos demais: no máximo ${limits.maxFiles} por envio`)));
     parser.on('partsLimit', () => fail(new InvalidInputError(`Partes demais: no máximo ${limits.maxFiles} arquivos por envio`)));
     parser.on('error', (error: Error) => {

@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import type { ApiResources } from '../resources';
+import { ALLOWED_METHODS } from '../errors';
 import { consultantRoutes } from './consultant-routes';
 import { healthRouter } from './health';
 import { jobRoutes } from './job-routes';
@@ -35,7 +36,7 @@ export function rankingApi(resources: ApiResources): Router {
     pdfRoutes(resources),
     referenceRoutes(),
   ]) {
-    api.use(router.routes(), router.allowedMethods({ throw: true }));
+    api.use(router.routes(), router.allowedMethods(ALLOWED_METHODS));
   }
   return api;
 }

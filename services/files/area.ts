@@ -35,6 +35,9 @@ export const RELATIVE_PATH_MAX = 1_000;
 /** Deepest folder a recursive delete, archive or publish descends into (each level holds a descriptor open). */
 export const DEPTH_MAX = 128;
 
+/** Longest name of one file or folder on Linux (NAME_MAX, in bytes): a longer segment names nothing. */
+export const SEGMENT_BYTES_MAX = 255;
+
 export const INVALID_PATH = 'Caminho inválido';
 
 export const invalidPath = (): InvalidInputError => new InvalidInputError(INVALID_PATH);
@@ -42,12 +45,14 @@ export const invalidPath = (): InvalidInputError => new InvalidInputError(INVALI
 /**
  * The plain segments of a path relative to the area (`''` and `'.'` are the root); `..`, an
  * absolute path, a NUL or any control character is 'Caminho inválido' (the contract's message for a
- * path that escapes the root). Empty and `.` segments are dropped (`a//b/./c` is `a/b/c`).
+ * path that escapes the root), and so is a segment longer than a file name can be (the file system
+ * would refuse it with ENAMETOOLONG, a 500; found by schemathesis). Empty and `.` segments are
+ * dropped (`a//b/./c` is `a/b/c`).
  */
 export function segmentsOf(relative: string): string[] {
   if (relative.length > RELATIVE_PATH_MAX || /\p{Cc}/u.test(relative) || relative.startsWith('/')) throw invalidPath();
   const segments = relative.split('/').filter((segment) => segment !== '' && segment !== '.');
-  if (segments.includes('..')) throw invalidPath();
+  if (segments.includes('..') || segments.some((segment) => Buffer.byteLength(segment) > SEGMENT_BYTES_MAX)) throw invalidPath();
   return segments;
 }
 

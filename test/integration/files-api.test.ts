@@ -155,6 +155,14 @@ describe('GET /api/files (row 64)', () => {
     expect(await rawGet('/api/files?path=%2e%2e%2f%2e%2e%2fetc')).toEqual({ status: 400, text: JSON.stringify({ error: 'Caminho inválido' }) });
     // Through the link to a directory outside: never listed.
     expect((await call('GET', `/api/files?path=${q('atalho')}`)).body).toEqual({ error: 'Caminho inválido' });
+    // A name longer than a file name can be (256 bytes; 2-byte characters count twice): refused, not a 500 (found by schemathesis).
+    for (const long of ['0'.repeat(256), `loja/${'ç'.repeat(128)}`]) {
+      for (const method of ['GET', 'DELETE']) {
+        const answer = await call(method, `/api/files?path=${q(long)}`);
+        expect([method, long.length, answer.status, answer.body]).toEqual([method, long.length, 400, { error: 'Caminho inválido' }]);
+      }
+    }
+    expect((await call('GET', `/api/files?path=${q('0'.repeat(255))}`)).status).toBe(404);
   });
 
   it("answers 400 'Caminho não é um diretório' for a file and 404 'Diretório não encontrado' for nothing", async () => {

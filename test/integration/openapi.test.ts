@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -129,6 +130,20 @@ describe('the OpenAPI documents', () => {
     expect((await fetch(`${guarded.url}/api/v1/openapi.json`)).status).toBe(200);
     expect((await fetch(`${guarded.url}/api/v1/docs`)).status).toBe(200);
     expect((await fetch(`${guarded.url}/docs-assets/openapi-page.js`)).status).toBe(200);
+  });
+
+  it('answers a method no route takes (TRACE) with 405 in the envelope, not 501 (found by schemathesis)', async () => {
+    for (const [route, body] of [['/api/agents', { error: 'Método não permitido' }], ['/api/v1/ranking', { detail: 'Method Not Allowed' }], ['/hook/' + '0'.repeat(48), { error: 'Método não permitido' }]] as const) {
+      // fetch refuses to send TRACE: a plain HTTP request.
+      const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const request = http.request(`${server.url}${route}`, { method: 'TRACE' }, (response) => {
+          let text = '';
+          response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk)).on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+        });
+        request.on('error', reject).end();
+      });
+      expect({ route, status: answer.status, body: JSON.parse(answer.text) }).toEqual({ route, status: 405, body });
+    }
   });
 
   it('generates a TypeScript client with openapi-typescript that calls GET /api/agents', async () => {

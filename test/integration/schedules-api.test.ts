@@ -125,6 +125,11 @@ describe('schedules', () => {
     const resumed = await call('PUT', `/api/schedules/${created.id}`, { active: true });
     expect(resumed.body).toMatchObject({ active: true, nextRun: nextFiring('30 18 * * 1-5') });
     expect((await describeSchedule(created.id)).state.paused).toBe(false);
+    // Nothing to change is refused, not a silent 200 (found by schemathesis).
+    expect(await call('PUT', `/api/schedules/${created.id}`, {})).toMatchObject({
+      status: 400,
+      body: { error: 'body: Informe ao menos um de agentId, taskDescription, cronExpression, active, taskId' },
+    });
 
     expect((await call('DELETE', `/api/schedules/${created.id}`)).status).toBe(204);
     expect(await scheduleGone(created.id)).toBe(true);

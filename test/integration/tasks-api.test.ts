@@ -63,6 +63,10 @@ describe('tasks', () => {
     // A partial body keeps the other fields.
     const partial = await call('PUT', `/api/tasks/${first.body.id}`, { description: 'Só a descrição' });
     expect(partial.body).toMatchObject({ name: 'Auditoria', category: 'security', description: 'Só a descrição' });
+    // Nothing to change is a mistake, not a silent 200 (found by schemathesis).
+    for (const body of [{}, undefined]) {
+      expect(await call('PUT', `/api/tasks/${first.body.id}`, body)).toMatchObject({ status: 400, body: { error: 'body: Informe ao menos um de name, category, description' } });
+    }
 
     expect((await call('DELETE', `/api/tasks/${first.body.id}`)).status).toBe(204);
     expect(await call('DELETE', `/api/tasks/${first.body.id}`)).toMatchObject({ status: 404, body: { error: `Tarefa não encontrada: ${first.body.id}` } });

@@ -141,6 +141,26 @@ describe('uploads', () => {
     expect(onDisk()).toEqual(diskBefore);
   });
 
+  it('answers 400 for a part without a name (a field or a file) and keeps serving (found by schemathesis: it ended the process)', async () => {
+    const [rowsBefore, diskBefore] = [await uploadRows(), onDisk()];
+    const boundary = 'fronteira-sem-nome';
+    const bodies = [
+      `--${boundary}\r\nContent-Disposition: form-data; name=""\r\n\r\nnull\r\n--${boundary}--\r\n`,
+      `--${boundary}\r\nContent-Disposition: form-data; name=""; filename="a.txt"\r\n\r\nhello\r\n--${boundary}--\r\n`,
+    ];
+    const expected = [
+      { status: 400, body: { error: 'Campo inesperado "": somente arquivos, em partes chamadas "files"' } },
+      { status: 400, body: { error: 'Parte inesperada "": os arquivos vão em partes chamadas "files"' } },
+    ];
+    for (const [index, body] of bodies.entries()) {
+      const answer = await fetch(`${server.url}/api/uploads`, { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, body });
+      expect({ status: answer.status, body: await answer.json() }).toEqual(expected[index]);
+    }
+    expect((await upload([{ name: 'depois.txt', content: 'ainda de pé' }])).status).toBe(200);
+    expect(await uploadRows()).toBe(rowsBefore + 1);
+    expect(onDisk().length).toBeGreaterThan(diskBefore.length);
+  });
+
   it('removes what was written of a request the client abandons mid-file', async () => {
     const [rowsBefore, diskBefore] = [await uploadRows(), onDisk()];
     const boundary = 'abandoned-upload-boundary';
