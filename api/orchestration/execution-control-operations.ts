@@ -6,6 +6,7 @@ import {
   launchedExecutionSchema,
   retriedExecutionSchema,
 } from '../../services/executions';
+import { executionExample } from './executions-operations';
 import { errorAnswer, idParam, jsonAnswer, type OperationSpec } from '../openapi/operation';
 import { continueBody, executeBody } from './execution-control-input';
 
@@ -25,53 +26,8 @@ const launchedExample = { executionId: '0f1e2d3c-4b5a-4678-9abc-def012345678', s
 const launched = jsonAnswer('Aceita: a execução foi gravada e espera uma vaga (a saída chega pelo WebSocket)', launchedExecutionSchema, launchedExample);
 const budgetRefusal = errorAnswer('Orçamento diário (global ou do agente) esgotado: nada é gravado nem iniciado');
 
-const activeExample = {
-  id: '0f1e2d3c-4b5a-4678-9abc-def012345678',
-  executionId: '0f1e2d3c-4b5a-4678-9abc-def012345678',
-  type: 'agent',
-  agentId: '11111111-1111-4111-8111-111111111111',
-  agentName: 'Code Reviewer',
-  pipelineId: null,
-  pipelineName: null,
-  task: 'Review the parser',
-  input: null,
-  instructions: 'be brief',
-  status: 'running',
-  source: 'manual',
-  scheduleId: null,
-  webhookId: null,
-  workingDirectory: '/home/projetos/work',
-  model: 'sonnet',
-  startedAt: '2026-01-15T08:00:01.000Z',
-  endedAt: null,
-  createdAt: '2026-01-15T08:00:00.000Z',
-  costUsd: null,
-  totalCostUsd: null,
-  durationMs: null,
-  numTurns: null,
-  sessionId: null,
-  parentSessionId: null,
-  parentExecutionId: null,
-  result: null,
-  error: null,
-  exitCode: null,
-  attempt: 1,
-  delegatedFrom: null,
-  reportFile: null,
-  failedAtStep: null,
-  resumedFrom: null,
-  resumedAtStep: null,
-  inputTokens: null,
-  outputTokens: null,
-  cacheReadTokens: null,
-  cacheCreationTokens: null,
-  repoName: null,
-  repoBranch: null,
-  repoCommit: null,
-  contextFiles: [],
-  host: 'agents-1',
-  agentConfig: { agent_name: 'Code Reviewer', model: 'sonnet' },
-};
+/** An active run, as GET /executions/active lists it: the history's record A, running, with its agent's name where the panel's filter looks. */
+const activeExample = { ...executionExample, status: 'running', endedAt: null, agentConfig: { agent_name: 'Code Reviewer', model: 'sonnet' } };
 
 export const executionControlOperations: OperationSpec[] = [
   {

@@ -10,7 +10,7 @@ const historyPath = z.object({ id: idParam.meta({ description: "The execution's 
 const notFound = errorAnswer('Execução não encontrada');
 
 /** Record A of test/integration/executions-history.test.ts, as the lists answer it. */
-const example = {
+export const executionExample = {
   id: '0f1e2d3c-4b5a-4678-9abc-def012345678',
   executionId: '0f1e2d3c-4b5a-4678-9abc-def012345678',
   type: 'agent',
@@ -70,7 +70,7 @@ export const executionsOperations: OperationSpec[] = [
     summary: 'Lista as execuções mais recentes, as mais novas primeiro',
     tags,
     query: recentQuery,
-    responses: { 200: jsonAnswer('As execuções (sem a saída; `result` resumido a 1000 caracteres)', z.array(executionViewSchema), [example]) },
+    responses: { 200: jsonAnswer('As execuções (sem a saída; `result` resumido a 1000 caracteres)', z.array(executionViewSchema), [executionExample]) },
   },
   {
     method: 'get',
@@ -85,7 +85,7 @@ export const executionsOperations: OperationSpec[] = [
     query: historyQuery.in,
     responses: {
       200: jsonAnswer('A página, as mais novas primeiro, e o total que casa com os filtros', historyPageViewSchema, {
-        items: [example],
+        items: [executionExample],
         total: 1,
         limit: 20,
         offset: 0,
@@ -100,7 +100,7 @@ export const executionsOperations: OperationSpec[] = [
     tags,
     pathParams: historyPath,
     responses: {
-      200: jsonAnswer('A execução', executionDetailViewSchema, { ...example, output: 'All good\n', outputTruncated: false, outputSeq: 1 }),
+      200: jsonAnswer('A execução', executionDetailViewSchema, { ...executionExample, output: 'All good\n', outputTruncated: false, outputSeq: 1 }),
       404: notFound,
     },
   },
