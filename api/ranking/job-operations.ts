@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { RANKING_JOB_WORKFLOW_ID } from '../../temporal/contracts/ranking-job';
-import { ALREADY_RUNNING_DETAIL, jobStatusSchema, WORKFLOWS_UNAVAILABLE_DETAIL } from '../../services/ranking/job';
+import { ALREADY_RUNNING_DETAIL, jobStartedSchema, jobStatusSchema, RANKING_JOB_ID, WORKFLOWS_UNAVAILABLE_DETAIL } from '../../services/ranking/job';
 import { detailAnswer, jsonAnswer, type OperationSpec, type ResponseSpec } from '../openapi/operation';
 import { processBody } from './job-routes';
 
@@ -21,14 +20,6 @@ export function rateLimitedAnswer(budget: string): ResponseSpec {
   };
 }
 
-const startAnswer = z
-  .object({
-    sucesso: z.literal(true),
-    mensagem: z.string(),
-    job_id: z.literal(RANKING_JOB_WORKFLOW_ID).meta({ description: "The job's fixed workflow id" }),
-  })
-  .meta({ id: 'RankingJobStarted' });
-
 export const rankingJobOperations: OperationSpec[] = [
   {
     method: 'post',
@@ -40,10 +31,10 @@ export const rankingJobOperations: OperationSpec[] = [
     body: { schema: processBody, required: false, example: { limpar_antes: true } },
     responses: {
       200: {
-        ...jsonAnswer('Iniciado', startAnswer, {
+        ...jsonAnswer('Iniciado', jobStartedSchema, {
           sucesso: true,
           mensagem: 'Processamento do ranking iniciado em segundo plano; o ranking armazenado será limpo antes',
-          job_id: RANKING_JOB_WORKFLOW_ID,
+          job_id: RANKING_JOB_ID,
         }),
         headers: budgetHeaders,
       },
@@ -63,7 +54,7 @@ export const rankingJobOperations: OperationSpec[] = [
     tags,
     responses: {
       200: jsonAnswer('O estado', jobStatusSchema, {
-        job_id: RANKING_JOB_WORKFLOW_ID,
+        job_id: RANKING_JOB_ID,
         em_execucao: false,
         estado: 'concluido',
         fase: 'concluido',

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { z } from 'zod';
 import type { ApiResources } from '../resources';
-import { rankingJobStatus, startRankingJob } from '../../services/ranking';
+import { rankingJobStatus, startRankingJob, type JobStarted } from '../../services/ranking';
 import { useCaseErrors } from '../use-case-errors';
 import { parseInput } from '../validation';
 import { jobDepsOf } from '../use-case-deps';
@@ -21,13 +21,14 @@ export function jobRoutes(resources: ApiResources): Router {
   router.post('/ranking/processar', async (ctx) => {
     const body = parseInput(processBody, ctx.request.body ?? {}, 'body');
     const { jobId } = await startRankingJob(deps, { limparAntes: body.limpar_antes, origem: 'manual' });
-    ctx.body = {
+    const started: JobStarted = {
       sucesso: true,
       mensagem: body.limpar_antes
         ? 'Processamento do ranking iniciado em segundo plano; o ranking armazenado será limpo antes'
         : 'Processamento do ranking iniciado em segundo plano',
       job_id: jobId,
     };
+    ctx.body = started;
   });
 
   router.get('/ranking/status', async (ctx) => {

@@ -26,6 +26,19 @@ export const WORKFLOWS_UNAVAILABLE_DETAIL = 'Serviço de workflows (Temporal) in
 /** Longest wait for Temporal to accept the start (it takes milliseconds when it is up). */
 const START_DEADLINE_MS = 5_000;
 
+/** The job's fixed workflow id, as its answers carry it. */
+export const RANKING_JOB_ID = RANKING_JOB_WORKFLOW_ID;
+
+/** What POST /ranking/processar answers when the job started. */
+export const jobStartedSchema = z
+  .object({
+    sucesso: z.literal(true),
+    mensagem: z.string(),
+    job_id: z.literal(RANKING_JOB_WORKFLOW_ID).meta({ description: "The job's fixed workflow id" }),
+  })
+  .meta({ id: 'RankingJobStarted' });
+export type JobStarted = z.infer<typeof jobStartedSchema>;
+
 /** The job status record (docs/ranking-job.md). */
 export const jobStatusSchema = z
   .object({
@@ -98,7 +111,7 @@ function fromRun(run: JobRun | null, lastSuccess: JobRun | null, running: boolea
  * Starts workflow `ranking_job`. ConflictError while one runs; UnavailableError (with Temporal's
  * message) when Temporal does not accept the start: nothing was started, the job cannot run without it.
  */
-export async function startRankingJob(deps: JobDeps, request: { limparAntes: boolean; origem: 'manual' }): Promise<{ jobId: string }> {
+export async function startRankingJob(deps: JobDeps, request: { limparAntes: boolean; origem: 'manual' }): Promise<{ jobId: typeof RANKING_JOB_ID }> {
   let started: 'started' | 'already-running';
   try {
     started = await startRankingJobWorkflow(deps.temporal, request, START_DEADLINE_MS);
