@@ -23,6 +23,7 @@ import { rankingJobOperations } from '../ranking/job-operations';
 import { pdfOperations } from '../ranking/pdf-operations';
 import { rankingReadOperations } from '../ranking/ranking-operations';
 import { suggestionOperations } from '../ranking/suggestion-operations';
+import { webSocketOperations } from '../websocket-operations';
 import { openApiDocument, type OpenApiDocument } from './document';
 import { documentOperations } from './routes';
 import type { OperationSpec } from './operation';
@@ -45,6 +46,7 @@ export const ORCHESTRATION_OPERATIONS: readonly OperationSpec[] = [
   ...filesOperations,
   ...reposOperations,
   ...uploadsOperations,
+  ...webSocketOperations,
   ...documentOperations('orchestration'),
 ];
 

@@ -155,6 +155,7 @@ function operationObject(schemas: SchemaCollector, service: ServiceName, operati
     object.requestBody = { required: operation.body.required ?? true, content: { [operation.body.contentType ?? 'application/json']: media } };
   }
   if (service === 'orchestration') object.security = operation.public ? [] : TOKEN_SECURITY;
+  if (operation.webSocket) object['x-websocket'] = true;
   return object;
 }
 

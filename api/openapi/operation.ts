@@ -47,6 +47,8 @@ export interface OperationSpec {
   responses: Record<number, ResponseSpec>;
   /** True: no token asked (the public webhook call). */
   public?: boolean;
+  /** A WebSocket's handshake: served by the WebSocket handler, not a router (`x-websocket` in the document; not fuzzed). */
+  webSocket?: boolean;
 }
 
 /** The `{error}` envelope of the orchestration API (and of /hook, /sign-in): pt-BR text for a person. */
