@@ -16,6 +16,7 @@ import { config } from '../../lib/config';
 import { createElasticsearch, indexName } from '../../lib/elasticsearch';
 import { ensureNamespace } from '../../temporal/namespace';
 import { fmt, getOk, runLoad, type LoadResult } from './measure';
+import { bareScan, profiledRun, type BareScan, type RunProfile } from './ranking-profile';
 import { ensureBenchPersons, RANKING_WORKER_FLAGS, runRankingJobOnWorker, startApi, stopService } from './services';
 
 /**
@@ -34,8 +35,12 @@ const PERSONS = Number(process.env.BENCH_PERSONS ?? 300_000);
 const CONCURRENCIES = (process.env.BENCH_CONCURRENCY ?? '1,2,4').split(',').map(Number);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2_000);
 const BATCH = 2_000;
-/** `job,reads` (default) or one of them: reads alone reuse the ranking stored by an earlier run. */
-const PARTS = new Set((process.env.BENCH_PARTS ?? 'job,reads').split(','));
+/**
+ * `scan,job,reads` (default), or some of them, or `profile` (each step of the job's work timed on its
+ * own, issue 27): reads alone reuse the ranking stored by an earlier run. The bare scan is the floor
+ * every other figure is a ratio to.
+ */
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'scan,job,reads').split(','));
 const index = indexName(config.elasticsearch, PERSON_INDEX_BASE);
 /** What browsers send; the load client reads the bytes as sent, as a browser's network layer does before decoding. */
 const BROWSER_ENCODINGS = { 'accept-encoding': 'gzip, deflate, br' };
@@ -142,6 +147,20 @@ async function main(): Promise<void> {
     await ensureNamespace(config.temporal.address, config.temporal.namespace);
     await ensureBenchPersons(es, index, PERSONS);
 
+    let scan: BareScan | undefined;
+    if (PARTS.has('scan')) {
+      say(`scan: bare point-in-time scan of ${PERSONS} persons, _source fetched and parsed, nothing else ...`);
+      scan = await bareScan(es, index);
+    }
+    const ratio = (seconds: number) => (scan ? `${fmt(seconds / scan.seconds, 2)} x scan` : '');
+
+    let profile: RunProfile | undefined;
+    if (PARTS.has('profile')) {
+      await clearRanking(database.pool);
+      say('profile: the job\'s work step by step, each timed, no Temporal ...');
+      profile = await profiledRun(es, index, database.pool, config.ranking.cvBaseUrl);
+    }
+
     let job: { floor: number; seconds: number; peakMb: number } | undefined;
     if (PARTS.has('job')) {
       await clearRanking(database.pool);
@@ -160,11 +179,21 @@ async function main(): Promise<void> {
     }
 
     say('');
+    if (scan) {
+      say(`bare scan, ${PERSONS} persons (the floor of every ratio)`);
+      say(`  ${fmt(scan.seconds)} s, ${scan.documents} documents, ${fmt(scan.megabytes, 0)} MB of answers, ${fmt(scan.documents / scan.seconds, 0)} documents/s`);
+    }
+    if (profile) {
+      say(`profile of the job's work, ${profile.documents} documents (${fmt(profile.megabytes, 0)} MB of answers): ${fmt(profile.total)} s  ${ratio(profile.total)}`);
+      say('  step                                                  seconds   share');
+      for (const [step, seconds] of profile.steps) say(`  ${step.padEnd(52)}${fmt(seconds).padStart(8)} ${fmt((100 * seconds) / profile.total, 1).padStart(6)} %`);
+    }
     if (job) {
       say(`ranking job, ${PERSONS} persons, batches of ${BATCH}`);
       say(`  floor: PIT scan + score + bulk upsert + positions, no Temporal  ${fmt(job.floor)} s`);
       say(`  job: Temporal workflow, child per batch, 4 in flight             ${fmt(job.seconds)} s`);
       say(`  ratio job / floor                                               ${fmt(job.seconds / job.floor, 2)}     (target <= 1.5)`);
+      if (scan) say(`  job / bare scan                                                 ${fmt(job.seconds / scan.seconds, 2)}     (target <= 2.5, issue 27)`);
       say(`  worker peak RSS (${RANKING_WORKER_FLAGS.join(' ')})               ${fmt(job.peakMb)} MB  (target < 512)`);
     }
     if (reads.length > 0) {
