@@ -66,26 +66,46 @@ async function inTransaction<T>(pool: Pool, work: (connection: PoolConnection) =
   }
 }
 
+/** Seconds an upsert spent on each table, summed over calls (the benchmark's profile, scripts/bench/ranking-profile.ts). */
+export interface UpsertTimings {
+  entries: number;
+  details: number;
+  seals: number;
+  /** The transaction's begin and commit, and the connection's checkout. */
+  transaction: number;
+}
+
+const seconds = () => Number(process.hrtime.bigint()) / 1e9;
+
 /**
  * Upserts a batch of entries with their details and replaces their seals, in one transaction: a
  * retried batch rewrites the same rows (keyed by id_pessoa) and never duplicates or half-applies.
+ * With `timings`, adds the time spent on each table to it.
  */
-export async function upsertRankingRows(pool: Pool, rows: RankingRow[]): Promise<void> {
+export async function upsertRankingRows(pool: Pool, rows: RankingRow[], timings?: UpsertTimings): Promise<void> {
   if (rows.length === 0) return;
+  const started = seconds();
+  let inside = 0;
+  const timed = async (part: Exclude<keyof UpsertTimings, 'transaction'>, work: () => Promise<unknown>) => {
+    const mark = seconds();
+    await work();
+    const spent = seconds() - mark;
+    inside += spent;
+    if (timings) timings[part] += spent;
+  };
   await inTransaction(pool, async (connection) => {
     for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
       const chunk = rows.slice(start, start + ROWS_PER_STATEMENT);
-      await connection.query(UPSERT_ENTRIES, [chunk.map(entryValues)]);
-      await connection.query(UPSERT_DETAILS, [chunk.map(detailValues)]);
+      await timed('entries', () => connection.query(UPSERT_ENTRIES, [chunk.map(entryValues)]));
+      await timed('details', () => connection.query(UPSERT_DETAILS, [chunk.map(detailValues)]));
     }
-    await connection.query('DELETE FROM ranking_entry_seals WHERE id_pessoa IN (?)', [rows.map((row) => row.id_pessoa)]);
+    await timed('seals', () => connection.query('DELETE FROM ranking_entry_seals WHERE id_pessoa IN (?)', [rows.map((row) => row.id_pessoa)]));
     const seals = rows.flatMap((row) => row.selos.map((selo) => [selo, row.id_pessoa]));
     for (let start = 0; start < seals.length; start += ROWS_PER_STATEMENT * 4) {
-      await connection.query('INSERT INTO ranking_entry_seals (selo, id_pessoa) VALUES ?', [
-        seals.slice(start, start + ROWS_PER_STATEMENT * 4),
-      ]);
+      await timed('seals', () => connection.query('INSERT INTO ranking_entry_seals (selo, id_pessoa) VALUES ?', [seals.slice(start, start + ROWS_PER_STATEMENT * 4)]));
     }
   });
+  if (timings) timings.transaction += seconds() - started - inside;
 }
 
 /** Empties the stored ranking (entries, details, seals and the statistics snapshot). */

@@ -2,10 +2,11 @@ import type { estypes } from '@elastic/elasticsearch';
 import type { Pool } from 'mysql2/promise';
 import { FIELDS_NOT_RANKED } from '../../activities/ranking';
 import { storeRenderedPages } from '../../db/ranking-pages';
-import { assignPositions, deleteRowsOfOtherRuns, upsertRankingRows } from '../../db/ranking-store';
+import { assignPositions, deleteRowsOfOtherRuns, upsertRankingRows, type UpsertTimings } from '../../db/ranking-store';
 import { storeStatisticsSnapshot } from '../../db/ranking-statistics';
 import { documentRevision } from '../../domain/document-revision';
 import type { PersonDocument } from '../../domain/person-document';
+import { readyComplementsJson } from '../../domain/ranking-entry';
 import { toRankingRow } from '../../domain/ranking-row';
 import { scorePerson } from '../../domain/scoring/score-person';
 import type { createElasticsearch } from '../../lib/elasticsearch';
@@ -79,6 +80,8 @@ export async function bareScan(es: Es, index: string): Promise<BareScan> {
 /** Seconds per step of a profiled run, in the order they happen. */
 export interface RunProfile {
   total: number;
+  /** What the upserts wrote, by part. */
+  written: Array<[string, string]>;
   steps: Array<[string, number]>;
   documents: number;
   megabytes: number;
@@ -93,6 +96,8 @@ export async function profiledRun(es: Es, index: string, pool: Pool, cvBaseUrl: 
   const runId = 'profile';
   const referenceDate = new Date().toISOString().slice(0, 10);
   const spent = { scan: 0, parse: 0, score: 0, rows: 0, upsert: 0 };
+  const upsert: UpsertTimings = { entries: 0, details: 0, seals: 0, transaction: 0 };
+  const written = { entries: 0, details: 0, complements: 0, readyComplements: 0, seals: 0 };
   let documents = 0;
   let bytes = 0;
   const started = now();
@@ -114,8 +119,15 @@ export async function profiledRun(es: Es, index: string, pool: Pool, cvBaseUrl: 
     mark = now();
     const rows = hits.map((hit, i) => toRankingRow(scored[i]!, hit._source, runId, documentRevision(hit as estypes.SearchHit<PersonDocument>)));
     spent.rows += now() - mark;
+    for (const row of rows) {
+      written.details += Buffer.byteLength(row.detalhes);
+      written.complements += Buffer.byteLength(JSON.stringify(row.complementos));
+      written.readyComplements += Buffer.byteLength(readyComplementsJson(row.complementos) ?? '');
+      written.entries += Buffer.byteLength(row.nome) * 2 + Buffer.byteLength(JSON.stringify(row.tipos_atuacao)) + Buffer.byteLength(JSON.stringify(row.selos)) + 60;
+      written.seals += row.selos.length;
+    }
     mark = now();
-    await upsertRankingRows(pool, rows);
+    await upsertRankingRows(pool, rows, upsert);
     spent.upsert += now() - mark;
     documents += page.hits.hits.length;
     if (page.hits.hits.length < BATCH) break;
@@ -131,16 +143,28 @@ export async function profiledRun(es: Es, index: string, pool: Pool, cvBaseUrl: 
   const positions = await timed(() => assignPositions(pool));
   const pages = await timed(() => storeRenderedPages(pool, runId, cvBaseUrl));
   const statistics = await timed(() => storeStatisticsSnapshot(pool, runId, new Date()));
+  const mb = (value: number) => `${(value / 1e6).toFixed(0)} MB`;
   return {
     total: now() - started,
     documents,
     megabytes: bytes / 1e6,
+    written: [
+      ['details (detalhes)', mb(written.details)],
+      ['complements (JSON)', mb(written.complements)],
+      ['complements (response form)', mb(written.readyComplements)],
+      ['entries (names, types, seals; about)', mb(written.entries)],
+      ['seal rows', String(written.seals)],
+    ],
     steps: [
       ['scan (Elasticsearch + transfer, ranked fields)', spent.scan],
       ['parse (JSON.parse of the answers)', spent.parse],
       ['score (scorePerson)', spent.score],
       ['build rows (toRankingRow: details, complements)', spent.rows],
       ['upsert (bulk INSERT ... ON DUPLICATE KEY UPDATE)', spent.upsert],
+      ['  of which ranking_entries', upsert.entries],
+      ['  of which ranking_entry_details', upsert.details],
+      ['  of which seals (delete, insert)', upsert.seals],
+      ['  of which transaction (checkout, begin, commit)', upsert.transaction],
       ["remove other runs' rows", stale],
       ['positions (assignPositions)', positions],
       ['pages (storeRenderedPages)', pages],

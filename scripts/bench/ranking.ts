@@ -187,6 +187,7 @@ async function main(): Promise<void> {
       say(`profile of the job's work, ${profile.documents} documents (${fmt(profile.megabytes, 0)} MB of answers): ${fmt(profile.total)} s  ${ratio(profile.total)}`);
       say('  step                                                  seconds   share');
       for (const [step, seconds] of profile.steps) say(`  ${step.padEnd(52)}${fmt(seconds).padStart(8)} ${fmt((100 * seconds) / profile.total, 1).padStart(6)} %`);
+      say(`  written: ${profile.written.map(([part, amount]) => `${part} ${amount}`).join(', ')}`);
     }
     if (job) {
       say(`ranking job, ${PERSONS} persons, batches of ${BATCH}`);
