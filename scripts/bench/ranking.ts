@@ -188,6 +188,8 @@ async function main(): Promise<void> {
       say('  step                                                  seconds   share');
       for (const [step, seconds] of profile.steps) say(`  ${step.padEnd(52)}${fmt(seconds).padStart(8)} ${fmt((100 * seconds) / profile.total, 1).padStart(6)} %`);
       say(`  written: ${profile.written.map(([part, amount]) => `${part} ${amount}`).join(', ')}`);
+      const { compression } = profile;
+      say(`  experiment, not in the run: details + complements gzipped (level 1) per row: ${fmt(compression.rawMegabytes, 0)} MB -> ${fmt(compression.megabytes, 0)} MB in ${fmt(compression.seconds)} s of CPU`);
     }
     if (job) {
       say(`ranking job, ${PERSONS} persons, batches of ${BATCH}`);
