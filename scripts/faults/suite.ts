@@ -256,9 +256,8 @@ async function finalChecks(
     [fixture.webhook.id],
   );
   const answered = new Set(deliveries.map((delivery) => delivery.executionId));
-  const [unanswered] = await service.pool.query<RowDataPacket[]>("SELECT id, status, error FROM executions WHERE webhook_id = ? AND source = 'webhook'", [fixture.webhook.id]);
-  const webhookRecords = unanswered.length;
-  const others = unanswered.filter((row) => !answered.has(row.id));
+  const [webhookRuns] = await service.pool.query<RowDataPacket[]>("SELECT id, status, error FROM executions WHERE webhook_id = ? AND source = 'webhook'", [fixture.webhook.id]);
+  const others = webhookRuns.filter((row) => !answered.has(row.id));
   if (Number(hooks!.triggers) !== deliveries.length || Number(hooks!.deliveries) !== deliveries.length) {
     violations.push(`webhook: ${deliveries.length} deliveries accepted, triggerCount ${hooks!.triggers}, ${hooks!.deliveries} counted`);
   }
@@ -279,7 +278,7 @@ async function finalChecks(
   const leases = leaseClaims();
   if (leases.held.length > 0) violations.push(`pool users still leased by a live process with no run left: ${leases.held.join(', ')}`);
   log(`leases: none held; ${leases.stale} stale claim(s) of killed workers (ignored and removed by the next lease, docs/agent-process.md)`);
-  log(`final: ${approvedPipelines} gated pipelines completed, ranking ${rankingPersons} persons, webhook ${deliveries.length} deliveries, ${webhookRecords} runs (${others.length} failed starts), schedule ${scheduleFirings} firings`);
+  log(`final: ${approvedPipelines} gated pipelines completed, ranking ${rankingPersons} persons, webhook ${deliveries.length} deliveries, ${webhookRuns.length} runs (${others.length} failed starts), schedule ${scheduleFirings} firings`);
   return { approvedPipelines, rankingPersons, webhookTriggerCount: Number(hooks!.triggers), webhookDeliveries: deliveries.length, scheduleFirings, scheduleRecords: Number(scheduled!.n) };
 }
 

@@ -5,6 +5,8 @@ import { isoDateTime } from '../view-schema';
 
 const nullableInt = z.number().int().nullable();
 const nullableText = z.string().nullable();
+/** Tokens the agent's CLI reported (docs/statistics.md); null when it reported none. */
+const tokenFields = { inputTokens: nullableInt, outputTokens: nullableInt, cacheReadTokens: nullableInt, cacheCreationTokens: nullableInt };
 
 /** A context file as an execution record keeps it: the upload answer's shape (contract 3.13). */
 export const executionContextFileSchema = z.object({
@@ -50,10 +52,7 @@ const executionFields = {
   failedAtStep: nullableInt.meta({ description: 'A pipeline run: the 0-based step that failed' }),
   resumedFrom: nullableText.meta({ description: 'A pipeline run: the run it resumed' }),
   resumedAtStep: nullableInt.meta({ description: 'A pipeline run: the 0-based step it resumed at' }),
-  inputTokens: nullableInt,
-  outputTokens: nullableInt,
-  cacheReadTokens: nullableInt,
-  cacheCreationTokens: nullableInt,
+  ...tokenFields,
   repoName: nullableText.meta({ description: 'A run in a repository: its name' }),
   repoBranch: nullableText,
   repoCommit: nullableText.meta({ description: 'The commit the run made (pushed unless the error says otherwise)' }),
@@ -86,10 +85,7 @@ export const pipelineStepViewSchema = z
     prompt: z.string().meta({ description: 'The prompt the step was given' }),
     result: nullableText,
     error: nullableText,
-    inputTokens: nullableInt,
-    outputTokens: nullableInt,
-    cacheReadTokens: nullableInt,
-    cacheCreationTokens: nullableInt,
+    ...tokenFields,
   })
   .meta({ id: 'ExecutionPipelineStep' });
 export type PipelineStepView = z.infer<typeof pipelineStepViewSchema>;

@@ -52,8 +52,21 @@ function checkerOf() {
   return checker;
 }
 
-const pointer = (...parts: string[]) => parts.map((part) => part.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
 const validators = new Map<string, ValidateFunction>();
+
+/**
+ * The validator of the schema at `parts` (JSON Pointer segments, unescaped) in `service`'s document,
+ * compiled once: `schemaValidator('orchestration', 'paths', '/api/tasks', 'get', ...)`.
+ */
+export function schemaValidator(service: 'orchestration' | 'ranking', ...parts: string[]): ValidateFunction {
+  const ref = `${service}.json#/${parts.map((part) => part.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+  let validate = validators.get(ref);
+  if (validate === undefined) {
+    validate = checkerOf().ajv.compile({ $ref: ref });
+    validators.set(ref, validate);
+  }
+  return validate;
+}
 
 /** The body as JSON, whatever form the route wrote it in; undefined when it cannot be read here (a stream). */
 function jsonBody(body: unknown, encoding: string | undefined): { value: unknown } | undefined {
@@ -73,7 +86,7 @@ export function openApiConformance(): Middleware {
     await next();
     const method = ctx.method.toLowerCase();
     if (!METHODS.includes(method)) return;
-    const { templates, ajv, documents } = checkerOf();
+    const { templates, documents } = checkerOf();
     const template = templates.find((candidate) => candidate.method === method && candidate.regex.test(ctx.path));
     // Not an operation (the panel's files, /sites, an unknown path, a method a path does not take): nothing described to check.
     if (template === undefined || ctx.status === 404 && ctx.body == null) return;
@@ -109,12 +122,7 @@ export function openApiConformance(): Middleware {
       return;
     }
     if (parsed === undefined) return;
-    const ref = `${template.document}.json#/${pointer('paths', template.path, method, 'responses', response === operation.responses[status] ? status : 'default', 'content', media, 'schema')}`;
-    let validate = validators.get(ref);
-    if (validate === undefined) {
-      validate = ajv.compile({ $ref: ref });
-      validators.set(ref, validate);
-    }
+    const validate = schemaValidator(template.document, 'paths', template.path, method, 'responses', response === operation.responses[status] ? status : 'default', 'content', media, 'schema');
     if (!validate(parsed.value)) {
       const problems = (validate.errors ?? []).slice(0, 5).map((error) => `${error.instancePath || '/'} ${error.message ?? ''} ${JSON.stringify(error.params)}`);
       violations.push(`${where}: the body does not match ${operation.operationId}'s ${status} schema: ${problems.join('; ')}`);
