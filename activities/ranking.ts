@@ -3,15 +3,26 @@ import type { Client as ElasticsearchClient, estypes } from '@elastic/elasticsea
 import type { Pool } from 'mysql2/promise';
 import type { Database } from '../db';
 import { recordRunEnd, recordRunProgress, recordRunStart, type RunOrigin, type RunPhase } from '../db/ranking-job-runs';
-import { assignPositions, clearRanking, deleteRowsOfOtherRuns, upsertRankingRows } from '../db/ranking-store';
+import {
+  anyPagePending,
+  assignPositions,
+  clearRanking,
+  deletePersonsNotRead,
+  forgetPersonsRead,
+  recordPersonsRead,
+  storedFingerprints,
+  upsertRankingRows,
+} from '../db/ranking-store';
 import { storeRenderedPages } from '../db/ranking-pages';
 import { storeStatisticsSnapshot } from '../db/ranking-statistics';
 import type { PersonDocument } from '../domain/person-document';
 import { documentRevision } from '../domain/document-revision';
-import { toRankingRow } from '../domain/ranking-row';
+import { entryFingerprint } from '../domain/ranking-fingerprint';
+import { storedScore, toRankingRow, type RankingRow } from '../domain/ranking-row';
+import { referenceDateOf } from '../domain/scoring/dates';
 import { scorePerson } from '../domain/scoring/score-person';
 import type { Logger } from '../lib/logger';
-import { rankingJobDocuments, rankingJobDuration } from '../lib/metrics';
+import { rankingJobDocuments, rankingJobDuration, rankingJobEntriesWritten } from '../lib/metrics';
 
 /** A `search_after` position in the point-in-time (null = from the start). */
 export type SortCursor = estypes.SortResults | null;
@@ -53,6 +64,12 @@ function countRankingJobEnd(status: 'completed' | 'failed' | 'canceled', finishe
 export function createRankingActivities(deps: RankingActivityDeps) {
   const { pool, db, es, personIndex, cvBaseUrl, logger } = deps;
 
+  /** The uuid of each index behind the person index's name (an alias may name several), by index name. */
+  const uuidsOfIndices = async (): Promise<Map<string, string>> => {
+    const settings = await es.indices.getSettings({ index: personIndex, name: 'index.uuid', flat_settings: true });
+    return new Map(Object.entries(settings).map(([name, entry]) => [name, String(entry.settings?.['index.uuid'] ?? '')]));
+  };
+
   const closePit = async (pitId: string) => {
     if (!pitId) return;
     await es.closePointInTime({ id: pitId }).catch((error: unknown) => logger.warn({ err: error }, 'closing the point-in-time failed'));
@@ -62,6 +79,7 @@ export function createRankingActivities(deps: RankingActivityDeps) {
     async startRun(input: { runId: string; origem: RunOrigin; limparAntes: boolean; startedAt: string }): Promise<void> {
       await recordRunStart(db, { ...input, startedAt: new Date(input.startedAt) });
       if (input.limparAntes) await clearRanking(pool);
+      else await forgetPersonsRead(pool);
     },
 
     /** Opens the point-in-time every batch reads through, and counts the documents for the progress. */
@@ -102,12 +120,17 @@ export function createRankingActivities(deps: RankingActivityDeps) {
     },
 
     /**
-     * Reads one batch through the point-in-time, scores it and upserts it (idempotent), in slices of
-     * SLICE_SIZE documents: the worker holds a quarter of a batch at a time, whatever the batch size.
+     * Reads one batch through the point-in-time, scores it and stores what changed (idempotent), in
+     * slices of SLICE_SIZE documents: the worker holds a quarter of a batch at a time, whatever the
+     * batch size. An entry whose fingerprint (document revision and score) is the one stored is left
+     * as it is (docs/ranking-job.md, "Unchanged documents"). `count`: documents read; `written`:
+     * entries written.
      */
-    async scoreBatch(input: ScoreBatchInput): Promise<{ count: number }> {
+    async scoreBatch(input: ScoreBatchInput): Promise<{ count: number; written: number }> {
+      const indexUuids = await uuidsOfIndices();
       let after = input.after;
       let count = 0;
+      let written = 0;
       while (count < input.batchSize) {
         const size = Math.min(SLICE_SIZE, input.batchSize - count);
         const page = await es.search<PersonDocument>({
@@ -120,20 +143,32 @@ export function createRankingActivities(deps: RankingActivityDeps) {
           seq_no_primary_term: true,
           ...(after ? { search_after: after } : {}),
         });
-        const hits = page.hits.hits;
-        const rows = [];
-        for (const hit of hits) {
-          if (!hit._source) continue;
-          rows.push(toRankingRow(scorePerson(hit._source, input.referenceDate), hit._source, input.runId, documentRevision(hit)));
+        const hits = page.hits.hits.filter((hit): hit is typeof hit & { _source: PersonDocument } => hit._source !== undefined);
+        const scored = hits.map((hit) => {
+          const person = storedScore(scorePerson(hit._source, input.referenceDate));
+          const revision = documentRevision(hit);
+          const origin = { index: hit._index, indexUuid: indexUuids.get(hit._index) ?? '', revision };
+          return { hit, person, revision, fingerprint: entryFingerprint(person, origin) };
+        });
+        const ids = scored.map(({ person }) => person.id_pessoa);
+        const stored = await storedFingerprints(pool, ids);
+        const rows: RankingRow[] = [];
+        for (const { hit, person, revision, fingerprint } of scored) {
+          const previous = stored.get(person.id_pessoa);
+          if (fingerprint && previous?.equals(fingerprint)) continue;
+          rows.push(toRankingRow(person, hit._source, input.runId, revision, fingerprint));
         }
+        await recordPersonsRead(pool, ids);
         await upsertRankingRows(pool, rows);
-        rankingJobDocuments.inc(rows.length);
-        count += hits.length;
+        rankingJobDocuments.inc(scored.length);
+        rankingJobEntriesWritten.inc(rows.length);
+        count += page.hits.hits.length;
+        written += rows.length;
         heartbeat({ stored: count });
-        if (hits.length < size) break;
-        after = hits[hits.length - 1]?.sort ?? null;
+        if (page.hits.hits.length < size) break;
+        after = page.hits.hits[page.hits.hits.length - 1]?.sort ?? null;
       }
-      return { count };
+      return { count, written };
     },
 
     async recordProgress(input: { runId: string; fase: RunPhase; processados: number; total: number }): Promise<void> {
@@ -141,18 +176,22 @@ export function createRankingActivities(deps: RankingActivityDeps) {
     },
 
     /**
-     * Drops persons gone from the index, assigns positions, renders the default pages, stores the
-     * statistics (which makes the pages current), closes the run.
+     * Drops persons gone from the index, assigns positions (when an entry was written or removed),
+     * renders the default pages where they changed, stores the statistics (which makes the pages
+     * current), closes the run.
      */
-    async finishRun(input: { runId: string; processados: number; pitId: string }): Promise<void> {
+    async finishRun(input: { runId: string; processados: number; pitId: string; referenceDate?: string }): Promise<void> {
+      // Only a finish scheduled before this field existed lacks it: that run scored at its start day, most likely today.
+      const referenceDate = input.referenceDate ?? referenceDateOf(new Date());
       await closePit(input.pitId);
-      const removed = await deleteRowsOfOtherRuns(pool, input.runId);
+      const removed = await deletePersonsNotRead(pool);
       heartbeat('stale rows removed');
-      await assignPositions(pool);
+      // Positions move only when an entry was written or removed (pending since a run that failed counts).
+      if (removed > 0 || (await anyPagePending(pool))) await assignPositions(pool);
       heartbeat('positions assigned');
-      await storeRenderedPages(pool, input.runId, cvBaseUrl, () => heartbeat('rendering pages'));
+      await storeRenderedPages(pool, { runId: input.runId, cvBaseUrl, referenceDate }, () => heartbeat('rendering pages'));
       const finishedAt = new Date();
-      await storeStatisticsSnapshot(pool, input.runId, finishedAt);
+      await storeStatisticsSnapshot(pool, input.runId, finishedAt, referenceDate);
       countRankingJobEnd('completed', finishedAt, await recordRunEnd(db, input.runId, { estado: 'concluido', fase: 'concluido', finishedAt, processados: input.processados }));
       logger.info({ runId: input.runId, processed: input.processados, removed }, 'ranking run finished');
     },

@@ -51,41 +51,83 @@ export function renderPage(entries: StoredEntryWithDetails[], page: number, tota
   return { response: jsonWithRawList(fields, 'consultores', items), incomplete };
 }
 
+/** What the stored pages are rendered for. */
+export interface PageRendering {
+  runId: string;
+  cvBaseUrl: string;
+  /** The run's reference date, printed in every score breakdown. */
+  referenceDate: string;
+}
+
+/** Whether every stored page is one of a ranking of `total` entries rendered for `rendering`'s cv base and date. */
+async function storedPagesFit(pool: Pool, total: number, pages: number, rendering: PageRendering): Promise<boolean> {
+  const [rows] = await pool.query(
+    'SELECT COUNT(*) AS stored, COALESCE(SUM(total = ? AND cv_base = ? AND data_referencia = ?), 0) AS fitting FROM ranking_pages WHERE pagina <= ?',
+    [total, rendering.cvBaseUrl, rendering.referenceDate, pages],
+  );
+  const row = (rows as Array<{ stored: number; fitting: string | number }>)[0];
+  return Number(row?.stored) === pages && Number(row?.fitting) === pages;
+}
+
+/** The pages holding an entry written or moved since the pages were last rendered, in order. */
+async function pendingPages(pool: Pool): Promise<number[]> {
+  const [rows] = await pool.query(
+    `SELECT DISTINCT (posicao - 1) DIV ${STORED_PAGE_SIZE} + 1 AS pagina FROM ranking_entries WHERE pagina_pendente ORDER BY pagina`,
+  );
+  return (rows as Array<{ pagina: number }>).map((row) => Number(row.pagina));
+}
+
+/** Runs of consecutive pages, at most PAGES_PER_STATEMENT long: each is read in one query and written in one statement. */
+function pageRuns(pages: number[]): Array<{ first: number; count: number }> {
+  const runs: Array<{ first: number; count: number }> = [];
+  for (const page of pages) {
+    const last = runs.at(-1);
+    if (last && page === last.first + last.count && last.count < PAGES_PER_STATEMENT) last.count += 1;
+    else runs.push({ first: page, count: 1 });
+  }
+  return runs;
+}
+
 /**
- * Renders every unfiltered page of STORED_PAGE_SIZE of the positioned ranking (positions are dense,
- * 1..n, so n is the total) and stores it compressed with `runId`, the total and the cv base its urls
- * were built with; removes pages past the last. Idempotent (upserts by page number). `progress` is
- * called after each statement. The number of pages.
+ * Renders the unfiltered pages of STORED_PAGE_SIZE of the positioned ranking (positions are dense,
+ * 1..n, so n is the total) and stores them compressed with the run's id, the total, the cv base their
+ * urls were built with and the reference date; removes pages past the last. When the stored pages are
+ * those of a ranking of the same total, cv base and date, only the pages holding an entry written or
+ * moved since are rendered again, and the others are relabelled with the run's id (docs/ranking-job.md,
+ * "Unchanged documents"). Idempotent (upserts by page number; the entries' marks are cleared once
+ * every page is stored). `progress` is called after each statement. The number of pages.
  */
-export async function storeRenderedPages(pool: Pool, runId: string, cvBaseUrl: string, progress: () => void = () => undefined): Promise<number> {
+export async function storeRenderedPages(pool: Pool, rendering: PageRendering, progress: () => void = () => undefined): Promise<number> {
+  const { runId, cvBaseUrl, referenceDate } = rendering;
   const [rows] = await pool.query('SELECT COALESCE(MAX(posicao), 0) AS total FROM ranking_entries');
   const total = Number((rows as Array<{ total: number }>)[0]?.total);
-  const perStatement = PAGES_PER_STATEMENT * STORED_PAGE_SIZE;
-  let nextPage = 1;
-  for (;;) {
-    const first = (nextPage - 1) * STORED_PAGE_SIZE + 1;
-    const entries = await entriesAtPositions(pool, first, first + perStatement - 1);
-    if (entries.length === 0) break;
+  const pageCount = Math.ceil(total / STORED_PAGE_SIZE);
+  const toRender = (await storedPagesFit(pool, total, pageCount, rendering))
+    ? await pendingPages(pool)
+    : Array.from({ length: pageCount }, (_, i) => i + 1);
+  for (const { first, count } of pageRuns(toRender)) {
+    const firstPosition = (first - 1) * STORED_PAGE_SIZE + 1;
+    const entries = await entriesAtPositions(pool, firstPosition, firstPosition + count * STORED_PAGE_SIZE - 1, referenceDate);
     const pages: Array<Promise<unknown[]>> = [];
     for (let start = 0; start < entries.length; start += STORED_PAGE_SIZE) {
-      const page = nextPage + pages.length;
+      const page = first + pages.length;
       const { response, incomplete } = renderPage(entries.slice(start, start + STORED_PAGE_SIZE), page, total, cvBaseUrl);
       // Compressed on libuv's threads, the pages of a statement at once.
-      pages.push(gzipAsync(response).then((compressed) => [page, runId, total, cvBaseUrl, compressed, JSON.stringify(incomplete)]));
+      pages.push(gzipAsync(response).then((compressed) => [page, runId, total, cvBaseUrl, referenceDate, compressed, JSON.stringify(incomplete)]));
     }
-    const rows = await Promise.all(pages);
+    if (pages.length === 0) continue;
     await pool.query(
-      `INSERT INTO ranking_pages (pagina, run_id, total, cv_base, resposta_gzip, incompletos) VALUES ?
+      `INSERT INTO ranking_pages (pagina, run_id, total, cv_base, data_referencia, resposta_gzip, incompletos) VALUES ?
        ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), total = VALUES(total), cv_base = VALUES(cv_base),
-         resposta_gzip = VALUES(resposta_gzip), incompletos = VALUES(incompletos)`,
-      [rows],
+         data_referencia = VALUES(data_referencia), resposta_gzip = VALUES(resposta_gzip), incompletos = VALUES(incompletos)`,
+      [await Promise.all(pages)],
     );
-    nextPage += rows.length;
     progress();
-    if (entries.length < perStatement) break;
   }
-  await pool.query('DELETE FROM ranking_pages WHERE pagina >= ?', [nextPage]);
-  return nextPage - 1;
+  await pool.query('UPDATE ranking_pages SET run_id = ? WHERE run_id <> ?', [runId, runId]);
+  await pool.query('DELETE FROM ranking_pages WHERE pagina > ?', [pageCount]);
+  await pool.query('UPDATE ranking_entries SET pagina_pendente = FALSE WHERE pagina_pendente');
+  return pageCount;
 }
 
 /** A stored page as read: its response gzip-compressed and where its incomplete entries sit in the uncompressed response. */

@@ -2,7 +2,8 @@ import type { Pool } from 'mysql2/promise';
 import type { TypeCast } from 'mysql2/typings/mysql/lib/parsers/typeCast';
 import { readStatisticsSnapshot } from './ranking-statistics';
 import type { EntryComplements, StoredEntry, StoredEntryWithDetails } from '../domain/ranking-entry';
-import { passThroughDetailsJson, type StoredComplements } from '../domain/ranking-row';
+import { passThroughDetailsJson, withReferenceDate, type StoredComplements } from '../domain/ranking-row';
+import { referenceDateOf } from '../domain/scoring/dates';
 
 /**
  * Reads of the persisted ranking. Only positioned rows are visible: a run in progress writes rows
@@ -16,9 +17,13 @@ export type { StoredEntry, StoredEntryWithDetails } from '../domain/ranking-entr
 
 const ENTRY_COLUMNS = `e.id_pessoa, e.nome, e.posicao, e.pontuacao_total, e.bloco_a, e.bloco_b, e.bloco_c, e.bloco_d,
   e.bloco_e, e.ativo, e.anos_atuacao, e.coordenador_ppg, e.tipos_atuacao, e.selos`;
-/** The parsed complements are sent only for entries without them in response form. */
+/**
+ * The parsed complements are sent only for entries without them in response form. The reference
+ * date of the last completed run goes into the stored score breakdowns (evaluated once a statement).
+ */
 const DETAIL_COLUMNS = `${ENTRY_COLUMNS}, d.detalhes, IF(d.complementos_prontos IS NULL, d.complementos, NULL) AS complementos,
-  d.complementos_prontos, d.id_cv, d.revisao_documento`;
+  d.complementos_prontos, d.id_cv, d.revisao_documento,
+  (SELECT s.data_referencia FROM ranking_statistics s WHERE s.id = 1) AS data_referencia_ranking`;
 
 /** Details are written with their entry in one transaction; LEFT JOIN only guards hand-edited data. */
 const JOIN_DETAILS = 'LEFT JOIN ranking_entry_details d ON d.id_pessoa = e.id_pessoa';
@@ -56,10 +61,15 @@ function entryComplements(row: Row): EntryComplements {
   return typeof row.complementos === 'string' ? (JSON.parse(row.complementos) as StoredComplements) : {};
 }
 
-function toStoredEntryWithDetails(row: Row): StoredEntryWithDetails {
+/**
+ * `referenceDate`: the date to put in the score breakdown; by default the last completed run's, or
+ * today's (UTC) while the first run has not completed.
+ */
+function toStoredEntryWithDetails(row: Row, referenceDate?: string): StoredEntryWithDetails {
+  const date = referenceDate ?? (typeof row.data_referencia_ranking === 'string' ? row.data_referencia_ranking : referenceDateOf(new Date()));
   return {
     ...toStoredEntry(row),
-    detalhes: Buffer.isBuffer(row.detalhes) ? row.detalhes : NO_DETAILS,
+    detalhes: Buffer.isBuffer(row.detalhes) ? withReferenceDate(row.detalhes, date) : NO_DETAILS,
     complementos: entryComplements(row),
     revisao_documento: typeof row.revisao_documento === 'string' ? row.revisao_documento : null,
   };
@@ -70,9 +80,9 @@ async function select(pool: Pool, sql: string, params: unknown[]): Promise<Store
   return (rows as Row[]).map(toStoredEntry);
 }
 
-async function selectWithDetails(pool: Pool, sql: string, params: unknown[]): Promise<StoredEntryWithDetails[]> {
+async function selectWithDetails(pool: Pool, sql: string, params: unknown[], referenceDate?: string): Promise<StoredEntryWithDetails[]> {
   const [rows] = await pool.query({ sql, values: params, typeCast: DETAILS_AS_BYTES });
-  return (rows as Row[]).map(toStoredEntryWithDetails);
+  return (rows as Row[]).map((row) => toStoredEntryWithDetails(row, referenceDate));
 }
 
 async function count(pool: Pool, sql: string, params: unknown[]): Promise<number> {
@@ -177,7 +187,7 @@ async function positionRangeWithTotals(pool: Pool, first: number, last: number):
     // Sorted here: ORDER BY on this outer join makes MariaDB sort the details through a temporary table.
     entries: found
       .filter((row) => row.id_pessoa !== null)
-      .map(toStoredEntryWithDetails)
+      .map((row) => toStoredEntryWithDetails(row))
       .sort((a, b) => a.posicao - b.posicao),
   };
 }
@@ -298,12 +308,16 @@ export async function entryWithDetailsById(pool: Pool, idPessoa: number): Promis
   return entry ?? null;
 }
 
-/** The positioned entries at positions `first`..`last`, with their details, in position order. */
-export async function entriesAtPositions(pool: Pool, first: number, last: number): Promise<StoredEntryWithDetails[]> {
+/**
+ * The positioned entries at positions `first`..`last`, with their details, in position order; the
+ * breakdowns dated `referenceDate` when given (a run rendering its pages before it completes).
+ */
+export async function entriesAtPositions(pool: Pool, first: number, last: number, referenceDate?: string): Promise<StoredEntryWithDetails[]> {
   return selectWithDetails(
     pool,
     `SELECT ${DETAIL_COLUMNS} FROM ranking_entries e ${JOIN_DETAILS} WHERE e.posicao BETWEEN ? AND ? ORDER BY e.posicao`,
     [first, last],
+    referenceDate,
   );
 }
 

@@ -29,8 +29,11 @@ function rangeCondition(range: (typeof SCORE_RANGES)[number]): string {
   return range.max === null ? lower : `${lower} AND pontuacao_total < ${range.max}`;
 }
 
-/** Computes the statistics with one aggregate scan and stores them as the snapshot row. */
-export async function storeStatisticsSnapshot(pool: Pool, runId: string, computedAt: Date): Promise<RankingStatistics> {
+/**
+ * Computes the statistics with one aggregate scan and stores them as the snapshot row, with the run's
+ * reference date (`YYYY-MM-DD`), which the reads put in the stored score breakdowns.
+ */
+export async function storeStatisticsSnapshot(pool: Pool, runId: string, computedAt: Date, referenceDate: string): Promise<RankingStatistics> {
   const rangeSums = SCORE_RANGES.map((range, i) => `SUM(${rangeCondition(range)}) AS faixa_${i}`).join(', ');
   const [rows] = await pool.query(`
     SELECT COUNT(*) AS total, COALESCE(SUM(ativo), 0) AS ativos,
@@ -64,9 +67,10 @@ export async function storeStatisticsSnapshot(pool: Pool, runId: string, compute
     })),
   };
   await pool.query(
-    `INSERT INTO ranking_statistics (id, run_id, calculado_em, dados) VALUES (1, ?, ?, ?)
-     ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), calculado_em = VALUES(calculado_em), dados = VALUES(dados)`,
-    [runId, computedAt, JSON.stringify(statistics)],
+    `INSERT INTO ranking_statistics (id, run_id, calculado_em, data_referencia, dados) VALUES (1, ?, ?, ?, ?)
+     ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), calculado_em = VALUES(calculado_em),
+       data_referencia = VALUES(data_referencia), dados = VALUES(dados)`,
+    [runId, computedAt, referenceDate, JSON.stringify(statistics)],
   );
   return statistics;
 }

@@ -21,6 +21,7 @@ const ENTRY_COLUMNS = [
   'tipos_atuacao',
   'selos',
   'run_id',
+  'impressao',
 ] as const;
 
 /** Rows per INSERT: ~1-3 KB each, so a statement stays far below max_allowed_packet. */
@@ -33,15 +34,16 @@ const UPSERT_DETAILS = `INSERT INTO ranking_entry_details (${DETAIL_COLUMNS.join
     .map((column) => `${column} = VALUES(${column})`)
     .join(', ')}`;
 
+// A row written is one whose page must be rendered again (a new row takes the column's default).
 const UPSERT_ENTRIES = `INSERT INTO ranking_entries (${ENTRY_COLUMNS.join(', ')}) VALUES ?
   ON DUPLICATE KEY UPDATE ${ENTRY_COLUMNS.filter((column) => column !== 'id_pessoa')
     .map((column) => `${column} = VALUES(${column})`)
-    .join(', ')}`;
+    .join(', ')}, pagina_pendente = TRUE`;
 
 function entryValues(row: RankingRow): unknown[] {
   return ENTRY_COLUMNS.map((column) => {
     const value = row[column];
-    return typeof value === 'object' && value !== null ? JSON.stringify(value) : value;
+    return Array.isArray(value) ? JSON.stringify(value) : value;
   });
 }
 
@@ -108,35 +110,55 @@ export async function upsertRankingRows(pool: Pool, rows: RankingRow[], timings?
   if (timings) timings.transaction += seconds() - started - inside;
 }
 
-/** Empties the stored ranking (entries, details, seals and the statistics snapshot). */
+/** Empties the stored ranking (entries, details, seals, pages, the statistics snapshot and the persons read). */
 export async function clearRanking(pool: Pool): Promise<void> {
   await pool.query('TRUNCATE TABLE ranking_entry_seals');
   await pool.query('TRUNCATE TABLE ranking_entry_details');
   await pool.query('TRUNCATE TABLE ranking_entries');
   await pool.query('TRUNCATE TABLE ranking_statistics');
   await pool.query('TRUNCATE TABLE ranking_pages');
+  await pool.query('TRUNCATE TABLE ranking_run_persons');
 }
 
-/** Removes the persons not written by this run: they are no longer in the index. Returns how many. */
-export async function deleteRowsOfOtherRuns(pool: Pool, runId: string): Promise<number> {
+/** The fingerprints of the stored entries among `ids` (domain/ranking-fingerprint.ts), by id; absent: no entry, or none stored. */
+export async function storedFingerprints(pool: Pool, ids: number[]): Promise<Map<number, Buffer>> {
+  if (ids.length === 0) return new Map();
+  const [rows] = await pool.query('SELECT id_pessoa, impressao FROM ranking_entries WHERE id_pessoa IN (?) AND impressao IS NOT NULL', [ids]);
+  return new Map((rows as Array<{ id_pessoa: number; impressao: Buffer }>).map((row) => [row.id_pessoa, row.impressao]));
+}
+
+/** Starts a run's list of persons read (one run at a time: the job's workflow id is fixed). */
+export async function forgetPersonsRead(pool: Pool): Promise<void> {
+  await pool.query('TRUNCATE TABLE ranking_run_persons');
+}
+
+/** Adds persons to the run's list of persons read; idempotent, so a retried batch adds nothing twice. */
+export async function recordPersonsRead(pool: Pool, ids: number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await pool.query('INSERT IGNORE INTO ranking_run_persons (id_pessoa) VALUES ?', [ids.map((id) => [id])]);
+}
+
+/** Removes the persons the run did not read: they are no longer in the index. Returns how many. */
+export async function deletePersonsNotRead(pool: Pool): Promise<number> {
+  const gone = 'LEFT JOIN ranking_run_persons r ON r.id_pessoa = e.id_pessoa WHERE r.id_pessoa IS NULL';
   return inTransaction(pool, async (connection) => {
-    await connection.query(
-      'DELETE s FROM ranking_entry_seals s JOIN ranking_entries e ON e.id_pessoa = s.id_pessoa WHERE e.run_id <> ?',
-      [runId],
-    );
-    await connection.query(
-      'DELETE d FROM ranking_entry_details d JOIN ranking_entries e ON e.id_pessoa = d.id_pessoa WHERE e.run_id <> ?',
-      [runId],
-    );
-    const [result] = await connection.query('DELETE FROM ranking_entries WHERE run_id <> ?', [runId]);
+    await connection.query(`DELETE s FROM ranking_entry_seals s JOIN ranking_entries e ON e.id_pessoa = s.id_pessoa ${gone}`);
+    await connection.query(`DELETE d FROM ranking_entry_details d JOIN ranking_entries e ON e.id_pessoa = d.id_pessoa ${gone}`);
+    const [result] = await connection.query(`DELETE e FROM ranking_entries e ${gone}`);
     return (result as { affectedRows: number }).affectedRows;
   });
+}
+
+/** Whether any entry was written or moved since the stored pages were rendered. */
+export async function anyPagePending(pool: Pool): Promise<boolean> {
+  const [rows] = await pool.query('SELECT EXISTS (SELECT 1 FROM ranking_entries WHERE pagina_pendente) AS pending');
+  return Number((rows as Array<{ pending: number }>)[0]?.pending) === 1;
 }
 
 /**
  * Assigns positions 1..n in one set-based statement. Order (docs/ranking-storage.md): total score
  * descending, then blocks A, B, C, D, E descending, then id_pessoa ascending, so ties are broken
- * the same way on every run.
+ * the same way on every run. A row that moves is marked for its page to be rendered again.
  */
 export async function assignPositions(pool: Pool): Promise<void> {
   await pool.query(`
@@ -149,6 +171,6 @@ export async function assignPositions(pool: Pool): Promise<void> {
              ) AS nova_posicao
       FROM ranking_entries
     ) ranked ON ranked.id_pessoa = e.id_pessoa
-    SET e.posicao = ranked.nova_posicao
+    SET e.posicao = ranked.nova_posicao, e.pagina_pendente = TRUE
     WHERE NOT (e.posicao <=> ranked.nova_posicao)`);
 }

@@ -53,11 +53,19 @@ export const rankingEntries = mysqlTable(
     coordenadorPpg: boolean('coordenador_ppg').notNull().default(false),
     tiposAtuacao: jsonText<string[]>('tipos_atuacao').notNull(),
     selos: jsonText<string[]>('selos').notNull(),
-    /** The job run that last wrote the row: rows of older runs are persons gone from the index. */
+    /** The job run that last wrote the row or moved it. */
     runId: varchar('run_id', { length: 64 }).notNull(),
+    /**
+     * What the row was built from (domain/ranking-fingerprint.ts): a run that computes the same
+     * fingerprint leaves the row as it is. Null: always rewritten.
+     */
+    impressao: bytes('impressao', 'varbinary(16)'),
+    /** The row was written or moved since the stored pages were rendered: its page is rendered again. */
+    paginaPendente: boolean('pagina_pendente').notNull().default(true),
   },
   (table) => [
     index('ranking_entries_posicao').on(table.posicao),
+    index('ranking_entries_pagina_pendente').on(table.paginaPendente),
     index('ranking_entries_ativo_posicao').on(table.ativo, table.posicao),
     index('ranking_entries_run').on(table.runId),
     index('ranking_entries_nome').on(table.nome),
@@ -91,6 +99,14 @@ export const rankingEntrySeals = mysqlTable(
   (table) => [primaryKey({ columns: [table.selo, table.idPessoa] }), index('ranking_entry_seals_pessoa').on(table.idPessoa)],
 );
 
+/**
+ * The persons the run in progress has read from the index (only one runs at a time): at its end,
+ * the entries of persons it did not read are gone from the index and are deleted.
+ */
+export const rankingRunPersons = mysqlTable('ranking_run_persons', {
+  idPessoa: int('id_pessoa').primaryKey(),
+});
+
 /** One row per job run: the status record when no run is in progress, and the run history. */
 export const rankingJobRuns = mysqlTable(
   'ranking_job_runs',
@@ -121,6 +137,8 @@ export const rankingPages = mysqlTable('ranking_pages', {
   runId: varchar('run_id', { length: 64 }).notNull(),
   total: int('total').notNull(),
   cvBase: text('cv_base').notNull(),
+  /** The reference date printed in the page's score breakdowns: pages of another date are all rendered again. */
+  dataReferencia: varchar('data_referencia', { length: 10 }).notNull().default(''),
   respostaGzip: bytes('resposta_gzip', 'longblob').notNull(),
   incompletos: jsonText<unknown[]>('incompletos').notNull(),
 });
@@ -129,6 +147,8 @@ export const rankingStatistics = mysqlTable('ranking_statistics', {
   id: tinyint('id').primaryKey(),
   runId: varchar('run_id', { length: 64 }).notNull(),
   calculadoEm: datetime('calculado_em', { fsp: 3, mode: 'date' }).notNull(),
+  /** The run's reference date (`YYYY-MM-DD`): the reads put it in the stored score breakdowns (domain/ranking-row.ts#withReferenceDate). */
+  dataReferencia: varchar('data_referencia', { length: 10 }),
   dados: jsonText<Record<string, unknown>>('dados').notNull(),
 });
 

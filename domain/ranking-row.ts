@@ -38,6 +38,8 @@ export interface RankingRow {
   /** The index document's revision the row was built from (domain/document-revision.ts); null when unknown. */
   revisao_documento: string | null;
   run_id: string;
+  /** What the row was built from (domain/ranking-fingerprint.ts); null: rewritten by every run. */
+  impressao: Buffer | null;
 }
 
 /** The pass-through detail fields the job copies from the index document, in response order. */
@@ -101,6 +103,32 @@ export function passThroughDetailsJson(doc: Partial<PersonDocument>, pontuacao: 
 }
 
 /**
+ * The reference date a stored score breakdown carries in place of its own (docs/ranking-job.md,
+ * "Unchanged documents"): a run on another day leaves an entry whose score that day did not change
+ * as it is, and the reads put the ranking's reference date in its place (withReferenceDate).
+ */
+export const STORED_REFERENCE_DATE = '0000-00-00';
+const STORED_REFERENCE_MEMBER = Buffer.from(`"data_referencia":"${STORED_REFERENCE_DATE}"`);
+const REFERENCE_DATE_OFFSET = STORED_REFERENCE_MEMBER.length - STORED_REFERENCE_DATE.length - 1;
+
+/** A scored person as the job stores it: the breakdown's reference date left to the reads. */
+export function storedScore(scored: ScoredPerson): ScoredPerson {
+  return { ...scored, pontuacao: { ...scored.pontuacao, data_referencia: STORED_REFERENCE_DATE } };
+}
+
+/**
+ * Stored details with the ranking's reference date (`YYYY-MM-DD`) in the breakdown, written into
+ * `detalhes` itself (each row read has its own buffer). The breakdown is the last member, so its
+ * date is the last match; details stored before dates were left out carry their own date and are
+ * returned as they are.
+ */
+export function withReferenceDate(detalhes: Buffer, referenceDate: string): Buffer {
+  const at = detalhes.lastIndexOf(STORED_REFERENCE_MEMBER);
+  if (at >= 0 && referenceDate.length === STORED_REFERENCE_DATE.length) detalhes.write(referenceDate, at + REFERENCE_DATE_OFFSET, 'latin1');
+  return detalhes;
+}
+
+/**
  * Languages, degrees and the curriculum id as the job stores them: what the document has, an empty
  * list included; a field the document lacks stays absent, for rules 3 and 4 to fill at read time.
  */
@@ -112,7 +140,17 @@ export function storedComplements(doc: Pick<PersonDocument, 'idiomas' | 'titulac
   return complements;
 }
 
-export function toRankingRow(scored: ScoredPerson, doc: PersonDocument, runId: string, documentRevision: string | null): RankingRow {
+/**
+ * The row the job stores for a scored document: `scored` as storedScore gives it, so the details
+ * carry STORED_REFERENCE_DATE and a read puts the ranking's date in its place.
+ */
+export function toRankingRow(
+  scored: ScoredPerson,
+  doc: PersonDocument,
+  runId: string,
+  documentRevision: string | null,
+  fingerprint: Buffer | null = null,
+): RankingRow {
   return {
     id_pessoa: scored.id_pessoa,
     nome: scored.nome,
@@ -133,5 +171,6 @@ export function toRankingRow(scored: ScoredPerson, doc: PersonDocument, runId: s
     complementos: storedComplements(doc),
     revisao_documento: documentRevision,
     run_id: runId,
+    impressao: fingerprint,
   };
 }

@@ -124,10 +124,17 @@ export const rankingJobDuration = new Histogram({
   registers: [metricsRegistry],
 });
 
-/** Person documents scored and stored by this ranking worker. */
+/** Person documents read and scored by this ranking worker, whether their entry was rewritten or not. */
 export const rankingJobDocuments = new Counter({
   name: 'ranking_job_documents_total',
-  help: 'Person documents read from the index, scored and stored by ranking jobs on this worker (a batch retried after a failure counts again).',
+  help: 'Person documents read from the index and scored by ranking jobs on this worker, rewritten or not (a batch retried after a failure counts again).',
+  registers: [metricsRegistry],
+});
+
+/** Ranking entries written by this worker: the documents read whose entry changed (new, changed document, or changed score). */
+export const rankingJobEntriesWritten = new Counter({
+  name: 'ranking_job_entries_written_total',
+  help: 'Ranking entries written by ranking jobs on this worker: documents read whose entry was new or changed; unchanged ones are left as stored (a batch retried after a failure counts again).',
   registers: [metricsRegistry],
 });
 

@@ -4,10 +4,16 @@ import { applyEnvironmentDefaults } from '../../lib/env-defaults';
  * The benchmark's own database, index prefix and Temporal namespace, so it never touches development
  * or test data. Imported first by every benchmark (the config module reads the environment on import).
  */
+/**
+ * A person count other than the default (300 000) gets its own index and database, so a run at
+ * 1 000 000 never regenerates the 300 000 index (and the reverse).
+ */
+const persons = process.env.BENCH_PERSONS && Number(process.env.BENCH_PERSONS) !== 300_000 ? `p${Number(process.env.BENCH_PERSONS)}_` : '';
+
 const benchDefaults: Record<string, string> = {
   LOG_LEVEL: 'warn',
-  MYSQL_DATABASE: 'consultores_bench',
-  ELASTICSEARCH_INDEX_PREFIX: 'bench_',
+  MYSQL_DATABASE: persons ? `consultores_bench_${persons.slice(0, -1)}` : 'consultores_bench',
+  ELASTICSEARCH_INDEX_PREFIX: `bench_${persons}`,
   REDIS_KEY_PREFIX: 'bench:',
   TEMPORAL_NAMESPACE: 'bench',
   // The benchmarks call /api far beyond a person's rate; the budget is not what they measure.

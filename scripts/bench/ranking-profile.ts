@@ -3,7 +3,7 @@ import type { estypes } from '@elastic/elasticsearch';
 import type { Pool } from 'mysql2/promise';
 import { FIELDS_NOT_RANKED } from '../../activities/ranking';
 import { storeRenderedPages } from '../../db/ranking-pages';
-import { assignPositions, deleteRowsOfOtherRuns, upsertRankingRows, type UpsertTimings } from '../../db/ranking-store';
+import { assignPositions, deletePersonsNotRead, recordPersonsRead, upsertRankingRows, type UpsertTimings } from '../../db/ranking-store';
 import { storeStatisticsSnapshot } from '../../db/ranking-statistics';
 import { documentRevision } from '../../domain/document-revision';
 import type { PersonDocument } from '../../domain/person-document';
@@ -98,7 +98,7 @@ export interface RunProfile {
 export async function profiledRun(es: Es, index: string, pool: Pool, cvBaseUrl: string): Promise<RunProfile> {
   const runId = 'profile';
   const referenceDate = new Date().toISOString().slice(0, 10);
-  const spent = { scan: 0, parse: 0, score: 0, rows: 0, upsert: 0 };
+  const spent = { scan: 0, parse: 0, score: 0, rows: 0, upsert: 0, read: 0 };
   const upsert: UpsertTimings = { entries: 0, details: 0, seals: 0, transaction: 0 };
   const written = { entries: 0, details: 0, complements: 0, readyComplements: 0, seals: 0 };
   const compression = { seconds: 0, bytes: 0 };
@@ -137,6 +137,9 @@ export async function profiledRun(es: Es, index: string, pool: Pool, cvBaseUrl: 
     }
     compression.seconds += now() - experimentStarted;
     mark = now();
+    await recordPersonsRead(pool, rows.map((row) => row.id_pessoa));
+    spent.read += now() - mark;
+    mark = now();
     await upsertRankingRows(pool, rows, upsert);
     spent.upsert += now() - mark;
     documents += page.hits.hits.length;
@@ -149,10 +152,10 @@ export async function profiledRun(es: Es, index: string, pool: Pool, cvBaseUrl: 
     await work();
     return now() - mark;
   };
-  const stale = await timed(() => deleteRowsOfOtherRuns(pool, runId));
+  const stale = await timed(() => deletePersonsNotRead(pool));
   const positions = await timed(() => assignPositions(pool));
-  const pages = await timed(() => storeRenderedPages(pool, runId, cvBaseUrl));
-  const statistics = await timed(() => storeStatisticsSnapshot(pool, runId, new Date()));
+  const pages = await timed(() => storeRenderedPages(pool, { runId, cvBaseUrl, referenceDate }));
+  const statistics = await timed(() => storeStatisticsSnapshot(pool, runId, new Date(), referenceDate));
   const mb = (value: number) => `${(value / 1e6).toFixed(0)} MB`;
   return {
     total: now() - started - compression.seconds,
@@ -176,7 +179,8 @@ export async function profiledRun(es: Es, index: string, pool: Pool, cvBaseUrl: 
       ['  of which ranking_entry_details', upsert.details],
       ['  of which seals (delete, insert)', upsert.seals],
       ['  of which transaction (checkout, begin, commit)', upsert.transaction],
-      ["remove other runs' rows", stale],
+      ['record the persons read (ranking_run_persons)', spent.read],
+      ['remove the persons not read', stale],
       ['positions (assignPositions)', positions],
       ['pages (storeRenderedPages)', pages],
       ['statistics (storeStatisticsSnapshot)', statistics],

@@ -18,6 +18,8 @@ import { ensureNamespace } from '../../temporal/namespace';
 import { fmt, getOk, runLoad, type LoadResult } from './measure';
 import { bareScan, profiledRun, type BareScan, type RunProfile } from './ranking-profile';
 import { ensureBenchPersons, RANKING_WORKER_FLAGS, runRankingJobOnWorker, startApi, stopService } from './services';
+import { generatePersonFor } from '../sample-data/generate-person';
+import { todayUtc } from '../generate-persons';
 
 /**
  * Ranking benchmark (issue 3): ranks BENCH_PERSONS generated persons (default 300 000) and prints,
@@ -36,11 +38,15 @@ const CONCURRENCIES = (process.env.BENCH_CONCURRENCY ?? '1,2,4').split(',').map(
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2_000);
 const BATCH = 2_000;
 /**
- * `scan,job,reads` (default), or some of them, or `profile` (each step of the job's work timed on its
- * own, issue 27): reads alone reuse the ranking stored by an earlier run. The bare scan is the floor
- * every other figure is a ratio to.
+ * `scan,job,unchanged,changed,reads` (default), or some of them, or `floor` (the same work without
+ * Temporal, issue 3) or `profile` (each step of the job's work timed on its own, issue 27). `job` is a
+ * first run on an empty ranking, `unchanged` a second run over the same index, `changed` a run after
+ * CHANGED_SHARE of the documents changed; reads alone reuse the ranking stored by an earlier run.
+ * The bare scan is the floor every other figure is a ratio to.
  */
-const PARTS = new Set((process.env.BENCH_PARTS ?? 'scan,job,reads').split(','));
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'scan,job,unchanged,changed,reads').split(','));
+/** Every CHANGED_EVERY-th person is changed for the `changed` case: 1 %. */
+const CHANGED_EVERY = 100;
 const index = indexName(config.elasticsearch, PERSON_INDEX_BASE);
 /** What browsers send; the load client reads the bytes as sent, as a browser's network layer does before decoding. */
 const BROWSER_ENCODINGS = { 'accept-encoding': 'gzip, deflate, br' };
@@ -71,8 +77,34 @@ async function floorRun(pool: ReturnType<typeof createDatabase>['pool'], es: Ret
   }
   await es.closePointInTime({ id: pitId });
   await assignPositions(pool);
-  await storeRenderedPages(pool, 'floor', config.ranking.cvBaseUrl);
+  await storeRenderedPages(pool, { runId: 'floor', cvBaseUrl: config.ranking.cvBaseUrl, referenceDate });
   return Number(process.hrtime.bigint() - started) / 1e9;
+}
+
+/**
+ * Replaces every CHANGED_EVERY-th person's document with another generated person of the same id
+ * (its curriculum, hence its score, changes as after an import) and returns a function that puts the
+ * originals back, so the index is the same for the next benchmark.
+ */
+async function changeShareOfPersons(es: ReturnType<typeof createElasticsearch>): Promise<{ changed: number; restore: () => Promise<void> }> {
+  const ids: string[] = [];
+  for (let id = CHANGED_EVERY; id <= PERSONS; id += CHANGED_EVERY) ids.push(String(id));
+  const originals: Array<{ id: string; source: unknown }> = [];
+  for (let start = 0; start < ids.length; start += 1_000) {
+    const found = await es.mget<PersonDocument>({ index, ids: ids.slice(start, start + 1_000) });
+    for (const doc of found.docs) if ('found' in doc && doc.found) originals.push({ id: doc._id, source: doc._source });
+  }
+  const write = async (documents: Array<{ id: string; source: unknown }>) => {
+    for (let start = 0; start < documents.length; start += 1_000) {
+      const operations = documents.slice(start, start + 1_000).flatMap(({ id, source }) => [{ index: { _index: index, _id: id } }, source]);
+      const result = await es.bulk({ operations, refresh: false });
+      if (result.errors) throw new Error('bulk indexing of the changed persons failed');
+    }
+    await es.indices.refresh({ index });
+  };
+  const today = todayUtc();
+  await write(originals.map(({ id }) => ({ id, source: generatePersonFor(301, Number(id), today) })));
+  return { changed: originals.length, restore: () => write(originals) };
 }
 
 /**
@@ -161,19 +193,36 @@ async function main(): Promise<void> {
       profile = await profiledRun(es, index, database.pool, config.ranking.cvBaseUrl);
     }
 
-    let job: { floor: number; seconds: number; peakMb: number } | undefined;
-    if (PARTS.has('job')) {
+    let floor: number | undefined;
+    if (PARTS.has('floor')) {
       await clearRanking(database.pool);
       say(`floor: plain PIT scan + score + bulk upsert + positions over ${PERSONS} persons ...`);
-      const floor = await floorRun(database.pool, es);
+      floor = await floorRun(database.pool, es);
+    }
+
+    const runs: Array<{ name: string; seconds: number; peakMb: number; goal: number }> = [];
+    if (PARTS.has('job')) {
       await clearRanking(database.pool);
-      say('job: POST-equivalent start of ranking_job on a separate worker process ...');
-      job = { floor, ...(await runRankingJobOnWorker(client, PERSONS)) };
+      say('job: first run on an empty ranking, ranking_job on a separate worker process ...');
+      runs.push({ name: 'first run, empty ranking', goal: 2.5, ...(await runRankingJobOnWorker(client, PERSONS)) });
+    }
+    if (PARTS.has('unchanged')) {
+      say('unchanged: a second run over the same index ...');
+      runs.push({ name: 'second run, index unchanged', goal: 1.5, ...(await runRankingJobOnWorker(client, PERSONS)) });
+    }
+    if (PARTS.has('changed')) {
+      const { changed, restore } = await changeShareOfPersons(es);
+      say(`changed: a run after ${changed} documents (1 in ${CHANGED_EVERY}) changed ...`);
+      try {
+        runs.push({ name: `run after ${changed} documents changed`, goal: 1.6, ...(await runRankingJobOnWorker(client, PERSONS)) });
+      } finally {
+        await restore();
+      }
     }
 
     let reads: Array<[number, Array<[string, LoadResult]>]> = [];
     if (PARTS.has('reads')) {
-      if (job) await waitForSettledDatabase(database.pool);
+      if (runs.length > 0) await waitForSettledDatabase(database.pool);
       say('reads: API process, concurrent load ...');
       reads = await readLatencies(database.pool);
     }
@@ -191,13 +240,15 @@ async function main(): Promise<void> {
       const { compression } = profile;
       say(`  experiment, not in the run: details + complements gzipped (level 1) per row: ${fmt(compression.rawMegabytes, 0)} MB -> ${fmt(compression.megabytes, 0)} MB in ${fmt(compression.seconds)} s of CPU`);
     }
-    if (job) {
-      say(`ranking job, ${PERSONS} persons, batches of ${BATCH}`);
-      say(`  floor: PIT scan + score + bulk upsert + positions, no Temporal  ${fmt(job.floor)} s`);
-      say(`  job: Temporal workflow, child per batch, 4 in flight             ${fmt(job.seconds)} s`);
-      say(`  ratio job / floor                                               ${fmt(job.seconds / job.floor, 2)}     (target <= 1.5)`);
-      if (scan) say(`  job / bare scan                                                 ${fmt(job.seconds / scan.seconds, 2)}     (target <= 2.5, issue 27)`);
-      say(`  worker peak RSS (${RANKING_WORKER_FLAGS.join(' ')})               ${fmt(job.peakMb)} MB  (target < 512)`);
+    if (floor !== undefined) say(`floor: PIT scan + score + bulk upsert + positions + pages, no Temporal: ${fmt(floor)} s  ${ratio(floor)}`);
+    if (runs.length > 0) {
+      say(`ranking job, ${PERSONS} persons, batches of ${BATCH} (Temporal workflow, child per batch, 4 in flight)`);
+      say('  case                                  seconds   ratio to the bare scan   goal   worker peak RSS');
+      for (const run of runs) {
+        const toScan = scan ? fmt(run.seconds / scan.seconds, 2) : '-';
+        say(`  ${run.name.padEnd(36)}${fmt(run.seconds).padStart(9)} ${toScan.padStart(12)} x${`<= ${run.goal}`.padStart(17)} ${fmt(run.peakMb).padStart(9)} MB`);
+      }
+      say(`  worker flags ${RANKING_WORKER_FLAGS.join(' ')}; peak RSS target < 512 MB`);
     }
     if (reads.length > 0) {
       say(`reads at ${PERSONS} rows, ${REQUESTS} requests per endpoint and client count (target: p99 under 25 ms)`);

@@ -16,6 +16,8 @@ export interface RankingJobInput {
   maxChildrenInFlight?: number;
   /** Batches started by one execution before it continues as new (keeps the history short). */
   batchesPerExecution?: number;
+  /** The day the scores are computed at (`YYYY-MM-DD`); by default the run's start day in UTC. Not offered over HTTP. */
+  referenceDate?: string;
 }
 
 export interface RankingJobResult {

@@ -351,6 +351,8 @@ describe('a ranking worker in a process of its own (PROCESS_ROLES=ranking-worker
     const after = await scrapeWorker();
     const moved = (family: string, labels: Record<string, string> = {}) => valueOf(after, family, labels) - valueOf(before, family, labels);
     expect(moved('ranking_job_documents_total')).toBe(PERSONS);
+    // A recreated index: every document is new to the ranking.
+    expect(moved('ranking_job_entries_written_total')).toBe(PERSONS);
     expect(moved('ranking_job_duration_seconds_count', { status: 'completed' })).toBe(1);
     expect(moved('ranking_job_duration_seconds_sum', { status: 'completed' })).toBeGreaterThan(0);
     // The SDK's worker metrics of this process: the job and its three batch children completed here.

@@ -42,6 +42,7 @@ const SERVICE_FAMILIES = [
   'schedule_firings_total',
   'ranking_job_duration_seconds',
   'ranking_job_documents_total',
+  'ranking_job_entries_written_total',
   'ranking_job_last_success_timestamp_seconds',
 ];
 

@@ -10,7 +10,7 @@ const { scoreBatch } = proxyActivities<RankingActivities>({
   retry: { maximumAttempts: 10, initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
 
-/** One batch of the ranking job: read up to batchSize documents after the cursor, score, upsert. */
-export async function rankingBatchWorkflow(input: ScoreBatchInput): Promise<{ count: number }> {
+/** One batch of the ranking job: read up to batchSize documents after the cursor, score, store what changed. */
+export async function rankingBatchWorkflow(input: ScoreBatchInput): Promise<{ count: number; written?: number }> {
   return scoreBatch.executeWithOptions({ summary: `score and store up to ${grouped(input.batchSize)} documents` }, [input]);
 }

@@ -57,7 +57,7 @@ export async function rankingJobWorkflow(input: RankingJobInput = {}, carried?: 
   let phase: RankingPhase = carried ? 'pontuando' : 'preparando';
   const state: Carry = carried ?? {
     runId: workflowInfo().runId,
-    referenceDate: new Date().toISOString().slice(0, 10),
+    referenceDate: input.referenceDate ?? new Date().toISOString().slice(0, 10),
     startedAt: new Date().toISOString(),
     pitId: '',
     pending: [],
@@ -142,7 +142,7 @@ export async function rankingJobWorkflow(input: RankingJobInput = {}, carried?: 
     phase = 'posicionando';
     await saveProgress();
     await finalActs.finishRun.executeWithOptions({ summary: `positions and statistics of ${grouped(state.processed)} documents` }, [
-      { runId: state.runId, processados: state.processed, pitId: state.pitId },
+      { runId: state.runId, processados: state.processed, pitId: state.pitId, referenceDate: state.referenceDate },
     ]);
     phase = 'concluido';
     return { runId: state.runId, processados: state.processed, total: state.total };
