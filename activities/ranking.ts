@@ -3,26 +3,14 @@ import type { Client as ElasticsearchClient, estypes } from '@elastic/elasticsea
 import type { Pool } from 'mysql2/promise';
 import type { Database } from '../db';
 import { recordRunEnd, recordRunProgress, recordRunStart, type RunOrigin, type RunPhase } from '../db/ranking-job-runs';
-import {
-  anyPagePending,
-  assignPositions,
-  clearRanking,
-  deletePersonsNotRead,
-  forgetPersonsRead,
-  recordPersonsRead,
-  storedFingerprints,
-  upsertRankingRows,
-} from '../db/ranking-store';
+import { anyPagePending, assignPositions, clearRanking, deletePersonsNotRead, forgetPersonsRead } from '../db/ranking-store';
 import { storeRenderedPages } from '../db/ranking-pages';
 import { storeStatisticsSnapshot } from '../db/ranking-statistics';
 import type { PersonDocument } from '../domain/person-document';
-import { documentRevision } from '../domain/document-revision';
-import { entryFingerprint } from '../domain/ranking-fingerprint';
-import { storedScore, toRankingRow, type RankingRow } from '../domain/ranking-row';
 import { referenceDateOf } from '../domain/scoring/dates';
-import { scorePerson } from '../domain/scoring/score-person';
 import type { Logger } from '../lib/logger';
 import { rankingJobDocuments, rankingJobDuration, rankingJobEntriesWritten } from '../lib/metrics';
+import { storeSlice, uuidsOfIndices } from './ranking-slice';
 
 /** A `search_after` position in the point-in-time (null = from the start). */
 export type SortCursor = estypes.SortResults | null;
@@ -63,12 +51,6 @@ function countRankingJobEnd(status: 'completed' | 'failed' | 'canceled', finishe
 
 export function createRankingActivities(deps: RankingActivityDeps) {
   const { pool, db, es, personIndex, cvBaseUrl, logger } = deps;
-
-  /** The uuid of each index behind the person index's name (an alias may name several), by index name. */
-  const uuidsOfIndices = async (): Promise<Map<string, string>> => {
-    const settings = await es.indices.getSettings({ index: personIndex, name: 'index.uuid', flat_settings: true });
-    return new Map(Object.entries(settings).map(([name, entry]) => [name, String(entry.settings?.['index.uuid'] ?? '')]));
-  };
 
   const closePit = async (pitId: string) => {
     if (!pitId) return;
@@ -127,7 +109,7 @@ export function createRankingActivities(deps: RankingActivityDeps) {
      * entries written.
      */
     async scoreBatch(input: ScoreBatchInput): Promise<{ count: number; written: number }> {
-      const indexUuids = await uuidsOfIndices();
+      const indexUuids = await uuidsOfIndices(es, personIndex);
       let after = input.after;
       let count = 0;
       let written = 0;
@@ -143,27 +125,11 @@ export function createRankingActivities(deps: RankingActivityDeps) {
           seq_no_primary_term: true,
           ...(after ? { search_after: after } : {}),
         });
-        const hits = page.hits.hits.filter((hit): hit is typeof hit & { _source: PersonDocument } => hit._source !== undefined);
-        const scored = hits.map((hit) => {
-          const person = storedScore(scorePerson(hit._source, input.referenceDate));
-          const revision = documentRevision(hit);
-          const origin = { index: hit._index, indexUuid: indexUuids.get(hit._index) ?? '', revision };
-          return { hit, person, revision, fingerprint: entryFingerprint(person, origin) };
-        });
-        const ids = scored.map(({ person }) => person.id_pessoa);
-        const stored = await storedFingerprints(pool, ids);
-        const rows: RankingRow[] = [];
-        for (const { hit, person, revision, fingerprint } of scored) {
-          const previous = stored.get(person.id_pessoa);
-          if (fingerprint && previous?.equals(fingerprint)) continue;
-          rows.push(toRankingRow(person, hit._source, input.runId, revision, fingerprint));
-        }
-        await recordPersonsRead(pool, ids);
-        await upsertRankingRows(pool, rows);
-        rankingJobDocuments.inc(scored.length);
-        rankingJobEntriesWritten.inc(rows.length);
+        const { read, written: writtenNow } = await storeSlice(pool, page.hits.hits, { runId: input.runId, referenceDate: input.referenceDate, indexUuids });
+        rankingJobDocuments.inc(read);
+        rankingJobEntriesWritten.inc(writtenNow);
+        written += writtenNow;
         count += page.hits.hits.length;
-        written += rows.length;
         heartbeat({ stored: count });
         if (page.hits.hits.length < size) break;
         after = page.hits.hits[page.hits.hits.length - 1]?.sort ?? null;

@@ -186,11 +186,12 @@ async function main(): Promise<void> {
     }
     const ratio = (seconds: number) => (scan ? `${fmt(seconds / scan.seconds, 2)} x scan` : '');
 
-    let profile: RunProfile | undefined;
+    const profiles: Array<[string, RunProfile]> = [];
     if (PARTS.has('profile')) {
       await clearRanking(database.pool);
-      say('profile: the job\'s work step by step, each timed, no Temporal ...');
-      profile = await profiledRun(es, index, database.pool, config.ranking.cvBaseUrl);
+      say('profile: the job\'s work step by step, each timed, no Temporal: a first run, then a run over the unchanged index ...');
+      profiles.push(['first run, empty ranking', await profiledRun(es, index, database.pool, config.ranking.cvBaseUrl)]);
+      profiles.push(['second run, index unchanged', await profiledRun(es, index, database.pool, config.ranking.cvBaseUrl)]);
     }
 
     let floor: number | undefined;
@@ -232,13 +233,10 @@ async function main(): Promise<void> {
       say(`bare scan, ${PERSONS} persons (the floor of every ratio)`);
       say(`  ${fmt(scan.seconds)} s, ${scan.documents} documents, ${fmt(scan.megabytes, 0)} MB of answers, ${fmt(scan.documents / scan.seconds, 0)} documents/s`);
     }
-    if (profile) {
-      say(`profile of the job's work, ${profile.documents} documents (${fmt(profile.megabytes, 0)} MB of answers): ${fmt(profile.total)} s  ${ratio(profile.total)}`);
+    for (const [name, profile] of profiles) {
+      say(`profile, ${name}: ${profile.documents} documents (${fmt(profile.megabytes, 0)} MB of answers), ${profile.written} entries written: ${fmt(profile.total)} s  ${ratio(profile.total)}`);
       say('  step                                                  seconds   share');
       for (const [step, seconds] of profile.steps) say(`  ${step.padEnd(52)}${fmt(seconds).padStart(8)} ${fmt((100 * seconds) / profile.total, 1).padStart(6)} %`);
-      say(`  written: ${profile.written.map(([part, amount]) => `${part} ${amount}`).join(', ')}`);
-      const { compression } = profile;
-      say(`  experiment, not in the run: details + complements gzipped (level 1) per row: ${fmt(compression.rawMegabytes, 0)} MB -> ${fmt(compression.megabytes, 0)} MB in ${fmt(compression.seconds)} s of CPU`);
     }
     if (floor !== undefined) say(`floor: PIT scan + score + bulk upsert + positions + pages, no Temporal: ${fmt(floor)} s  ${ratio(floor)}`);
     if (runs.length > 0) {
