@@ -1,18 +1,21 @@
 import type { Client as ElasticsearchClient } from '@elastic/elasticsearch';
 import type { Pool } from 'mysql2/promise';
-import { recordPersonsRead, storedFingerprints, upsertRankingRows, type UpsertTimings } from '../db/ranking-store';
+import { markVerified, recordPersonsRead, storedProvenance, upsertRankingRows, type UpsertTimings } from '../db/ranking-store';
 import { documentRevision } from '../domain/document-revision';
 import type { PersonDocument } from '../domain/person-document';
-import { entryFingerprint } from '../domain/ranking-fingerprint';
+import { documentKey, entryFingerprint } from '../domain/ranking-fingerprint';
 import { storedScore, toRankingRow, type RankingRow } from '../domain/ranking-row';
 import { scorePerson } from '../domain/scoring/score-person';
 
 /** A document as a point-in-time search returns it (with `seq_no_primary_term`). */
 export interface ReadHit {
   _index: string;
+  _id?: string;
   _source?: PersonDocument;
   _seq_no?: number | null;
   _primary_term?: number | null;
+  /** `docvalue_fields: ['id_pessoa']` of a read without `_source`. */
+  fields?: Record<string, unknown[]>;
 }
 
 export interface SliceContext {
@@ -61,22 +64,57 @@ export async function storeSlice(pool: Pool, hits: ReadHit[], context: SliceCont
   const scored = documents.map((hit) => ({ hit, person: storedScore(scorePerson(hit._source, context.referenceDate)) }));
   lap('score');
   const candidates = scored.map(({ hit, person }) => {
-    const revision = documentRevision(hit);
-    const origin = { index: hit._index, indexUuid: context.indexUuids.get(hit._index) ?? '', revision };
-    return { hit, person, revision, fingerprint: entryFingerprint(person, origin) };
+    const key = keyOf(hit, context);
+    return { hit, person, key, fingerprint: entryFingerprint(person, key) };
   });
   lap('fingerprint');
   const ids = candidates.map(({ person }) => person.id_pessoa);
-  const stored = await storedFingerprints(pool, ids);
+  const stored = await storedProvenance(pool, ids);
   lap('lookup');
   const rows: RankingRow[] = [];
-  for (const { hit, person, revision, fingerprint } of candidates) {
-    if (fingerprint && stored.get(person.id_pessoa)?.equals(fingerprint)) continue;
-    rows.push(toRankingRow(person, hit._source, context.runId, revision, fingerprint));
+  const unchanged: number[] = [];
+  for (const { hit, person, key, fingerprint } of candidates) {
+    const previous = stored.get(person.id_pessoa);
+    if (fingerprint && previous?.impressao?.equals(fingerprint)) {
+      if (previous.verificada_em !== context.referenceDate) unchanged.push(person.id_pessoa);
+      continue;
+    }
+    const provenance = { fingerprint, documentKey: key, referenceDate: context.referenceDate };
+    rows.push(toRankingRow(person, hit._source, context.runId, documentRevision(hit), provenance));
   }
   lap('rows');
   await recordPersonsRead(pool, ids);
+  await markVerified(pool, unchanged, context.referenceDate);
   lap('record');
   await upsertRankingRows(pool, rows, timings?.upsert);
   return { read: documents.length, written: rows.length };
+}
+
+function keyOf(hit: ReadHit, context: SliceContext): Buffer | null {
+  return documentKey({ index: hit._index, indexUuid: context.indexUuids.get(hit._index) ?? '', revision: documentRevision(hit) });
+}
+
+/**
+ * Sorts documents read without `_source` (revision and `id_pessoa` only) into the persons whose
+ * entry was built from this very version of their document on this reference date, or found
+ * unchanged then (nothing to read again: they are recorded as read), and the documents to read whole
+ * (`_id`s): changed, new, or last verified on another day.
+ */
+export async function setAsideUnchanged(pool: Pool, hits: ReadHit[], context: SliceContext): Promise<{ unchanged: number; toRead: string[] }> {
+  const idOf = (hit: ReadHit) => {
+    const value = hit.fields?.id_pessoa?.[0];
+    return typeof value === 'number' ? value : null;
+  };
+  const stored = await storedProvenance(pool, hits.flatMap((hit) => idOf(hit) ?? []));
+  const unchanged: number[] = [];
+  const toRead: string[] = [];
+  for (const hit of hits) {
+    const id = idOf(hit);
+    const previous = id === null ? undefined : stored.get(id);
+    const key = keyOf(hit, context);
+    if (id !== null && key && previous?.verificada_em === context.referenceDate && previous.chave_documento?.equals(key)) unchanged.push(id);
+    else if (hit._id !== undefined) toRead.push(hit._id);
+  }
+  await recordPersonsRead(pool, unchanged);
+  return { unchanged: unchanged.length, toRead };
 }

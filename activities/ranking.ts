@@ -5,12 +5,12 @@ import type { Database } from '../db';
 import { recordRunEnd, recordRunProgress, recordRunStart, type RunOrigin, type RunPhase } from '../db/ranking-job-runs';
 import { anyPagePending, assignPositions, clearRanking, deletePersonsNotRead, forgetPersonsRead } from '../db/ranking-store';
 import { storeRenderedPages } from '../db/ranking-pages';
-import { storeStatisticsSnapshot } from '../db/ranking-statistics';
+import { rankingReferenceDate, storeStatisticsSnapshot } from '../db/ranking-statistics';
 import type { PersonDocument } from '../domain/person-document';
 import { referenceDateOf } from '../domain/scoring/dates';
 import type { Logger } from '../lib/logger';
 import { rankingJobDocuments, rankingJobDuration, rankingJobEntriesWritten } from '../lib/metrics';
-import { storeSlice, uuidsOfIndices } from './ranking-slice';
+import { setAsideUnchanged, storeSlice, uuidsOfIndices } from './ranking-slice';
 
 /** A `search_after` position in the point-in-time (null = from the start). */
 export type SortCursor = estypes.SortResults | null;
@@ -51,6 +51,17 @@ function countRankingJobEnd(status: 'completed' | 'failed' | 'canceled', finishe
 
 export function createRankingActivities(deps: RankingActivityDeps) {
   const { pool, db, es, personIndex, cvBaseUrl, logger } = deps;
+
+  /** The documents of `ids` as the point-in-time holds them, with the fields the ranking reads. */
+  const readWhole = (pitId: string, ids: string[]) =>
+    es.search<PersonDocument>({
+      pit: { id: pitId, keep_alive: PIT_KEEP_ALIVE },
+      size: ids.length,
+      query: { ids: { values: ids } },
+      track_total_hits: false,
+      _source_excludes: FIELDS_NOT_RANKED,
+      seq_no_primary_term: true,
+    });
 
   const closePit = async (pitId: string) => {
     if (!pitId) return;
@@ -109,7 +120,9 @@ export function createRankingActivities(deps: RankingActivityDeps) {
      * entries written.
      */
     async scoreBatch(input: ScoreBatchInput): Promise<{ count: number; written: number }> {
-      const indexUuids = await uuidsOfIndices(es, personIndex);
+      const context = { runId: input.runId, referenceDate: input.referenceDate, indexUuids: await uuidsOfIndices(es, personIndex) };
+      // A run on the day the stored ranking was computed at reads most documents by revision only.
+      const sameDay = (await rankingReferenceDate(pool)) === input.referenceDate;
       let after = input.after;
       let count = 0;
       let written = 0;
@@ -120,13 +133,21 @@ export function createRankingActivities(deps: RankingActivityDeps) {
           size,
           sort: SHARD_DOC_ORDER,
           track_total_hits: false,
-          _source_excludes: FIELDS_NOT_RANKED,
           // Each entry records the revision it was built from (domain/document-revision.ts).
           seq_no_primary_term: true,
+          // The ranking's own day again: revisions first, the documents that changed after.
+          ...(sameDay ? { _source: false, docvalue_fields: ['id_pessoa'] } : { _source_excludes: FIELDS_NOT_RANKED }),
           ...(after ? { search_after: after } : {}),
         });
-        const { read, written: writtenNow } = await storeSlice(pool, page.hits.hits, { runId: input.runId, referenceDate: input.referenceDate, indexUuids });
-        rankingJobDocuments.inc(read);
+        let hits = page.hits.hits;
+        let setAside = 0;
+        if (sameDay) {
+          const { unchanged, toRead } = await setAsideUnchanged(pool, hits, context);
+          setAside = unchanged;
+          hits = toRead.length === 0 ? [] : (await readWhole(input.pitId, toRead)).hits.hits;
+        }
+        const { read, written: writtenNow } = await storeSlice(pool, hits, context);
+        rankingJobDocuments.inc(read + setAside);
         rankingJobEntriesWritten.inc(writtenNow);
         written += writtenNow;
         count += page.hits.hits.length;

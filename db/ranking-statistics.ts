@@ -75,6 +75,12 @@ export async function storeStatisticsSnapshot(pool: Pool, runId: string, compute
   return statistics;
 }
 
+/** The reference date of the last completed run, or null before the first. */
+export async function rankingReferenceDate(pool: Pool): Promise<string | null> {
+  const [rows] = await pool.query('SELECT data_referencia FROM ranking_statistics WHERE id = 1');
+  return (rows as Array<{ data_referencia: string | null }>)[0]?.data_referencia ?? null;
+}
+
 /** The stored snapshot, or null before the first completed run. */
 export async function readStatisticsSnapshot(pool: Pool): Promise<RankingStatistics | null> {
   const [rows] = await pool.query('SELECT dados FROM ranking_statistics WHERE id = 1');

@@ -22,6 +22,8 @@ const ENTRY_COLUMNS = [
   'selos',
   'run_id',
   'impressao',
+  'chave_documento',
+  'verificada_em',
 ] as const;
 
 /** Rows per INSERT: ~1-3 KB each, so a statement stays far below max_allowed_packet. */
@@ -120,11 +122,24 @@ export async function clearRanking(pool: Pool): Promise<void> {
   await pool.query('TRUNCATE TABLE ranking_run_persons');
 }
 
-/** The fingerprints of the stored entries among `ids` (domain/ranking-fingerprint.ts), by id; absent: no entry, or none stored. */
-export async function storedFingerprints(pool: Pool, ids: number[]): Promise<Map<number, Buffer>> {
+/** How a stored entry was built (docs/ranking-job.md, "Unchanged documents"). */
+export interface StoredProvenance {
+  impressao: Buffer | null;
+  chave_documento: Buffer | null;
+  verificada_em: string | null;
+}
+
+/** How the stored entries among `ids` were built, by id; absent: no entry. */
+export async function storedProvenance(pool: Pool, ids: number[]): Promise<Map<number, StoredProvenance>> {
   if (ids.length === 0) return new Map();
-  const [rows] = await pool.query('SELECT id_pessoa, impressao FROM ranking_entries WHERE id_pessoa IN (?) AND impressao IS NOT NULL', [ids]);
-  return new Map((rows as Array<{ id_pessoa: number; impressao: Buffer }>).map((row) => [row.id_pessoa, row.impressao]));
+  const [rows] = await pool.query('SELECT id_pessoa, impressao, chave_documento, verificada_em FROM ranking_entries WHERE id_pessoa IN (?)', [ids]);
+  return new Map((rows as Array<StoredProvenance & { id_pessoa: number }>).map(({ id_pessoa, ...provenance }) => [id_pessoa, provenance]));
+}
+
+/** Records that the entries of `ids` were found unchanged at `referenceDate`: a run of that day need not read their documents again. */
+export async function markVerified(pool: Pool, ids: number[], referenceDate: string): Promise<void> {
+  if (ids.length === 0) return;
+  await pool.query('UPDATE ranking_entries SET verificada_em = ? WHERE id_pessoa IN (?) AND NOT (verificada_em <=> ?)', [referenceDate, ids, referenceDate]);
 }
 
 /** Starts a run's list of persons read (one run at a time: the job's workflow id is fixed). */

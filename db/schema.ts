@@ -60,6 +60,10 @@ export const rankingEntries = mysqlTable(
      * fingerprint leaves the row as it is. Null: always rewritten.
      */
     impressao: bytes('impressao', 'varbinary(16)'),
+    /** The document version the row was built from (domain/ranking-fingerprint.ts#documentKey). */
+    chaveDocumento: bytes('chave_documento', 'varbinary(16)'),
+    /** The reference date the row was last written or found unchanged at: a run of that day need not read the document again. */
+    verificadaEm: varchar('verificada_em', { length: 10 }),
     /** The row was written or moved since the stored pages were rendered: its page is rendered again. */
     paginaPendente: boolean('pagina_pendente').notNull().default(true),
   },

@@ -49,7 +49,7 @@ export function rankedDetailJson(
  * built from the document, then the ranking entry of rules 3-5), with `posicao` and `rank` null.
  */
 export function unrankedDetailJson(doc: PersonDocument, referenceDate: string, cvBaseUrl: string): Buffer {
-  const { id_pessoa, nome, nome_busca: _searchKey, run_id: _runId, impressao: _fingerprint, ...rest } = toRankingRow(scorePerson(doc, referenceDate), doc, '', null);
+  const { id_pessoa, nome, nome_busca: _searchKey, run_id: _runId, impressao: _fingerprint, chave_documento: _key, verificada_em: _verified, ...rest } = toRankingRow(scorePerson(doc, referenceDate), doc, '', null);
   return rankingEntryJson({ id_pessoa, nome, posicao: null, ...rest }, doc, cvBaseUrl, { rank: null });
 }
 

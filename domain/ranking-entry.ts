@@ -5,7 +5,7 @@ import { passThroughDetailsSchema, type RankingRow, type StoredComplements } fro
 import { ACTIVITY_KINDS } from './scoring/score-person';
 
 /** A positioned row as readers get it: the ranking columns of what the job wrote, plus the position. */
-export type StoredEntry = Omit<RankingRow, 'nome_busca' | 'run_id' | 'impressao' | 'detalhes' | 'complementos' | 'revisao_documento'> & { posicao: number };
+export type StoredEntry = Omit<RankingRow, 'nome_busca' | 'run_id' | 'impressao' | 'chave_documento' | 'verificada_em' | 'detalhes' | 'complementos' | 'revisao_documento'> & { posicao: number };
 
 /**
  * An entry with its details: the pass-through JSON as the stored bytes (never decoded, parsed or

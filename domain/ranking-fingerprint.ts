@@ -17,21 +17,25 @@ export interface DocumentOrigin {
 }
 
 /**
- * What a ranking entry is built from, as 16 bytes (docs/ranking-job.md, "Unchanged documents"): the
- * document, known by its revision in its index, and everything the run computed from it on its
- * reference date. The stored details and complements are taken from the document; the columns and
- * the score breakdown from `scored`: two runs that compute the same fingerprint write the same row.
- *
- * The revision (primary term and sequence number) names one version of a document only within one
- * index: a recreated index counts again from zero, so the index's uuid is part of it. The reference
- * date is not (`stored` is domain/ranking-row.ts#storedScore's, without it): a date that changes no
- * score leaves the row as it is, one that changes a score (an open period grows by a day) changes
- * `stored`. Null when the revision is unknown: always rewritten.
+ * One version of one document, as 16 bytes: its revision (primary term and sequence number) names a
+ * version only within one index, and a recreated index counts again from zero, so the index's name
+ * and uuid are part of it, and ROW_DERIVATION_VERSION, so a change of what the job derives from a
+ * document makes every key new. Null when the revision is unknown.
  */
-export function entryFingerprint(stored: ScoredPerson, origin: DocumentOrigin): Buffer | null {
+export function documentKey(origin: DocumentOrigin): Buffer | null {
   if (origin.revision === null || origin.indexUuid === '') return null;
-  return createHash('md5')
-    .update(`${ROW_DERIVATION_VERSION}\n${origin.index}\n${origin.indexUuid}\n${origin.revision}\n`)
-    .update(JSON.stringify(stored))
-    .digest();
+  return createHash('md5').update(`${ROW_DERIVATION_VERSION}\n${origin.index}\n${origin.indexUuid}\n${origin.revision}`).digest();
+}
+
+/**
+ * What a ranking entry is built from, as 16 bytes (docs/ranking-job.md, "Unchanged documents"): the
+ * document's version (documentKey) and everything the run computed from it on its reference date
+ * but the date itself (`stored` is domain/ranking-row.ts#storedScore's). The stored details and
+ * complements are taken from the document, the columns and the score breakdown from `stored`: two
+ * runs that compute the same fingerprint write the same row, and a day that changes no score leaves
+ * it as it is. Null when the document's version is unknown: always rewritten.
+ */
+export function entryFingerprint(stored: ScoredPerson, key: Buffer | null): Buffer | null {
+  if (key === null) return null;
+  return createHash('md5').update(key).update(JSON.stringify(stored)).digest();
 }

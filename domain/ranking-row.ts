@@ -38,8 +38,19 @@ export interface RankingRow {
   /** The index document's revision the row was built from (domain/document-revision.ts); null when unknown. */
   revisao_documento: string | null;
   run_id: string;
-  /** What the row was built from (domain/ranking-fingerprint.ts); null: rewritten by every run. */
+  /** What the row was built from (domain/ranking-fingerprint.ts#entryFingerprint); null: rewritten by every run. */
   impressao: Buffer | null;
+  /** The document version it was built from (domain/ranking-fingerprint.ts#documentKey). */
+  chave_documento: Buffer | null;
+  /** The reference date it was written at. */
+  verificada_em: string | null;
+}
+
+/** What the job records of how a row was built, to know it unchanged later (docs/ranking-job.md, "Unchanged documents"). */
+export interface RowProvenance {
+  fingerprint: Buffer | null;
+  documentKey: Buffer | null;
+  referenceDate: string;
 }
 
 /** The pass-through detail fields the job copies from the index document, in response order. */
@@ -149,7 +160,7 @@ export function toRankingRow(
   doc: PersonDocument,
   runId: string,
   documentRevision: string | null,
-  fingerprint: Buffer | null = null,
+  provenance: RowProvenance | null = null,
 ): RankingRow {
   return {
     id_pessoa: scored.id_pessoa,
@@ -171,6 +182,8 @@ export function toRankingRow(
     complementos: storedComplements(doc),
     revisao_documento: documentRevision,
     run_id: runId,
-    impressao: fingerprint,
+    impressao: provenance?.fingerprint ?? null,
+    chave_documento: provenance?.documentKey ?? null,
+    verificada_em: provenance?.referenceDate ?? null,
   };
 }
