@@ -96,12 +96,16 @@ export function createRankingActivities(deps: RankingActivityDeps) {
           pit: { id: pitId, keep_alive: PIT_KEEP_ALIVE },
           size: input.batchSize,
           sort: SHARD_DOC_ORDER,
+          // Only where each document sorts: no source, no stored fields (not even _id), only sort values in the answer.
           _source: false,
+          stored_fields: '_none_',
+          filter_path: ['pit_id', 'hits.hits.sort'],
           track_total_hits: false,
           ...(after ? { search_after: after } : {}),
         });
         pitId = page.pit_id ?? pitId;
-        const hits = page.hits.hits;
+        // filter_path leaves `hits` out of an answer without any.
+        const hits = page.hits?.hits ?? [];
         if (hits.length > 0) starts.push(after);
         if (hits.length < input.batchSize) {
           exhausted = true;
@@ -174,7 +178,7 @@ export function createRankingActivities(deps: RankingActivityDeps) {
       const removed = await deletePersonsNotRead(pool);
       heartbeat('stale rows removed');
       // Positions move only when an entry was written or removed (pending since a run that failed counts).
-      if (removed > 0 || (await anyPagePending(pool))) await assignPositions(pool);
+      if (removed > 0 || (await anyPagePending(pool))) await assignPositions(pool, input.runId);
       heartbeat('positions assigned');
       await storeRenderedPages(pool, { runId: input.runId, cvBaseUrl, referenceDate }, () => heartbeat('rendering pages'));
       const finishedAt = new Date();

@@ -155,6 +155,11 @@ export async function recordPersonsRead(pool: Pool, ids: number[]): Promise<void
 
 /** Removes the persons the run did not read: they are no longer in the index. Returns how many. */
 export async function deletePersonsNotRead(pool: Pool): Promise<number> {
+  // Two counts (~0.3 s at 300 000) spare the three deleting joins (~2 s) on the usual night, when nobody left.
+  const [counts] = await pool.query(`SELECT (SELECT COUNT(*) FROM ranking_entries) AS entries,
+    (SELECT COUNT(*) FROM ranking_run_persons r JOIN ranking_entries e ON e.id_pessoa = r.id_pessoa) AS read_entries`);
+  const { entries, read_entries: readEntries } = (counts as Array<{ entries: number; read_entries: number }>)[0] ?? { entries: 0, read_entries: 0 };
+  if (Number(entries) === Number(readEntries)) return 0;
   const gone = 'LEFT JOIN ranking_run_persons r ON r.id_pessoa = e.id_pessoa WHERE r.id_pessoa IS NULL';
   return inTransaction(pool, async (connection) => {
     await connection.query(`DELETE s FROM ranking_entry_seals s JOIN ranking_entries e ON e.id_pessoa = s.id_pessoa ${gone}`);
@@ -173,9 +178,10 @@ export async function anyPagePending(pool: Pool): Promise<boolean> {
 /**
  * Assigns positions 1..n in one set-based statement. Order (docs/ranking-storage.md): total score
  * descending, then blocks A, B, C, D, E descending, then id_pessoa ascending, so ties are broken
- * the same way on every run. A row that moves is marked for its page to be rendered again.
+ * the same way on every run. A row that moves is marked for its page to be rendered again, and with
+ * the run that moved it.
  */
-export async function assignPositions(pool: Pool): Promise<void> {
+export async function assignPositions(pool: Pool, runId: string): Promise<void> {
   await pool.query(`
     UPDATE ranking_entries e
     JOIN (
@@ -186,6 +192,6 @@ export async function assignPositions(pool: Pool): Promise<void> {
              ) AS nova_posicao
       FROM ranking_entries
     ) ranked ON ranked.id_pessoa = e.id_pessoa
-    SET e.posicao = ranked.nova_posicao, e.pagina_pendente = TRUE
-    WHERE NOT (e.posicao <=> ranked.nova_posicao)`);
+    SET e.posicao = ranked.nova_posicao, e.pagina_pendente = TRUE, e.run_id = ?
+    WHERE NOT (e.posicao <=> ranked.nova_posicao)`, [runId]);
 }

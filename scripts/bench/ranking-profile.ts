@@ -131,7 +131,7 @@ export async function profiledRun(es: Es, index: string, pool: Pool, cvBaseUrl: 
     removed = await deletePersonsNotRead(pool);
   });
   const positions = await timed(async () => {
-    if (removed > 0 || (await anyPagePending(pool))) await assignPositions(pool);
+    if (removed > 0 || (await anyPagePending(pool))) await assignPositions(pool, runId);
   });
   const pages = await timed(() => storeRenderedPages(pool, { runId, cvBaseUrl, referenceDate }));
   const statistics = await timed(() => storeStatisticsSnapshot(pool, runId, new Date(), referenceDate));
