@@ -120,8 +120,9 @@ export function createRankingActivities(deps: RankingActivityDeps) {
      * Reads one batch through the point-in-time, scores it and stores what changed (idempotent), in
      * slices of SLICE_SIZE documents: the worker holds a quarter of a batch at a time, whatever the
      * batch size. An entry whose fingerprint (document revision and score) is the one stored is left
-     * as it is (docs/ranking-job.md, "Unchanged documents"). `count`: documents read; `written`:
-     * entries written.
+     * as it is; on the ranking's own day, a document whose version the stored entry was built from
+     * that day is not even read whole (docs/ranking-job.md, "Unchanged documents"). `count`:
+     * documents read; `written`: entries written.
      */
     async scoreBatch(input: ScoreBatchInput): Promise<{ count: number; written: number }> {
       const context = { runId: input.runId, referenceDate: input.referenceDate, indexUuids: await uuidsOfIndices(es, personIndex) };

@@ -49,10 +49,14 @@ function entryValues(row: RankingRow): unknown[] {
   });
 }
 
-/** A row's details; complete complements are also stored in response form, for pages to splice. */
+/**
+ * A row's details. Complete complements are stored once, in response form, for pages to splice;
+ * incomplete ones as JSON, for rules 3 and 4 to complete at read time (the reads take one or the other).
+ */
 function detailValues(row: RankingRow): unknown[] {
   const ready = readyComplementsJson(row.complementos);
-  return [row.id_pessoa, row.detalhes, JSON.stringify(row.complementos), ready, ready === null ? null : row.complementos.id_cv, row.revisao_documento];
+  const complements = ready === null ? JSON.stringify(row.complementos) : '{}';
+  return [row.id_pessoa, row.detalhes, complements, ready, ready === null ? null : row.complementos.id_cv, row.revisao_documento];
 }
 
 async function inTransaction<T>(pool: Pool, work: (connection: PoolConnection) => Promise<T>): Promise<T> {

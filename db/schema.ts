@@ -80,8 +80,9 @@ export const rankingEntries = mysqlTable(
 /**
  * The details of an entry, read only for the rows of a page: `detalhes` is the pass-through JSON
  * (several KB, spliced into responses unparsed), `complementos` the languages, degrees and
- * curriculum id that rules 3 and 4 may complete from the index, `complementos_prontos` the same in
- * response form when complete (spliced too; `id_cv` builds its url), `revisao_documento` the
+ * curriculum id that rules 3 and 4 may complete from the index (`{}` when complete),
+ * `complementos_prontos` the complete ones in response form (spliced too; `id_cv` builds its url),
+ * `revisao_documento` the
  * revision of the index document they were built from (docs/ranking-storage.md).
  */
 export const rankingEntryDetails = mysqlTable('ranking_entry_details', {

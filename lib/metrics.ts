@@ -124,10 +124,10 @@ export const rankingJobDuration = new Histogram({
   registers: [metricsRegistry],
 });
 
-/** Person documents read and scored by this ranking worker, whether their entry was rewritten or not. */
+/** Person documents read by this ranking worker (whole and scored, or by revision only), whether their entry was rewritten or not. */
 export const rankingJobDocuments = new Counter({
   name: 'ranking_job_documents_total',
-  help: 'Person documents read from the index and scored by ranking jobs on this worker, rewritten or not (a batch retried after a failure counts again).',
+  help: 'Person documents read from the index by ranking jobs on this worker (whole and scored, or by revision on the ranking\'s own day), rewritten or not (a batch retried after a failure counts again).',
   registers: [metricsRegistry],
 });
 

@@ -68,6 +68,7 @@ describe('MariaDB through drizzle', () => {
         'ranking_entry_seals',
         'ranking_job_runs',
         'ranking_pages',
+        'ranking_run_persons',
         'ranking_statistics',
         'schedules',
         'settings',
