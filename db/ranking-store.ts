@@ -1,5 +1,6 @@
 import type { Pool, PoolConnection } from 'mysql2/promise';
 import { readyComplementsJson } from '../domain/ranking-entry';
+import { replaceRows } from './load-data';
 import type { RankingRow, StoredComplements } from '../domain/ranking-row';
 
 /** A ranking row as the job writes it (column names as in the table); built by the domain (domain/ranking-row.ts). */
@@ -31,11 +32,6 @@ const ROWS_PER_STATEMENT = 500;
 
 const DETAIL_COLUMNS = ['id_pessoa', 'detalhes', 'complementos', 'complementos_prontos', 'id_cv', 'revisao_documento'] as const;
 
-const UPSERT_DETAILS = `INSERT INTO ranking_entry_details (${DETAIL_COLUMNS.join(', ')}) VALUES ?
-  ON DUPLICATE KEY UPDATE ${DETAIL_COLUMNS.filter((column) => column !== 'id_pessoa')
-    .map((column) => `${column} = VALUES(${column})`)
-    .join(', ')}`;
-
 // A row written is one whose page must be rendered again (a new row takes the column's default).
 const UPSERT_ENTRIES = `INSERT INTO ranking_entries (${ENTRY_COLUMNS.join(', ')}) VALUES ?
   ON DUPLICATE KEY UPDATE ${ENTRY_COLUMNS.filter((column) => column !== 'id_pessoa')
@@ -53,10 +49,10 @@ function entryValues(row: RankingRow): unknown[] {
  * A row's details. Complete complements are stored once, in response form, for pages to splice;
  * incomplete ones as JSON, for rules 3 and 4 to complete at read time (the reads take one or the other).
  */
-function detailValues(row: RankingRow): unknown[] {
+function detailValues(row: RankingRow): Array<string | number | null> {
   const ready = readyComplementsJson(row.complementos);
   const complements = ready === null ? JSON.stringify(row.complementos) : '{}';
-  return [row.id_pessoa, row.detalhes, complements, ready, ready === null ? null : row.complementos.id_cv, row.revisao_documento];
+  return [row.id_pessoa, row.detalhes, complements, ready, ready === null ? null : (row.complementos.id_cv ?? null), row.revisao_documento];
 }
 
 async function inTransaction<T>(pool: Pool, work: (connection: PoolConnection) => Promise<T>): Promise<T> {
@@ -105,8 +101,9 @@ export async function upsertRankingRows(pool: Pool, rows: RankingRow[], timings?
     for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
       const chunk = rows.slice(start, start + ROWS_PER_STATEMENT);
       await timed('entries', () => connection.query(UPSERT_ENTRIES, [chunk.map(entryValues)]));
-      await timed('details', () => connection.query(UPSERT_DETAILS, [chunk.map(detailValues)]));
     }
+    // The details are most of the bytes (~6 KB a person): loaded as text, not built into SQL.
+    await timed('details', () => replaceRows(connection, 'ranking_entry_details', DETAIL_COLUMNS, rows.map(detailValues)));
     await timed('seals', () => connection.query('DELETE FROM ranking_entry_seals WHERE id_pessoa IN (?)', [rows.map((row) => row.id_pessoa)]));
     const seals = rows.flatMap((row) => row.selos.map((selo) => [selo, row.id_pessoa]));
     for (let start = 0; start < seals.length; start += ROWS_PER_STATEMENT * 4) {

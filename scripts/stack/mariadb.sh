@@ -60,13 +60,15 @@ start() {
   # The ranking job rewrites hundreds of thousands of rows in one go: a buffer pool that holds the
   # ranking and a redo log large enough to avoid checkpoint stalls. Flushing the log once a second
   # instead of at every commit (2) suits a local stack; set MYSQL_FLUSH_LOG_AT_COMMIT=1 for durability.
+  # local-infile: the job loads the ranking's details with LOAD DATA LOCAL (db/load-data.ts), from
+  # the client's memory, never from a file of the server's.
   setsid nohup mariadbd --no-defaults "${RUN_AS[@]}" \
     --datadir="$DATA" --socket="$SOCKET" --pid-file="$(pidfile_of $PART)" \
     --tmpdir="$BASE/tmp" --log-error="$LOG" --secure-file-priv="$BASE/files" \
     --port="$MYSQL_PORT" --bind-address=127.0.0.1 --skip-name-resolve \
     --max-allowed-packet=64M --character-set-server=utf8mb4 --collation-server=utf8mb4_unicode_ci \
     --innodb-buffer-pool-size="$MYSQL_BUFFER_POOL" --innodb-log-file-size=512M \
-    --innodb-flush-log-at-trx-commit="$MYSQL_FLUSH_LOG_AT_COMMIT" \
+    --innodb-flush-log-at-trx-commit="$MYSQL_FLUSH_LOG_AT_COMMIT" --local-infile=1 \
     </dev/null >>"$LOG" 2>&1 &
 }
 
