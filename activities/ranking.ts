@@ -3,13 +3,13 @@ import type { Client as ElasticsearchClient, estypes } from '@elastic/elasticsea
 import type { Pool } from 'mysql2/promise';
 import type { Database } from '../db';
 import { recordRunEnd, recordRunProgress, recordRunStart, type RunOrigin, type RunPhase } from '../db/ranking-job-runs';
-import { anyPagePending, assignPositions, clearRanking, deletePersonsNotRead, forgetPersonsRead } from '../db/ranking-store';
-import { storeRenderedPages } from '../db/ranking-pages';
-import { rankingReferenceDate, storeStatisticsSnapshot } from '../db/ranking-statistics';
+import { clearRanking, forgetPersonsRead } from '../db/ranking-store';
+import { rankingReferenceDate } from '../db/ranking-statistics';
 import type { PersonDocument } from '../domain/person-document';
 import { referenceDateOf } from '../domain/scoring/dates';
 import type { Logger } from '../lib/logger';
 import { rankingJobDocuments, rankingJobDuration, rankingJobEntriesWritten } from '../lib/metrics';
+import { settleRanking } from './ranking-finish';
 import { setAsideUnchanged, storeSlice, uuidsOfIndices } from './ranking-slice';
 
 /** A `search_after` position in the point-in-time (null = from the start). */
@@ -176,14 +176,7 @@ export function createRankingActivities(deps: RankingActivityDeps) {
       // Only a finish scheduled before this field existed lacks it: that run scored at its start day, most likely today.
       const referenceDate = input.referenceDate ?? referenceDateOf(new Date());
       await closePit(input.pitId);
-      const removed = await deletePersonsNotRead(pool);
-      heartbeat('stale rows removed');
-      // Positions move only when an entry was written or removed (pending since a run that failed counts).
-      if (removed > 0 || (await anyPagePending(pool))) await assignPositions(pool, input.runId);
-      heartbeat('positions assigned');
-      await storeRenderedPages(pool, { runId: input.runId, cvBaseUrl, referenceDate }, () => heartbeat('rendering pages'));
-      const finishedAt = new Date();
-      await storeStatisticsSnapshot(pool, input.runId, finishedAt, referenceDate);
+      const { removed, finishedAt } = await settleRanking(pool, { runId: input.runId, cvBaseUrl, referenceDate }, (step) => heartbeat(step));
       countRankingJobEnd('completed', finishedAt, await recordRunEnd(db, input.runId, { estado: 'concluido', fase: 'concluido', finishedAt, processados: input.processados }));
       logger.info({ runId: input.runId, processed: input.processados, removed }, 'ranking run finished');
     },

@@ -120,7 +120,7 @@ export async function clearRanking(pool: Pool): Promise<void> {
   await pool.query('TRUNCATE TABLE ranking_entries');
   await pool.query('TRUNCATE TABLE ranking_statistics');
   await pool.query('TRUNCATE TABLE ranking_pages');
-  await pool.query('TRUNCATE TABLE ranking_run_persons');
+  await forgetPersonsRead(pool);
 }
 
 /** How a stored entry was built (docs/ranking-job.md, "Unchanged documents"). */

@@ -2,9 +2,8 @@ import type { estypes } from '@elastic/elasticsearch';
 import type { Pool } from 'mysql2/promise';
 import { FIELDS_NOT_RANKED } from '../../activities/ranking';
 import { emptySliceTimings, storeSlice, uuidsOfIndices } from '../../activities/ranking-slice';
-import { storeRenderedPages } from '../../db/ranking-pages';
-import { anyPagePending, assignPositions, deletePersonsNotRead, forgetPersonsRead } from '../../db/ranking-store';
-import { storeStatisticsSnapshot } from '../../db/ranking-statistics';
+import { settleRanking } from '../../activities/ranking-finish';
+import { forgetPersonsRead } from '../../db/ranking-store';
 import type { PersonDocument } from '../../domain/person-document';
 import type { createElasticsearch } from '../../lib/elasticsearch';
 
@@ -121,20 +120,8 @@ export async function profiledRun(es: Es, index: string, pool: Pool, cvBaseUrl: 
     after = page.hits.hits[page.hits.hits.length - 1]?.sort;
   }
   await es.closePointInTime({ id: pitId });
-  const timed = async (work: () => Promise<unknown>) => {
-    const mark = now();
-    await work();
-    return now() - mark;
-  };
-  let removed = 0;
-  const stale = await timed(async () => {
-    removed = await deletePersonsNotRead(pool);
-  });
-  const positions = await timed(async () => {
-    if (removed > 0 || (await anyPagePending(pool))) await assignPositions(pool, runId);
-  });
-  const pages = await timed(() => storeRenderedPages(pool, { runId, cvBaseUrl, referenceDate }));
-  const statistics = await timed(() => storeStatisticsSnapshot(pool, runId, new Date(), referenceDate));
+  const settle = { stale: 0, positions: 0, pages: 0, statistics: 0 };
+  await settleRanking(pool, { runId, cvBaseUrl, referenceDate }, undefined, settle);
   return {
     total: now() - started,
     written,
@@ -148,15 +135,15 @@ export async function profiledRun(es: Es, index: string, pool: Pool, cvBaseUrl: 
       ['stored fingerprints looked up', slice.lookup],
       ['build rows to write (toRankingRow)', slice.rows],
       ['record the persons read (ranking_run_persons)', slice.record],
-      ['upsert (bulk INSERT ... ON DUPLICATE KEY UPDATE)', slice.upsert.entries + slice.upsert.details + slice.upsert.seals + slice.upsert.transaction],
+      ['upsert (entries: INSERT ... ON DUPLICATE KEY UPDATE; details: LOAD DATA)', slice.upsert.entries + slice.upsert.details + slice.upsert.seals + slice.upsert.transaction],
       ['  of which ranking_entries', slice.upsert.entries],
       ['  of which ranking_entry_details', slice.upsert.details],
       ['  of which seals (delete, insert)', slice.upsert.seals],
       ['  of which transaction (checkout, begin, commit)', slice.upsert.transaction],
-      ['remove the persons not read', stale],
-      ['positions (assignPositions, when anything changed)', positions],
-      ['pages (storeRenderedPages, those that changed)', pages],
-      ['statistics (storeStatisticsSnapshot)', statistics],
+      ['remove the persons not read', settle.stale],
+      ['positions (assignPositions, when anything changed)', settle.positions],
+      ['pages (storeRenderedPages, those that changed)', settle.pages],
+      ['statistics (storeStatisticsSnapshot)', settle.statistics],
     ],
   };
 }

@@ -96,7 +96,9 @@ describe('workflow replay', () => {
       'pipeline-execution-searchable-cancelled.json',
       'probe.json',
       'ranking-batch.json',
+      'ranking-job-first-execution-before-larger-batches.json',
       'ranking-job-first-execution.json',
+      'ranking-job-last-execution-before-larger-batches.json',
       'ranking-job-last-execution.json',
       'ranking-runs-reconciler-loop.json',
       'ranking-runs-reconciler.json',
@@ -121,6 +123,14 @@ describe('workflow replay', () => {
       'EVENT_TYPE_WORKFLOW_TASK_COMPLETED',
       'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED',
     ]);
+  });
+
+  it('replays ranking jobs from before ranking-larger-batches (no marker) and after (marker in the first execution only)', () => {
+    expect(recorded('ranking-job-first-execution.json').patches).toEqual(['ranking-larger-batches']);
+    // A continued execution takes the shape its state carries: it asks for no patch.
+    expect(recorded('ranking-job-last-execution.json').patches).toEqual([]);
+    expect(recorded('ranking-job-first-execution-before-larger-batches.json').patches).toEqual([]);
+    expect(recorded('ranking-job-last-execution-before-larger-batches.json').patches).toEqual([]);
   });
 
   it('replays RunStatus upserts behind run-search-attributes, and the summaries recorded with the commands', () => {

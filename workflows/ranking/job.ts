@@ -2,6 +2,7 @@ import {
   ContinueAsNew,
   continueAsNew,
   isCancellation,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -27,9 +28,20 @@ interface Carry {
   processed: number;
   total: number;
   batchesStarted: number;
+  /** Whether the run was planned with DEFAULTS (absent: carried by code older than LARGER_BATCHES_PATCH). */
+  largerBatches?: boolean;
 }
 
-const DEFAULTS = { batchSize: 2_000, maxChildrenInFlight: 4, batchesPerExecution: 200 };
+/**
+ * Batches of 10 000 documents, 6 at a time. With 2 000, 4 at a time, a run over an unchanged index
+ * spent most of its time starting and awaiting 150 children (20.1 s at 300 000 persons; 8.9 s with
+ * 30 batches of 10 000, 6 at a time; docs/benchmarks.md). A batch holds one slice (500) in memory
+ * whatever its size, and heartbeats after each.
+ */
+const DEFAULTS = { batchSize: 10_000, maxChildrenInFlight: 6, batchesPerExecution: 200 };
+/** Runs started before LARGER_BATCHES_PATCH replay, and continue as new, with the shape they planned their cursors with. */
+const DEFAULTS_BEFORE_LARGER_BATCHES = { batchSize: 2_000, maxChildrenInFlight: 4, batchesPerExecution: 200 };
+export const LARGER_BATCHES_PATCH = 'ranking-larger-batches';
 const BATCHES_PLANNED_AT_ONCE = 10;
 const PROGRESS_EVERY_BATCHES = 5;
 
@@ -51,7 +63,8 @@ const local = proxyLocalActivities<RankingActivities>({ startToCloseTimeout: '30
  * new every `batchesPerExecution` batches, then assigns positions and stores the statistics.
  */
 export async function rankingJobWorkflow(input: RankingJobInput = {}, carried?: Carry): Promise<RankingJobResult> {
-  const options = { ...DEFAULTS, ...input };
+  const largerBatches = carried ? carried.largerBatches === true : patched(LARGER_BATCHES_PATCH);
+  const options = { ...(largerBatches ? DEFAULTS : DEFAULTS_BEFORE_LARGER_BATCHES), ...input };
   const origem = input.origem ?? 'manual';
   const limparAntes = input.limparAntes ?? false;
   let phase: RankingPhase = carried ? 'pontuando' : 'preparando';
@@ -66,6 +79,7 @@ export async function rankingJobWorkflow(input: RankingJobInput = {}, carried?: 
     processed: 0,
     total: 0,
     batchesStarted: 0,
+    largerBatches,
   };
 
   setHandler(progressQuery, (): RankingProgress => ({
