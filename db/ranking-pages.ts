@@ -84,8 +84,13 @@ async function pendingPages(pool: Pool): Promise<number[]> {
 }
 
 /** Runs of consecutive pages, at most PAGES_PER_STATEMENT long: each is read in one query and written in one statement. */
-function pageRuns(pages: number[]): Array<{ first: number; count: number }> {
-  const runs: Array<{ first: number; count: number }> = [];
+interface PageRun {
+  first: number;
+  count: number;
+}
+
+function pageRuns(pages: number[]): PageRun[] {
+  const runs: PageRun[] = [];
   for (const page of pages) {
     const last = runs.at(-1);
     if (last && page === last.first + last.count && last.count < PAGES_PER_STATEMENT) last.count += 1;
@@ -111,32 +116,62 @@ export async function storeRenderedPages(pool: Pool, rendering: PageRendering, p
   const toRender = (await storedPagesFit(pool, total, pageCount, rendering))
     ? await pendingPages(pool)
     : Array.from({ length: pageCount }, (_, i) => i + 1);
-  for (const { first, count } of pageRuns(toRender)) {
-    const firstPosition = (first - 1) * STORED_PAGE_SIZE + 1;
-    const entries = await entriesAtPositions(pool, firstPosition, firstPosition + count * STORED_PAGE_SIZE - 1, referenceDate);
-    const pages: Array<Promise<Array<string | number | Buffer>>> = [];
+  // A pipeline: the next run of pages is read while this one is rendered, and up to
+  // RUNS_COMPRESSING runs are compressed and written meanwhile, so MariaDB's reads, the rendering on
+  // the main thread and gzip on libuv's threads overlap on the machine's cores.
+  const runs = pageRuns(toRender);
+  const read = (run: PageRun | undefined): Promise<StoredEntryWithDetails[]> => {
+    if (!run) return Promise.resolve([]);
+    const firstPosition = (run.first - 1) * STORED_PAGE_SIZE + 1;
+    return settledLater(entriesAtPositions(pool, firstPosition, firstPosition + run.count * STORED_PAGE_SIZE - 1, referenceDate));
+  };
+  const storing: Array<Promise<void>> = [];
+  let next = read(runs[0]);
+  for (const [i, run] of runs.entries()) {
+    const entries = await next;
+    next = read(runs[i + 1]);
+    const rendered: Array<{ page: number } & RenderedPage> = [];
     for (let start = 0; start < entries.length; start += STORED_PAGE_SIZE) {
-      const page = first + pages.length;
-      const { response, incomplete } = renderPage(entries.slice(start, start + STORED_PAGE_SIZE), page, total, cvBaseUrl);
-      // Compressed on libuv's threads, the pages of a statement at once.
-      pages.push(gzipAsync(response, PAGE_GZIP).then((compressed) => [page, runId, total, cvBaseUrl, referenceDate, compressed, JSON.stringify(incomplete)]));
+      const page = run.first + rendered.length;
+      rendered.push({ page, ...renderPage(entries.slice(start, start + STORED_PAGE_SIZE), page, total, cvBaseUrl) });
     }
-    if (pages.length === 0) continue;
-    const rows = await Promise.all(pages);
-    // A prepared statement: the compressed pages travel as bytes (in SQL text they would go as hex, twice the size).
-    await pool.execute(
-      `INSERT INTO ranking_pages (pagina, run_id, total, cv_base, data_referencia, resposta_gzip, incompletos)
-       VALUES ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}
-       ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), total = VALUES(total), cv_base = VALUES(cv_base),
-         data_referencia = VALUES(data_referencia), resposta_gzip = VALUES(resposta_gzip), incompletos = VALUES(incompletos)`,
-      rows.flat(),
-    );
-    progress();
+    if (rendered.length === 0) continue;
+    storing.push(settledLater(compressAndStore(pool, rendered, { ...rendering, total }).then(progress)));
+    if (storing.length >= RUNS_COMPRESSING) await storing.shift();
   }
+  await Promise.all(storing);
   await pool.query('UPDATE ranking_pages SET run_id = ? WHERE run_id <> ?', [runId, runId]);
   await pool.query('DELETE FROM ranking_pages WHERE pagina > ?', [pageCount]);
   await pool.query('UPDATE ranking_entries SET pagina_pendente = FALSE WHERE pagina_pendente');
   return pageCount;
+}
+
+/** Runs of pages compressed and written at once while the next ones are read and rendered. */
+const RUNS_COMPRESSING = 2;
+
+/**
+ * `promise` with a handler attached now, for a pipeline that awaits it later: a rejection meanwhile
+ * is not an unhandled one (which ends the process); awaiting the returned promise still throws it.
+ */
+function settledLater<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
+}
+
+/** Compresses rendered pages (on libuv's threads, all at once) and upserts them in one statement. */
+async function compressAndStore(pool: Pool, pages: Array<{ page: number } & RenderedPage>, labels: PageRendering & { total: number }): Promise<void> {
+  const { runId, total, cvBaseUrl, referenceDate } = labels;
+  const rows = await Promise.all(
+    pages.map(async ({ page, response, incomplete }) => [page, runId, total, cvBaseUrl, referenceDate, await gzipAsync(response, PAGE_GZIP), JSON.stringify(incomplete)]),
+  );
+  // A prepared statement: the compressed pages travel as bytes (in SQL text they would go as hex, twice the size).
+  await pool.execute(
+    `INSERT INTO ranking_pages (pagina, run_id, total, cv_base, data_referencia, resposta_gzip, incompletos)
+     VALUES ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}
+     ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), total = VALUES(total), cv_base = VALUES(cv_base),
+       data_referencia = VALUES(data_referencia), resposta_gzip = VALUES(resposta_gzip), incompletos = VALUES(incompletos)`,
+    rows.flat(),
+  );
 }
 
 /** A stored page as read: its response gzip-compressed and where its incomplete entries sit in the uncompressed response. */
