@@ -35,7 +35,7 @@ export async function settleRanking(
   };
   const removed = await deletePersonsNotRead(pool);
   lap('stale');
-  if (removed > 0 || (await anyPagePending(pool))) await assignPositions(pool, rendering.runId);
+  if (removed > 0 || (await anyPagePending(pool))) await assignPositions(pool);
   lap('positions');
   await storeRenderedPages(pool, rendering, () => progress('pages'));
   lap('pages');

@@ -1,5 +1,6 @@
 import type { Pool } from 'mysql2/promise';
 import type { TypeCast } from 'mysql2/typings/mysql/lib/parsers/typeCast';
+import { rankOrderBy } from './ranking-order';
 import { readStatisticsSnapshot } from './ranking-statistics';
 import type { EntryComplements, StoredEntry, StoredEntryWithDetails } from '../domain/ranking-entry';
 import { passThroughDetailsJson, withReferenceDate, type StoredComplements } from '../domain/ranking-row';
@@ -146,9 +147,11 @@ export async function pageOfEntries(
         ? totals.ativos
         : totals.inativos
       : await count(pool, `SELECT COUNT(*) AS n FROM ranking_entries e WHERE ${condition}`, params);
+  // Sorted along the index that serves the filter: (ativo, the ranking's order), or the positions.
+  const order = filter.ativo !== undefined ? rankOrderBy('e') : 'e.posicao';
   const entries = await selectWithDetails(
     pool,
-    `SELECT ${DETAIL_COLUMNS} FROM ranking_entries e ${JOIN_DETAILS} WHERE ${condition} ORDER BY e.posicao LIMIT ? OFFSET ?`,
+    `SELECT ${DETAIL_COLUMNS} FROM ranking_entries e ${JOIN_DETAILS} WHERE ${condition} ORDER BY ${order} LIMIT ? OFFSET ?`,
     [...params, page.limit, page.offset],
   );
   return { totals, total, entries };
@@ -214,8 +217,9 @@ async function listPlan(pool: Pool, options: ListOptions, columns: string, join:
   const block = options.block;
   return {
     total: await count(pool, `SELECT COUNT(*) AS n FROM ranking_entries e WHERE e.${block} > 0 AND e.posicao IS NOT NULL`, []),
+    // Best in the block first, ties as ranked: the order of the block's index, not touched when entries move.
     sql: `SELECT ${columns} FROM ranking_entries e ${join} WHERE e.${block} > 0 AND e.posicao IS NOT NULL
-     ORDER BY e.${block} DESC, e.posicao ASC LIMIT ? OFFSET ?`,
+     ORDER BY ${rankOrderBy('e', block)} LIMIT ? OFFSET ?`,
     params: [options.limit, options.offset],
   };
 }

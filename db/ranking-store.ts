@@ -1,6 +1,7 @@
 import type { Pool, PoolConnection } from 'mysql2/promise';
 import { readyComplementsJson } from '../domain/ranking-entry';
 import { replaceRows } from './load-data';
+import { rankOrderBy } from './ranking-order';
 import type { RankingRow, StoredComplements } from '../domain/ranking-row';
 
 /** A ranking row as the job writes it (column names as in the table); built by the domain (domain/ranking-row.ts). */
@@ -177,22 +178,14 @@ export async function anyPagePending(pool: Pool): Promise<boolean> {
 }
 
 /**
- * Assigns positions 1..n in one set-based statement. Order (docs/ranking-storage.md): total score
- * descending, then blocks A, B, C, D, E descending, then id_pessoa ascending, so ties are broken
- * the same way on every run. A row that moves is marked for its page to be rendered again, and with
- * the run that moved it.
+ * Assigns positions 1..n in one set-based statement, in the ranking's order (db/ranking-order.ts).
+ * A row that moves is marked for its page to be rendered again.
  */
-export async function assignPositions(pool: Pool, runId: string): Promise<void> {
+export async function assignPositions(pool: Pool): Promise<void> {
   await pool.query(`
     UPDATE ranking_entries e
-    JOIN (
-      SELECT id_pessoa,
-             ROW_NUMBER() OVER (
-               ORDER BY pontuacao_total DESC, bloco_a DESC, bloco_b DESC, bloco_c DESC,
-                        bloco_d DESC, bloco_e DESC, id_pessoa ASC
-             ) AS nova_posicao
-      FROM ranking_entries
-    ) ranked ON ranked.id_pessoa = e.id_pessoa
-    SET e.posicao = ranked.nova_posicao, e.pagina_pendente = TRUE, e.run_id = ?
-    WHERE NOT (e.posicao <=> ranked.nova_posicao)`, [runId]);
+    JOIN (SELECT id_pessoa, ROW_NUMBER() OVER (ORDER BY ${rankOrderBy()}) AS nova_posicao FROM ranking_entries) ranked
+      ON ranked.id_pessoa = e.id_pessoa
+    SET e.posicao = ranked.nova_posicao, e.pagina_pendente = TRUE
+    WHERE NOT (e.posicao <=> ranked.nova_posicao)`);
 }

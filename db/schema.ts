@@ -53,7 +53,7 @@ export const rankingEntries = mysqlTable(
     coordenadorPpg: boolean('coordenador_ppg').notNull().default(false),
     tiposAtuacao: jsonText<string[]>('tipos_atuacao').notNull(),
     selos: jsonText<string[]>('selos').notNull(),
-    /** The job run that last wrote the row or moved it. */
+    /** The job run that last wrote the row (not indexed: nothing reads by it). */
     runId: varchar('run_id', { length: 64 }).notNull(),
     /**
      * What the row was built from (domain/ranking-fingerprint.ts): a run that computes the same
@@ -70,8 +70,8 @@ export const rankingEntries = mysqlTable(
   (table) => [
     index('ranking_entries_posicao').on(table.posicao),
     index('ranking_entries_pagina_pendente').on(table.paginaPendente),
-    index('ranking_entries_ativo_posicao').on(table.ativo, table.posicao),
-    index('ranking_entries_run').on(table.runId),
+    // The filtered lists' indexes, in the ranking's order (ativo, then each block, DESC columns):
+    // hand-written in migrations 0002 and 0025, as drizzle cannot express a descending column.
     index('ranking_entries_nome').on(table.nome),
     index('ranking_entries_total').on(table.pontuacaoTotal),
   ],

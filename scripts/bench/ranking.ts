@@ -76,7 +76,7 @@ async function floorRun(pool: ReturnType<typeof createDatabase>['pool'], es: Ret
     after = hits[hits.length - 1]?.sort;
   }
   await es.closePointInTime({ id: pitId });
-  await assignPositions(pool, 'floor');
+  await assignPositions(pool);
   await storeRenderedPages(pool, { runId: 'floor', cvBaseUrl: config.ranking.cvBaseUrl, referenceDate });
   return Number(process.hrtime.bigint() - started) / 1e9;
 }
