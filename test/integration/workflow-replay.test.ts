@@ -96,9 +96,9 @@ describe('workflow replay', () => {
       'pipeline-execution-searchable-cancelled.json',
       'probe.json',
       'ranking-batch.json',
-      'ranking-job-first-execution-before-larger-batches.json',
+      'ranking-job-first-execution-before-parallel-starts.json',
       'ranking-job-first-execution.json',
-      'ranking-job-last-execution-before-larger-batches.json',
+      'ranking-job-last-execution-before-parallel-starts.json',
       'ranking-job-last-execution.json',
       'ranking-runs-reconciler-loop.json',
       'ranking-runs-reconciler.json',
@@ -125,12 +125,18 @@ describe('workflow replay', () => {
     ]);
   });
 
-  it('replays ranking jobs from before ranking-larger-batches (no marker) and after (marker in the first execution only)', () => {
-    expect(recorded('ranking-job-first-execution.json').patches).toEqual(['ranking-larger-batches']);
+  it('replays ranking jobs from before ranking-parallel-starts (no marker) and after (marker in the first execution only)', () => {
+    const after = recorded('ranking-job-first-execution.json');
+    expect(after.patches).toEqual(['ranking-parallel-starts']);
+    // Its children (2 at a time in the recording) start in one workflow task; before, one per task.
+    const startedTogether = (events: string[]) =>
+      events.some((event, i) => event === 'EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED' && events[i + 1] === event);
+    expect(startedTogether(after.events)).toBe(true);
+    expect(startedTogether(recorded('ranking-job-first-execution-before-parallel-starts.json').events)).toBe(false);
     // A continued execution takes the shape its state carries: it asks for no patch.
     expect(recorded('ranking-job-last-execution.json').patches).toEqual([]);
-    expect(recorded('ranking-job-first-execution-before-larger-batches.json').patches).toEqual([]);
-    expect(recorded('ranking-job-last-execution-before-larger-batches.json').patches).toEqual([]);
+    expect(recorded('ranking-job-first-execution-before-parallel-starts.json').patches).toEqual([]);
+    expect(recorded('ranking-job-last-execution-before-parallel-starts.json').patches).toEqual([]);
   });
 
   it('replays RunStatus upserts behind run-search-attributes, and the summaries recorded with the commands', () => {
