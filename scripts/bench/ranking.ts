@@ -14,6 +14,7 @@ import { scorePerson } from '../../domain/scoring/score-person';
 import { foldForSearch } from '../../domain/text';
 import { config } from '../../lib/config';
 import { createElasticsearch, indexName } from '../../lib/elasticsearch';
+import { RANKING_JOB_DEFAULTS } from '../../temporal/contracts/ranking-job';
 import { ensureNamespace } from '../../temporal/namespace';
 import { fmt, getOk, runLoad, type LoadResult } from './measure';
 import { bareScan, profiledRun, type BareScan, type RunProfile } from './ranking-profile';
@@ -142,7 +143,10 @@ async function readLatencies(pool: ReturnType<typeof createDatabase>['pool']): P
   return results;
 }
 
-/** A store that has settled: InnoDB has purged the run's old row versions and written most of its changes to disk. */
+/**
+ * A store that has settled: InnoDB has purged the run's old row versions and written most of its
+ * changes to disk (an idle InnoDB keeps a few thousand dirty pages indefinitely: no lower bound).
+ */
 const SETTLED = { historyListLength: 1_000, dirtyPages: 20_000 };
 const SETTLE_LIMIT_MS = 300_000;
 
@@ -242,7 +246,8 @@ async function main(): Promise<void> {
     }
     if (floor !== undefined) say(`floor: PIT scan + score + bulk upsert + positions + pages, no Temporal: ${fmt(floor)} s  ${ratio(floor)}`);
     if (runs.length > 0) {
-      say(`ranking job, ${PERSONS} persons, batches of ${BATCH} (Temporal workflow, child per batch, 4 in flight)`);
+      const { batchSize, maxChildrenInFlight } = RANKING_JOB_DEFAULTS;
+      say(`ranking job, ${PERSONS} persons, batches of ${batchSize} (Temporal workflow, child per batch, ${maxChildrenInFlight} in flight)`);
       say('  case                                  seconds   ratio to the bare scan   goal   worker peak RSS');
       for (const run of runs) {
         const toScan = scan ? fmt(run.seconds / scan.seconds, 2) : '-';

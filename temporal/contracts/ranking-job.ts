@@ -7,6 +7,14 @@ export const RANKING_JOB_WORKFLOW = 'rankingJobWorkflow';
 /** The fixed workflow id of the ranking job: Temporal's id-conflict check makes it single-flight. */
 export const RANKING_JOB_WORKFLOW_ID = 'ranking_job';
 
+/**
+ * What a run's input leaves out: batches of 2 000 documents (the specification's), 6 at a time,
+ * started together (patch `ranking-parallel-starts`, workflows/ranking/job.ts: before it the parent
+ * started one child per workflow task and waited for it to start, and a run over an unchanged index
+ * of 300 000 persons kept on average 1.9 of its 4 children busy; docs/benchmarks.md).
+ */
+export const RANKING_JOB_DEFAULTS = { batchSize: 2_000, maxChildrenInFlight: 6, batchesPerExecution: 200 } as const;
+
 export interface RankingJobInput {
   limparAntes?: boolean;
   origem?: 'manual' | 'agendado';

@@ -14,7 +14,7 @@ import {
 import type { RankingActivities, SortCursor } from '../../activities/ranking';
 import { rankingBatchWorkflow } from './batch';
 import { grouped, rankingBatchSummary } from '../../temporal/contracts/summaries';
-import { progressQuery, type RankingJobInput, type RankingJobResult, type RankingPhase, type RankingProgress } from '../../temporal/contracts/ranking-job';
+import { progressQuery, RANKING_JOB_DEFAULTS, type RankingJobInput, type RankingJobResult, type RankingPhase, type RankingProgress } from '../../temporal/contracts/ranking-job';
 
 /** State carried across continue-as-new: cursors and counters only, never documents. */
 interface Carry {
@@ -32,13 +32,6 @@ interface Carry {
   parallelStarts?: boolean;
 }
 
-/**
- * Batches of 2 000 documents (the specification's), 6 at a time, started together: before
- * PARALLEL_STARTS_PATCH the parent started one child per workflow task and waited for it to start
- * before the next, so a run over an unchanged index of 300 000 persons kept on average 1.9 of its 4
- * children busy (docs/benchmarks.md).
- */
-const DEFAULTS = { batchSize: 2_000, maxChildrenInFlight: 6, batchesPerExecution: 200 };
 /** Runs started before PARALLEL_STARTS_PATCH replay, and continue as new, as they began. */
 const DEFAULTS_BEFORE_PARALLEL_STARTS = { batchSize: 2_000, maxChildrenInFlight: 4, batchesPerExecution: 200 };
 export const PARALLEL_STARTS_PATCH = 'ranking-parallel-starts';
@@ -64,7 +57,7 @@ const local = proxyLocalActivities<RankingActivities>({ startToCloseTimeout: '30
  */
 export async function rankingJobWorkflow(input: RankingJobInput = {}, carried?: Carry): Promise<RankingJobResult> {
   const parallelStarts = carried ? carried.parallelStarts === true : patched(PARALLEL_STARTS_PATCH);
-  const options = { ...(parallelStarts ? DEFAULTS : DEFAULTS_BEFORE_PARALLEL_STARTS), ...input };
+  const options = { ...(parallelStarts ? RANKING_JOB_DEFAULTS : DEFAULTS_BEFORE_PARALLEL_STARTS), ...input };
   const origem = input.origem ?? 'manual';
   const limparAntes = input.limparAntes ?? false;
   let phase: RankingPhase = carried ? 'pontuando' : 'preparando';
