@@ -2,6 +2,7 @@ import type { Pool } from 'mysql2/promise';
 import { storeRenderedPages, type PageRendering } from '../db/ranking-pages';
 import { anyPagePending, assignPositions, deletePersonsNotRead } from '../db/ranking-store';
 import { storeStatisticsSnapshot } from '../db/ranking-statistics';
+import { monotonicSeconds } from '../lib/monotonic-clock';
 
 /** Seconds spent on each step of settleRanking (the benchmark's profile). */
 export interface SettleTimings {
@@ -10,8 +11,6 @@ export interface SettleTimings {
   pages: number;
   statistics: number;
 }
-
-const now = () => Number(process.hrtime.bigint()) / 1e9;
 
 /**
  * The end of a run, once every batch is stored: drops the persons the run did not read (gone from
@@ -26,9 +25,9 @@ export async function settleRanking(
   progress: (step: string) => void = () => undefined,
   timings?: SettleTimings,
 ): Promise<{ removed: number; finishedAt: Date }> {
-  let mark = now();
+  let mark = monotonicSeconds();
   const lap = (step: keyof SettleTimings) => {
-    const at = now();
+    const at = monotonicSeconds();
     if (timings) timings[step] += at - mark;
     mark = at;
     progress(step);

@@ -6,6 +6,7 @@ import type { PersonDocument } from '../domain/person-document';
 import { documentKey, entryFingerprint } from '../domain/ranking-fingerprint';
 import { storedScore, toRankingRow, type RankingRow } from '../domain/ranking-row';
 import { scorePerson } from '../domain/scoring/score-person';
+import { monotonicSeconds } from '../lib/monotonic-clock';
 
 /** A document as a point-in-time search returns it (with `seq_no_primary_term`). */
 export interface ReadHit {
@@ -45,8 +46,6 @@ export async function uuidsOfIndices(es: ElasticsearchClient, personIndex: strin
   return new Map(Object.entries(settings).map(([name, entry]) => [name, String(entry.settings?.['index.uuid'] ?? '')]));
 }
 
-const now = () => Number(process.hrtime.bigint()) / 1e9;
-
 /**
  * Scores a slice of documents and stores what changed: the persons read are recorded (the run's end
  * deletes the others), and an entry is written only when its fingerprint differs from the stored one
@@ -54,9 +53,9 @@ const now = () => Number(process.hrtime.bigint()) / 1e9;
  * `written`: entries written.
  */
 export async function storeSlice(pool: Pool, hits: ReadHit[], context: SliceContext, timings?: SliceTimings): Promise<{ read: number; written: number }> {
-  let mark = now();
+  let mark = monotonicSeconds();
   const lap = (step: Exclude<keyof SliceTimings, 'upsert'>) => {
-    const at = now();
+    const at = monotonicSeconds();
     if (timings) timings[step] += at - mark;
     mark = at;
   };

@@ -3,6 +3,7 @@ import { readyComplementsJson } from '../domain/ranking-entry';
 import { replaceRows } from './load-data';
 import { rankOrderBy } from './ranking-order';
 import type { RankingRow, StoredComplements } from '../domain/ranking-row';
+import { monotonicSeconds } from '../lib/monotonic-clock';
 
 /** A ranking row as the job writes it (column names as in the table); built by the domain (domain/ranking-row.ts). */
 export type { RankingRow } from '../domain/ranking-row';
@@ -80,8 +81,6 @@ export interface UpsertTimings {
   transaction: number;
 }
 
-const seconds = () => Number(process.hrtime.bigint()) / 1e9;
-
 /**
  * Upserts a batch of entries with their details and replaces their seals, in one transaction: a
  * retried batch rewrites the same rows (keyed by id_pessoa) and never duplicates or half-applies.
@@ -89,12 +88,12 @@ const seconds = () => Number(process.hrtime.bigint()) / 1e9;
  */
 export async function upsertRankingRows(pool: Pool, rows: RankingRow[], timings?: UpsertTimings): Promise<void> {
   if (rows.length === 0) return;
-  const started = seconds();
+  const started = monotonicSeconds();
   let inside = 0;
   const timed = async (part: Exclude<keyof UpsertTimings, 'transaction'>, work: () => Promise<unknown>) => {
-    const mark = seconds();
+    const mark = monotonicSeconds();
     await work();
-    const spent = seconds() - mark;
+    const spent = monotonicSeconds() - mark;
     inside += spent;
     if (timings) timings[part] += spent;
   };
@@ -111,7 +110,7 @@ export async function upsertRankingRows(pool: Pool, rows: RankingRow[], timings?
       await timed('seals', () => connection.query('INSERT INTO ranking_entry_seals (selo, id_pessoa) VALUES ?', [seals.slice(start, start + ROWS_PER_STATEMENT * 4)]));
     }
   });
-  if (timings) timings.transaction += seconds() - started - inside;
+  if (timings) timings.transaction += monotonicSeconds() - started - inside;
 }
 
 /** Empties the stored ranking (entries, details, seals, pages, the statistics snapshot and the persons read). */

@@ -6,6 +6,7 @@ import { settleRanking } from '../../activities/ranking-finish';
 import { forgetPersonsRead } from '../../db/ranking-store';
 import type { PersonDocument } from '../../domain/person-document';
 import type { createElasticsearch } from '../../lib/elasticsearch';
+import { monotonicSeconds } from '../../lib/monotonic-clock';
 
 /**
  * The ranking job's work, one step at a time, each timed on its own (issue 27: measure before
@@ -15,8 +16,6 @@ import type { createElasticsearch } from '../../lib/elasticsearch';
 
 type Es = ReturnType<typeof createElasticsearch>;
 const BATCH = 2_000;
-const now = () => Number(process.hrtime.bigint()) / 1e9;
-
 interface SearchHit {
   _id: string;
   _index: string;
@@ -55,7 +54,7 @@ export interface BareScan {
  * nothing else.
  */
 export async function bareScan(es: Es, index: string): Promise<BareScan> {
-  const started = now();
+  const started = monotonicSeconds();
   let pitId = (await es.openPointInTime({ index, keep_alive: '5m' })).id;
   let after: estypes.SortResults | undefined;
   let documents = 0;
@@ -71,7 +70,7 @@ export async function bareScan(es: Es, index: string): Promise<BareScan> {
     after = hits[hits.length - 1]?.sort;
   }
   await es.closePointInTime({ id: pitId });
-  return { seconds: now() - started, documents, megabytes: bytes / 1e6 };
+  return { seconds: monotonicSeconds() - started, documents, megabytes: bytes / 1e6 };
 }
 
 /** Seconds per step of a profiled run, in the order they happen. */
@@ -101,18 +100,18 @@ export async function profiledRun(es: Es, index: string, pool: Pool, cvBaseUrl: 
   let documents = 0;
   let written = 0;
   let bytes = 0;
-  const started = now();
+  const started = monotonicSeconds();
   await forgetPersonsRead(pool);
   let pitId = (await es.openPointInTime({ index, keep_alive: '5m' })).id;
   let after: estypes.SortResults | undefined;
   for (;;) {
-    let mark = now();
+    let mark = monotonicSeconds();
     const raw = await rawPage(es, pitId, after, 'ranked');
-    spent.scan += now() - mark;
+    spent.scan += monotonicSeconds() - mark;
     bytes += raw.length;
-    mark = now();
+    mark = monotonicSeconds();
     const page = JSON.parse(raw.toString('utf8')) as { pit_id?: string; hits: { hits: SearchHit[] } };
-    spent.parse += now() - mark;
+    spent.parse += monotonicSeconds() - mark;
     pitId = page.pit_id ?? pitId;
     written += (await storeSlice(pool, page.hits.hits, context, slice)).written;
     documents += page.hits.hits.length;
@@ -123,7 +122,7 @@ export async function profiledRun(es: Es, index: string, pool: Pool, cvBaseUrl: 
   const settle = { stale: 0, positions: 0, pages: 0, statistics: 0 };
   await settleRanking(pool, { runId, cvBaseUrl, referenceDate }, undefined, settle);
   return {
-    total: now() - started,
+    total: monotonicSeconds() - started,
     written,
     documents,
     megabytes: bytes / 1e6,
