@@ -321,6 +321,8 @@ export const executions = mysqlTable(
     index('executions_source_created').on(table.source, table.createdAt),
     index('executions_schedule_created').on(table.scheduleId, table.createdAt),
     index('executions_pipeline_run_step').on(table.pipelineExecutionId, table.stepIndex),
+    // A finished run with config.delegateTo looks up whether it delegated already (delegatedExecutionOf).
+    index('executions_delegated_from').on(table.delegatedFrom),
     // The statistics (db/stats-queries.ts) read a window of created_at and group it: with every column
     // they read in the index, a window is one range of it, never a lookup of each row's clustered key
     // (random UUIDs: 0.5 s for 30 days of 100 000 records; docs/benchmarks.md, bench:files).

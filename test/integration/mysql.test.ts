@@ -83,6 +83,13 @@ describe('MariaDB through drizzle', () => {
     }
   });
 
+  it('finds the run an execution delegated to through an index, not a scan of every record', async () => {
+    await migrateDatabase(config.mysql);
+    // The query of db/executions-store.ts#delegatedExecutionOf, asked of the optimiser.
+    const [plan] = await handle.pool.query("EXPLAIN SELECT id FROM executions WHERE delegated_from = '00000000-0000-0000-0000-000000000000' LIMIT 1");
+    expect(plan).toEqual([expect.objectContaining({ table: 'executions', type: 'ref', key: 'executions_delegated_from' })]);
+  });
+
   it('migration 0004 rewrites stored details into the spliced form and keeps rules 3 and 4 reading the index', async () => {
     const database = `consultores_migrate_0004_${process.pid}`;
     const { host, port, user, password } = config.mysql;
