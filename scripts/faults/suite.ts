@@ -35,7 +35,7 @@ export interface FormShape extends LoadShape {
 }
 
 export const FORMS: Record<Form, FormShape> = {
-  short: { clients: 3, runsPerClient: 1, lines: 20, everyMs: 100, webhookCalls: 1, spreadMs: 3_000, ranking: false, persons: 10_000, slots: 3, pairs: 0, strikeWindowMs: [1_000, 5_000], diskFullMs: 4_000, boundMs: 240_000 },
+  short: { clients: 3, runsPerClient: 1, lines: 20, everyMs: 100, webhookCalls: 1, spreadMs: 3_000, ranking: false, persons: 20_000, slots: 3, pairs: 0, strikeWindowMs: [1_000, 5_000], diskFullMs: 4_000, boundMs: 240_000 },
   long: { clients: 10, runsPerClient: 2, lines: 60, everyMs: 100, webhookCalls: 4, spreadMs: 10_000, ranking: true, persons: 20_000, slots: 4, pairs: 5, strikeWindowMs: [2_000, 14_000], diskFullMs: 10_000, boundMs: 300_000 },
 };
 
