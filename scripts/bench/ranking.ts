@@ -120,8 +120,11 @@ async function changeShareOfPersons(es: ReturnType<typeof createElasticsearch>):
  */
 const WARM_UP = 4_000;
 
+/** Per client count, each endpoint's latencies. */
+type ReadFigures = Array<[number, Array<[string, LoadResult]>]>;
+
 /** p50/p99 of the reads for each client count, from one API process warmed up first. */
-async function readLatencies(pool: ReturnType<typeof createDatabase>['pool']): Promise<Array<[number, Array<[string, LoadResult]>]>> {
+async function readLatencies(pool: ReturnType<typeof createDatabase>['pool']): Promise<ReadFigures> {
   const { process: api, base } = await startApi();
   const [sample] = await pool.query('SELECT nome FROM ranking_entries ORDER BY RAND() LIMIT 500');
   const words = (sample as Array<{ nome: string }>).map((row) => foldForSearch(row.nome).split(' ').find((w) => w.length >= 4) ?? 'silva');
@@ -134,7 +137,7 @@ async function readLatencies(pool: ReturnType<typeof createDatabase>['pool']): P
     ['/ranking/busca', (i) => getOk(`${base}/ranking/busca?nome=${encodeURIComponent(words[i % words.length] as string)}`)],
     ['/ranking/posicao/{id}', () => getOk(`${base}/ranking/posicao/${random(PERSONS)}`)],
   ];
-  const results: Array<[number, Array<[string, LoadResult]>]> = [];
+  const results: ReadFigures = [];
   try {
     for (const [, call] of endpoints) await runLoad(2, WARM_UP, call);
     for (const concurrency of CONCURRENCIES) {
@@ -154,7 +157,7 @@ async function readLatencies(pool: ReturnType<typeof createDatabase>['pool']): P
  * scan and the runs it spent three times the CPU on the same load (12.6 against 4.2 CPU seconds at
  * 4 clients, 2026-11-27, docs/benchmarks.md), on the two cores the API and MariaDB share.
  */
-async function readLatenciesInFreshProcess(): Promise<Array<[number, Array<[string, LoadResult]>]>> {
+async function readLatenciesInFreshProcess(): Promise<ReadFigures> {
   const resultFile = path.join(os.tmpdir(), `bench-ranking-reads-${process.pid}.json`);
   const child = spawn(process.execPath, [__filename], {
     env: { ...process.env, BENCH_PARTS: 'reads', [READS_RESULT_FILE]: resultFile },
@@ -163,7 +166,7 @@ async function readLatenciesInFreshProcess(): Promise<Array<[number, Array<[stri
   const code = await new Promise<number | null>((resolve, reject) => child.once('error', reject).once('exit', resolve));
   if (code !== 0) throw new Error(`the reads process exited with ${code}`);
   try {
-    return JSON.parse(fs.readFileSync(resultFile, 'utf8')) as Array<[number, Array<[string, LoadResult]>]>;
+    return JSON.parse(fs.readFileSync(resultFile, 'utf8')) as ReadFigures;
   } finally {
     fs.rmSync(resultFile, { force: true });
   }
@@ -256,7 +259,7 @@ async function main(): Promise<void> {
       }
     }
 
-    let reads: Array<[number, Array<[string, LoadResult]>]> = [];
+    let reads: ReadFigures = [];
     if (PARTS.has('reads')) {
       const ranBefore = scan !== undefined || profiles.length > 0 || floor !== undefined || runs.length > 0;
       if (runs.length > 0) await waitForSettledDatabase(database.pool);
