@@ -63,7 +63,9 @@ module.exports = {
       'contracts-are-workflow-safe',
       'temporal/contracts/ imports only contracts, domain/ and the workflow SDK: what a workflow bundle may hold',
       { path: '^temporal/contracts/' },
-      { path: '^(api|workers|workflows|activities|services|temporal/(?!contracts/)|db|lib)/|(^|/)node_modules/@temporalio/(client|worker|activity)/' },
+      {
+        path: '^(api|workers|workflows|activities|services|temporal/(?!contracts/)|db|lib)/|(^|/)node_modules/@temporalio/(client|worker|activity)/',
+      },
     ),
     rule(
       'contracts-do-no-io',

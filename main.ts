@@ -26,7 +26,10 @@ async function main(): Promise<void> {
   if (config.roles.includes('api')) {
     const http = await startHttpServer(createApp(resources), config.http, logger);
     steps.push({ name: 'http', run: http.close });
-    logger.info({ api: `${http.url}/api`, rankingApi: `${http.url}/api/v1`, metrics: `${http.url}/metrics`, temporalUi: config.temporal.uiUrl }, 'ready');
+    logger.info(
+      { api: `${http.url}/api`, rankingApi: `${http.url}/api/v1`, metrics: `${http.url}/metrics`, temporalUi: config.temporal.uiUrl },
+      'ready',
+    );
   } else if (config.metrics.enabled) {
     // A worker alone serves its metrics on METRICS_PORT (docs/observability.md).
     const metrics = await startMetricsServer(config, logger);

@@ -52,7 +52,12 @@ export async function uuidsOfIndices(es: ElasticsearchClient, personIndex: strin
  * (docs/ranking-job.md, "Unchanged documents"). Idempotent. `read`: documents with a source;
  * `written`: entries written.
  */
-export async function storeSlice(pool: Pool, hits: ReadHit[], context: SliceContext, timings?: SliceTimings): Promise<{ read: number; written: number }> {
+export async function storeSlice(
+  pool: Pool,
+  hits: ReadHit[],
+  context: SliceContext,
+  timings?: SliceTimings,
+): Promise<{ read: number; written: number }> {
   let mark = monotonicSeconds();
   const lap = (step: Exclude<keyof SliceTimings, 'upsert'>) => {
     const at = monotonicSeconds();
@@ -99,19 +104,27 @@ function keyOf(hit: ReadHit, context: SliceContext): Buffer | null {
  * unchanged then (nothing to read again: they are recorded as read), and the documents to read whole
  * (`_id`s): changed, new, or last verified on another day.
  */
-export async function setAsideUnchanged(pool: Pool, hits: ReadHit[], context: SliceContext): Promise<{ unchanged: number; toRead: string[] }> {
+export async function setAsideUnchanged(
+  pool: Pool,
+  hits: ReadHit[],
+  context: SliceContext,
+): Promise<{ unchanged: number; toRead: string[] }> {
   const idOf = (hit: ReadHit) => {
     const value = hit.fields?.id_pessoa?.[0];
     return typeof value === 'number' ? value : null;
   };
-  const stored = await storedProvenance(pool, hits.flatMap((hit) => idOf(hit) ?? []));
+  const stored = await storedProvenance(
+    pool,
+    hits.flatMap((hit) => idOf(hit) ?? []),
+  );
   const unchanged: number[] = [];
   const toRead: string[] = [];
   for (const hit of hits) {
     const id = idOf(hit);
     const previous = id === null ? undefined : stored.get(id);
     const key = keyOf(hit, context);
-    if (id !== null && key && previous?.verificada_em === context.referenceDate && previous.chave_documento?.equals(key)) unchanged.push(id);
+    if (id !== null && key && previous?.verificada_em === context.referenceDate && previous.chave_documento?.equals(key))
+      unchanged.push(id);
     else if (hit._id !== undefined) toRead.push(hit._id);
   }
   await recordPersonsRead(pool, unchanged);

@@ -45,7 +45,11 @@ const SLICE_SIZE = 500;
 export const FIELDS_NOT_RANKED: Array<keyof PersonDocument> = ['enderecos', 'empregos', 'projetos'];
 
 /** A job's duration (`ranking_job_duration_seconds`), once: when this call is the one that ended it. */
-function countRankingJobEnd(status: 'completed' | 'failed' | 'canceled', finishedAt: Date, ended: { wasOpen: boolean; startedAt: Date } | null): void {
+function countRankingJobEnd(
+  status: 'completed' | 'failed' | 'canceled',
+  finishedAt: Date,
+  ended: { wasOpen: boolean; startedAt: Date } | null,
+): void {
   if (ended?.wasOpen) rankingJobDuration.observe({ status }, Math.max(0, (finishedAt.getTime() - ended.startedAt.getTime()) / 1000));
 }
 
@@ -176,8 +180,14 @@ export function createRankingActivities(deps: RankingActivityDeps) {
       // Only a finish scheduled before this field existed lacks it: that run scored at its start day, most likely today.
       const referenceDate = input.referenceDate ?? referenceDateOf(new Date());
       await closePit(input.pitId);
-      const { removed, finishedAt } = await settleRanking(pool, { runId: input.runId, cvBaseUrl, referenceDate }, (step) => heartbeat(step));
-      countRankingJobEnd('completed', finishedAt, await recordRunEnd(db, input.runId, { estado: 'concluido', fase: 'concluido', finishedAt, processados: input.processados }));
+      const { removed, finishedAt } = await settleRanking(pool, { runId: input.runId, cvBaseUrl, referenceDate }, (step) =>
+        heartbeat(step),
+      );
+      countRankingJobEnd(
+        'completed',
+        finishedAt,
+        await recordRunEnd(db, input.runId, { estado: 'concluido', fase: 'concluido', finishedAt, processados: input.processados }),
+      );
       logger.info({ runId: input.runId, processed: input.processados, removed }, 'ranking run finished');
     },
 

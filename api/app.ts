@@ -99,7 +99,8 @@ export function createApp(resources: ApiResources): websockify.App {
   app.use(publishedSites(sitesDirectory(resources.config.orchestration.dataDir)));
   // Last: the panel's files (docs/admin-panel.md), behind the same edge; any route wins over a file.
   // With a token, a browser without a session is sent to the sign-in page instead.
-  if (resources.config.panel.dir !== null) app.use(panelFiles(resources.config.panel.dir, sessions === null ? undefined : panelGate(sessions)));
+  if (resources.config.panel.dir !== null)
+    app.use(panelFiles(resources.config.panel.dir, sessions === null ? undefined : panelGate(sessions)));
 
   const live = { relay: resources.liveRelay, readyTimeoutMs: dependencyTimeoutMs };
   app.ws.use(websocketHandler(resources.logger, socketAccess, sockets, live));

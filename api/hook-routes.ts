@@ -1,7 +1,14 @@
 import type { Middleware } from 'koa';
 import type Router from '@koa/router';
 import type { ApiResources } from './resources';
-import { DELIVERY_TAKEOVER_AFTER_MS, DeliveryInProgressError, SIGNATURE_HEADER, triggerWebhook, WebhookInactiveError, WebhookSignatureError } from '../services/webhooks';
+import {
+  DELIVERY_TAKEOVER_AFTER_MS,
+  DeliveryInProgressError,
+  SIGNATURE_HEADER,
+  triggerWebhook,
+  WebhookInactiveError,
+  WebhookSignatureError,
+} from '../services/webhooks';
 import { HttpError, RequestValidationError } from './errors';
 import { canonicalPath } from './orchestration/security/paths';
 import { orchestrationRouter } from './orchestration/router';
@@ -32,7 +39,10 @@ export function onHookPaths(middleware: Middleware): Middleware {
 }
 
 /** The body's bytes, at most `limit` of them (413 beyond, before reading when Content-Length says so). */
-async function rawBodyOf(request: NodeJS.ReadableStream & { headers: Record<string, string | string[] | undefined> }, limit: number): Promise<Buffer> {
+async function rawBodyOf(
+  request: NodeJS.ReadableStream & { headers: Record<string, string | string[] | undefined> },
+  limit: number,
+): Promise<Buffer> {
   const tooLarge = () => new HttpError(413, `O corpo é maior que ${limit} bytes`);
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) throw tooLarge();

@@ -1,12 +1,7 @@
 import Redis from 'ioredis';
 import { WebSocket } from 'ws';
 import type { Config } from '../lib/config';
-import {
-  BROADCAST_CHANNEL_SUFFIX,
-  CLIENT_CHANNEL_SUFFIX,
-  LIVE_CHANNEL_SEGMENT,
-  liveChannelPattern,
-} from '../lib/live-output';
+import { BROADCAST_CHANNEL_SUFFIX, CLIENT_CHANNEL_SUFFIX, LIVE_CHANNEL_SEGMENT, liveChannelPattern } from '../lib/live-output';
 import type { Logger } from '../lib/logger';
 import { closeRedis } from '../lib/redis';
 import { liveOutputDelay } from '../lib/metrics';
@@ -166,7 +161,8 @@ export class LiveRelay {
   private liveMessageOf(channel: string, message: string): ParsedLiveMessage | null {
     try {
       const parsed = JSON.parse(message) as unknown;
-      if (typeof parsed === 'object' && parsed !== null && typeof (parsed as { type?: unknown }).type === 'string') return parsed as ParsedLiveMessage;
+      if (typeof parsed === 'object' && parsed !== null && typeof (parsed as { type?: unknown }).type === 'string')
+        return parsed as ParsedLiveMessage;
     } catch {
       // Reported below with the other malformed messages.
     }

@@ -52,7 +52,15 @@ export function requestMetrics(): Middleware {
 /** The `result` of a /hook call from the status it answered (and, for a 202, whether it was a repeat). */
 function hookResultOf(status: number, body: unknown): string {
   if (status === 202) return (body as { status?: unknown } | null)?.status === 'duplicate' ? 'duplicate' : 'accepted';
-  const byStatus: Record<number, string> = { 401: 'refused_signature', 403: 'refused_inactive', 409: 'refused_budget', 429: 'rate_limited', 404: 'not_found', 400: 'invalid', 413: 'invalid' };
+  const byStatus: Record<number, string> = {
+    401: 'refused_signature',
+    403: 'refused_inactive',
+    409: 'refused_budget',
+    429: 'rate_limited',
+    404: 'not_found',
+    400: 'invalid',
+    413: 'invalid',
+  };
   return byStatus[status] ?? 'failed';
 }
 

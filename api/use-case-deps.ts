@@ -49,9 +49,19 @@ function personIndexOf(resources: ApiResources): PersonIndex {
 }
 
 export function rankingDepsOf(resources: ApiResources): RankingDeps {
-  return { pool: resources.database.pool, persons: personIndexOf(resources), cvBaseUrl: resources.config.ranking.cvBaseUrl, logger: resources.logger };
+  return {
+    pool: resources.database.pool,
+    persons: personIndexOf(resources),
+    cvBaseUrl: resources.config.ranking.cvBaseUrl,
+    logger: resources.logger,
+  };
 }
 
 export function jobDepsOf(resources: ApiResources): JobDeps {
-  return { db: resources.database.db, temporal: resources.temporal, timeoutMs: resources.config.dependencyTimeoutMs, logger: resources.logger };
+  return {
+    db: resources.database.db,
+    temporal: resources.temporal,
+    timeoutMs: resources.config.dependencyTimeoutMs,
+    logger: resources.logger,
+  };
 }

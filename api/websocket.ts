@@ -119,7 +119,11 @@ function requestPathOf(request: IncomingMessage): string {
  * refused handshake gets an HTTP status and a JSON `{"error"}` body; no socket is ever opened.
  * The Koa context gives the same reading of proxy headers, client address and query as HTTP requests.
  */
-export function socketHandshakeGuard(app: Koa, access: SocketAccess, sockets: SocketsByAddress): VerifyClientCallbackAsync<IncomingMessage> {
+export function socketHandshakeGuard(
+  app: Koa,
+  access: SocketAccess,
+  sockets: SocketsByAddress,
+): VerifyClientCallbackAsync<IncomingMessage> {
   const refusalOf = async (request: IncomingMessage): Promise<Refusal | null> => {
     if (!WEBSOCKET_PATHS.includes(requestPathOf(request))) return { status: 404, reason: NO_SOCKET_HERE_REASON };
     const ctx = app.createContext(request, undefined as never);
@@ -206,8 +210,8 @@ export function websocketHandler(logger: Logger, access: SocketAccess, sockets: 
       }
       socket.on('error', (error) => logger.warn({ err: error, clientId }, 'websocket error'));
       // The greeting waits for the subscription, so nothing published after it is missed.
-      await withTimeout(live.relay.register(clientId, socket), live.readyTimeoutMs, 'live output subscription').catch(
-        (error: unknown) => logger.warn({ err: error, clientId }, 'live output not subscribed yet'),
+      await withTimeout(live.relay.register(clientId, socket), live.readyTimeoutMs, 'live output subscription').catch((error: unknown) =>
+        logger.warn({ err: error, clientId }, 'live output not subscribed yet'),
       );
       socket.send(JSON.stringify({ type: 'connected', clientId }));
     } catch (error) {

@@ -13,7 +13,11 @@ export const AGENT_HOST_FORGOTTEN_MS = 7 * 86_400_000;
  * An agents worker starting: its host's roots replace what was registered under that name; hosts
  * gone for a week are forgotten (runs pinned to them keep their host in their own record).
  */
-export async function registerAgentHost(db: Database, host: { name: string; roots: readonly string[] }, now: Date = new Date()): Promise<void> {
+export async function registerAgentHost(
+  db: Database,
+  host: { name: string; roots: readonly string[] },
+  now: Date = new Date(),
+): Promise<void> {
   await db.delete(agentHosts).where(lt(agentHosts.seenAt, new Date(now.getTime() - AGENT_HOST_FORGOTTEN_MS)));
   await db
     .insert(agentHosts)
@@ -61,7 +65,12 @@ export async function agentHostEntries(pool: Pool, now: Date = new Date()): Prom
  */
 export async function everyHostRoots(db: Database, own: readonly string[]): Promise<string[]> {
   const rows = await db.select({ roots: agentHosts.roots }).from(agentHosts).orderBy(agentHosts.name);
-  return [...new Set([...own, ...rows.flatMap((row) => (Array.isArray(row.roots) ? row.roots.filter((root): root is string => typeof root === 'string') : []))])];
+  return [
+    ...new Set([
+      ...own,
+      ...rows.flatMap((row) => (Array.isArray(row.roots) ? row.roots.filter((root): root is string => typeof root === 'string') : [])),
+    ]),
+  ];
 }
 
 function parseRoots(text: string): string[] {

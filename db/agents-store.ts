@@ -94,7 +94,9 @@ export async function createAgent(
         if (Number(counted?.total ?? 0) >= limits.agents) throw new AgentLimitReachedError(limits.agents);
         await checkDelegate(tx, agent.id, agent.delegateTo);
         await tx.insert(agents).values(agent);
-        await tx.insert(agentVersions).values({ agentId: agent.id, version: 1, data: agentDataOf(agent), changelog, changedFields: [], createdAt: now });
+        await tx
+          .insert(agentVersions)
+          .values({ agentId: agent.id, version: 1, data: agentDataOf(agent), changelog, changedFields: [], createdAt: now });
       });
       return agent;
     } catch (error) {
@@ -191,7 +193,14 @@ async function writeNextVersion(
       await tx.update(agents).set(updated).where(eq(agents.id, id));
       await tx
         .insert(agentVersions)
-        .values({ agentId: id, version: updated.version, data, changelog: describe(changelog, changedFields), changedFields, createdAt: now });
+        .values({
+          agentId: id,
+          version: updated.version,
+          data,
+          changelog: describe(changelog, changedFields),
+          changedFields,
+          createdAt: now,
+        });
       const newestPruned = updated.version - limits.versionsPerAgent;
       await tx.delete(agentVersions).where(and(eq(agentVersions.agentId, id), lte(agentVersions.version, newestPruned)));
       return updated;

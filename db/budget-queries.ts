@@ -18,7 +18,10 @@ const dayOf = (day: Day) => day.start.toISOString().slice(0, 10);
 
 /** Spent by every agent's runs in `day`. */
 export async function spentByAll(db: Database, day: Day): Promise<number> {
-  const [row] = await db.select({ total: sum(agentDailyCosts.costUsd) }).from(agentDailyCosts).where(eq(agentDailyCosts.day, dayOf(day)));
+  const [row] = await db
+    .select({ total: sum(agentDailyCosts.costUsd) })
+    .from(agentDailyCosts)
+    .where(eq(agentDailyCosts.day, dayOf(day)));
   return Number(row?.total ?? 0);
 }
 

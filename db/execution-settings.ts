@@ -51,7 +51,12 @@ export const executionSettingsUpdate = z
   });
 
 export function defaultExecutionSettings(roots: WorkdirRoots): ExecutionSettings {
-  return { defaultModel: DEFAULT_MODEL, workingDirectory: defaultWorkingDirectory(roots), maxConcurrentExecutions: MAX_CONCURRENT.default, dailyBudgetUsd: null };
+  return {
+    defaultModel: DEFAULT_MODEL,
+    workingDirectory: defaultWorkingDirectory(roots),
+    maxConcurrentExecutions: MAX_CONCURRENT.default,
+    dailyBudgetUsd: null,
+  };
 }
 
 /**
@@ -88,7 +93,10 @@ export async function updateExecutionSettings(
   return db.transaction(async (tx) => {
     const [row] = await tx.select({ value: settings.value }).from(settings).where(eq(settings.name, SETTINGS_ROW)).for('update');
     const next = { ...mergeStored(row?.value, roots), ...changes };
-    await tx.insert(settings).values({ name: SETTINGS_ROW, value: next }).onDuplicateKeyUpdate({ set: { value: next } });
+    await tx
+      .insert(settings)
+      .values({ name: SETTINGS_ROW, value: next })
+      .onDuplicateKeyUpdate({ set: { value: next } });
     return next;
   });
 }

@@ -50,7 +50,9 @@ export async function tryTakeExecutionSlot(pool: Pool, executionId: string, limi
 
       // A waiter is alive when it looked recently; a record not yet looked at counts from its creation.
       const staleBefore = new Date(now.getTime() - STALE_WAITER_MS);
-      const [counted] = await connection.query<RowDataPacket[]>("SELECT COUNT(*) AS n FROM executions WHERE status = 'running' AND kind = 'agent'");
+      const [counted] = await connection.query<RowDataPacket[]>(
+        "SELECT COUNT(*) AS n FROM executions WHERE status = 'running' AND kind = 'agent'",
+      );
       const free = limit - Number(counted[0]?.n ?? 0);
       if (free > 0) {
         const chosen = await nextToStart(connection, staleBefore, free);

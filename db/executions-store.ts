@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, count, desc, eq, getTableColumns, gte, inArray, isNull, like, lt, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Database } from './index';
-import { ACTIVE_STATUSES, type ExecutionKind, type ExecutionSource, type ExecutionStatus, type FinalStatus } from '../domain/execution-status';
+import {
+  ACTIVE_STATUSES,
+  type ExecutionKind,
+  type ExecutionSource,
+  type ExecutionStatus,
+  type FinalStatus,
+} from '../domain/execution-status';
 import { agentDailyCosts, agents, executions, type StoredContextFile } from './schema';
 
 /** The execution record and its store (docs/executions.md). */
@@ -255,7 +261,12 @@ export async function finishExecution(
         ...(outcome.reportFile !== undefined ? { reportFile: outcome.reportFile } : {}),
         ...(outcome.repoCommit !== undefined ? { repoCommit: outcome.repoCommit } : {}),
         ...(outcome.tokens
-          ? { inputTokens: outcome.tokens.input, outputTokens: outcome.tokens.output, cacheReadTokens: outcome.tokens.cacheRead, cacheCreationTokens: outcome.tokens.cacheCreation }
+          ? {
+              inputTokens: outcome.tokens.input,
+              outputTokens: outcome.tokens.output,
+              cacheReadTokens: outcome.tokens.cacheRead,
+              cacheCreationTokens: outcome.tokens.cacheCreation,
+            }
           : {}),
         ...(bounded ? { output: bounded.output, outputTruncated: bounded.truncated } : {}),
         ...(outcome.closingLine !== undefined && !bounded
@@ -442,11 +453,7 @@ export async function listExecutionHistory(db: Database, filters: HistoryFilters
  * The history under `filters` in batches of `batchSize`, newest first, by keyset (createdAt, id):
  * memory stays one batch however large the table (the CSV export).
  */
-export async function* iterateExecutionHistory(
-  db: Database,
-  filters: HistoryFilters,
-  batchSize = 500,
-): AsyncGenerator<ExecutionSummary[]> {
+export async function* iterateExecutionHistory(db: Database, filters: HistoryFilters, batchSize = 500): AsyncGenerator<ExecutionSummary[]> {
   const base = historyWhere(filters);
   let last: { createdAt: Date; id: string } | null = null;
   for (;;) {
@@ -487,7 +494,10 @@ export async function activeExecutions(db: Database): Promise<ExecutionSummary[]
 }
 
 export async function countActiveExecutions(db: Database): Promise<number> {
-  const [row] = await db.select({ n: count() }).from(executions).where(inArray(executions.status, [...ACTIVE_STATUSES]));
+  const [row] = await db
+    .select({ n: count() })
+    .from(executions)
+    .where(inArray(executions.status, [...ACTIVE_STATUSES]));
   return Number(row?.n ?? 0);
 }
 

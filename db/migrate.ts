@@ -17,9 +17,7 @@ export async function migrateDatabase(mysqlConfig: Config['mysql'], folder: stri
   });
   try {
     // The name is validated by the config schema (letters, digits, underscore), so quoting is enough.
-    await server.query(
-      `CREATE DATABASE IF NOT EXISTS \`${mysqlConfig.database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
-    );
+    await server.query(`CREATE DATABASE IF NOT EXISTS \`${mysqlConfig.database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
     await server.changeUser({ database: mysqlConfig.database });
     await migrate(drizzle(server), { migrationsFolder: folder });
   } finally {

@@ -12,7 +12,16 @@ export function isDuplicateKey(error: unknown): boolean {
 }
 
 /** Codes of a connection that could not be made or was lost: the server is down or restarting, not the query wrong. */
-const CONNECTION_FAILURES = ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'PROTOCOL_CONNECTION_LOST', 'ER_SERVER_SHUTDOWN', 'ER_CONNECTION_KILLED', 'ER_CON_COUNT_ERROR'];
+const CONNECTION_FAILURES = [
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'PROTOCOL_CONNECTION_LOST',
+  'ER_SERVER_SHUTDOWN',
+  'ER_CONNECTION_KILLED',
+  'ER_CON_COUNT_ERROR',
+];
 
 /** The database could not be reached (down, restarting, its connection lost): the same query may succeed later. */
 export function isConnectionFailure(error: unknown): boolean {
@@ -23,7 +32,10 @@ export function isConnectionFailure(error: unknown): boolean {
  * `read`, made again every `everyMs` while the database cannot be reached, for at most `patienceMs`;
  * any other error, or the last connection failure after the patience, is thrown as it is.
  */
-export async function untilDatabaseAnswers<T>(read: () => Promise<T>, options: { patienceMs: number; everyMs?: number; sleep: (ms: number) => Promise<void> }): Promise<T> {
+export async function untilDatabaseAnswers<T>(
+  read: () => Promise<T>,
+  options: { patienceMs: number; everyMs?: number; sleep: (ms: number) => Promise<void> },
+): Promise<T> {
   const deadline = Date.now() + options.patienceMs;
   for (;;) {
     try {

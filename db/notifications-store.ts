@@ -96,9 +96,7 @@ export async function listNotifications(db: Database, page: { page: number; page
       .orderBy(desc(notifications.createdAt), desc(notifications.id))
       .limit(page.pageSize)
       .offset((page.page - 1) * page.pageSize),
-    db
-      .select({ total: count(), unread: sql<string | null>`SUM(${notifications.read} = 0)` })
-      .from(notifications),
+    db.select({ total: count(), unread: sql<string | null>`SUM(${notifications.read} = 0)` }).from(notifications),
   ]);
   const total = Number(counted?.total ?? 0);
   return {

@@ -111,7 +111,10 @@ export async function markRunRunning(db: Database, runId: string, startedAt = ne
     .update(executions)
     .set({ status: 'running' })
     .where(and(eq(executions.id, runId), inArray(executions.status, ['queued', 'running', 'awaiting_approval'])));
-  await db.update(executions).set({ startedAt }).where(and(eq(executions.id, runId), isNull(executions.startedAt)));
+  await db
+    .update(executions)
+    .set({ startedAt })
+    .where(and(eq(executions.id, runId), isNull(executions.startedAt)));
   return result.affectedRows > 0;
 }
 
@@ -124,13 +127,24 @@ export async function markRunAwaitingApproval(db: Database, runId: string): Prom
 }
 
 /** The input the current step was given (resume starts there), and the run's cost so far. */
-export async function setRunProgress(db: Database, runId: string, progress: { lastStepInput?: string; costUsd?: number; failedAtStep?: number }): Promise<void> {
-  await db.update(executions).set(progress).where(and(eq(executions.id, runId), isNull(executions.finishedAt)));
+export async function setRunProgress(
+  db: Database,
+  runId: string,
+  progress: { lastStepInput?: string; costUsd?: number; failedAtStep?: number },
+): Promise<void> {
+  await db
+    .update(executions)
+    .set(progress)
+    .where(and(eq(executions.id, runId), isNull(executions.finishedAt)));
 }
 
 /** The agent records of one run's steps, by step. */
 export async function stepRecordsOfRun(db: Database, runId: string): Promise<Execution[]> {
-  return db.select().from(executions).where(eq(executions.pipelineExecutionId, runId)).orderBy(asc(executions.stepIndex), asc(executions.createdAt));
+  return db
+    .select()
+    .from(executions)
+    .where(eq(executions.pipelineExecutionId, runId))
+    .orderBy(asc(executions.stepIndex), asc(executions.createdAt));
 }
 
 /** Active runs of a pipeline (not its steps), oldest first; `status` narrows them. */

@@ -62,7 +62,12 @@ export async function recordRunEnd(
 }
 
 export async function openRuns(db: Database, limit: number): Promise<JobRun[]> {
-  return db.select().from(rankingJobRuns).where(eq(rankingJobRuns.estado, 'em_execucao')).orderBy(asc(rankingJobRuns.iniciadoEm)).limit(limit);
+  return db
+    .select()
+    .from(rankingJobRuns)
+    .where(eq(rankingJobRuns.estado, 'em_execucao'))
+    .orderBy(asc(rankingJobRuns.iniciadoEm))
+    .limit(limit);
 }
 
 /**

@@ -4,7 +4,14 @@ import type { Pool } from 'mysql2/promise';
 import { rankingPageFields } from '../domain/ranking-page';
 import { needsIndexDocument, rankingEntryJson } from '../domain/ranking-entry';
 import { jsonWithRawList, RAW_LIST_SEPARATOR, rawListHead } from '../lib/raw-json';
-import { entriesAtPositions, SNAPSHOT_TOTAL, SNAPSHOT_TOTALS_COLUMNS, snapshotTotals, type StoredEntryWithDetails, type Totals } from './ranking-queries';
+import {
+  entriesAtPositions,
+  SNAPSHOT_TOTAL,
+  SNAPSHOT_TOTALS_COLUMNS,
+  snapshotTotals,
+  type StoredEntryWithDetails,
+  type Totals,
+} from './ranking-queries';
 
 /**
  * Pages of the ranking rendered once per run (docs/ranking-storage.md, "Stored pages"): the
@@ -159,10 +166,22 @@ function settledLater<T>(promise: Promise<T>): Promise<T> {
 }
 
 /** Compresses rendered pages (on libuv's threads, all at once) and upserts them in one statement. */
-async function compressAndStore(pool: Pool, pages: Array<{ page: number } & RenderedPage>, labels: PageRendering & { total: number }): Promise<void> {
+async function compressAndStore(
+  pool: Pool,
+  pages: Array<{ page: number } & RenderedPage>,
+  labels: PageRendering & { total: number },
+): Promise<void> {
   const { runId, total, cvBaseUrl, referenceDate } = labels;
   const rows = await Promise.all(
-    pages.map(async ({ page, response, incomplete }) => [page, runId, total, cvBaseUrl, referenceDate, await gzipAsync(response, PAGE_GZIP), JSON.stringify(incomplete)]),
+    pages.map(async ({ page, response, incomplete }) => [
+      page,
+      runId,
+      total,
+      cvBaseUrl,
+      referenceDate,
+      await gzipAsync(response, PAGE_GZIP),
+      JSON.stringify(incomplete),
+    ]),
   );
   // A prepared statement: the compressed pages travel as bytes (in SQL text they would go as hex, twice the size).
   await pool.execute(
@@ -198,9 +217,19 @@ export async function readStoredPage(pool: Pool, pagina: number, cvBaseUrl: stri
      WHERE s.id = 1`,
     [pagina, cvBaseUrl],
   );
-  const row = (rows as Array<{ snapshot_total: string | null; snapshot_ativos: string | null; resposta_gzip: Buffer | null; incompletos: string | null }>)[0];
+  const row = (
+    rows as Array<{
+      snapshot_total: string | null;
+      snapshot_ativos: string | null;
+      resposta_gzip: Buffer | null;
+      incompletos: string | null;
+    }>
+  )[0];
   if (!row) return null;
-  const page = row.resposta_gzip && row.incompletos ? { gzipped: row.resposta_gzip, incomplete: JSON.parse(row.incompletos) as IncompleteEntryRef[] } : null;
+  const page =
+    row.resposta_gzip && row.incompletos
+      ? { gzipped: row.resposta_gzip, incomplete: JSON.parse(row.incompletos) as IncompleteEntryRef[] }
+      : null;
   return { totals: snapshotTotals(row), page };
 }
 

@@ -58,7 +58,8 @@ function toStoredEntry(row: Row): StoredEntry {
 }
 
 function entryComplements(row: Row): EntryComplements {
-  if (Buffer.isBuffer(row.complementos_prontos) && typeof row.id_cv === 'string') return { json: row.complementos_prontos, idCv: row.id_cv };
+  if (Buffer.isBuffer(row.complementos_prontos) && typeof row.id_cv === 'string')
+    return { json: row.complementos_prontos, idCv: row.id_cv };
   return typeof row.complementos === 'string' ? (JSON.parse(row.complementos) as StoredComplements) : {};
 }
 
@@ -67,7 +68,8 @@ function entryComplements(row: Row): EntryComplements {
  * today's (UTC) while the first run has not completed.
  */
 function toStoredEntryWithDetails(row: Row, referenceDate?: string): StoredEntryWithDetails {
-  const date = referenceDate ?? (typeof row.data_referencia_ranking === 'string' ? row.data_referencia_ranking : referenceDateOf(new Date()));
+  const date =
+    referenceDate ?? (typeof row.data_referencia_ranking === 'string' ? row.data_referencia_ranking : referenceDateOf(new Date()));
   return {
     ...toStoredEntry(row),
     detalhes: Buffer.isBuffer(row.detalhes) ? withReferenceDate(row.detalhes, date) : NO_DETAILS,
@@ -174,7 +176,11 @@ export function snapshotTotals(row: { snapshot_total?: unknown; snapshot_ativos?
   return { total, ativos, inativos: total - ativos };
 }
 
-async function positionRangeWithTotals(pool: Pool, first: number, last: number): Promise<{ totals: Totals; entries: StoredEntryWithDetails[] } | null> {
+async function positionRangeWithTotals(
+  pool: Pool,
+  first: number,
+  last: number,
+): Promise<{ totals: Totals; entries: StoredEntryWithDetails[] } | null> {
   const [rows] = await pool.query({
     sql: `SELECT ${SNAPSHOT_TOTALS_COLUMNS}, ${DETAIL_COLUMNS}
           FROM ranking_statistics s LEFT JOIN (ranking_entries e ${JOIN_DETAILS}) ON e.posicao BETWEEN ? AND ?
@@ -292,11 +298,9 @@ export async function searchByName(
 }
 
 export async function entryById(pool: Pool, idPessoa: number): Promise<StoredEntry | null> {
-  const entries = await select(
-    pool,
-    `SELECT ${ENTRY_COLUMNS} FROM ranking_entries e WHERE e.id_pessoa = ? AND e.posicao IS NOT NULL`,
-    [idPessoa],
-  );
+  const entries = await select(pool, `SELECT ${ENTRY_COLUMNS} FROM ranking_entries e WHERE e.id_pessoa = ? AND e.posicao IS NOT NULL`, [
+    idPessoa,
+  ]);
   return entries[0] ?? null;
 }
 
@@ -316,7 +320,12 @@ export async function entryWithDetailsById(pool: Pool, idPessoa: number): Promis
  * The positioned entries at positions `first`..`last`, with their details, in position order; the
  * breakdowns dated `referenceDate` when given (a run rendering its pages before it completes).
  */
-export async function entriesAtPositions(pool: Pool, first: number, last: number, referenceDate?: string): Promise<StoredEntryWithDetails[]> {
+export async function entriesAtPositions(
+  pool: Pool,
+  first: number,
+  last: number,
+  referenceDate?: string,
+): Promise<StoredEntryWithDetails[]> {
   return selectWithDetails(
     pool,
     `SELECT ${DETAIL_COLUMNS} FROM ranking_entries e ${JOIN_DETAILS} WHERE e.posicao BETWEEN ? AND ? ORDER BY e.posicao`,

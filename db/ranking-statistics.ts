@@ -33,7 +33,12 @@ function rangeCondition(range: (typeof SCORE_RANGES)[number]): string {
  * Computes the statistics with one aggregate scan and stores them as the snapshot row, with the run's
  * reference date (`YYYY-MM-DD`), which the reads put in the stored score breakdowns.
  */
-export async function storeStatisticsSnapshot(pool: Pool, runId: string, computedAt: Date, referenceDate: string): Promise<RankingStatistics> {
+export async function storeStatisticsSnapshot(
+  pool: Pool,
+  runId: string,
+  computedAt: Date,
+  referenceDate: string,
+): Promise<RankingStatistics> {
   const rangeSums = SCORE_RANGES.map((range, i) => `SUM(${rangeCondition(range)}) AS faixa_${i}`).join(', ');
   const [rows] = await pool.query(`
     SELECT COUNT(*) AS total, COALESCE(SUM(ativo), 0) AS ativos,

@@ -104,10 +104,16 @@ export async function upsertRankingRows(pool: Pool, rows: RankingRow[], timings?
     }
     // The details are most of the bytes (~6 KB a person): loaded as text, not built into SQL.
     await timed('details', () => replaceRows(connection, 'ranking_entry_details', DETAIL_COLUMNS, rows.map(detailValues)));
-    await timed('seals', () => connection.query('DELETE FROM ranking_entry_seals WHERE id_pessoa IN (?)', [rows.map((row) => row.id_pessoa)]));
+    await timed('seals', () =>
+      connection.query('DELETE FROM ranking_entry_seals WHERE id_pessoa IN (?)', [rows.map((row) => row.id_pessoa)]),
+    );
     const seals = rows.flatMap((row) => row.selos.map((selo) => [selo, row.id_pessoa]));
     for (let start = 0; start < seals.length; start += ROWS_PER_STATEMENT * 4) {
-      await timed('seals', () => connection.query('INSERT INTO ranking_entry_seals (selo, id_pessoa) VALUES ?', [seals.slice(start, start + ROWS_PER_STATEMENT * 4)]));
+      await timed('seals', () =>
+        connection.query('INSERT INTO ranking_entry_seals (selo, id_pessoa) VALUES ?', [
+          seals.slice(start, start + ROWS_PER_STATEMENT * 4),
+        ]),
+      );
     }
   });
   if (timings) timings.transaction += monotonicSeconds() - started - inside;
@@ -133,14 +139,21 @@ export interface StoredProvenance {
 /** How the stored entries among `ids` were built, by id; absent: no entry. */
 export async function storedProvenance(pool: Pool, ids: number[]): Promise<Map<number, StoredProvenance>> {
   if (ids.length === 0) return new Map();
-  const [rows] = await pool.query('SELECT id_pessoa, impressao, chave_documento, verificada_em FROM ranking_entries WHERE id_pessoa IN (?)', [ids]);
+  const [rows] = await pool.query(
+    'SELECT id_pessoa, impressao, chave_documento, verificada_em FROM ranking_entries WHERE id_pessoa IN (?)',
+    [ids],
+  );
   return new Map((rows as Array<StoredProvenance & { id_pessoa: number }>).map(({ id_pessoa, ...provenance }) => [id_pessoa, provenance]));
 }
 
 /** Records that the entries of `ids` were found unchanged at `referenceDate`: a run of that day need not read their documents again. */
 export async function markVerified(pool: Pool, ids: number[], referenceDate: string): Promise<void> {
   if (ids.length === 0) return;
-  await pool.query('UPDATE ranking_entries SET verificada_em = ? WHERE id_pessoa IN (?) AND NOT (verificada_em <=> ?)', [referenceDate, ids, referenceDate]);
+  await pool.query('UPDATE ranking_entries SET verificada_em = ? WHERE id_pessoa IN (?) AND NOT (verificada_em <=> ?)', [
+    referenceDate,
+    ids,
+    referenceDate,
+  ]);
 }
 
 /** Starts a run's list of persons read (one run at a time: the job's workflow id is fixed). */
@@ -159,7 +172,10 @@ export async function deletePersonsNotRead(pool: Pool): Promise<number> {
   // Two counts (~0.3 s at 300 000) spare the three deleting joins (~2 s) on the usual night, when nobody left.
   const [counts] = await pool.query(`SELECT (SELECT COUNT(*) FROM ranking_entries) AS entries,
     (SELECT COUNT(*) FROM ranking_run_persons r JOIN ranking_entries e ON e.id_pessoa = r.id_pessoa) AS read_entries`);
-  const { entries, read_entries: readEntries } = (counts as Array<{ entries: number; read_entries: number }>)[0] ?? { entries: 0, read_entries: 0 };
+  const { entries, read_entries: readEntries } = (counts as Array<{ entries: number; read_entries: number }>)[0] ?? {
+    entries: 0,
+    read_entries: 0,
+  };
   if (Number(entries) === Number(readEntries)) return 0;
   const gone = 'LEFT JOIN ranking_run_persons r ON r.id_pessoa = e.id_pessoa WHERE r.id_pessoa IS NULL';
   return inTransaction(pool, async (connection) => {

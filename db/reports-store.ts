@@ -61,7 +61,11 @@ export function reportFileName(record: Pick<Execution, 'id' | 'agentName' | 'cre
   const stamp = record.createdAt.toISOString(); // 2026-11-21T15:03:11.123Z
   const day = stamp.slice(0, 10);
   const time = stamp.slice(11, 19).replace(/:/g, '');
-  const shortId = record.id.replace(/[^0-9a-fA-F]/g, '').toLowerCase().slice(0, 8).padEnd(8, '0');
+  const shortId = record.id
+    .replace(/[^0-9a-fA-F]/g, '')
+    .toLowerCase()
+    .slice(0, 8)
+    .padEnd(8, '0');
   return `${day}_${time}_${slugOf(record.agentName)}_${shortId}.md`;
 }
 

@@ -44,7 +44,12 @@ export async function listSchedules(db: Database, limit: number): Promise<Schedu
 }
 
 export async function findSchedule(db: Database, id: string): Promise<ScheduleWithAgent | null> {
-  const [row] = await db.select(withAgent).from(schedules).leftJoin(agents, eq(agents.id, schedules.agentId)).where(eq(schedules.id, id)).limit(1);
+  const [row] = await db
+    .select(withAgent)
+    .from(schedules)
+    .leftJoin(agents, eq(agents.id, schedules.agentId))
+    .where(eq(schedules.id, id))
+    .limit(1);
   return row ?? null;
 }
 
@@ -61,7 +66,10 @@ export async function insertSchedule(db: Database, input: ScheduleInput, now: Da
 
 /** False when there is no such row. */
 export async function updateSchedule(db: Database, id: string, input: ScheduleInput, now: Date = new Date()): Promise<boolean> {
-  const [result] = await db.update(schedules).set({ ...input, updatedAt: now }).where(eq(schedules.id, id));
+  const [result] = await db
+    .update(schedules)
+    .set({ ...input, updatedAt: now })
+    .where(eq(schedules.id, id));
   return result.affectedRows > 0;
 }
 

@@ -88,7 +88,9 @@ export const rankingEntries = mysqlTable(
 export const rankingEntryDetails = mysqlTable('ranking_entry_details', {
   idPessoa: int('id_pessoa').primaryKey(),
   detalhes: jsonText<Record<string, unknown>>('detalhes').notNull(),
-  complementos: jsonText<StoredComplements>('complementos').notNull().default(sql`'{}'`),
+  complementos: jsonText<StoredComplements>('complementos')
+    .notNull()
+    .default(sql`'{}'`),
   complementosProntos: longtext('complementos_prontos'),
   idCv: text('id_cv'),
   revisaoDocumento: varchar('revisao_documento', { length: 48 }),
@@ -175,7 +177,9 @@ export const agents = mysqlTable(
     /** 0: no turn limit (no `--max-turns`). */
     maxTurns: int('max_turns').notNull(),
     /** The panel's labels: strings of 1-50 characters, at most 20 (docs/agents.md). */
-    tags: jsonText<string[]>('tags').notNull().default(sql`('[]')`),
+    tags: jsonText<string[]>('tags')
+      .notNull()
+      .default(sql`('[]')`),
     /** `active` or `inactive`: an inactive agent is not executed. */
     status: varchar('status', { length: 16 }).$type<'active' | 'inactive'>().notNull().default('active'),
     /** Claude Code's `--allowedTools`, comma-separated as the panel edits it; '' allows the mode's default. */
@@ -208,7 +212,9 @@ export const agentVersions = mysqlTable(
     /** What the change was, for the versions list ("created", "updated: model, tags", "restored version 3"). */
     changelog: varchar('changelog', { length: 500 }).notNull().default(''),
     /** The agent fields this version changed (the data's keys). */
-    changedFields: jsonText<string[]>('changed_fields').notNull().default(sql`('[]')`),
+    changedFields: jsonText<string[]>('changed_fields')
+      .notNull()
+      .default(sql`('[]')`),
     createdAt: datetime('created_at', { fsp: 3, mode: 'date' }).notNull(),
   },
   (table) => [primaryKey({ columns: [table.agentId, table.version] })],
@@ -502,7 +508,10 @@ export const webhookDeliveries = mysqlTable(
     counted: boolean('counted').notNull().default(false),
     receivedAt: datetime('received_at', { fsp: 3, mode: 'date' }).notNull(),
   },
-  (table) => [uniqueIndex('webhook_deliveries_once').on(table.webhookId, table.deliveryId), index('webhook_deliveries_received').on(table.webhookId, table.receivedAt)],
+  (table) => [
+    uniqueIndex('webhook_deliveries_once').on(table.webhookId, table.deliveryId),
+    index('webhook_deliveries_received').on(table.webhookId, table.receivedAt),
+  ],
 );
 
 /**

@@ -83,7 +83,12 @@ function costRow(row: Row): CostRow {
   return {
     count: num(row.n),
     cost: num(row.cost),
-    tokens: { input: num(row.input_tokens), output: num(row.output_tokens), cacheRead: num(row.cache_read_tokens), cacheCreation: num(row.cache_creation_tokens) },
+    tokens: {
+      input: num(row.input_tokens),
+      output: num(row.output_tokens),
+      cacheRead: num(row.cache_read_tokens),
+      cacheCreation: num(row.cache_creation_tokens),
+    },
   };
 }
 
@@ -102,7 +107,11 @@ export async function runsByDayAndStatus(db: Database, window: StatsWindow): Pro
 }
 
 /** The agents with the most records in the window (steps included), most first, then by name. */
-export async function agentsByRuns(db: Database, window: StatsWindow, limit: number): Promise<Array<{ agentId: string | null; name: string; count: number }>> {
+export async function agentsByRuns(
+  db: Database,
+  window: StatsWindow,
+  limit: number,
+): Promise<Array<{ agentId: string | null; name: string; count: number }>> {
   // Grouped from the index first (executions_stats), then each group's current name: one lookup per agent, not per record.
   const found = await rows(
     db,
@@ -167,5 +176,10 @@ export async function costsByPipeline(db: Database, window: StatsWindow, limit: 
         ORDER BY cost DESC, name ASC
         LIMIT ${limit}`,
   );
-  return found.map((row) => ({ pipelineId: (row.pipeline_id as string | null) ?? null, name: String(row.name ?? ''), runs: num(row.runs), ...costRow(row) }));
+  return found.map((row) => ({
+    pipelineId: (row.pipeline_id as string | null) ?? null,
+    name: String(row.name ?? ''),
+    runs: num(row.runs),
+    ...costRow(row),
+  }));
 }

@@ -36,7 +36,10 @@ export async function insertTask(db: Database, input: TaskInput, now: Date = new
 
 /** The merged row, or null when there is no such task. */
 export async function updateTask(db: Database, id: string, change: Partial<TaskInput>, now: Date = new Date()): Promise<Task | null> {
-  const [result] = await db.update(tasks).set({ ...change, updatedAt: now }).where(eq(tasks.id, id));
+  const [result] = await db
+    .update(tasks)
+    .set({ ...change, updatedAt: now })
+    .where(eq(tasks.id, id));
   if (result.affectedRows === 0) return null;
   return findTask(db, id);
 }

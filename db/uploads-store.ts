@@ -16,7 +16,10 @@ export async function insertUploads(db: Database, rows: Upload[]): Promise<void>
 /** The stored uploads with one of these exact paths (at most one each: every path is new). */
 export async function uploadsByPath(db: Database, paths: readonly string[]): Promise<Upload[]> {
   if (paths.length === 0) return [];
-  return db.select().from(uploads).where(inArray(uploads.path, [...new Set(paths)]));
+  return db
+    .select()
+    .from(uploads)
+    .where(inArray(uploads.path, [...new Set(paths)]));
 }
 
 /** The oldest `limit` uploads stored before `before`: one batch of a retention pass. */

@@ -42,7 +42,8 @@ type Row = typeof webhooks.$inferSelect;
 
 function withSecretOf(row: Row): WebhookWithSecret {
   const { secretCiphertext, secretIv, secretAuthTag, ...rest } = row;
-  const secret = secretCiphertext && secretIv && secretAuthTag ? { ciphertext: secretCiphertext, iv: secretIv, authTag: secretAuthTag } : null;
+  const secret =
+    secretCiphertext && secretIv && secretAuthTag ? { ciphertext: secretCiphertext, iv: secretIv, authTag: secretAuthTag } : null;
   return { ...rest, hasSecret: secret !== null, secret };
 }
 
@@ -162,7 +163,10 @@ export interface DeliveryCall {
  * is recorded: a repeat gets `{claimed: false, first}` (the first call's record) and must not start
  * anything unless it takes the record over (takeOverDelivery).
  */
-export async function claimDelivery(db: Database, call: DeliveryCall): Promise<{ claimed: true; delivery: Delivery } | { claimed: false; first: ReceivedDelivery }> {
+export async function claimDelivery(
+  db: Database,
+  call: DeliveryCall,
+): Promise<{ claimed: true; delivery: Delivery } | { claimed: false; first: ReceivedDelivery }> {
   const id = randomUUID();
   try {
     await db.insert(webhookDeliveries).values({ id, ...call, counted: false });
@@ -193,7 +197,11 @@ export async function claimDelivery(db: Database, call: DeliveryCall): Promise<{
  * (compare-and-set on its state and time): the caller, the time and the run's id become this call's;
  * whether it was counted is kept. Null when another call took it first.
  */
-export async function takeOverDelivery(db: Database, first: ReceivedDelivery, call: Pick<DeliveryCall, 'caller' | 'executionId' | 'receivedAt'>): Promise<Delivery | null> {
+export async function takeOverDelivery(
+  db: Database,
+  first: ReceivedDelivery,
+  call: Pick<DeliveryCall, 'caller' | 'executionId' | 'receivedAt'>,
+): Promise<Delivery | null> {
   const [result] = await db
     .update(webhookDeliveries)
     .set({ caller: call.caller, executionId: call.executionId, receivedAt: call.receivedAt, refused: null })

@@ -42,6 +42,9 @@ export function chooseHost(directory: string, hosts: readonly AgentHostEntry[]):
     .filter((host) => host.live)
     .map((host) => ({ host, depth: deepestRootHolding(directory, host.roots) }))
     .filter((candidate) => candidate.depth >= 0)
-    .sort((a, b) => b.depth - a.depth || a.host.running - b.host.running || (a.host.name < b.host.name ? -1 : a.host.name > b.host.name ? 1 : 0));
+    .sort(
+      (a, b) =>
+        b.depth - a.depth || a.host.running - b.host.running || (a.host.name < b.host.name ? -1 : a.host.name > b.host.name ? 1 : 0),
+    );
   return candidates[0]?.host.name ?? null;
 }

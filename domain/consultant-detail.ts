@@ -26,7 +26,12 @@ export const DETAIL_SOURCE_EXCLUDES = ['enderecos', 'empregos', 'projetos'];
 export const consultantDetailSchema = z
   .object({
     ...detailedRankingEntrySchema.shape,
-    posicao: z.number().int().min(1).nullable().meta({ description: 'Position in the last completed ranking; null for a person not in it (scored on the fly)' }),
+    posicao: z
+      .number()
+      .int()
+      .min(1)
+      .nullable()
+      .meta({ description: 'Position in the last completed ranking; null for a person not in it (scored on the fly)' }),
     rank: z.number().int().min(1).nullable().meta({ description: 'The position; null for a person not in the ranking' }),
   })
   .meta({ id: 'ConsultantDetail' });
@@ -49,7 +54,16 @@ export function rankedDetailJson(
  * built from the document, then the ranking entry of rules 3-5), with `posicao` and `rank` null.
  */
 export function unrankedDetailJson(doc: PersonDocument, referenceDate: string, cvBaseUrl: string): Buffer {
-  const { id_pessoa, nome, nome_busca: _searchKey, run_id: _runId, impressao: _fingerprint, chave_documento: _key, verificada_em: _verified, ...rest } = toRankingRow(scorePerson(doc, referenceDate), doc, '', null);
+  const {
+    id_pessoa,
+    nome,
+    nome_busca: _searchKey,
+    run_id: _runId,
+    impressao: _fingerprint,
+    chave_documento: _key,
+    verificada_em: _verified,
+    ...rest
+  } = toRankingRow(scorePerson(doc, referenceDate), doc, '', null);
   return rankingEntryJson({ id_pessoa, nome, posicao: null, ...rest }, doc, cvBaseUrl, { rank: null });
 }
 
@@ -67,7 +81,11 @@ export interface AreaSpelling {
 export const assessmentAreaRecordSchema = z
   .object({
     nome: z.string().meta({ description: 'The assessment area (its most frequent spelling, repaired)' }),
-    total_consultores: z.number().int().min(0).meta({ description: 'Persons of the index with the area in any consultancy period, active or not' }),
+    total_consultores: z
+      .number()
+      .int()
+      .min(0)
+      .meta({ description: 'Persons of the index with the area in any consultancy period, active or not' }),
     total_ativos: z.number().int().min(0).meta({ description: 'Those of them whose `ativo` is true' }),
   })
   .meta({ id: 'AssessmentArea' });

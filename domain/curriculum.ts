@@ -158,7 +158,9 @@ export const curriculumSchema = z
     nacionalidade: shownText,
     titulacoes: z.array(degreeItemSchema),
     idiomas: z.array(curriculumLanguageSchema),
-    areas_conhecimento: z.array(curriculumKnowledgeAreaSchema).meta({ description: 'Of every consultancy period, each (nome, area_avaliacao) pair once' }),
+    areas_conhecimento: z
+      .array(curriculumKnowledgeAreaSchema)
+      .meta({ description: 'Of every consultancy period, each (nome, area_avaliacao) pair once' }),
     endereco_profissional: professionalAddressSchema
       .nullable()
       .meta({ description: 'The first address, in stored order, that is Profissional or flagged as main; null when none is' }),
@@ -181,7 +183,9 @@ export type Curriculum = z.infer<typeof curriculumSchema>;
 export const curriculumNotFoundSchema = z
   .object({
     encontrado: z.literal(false),
-    motivo: z.enum([PERSON_NOT_FOUND, NO_CURRICULUM]).meta({ description: 'No document for the person, or a document without a curriculum identifier' }),
+    motivo: z
+      .enum([PERSON_NOT_FOUND, NO_CURRICULUM])
+      .meta({ description: 'No document for the person, or a document without a curriculum identifier' }),
   })
   .meta({ id: 'CurriculumNotFound' });
 export type CurriculumNotFound = z.infer<typeof curriculumNotFoundSchema>;
@@ -364,16 +368,14 @@ export function supervisionLevel(nivel: unknown): SupervisionLevel {
 export function concludedSupervisions(supervisions: unknown): { items: ConcludedSupervision[]; total: number } {
   const concluded = itemsOf(supervisions)
     .filter((item) => isConcludedSupervision(item.tipo))
-    .map(
-      (item): ConcludedSupervision => ({
-        tipo: shown(item.tipo),
-        titulo: shown(item.titulo),
-        ano: numberOf(item.ano),
-        orientando: shown(item.orientando),
-        programa: shown(item.programa),
-        ies: shown(item.ies),
-      }),
-    );
+    .map((item): ConcludedSupervision => ({
+      tipo: shown(item.tipo),
+      titulo: shown(item.titulo),
+      ano: numberOf(item.ano),
+      orientando: shown(item.orientando),
+      programa: shown(item.programa),
+      ies: shown(item.ies),
+    }));
   return { items: mostRecentFirst(concluded, (item) => item.ano).slice(0, MAX_CONCLUDED_SUPERVISIONS), total: concluded.length };
 }
 

@@ -7,7 +7,11 @@ const stored = z.string().nullable();
 export const degreeItemSchema = z
   .object({
     grau: z.string().meta({ description: "The degree; '' when the document has none" }),
-    hierarquia: z.number().int().nullable().meta({ description: 'Lower is higher (1 Pós-Doutorado … 4 Graduação); null when the stored value is not a digit string' }),
+    hierarquia: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'Lower is higher (1 Pós-Doutorado … 4 Graduação); null when the stored value is not a digit string' }),
     ano: z.number().int().nullable().meta({ description: 'The stored year when it is a digit string, else null' }),
     inicio: stored,
     fim: stored,

@@ -7,7 +7,16 @@
 export const EXECUTION_KINDS = ['agent', 'pipeline'] as const;
 export type ExecutionKind = (typeof EXECUTION_KINDS)[number];
 
-export const EXECUTION_STATUSES = ['queued', 'running', 'retrying', 'awaiting_approval', 'completed', 'error', 'canceled', 'rejected'] as const;
+export const EXECUTION_STATUSES = [
+  'queued',
+  'running',
+  'retrying',
+  'awaiting_approval',
+  'completed',
+  'error',
+  'canceled',
+  'rejected',
+] as const;
 export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
 
 export const EXECUTION_SOURCES = ['manual', 'schedule', 'webhook', 'webhook-test', 'retry', 'continue', 'delegation', 'resume'] as const;

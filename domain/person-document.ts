@@ -274,7 +274,9 @@ export const agencyCoordinationSchema = z
   })
   .meta({ id: 'PersonAgencyCoordination' });
 
-export const inscriptionSchema = z.looseObject({ tipo: z.enum(['INSC_AUTOR', 'INSC_INST']), premio: z.string(), ano: z.number() }).meta({ id: 'PersonInscription' });
+export const inscriptionSchema = z
+  .looseObject({ tipo: z.enum(['INSC_AUTOR', 'INSC_INST']), premio: z.string(), ano: z.number() })
+  .meta({ id: 'PersonInscription' });
 
 export const committeeEvaluationSchema = z
   .looseObject({
@@ -302,7 +304,9 @@ export const awardSchema = z
   })
   .meta({ id: 'PersonAward' });
 
-export const fundingGrantSchema = z.looseObject({ modalidade: z.string(), nivel: text, inicio: date, fim: openDate }).meta({ id: 'PersonFundingGrant' });
+export const fundingGrantSchema = z
+  .looseObject({ modalidade: z.string(), nivel: text, inicio: date, fim: openDate })
+  .meta({ id: 'PersonFundingGrant' });
 
 export const participationSchema = z.looseObject({ tipo: z.string(), ano: z.number() }).meta({ id: 'PersonParticipation' });
 
@@ -322,7 +326,9 @@ export const supervisionSchema = z
   })
   .meta({ id: 'PersonSupervision' });
 
-export const examinationBoardSchema = z.looseObject({ nivel: z.enum([...supervisionLevels, 'Graduação']), ano: z.number() }).meta({ id: 'PersonExaminationBoard' });
+export const examinationBoardSchema = z
+  .looseObject({ nivel: z.enum([...supervisionLevels, 'Graduação']), ano: z.number() })
+  .meta({ id: 'PersonExaminationBoard' });
 
 export const researchLineSchema = z.looseObject({ nome: z.string(), inicio: openDate, fim: openDate }).meta({ id: 'PersonResearchLine' });
 
@@ -445,7 +451,8 @@ export const personDocumentSchema = z
   });
 
 /** A type without its index signatures (those of the loose objects), at every depth. */
-type Known<T> = T extends ReadonlyArray<infer E> ? Known<E>[] : T extends object ? { [K in keyof T as string extends K ? never : K]: Known<T[K]> } : T;
+type Known<T> =
+  T extends ReadonlyArray<infer E> ? Known<E>[] : T extends object ? { [K in keyof T as string extends K ? never : K]: Known<T[K]> } : T;
 type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 /** Compile-time: the schema describes exactly the fields and types of the interface. */
 const schemaMatchesInterface: Same<Known<z.output<typeof personDocumentSchema>>, Known<PersonDocument>> = true;

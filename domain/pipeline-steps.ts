@@ -19,6 +19,9 @@ export function cutNote(kept: number, total: number): string {
 export function stepInputOf(previous: string, template: string | null): { input: string; prompt: string } {
   const input = previous.length <= STEP_INPUT_MAX ? previous : previous.slice(0, STEP_INPUT_MAX) + cutNote(STEP_INPUT_MAX, previous.length);
   const whole = template ? template.split('{{input}}').join(input) : input;
-  const prompt = whole.length <= STEP_PROMPT_MAX ? whole : whole.slice(0, STEP_PROMPT_MAX) + `\n\n[prompt cortado: ${STEP_PROMPT_MAX} de ${whole.length} caracteres]`;
+  const prompt =
+    whole.length <= STEP_PROMPT_MAX
+      ? whole
+      : whole.slice(0, STEP_PROMPT_MAX) + `\n\n[prompt cortado: ${STEP_PROMPT_MAX} de ${whole.length} caracteres]`;
   return { input, prompt };
 }

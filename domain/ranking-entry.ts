@@ -5,7 +5,10 @@ import { passThroughDetailsSchema, type RankingRow, type StoredComplements } fro
 import { ACTIVITY_KINDS } from './scoring/score-person';
 
 /** A positioned row as readers get it: the ranking columns of what the job wrote, plus the position. */
-export type StoredEntry = Omit<RankingRow, 'nome_busca' | 'run_id' | 'impressao' | 'chave_documento' | 'verificada_em' | 'detalhes' | 'complementos' | 'revisao_documento'> & { posicao: number };
+export type StoredEntry = Omit<
+  RankingRow,
+  'nome_busca' | 'run_id' | 'impressao' | 'chave_documento' | 'verificada_em' | 'detalhes' | 'complementos' | 'revisao_documento'
+> & { posicao: number };
 
 /**
  * An entry with its details: the pass-through JSON as the stored bytes (never decoded, parsed or
@@ -19,7 +22,9 @@ export type StoredEntryWithDetails = StoredEntry &
 export const entryCvSchema = z
   .object({
     id_cv: z.string().meta({ description: 'The curriculum identifier' }),
-    titulacoes: z.array(degreeItemSchema).meta({ description: 'By `hierarquia` ascending (missing 99), then `ano` descending (missing 0)' }),
+    titulacoes: z
+      .array(degreeItemSchema)
+      .meta({ description: 'By `hierarquia` ascending (missing 99), then `ano` descending (missing 0)' }),
     url: z.string().meta({ description: '`<CV_BASE_URL>/<id_cv>`' }),
   })
   .meta({ id: 'EntryCv' });
@@ -56,8 +61,14 @@ export function storedCv(complements: StoredComplements, cvBaseUrl: string): Ent
 
 /** The parts of an entry that rules 3 and 4 decide. */
 export const resolvedComplementsSchema = z.object({
-  idiomas: z.array(rankingLanguageSchema).nullable().meta({ description: "The stored languages, else the index document's (rule 3); null when neither has any" }),
-  titulacao: z.array(degreeItemSchema).nullable().meta({ description: "The stored degrees, else the index document's (rule 3); null when neither has any" }),
+  idiomas: z
+    .array(rankingLanguageSchema)
+    .nullable()
+    .meta({ description: "The stored languages, else the index document's (rule 3); null when neither has any" }),
+  titulacao: z
+    .array(degreeItemSchema)
+    .nullable()
+    .meta({ description: "The stored degrees, else the index document's (rule 3); null when neither has any" }),
   cv: entryCvSchema.nullable().meta({ description: 'Rule 4; null when no curriculum identifier is known' }),
 });
 export type ResolvedComplements = z.infer<typeof resolvedComplementsSchema>;
@@ -74,7 +85,8 @@ export function resolveComplements(
 ): ResolvedComplements {
   const lacksLanguages = !complements.idiomas;
   const idiomas = lacksLanguages && doc?.idiomas ? doc.idiomas.map(toRankingLanguage) : (complements.idiomas ?? null);
-  const titulacao = lacksLanguages && !complements.titulacao && doc?.titulacoes ? degreeItems(doc.titulacoes) : (complements.titulacao ?? null);
+  const titulacao =
+    lacksLanguages && !complements.titulacao && doc?.titulacoes ? degreeItems(doc.titulacoes) : (complements.titulacao ?? null);
   return { idiomas, titulacao, cv: resolveCv(storedCv(complements, cvBaseUrl), doc, cvBaseUrl) };
 }
 
@@ -157,7 +169,11 @@ export const rankingEntrySchema = z
 export const detailedRankingEntrySchema = z
   .object({
     ...rankingEntrySchema.shape,
-    rank: z.number().int().min(1).meta({ description: "The position; with `componente`, the place in that block's list (1-based, counting the offset)" }),
+    rank: z
+      .number()
+      .int()
+      .min(1)
+      .meta({ description: "The position; with `componente`, the place in that block's list (1-based, counting the offset)" }),
   })
   .meta({ id: 'DetailedRankingEntry' });
 
@@ -247,7 +263,11 @@ export const rankingSummarySchema = z
     bloco_a: z.number(),
     bloco_c: z.number(),
     bloco_d: z.number(),
-    rank: z.number().int().min(1).meta({ description: "The position; with `componente`, the place in that block's list (1-based, counting the offset)" }),
+    rank: z
+      .number()
+      .int()
+      .min(1)
+      .meta({ description: "The position; with `componente`, the place in that block's list (1-based, counting the offset)" }),
   })
   .meta({ id: 'RankingSummary' });
 export type RankingSummary = z.infer<typeof rankingSummarySchema>;

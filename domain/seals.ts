@@ -27,26 +27,28 @@ export const sealCatalogueEntrySchema = z
 export type SealCatalogueEntry = z.infer<typeof sealCatalogueEntrySchema>;
 
 /** The known seals, in the order of the specification. */
-export const SEAL_CATALOGUE: readonly SealCatalogueEntry[] = Object.freeze([
-  { codigo: 'PRESID_CAMARA', label: 'Presidente Câmara', icone: '🏛️', grupo: 'funcoes' },
-  { codigo: 'COORD_PPG', label: 'Coord. PPG', icone: '🎓', grupo: 'funcoes' },
-  { codigo: 'BPQ', label: 'Bolsista PQ', icone: '🔬', grupo: 'funcoes' },
-  { codigo: 'AUTOR_GP', label: 'Autor Grande Prêmio', icone: '🏆', grupo: 'premiacoes' },
-  { codigo: 'AUTOR_PREMIO', label: 'Autor Prêmio', icone: '🥇', grupo: 'premiacoes' },
-  { codigo: 'AUTOR_MENCAO', label: 'Autor Menção', icone: '🎖️', grupo: 'premiacoes' },
-  { codigo: 'ORIENT_GP', label: 'Orientador GP', icone: '🏆', grupo: 'premiacoes' },
-  { codigo: 'ORIENT_PREMIO', label: 'Orientador Prêmio', icone: '🥇', grupo: 'premiacoes' },
-  { codigo: 'ORIENT_MENCAO', label: 'Orientador Menção', icone: '🎖️', grupo: 'premiacoes' },
-  { codigo: 'COORIENT_GP', label: 'Coorientador GP', icone: '🏆', grupo: 'premiacoes' },
-  { codigo: 'COORIENT_PREMIO', label: 'Coorientador Prêmio', icone: '🥇', grupo: 'premiacoes' },
-  { codigo: 'COORIENT_MENCAO', label: 'Coorientador Menção', icone: '🎖️', grupo: 'premiacoes' },
-  { codigo: 'ORIENT_POS_DOC', label: 'Orient. Pós-Doc', icone: '🔭', grupo: 'orientacoes' },
-  { codigo: 'ORIENT_TESE', label: 'Orient. Tese', icone: '📘', grupo: 'orientacoes' },
-  { codigo: 'ORIENT_DISS', label: 'Orient. Dissertação', icone: '📗', grupo: 'orientacoes' },
-  { codigo: 'CO_ORIENT_POS_DOC', label: 'Coorient. Pós-Doc', icone: '🔭', grupo: 'coorientacoes' },
-  { codigo: 'CO_ORIENT_TESE', label: 'Coorient. Tese', icone: '📘', grupo: 'coorientacoes' },
-  { codigo: 'CO_ORIENT_DISS', label: 'Coorient. Dissertação', icone: '📗', grupo: 'coorientacoes' },
-].map((entry) => Object.freeze(entry as SealCatalogueEntry)));
+export const SEAL_CATALOGUE: readonly SealCatalogueEntry[] = Object.freeze(
+  [
+    { codigo: 'PRESID_CAMARA', label: 'Presidente Câmara', icone: '🏛️', grupo: 'funcoes' },
+    { codigo: 'COORD_PPG', label: 'Coord. PPG', icone: '🎓', grupo: 'funcoes' },
+    { codigo: 'BPQ', label: 'Bolsista PQ', icone: '🔬', grupo: 'funcoes' },
+    { codigo: 'AUTOR_GP', label: 'Autor Grande Prêmio', icone: '🏆', grupo: 'premiacoes' },
+    { codigo: 'AUTOR_PREMIO', label: 'Autor Prêmio', icone: '🥇', grupo: 'premiacoes' },
+    { codigo: 'AUTOR_MENCAO', label: 'Autor Menção', icone: '🎖️', grupo: 'premiacoes' },
+    { codigo: 'ORIENT_GP', label: 'Orientador GP', icone: '🏆', grupo: 'premiacoes' },
+    { codigo: 'ORIENT_PREMIO', label: 'Orientador Prêmio', icone: '🥇', grupo: 'premiacoes' },
+    { codigo: 'ORIENT_MENCAO', label: 'Orientador Menção', icone: '🎖️', grupo: 'premiacoes' },
+    { codigo: 'COORIENT_GP', label: 'Coorientador GP', icone: '🏆', grupo: 'premiacoes' },
+    { codigo: 'COORIENT_PREMIO', label: 'Coorientador Prêmio', icone: '🥇', grupo: 'premiacoes' },
+    { codigo: 'COORIENT_MENCAO', label: 'Coorientador Menção', icone: '🎖️', grupo: 'premiacoes' },
+    { codigo: 'ORIENT_POS_DOC', label: 'Orient. Pós-Doc', icone: '🔭', grupo: 'orientacoes' },
+    { codigo: 'ORIENT_TESE', label: 'Orient. Tese', icone: '📘', grupo: 'orientacoes' },
+    { codigo: 'ORIENT_DISS', label: 'Orient. Dissertação', icone: '📗', grupo: 'orientacoes' },
+    { codigo: 'CO_ORIENT_POS_DOC', label: 'Coorient. Pós-Doc', icone: '🔭', grupo: 'coorientacoes' },
+    { codigo: 'CO_ORIENT_TESE', label: 'Coorient. Tese', icone: '📘', grupo: 'coorientacoes' },
+    { codigo: 'CO_ORIENT_DISS', label: 'Coorient. Dissertação', icone: '📗', grupo: 'coorientacoes' },
+  ].map((entry) => Object.freeze(entry as SealCatalogueEntry)),
+);
 
 /** The known seals as fresh objects (the caller may change them), in the order of the specification. */
 export function sealCatalogue(): SealCatalogueEntry[] {

@@ -63,7 +63,10 @@ export interface InterruptedRunOutcome {
  * recording itself). Only one chain of `ranking_job` is open at a time: when the latest execution
  * belongs to another chain, this run's chain closed before it, how is not known here.
  */
-export function interruptedRunOutcome(runId: string, latest: { state: WorkflowState; firstRunId: string | null }): InterruptedRunOutcome | null {
+export function interruptedRunOutcome(
+  runId: string,
+  latest: { state: WorkflowState; firstRunId: string | null },
+): InterruptedRunOutcome | null {
   const { state, firstRunId } = latest;
   // An open execution whose chain is not told is taken for this run's (a doubt never ends a run).
   const ownChain = firstRunId === null || firstRunId === runId;

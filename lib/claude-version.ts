@@ -24,7 +24,10 @@ function resolveCommand(command: string): string {
 function ask(command: string): Promise<string> {
   return new Promise((resolve) => {
     execFile(resolveCommand(command), ['--version'], { timeout: TIMEOUT_MS, maxBuffer: 64 * 1024 }, (error, stdout) => {
-      const firstLine = String(stdout ?? '').split('\n')[0]?.trim() ?? '';
+      const firstLine =
+        String(stdout ?? '')
+          .split('\n')[0]
+          ?.trim() ?? '';
       resolve(error || firstLine === '' ? VERSION_UNAVAILABLE : firstLine);
     });
   });

@@ -72,10 +72,7 @@ const envSchema = z.object({
   /** Base address of external curriculum pages: a cv url is `<CV_BASE_URL>/<id_cv>`. */
   CV_BASE_URL: z.url().default('https://cv.example.org/curriculo'),
 
-  RANKING_SCHEDULE_TIMEZONE: z
-    .string()
-    .refine(isTimeZone, 'an IANA time zone such as America/Sao_Paulo')
-    .default('America/Sao_Paulo'),
+  RANKING_SCHEDULE_TIMEZONE: z.string().refine(isTimeZone, 'an IANA time zone such as America/Sao_Paulo').default('America/Sao_Paulo'),
 
   /** How often the reconcilers (one long-lived workflow each, docs/observability.md) look for records whose workflow is gone (docs/agent-executions.md). */
   RECONCILE_INTERVAL_SECONDS: positiveInt.max(3_600).default(60),
@@ -103,7 +100,12 @@ const envSchema = z.object({
   CORS_ORIGINS: z
     .string()
     .default('')
-    .transform((value) => value.split(',').map((origin) => origin.trim()).filter(Boolean)),
+    .transform((value) =>
+      value
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter(Boolean),
+    ),
   /** Trust X-Forwarded-* headers (the service runs behind a reverse proxy). */
   TRUST_PROXY: z
     .enum(['true', 'false', '1', '0'])
@@ -121,7 +123,12 @@ const envSchema = z.object({
   ALLOWED_HOSTS: z
     .string()
     .default('')
-    .transform((value) => value.split(',').map((host) => host.trim().toLowerCase()).filter(Boolean)),
+    .transform((value) =>
+      value
+        .split(',')
+        .map((host) => host.trim().toLowerCase())
+        .filter(Boolean),
+    ),
   /** Open WebSockets per client address; further handshakes are refused with 429. */
   WEBSOCKET_MAX_SOCKETS_PER_CLIENT: positiveInt.default(32),
   /** A socket is pinged this often and closed when it missed the previous ping's pong. */
@@ -165,10 +172,7 @@ const envSchema = z.object({
   /** How long a pipeline run waits for an approval before it ends `rejected`, unless its step sets its own (docs/pipelines.md). */
   PIPELINE_APPROVAL_TIMEOUT_SECONDS: positiveInt.max(30 * 86_400).default(86_400),
   /** The IANA time zone agent schedules' cron expressions are read in (docs/tasks-schedules.md). */
-  AGENT_SCHEDULE_TIMEZONE: z
-    .string()
-    .refine(isTimeZone, 'an IANA time zone such as America/Sao_Paulo')
-    .default('America/Sao_Paulo'),
+  AGENT_SCHEDULE_TIMEZONE: z.string().refine(isTimeZone, 'an IANA time zone such as America/Sao_Paulo').default('America/Sao_Paulo'),
   REPORTS_KEPT: positiveInt.default(1000),
   NOTIFICATIONS_KEPT: positiveInt.default(1000),
   /**
@@ -197,10 +201,7 @@ const envSchema = z.object({
    * This machine's name among the agents hosts (docs/multi-host.md): an agents worker registers it with
    * its AGENT_WORKDIR_ROOTS and serves the task queue `agents-host-<name>`. Default: the host name.
    */
-  AGENT_HOST: z
-    .string()
-    .regex(AGENT_HOST_NAME, 'letters, digits, . _ - (at most 100)')
-    .optional(),
+  AGENT_HOST: z.string().regex(AGENT_HOST_NAME, 'letters, digits, . _ - (at most 100)').optional(),
 
   /** The admin panel's static files, served at the site root (docs/admin-panel.md); unset: no panel. Relative to the repository. */
   PANEL_DIR: z.string().min(1).optional(),
@@ -209,7 +210,12 @@ const envSchema = z.object({
   PROCESS_ROLES: z
     .string()
     .default('api,ranking-worker,agents-worker')
-    .transform((value) => value.split(',').map((role) => role.trim()).filter(Boolean))
+    .transform((value) =>
+      value
+        .split(',')
+        .map((role) => role.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.enum(['api', 'ranking-worker', 'agents-worker'])).min(1)),
 });
 
@@ -218,12 +224,24 @@ export const REPOSITORY_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
 function gitRemotes(value: string, context: z.RefinementCtx): { name: string; url: string }[] {
   const remotes: { name: string; url: string }[] = [];
-  for (const entry of value.split(',').map((item) => item.trim()).filter(Boolean)) {
+  for (const entry of value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean)) {
     const at = entry.indexOf('=');
     const name = entry.slice(0, at).trim();
     const url = entry.slice(at + 1).trim();
-    if (at <= 0 || !REPOSITORY_NAME.test(name) || name.endsWith('.git') || !/^(https?:\/\/|file:\/\/|\/)/.test(url) || /^https?:\/\/[^/]*@/.test(url)) {
-      context.addIssue({ code: 'custom', message: `"${entry}" is not name=url (a name of letters, digits, . _ -; an http(s), file:// or absolute URL without credentials)` });
+    if (
+      at <= 0 ||
+      !REPOSITORY_NAME.test(name) ||
+      name.endsWith('.git') ||
+      !/^(https?:\/\/|file:\/\/|\/)/.test(url) ||
+      /^https?:\/\/[^/]*@/.test(url)
+    ) {
+      context.addIssue({
+        code: 'custom',
+        message: `"${entry}" is not name=url (a name of letters, digits, . _ -; an http(s), file:// or absolute URL without credentials)`,
+      });
       continue;
     }
     remotes.push({ name, url });
@@ -239,7 +257,11 @@ function cleartextRemote(url: string): boolean {
 
 /** The machine's host name, cut to what a host name here may be (AGENT_HOST_NAME). */
 function defaultHostName(): string {
-  const name = os.hostname().replace(/[^A-Za-z0-9._-]/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 100);
+  const name = os
+    .hostname()
+    .replace(/[^A-Za-z0-9._-]/g, '-')
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .slice(0, 100);
   return name === '' ? 'localhost' : name;
 }
 
@@ -253,7 +275,10 @@ function isTimeZone(name: string): boolean {
 }
 
 function workdirRoots(value: string, context: z.RefinementCtx): string[] {
-  const listed = value.split(',').map((root) => root.trim()).filter(Boolean);
+  const listed = value
+    .split(',')
+    .map((root) => root.trim())
+    .filter(Boolean);
   if (listed.length === 0) context.addIssue({ code: 'custom', message: 'at least one absolute path' });
   const roots: string[] = [];
   for (const root of listed) {

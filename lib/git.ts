@@ -92,7 +92,12 @@ export function git(args: string[], call: GitCall = {}): Promise<string> {
     let stdout = '';
     let stderr = '';
     // Backpressure and errors handled by pipeline; a failed write is the call's failure.
-    const piped = call.stdoutTo ? pipeline(child.stdout, call.stdoutTo).then(() => null, (error: Error) => error) : null;
+    const piped = call.stdoutTo
+      ? pipeline(child.stdout, call.stdoutTo).then(
+          () => null,
+          (error: Error) => error,
+        )
+      : null;
     if (!piped) {
       child.stdout.on('data', (chunk: Buffer) => {
         if (stdout.length < KEPT_OUTPUT) stdout += chunk.toString('utf8');
@@ -109,7 +114,8 @@ export function git(args: string[], call: GitCall = {}): Promise<string> {
     child.once('close', async (code, signal) => {
       clearTimeout(timer);
       const writeError = piped ? await piped : null;
-      if (code === 0 && writeError) return reject(new GitError(`git ${args[0] ?? ''}: its output could not be written: ${writeError.message}`, code, stderr));
+      if (code === 0 && writeError)
+        return reject(new GitError(`git ${args[0] ?? ''}: its output could not be written: ${writeError.message}`, code, stderr));
       if (code === 0) return resolve(stdout.replace(/\s+$/, ''));
       const said = stderr.trim().split('\n').filter(Boolean).slice(-5).join(' | ');
       const how = signal ? `was stopped (${signal})` : `exited with code ${code}`;

@@ -440,7 +440,8 @@ export class ExecutionLiveStream {
     };
     const fields = { ...this.execution, status: outcome.status, lastSeq: this.lastSeq, at: new Date().toISOString() };
     if (outcome.status === 'completed') return this.publish({ type: 'execution_complete', ...fields, data });
-    if (canceled) return this.publish({ type: 'execution_canceled', ...fields, data: { ...data, canceled, error: outcome.error ?? 'canceled' } });
+    if (canceled)
+      return this.publish({ type: 'execution_canceled', ...fields, data: { ...data, canceled, error: outcome.error ?? 'canceled' } });
     return this.publish({ type: 'execution_error', ...fields, data: { ...data, error: outcome.error ?? 'the execution failed' } });
   }
 

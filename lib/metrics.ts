@@ -78,7 +78,7 @@ export const webhookCalls = new Counter({
 /** Firings of agent schedules, by outcome. */
 export const scheduleFirings = new Counter({
   name: 'schedule_firings_total',
-  help: "Firings of agent schedules, by result: started, refused_budget (the record ended error at once), skipped (the schedule or its agent is gone or inactive).",
+  help: 'Firings of agent schedules, by result: started, refused_budget (the record ended error at once), skipped (the schedule or its agent is gone or inactive).',
   labelNames: ['result'] as const,
   registers: [metricsRegistry],
 });
@@ -127,7 +127,7 @@ export const rankingJobDuration = new Histogram({
 /** Person documents read by this ranking worker (whole and scored, or by revision only), whether their entry was rewritten or not. */
 export const rankingJobDocuments = new Counter({
   name: 'ranking_job_documents_total',
-  help: 'Person documents read from the index by ranking jobs on this worker (whole and scored, or by revision on the ranking\'s own day), rewritten or not (a batch retried after a failure counts again).',
+  help: "Person documents read from the index by ranking jobs on this worker (whole and scored, or by revision on the ranking's own day), rewritten or not (a batch retried after a failure counts again).",
   registers: [metricsRegistry],
 });
 
@@ -180,10 +180,26 @@ function recordGauge(name: string, help: string, value: (figures: RecordFigures)
 }
 
 const recordGauges = [
-  recordGauge('agent_runs_running', 'Agent run records running now (service-wide, from the records).', (figures) => figures.agentRunsRunning),
-  recordGauge('agent_runs_waiting_slot', 'Agent run records queued for a concurrency slot now (service-wide, from the records).', (figures) => figures.agentRunsWaitingSlot),
-  recordGauge('pipeline_runs_awaiting_approval', 'Pipeline runs waiting for a person to approve a step now (service-wide, from the records).', (figures) => figures.pipelineRunsAwaitingApproval),
-  recordGauge('ranking_job_last_success_timestamp_seconds', 'Unix time of the end of the last ranking job that completed (from the records; absent when none has).', (figures) => figures.rankingLastSuccessSeconds),
+  recordGauge(
+    'agent_runs_running',
+    'Agent run records running now (service-wide, from the records).',
+    (figures) => figures.agentRunsRunning,
+  ),
+  recordGauge(
+    'agent_runs_waiting_slot',
+    'Agent run records queued for a concurrency slot now (service-wide, from the records).',
+    (figures) => figures.agentRunsWaitingSlot,
+  ),
+  recordGauge(
+    'pipeline_runs_awaiting_approval',
+    'Pipeline runs waiting for a person to approve a step now (service-wide, from the records).',
+    (figures) => figures.pipelineRunsAwaitingApproval,
+  ),
+  recordGauge(
+    'ranking_job_last_success_timestamp_seconds',
+    'Unix time of the end of the last ranking job that completed (from the records; absent when none has).',
+    (figures) => figures.rankingLastSuccessSeconds,
+  ),
 ];
 
 /** Serves the record gauges from `source` (the process's database); the last call wins. */

@@ -33,7 +33,10 @@ export class WorkingDirectoryError extends Error {
  */
 export function normaliseWorkingDirectory(requested: string): string {
   if (typeof requested !== 'string' || requested.length === 0) {
-    throw new WorkingDirectoryError('the working directory must be an absolute path', 'O diretório de trabalho deve ser um caminho absoluto');
+    throw new WorkingDirectoryError(
+      'the working directory must be an absolute path',
+      'O diretório de trabalho deve ser um caminho absoluto',
+    );
   }
   if (requested.length > WORKING_DIRECTORY_MAX) {
     throw new WorkingDirectoryError(
@@ -125,7 +128,8 @@ export async function resolveExistingPrefix(absolute: string): Promise<string> {
       } catch (error) {
         throw unreadable(current, error);
       }
-      if (!isDirectory) throw new WorkingDirectoryError(`"${current}" exists and is not a directory`, `"${current}" existe e não é um diretório`);
+      if (!isDirectory)
+        throw new WorkingDirectoryError(`"${current}" exists and is not a directory`, `"${current}" existe e não é um diretório`);
       return missing.length ? path.posix.join(real, ...missing.reverse()) : real;
     }
     const parent = path.posix.dirname(current);

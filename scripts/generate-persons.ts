@@ -72,9 +72,13 @@ export async function generatePersons(options: GeneratePersonsOptions): Promise<
   // No refreshes while loading: each would write a small segment that merges then rewrite.
   await es.indices.putSettings({ index, settings: { refresh_interval: '-1' } });
   try {
-    await bulkIndex(es, index, personDocuments(seed, startId, count, referenceDate, (generated) => {
-      if (generated % progressEvery === 0) options.onProgress?.(generated, elapsed());
-    }));
+    await bulkIndex(
+      es,
+      index,
+      personDocuments(seed, startId, count, referenceDate, (generated) => {
+        if (generated % progressEvery === 0) options.onProgress?.(generated, elapsed());
+      }),
+    );
   } finally {
     await es.indices.putSettings({ index, settings: { refresh_interval: personIndexSettings.refresh_interval ?? '1s' } });
   }
@@ -187,7 +191,9 @@ async function main(): Promise<void> {
   const index = options.index ?? indexName(config.elasticsearch, PERSON_INDEX_BASE);
   const es = createElasticsearch(config.elasticsearch, 120_000);
   const referenceDay = options.referenceDate.toISOString().slice(0, 10);
-  console.log(`generating ${options.count} persons (ids ${options.startId}..${options.startId + options.count - 1}, seed ${options.seed}, reference date ${referenceDay}) into ${index}`);
+  console.log(
+    `generating ${options.count} persons (ids ${options.startId}..${options.startId + options.count - 1}, seed ${options.seed}, reference date ${referenceDay}) into ${index}`,
+  );
   try {
     const result = await generatePersons({
       es,

@@ -28,9 +28,18 @@ import { startAgentsWorker } from '../workers/agents';
  * `searchable-*` ones are a retried run and a delegation recorded after run-search-attributes (the
  * RunStatus upserts: queued, running, retrying, error; the delegated child started with its labels).
  */
-const RECORDINGS = ['completed', 'failed', 'cancelled', 'retried', 'delegated', 'redelivered', 'timed-out', 'searchable-retried', 'searchable-delegated'] as const;
+const RECORDINGS = [
+  'completed',
+  'failed',
+  'cancelled',
+  'retried',
+  'delegated',
+  'redelivered',
+  'timed-out',
+  'searchable-retried',
+  'searchable-delegated',
+] as const;
 const fakeAgent = path.join(repoRoot, 'test', 'fixtures', 'fake-agent', 'fake-agent.js');
-
 
 async function main(): Promise<void> {
   const connection = await Connection.connect({ address: config.temporal.address });
@@ -47,18 +56,23 @@ async function main(): Promise<void> {
   const key = secretsKeyFromHex(config.orchestration.secretsKey);
   type PanelFields = { retryOnFailure?: boolean; maxRetries?: number; delegateTo?: string; timeoutMs?: number };
   const agentWith = async (label: string, knobs: Record<string, string>, panelFields: PanelFields = {}) => {
-    const agent = await createAgent(database.db, {
-      ...panelFields,
-      name: `history recorder ${label} ${Date.now()}`,
-      description: '',
-      model: null,
-      instructions: 'Be brief.',
-      workingDirectory: workDir,
-      permissionMode: 'bypassPermissions',
-      maxTurns: 5,
-    }, config.orchestration.limits);
+    const agent = await createAgent(
+      database.db,
+      {
+        ...panelFields,
+        name: `history recorder ${label} ${Date.now()}`,
+        description: '',
+        model: null,
+        instructions: 'Be brief.',
+        workingDirectory: workDir,
+        permissionMode: 'bypassPermissions',
+        maxTurns: 5,
+      },
+      config.orchestration.limits,
+    );
     // The stand-in's knobs reach it as secrets (the agent's environment is filtered).
-    for (const [name, value] of Object.entries(knobs)) await putSecret(database.db, agent.id, name, sealSecret(key, value, secretContext(agent.id, name)));
+    for (const [name, value] of Object.entries(knobs))
+      await putSecret(database.db, agent.id, name, sealSecret(key, value, secretContext(agent.id, name)));
     return agent;
   };
   const agents = {
@@ -71,8 +85,15 @@ async function main(): Promise<void> {
   const delegating = await agentWith('delegating', {}, { delegateTo: agents.quick.id });
   const start = async (agent: { id: string; name: string }, task: string) => {
     const execution = await createExecution(database.db, {
-      id: randomUUID(), kind: 'agent', agentId: agent.id, agentName: agent.name, source: 'manual',
-      task, instructions: 'Be brief.', workingDirectory: workDir, model: 'sonnet',
+      id: randomUUID(),
+      kind: 'agent',
+      agentId: agent.id,
+      agentName: agent.name,
+      source: 'manual',
+      task,
+      instructions: 'Be brief.',
+      workingDirectory: workDir,
+      model: 'sonnet',
     });
     // Labelled as the API starts it (services/executions/launch.ts): search attributes and summary.
     const handle = await startAgentExecution(client, { executionId: execution.id }, execution);
@@ -140,8 +161,15 @@ async function main(): Promise<void> {
     let hostWorker: Awaited<ReturnType<typeof startAgentsWorker>> | undefined;
     try {
       const execution = await createExecution(database.db, {
-        id: randomUUID(), kind: 'agent', agentId: agents.quick.id, agentName: agents.quick.name, source: 'manual',
-        task: 'Say hello once delivered', instructions: '', workingDirectory: path.join(root, 'project'), model: 'sonnet',
+        id: randomUUID(),
+        kind: 'agent',
+        agentId: agents.quick.id,
+        agentName: agents.quick.name,
+        source: 'manual',
+        task: 'Say hello once delivered',
+        instructions: '',
+        workingDirectory: path.join(root, 'project'),
+        model: 'sonnet',
       });
       const handle = await startAgentExecution(client, { executionId: execution.id });
       await blackHole.received(execution.id);

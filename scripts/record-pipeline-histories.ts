@@ -17,7 +17,14 @@ import { repoRoot } from '../lib/paths';
 import { closeRedis, createRedis } from '../lib/redis';
 import { sealSecret, secretsKeyFromHex } from '../lib/secret-box';
 import type { ExecutionDeps } from '../services/executions/deps';
-import { cancelPipelineRuns, createPipeline, decideApproval, deletePipeline, executePipeline, resumePipelineRun } from '../services/pipelines';
+import {
+  cancelPipelineRuns,
+  createPipeline,
+  decideApproval,
+  deletePipeline,
+  executePipeline,
+  resumePipelineRun,
+} from '../services/pipelines';
 import { ensureNamespace } from '../temporal/namespace';
 import { pipelineExecutionWorkflowId } from '../temporal/contracts/pipeline-execution';
 import { bareRepository, gitIn } from '../test/support/git-repos';
@@ -41,7 +48,18 @@ import { saveHistoryFixture } from './history-fixtures';
  * replay test keeps proving they still replay. `searchable-approved` and `searchable-cancelled` are the
  * approved and cancelled runs recorded after run-search-attributes (RunStatus upserts, step summaries).
  */
-const RECORDINGS = ['approved', 'rejected', 'approval-timeout', 'failed', 'resumed', 'cancelled', 'repository', 'budget-approved', 'searchable-approved', 'searchable-cancelled'] as const;
+const RECORDINGS = [
+  'approved',
+  'rejected',
+  'approval-timeout',
+  'failed',
+  'resumed',
+  'cancelled',
+  'repository',
+  'budget-approved',
+  'searchable-approved',
+  'searchable-cancelled',
+] as const;
 type Recording = (typeof RECORDINGS)[number];
 const fakeAgent = path.join(repoRoot, 'test', 'fixtures', 'fake-agent', 'fake-agent.js');
 const ACTIVE: readonly ExecutionStatus[] = ['queued', 'running', 'retrying', 'awaiting_approval'];
@@ -63,7 +81,13 @@ async function main(): Promise<void> {
   const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'record-pipeline-histories-'));
   const reposDir = path.join(scratch, 'repos');
   const repoName = `record-pipeline-${randomUUID().slice(0, 8)}`;
-  const repositories: Config['orchestration']['repositories'] = { dir: reposDir, remotes: [], credentials: null, mirrorsDir: path.join(scratch, 'mirrors'), publishDir: null };
+  const repositories: Config['orchestration']['repositories'] = {
+    dir: reposDir,
+    remotes: [],
+    credentials: null,
+    mirrorsDir: path.join(scratch, 'mirrors'),
+    publishDir: null,
+  };
   const orchestration = { ...config.orchestration, agentCommand: fakeAgent, repositories };
   const projectsRoot = orchestration.workdirRoots[0]!;
   // Under the first allowed root, created by the run itself so that it belongs to the agent's user.
@@ -75,27 +99,40 @@ async function main(): Promise<void> {
   const key = secretsKeyFromHex(config.orchestration.secretsKey);
   const setKnobs = async (agentId: string, knobs: Record<string, string>) => {
     // The stand-in's knobs reach it as secrets (the agent's environment is filtered).
-    for (const [name, value] of Object.entries(knobs)) await putSecret(database.db, agentId, name, sealSecret(key, value, secretContext(agentId, name)));
+    for (const [name, value] of Object.entries(knobs))
+      await putSecret(database.db, agentId, name, sealSecret(key, value, secretContext(agentId, name)));
   };
   const agentIds: string[] = [];
   const pipelineIds: string[] = [];
   const agentWith = async (label: string, knobs: Record<string, string>) => {
-    const agent = await createAgent(database.db, {
-      name: `pipeline history recorder ${label} ${Date.now()}`,
-      description: '',
-      model: null,
-      instructions: 'Be brief.',
-      workingDirectory: '',
-      permissionMode: 'bypassPermissions',
-      maxTurns: 5,
-    }, config.orchestration.limits);
+    const agent = await createAgent(
+      database.db,
+      {
+        name: `pipeline history recorder ${label} ${Date.now()}`,
+        description: '',
+        model: null,
+        instructions: 'Be brief.',
+        workingDirectory: '',
+        permissionMode: 'bypassPermissions',
+        maxTurns: 5,
+      },
+      config.orchestration.limits,
+    );
     agentIds.push(agent.id);
     await setKnobs(agent.id, knobs);
     return agent;
   };
   /** A pipeline as POST /api/pipelines takes it (its request schema checks the bounds), stored by the route's use case. */
-  const pipelineOf = async (label: string, steps: { agentId: string; requiresApproval?: boolean; approvalTimeoutSeconds?: number }[], workingDirectory: string | null = workDir) => {
-    const body = pipelineCreateBody.parse({ name: `pipeline history recorder ${label} ${Date.now()}`, workingDirectory, steps: steps.map((step) => ({ inputTemplate: '{{input}}', ...step })) });
+  const pipelineOf = async (
+    label: string,
+    steps: { agentId: string; requiresApproval?: boolean; approvalTimeoutSeconds?: number }[],
+    workingDirectory: string | null = workDir,
+  ) => {
+    const body = pipelineCreateBody.parse({
+      name: `pipeline history recorder ${label} ${Date.now()}`,
+      workingDirectory,
+      steps: steps.map((step) => ({ inputTemplate: '{{input}}', ...step })),
+    });
     const pipeline = await createPipeline(deps, body);
     pipelineIds.push(pipeline.id);
     return pipeline.id;
@@ -108,15 +145,20 @@ async function main(): Promise<void> {
     bareRepository(scratch, reposDir, `${repoName}.git`, ['main']);
     // A namespace just registered is described at once, yet the server may refuse other calls in it for a
     // few seconds (its namespace cache): the worker's start (it creates schedules there) is tried again.
-    await until(`namespace ${config.temporal.namespace} in use`, async () => {
-      try {
-        worker = await startAgentsWorker({ ...config, orchestration }, logger);
-        return true;
-      } catch (error) {
-        if (error instanceof NamespaceNotFoundError) return false;
-        throw error;
-      }
-    }, 60_000, 2_000);
+    await until(
+      `namespace ${config.temporal.namespace} in use`,
+      async () => {
+        try {
+          worker = await startAgentsWorker({ ...config, orchestration }, logger);
+          return true;
+        } catch (error) {
+          if (error instanceof NamespaceNotFoundError) return false;
+          throw error;
+        }
+      },
+      60_000,
+      2_000,
+    );
 
     const quick = await agentWith('quick', { FAKE_AGENT_CHUNKS: '1' });
     const run = async (pipelineId: string, input: string, request: { repoName?: string } = {}) => {
@@ -132,7 +174,11 @@ async function main(): Promise<void> {
 
     if (wants('approved') || wants('rejected') || wants('searchable-approved')) {
       const approval = await pipelineOf('approval', [{ agentId: quick.id }, { agentId: quick.id, requiresApproval: true }]);
-      for (const [name, approve] of [['approved', true], ['rejected', false], ['searchable-approved', true]] as const) {
+      for (const [name, approve] of [
+        ['approved', true],
+        ['rejected', false],
+        ['searchable-approved', true],
+      ] as const) {
         if (!wants(name)) continue;
         const { runId, handle } = await run(approval, `Say hello (${name})`);
         await statusOf(runId, (status) => status === 'awaiting_approval');
@@ -145,7 +191,10 @@ async function main(): Promise<void> {
 
     if (wants('approval-timeout')) {
       // 1 s: the least approvalTimeoutSeconds the API takes (api/orchestration/pipelines-input.ts).
-      const timed = await pipelineOf('timeout', [{ agentId: quick.id }, { agentId: quick.id, requiresApproval: true, approvalTimeoutSeconds: 1 }]);
+      const timed = await pipelineOf('timeout', [
+        { agentId: quick.id },
+        { agentId: quick.id, requiresApproval: true, approvalTimeoutSeconds: 1 },
+      ]);
       const { runId, handle } = await run(timed, 'Say hello, then wait');
       await finish('approval-timeout', handle, 'rejected');
       const record = await getExecution(database.db, runId);
@@ -160,7 +209,8 @@ async function main(): Promise<void> {
       await finish('failed', failed.handle, 'error');
       // Failed by the stand-in, at step 2: not by a heartbeat timeout of a machine too busy.
       const record = await getExecution(database.db, failed.runId);
-      if (record?.failedAtStep !== 1 || !record.error?.includes('FAKE_AGENT_FAIL')) throw new Error(`failed: the run failed at step ${record?.failedAtStep} with "${record?.error}", not by the stand-in at step 1`);
+      if (record?.failedAtStep !== 1 || !record.error?.includes('FAKE_AGENT_FAIL'))
+        throw new Error(`failed: the run failed at step ${record?.failedAtStep} with "${record?.error}", not by the stand-in at step 1`);
       if (wants('failed')) await saveHistoryFixture('pipeline-execution-failed', failed.handle);
       if (wants('resumed')) {
         // The agent fixed (its knob changed), the run resumes from its failed step (POST /api/pipelines/resume/:id).
@@ -179,7 +229,10 @@ async function main(): Promise<void> {
       await updateAgent(database.db, spender.id, { dailyBudgetUsd: 0.01 }, config.orchestration.limits);
       const first = await run(await pipelineOf('budget-spend', [{ agentId: spender.id }]), 'Spend');
       await finish('budget-approved', first.handle, 'completed');
-      const { runId, handle } = await run(await pipelineOf('budget', [{ agentId: spender.id }, { agentId: spender.id }]), 'Past the budget');
+      const { runId, handle } = await run(
+        await pipelineOf('budget', [{ agentId: spender.id }, { agentId: spender.id }]),
+        'Past the budget',
+      );
       await statusOf(runId, (status) => status === 'awaiting_approval');
       await decideApproval(deps, runId, true);
       await finish('budget-approved', handle, 'completed');
@@ -197,7 +250,9 @@ async function main(): Promise<void> {
       });
       await cancelPipelineRuns(deps, runId);
       await handle.result().then(
-        (result) => { throw new Error(`cancelled: the run ended ${(result as PipelineExecutionResult).status}, not cancelled`); },
+        (result) => {
+          throw new Error(`cancelled: the run ended ${(result as PipelineExecutionResult).status}, not cancelled`);
+        },
         () => undefined,
       );
       const record = await getExecution(database.db, runId);
@@ -209,13 +264,17 @@ async function main(): Promise<void> {
       // The stand-in writes files relative to its HOME: a file in the working copy, so the push has a commit to push.
       const isolation = agentIsolation();
       const home = isolation.mode === 'user-pool' ? isolation.users[0]!.home : os.homedir();
-      const writer = await agentWith('writer', { FAKE_AGENT_CHUNKS: '1', FAKE_AGENT_WRITE: JSON.stringify({ [path.relative(home, path.join(workingCopy, 'recorded.txt'))]: 'recorded\n' }) });
+      const writer = await agentWith('writer', {
+        FAKE_AGENT_CHUNKS: '1',
+        FAKE_AGENT_WRITE: JSON.stringify({ [path.relative(home, path.join(workingCopy, 'recorded.txt'))]: 'recorded\n' }),
+      });
       const pipelineId = await pipelineOf('repository', [{ agentId: writer.id }, { agentId: quick.id }], null);
       const { runId, handle } = await run(pipelineId, 'Write recorded.txt', { repoName });
       await finish('repository', handle, 'completed');
       const record = await getExecution(database.db, runId);
       const head = gitIn(scratch, '--git-dir', path.join(reposDir, `${repoName}.git`), 'rev-parse', 'refs/heads/main');
-      if (!record?.repoCommit || record.repoCommit !== head) throw new Error(`repository: the run's commit ${record?.repoCommit} is not the repository's main (${head})`);
+      if (!record?.repoCommit || record.repoCommit !== head)
+        throw new Error(`repository: the run's commit ${record?.repoCommit} is not the repository's main (${head})`);
       await saveHistoryFixture('pipeline-execution-repository', handle);
     }
   } finally {

@@ -65,12 +65,22 @@ async function record(client: Client, loop: ReconcilerLoop, name: string): Promi
     const events = (await first.fetchHistory()).events ?? [];
     // Event types are enum numbers here: compared by their names.
     const types = events.map((event) => temporal.api.enums.v1.EventType[event.eventType ?? 0] ?? String(event.eventType));
-    for (const expected of ['TIMER_FIRED', 'TIMER_CANCELED', 'SIGNALED', 'UPDATE_COMPLETED', 'ACTIVITY_TASK_COMPLETED', 'CONTINUED_AS_NEW']) {
+    for (const expected of [
+      'TIMER_FIRED',
+      'TIMER_CANCELED',
+      'SIGNALED',
+      'UPDATE_COMPLETED',
+      'ACTIVITY_TASK_COMPLETED',
+      'CONTINUED_AS_NEW',
+    ]) {
       if (!types.some((type) => type.endsWith(expected))) throw new Error(`${name}: no ${expected} event in ${types.join(',')}`);
     }
     await saveHistoryFixture(name, first);
   } finally {
-    await client.workflow.getHandle(workflowId).terminate('recorded').catch(() => undefined);
+    await client.workflow
+      .getHandle(workflowId)
+      .terminate('recorded')
+      .catch(() => undefined);
   }
 }
 

@@ -29,7 +29,15 @@ async function main(): Promise<void> {
   const deps = { db: database.db, temporal: temporal.client, logger, timezone: config.orchestration.scheduleTimezone };
   const agent = await createAgent(
     database.db,
-    { name: `history recorder schedule ${Date.now()}`, description: '', model: null, instructions: 'Be brief.', workingDirectory: workDir, permissionMode: 'bypassPermissions', maxTurns: 5 },
+    {
+      name: `history recorder schedule ${Date.now()}`,
+      description: '',
+      model: null,
+      instructions: 'Be brief.',
+      workingDirectory: workDir,
+      permissionMode: 'bypassPermissions',
+      maxTurns: 5,
+    },
     config.orchestration.limits,
   );
   const schedule = await createSchedule(deps, { agentId: agent.id, taskDescription: 'Say hello', cronExpression: '0 9 * * *' });

@@ -14,7 +14,6 @@ import { startRankingWorker } from '../workers/ranking';
  * Needs a person index with a few thousand persons and an otherwise idle `ranking` task queue.
  */
 
-
 async function main(): Promise<void> {
   const connection = await Connection.connect({ address: config.temporal.address });
   const client = new Client({ connection, namespace: config.temporal.namespace });

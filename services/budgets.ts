@@ -57,12 +57,18 @@ export async function budgetsOfRun(
   ]);
   const budgets: DailyBudget[] = [];
   if (global !== null) budgets.push({ scope: 'global', agentId: null, agentName: null, limitUsd: global, spentUsd: all });
-  if (own !== null) budgets.push({ scope: 'agent', agentId: agent.id, agentName: agent.name, limitUsd: own, spentUsd: byAgent.get(agent.id) ?? 0 });
+  if (own !== null)
+    budgets.push({ scope: 'agent', agentId: agent.id, agentName: agent.name, limitUsd: own, spentUsd: byAgent.get(agent.id) ?? 0 });
   return budgets;
 }
 
 /** Why a run of `agent` may not start now (an exhausted budget's text), or null. */
-export async function budgetRefusal(deps: BudgetDeps, agent: BudgetedRunAgent, now: Date = new Date(), globalBudgetUsd?: number | null): Promise<BudgetExhaustedError | null> {
+export async function budgetRefusal(
+  deps: BudgetDeps,
+  agent: BudgetedRunAgent,
+  now: Date = new Date(),
+  globalBudgetUsd?: number | null,
+): Promise<BudgetExhaustedError | null> {
   const exhausted = exhaustedBudget(await budgetsOfRun(deps, agent, now, globalBudgetUsd));
   return exhausted === null ? null : new BudgetExhaustedError(budgetExhaustedText(exhausted, utcDay(now).end), exhausted);
 }
@@ -78,7 +84,11 @@ export async function refuseOverBudget(deps: BudgetDeps, agent: BudgetedRunAgent
  * amount, once a UTC day per budget (the notification's id is derived from the day and the budget, so
  * a second close, a retried activity or another worker inserts nothing).
  */
-export async function warnNearBudgets(deps: BudgetDeps & { notificationsKept: number }, agent: BudgetedRunAgent, now: Date = new Date()): Promise<void> {
+export async function warnNearBudgets(
+  deps: BudgetDeps & { notificationsKept: number },
+  agent: BudgetedRunAgent,
+  now: Date = new Date(),
+): Promise<void> {
   const day = utcDay(now).start.toISOString().slice(0, 10);
   for (const budget of await budgetsOfRun(deps, agent, now)) {
     if (!nearBudget(budget)) continue;
@@ -113,7 +123,9 @@ export const budgetsOverviewSchema = z
     day: z.iso.date().meta({ description: 'O dia UTC em que o gasto é contado (AAAA-MM-DD)' }),
     resetsAt: isoDateTime.meta({ description: 'Quando os orçamentos recomeçam (a meia-noite UTC seguinte)' }),
     global: budgetViewSchema.nullable().meta({ description: 'O orçamento global (configurações); null: nenhum' }),
-    agents: z.array(budgetViewSchema.extend({ agentId: z.string(), name: z.string() })).meta({ description: 'Cada agente com orçamento próprio' }),
+    agents: z
+      .array(budgetViewSchema.extend({ agentId: z.string(), name: z.string() }))
+      .meta({ description: 'Cada agente com orçamento próprio' }),
   })
   .meta({ id: 'BudgetsOverview' });
 export type BudgetsOverview = z.infer<typeof budgetsOverviewSchema>;
@@ -131,7 +143,11 @@ export async function budgetsOverview(deps: BudgetDeps, now: Date = new Date()):
   const [settings, agents] = await Promise.all([readExecutionSettings(deps.db, deps.workdirRoots), budgetedAgents(deps.db)]);
   const [all, byAgent] = await Promise.all([
     settings.dailyBudgetUsd !== null ? spentByAll(deps.db, day) : Promise.resolve(0),
-    spentByAgents(deps.db, day, agents.map((agent) => agent.id)),
+    spentByAgents(
+      deps.db,
+      day,
+      agents.map((agent) => agent.id),
+    ),
   ]);
   return {
     day: day.start.toISOString().slice(0, 10),

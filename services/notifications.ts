@@ -26,7 +26,9 @@ const TYPE_OF_KIND: Record<string, NotificationType> = { 'execution.completed': 
 export const notificationViewSchema = z
   .object({
     id: z.string(),
-    type: z.enum(NOTIFICATION_TYPES).meta({ description: 'Derivado de `kind`: `success` (execution.completed), `error` (execution.error), `info` para o resto' }),
+    type: z
+      .enum(NOTIFICATION_TYPES)
+      .meta({ description: 'Derivado de `kind`: `success` (execution.completed), `error` (execution.error), `info` para o resto' }),
     kind: z.string().meta({ description: 'O tipo gravado: execution.completed, execution.error, budget.warning...' }),
     title: z.string(),
     message: z.string(),

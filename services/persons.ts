@@ -121,7 +121,11 @@ export async function readPersonDocument(
  * exists at all (an absent person is an answer, not a failure: the PDF sheet). Other failures are a
  * PersonIndexError.
  */
-export async function readPersonFields(persons: PersonIndex, idPessoa: number, includes: readonly string[]): Promise<Partial<PersonDocument> | undefined> {
+export async function readPersonFields(
+  persons: PersonIndex,
+  idPessoa: number,
+  includes: readonly string[],
+): Promise<Partial<PersonDocument> | undefined> {
   try {
     const response = await persons.es.get<Partial<PersonDocument>>(
       { index: persons.index, id: String(idPessoa), _source_includes: [...includes] },
@@ -150,8 +154,7 @@ export async function assessmentAreaSpellings(persons: PersonIndex): Promise<Are
       },
     });
     const areas = response.aggregations?.areas as
-      | { sum_other_doc_count?: number; buckets: Array<{ key: string; doc_count: number; ativos: { doc_count: number } }> }
-      | undefined;
+      { sum_other_doc_count?: number; buckets: Array<{ key: string; doc_count: number; ativos: { doc_count: number } }> } | undefined;
     if (areas?.sum_other_doc_count) {
       persons.logger.warn({ left: areas.sum_other_doc_count, limit: AREA_SPELLINGS_LIMIT }, 'area list cut: more spellings than the limit');
     }

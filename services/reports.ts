@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { deleteReport as removeReport, InvalidReportNameError, listReports as storedReports, readReport as storedReport } from '../db/reports-store';
+import {
+  deleteReport as removeReport,
+  InvalidReportNameError,
+  listReports as storedReports,
+  readReport as storedReport,
+} from '../db/reports-store';
 import { InvalidInputError, NotFoundError } from './errors';
 
 /** Markdown reports of the data area (docs/reports-notifications-settings.md; contract admin-panel.md 3.16). */

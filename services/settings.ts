@@ -96,8 +96,10 @@ export async function updateSettings(deps: SettingsDeps, update: SettingsUpdate,
   const limit = update.maxConcurrent ?? update.maxConcurrentExecutions;
   if (limit !== undefined) changes.maxConcurrentExecutions = limit;
   if (update.dailyBudgetUsd !== undefined) changes.dailyBudgetUsd = update.dailyBudgetUsd;
-  const [field, directory] = update.defaultWorkdir !== undefined ? ['defaultWorkdir', update.defaultWorkdir] : ['workingDirectory', update.workingDirectory];
+  const [field, directory] =
+    update.defaultWorkdir !== undefined ? ['defaultWorkdir', update.defaultWorkdir] : ['workingDirectory', update.workingDirectory];
   if (directory === '') changes.workingDirectory = defaultWorkingDirectory(deps.workdirRoots);
-  else if (directory !== undefined) changes.workingDirectory = await confinedWorkingDirectory(deps.workdirRoots, directory, `${prefix}.${field}`);
+  else if (directory !== undefined)
+    changes.workingDirectory = await confinedWorkingDirectory(deps.workdirRoots, directory, `${prefix}.${field}`);
   return toPanelSettings(await updateExecutionSettings(deps.db, deps.workdirRoots, changes));
 }

@@ -26,19 +26,17 @@ const totalAndActive = z.object({ total: tally, active: tally });
 /** The dashboard's counters (contract 3.11), part of GET /api/system/status's answer. */
 export const systemCountersSchema = z.object({
   agents: z.object({ total: tally, active: tally, inactive: tally }).meta({ description: 'Agentes por `status`' }),
-  executions: z
-    .object({
-      active: tally.meta({ description: 'Registros em fila ou em execução' }),
-      today: tally.meta({ description: 'Execuções criadas hoje (dia UTC), cada execução de agente ou de pipeline uma vez' }),
-    }),
+  executions: z.object({
+    active: tally.meta({ description: 'Registros em fila ou em execução' }),
+    today: tally.meta({ description: 'Execuções criadas hoje (dia UTC), cada execução de agente ou de pipeline uma vez' }),
+  }),
   schedules: totalAndActive,
   pipelines: totalAndActive.extend({ running: tally.meta({ description: 'Execuções de pipeline ativas' }) }),
   webhooks: totalAndActive,
-  costs: z
-    .object({
-      today: z.number().meta({ description: 'Custo (USD, 4 casas) dos registros de agente iniciados hoje (dia UTC)' }),
-      budgets: budgetsOverviewSchema,
-    }),
+  costs: z.object({
+    today: z.number().meta({ description: 'Custo (USD, 4 casas) dos registros de agente iniciados hoje (dia UTC)' }),
+    budgets: budgetsOverviewSchema,
+  }),
 });
 export type SystemCounters = z.infer<typeof systemCountersSchema>;
 
@@ -55,7 +53,10 @@ export async function systemCounters(deps: SystemDeps, now: Date = new Date()): 
   const { start, end } = utcDay(now);
   const [agentRow] = await deps.db.select({ n: count() }).from(agents);
   const [activeAgentRow] = await deps.db.select({ n: count() }).from(agents).where(eq(agents.status, 'active'));
-  const [activeRow] = await deps.db.select({ n: count() }).from(executions).where(inArray(executions.status, [...ACTIVE_STATUSES]));
+  const [activeRow] = await deps.db
+    .select({ n: count() })
+    .from(executions)
+    .where(inArray(executions.status, [...ACTIVE_STATUSES]));
   const [todayRow] = await deps.db
     .select({ n: count() })
     .from(executions)

@@ -6,7 +6,11 @@ import { InvalidInputError } from './errors';
  * `field` (the caller's name of the value, e.g. `body.workingDirectory`). Creates nothing; null and
  * undefined pass through (no working directory given).
  */
-export async function confinedWorkingDirectory<T extends string | null | undefined>(roots: readonly string[], directory: T, field: string): Promise<T> {
+export async function confinedWorkingDirectory<T extends string | null | undefined>(
+  roots: readonly string[],
+  directory: T,
+  field: string,
+): Promise<T> {
   if (directory === null || directory === undefined) return directory;
   try {
     return (await confineWorkingDirectory(directory, roots)) as T;

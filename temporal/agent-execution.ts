@@ -1,6 +1,11 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { ExecutionSource } from '../domain/execution-status';
-import { AGENT_EXECUTION_WORKFLOW, agentExecutionWorkflowId, type AgentExecutionInput, type AgentExecutionWorkflow } from './contracts/agent-execution';
+import {
+  AGENT_EXECUTION_WORKFLOW,
+  agentExecutionWorkflowId,
+  type AgentExecutionInput,
+  type AgentExecutionWorkflow,
+} from './contracts/agent-execution';
 import { runSearchAttributes } from './contracts/search-attributes';
 import { agentRunSummary, detailLines } from './contracts/summaries';
 import { TASK_QUEUES } from './task-queues';
@@ -25,7 +30,13 @@ export function agentRunStartOptions(executionId: string, run: AgentRunDescripti
   return {
     typedSearchAttributes: runSearchAttributes({ ...run, status: 'queued' }),
     staticSummary: agentRunSummary(run),
-    staticDetails: detailLines({ execution: executionId, agent: run.agentId, source: run.source, schedule: run.scheduleId, webhook: run.webhookId }),
+    staticDetails: detailLines({
+      execution: executionId,
+      agent: run.agentId,
+      source: run.source,
+      schedule: run.scheduleId,
+      webhook: run.webhookId,
+    }),
   };
 }
 
@@ -34,7 +45,11 @@ export function agentRunStartOptions(executionId: string, run: AgentRunDescripti
  * record is refused. `run`, the record, labels it in the Web UI (absent: an unlabelled start, as the
  * delegation path of workflows older than agent-delegation-child makes).
  */
-export async function startAgentExecution(client: WorkflowClient, input: AgentExecutionInput, run?: AgentRunDescription): Promise<WorkflowHandle<AgentExecutionWorkflow>> {
+export async function startAgentExecution(
+  client: WorkflowClient,
+  input: AgentExecutionInput,
+  run?: AgentRunDescription,
+): Promise<WorkflowHandle<AgentExecutionWorkflow>> {
   return client.workflow.start<AgentExecutionWorkflow>(AGENT_EXECUTION_WORKFLOW, {
     taskQueue: TASK_QUEUES.agents,
     workflowId: agentExecutionWorkflowId(input.executionId),

@@ -47,7 +47,12 @@ function specOf(definition: AgentScheduleDefinition): ScheduleSpec {
  */
 function actionOf(definition: AgentScheduleDefinition): ScheduleOptionsAction {
   const summary = summaryOf(definition);
-  const input: ScheduledAgentRunInput = { scheduleId: definition.id, cronExpression: definition.cronExpression, timezone: definition.timezone, summary };
+  const input: ScheduledAgentRunInput = {
+    scheduleId: definition.id,
+    cronExpression: definition.cronExpression,
+    timezone: definition.timezone,
+    summary,
+  };
   return {
     type: 'startWorkflow',
     workflowType: SCHEDULED_AGENT_RUN_WORKFLOW,
@@ -57,17 +62,31 @@ function actionOf(definition: AgentScheduleDefinition): ScheduleOptionsAction {
     // Each firing findable by ScheduleId, AgentName...; the workflow passes them on to the run it starts (docs/observability.md).
     typedSearchAttributes: attributesOf(definition),
     staticSummary: summary,
-    staticDetails: detailLines({ schedule: definition.id, agent: definition.agentId, cron: `${definition.cronExpression} (${definition.timezone})` }),
+    staticDetails: detailLines({
+      schedule: definition.id,
+      agent: definition.agentId,
+      cron: `${definition.cronExpression} (${definition.timezone})`,
+    }),
   };
 }
 
 /** "Reviewer: review the PR (schedule 0 9 * * *)": the firing's, and its run's, summary. */
 function summaryOf(definition: AgentScheduleDefinition): string {
-  return agentRunSummary({ agentName: definition.agentName ?? definition.agentId, source: 'schedule', task: definition.taskDescription, cron: definition.cronExpression });
+  return agentRunSummary({
+    agentName: definition.agentName ?? definition.agentId,
+    source: 'schedule',
+    task: definition.taskDescription,
+    cron: definition.cronExpression,
+  });
 }
 
 function attributesOf(definition: AgentScheduleDefinition): SearchAttributePair[] {
-  return runSearchAttributes({ agentId: definition.agentId, agentName: definition.agentName, scheduleId: definition.id, source: 'schedule' });
+  return runSearchAttributes({
+    agentId: definition.agentId,
+    agentName: definition.agentName,
+    scheduleId: definition.id,
+    source: 'schedule',
+  });
 }
 
 /** Whether a described action's attributes are `expected` (an agent renamed since: not, and the reconcile updates it). */
@@ -108,7 +127,10 @@ function matches(description: ScheduleDescription, definition: AgentScheduleDefi
  * Creates the Schedule of `definition`, or brings an existing one up to date; 'unchanged' when it
  * already matched. A paused Schedule (active false) keeps its spec, so unpausing resumes it.
  */
-export async function upsertAgentSchedule(client: Client, definition: AgentScheduleDefinition): Promise<'created' | 'updated' | 'unchanged'> {
+export async function upsertAgentSchedule(
+  client: Client,
+  definition: AgentScheduleDefinition,
+): Promise<'created' | 'updated' | 'unchanged'> {
   const scheduleId = agentScheduleId(definition.id);
   try {
     await client.schedule.create({

@@ -42,7 +42,11 @@ export function pipelineRunStartOptions(input: PipelineExecutionInput, run: Pipe
 }
 
 /** Starts the workflow of one pipeline run (docs/pipelines.md); a second start for the same run is refused. `run` labels it in the Web UI. */
-export async function startPipelineExecution(client: WorkflowClient, input: PipelineExecutionInput, run?: PipelineRunDescription): Promise<WorkflowHandle<PipelineExecutionWorkflow>> {
+export async function startPipelineExecution(
+  client: WorkflowClient,
+  input: PipelineExecutionInput,
+  run?: PipelineRunDescription,
+): Promise<WorkflowHandle<PipelineExecutionWorkflow>> {
   return client.workflow.start<PipelineExecutionWorkflow>(PIPELINE_EXECUTION_WORKFLOW, {
     taskQueue: TASK_QUEUES.agents,
     workflowId: pipelineExecutionWorkflowId(input.runId),

@@ -40,7 +40,11 @@ export function rankingJobSummary(input: RankingJobInput): string {
 }
 
 /** Starts the job within `deadlineMs`: `already-running` while a run is open; other failures (Temporal unreachable) are thrown. */
-export async function startRankingJobWorkflow(temporal: Temporal, input: RankingJobInput, deadlineMs: number): Promise<'started' | 'already-running'> {
+export async function startRankingJobWorkflow(
+  temporal: Temporal,
+  input: RankingJobInput,
+  deadlineMs: number,
+): Promise<'started' | 'already-running'> {
   try {
     await temporal.connection.withDeadline(Date.now() + deadlineMs, () =>
       temporal.client.workflow.start<RankingJobWorkflow>(RANKING_JOB_WORKFLOW, rankingJobStartOptions(input)),

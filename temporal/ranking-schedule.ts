@@ -1,4 +1,10 @@
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptionsAction, type ScheduleSpec } from '@temporalio/client';
+import {
+  ScheduleAlreadyRunning,
+  ScheduleOverlapPolicy,
+  type Client,
+  type ScheduleOptionsAction,
+  type ScheduleSpec,
+} from '@temporalio/client';
 import { TASK_QUEUES } from './task-queues';
 
 /** The Temporal Schedule that runs the ranking job every day. */

@@ -1,4 +1,10 @@
-import { ScheduleNotFoundError, WorkflowIdConflictPolicy, WorkflowNotFoundError, type Client, type WorkflowStartOptions } from '@temporalio/client';
+import {
+  ScheduleNotFoundError,
+  WorkflowIdConflictPolicy,
+  WorkflowNotFoundError,
+  type Client,
+  type WorkflowStartOptions,
+} from '@temporalio/client';
 import type { Logger } from '../lib/logger';
 import { reconcilerSettingsSignal, type ReconcilerLoopInput } from './contracts/reconciler-loop';
 import { TASK_QUEUES, type TaskQueueName } from './task-queues';
@@ -112,7 +118,12 @@ export interface ReconcilerLoopKeeper {
  * again (conflict policy USE_EXISTING, so workers that find it stopped at once start one). One
  * describe per interval per worker; no event in the loop's history.
  */
-export async function startReconcilerLoop(client: Client, loop: ReconcilerLoop, intervalSeconds: number, logger: Logger): Promise<ReconcilerLoopKeeper> {
+export async function startReconcilerLoop(
+  client: Client,
+  loop: ReconcilerLoop,
+  intervalSeconds: number,
+  logger: Logger,
+): Promise<ReconcilerLoopKeeper> {
   const { runId, legacyScheduleDeleted } = await ensureReconcilerLoop(client, loop, intervalSeconds);
   logger.info({ workflowId: loop.workflowId, runId, intervalSeconds, legacyScheduleDeleted }, 'reconciler loop ready');
   let stopped = false;
@@ -127,7 +138,10 @@ export async function startReconcilerLoop(client: Client, loop: ReconcilerLoop, 
         ...reconcilerLoopStartOptions(loop, intervalSeconds),
         workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
       });
-      logger.warn({ workflowId: loop.workflowId, previousStatus: status ?? 'none', runId: handle.firstExecutionRunId }, 'reconciler loop was not running: started again');
+      logger.warn(
+        { workflowId: loop.workflowId, previousStatus: status ?? 'none', runId: handle.firstExecutionRunId },
+        'reconciler loop was not running: started again',
+      );
     } catch (error) {
       if (!stopped) logger.warn({ err: error, workflowId: loop.workflowId }, 'reconciler loop not checked; tried again next interval');
     } finally {

@@ -1,4 +1,10 @@
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptionsAction, type ScheduleSpec } from '@temporalio/client';
+import {
+  ScheduleAlreadyRunning,
+  ScheduleOverlapPolicy,
+  type Client,
+  type ScheduleOptionsAction,
+  type ScheduleSpec,
+} from '@temporalio/client';
 import type { TaskQueueName } from './task-queues';
 
 /**
@@ -37,7 +43,11 @@ function reconcilerAction(reconciler: Reconciler): ScheduleOptionsAction {
  * interval takes effect when the worker restarts. Overlap policy skip: a pass still
  * running (or waiting for a worker) makes the next tick do nothing, so passes never pile up.
  */
-export async function ensureReconcilerSchedule(client: Client, reconciler: Reconciler, intervalSeconds: number): Promise<'created' | 'updated'> {
+export async function ensureReconcilerSchedule(
+  client: Client,
+  reconciler: Reconciler,
+  intervalSeconds: number,
+): Promise<'created' | 'updated'> {
   const spec = reconcilerSpec(intervalSeconds);
   const action = reconcilerAction(reconciler);
   try {

@@ -30,7 +30,9 @@ export async function ensureSearchAttributes(connection: Connection, namespace: 
     const wrong = RUN_SEARCH_ATTRIBUTES.filter((key) => key.name in known && known[key.name] !== KEYWORD);
     if (wrong.length > 0) {
       const types = wrong.map((key) => `${key.name} has type ${known[key.name]}`).join(', ');
-      throw new Error(`search attributes of namespace ${namespace} have the wrong type (${types}; Keyword, ${KEYWORD}, expected): remove them, then restart`);
+      throw new Error(
+        `search attributes of namespace ${namespace} have the wrong type (${types}; Keyword, ${KEYWORD}, expected): remove them, then restart`,
+      );
     }
     return RUN_SEARCH_ATTRIBUTES.filter((key) => !(key.name in known)).map((key) => key.name);
   };
@@ -42,7 +44,9 @@ export async function ensureSearchAttributes(connection: Connection, namespace: 
     // Another process added them meanwhile: fine. Refused (no operator rights): say how to add them by hand.
     if (codeOf(error) !== grpcStatus.ALREADY_EXISTS) {
       const reason = error instanceof Error ? error.message : String(error);
-      throw new Error(`search attributes ${absent.join(', ')} missing in namespace ${namespace} and not added (${reason}); add them with: ${createCommand(namespace)}`);
+      throw new Error(
+        `search attributes ${absent.join(', ')} missing in namespace ${namespace} and not added (${reason}); add them with: ${createCommand(namespace)}`,
+      );
     }
   }
   // Visible to the next start once listed (the server applies the change to its namespace cache).
@@ -58,7 +62,7 @@ export async function ensureSearchAttributes(connection: Connection, namespace: 
  * it for a few seconds (the server's namespace cache): asked again meanwhile.
  */
 async function untilNamespaceKnown<T>(call: () => Promise<T>): Promise<T> {
-  for (const deadline = Date.now() + 30_000; ; ) {
+  for (const deadline = Date.now() + 30_000; ;) {
     try {
       return await call();
     } catch (error) {

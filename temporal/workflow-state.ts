@@ -1,4 +1,9 @@
-import { WorkflowNotFoundError, type Client, type WorkflowExecutionDescription, type WorkflowExecutionStatusName } from '@temporalio/client';
+import {
+  WorkflowNotFoundError,
+  type Client,
+  type WorkflowExecutionDescription,
+  type WorkflowExecutionStatusName,
+} from '@temporalio/client';
 import type { WorkflowState } from '../domain/workflow-gone';
 
 /** Closed for good: nothing of this execution runs any more (CONTINUED_AS_NEW never is the latest run). */

@@ -56,9 +56,25 @@ export async function startAgentsWorker(config: Config, logger: Logger, options:
   const host = config.orchestration.host;
   const followUps = createFollowUpActivities({ db: database.db, redis, temporal: temporal.client, config, logger });
   const pipelines = createPipelineActivities({ db: database.db, redis, config, logger });
-  const reconciler = createExecutionReconcilerActivities({ db: database.db, temporal: temporal.client, finishing: activities, pipelineFinishing: pipelines, logger });
-  const schedules = createScheduleActivities({ db: database.db, redis, temporal: temporal.client, logger, workdirRoots: config.orchestration.workdirRoots });
-  const uploads = createUploadsRetentionActivities({ db: database.db, logger, retentionHours: config.orchestration.uploads.retentionHours });
+  const reconciler = createExecutionReconcilerActivities({
+    db: database.db,
+    temporal: temporal.client,
+    finishing: activities,
+    pipelineFinishing: pipelines,
+    logger,
+  });
+  const schedules = createScheduleActivities({
+    db: database.db,
+    redis,
+    temporal: temporal.client,
+    logger,
+    workdirRoots: config.orchestration.workdirRoots,
+  });
+  const uploads = createUploadsRetentionActivities({
+    db: database.db,
+    logger,
+    retentionHours: config.orchestration.uploads.retentionHours,
+  });
   const started: QueueWorker[] = [];
   let hostBeat: NodeJS.Timeout | undefined;
   let reconcilerLoop: ReconcilerLoopKeeper | undefined;
@@ -73,7 +89,12 @@ export async function startAgentsWorker(config: Config, logger: Logger, options:
     // The executions reconciler's loop workflow: started, or sent this worker's interval; restarted while this worker runs if it stops.
     reconcilerLoop = await startReconcilerLoop(temporal.client, RECONCILER_LOOPS.executions, config.reconciler.intervalSeconds, logger);
     // Every agent schedule's Temporal Schedule as its row says; orphans of this feature's prefix deleted (docs/tasks-schedules.md).
-    const reconciled = await reconcileSchedules({ db: database.db, temporal: temporal.client, logger, timezone: config.orchestration.scheduleTimezone });
+    const reconciled = await reconcileSchedules({
+      db: database.db,
+      temporal: temporal.client,
+      logger,
+      timezone: config.orchestration.scheduleTimezone,
+    });
     logger.info(reconciled, 'agent schedules reconciled');
     logger.info({ outcome: await ensureUploadsRetentionSchedule(temporal.client) }, 'uploads retention schedule ready (docs/uploads.md)');
     // Before polling: the workflows set them, and a start that sets one not registered fails (docs/observability.md).
@@ -96,7 +117,15 @@ export async function startAgentsWorker(config: Config, logger: Logger, options:
         logger,
         // A cancelled execution's agent is killed within about a second, not at the next throttled heartbeat.
         maxHeartbeatThrottleInterval: '1 second',
-        activities: { ...createProbeActivities({ taskQueue }), ...activities, ...reconciler, ...followUps, ...schedules, ...pipelines, ...uploads },
+        activities: {
+          ...createProbeActivities({ taskQueue }),
+          ...activities,
+          ...reconciler,
+          ...followUps,
+          ...schedules,
+          ...pipelines,
+          ...uploads,
+        },
         ...(options.activitySlots ? { maxConcurrentActivityTaskExecutions: options.activitySlots } : {}),
       }),
     );

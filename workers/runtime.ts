@@ -38,7 +38,9 @@ export function installTemporalRuntime(logger: Logger): Promise<void> {
         ? {}
         : {
             telemetryOptions: {
-              metrics: { prometheus: { bindAddress: `127.0.0.1:${port}`, countersTotalSuffix: true, unitSuffix: true, useSecondsForDurations: true } },
+              metrics: {
+                prometheus: { bindAddress: `127.0.0.1:${port}`, countersTotalSuffix: true, unitSuffix: true, useSecondsForDurations: true },
+              },
             },
           }),
     });

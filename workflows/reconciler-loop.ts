@@ -61,7 +61,9 @@ export async function runReconcilerLoop<R>(input: ReconcilerLoopInput, definitio
     const last = lastPass
       ? `Last pass #${lastPass.number}, ${lastPass.finishedAt}: ${lastPass.error !== undefined ? `failed (${lastPass.error})` : definition.describePass(lastPass.result as R)}.`
       : 'No pass yet.';
-    setCurrentDetails(`${definition.what}, every ${intervalSeconds} s${paused ? ' (paused: signal runNow for a pass, update resume to go on)' : ''}.\n\n${last}`);
+    setCurrentDetails(
+      `${definition.what}, every ${intervalSeconds} s${paused ? ' (paused: signal runNow for a pass, update resume to go on)' : ''}.\n\n${last}`,
+    );
   };
 
   setHandler(reconcilerSettingsSignal, (settings) => {

@@ -8,9 +8,25 @@ import { tmpDirOf } from './agent-sessions';
  * CLI's own settings (ANTHROPIC_*, CLAUDE_*). Anything else an agent needs is given as a secret.
  */
 const KEPT_NAMES = new Set([
-  'PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'TZ', 'TMPDIR', 'LANG', 'LANGUAGE',
-  'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy',
-  'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR',
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'TERM',
+  'TZ',
+  'TMPDIR',
+  'LANG',
+  'LANGUAGE',
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'NO_PROXY',
+  'http_proxy',
+  'https_proxy',
+  'no_proxy',
+  'NODE_EXTRA_CA_CERTS',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
 ]);
 const KEPT_PREFIXES = ['LC_', 'ANTHROPIC_', 'CLAUDE_', 'XDG_'];
 

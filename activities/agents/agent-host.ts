@@ -23,7 +23,8 @@ export async function prepareAgentHost(
 ): Promise<AgentIsolation> {
   const { mode, reason } = isolation;
   if (mode === 'user-pool') logger.info({ agentIsolation: { mode, reason } }, 'agents run as unprivileged users');
-  else if (mode === 'service-user') logger.warn({ agentIsolation: { mode, reason } }, 'agents run as the service user: they are not isolated from it');
+  else if (mode === 'service-user')
+    logger.warn({ agentIsolation: { mode, reason } }, 'agents run as the service user: they are not isolated from it');
   else logger.error({ agentIsolation: { mode, reason } }, 'agents cannot run: every execution will fail');
 
   const { dataDir, workdirRoots } = config.orchestration;
@@ -33,7 +34,9 @@ export async function prepareAgentHost(
   for (const root of workdirRoots) {
     if (isolation.mode !== 'user-pool') {
       // Not root: the root may be out of this user's reach; runs under it then fail with the reason.
-      await fs.mkdir(root, { recursive: true }).catch((error: unknown) => logger.warn({ err: error, root }, 'working-directory root not created'));
+      await fs
+        .mkdir(root, { recursive: true })
+        .catch((error: unknown) => logger.warn({ err: error, root }, 'working-directory root not created'));
       continue;
     }
     await fs.mkdir(root, { recursive: true });

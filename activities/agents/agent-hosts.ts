@@ -5,7 +5,10 @@ import type { AgentHostEntry } from '../../domain/agent-hosts';
 
 /** Why a run has no host: what each registered host holds and whether it is alive. */
 export function noHostMessage(workingDirectory: string, hosts: readonly AgentHostEntry[]): string {
-  const known = hosts.length === 0 ? 'no agents host is registered' : `agents hosts: ${hosts.map((host) => `${host.name} (${host.live ? 'live' : 'not seen for over a minute'}: ${host.roots.join(', ')})`).join('; ')}`;
+  const known =
+    hosts.length === 0
+      ? 'no agents host is registered'
+      : `agents hosts: ${hosts.map((host) => `${host.name} (${host.live ? 'live' : 'not seen for over a minute'}: ${host.roots.join(', ')})`).join('; ')}`;
   return `no live agents host holds the working directory ${workingDirectory} (${known})`;
 }
 

@@ -33,13 +33,17 @@ export const SESSIONS_KEPT_PER_AGENT = 200;
 const AGENT_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 async function isRealDirectory(file: string): Promise<boolean> {
-  return fs.lstat(file).then((stat) => stat.isDirectory(), () => false);
+  return fs.lstat(file).then(
+    (stat) => stat.isDirectory(),
+    () => false,
+  );
 }
 
 /** The HOME itself, as the pool made it: a directory of the user, 0700; its content removed without following links. */
 export async function emptyHome(user: AgentUser): Promise<void> {
   const stat = await fs.lstat(user.home);
-  if (!stat.isDirectory() || stat.uid !== user.uid) throw new Error(`the HOME of ${user.name} (${user.home}) is not its directory: run scripts/stack/agent-users.sh`);
+  if (!stat.isDirectory() || stat.uid !== user.uid)
+    throw new Error(`the HOME of ${user.name} (${user.home}) is not its directory: run scripts/stack/agent-users.sh`);
   for (const entry of await fs.readdir(user.home)) await fs.rm(path.join(user.home, entry), { recursive: true, force: true });
   await fs.chmod(user.home, 0o700);
 }
@@ -108,7 +112,12 @@ export async function stashSession(user: AgentUser, store: string, agentId: stri
   }
   if (newest === null) return false;
   await fs.mkdir(path.join(namespace, newest.project), { recursive: true, mode: 0o700 });
-  const kept = await copyOwnedFile(path.join(projects, newest.project, file), path.join(namespace, newest.project, file), user.uid, SESSION_MAX_BYTES);
+  const kept = await copyOwnedFile(
+    path.join(projects, newest.project, file),
+    path.join(namespace, newest.project, file),
+    user.uid,
+    SESSION_MAX_BYTES,
+  );
   if (kept) {
     await pruneStore(namespace, SESSIONS_KEPT_PER_AGENT);
     await pruneStore(store, SESSIONS_KEPT, 2);
@@ -140,7 +149,13 @@ export async function pruneStore(store: string, keep: number, depth = 1): Promis
     await fs.rm(file, { force: true });
     // Only when empty: the project directory, then (in the whole store) the agent's namespace.
     for (let dir = path.dirname(file), up = 0; up < depth; dir = path.dirname(dir), up += 1) {
-      if (!(await fs.rmdir(dir).then(() => true, () => false))) break;
+      if (
+        !(await fs.rmdir(dir).then(
+          () => true,
+          () => false,
+        ))
+      )
+        break;
     }
   }
 }
@@ -152,7 +167,14 @@ export async function restoreSession(user: AgentUser, store: string, agentId: st
   if (!SESSION_FILE.test(file) || !(await isRealDirectory(namespace))) return false;
   for (const project of await fs.readdir(namespace)) {
     const stored = path.join(namespace, project, file);
-    if (!NAME.test(project) || !(await fs.lstat(stored).then((stat) => stat.isFile(), () => false))) continue;
+    if (
+      !NAME.test(project) ||
+      !(await fs.lstat(stored).then(
+        (stat) => stat.isFile(),
+        () => false,
+      ))
+    )
+      continue;
     let dir = user.home;
     for (const part of [...PROJECTS, project]) {
       dir = path.join(dir, part);

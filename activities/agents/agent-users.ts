@@ -166,7 +166,8 @@ export async function killUserProcesses(user: AgentUser): Promise<void> {
     await killAllAs(user);
     const left = await processesOf(user.uid);
     if (left.length === 0) return;
-    if (round === KILL_ROUNDS) throw new Error(`could not end the processes of ${user.name}: still running after ${KILL_ROUNDS} kills (pids ${left.join(', ')})`);
+    if (round === KILL_ROUNDS)
+      throw new Error(`could not end the processes of ${user.name}: still running after ${KILL_ROUNDS} kills (pids ${left.join(', ')})`);
     await new Promise((resolve) => setTimeout(resolve, KILL_ROUND_PAUSE_MS));
   }
 }
@@ -179,7 +180,9 @@ async function killAllAs(user: AgentUser): Promise<void> {
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.once('error', reject);
     // kill may exit 1 when the user had no process left ("No such process"): the usual case.
-    child.once('close', (code) => (code === 0 || code === 1 ? resolve() : reject(new Error(`could not end the processes of ${user.name}: ${stderr.trim()}`))));
+    child.once('close', (code) =>
+      code === 0 || code === 1 ? resolve() : reject(new Error(`could not end the processes of ${user.name}: ${stderr.trim()}`)),
+    );
   });
 }
 

@@ -82,7 +82,7 @@ export const claudeCode: AgentCli = {
   // the agents' HOMEs are emptied at every lease (docs/agent-process.md), only the environment reaches them.
   failureHint(resultText: string): string | null {
     return /not logged in|invalid api key/i.test(resultText)
-      ? 'the model refused the credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) in the service\'s environment or as the agent\'s secret (docs/claude-code-cli.md)'
+      ? "the model refused the credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) in the service's environment or as the agent's secret (docs/claude-code-cli.md)"
       : null;
   },
 };
@@ -148,7 +148,9 @@ function resultText(event: JsonObject): string | null {
  */
 function usageTokens(usage: unknown): AgentTokens | null {
   if (!isObject(usage)) return null;
-  const counts = [usage.input_tokens, usage.output_tokens, usage.cache_read_input_tokens, usage.cache_creation_input_tokens].map(tokenCount);
+  const counts = [usage.input_tokens, usage.output_tokens, usage.cache_read_input_tokens, usage.cache_creation_input_tokens].map(
+    tokenCount,
+  );
   if (counts.every((count) => count === null)) return null;
   const [input, output, cacheRead, cacheCreation] = counts.map((count) => count ?? 0) as [number, number, number, number];
   return { input, output, cacheRead, cacheCreation };
@@ -239,7 +241,12 @@ export class ClaudeOutputMapper implements OutputMapper {
       const id = isObject(event.message) ? stringOrNull(event.message.id) : null;
       return id !== null && id === this.openMessage ? [] : this.closeTurn();
     }
-    if (event.type === 'content_block_delta' && isObject(event.delta) && event.delta.type === 'text_delta' && typeof event.delta.text === 'string') {
+    if (
+      event.type === 'content_block_delta' &&
+      isObject(event.delta) &&
+      event.delta.type === 'text_delta' &&
+      typeof event.delta.text === 'string'
+    ) {
       if (messageId !== null) this.streamed.add(messageId);
       return this.hold(event.delta.text);
     }
@@ -312,8 +319,13 @@ function clip(text: string, max: number): string {
 function toolDetail(input: unknown): string | null {
   if (!isObject(input)) return null;
   const fields: Array<[string, number | null]> = [
-    ['command', TOOL_COMMAND_MAX], ['file_path', null], ['pattern', null], ['query', null], ['path', null],
-    ['prompt', TOOL_TEXT_MAX], ['description', TOOL_TEXT_MAX],
+    ['command', TOOL_COMMAND_MAX],
+    ['file_path', null],
+    ['pattern', null],
+    ['query', null],
+    ['path', null],
+    ['prompt', TOOL_TEXT_MAX],
+    ['description', TOOL_TEXT_MAX],
   ];
   for (const [name, max] of fields) {
     const value = input[name];

@@ -87,7 +87,10 @@ export function createCloseActivities(deps: CloseActivityDeps) {
             await setExecutionReportFile(db, execution.id, reportFile);
             await publish(live.report(reportFile));
           } catch (error) {
-            logger.warn({ err: error, executionId: execution.id }, 'report not written before the final message: the report step writes it');
+            logger.warn(
+              { err: error, executionId: execution.id },
+              'report not written before the final message: the report step writes it',
+            );
           }
         }
         await publish(
@@ -139,12 +142,16 @@ export function createCloseActivities(deps: CloseActivityDeps) {
     if (record.kind !== 'agent' || record.pipelineExecutionId !== null || record.source === 'continue') return;
     const title = ({ completed: 'Execução concluída', error: 'Execução falhou' } as Record<string, string>)[record.status];
     if (title === undefined) return;
-    await raiseNotification(db, {
-      kind: `execution.${record.status}`,
-      title,
-      message: `${record.agentName}: ${record.status === 'error' ? (record.error ?? '') : record.task}`,
-      executionId: record.id,
-    }, config.orchestration.limits.notifications);
+    await raiseNotification(
+      db,
+      {
+        kind: `execution.${record.status}`,
+        title,
+        message: `${record.agentName}: ${record.status === 'error' ? (record.error ?? '') : record.task}`,
+        executionId: record.id,
+      },
+      config.orchestration.limits.notifications,
+    );
   }
 
   return {
@@ -160,7 +167,11 @@ export function createCloseActivities(deps: CloseActivityDeps) {
       // Read once, as finished (with the report file the final message may have written already).
       const record = await existingRecord(db, input.executionId);
       await reportOf(record);
-      const [, delegates] = await Promise.all([notify(record), stored.status === 'completed' ? delegatesResult(record) : false, warnBudgets(record)]);
+      const [, delegates] = await Promise.all([
+        notify(record),
+        stored.status === 'completed' ? delegatesResult(record) : false,
+        warnBudgets(record),
+      ]);
       return { ...stored, delegates };
     },
   };

@@ -9,7 +9,12 @@ import { readExecutionSettings } from '../../db/execution-settings';
 import { tryTakeExecutionSlot } from '../../db/execution-slots';
 import { agentTimeoutOfExecution, appendOutputPiece, claimAgentStart, OUTPUT_MAX_CHARS, type Execution } from '../../db/executions-store';
 import { untilDatabaseAnswers } from '../../db/mysql-errors';
-import { AGENT_ALREADY_STARTED_FAILURE, AGENT_TIMEOUT_FAILURE, WORKER_LOST_ERROR, WORKER_STOPPED_ERROR } from '../../domain/execution-errors';
+import {
+  AGENT_ALREADY_STARTED_FAILURE,
+  AGENT_TIMEOUT_FAILURE,
+  WORKER_LOST_ERROR,
+  WORKER_STOPPED_ERROR,
+} from '../../domain/execution-errors';
 import { runTimeLimitMs } from '../../domain/run-limits';
 import type { Config } from '../../lib/config';
 import type { OutputChunk } from '../../lib/live-output';
@@ -78,21 +83,35 @@ function shuttingDown(context: Context): boolean {
   return context.cancellationDetails?.workerShutdown === true;
 }
 
-
 /** What a failed run throws to the workflow: a user's cancel, a worker's shutdown, or the agent's failure with what it reported. */
 function runFailureOf(error: unknown, context: Context): unknown {
   if (error instanceof AgentCancelledError) {
     // The worker's own shutdown killed the agent: a failure of the run, not the user's cancel.
     if (shuttingDown(context)) {
-      return ApplicationFailure.create({ message: WORKER_STOPPED_ERROR, type: 'WorkerShutdown', nonRetryable: true, details: [outcomeOf(error.summary)] });
+      return ApplicationFailure.create({
+        message: WORKER_STOPPED_ERROR,
+        type: 'WorkerShutdown',
+        nonRetryable: true,
+        details: [outcomeOf(error.summary)],
+      });
     }
     return error.cause instanceof CancelledFailure ? error.cause : new CancelledFailure('agent run cancelled');
   }
   if (error instanceof AgentTimeoutError) {
-    return ApplicationFailure.create({ message: error.message, type: AGENT_TIMEOUT_FAILURE, nonRetryable: true, details: [outcomeOf(error.summary)] });
+    return ApplicationFailure.create({
+      message: error.message,
+      type: AGENT_TIMEOUT_FAILURE,
+      nonRetryable: true,
+      details: [outcomeOf(error.summary)],
+    });
   }
   if (error instanceof AgentProcessError) {
-    return ApplicationFailure.create({ message: error.message, type: 'AgentProcessError', nonRetryable: true, details: [outcomeOf(error.summary)] });
+    return ApplicationFailure.create({
+      message: error.message,
+      type: 'AgentProcessError',
+      nonRetryable: true,
+      details: [outcomeOf(error.summary)],
+    });
   }
   return error;
 }
@@ -243,7 +262,8 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
             beforeSpawn: async () => {
               const claimed = await whileDatabaseRestarts(context, () => claimAgentStart(db, record.id, record.attempt));
               // An earlier delivery started this attempt's agent, and its worker died before its heartbeat said so.
-              if (!claimed) throw ApplicationFailure.create({ message: WORKER_LOST_ERROR, type: AGENT_ALREADY_STARTED_FAILURE, nonRetryable: true });
+              if (!claimed)
+                throw ApplicationFailure.create({ message: WORKER_LOST_ERROR, type: AGENT_ALREADY_STARTED_FAILURE, nonRetryable: true });
             },
             onSpawn: () => {
               spawned = true;
@@ -269,7 +289,6 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
         clearInterval(heartbeatTimer);
       }
     },
-
   };
 
   return { ...activities, ...createCloseActivities(deps) };

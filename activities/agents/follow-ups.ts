@@ -59,7 +59,8 @@ export function createFollowUpActivities(deps: FollowUpDeps) {
     } catch (error) {
       if (error instanceof UseCaseError && error.kind === 'not_found') throw executionGone(executionId);
       // A refused record (the working directory outside the roots) is refused again on every attempt.
-      if (error instanceof UseCaseError && error.kind === 'invalid') throw ApplicationFailure.nonRetryable(error.message, 'DelegationRefused');
+      if (error instanceof UseCaseError && error.kind === 'invalid')
+        throw ApplicationFailure.nonRetryable(error.message, 'DelegationRefused');
       throw error;
     }
   }
@@ -81,7 +82,8 @@ export function createFollowUpActivities(deps: FollowUpDeps) {
       if (input.attempt > maxRetries) return null;
       if (!(record.status === 'retrying' && record.attempt === input.attempt + 1)) {
         const refusal = await budgetRefusal(useCaseDeps, agent);
-        if (refusal !== null) return { error: `${refusal.message}. Nova tentativa não feita; a tentativa ${input.attempt} falhou: ${input.reason}` };
+        if (refusal !== null)
+          return { error: `${refusal.message}. Nova tentativa não feita; a tentativa ${input.attempt} falhou: ${input.reason}` };
       }
       const delayMs = input.attempt * retryDelayMs;
       const moved = await markExecutionRetrying(db, record.id, input.reason, input.attempt + 1);

@@ -51,13 +51,20 @@ export function createExecutionReconcilerActivities(deps: ExecutionReconcilerDep
     if (!outcome) return false;
     if (pipeline) {
       const ended = await pipelineFinishing.endStrandedRun({ runId: record.id, ...outcome });
-      if (ended) logger.warn({ runId: record.id, previousStatus: record.status, ...outcome }, 'pipeline run whose workflow is gone ended by the reconciler');
+      if (ended)
+        logger.warn(
+          { runId: record.id, previousStatus: record.status, ...outcome },
+          'pipeline run whose workflow is gone ended by the reconciler',
+        );
       return ended;
     }
     // Only an unfinished record is ended: one its workflow finished meanwhile keeps its outcome.
     const { changed } = await finishing.finishExecutionRecord({ executionId: record.id, ...outcome });
     if (!changed) return false;
-    logger.warn({ executionId: record.id, previousStatus: record.status, ...outcome }, 'execution whose workflow is gone ended by the reconciler');
+    logger.warn(
+      { executionId: record.id, previousStatus: record.status, ...outcome },
+      'execution whose workflow is gone ended by the reconciler',
+    );
     await finishing.writeReport(record.id);
     await finishing.notifyFinished(record.id);
     return true;

@@ -144,8 +144,19 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunSummar
   const secrets = checkedSecrets(options.secrets ?? {});
   const isolation = options.isolation ?? agentIsolation();
   const summary: AgentRunSummary = {
-    pid: null, exitCode: null, signal: null, sessionId: null, costUsd: null, durationMs: null, turns: null, tokens: null,
-    resultText: null, output: '', outputTruncated: false, stderr: '', error: null,
+    pid: null,
+    exitCode: null,
+    signal: null,
+    sessionId: null,
+    costUsd: null,
+    durationMs: null,
+    turns: null,
+    tokens: null,
+    resultText: null,
+    output: '',
+    outputTruncated: false,
+    stderr: '',
+    error: null,
   };
 
   if (isolation.mode === 'refused') {
@@ -160,7 +171,10 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunSummar
       // The user's HOME is emptied; a `continue` gets its session back from the store (agent-sessions.ts).
       const resume = options.run.resumeSessionId;
       // Only a hint (the directory is checked later, as the leased user): its owner is asked for first.
-      const owner = await stat(options.cwd).then((found) => found.uid, () => undefined);
+      const owner = await stat(options.cwd).then(
+        (found) => found.uid,
+        () => undefined,
+      );
       lease = await leaseAgentUser(isolation.users, {
         ...(owner !== undefined ? { preferUid: owner } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
@@ -393,9 +407,11 @@ async function inWorkspace(summary: AgentRunSummary, step: () => Promise<void>):
 function failureMessage(cli: AgentCli, summary: AgentRunSummary, resultIsError: boolean, stderrTail: string): string {
   // In the panel's language: the record's error is shown to a person (the toast, the history).
   const how =
-    summary.signal !== null ? `foi encerrado pelo sinal ${summary.signal}`
-    : summary.exitCode !== 0 ? `terminou com o código ${summary.exitCode}`
-    : 'relatou um erro';
+    summary.signal !== null
+      ? `foi encerrado pelo sinal ${summary.signal}`
+      : summary.exitCode !== 0
+        ? `terminou com o código ${summary.exitCode}`
+        : 'relatou um erro';
   const parts = [`${cli.name} ${how}`];
   if (resultIsError && summary.resultText !== null) {
     parts.push(`: ${summary.resultText}`);

@@ -29,7 +29,10 @@ function permissionModeOf(value: string): PermissionMode {
 export function agentRunConfigOf(
   agent: Pick<Agent, 'instructions' | 'allowedTools' | 'maxTurns' | 'permissionMode'>,
 ): Pick<AgentRunOptions, 'systemPrompt' | 'allowedTools' | 'maxTurns' | 'permissionMode'> {
-  const allowedTools = agent.allowedTools.split(',').map((tool) => tool.trim()).filter((tool) => tool !== '');
+  const allowedTools = agent.allowedTools
+    .split(',')
+    .map((tool) => tool.trim())
+    .filter((tool) => tool !== '');
   return {
     maxTurns: agent.maxTurns,
     permissionMode: permissionModeOf(agent.permissionMode),

@@ -4,7 +4,14 @@ import type { Database } from '../../db';
 import { findAgent } from '../../db/agents-store';
 import { readExecutionSettings } from '../../db/execution-settings';
 import { createExecution, finishExecution, getExecution, setExecutionReportFile, type Execution } from '../../db/executions-store';
-import { findPipeline, type Pipeline, markRunAwaitingApproval, markRunRunning, setRunProgress, stepRecordsOfRun } from '../../db/pipelines-store';
+import {
+  findPipeline,
+  type Pipeline,
+  markRunAwaitingApproval,
+  markRunRunning,
+  setRunProgress,
+  stepRecordsOfRun,
+} from '../../db/pipelines-store';
 import type { Config } from '../../lib/config';
 import { liveTargetOf, publishLiveMessage, type PipelineLiveMessage } from '../../lib/live-output';
 import type { Logger } from '../../lib/logger';
@@ -90,7 +97,8 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
 
   async function run(runId: string): Promise<Execution> {
     const record = await getExecution(db, runId);
-    if (!record || record.kind !== 'pipeline' || !record.pipelineId) throw ApplicationFailure.nonRetryable(`pipeline run ${runId} not found`, 'ExecutionNotFound');
+    if (!record || record.kind !== 'pipeline' || !record.pipelineId)
+      throw ApplicationFailure.nonRetryable(`pipeline run ${runId} not found`, 'ExecutionNotFound');
     return record;
   }
 
@@ -98,7 +106,9 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
   async function tell(record: Execution, message: PipelineLiveMessage): Promise<void> {
     const target = liveTargetOf(record);
     if (!target) return;
-    await publishLiveMessage(redis, target, message).catch((error: unknown) => logger.warn({ err: error, runId: record.id }, 'pipeline message not published'));
+    await publishLiveMessage(redis, target, message).catch((error: unknown) =>
+      logger.warn({ err: error, runId: record.id }, 'pipeline message not published'),
+    );
   }
 
   const ids = (record: Execution) => ({ pipelineId: record.pipelineId ?? '', executionId: record.id });
@@ -115,7 +125,10 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
       return {
         totalSteps: pipeline.steps.length,
         startStep: Math.min(record.resumedAtStep ?? 0, pipeline.steps.length),
-        steps: pipeline.steps.map((step) => ({ requiresApproval: step.requiresApproval, approvalTimeoutSeconds: step.approvalTimeoutSeconds ?? config.orchestration.pipelines.approvalTimeoutSeconds })),
+        steps: pipeline.steps.map((step) => ({
+          requiresApproval: step.requiresApproval,
+          approvalTimeoutSeconds: step.approvalTimeoutSeconds ?? config.orchestration.pipelines.approvalTimeoutSeconds,
+        })),
         ...(record.repoName ? { repository: true } : {}),
         ...(host ? { host } : {}),
       };
@@ -130,7 +143,8 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
       const record = await run(input.runId);
       await markRunAwaitingApproval(db, input.runId);
       const previous = input.previousExecutionId ? await getExecution(db, input.previousExecutionId) : null;
-      const previousOutput = input.budget?.text ?? (previous ? (previous.result ?? '') : (record.lastStepInput ?? record.task)).slice(0, PREVIOUS_OUTPUT_MAX);
+      const previousOutput =
+        input.budget?.text ?? (previous ? (previous.result ?? '') : (record.lastStepInput ?? record.task)).slice(0, PREVIOUS_OUTPUT_MAX);
       const waitingFor = input.budget ? 'budget' : 'approval';
       await tell(record, { type: 'pipeline_status', ...ids(record), status: 'awaiting_approval', stepIndex: input.stepIndex, waitingFor });
       await tell(record, {
@@ -161,10 +175,12 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
     /** A rejection (or no decision in time) ends the run `rejected`. */
     async rejectRun(input: StepRef & { reason: 'rejected' | 'timeout' }): Promise<void> {
       const record = await run(input.runId);
-      const error = input.reason === 'timeout' ? `a aprovação do passo ${input.stepIndex + 1} expirou` : `rejeitado no passo ${input.stepIndex + 1}`;
+      const error =
+        input.reason === 'timeout' ? `a aprovação do passo ${input.stepIndex + 1} expirou` : `rejeitado no passo ${input.stepIndex + 1}`;
       const costUsd = await runCost(record);
       const finished = await finishExecution(db, input.runId, { status: 'rejected', error, costUsd });
-      if (finished?.changed) await tell(record, { type: 'pipeline_rejected', ...ids(record), stepIndex: input.stepIndex, reason: input.reason });
+      if (finished?.changed)
+        await tell(record, { type: 'pipeline_rejected', ...ids(record), stepIndex: input.stepIndex, reason: input.reason });
     },
 
     /**
@@ -199,7 +215,12 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
       if (input.then === 'completeRun') await completeRunOf(record);
       if (!input.then || input.then === 'completeRun') return { error: null };
       try {
-        const next = { runId: input.runId, stepIndex: input.stepIndex + 1, stepExecutionId: input.then.startStep, previousExecutionId: step.id };
+        const next = {
+          runId: input.runId,
+          stepIndex: input.stepIndex + 1,
+          stepExecutionId: input.then.startStep,
+          previousExecutionId: step.id,
+        };
         const started = await startStepOf(record, next, step, pipeline, input.then.checkBudget === true);
         // Not started past an exhausted budget: the workflow checks again and waits for a decision.
         return { error: null, started };
@@ -239,10 +260,15 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
       } else if (last) {
         failedAtStep = last.stepIndex ?? 0;
       }
-      await setRunProgress(db, record.id, { failedAtStep, costUsd: await runCost(record), ...(lastStepInput !== undefined ? { lastStepInput } : {}) });
+      await setRunProgress(db, record.id, {
+        failedAtStep,
+        costUsd: await runCost(record),
+        ...(lastStepInput !== undefined ? { lastStepInput } : {}),
+      });
       const finished = await finishExecution(db, record.id, { status: input.status, error: input.error });
       if (!finished?.changed) return false;
-      if (input.status === 'error') await tell(record, { type: 'pipeline_error', ...ids(record), stepIndex: failedAtStep, error: input.error });
+      if (input.status === 'error')
+        await tell(record, { type: 'pipeline_error', ...ids(record), stepIndex: failedAtStep, error: input.error });
       return true;
     },
 
@@ -261,7 +287,12 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
       const beat = setInterval(() => context.heartbeat(), 5_000);
       try {
         const error = await pushRunChanges(
-          { db, config: config.orchestration.repositories, announce: (content) => announceGit(record, content), signal: context.cancellationSignal },
+          {
+            db,
+            config: config.orchestration.repositories,
+            announce: (content) => announceGit(record, content),
+            signal: context.cancellationSignal,
+          },
           record,
         );
         return { error };
@@ -282,7 +313,13 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
    * Creates and announces the step's record; with `checkBudget`, only when no daily budget of its agent
    * is exhausted (false: not started). True when the record exists.
    */
-  async function startStepOf(record: Execution, input: StartStepInput, previous: Execution | null, knownPipeline?: Pipeline | null, checkBudget = false): Promise<boolean> {
+  async function startStepOf(
+    record: Execution,
+    input: StartStepInput,
+    previous: Execution | null,
+    knownPipeline?: Pipeline | null,
+    checkBudget = false,
+  ): Promise<boolean> {
     const [existing, pipeline, settings] = await Promise.all([
       getExecution(db, input.stepExecutionId),
       knownPipeline ?? findPipeline(db, record.pipelineId ?? ''),
@@ -290,12 +327,17 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
     ]);
     if (existing) return true; // a retried activity: created (and announced) before
     const step = pipeline?.steps[input.stepIndex];
-    if (!pipeline || !step) throw ApplicationFailure.nonRetryable(`step ${input.stepIndex + 1} of pipeline ${record.pipelineId} no longer exists`, STEP_FAILED);
+    if (!pipeline || !step)
+      throw ApplicationFailure.nonRetryable(`step ${input.stepIndex + 1} of pipeline ${record.pipelineId} no longer exists`, STEP_FAILED);
     const agent = await findAgent(db, step.agentId);
     if (!agent) throw ApplicationFailure.nonRetryable(`agent ${step.agentId} of step ${input.stepIndex + 1} no longer exists`, STEP_FAILED);
-    if (agent.status !== 'active') throw ApplicationFailure.nonRetryable(`agent "${agent.name}" of step ${input.stepIndex + 1} is inactive`, STEP_FAILED);
+    if (agent.status !== 'active')
+      throw ApplicationFailure.nonRetryable(`agent "${agent.name}" of step ${input.stepIndex + 1} is inactive`, STEP_FAILED);
     if (checkBudget && (await budgetRefusal(budgetDeps, agent, new Date(), settings.dailyBudgetUsd)) !== null) return false;
-    const { input: stepInput, prompt } = stepInputOf(previous ? (previous.result ?? '') : (record.lastStepInput ?? record.task), step.inputTemplate);
+    const { input: stepInput, prompt } = stepInputOf(
+      previous ? (previous.result ?? '') : (record.lastStepInput ?? record.task),
+      step.inputTemplate,
+    );
     await setRunProgress(db, input.runId, { lastStepInput: stepInput });
     await createExecution(db, {
       id: input.stepExecutionId,
@@ -383,7 +425,13 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
   async function announceGit(record: Execution, content: string): Promise<void> {
     const steps = await stepRecordsOfRun(db, record.id);
     const stepIndex = steps[steps.length - 1]?.stepIndex ?? 0;
-    await tell(record, { type: 'pipeline_step_output', pipelineId: record.pipelineId ?? '', pipelineExecutionId: record.id, stepIndex, data: { type: 'success', content } });
+    await tell(record, {
+      type: 'pipeline_step_output',
+      pipelineId: record.pipelineId ?? '',
+      pipelineExecutionId: record.id,
+      stepIndex,
+      data: { type: 'success', content },
+    });
   }
 
   /** The run's cost: its steps' and, for a resumed run, the earlier runs' steps before it. */

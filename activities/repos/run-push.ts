@@ -29,7 +29,15 @@ export async function pushRunChanges(deps: RunPushDeps, run: Execution): Promise
       lease = await leaseAgentUser(isolation.users, { preferUid: owner, ...(deps.signal ? { signal: deps.signal } : {}) });
     }
     const prepared = { mirror: mirrorPath(deps.config, repo), branch: run.repoBranch };
-    return await commitPushAndRecord(deps, repo, prepared, dir, lease?.user ?? null, commitMessage(`Pipeline ${run.agentName}`, run.task, run.id), run.id);
+    return await commitPushAndRecord(
+      deps,
+      repo,
+      prepared,
+      dir,
+      lease?.user ?? null,
+      commitMessage(`Pipeline ${run.agentName}`, run.task, run.id),
+      run.id,
+    );
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
   } finally {

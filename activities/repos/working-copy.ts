@@ -35,7 +35,8 @@ export function mirrorPath(config: RepositoryConfig, repo: Repository): string {
   return path.join(config.mirrorsDir, `${repo.name}.git`);
 }
 
-const userGit = (user: AgentUser | null) => (user === null ? {} : { asUser: (command: string, args: string[]) => asUser(user, command, args) });
+const userGit = (user: AgentUser | null) =>
+  user === null ? {} : { asUser: (command: string, args: string[]) => asUser(user, command, args) };
 
 /** Runs a constant shell script as `user` (or the service's user) in `cwd`, `input` on stdin. */
 function shellAs(user: AgentUser | null, cwd: string, script: string, input: string): Promise<void> {
@@ -45,7 +46,11 @@ function shellAs(user: AgentUser | null, cwd: string, script: string, input: str
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.once('error', reject);
-    child.once('close', (code) => (code === 0 ? resolve() : reject(new RepositoryRunError(`a cópia de trabalho não pôde ser restaurada: ${stderr.trim() || `código ${code}`}`))));
+    child.once('close', (code) =>
+      code === 0
+        ? resolve()
+        : reject(new RepositoryRunError(`a cópia de trabalho não pôde ser restaurada: ${stderr.trim() || `código ${code}`}`)),
+    );
     child.stdin.end(input);
   });
 }
@@ -94,7 +99,10 @@ export async function updateMirror(config: RepositoryConfig, repo: Repository): 
   const mirror = mirrorPath(config, repo);
   const env = repo.remote ? askPassEnvironment(config.credentials) : {};
   await fs.mkdir(config.mirrorsDir, { recursive: true, mode: 0o755 });
-  const exists = await fs.stat(path.join(mirror, 'HEAD')).then(() => true, () => false);
+  const exists = await fs.stat(path.join(mirror, 'HEAD')).then(
+    () => true,
+    () => false,
+  );
   try {
     if (!exists) {
       const staging = `${mirror}.${randomUUID()}.tmp`;
@@ -139,24 +147,35 @@ export async function prepareWorkingCopy(
   try {
     const chosen = branch ?? (await defaultBranchOf(mirror));
     if (!validBranchName(chosen)) throw new RepositoryRunError(`"${chosen}" não é um nome de branch`);
-    const known = await git(['--git-dir', mirror, 'rev-parse', '--verify', '--quiet', `refs/heads/${chosen}^{commit}`]).then(() => true, () => false);
+    const known = await git(['--git-dir', mirror, 'rev-parse', '--verify', '--quiet', `refs/heads/${chosen}^{commit}`]).then(
+      () => true,
+      () => false,
+    );
     if (!known) throw new RepositoryRunError(`branch "${chosen}" não encontrado no repositório "${repo.name}"`);
-    const hasGit = await fs.lstat(path.join(dir, '.git')).then(() => true, () => false);
+    const hasGit = await fs.lstat(path.join(dir, '.git')).then(
+      () => true,
+      () => false,
+    );
     if (!hasGit) {
-      if ((await fs.readdir(dir)).length > 0) throw new RepositoryRunError(`${dir} não está vazio e não é uma cópia de trabalho de "${repo.name}"`);
+      if ((await fs.readdir(dir)).length > 0)
+        throw new RepositoryRunError(`${dir} não está vazio e não é uma cópia de trabalho de "${repo.name}"`);
       await git(['clone', '--quiet', '--no-hardlinks', '--branch', chosen, '--', mirror, '.'], { cwd: dir, ...trustMirror, ...as });
       await resetGitDirectory(user, dir, mirror, chosen);
     } else {
       await resetGitDirectory(user, dir, mirror, chosen);
       await git(['fetch', '--quiet', '--prune', 'origin'], { cwd: dir, ...trustMirror, ...as });
-      const local = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${chosen}`], { cwd: dir, ...as }).then(() => true, () => false);
+      const local = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${chosen}`], { cwd: dir, ...as }).then(
+        () => true,
+        () => false,
+      );
       if (local) await git(['checkout', '--quiet', chosen], { cwd: dir, ...as });
       else await git(['checkout', '--quiet', '-b', chosen, `refs/remotes/origin/${chosen}`], { cwd: dir, ...as });
       await git(['merge', '--ff-only', '--quiet', `refs/remotes/origin/${chosen}`], { cwd: dir, ...as });
     }
     return { mirror, branch: chosen };
   } catch (error) {
-    if (error instanceof GitError) throw new RepositoryRunError(`a cópia de trabalho de "${repo.name}" não pôde ser preparada: ${error.message}`);
+    if (error instanceof GitError)
+      throw new RepositoryRunError(`a cópia de trabalho de "${repo.name}" não pôde ser preparada: ${error.message}`);
     throw error;
   }
 }
@@ -226,7 +245,11 @@ async function pushFromBundle(
   const bundle = path.join(bundleDir, 'changes.bundle');
   const incoming = `refs/incoming/${randomUUID()}`;
   try {
-    await git(['bundle', 'create', '--quiet', '-', `refs/heads/${branch}`], { cwd: dir, stdoutTo: createWriteStream(bundle, { mode: 0o600 }), ...userGit(user) });
+    await git(['bundle', 'create', '--quiet', '-', `refs/heads/${branch}`], {
+      cwd: dir,
+      stdoutTo: createWriteStream(bundle, { mode: 0o600 }),
+      ...userGit(user),
+    });
     await git(['--git-dir', mirror, 'fetch', '--quiet', bundle, `refs/heads/${branch}:${incoming}`]);
     const received = await git(['--git-dir', mirror, 'rev-parse', incoming]);
     if (received !== commit) return `the bundle carried ${received}, not the commit made (${commit})`;
@@ -244,7 +267,11 @@ async function pushFromBundle(
 
 /** The commit message (docs/repositories.md): agent, task, execution. */
 export function commitMessage(agentName: string, task: string, executionId: string): string {
-  const firstLine = task.split('\n').find((line) => line.trim() !== '')?.trim() ?? '';
+  const firstLine =
+    task
+      .split('\n')
+      .find((line) => line.trim() !== '')
+      ?.trim() ?? '';
   const subject = `${agentName}: ${firstLine}`.slice(0, 72);
   return `${subject}\n\nExecução: ${executionId}\nAgente: ${agentName}\n\nTarefa:\n${task.slice(0, 4000)}\n`;
 }
@@ -277,8 +304,8 @@ export async function commitPushAndRecord(
   const published = await commitAndPush(deps.config, repo, prepared, dir, user, message);
   if (published.commit === null) return null;
   await setExecutionRepoCommit(deps.db, executionId, published.commit);
-  if (published.pushError !== null) return `${published.pushError} (the commit ${published.commit.slice(0, 7)} stays in the working copy ${dir})`;
+  if (published.pushError !== null)
+    return `${published.pushError} (the commit ${published.commit.slice(0, 7)} stays in the working copy ${dir})`;
   await deps.announce(pushAnnouncement(repo, published.commit, published.files));
   return null;
 }
-

@@ -1,7 +1,14 @@
 import type { Execution } from '../../db/executions-store';
 import { findRepository, type Repository } from '../../services/repos';
 import type { RunAgentOptions } from '../agents/run-agent';
-import { commitMessage, commitPushAndRecord, prepareWorkingCopy, RepositoryRunError, type PreparedWorkingCopy, type RecordedPushDeps } from './working-copy';
+import {
+  commitMessage,
+  commitPushAndRecord,
+  prepareWorkingCopy,
+  RepositoryRunError,
+  type PreparedWorkingCopy,
+  type RecordedPushDeps,
+} from './working-copy';
 
 /** What the agent is told when it works in a repository (docs/repositories.md): the service commits and pushes. */
 export const NO_GIT_INSTRUCTION =
@@ -29,7 +36,15 @@ export function repositoryWorkspace(deps: RepositoryWorkspaceDeps, record: Execu
     },
     async complete(cwd, user) {
       if (record.pipelineExecutionId !== null || repo === null || prepared === null) return;
-      const problem = await commitPushAndRecord(deps, repo, prepared, cwd, user, commitMessage(record.agentName, record.task, record.id), record.id);
+      const problem = await commitPushAndRecord(
+        deps,
+        repo,
+        prepared,
+        cwd,
+        user,
+        commitMessage(record.agentName, record.task, record.id),
+        record.id,
+      );
       if (problem !== null) throw new RepositoryRunError(problem);
     },
   };

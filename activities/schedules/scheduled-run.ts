@@ -20,7 +20,8 @@ export function createScheduleActivities(deps: ExecutionDeps) {
         return await createScheduledExecution({ ...deps, workdirRoots }, input.scheduleId, input.executionId);
       } catch (error) {
         // A refused input (the agent's working directory outside the roots) fails the same way again.
-        if (error instanceof UseCaseError && error.kind === 'invalid') throw ApplicationFailure.nonRetryable(error.message, 'ScheduledRunRefused');
+        if (error instanceof UseCaseError && error.kind === 'invalid')
+          throw ApplicationFailure.nonRetryable(error.message, 'ScheduledRunRefused');
         throw error;
       }
     },

@@ -34,7 +34,13 @@ class SchemaCollector {
   readonly components: Record<string, JsonSchema> = {};
 
   of(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-    const { $schema: _dialect, $defs, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema & { $defs?: Record<string, JsonSchema> };
+    const {
+      $schema: _dialect,
+      $defs,
+      ...rest
+    } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema & {
+      $defs?: Record<string, JsonSchema>;
+    };
     const names = new Map<string, string>();
     for (const [id, definition] of Object.entries($defs ?? {})) names.set(id, this.place(id, definition, io));
     const rewritten = rewriteRefs(rest, names) as JsonSchema;
@@ -54,7 +60,11 @@ class SchemaCollector {
         this.components[name] = definition;
         return name;
       }
-      if (JSON.stringify(existing) === JSON.stringify(definition) || JSON.stringify(rewriteRefs(definition, new Map([[id, name]]))) === JSON.stringify(existing)) return name;
+      if (
+        JSON.stringify(existing) === JSON.stringify(definition) ||
+        JSON.stringify(rewriteRefs(definition, new Map([[id, name]]))) === JSON.stringify(existing)
+      )
+        return name;
     }
     throw new Error(`schema id ${id} names two different schemas`);
   }
@@ -110,10 +120,17 @@ const RETRY_AFTER = { 'Retry-After': { description: 'Segundos até poder tentar 
 function responseObject(schemas: SchemaCollector, response: ResponseSpec): Record<string, unknown> {
   const object: Record<string, unknown> = { description: response.description };
   if (response.headers) {
-    object.headers = Object.fromEntries(Object.entries(response.headers).map(([name, header]) => [name, { description: header.description, schema: schemas.of(header.schema, 'output') }]));
+    object.headers = Object.fromEntries(
+      Object.entries(response.headers).map(([name, header]) => [
+        name,
+        { description: header.description, schema: schemas.of(header.schema, 'output') },
+      ]),
+    );
   }
   if (response.schema !== undefined || response.contentType !== undefined) {
-    const media: Record<string, unknown> = { schema: response.schema === undefined ? { type: 'string' } : schemas.of(response.schema, 'output') };
+    const media: Record<string, unknown> = {
+      schema: response.schema === undefined ? { type: 'string' } : schemas.of(response.schema, 'output'),
+    };
     if (response.example !== undefined) media.example = response.example;
     object.content = { [response.contentType ?? 'application/json']: media };
   }
@@ -129,7 +146,14 @@ function parametersOf(schemas: SchemaCollector, operation: OperationSpec): JsonS
     for (const [name, property] of Object.entries(schema.properties ?? {})) {
       const { description, ...rest } = property as JsonSchema & { description?: string };
       const required = where === 'path' || (schema.required ?? []).includes(name);
-      parameters.push({ name, in: where, required, ...(description ? { description } : {}), ...(emptyIgnored && !required ? { allowEmptyValue: true } : {}), schema: rest });
+      parameters.push({
+        name,
+        in: where,
+        required,
+        ...(description ? { description } : {}),
+        ...(emptyIgnored && !required ? { allowEmptyValue: true } : {}),
+        schema: rest,
+      });
     }
   };
   add('path', operation.pathParams);
@@ -152,7 +176,10 @@ function operationObject(schemas: SchemaCollector, service: ServiceName, operati
   if (operation.body !== undefined) {
     const media: Record<string, unknown> = { schema: schemas.of(operation.body.schema, 'input') };
     if (operation.body.example !== undefined) media.example = operation.body.example;
-    object.requestBody = { required: operation.body.required ?? true, content: { [operation.body.contentType ?? 'application/json']: media } };
+    object.requestBody = {
+      required: operation.body.required ?? true,
+      content: { [operation.body.contentType ?? 'application/json']: media },
+    };
   }
   if (service === 'orchestration') object.security = operation.public ? [] : TOKEN_SECURITY;
   if (operation.webSocket) object['x-websocket'] = true;
@@ -181,7 +208,12 @@ export function openApiDocument(service: ServiceName, info: DocumentInfo, operat
   if (service === 'orchestration') {
     components.securitySchemes = {
       bearerToken: { type: 'http', scheme: 'bearer', description: 'AUTH_TOKEN, when it is set (docs/orchestration-security.md)' },
-      panelSession: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: "The admin panel's sign-in session (POST /sign-in), when AUTH_TOKEN and the panel are set" },
+      panelSession: {
+        type: 'apiKey',
+        in: 'cookie',
+        name: SESSION_COOKIE,
+        description: "The admin panel's sign-in session (POST /sign-in), when AUTH_TOKEN and the panel are set",
+      },
     };
   }
   document.components = components;

@@ -74,7 +74,10 @@ const ASSETS: Record<string, { file: string; type: string }> = {
   'favicon-32x32.png': { file: path.join(SWAGGER_UI, 'favicon-32x32.png'), type: 'image/png' },
   'swagger-ui.css': { file: path.join(SWAGGER_UI, 'swagger-ui.css'), type: 'text/css; charset=utf-8' },
   'swagger-ui-bundle.js': { file: path.join(SWAGGER_UI, 'swagger-ui-bundle.js'), type: 'application/javascript; charset=utf-8' },
-  'openapi-page.js': { file: path.join(repoRoot, 'api', 'openapi', 'page', 'openapi-page.js'), type: 'application/javascript; charset=utf-8' },
+  'openapi-page.js': {
+    file: path.join(repoRoot, 'api', 'openapi', 'page', 'openapi-page.js'),
+    type: 'application/javascript; charset=utf-8',
+  },
 };
 const ASSETS_PREFIX = '/docs-assets/';
 

@@ -40,7 +40,8 @@ const allowedTools = z.preprocess(
     .max(ALLOWED_TOOLS_MAX)
     .transform((value) => value.trim())
     .refine((value) => value.split(',').every((tool) => !tool.trim().startsWith('-') && !/\p{Cc}/u.test(tool)), {
-      message: 'Deve ser uma lista de nomes de ferramentas separados por vírgula, nenhum começando com "-" nem contendo caractere de controle',
+      message:
+        'Deve ser uma lista de nomes de ferramentas separados por vírgula, nenhum começando com "-" nem contendo caractere de controle',
     }),
 );
 
@@ -72,7 +73,10 @@ const configFields = {
  * range (and rounded to whole ms) instead of refusing the agent (docs/agents.md).
  */
 const clampedTimeout = z.preprocess(
-  (value) => (typeof value === 'number' && Number.isFinite(value) ? Math.min(RUN_TIMEOUT_MS.max, Math.max(RUN_TIMEOUT_MS.min, Math.round(value))) : value),
+  (value) =>
+    typeof value === 'number' && Number.isFinite(value)
+      ? Math.min(RUN_TIMEOUT_MS.max, Math.max(RUN_TIMEOUT_MS.min, Math.round(value)))
+      : value,
   configFields.timeout,
 );
 
@@ -151,7 +155,9 @@ const configBody = z.strictObject(mapOptional(configFields));
 const importedConfigBody = z.strictObject(mapOptional({ ...configFields, timeout: clampedTimeout }));
 
 function mapOptional<T extends Record<string, z.ZodType>>(shape: T): { [K in keyof T]: z.ZodOptional<T[K]> } {
-  return Object.fromEntries(Object.entries(shape).map(([key, schema]) => [key, schema.optional()])) as { [K in keyof T]: z.ZodOptional<T[K]> };
+  return Object.fromEntries(Object.entries(shape).map(([key, schema]) => [key, schema.optional()])) as {
+    [K in keyof T]: z.ZodOptional<T[K]>;
+  };
 }
 
 /**
@@ -160,7 +166,14 @@ function mapOptional<T extends Record<string, z.ZodType>>(shape: T): { [K in key
  */
 function createBodyWith(config: typeof configBody | typeof importedConfigBody) {
   return z
-    .strictObject({ ...fields, description: fields.description.optional(), tags: tags.optional(), status: fields.status.optional(), config: config.optional(), ...IGNORED_KEYS })
+    .strictObject({
+      ...fields,
+      description: fields.description.optional(),
+      tags: tags.optional(),
+      status: fields.status.optional(),
+      config: config.optional(),
+      ...IGNORED_KEYS,
+    })
     .transform((body): AgentDataInput => ({ ...AGENT_DEFAULTS, ...dataChangesOf(body), name: body.agent_name }));
 }
 

@@ -14,7 +14,10 @@ import { agentCreateBody, agentImportBody, agentUpdateBody, legacyExportBody, se
 const tags = ['Agentes'];
 const agentPath = z.object({ id: idParam });
 const versionPath = z.object({ id: idParam, version: versionParam.meta({ description: 'O número da versão (1, 2, ...)' }) });
-const secretPath = z.object({ id: idParam, name: idParam.meta({ description: 'O nome do segredo, codificado na URL (`MY%20KEY` é "MY KEY")' }) });
+const secretPath = z.object({
+  id: idParam,
+  name: idParam.meta({ description: 'O nome do segredo, codificado na URL (`MY%20KEY` é "MY KEY")' }),
+});
 
 // The data of test/integration/agents-api.test.ts (panelBody, expectedView).
 const ID = '5f0c2a4e-8b1d-4c3e-9f6a-2d7e1b0c9a84';
@@ -29,10 +32,21 @@ const config = {
   maxRetries: 3,
   delegateTo: '',
 };
-const panelBody = { agent_name: 'Revisor', description: 'Revisa pull requests', tags: ['review', 'lider'], status: 'active', config: { ...config, workingDirectory: '/home/projetos/' } };
+const panelBody = {
+  agent_name: 'Revisor',
+  description: 'Revisa pull requests',
+  tags: ['review', 'lider'],
+  status: 'active',
+  config: { ...config, workingDirectory: '/home/projetos/' },
+};
 const exported = { agent_name: 'Revisor', description: 'Revisa pull requests', tags: ['review', 'lider'], config, status: 'active' };
 const example = { id: ID, ...exported, version: 1, created_at: '2026-11-25T11:00:00.000Z', updated_at: '2026-11-25T11:00:00.000Z' };
-const updated = { ...example, config: { ...config, systemPrompt: 'Novo prompt', model: 'claude-opus-4-6' }, version: 2, updated_at: '2026-11-25T11:05:00.000Z' };
+const updated = {
+  ...example,
+  config: { ...config, systemPrompt: 'Novo prompt', model: 'claude-opus-4-6' },
+  version: 2,
+  updated_at: '2026-11-25T11:05:00.000Z',
+};
 const versionsExample = [
   {
     version: 2,
@@ -118,7 +132,8 @@ export const agentsOperations: OperationSpec[] = [
     path: '/api/agents/{id}',
     operationId: 'deleteAgent',
     summary: 'Exclui um agente, com seus agendamentos, versões e segredos',
-    description: 'Os agentes que delegavam a ele passam a não delegar. Com o Temporal indisponível, os agendamentos não podem ser removidos: 503 e o agente fica.',
+    description:
+      'Os agentes que delegavam a ele passam a não delegar. Com o Temporal indisponível, os agendamentos não podem ser removidos: 503 e o agente fica.',
     tags,
     pathParams: agentPath,
     responses: { 204: { description: 'Excluído' }, 404: notFound },
@@ -144,7 +159,8 @@ export const agentsOperations: OperationSpec[] = [
     path: '/api/agents/{id}/duplicate',
     operationId: 'duplicateAgent',
     summary: 'Duplica um agente',
-    description: 'Sem corpo. A cópia: novo id, versão 1, `status: "active"`, nome "<nome> (cópia)", depois "(cópia 2)"...; os segredos não são copiados.',
+    description:
+      'Sem corpo. A cópia: novo id, versão 1, `status: "active"`, nome "<nome> (cópia)", depois "(cópia 2)"...; os segredos não são copiados.',
     tags,
     pathParams: agentPath,
     responses: {
@@ -158,7 +174,8 @@ export const agentsOperations: OperationSpec[] = [
     path: '/api/agents/{id}/versions',
     operationId: 'listAgentVersions',
     summary: 'Lista as versões de um agente, a mais nova primeiro',
-    description: 'O item 0 é o estado atual (seu `snapshot` é igual a GET /api/agents/{id}); são mantidas as AGENT_VERSIONS_KEPT (padrão 50) mais novas.',
+    description:
+      'O item 0 é o estado atual (seu `snapshot` é igual a GET /api/agents/{id}); são mantidas as AGENT_VERSIONS_KEPT (padrão 50) mais novas.',
     tags,
     pathParams: agentPath,
     responses: { 200: jsonAnswer('As versões (um array simples)', z.array(agentVersionViewSchema), versionsExample), 404: notFound },
@@ -168,7 +185,8 @@ export const agentsOperations: OperationSpec[] = [
     path: '/api/agents/{id}/versions/{version}/restore',
     operationId: 'restoreAgentVersion',
     summary: 'Restaura uma versão de um agente como uma nova versão',
-    description: 'Sem corpo. Os dados da versão pedida voltam como a versão seguinte (changelog "restored version <n>"); um delegado que não existe mais não volta.',
+    description:
+      'Sem corpo. Os dados da versão pedida voltam como a versão seguinte (changelog "restored version <n>"); um delegado que não existe mais não volta.',
     tags,
     pathParams: versionPath,
     responses: {
@@ -185,7 +203,9 @@ export const agentsOperations: OperationSpec[] = [
     tags,
     pathParams: agentPath,
     responses: {
-      200: jsonAnswer('Os segredos, sem os valores', z.array(secretViewSchema), [{ name: 'API_TOKEN', created_at: '2026-11-25T11:00:00.000Z' }]),
+      200: jsonAnswer('Os segredos, sem os valores', z.array(secretViewSchema), [
+        { name: 'API_TOKEN', created_at: '2026-11-25T11:00:00.000Z' },
+      ]),
       404: notFound,
     },
   },
@@ -212,6 +232,9 @@ export const agentsOperations: OperationSpec[] = [
     summary: 'Exclui um segredo de um agente',
     tags,
     pathParams: secretPath,
-    responses: { 204: { description: 'Excluído' }, 404: errorAnswer('Agente não encontrado, ou o agente não tem um segredo com esse nome') },
+    responses: {
+      204: { description: 'Excluído' },
+      404: errorAnswer('Agente não encontrado, ou o agente não tem um segredo com esse nome'),
+    },
   },
 ];

@@ -19,15 +19,27 @@ const clientIdHeaders = z.object({
   'X-Client-Id': z
     .string()
     .optional()
-    .meta({ description: "The WebSocket client that receives the run's live output (trimmed, cut to 128 characters); absent or blank: nobody is told live" }),
+    .meta({
+      description:
+        "The WebSocket client that receives the run's live output (trimmed, cut to 128 characters); absent or blank: nobody is told live",
+    }),
 });
 
 const launchedExample = { executionId: '0f1e2d3c-4b5a-4678-9abc-def012345678', status: 'queued' };
-const launched = jsonAnswer('Aceita: a execução foi gravada e espera uma vaga (a saída chega pelo WebSocket)', launchedExecutionSchema, launchedExample);
+const launched = jsonAnswer(
+  'Aceita: a execução foi gravada e espera uma vaga (a saída chega pelo WebSocket)',
+  launchedExecutionSchema,
+  launchedExample,
+);
 const budgetRefusal = errorAnswer('Orçamento diário (global ou do agente) esgotado: nada é gravado nem iniciado');
 
 /** An active run, as GET /executions/active lists it: the history's record A, running, with its agent's name where the panel's filter looks. */
-const activeExample = { ...executionExample, status: 'running', endedAt: null, agentConfig: { agent_name: 'Code Reviewer', model: 'sonnet' } };
+const activeExample = {
+  ...executionExample,
+  status: 'running',
+  endedAt: null,
+  agentConfig: { agent_name: 'Code Reviewer', model: 'sonnet' },
+};
 
 export const executionControlOperations: OperationSpec[] = [
   {
@@ -58,9 +70,13 @@ export const executionControlOperations: OperationSpec[] = [
     path: '/api/agents/{id}/cancel/{executionId}',
     operationId: 'cancelAgentExecution',
     summary: 'Cancela uma execução ativa de um agente',
-    description: 'Responde quando o cancelamento foi pedido; a execução termina `canceled` logo depois (o workflow encerra o agente antes).',
+    description:
+      'Responde quando o cancelamento foi pedido; a execução termina `canceled` logo depois (o workflow encerra o agente antes).',
     tags,
-    pathParams: z.object({ id: idParam.meta({ description: "The agent's id" }), executionId: idParam.meta({ description: "The execution's id" }) }),
+    pathParams: z.object({
+      id: idParam.meta({ description: "The agent's id" }),
+      executionId: idParam.meta({ description: "The execution's id" }),
+    }),
     responses: {
       200: jsonAnswer('Cancelamento pedido', cancelledExecutionSchema, { cancelled: true }),
       404: errorAnswer('Execução desconhecida, de outro agente, ou já finalizada'),
@@ -123,7 +139,9 @@ export const executionControlOperations: OperationSpec[] = [
         message: 'Execução reiniciada',
         executionId: '7c2d9e4f-1a3b-4c5d-8e6f-0a1b2c3d4e5f',
       }),
-      404: errorAnswer('Execução desconhecida, ou seu agente ou pipeline foi excluído (ou, de um pipeline, o repositório ou a branch não existe mais)'),
+      404: errorAnswer(
+        'Execução desconhecida, ou seu agente ou pipeline foi excluído (ou, de um pipeline, o repositório ou a branch não existe mais)',
+      ),
       409: errorAnswer('Orçamento diário esgotado (execução de agente): nada é gravado nem iniciado'),
     },
   },

@@ -37,7 +37,10 @@ const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[
  * starts and whether it was a whole day, so `to` can include that day.
  */
 const instant = single
-  .refine((value) => DATE_ONLY.test(value) || DATE_TIME.test(value), 'Deve ser uma data ISO (AAAA-MM-DD) ou data e hora com fuso (AAAA-MM-DDTHH:MM[:SS[.mmm]]Z)')
+  .refine(
+    (value) => DATE_ONLY.test(value) || DATE_TIME.test(value),
+    'Deve ser uma data ISO (AAAA-MM-DD) ou data e hora com fuso (AAAA-MM-DDTHH:MM[:SS[.mmm]]Z)',
+  )
   .transform((value, context) => {
     const date = new Date(DATE_ONLY.test(value) ? `${value}T00:00:00.000Z` : value);
     if (Number.isNaN(date.getTime()) || !(DATE_ONLY.test(value) ? date.toISOString().startsWith(value) : true)) {
@@ -51,7 +54,10 @@ const instant = single
 const DAY_MS = 86_400_000;
 
 const filterFields = {
-  type: single.pipe(z.enum(EXECUTION_TYPES)).optional().meta({ description: `${EXECUTION_TYPES.join(' or ')}` }),
+  type: single
+    .pipe(z.enum(EXECUTION_TYPES))
+    .optional()
+    .meta({ description: `${EXECUTION_TYPES.join(' or ')}` }),
   status: listOf(EXECUTION_STATUSES).meta({ description: `One status or several comma-separated: ${EXECUTION_STATUSES.join(', ')}` }),
   source: listOf(EXECUTION_SOURCES).meta({ description: `One source or several comma-separated: ${EXECUTION_SOURCES.join(', ')}` }),
   agentId: single.min(1).max(36).optional().meta({ description: "The agent's id (exact)" }),
@@ -96,7 +102,9 @@ export const exportQuery = z.strictObject(filterFields).refine(validRange, fromN
 export const historyQuery = z
   .strictObject({
     ...filterFields,
-    limit: integerIn(PAGE_SIZE.min, PAGE_SIZE.max, PAGE_SIZE.default).meta({ description: `${PAGE_SIZE.min}..${PAGE_SIZE.max}, default ${PAGE_SIZE.default}` }),
+    limit: integerIn(PAGE_SIZE.min, PAGE_SIZE.max, PAGE_SIZE.default).meta({
+      description: `${PAGE_SIZE.min}..${PAGE_SIZE.max}, default ${PAGE_SIZE.default}`,
+    }),
     offset: integerIn(0, OFFSET_MAX, 0).meta({ description: `0..${OFFSET_MAX}, default 0` }),
   })
   .refine(validRange, fromNotAfterTo)

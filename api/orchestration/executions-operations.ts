@@ -70,7 +70,9 @@ export const executionsOperations: OperationSpec[] = [
     summary: 'Lista as execuções mais recentes, as mais novas primeiro',
     tags,
     query: recentQuery,
-    responses: { 200: jsonAnswer('As execuções (sem a saída; `result` resumido a 1000 caracteres)', z.array(executionViewSchema), [executionExample]) },
+    responses: {
+      200: jsonAnswer('As execuções (sem a saída; `result` resumido a 1000 caracteres)', z.array(executionViewSchema), [executionExample]),
+    },
   },
   {
     method: 'get',
@@ -100,7 +102,12 @@ export const executionsOperations: OperationSpec[] = [
     tags,
     pathParams: historyPath,
     responses: {
-      200: jsonAnswer('A execução', executionDetailViewSchema, { ...executionExample, output: 'All good\n', outputTruncated: false, outputSeq: 1 }),
+      200: jsonAnswer('A execução', executionDetailViewSchema, {
+        ...executionExample,
+        output: 'All good\n',
+        outputTruncated: false,
+        outputSeq: 1,
+      }),
       404: notFound,
     },
   },
@@ -136,7 +143,7 @@ export const executionsOperations: OperationSpec[] = [
     description:
       'Os mesmos filtros do histórico, sem `limit`/`offset`: todas as execuções que casam. UTF-8 com BOM, cabeçalho ' +
       '`ID,Tipo,Nome,Status,Início,Fim,Duração (ms),Custo (USD),Turnos`, cada valor entre aspas; um texto que começa com `=`, `+`, `-` ou `@` ' +
-      'ganha um `\'` na frente.',
+      "ganha um `'` na frente.",
     tags,
     query: exportQuery.in,
     responses: {
@@ -144,7 +151,9 @@ export const executionsOperations: OperationSpec[] = [
         description: 'O CSV',
         contentType: 'text/csv',
         example: csvExample,
-        headers: { 'Content-Disposition': { description: 'attachment; filename=execucoes_<AAAA-MM-DD>.csv (dia UTC do pedido)', schema: z.string() } },
+        headers: {
+          'Content-Disposition': { description: 'attachment; filename=execucoes_<AAAA-MM-DD>.csv (dia UTC do pedido)', schema: z.string() },
+        },
       },
     },
   },

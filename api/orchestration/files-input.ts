@@ -14,5 +14,7 @@ export const filesQuery = z.strictObject({
 
 /** POST /files/publish: `{path}`, a top-level folder's name; absent or empty is the contract's 'path é obrigatório'. */
 export const publishBody = z.strictObject({
-  path: relativePath.optional().meta({ description: 'O nome de uma pasta do primeiro nível da área (obrigatório: ausente ou vazio é 400)' }),
+  path: relativePath
+    .optional()
+    .meta({ description: 'O nome de uma pasta do primeiro nível da área (obrigatório: ausente ou vazio é 400)' }),
 });

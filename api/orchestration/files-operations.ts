@@ -45,7 +45,8 @@ export const filesOperations: OperationSpec[] = [
     path: '/api/files',
     operationId: 'deleteFileEntry',
     summary: 'Exclui um arquivo ou uma pasta com tudo o que ela tem',
-    description: 'Um link simbólico é excluído ele mesmo, nunca o seu alvo. 400 `Não é permitido excluir o diretório raiz` ou `Caminho inválido`.',
+    description:
+      'Um link simbólico é excluído ele mesmo, nunca o seu alvo. 400 `Não é permitido excluir o diretório raiz` ou `Caminho inválido`.',
     tags,
     query: filesQuery,
     responses: {
@@ -59,7 +60,8 @@ export const filesOperations: OperationSpec[] = [
     path: '/api/files/download',
     operationId: 'downloadFile',
     summary: 'Baixa um arquivo da área de projetos',
-    description: 'Uma navegação `<a download>` do painel, autorizada pelo cookie de sessão. 400 `Caminho inválido` ou `Caminho não é um arquivo` (uma pasta, a raiz).',
+    description:
+      'Uma navegação `<a download>` do painel, autorizada pelo cookie de sessão. 400 `Caminho inválido` ou `Caminho não é um arquivo` (uma pasta, a raiz).',
     tags,
     query: filesQuery,
     responses: {

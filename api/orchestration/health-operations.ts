@@ -20,6 +20,8 @@ export const healthOperations: OperationSpec[] = [
     description: 'Não revela nada da instalação: as dependências estão em /api/system/status.',
     tags: ['Sistema'],
     public: true,
-    responses: { 200: jsonAnswer('O processo responde', healthSchema, { status: 'ok', timestamp: '2026-11-21T12:00:00.000Z', uptime: 3600.52 }) },
+    responses: {
+      200: jsonAnswer('O processo responde', healthSchema, { status: 'ok', timestamp: '2026-11-21T12:00:00.000Z', uptime: 3600.52 }),
+    },
   },
 ];

@@ -23,7 +23,13 @@ const step = z.strictObject({
   description: z.string().max(PIPELINE_DESCRIPTION_MAX).default(''),
   requiresApproval: z.boolean().default(false),
   // How long an approval of this step is awaited (1 s to 30 days); absent or null: PIPELINE_APPROVAL_TIMEOUT_SECONDS.
-  approvalTimeoutSeconds: z.number().int().min(1).max(30 * 86_400).nullable().optional(),
+  approvalTimeoutSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(30 * 86_400)
+    .nullable()
+    .optional(),
   // What the answers carry and the panel may send back.
   agentName: ignored,
   promptMode: ignored,
@@ -35,7 +41,10 @@ const fields = {
   // '' (the panel's empty field) and null: the settings' working directory at run time. Confined by the use case.
   workingDirectory: optionalWorkingDirectoryPath,
   status: z.enum(['active', 'inactive']),
-  steps: z.array(step, { error: 'steps é obrigatório: uma lista não vazia' }).min(1, 'steps é obrigatório: uma lista não vazia').max(STEPS_MAX),
+  steps: z
+    .array(step, { error: 'steps é obrigatório: uma lista não vazia' })
+    .min(1, 'steps é obrigatório: uma lista não vazia')
+    .max(STEPS_MAX),
 };
 
 const IGNORED_KEYS = { id: ignored, created_at: ignored, updated_at: ignored, createdAt: ignored, updatedAt: ignored };
@@ -49,7 +58,13 @@ export const pipelineCreateBody = z
     status: fields.status.default('active'),
     ...IGNORED_KEYS,
   })
-  .transform(({ name, description, workingDirectory, status, steps }): PipelineInput => ({ name, description, workingDirectory, status, steps }));
+  .transform(({ name, description, workingDirectory, status, steps }): PipelineInput => ({
+    name,
+    description,
+    workingDirectory,
+    status,
+    steps,
+  }));
 
 /** PUT /pipelines/{id}: partial; a key left out keeps its stored value. */
 export const pipelineUpdateBody = z

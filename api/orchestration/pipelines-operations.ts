@@ -15,7 +15,10 @@ const tags = ['Pipelines'];
 const pipelinePath = z.object({ id: idParam.meta({ description: 'O id do pipeline' }) });
 const runOrPipelinePath = z.object({ id: idParam.meta({ description: 'O id de uma execução do pipeline, ou o id do pipeline' }) });
 const clientHeader = z.object({
-  'X-Client-Id': z.string().optional().meta({ description: 'O cliente WebSocket que recebe a saída ao vivo da execução (sem ele, ninguém a recebe)' }),
+  'X-Client-Id': z
+    .string()
+    .optional()
+    .meta({ description: 'O cliente WebSocket que recebe a saída ao vivo da execução (sem ele, ninguém a recebe)' }),
 });
 
 const pipelineId = '3f6c2a1e-8b4d-4c7a-9e2f-5d1b0a7c6e94';
@@ -33,8 +36,24 @@ const example = {
   workingDirectory: '/home/projetos/site',
   status: 'active',
   steps: [
-    { id: 'e4a6c8b0-2d4f-4a6c-8e0b-3c5e7a9b1d3f', agentId: reviewer.id, order: 0, inputTemplate: steps[0]!.inputTemplate, description: 'Revise', requiresApproval: false, agentName: reviewer.name },
-    { id: 'b1d3f5a7-9c1e-4b3d-a5f7-6e8a0c2e4b6d', agentId: writer.id, order: 1, inputTemplate: steps[1]!.inputTemplate, description: 'Resuma', requiresApproval: true, agentName: writer.name },
+    {
+      id: 'e4a6c8b0-2d4f-4a6c-8e0b-3c5e7a9b1d3f',
+      agentId: reviewer.id,
+      order: 0,
+      inputTemplate: steps[0]!.inputTemplate,
+      description: 'Revise',
+      requiresApproval: false,
+      agentName: reviewer.name,
+    },
+    {
+      id: 'b1d3f5a7-9c1e-4b3d-a5f7-6e8a0c2e4b6d',
+      agentId: writer.id,
+      order: 1,
+      inputTemplate: steps[1]!.inputTemplate,
+      description: 'Resuma',
+      requiresApproval: true,
+      agentName: writer.name,
+    },
   ],
   created_at: '2026-11-27T08:00:00.000Z',
   updated_at: '2026-11-27T08:00:00.000Z',
@@ -59,10 +78,18 @@ export const pipelinesOperations: OperationSpec[] = [
       'Os passos são guardados ordenados por `order` e renumerados; o primeiro nunca espera aprovação; um `inputTemplate` vazio é guardado como null. ' +
       'Cada `agentId` deve ser um agente existente e `workingDirectory` deve estar sob AGENT_WORKDIR_ROOTS (400 senão, nada guardado).',
     tags,
-    body: { schema: pipelineCreateBody, example: { name: 'Revisão', description: 'Revisa e resume', workingDirectory: '/home/projetos/site', steps } },
+    body: {
+      schema: pipelineCreateBody,
+      example: { name: 'Revisão', description: 'Revisa e resume', workingDirectory: '/home/projetos/site', steps },
+    },
     responses: {
-      201: { ...jsonAnswer('O pipeline criado', pipelineViewSchema, example), headers: { Location: { description: '/api/pipelines/{id}', schema: z.string() } } },
-      400: errorAnswer('Entrada inválida (cada campo recusado é nomeado), um agente de passo que não existe, ou um diretório fora das raízes'),
+      201: {
+        ...jsonAnswer('O pipeline criado', pipelineViewSchema, example),
+        headers: { Location: { description: '/api/pipelines/{id}', schema: z.string() } },
+      },
+      400: errorAnswer(
+        'Entrada inválida (cada campo recusado é nomeado), um agente de passo que não existe, ou um diretório fora das raízes',
+      ),
     },
   },
   {
@@ -77,7 +104,12 @@ export const pipelinesOperations: OperationSpec[] = [
     pathParams: z.object({ executionId: idParam.meta({ description: 'O id do registro da execução do pipeline (com status `error`)' }) }),
     headers: clientHeader,
     responses: {
-      202: jsonAnswer('A nova execução foi iniciada', resumedPipelineRunSchema, { pipelineId, executionId, resumedAtStep: 1, status: 'resumed' }),
+      202: jsonAnswer('A nova execução foi iniciada', resumedPipelineRunSchema, {
+        pipelineId,
+        executionId,
+        resumedAtStep: 1,
+        status: 'resumed',
+      }),
       400: errorAnswer('A execução não terminou com erro, ou o pipeline está inativo'),
       404: errorAnswer('Execução de pipeline não encontrada, ou o seu pipeline não existe mais'),
     },
@@ -96,13 +128,19 @@ export const pipelinesOperations: OperationSpec[] = [
     path: '/api/pipelines/{id}',
     operationId: 'updatePipeline',
     summary: 'Altera os campos dados de um pipeline',
-    description: 'Parcial: um campo ausente mantém o valor guardado (o editor de fluxo não envia `workingDirectory`); `workingDirectory` `""` o limpa.',
+    description:
+      'Parcial: um campo ausente mantém o valor guardado (o editor de fluxo não envia `workingDirectory`); `workingDirectory` `""` o limpa.',
     tags,
     pathParams: pipelinePath,
-    body: { schema: pipelineUpdateBody, example: { name: 'Revisão 2', description: 'editado', steps: steps.map(({ description: _description, ...step }) => step) } },
+    body: {
+      schema: pipelineUpdateBody,
+      example: { name: 'Revisão 2', description: 'editado', steps: steps.map(({ description: _description, ...step }) => step) },
+    },
     responses: {
       200: jsonAnswer('O pipeline alterado', pipelineViewSchema, example),
-      400: errorAnswer('Entrada inválida (cada campo recusado é nomeado), um agente de passo que não existe, ou um diretório fora das raízes'),
+      400: errorAnswer(
+        'Entrada inválida (cada campo recusado é nomeado), um agente de passo que não existe, ou um diretório fora das raízes',
+      ),
       404: notFound,
     },
   },
@@ -129,7 +167,9 @@ export const pipelinesOperations: OperationSpec[] = [
     body: { schema: pipelineExecuteBody, example: { input: 'Revise o pull request #42' } },
     responses: {
       202: jsonAnswer('A execução foi iniciada', startedPipelineRunSchema, { pipelineId, executionId, status: 'started' }),
-      400: errorAnswer('Entrada inválida, pipeline inativo, agente de um passo ausente ou inativo, arquivo de contexto ou diretório recusado'),
+      400: errorAnswer(
+        'Entrada inválida, pipeline inativo, agente de um passo ausente ou inativo, arquivo de contexto ou diretório recusado',
+      ),
       404: errorAnswer('Pipeline, repositório ou branch não encontrado'),
     },
   },

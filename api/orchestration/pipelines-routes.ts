@@ -46,7 +46,10 @@ export function pipelinesRoutes(resources: ApiResources): Router {
   // Declared before the '/:id/...' routes: "resume" is not a pipeline id.
   router.post('/resume/:executionId', async (ctx) => {
     ctx.status = 202;
-    ctx.body = { ...(await resumePipelineRun(deps, ctx.params.executionId ?? '', requestClientId(ctx.get('x-client-id')))), status: 'resumed' };
+    ctx.body = {
+      ...(await resumePipelineRun(deps, ctx.params.executionId ?? '', requestClientId(ctx.get('x-client-id')))),
+      status: 'resumed',
+    };
   });
 
   router.get('/:id', async (ctx) => {

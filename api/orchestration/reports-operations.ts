@@ -5,7 +5,9 @@ import { errorAnswer, idParam, jsonAnswer, type OperationSpec } from '../openapi
 /** The operations of api/orchestration/reports-routes.ts as the OpenAPI document describes them (docs/reports-notifications-settings.md). */
 const tags = ['Relatórios'];
 const reportPath = z.object({
-  filename: idParam.meta({ description: 'The report file name, AAAA-MM-DD_HHMMSS_<slug-do-agente>_<8 hex>.md; anything else is refused (400)' }),
+  filename: idParam.meta({
+    description: 'The report file name, AAAA-MM-DD_HHMMSS_<slug-do-agente>_<8 hex>.md; anything else is refused (400)',
+  }),
 });
 const filename = '2026-03-04_050607_revisor-de-codigo_0f1e2d3c.md';
 const notFound = errorAnswer('Relatório não encontrado');
@@ -27,7 +29,10 @@ export const reportsOperations: OperationSpec[] = [
     tags,
     pathParams: reportPath,
     responses: {
-      200: jsonAnswer('O relatório', reportSchema, { filename, content: '# Execução de agente: Revisor de Código\n\n| Status | completed |\n' }),
+      200: jsonAnswer('O relatório', reportSchema, {
+        filename,
+        content: '# Execução de agente: Revisor de Código\n\n| Status | completed |\n',
+      }),
       404: notFound,
     },
   },

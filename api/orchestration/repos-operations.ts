@@ -36,7 +36,11 @@ export const reposOperations: OperationSpec[] = [
     tags,
     pathParams: z.object({ name: idParam.meta({ description: 'O nome de um repositório configurado' }) }),
     responses: {
-      200: jsonAnswer('Os nomes dos branches (vazio para um repositório vazio)', z.array(z.string()), ['feature/login', 'main', 'release-1.0']),
+      200: jsonAnswer('Os nomes dos branches (vazio para um repositório vazio)', z.array(z.string()), [
+        'feature/login',
+        'main',
+        'release-1.0',
+      ]),
       404: errorAnswer('Repositório não encontrado (um nome que não é de um repositório configurado)'),
       503: errorAnswer('O git não conseguiu ler o repositório, ou uma dependência está indisponível'),
     },

@@ -48,5 +48,7 @@ export const scheduleHistoryQuery = z.strictObject({
     .pipe(z.number().int().min(SCHEDULE_HISTORY_LIMIT.min).max(SCHEDULE_HISTORY_LIMIT.max))
     .optional()
     .transform((value) => value ?? SCHEDULE_HISTORY_LIMIT.default)
-    .meta({ description: `How many records, ${SCHEDULE_HISTORY_LIMIT.min} to ${SCHEDULE_HISTORY_LIMIT.max} (default ${SCHEDULE_HISTORY_LIMIT.default})` }),
+    .meta({
+      description: `How many records, ${SCHEDULE_HISTORY_LIMIT.min} to ${SCHEDULE_HISTORY_LIMIT.max} (default ${SCHEDULE_HISTORY_LIMIT.default})`,
+    }),
 });

@@ -24,7 +24,9 @@ const example = {
   updated_at: '2026-11-27T08:00:00.000Z',
 };
 const notFound = errorAnswer('Agendamento não encontrado');
-const invalid = errorAnswer('Entrada inválida (cada campo recusado é nomeado), expressão cron inválida ou que dispara a menos de 5 minutos, ou `taskId` de uma tarefa que não existe');
+const invalid = errorAnswer(
+  'Entrada inválida (cada campo recusado é nomeado), expressão cron inválida ou que dispara a menos de 5 minutos, ou `taskId` de uma tarefa que não existe',
+);
 const unavailable = errorAnswer('O mecanismo de workflows (Temporal) está indisponível: nada foi gravado');
 
 export const schedulesOperations: OperationSpec[] = [
@@ -54,7 +56,10 @@ export const schedulesOperations: OperationSpec[] = [
     tags,
     body: { schema: scheduleCreateBody, example: { agentId, taskDescription: 'Revise os PRs abertos', cronExpression: '0 9 * * 1' } },
     responses: {
-      201: { ...jsonAnswer('O agendamento criado', scheduleViewSchema, example), headers: { Location: { description: '/api/schedules/{id}', schema: z.string() } } },
+      201: {
+        ...jsonAnswer('O agendamento criado', scheduleViewSchema, example),
+        headers: { Location: { description: '/api/schedules/{id}', schema: z.string() } },
+      },
       400: invalid,
       404: errorAnswer('Agente não encontrado'),
       409: errorAnswer('Já há 200 agendamentos: exclua um antes de criar outro'),
@@ -71,7 +76,12 @@ export const schedulesOperations: OperationSpec[] = [
     pathParams: schedulePath,
     body: { schema: scheduleUpdateBody, example: { cronExpression: '0 9 * * *' } },
     responses: {
-      200: jsonAnswer('O agendamento alterado', scheduleViewSchema, { ...example, cronExpression: '0 9 * * *', cronExpr: '0 9 * * *', nextRun: '2026-11-28T12:00:00.000Z' }),
+      200: jsonAnswer('O agendamento alterado', scheduleViewSchema, {
+        ...example,
+        cronExpression: '0 9 * * *',
+        cronExpr: '0 9 * * *',
+        nextRun: '2026-11-28T12:00:00.000Z',
+      }),
       400: invalid,
       404: errorAnswer('Agendamento ou agente não encontrado'),
       503: errorAnswer('O mecanismo de workflows (Temporal) está indisponível: o agendamento manteve os valores anteriores'),
@@ -84,6 +94,10 @@ export const schedulesOperations: OperationSpec[] = [
     summary: 'Exclui um agendamento e o seu Schedule no Temporal (uma execução já iniciada continua)',
     tags,
     pathParams: schedulePath,
-    responses: { 204: { description: 'Excluído' }, 404: notFound, 503: errorAnswer('O mecanismo de workflows (Temporal) está indisponível: nada foi excluído') },
+    responses: {
+      204: { description: 'Excluído' },
+      404: notFound,
+      503: errorAnswer('O mecanismo de workflows (Temporal) está indisponível: nada foi excluído'),
+    },
   },
 ];

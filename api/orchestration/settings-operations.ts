@@ -24,7 +24,10 @@ export const settingsOperations: OperationSpec[] = [
       'fora das raízes é 400. `workingDirectory` e `maxConcurrentExecutions` (os nomes gravados) ainda são aceitos, mas não junto do nome do painel. ' +
       'Um corpo recusado não altera nada.',
     tags,
-    body: { schema: settingsUpdate, example: { defaultModel: 'claude-sonnet-4-6', defaultWorkdir: '/home/projetos/agents/', maxConcurrent: 4 } },
+    body: {
+      schema: settingsUpdate,
+      example: { defaultModel: 'claude-sonnet-4-6', defaultWorkdir: '/home/projetos/agents/', maxConcurrent: 4 },
+    },
     responses: { 200: jsonAnswer('As configurações inteiras, já alteradas', panelSettingsSchema, example) },
   },
 ];

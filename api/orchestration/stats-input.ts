@@ -14,5 +14,9 @@ const daysIn = (fallback: number) =>
     .transform((value) => value ?? fallback);
 
 const daysDescription = (fallback: number) => `Dias UTC até hoje, ${STATS_DAYS.min} a ${STATS_DAYS.max} (padrão ${fallback})`;
-export const chartsQuery = z.strictObject({ days: daysIn(STATS_DAYS.chartsDefault).meta({ description: daysDescription(STATS_DAYS.chartsDefault) }) });
-export const costsQuery = z.strictObject({ days: daysIn(STATS_DAYS.costsDefault).meta({ description: daysDescription(STATS_DAYS.costsDefault) }) });
+export const chartsQuery = z.strictObject({
+  days: daysIn(STATS_DAYS.chartsDefault).meta({ description: daysDescription(STATS_DAYS.chartsDefault) }),
+});
+export const costsQuery = z.strictObject({
+  days: daysIn(STATS_DAYS.costsDefault).meta({ description: daysDescription(STATS_DAYS.costsDefault) }),
+});

@@ -59,7 +59,8 @@ export const statsOperations: OperationSpec[] = [
     operationId: 'getChartStats',
     emptyQueryValuesIgnored: true,
     summary: 'Os gráficos do painel: execuções e custo por dia, status e agentes mais usados',
-    description: 'Sobre os últimos `days` dias UTC até hoje (padrão 7); uma execução conta no dia UTC em que foi criada (docs/statistics.md).',
+    description:
+      'Sobre os últimos `days` dias UTC até hoje (padrão 7); uma execução conta no dia UTC em que foi criada (docs/statistics.md).',
     tags,
     query: chartsQuery,
     responses: { 200: jsonAnswer('Os dados dos gráficos, um valor por dia da janela', chartStatsSchema, chartsExample) },

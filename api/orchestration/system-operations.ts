@@ -19,14 +19,24 @@ const systemStatusSchema = z
   .object({
     status: z.enum(['ok', 'degraded']).meta({ description: '`ok` quando todas as dependências estão de pé' }),
     checkedAt: isoDateTime,
-    dependencies: z.object({ mysql: dependencyStatusSchema, redis: dependencyStatusSchema, elasticsearch: dependencyStatusSchema, temporal: dependencyStatusSchema }),
+    dependencies: z.object({
+      mysql: dependencyStatusSchema,
+      redis: dependencyStatusSchema,
+      elasticsearch: dependencyStatusSchema,
+      temporal: dependencyStatusSchema,
+    }),
     ...systemCountersSchema.partial().shape,
   })
-  .meta({ id: 'SystemStatus', description: 'Os contadores (agents ... costs) ficam de fora enquanto o MySQL está fora do ar, ou se a contagem falhar' });
+  .meta({
+    id: 'SystemStatus',
+    description: 'Os contadores (agents ... costs) ficam de fora enquanto o MySQL está fora do ar, ou se a contagem falhar',
+  });
 
 const AGENT_ISOLATION_MODES = ['user-pool', 'service-user', 'refused'] as const;
 const agentIsolationSchema = z.object({
-  mode: z.enum(AGENT_ISOLATION_MODES).meta({ description: 'user-pool: cada execução usa um usuário do pool; service-user: o do serviço; refused: nenhum agente roda' }),
+  mode: z
+    .enum(AGENT_ISOLATION_MODES)
+    .meta({ description: 'user-pool: cada execução usa um usuário do pool; service-user: o do serviço; refused: nenhum agente roda' }),
   reason: z.string(),
 }) satisfies z.ZodType<ReturnType<typeof agentIsolationSummary>>;
 
@@ -77,7 +87,10 @@ const infoExample = {
   uptimeSeconds: 3600,
   memoryMiB: { rss: 180.2, heapUsed: 60.1, heapTotal: 80, external: 4.3 },
   activeExecutions: 3,
-  agentIsolation: { mode: 'user-pool', reason: 'each run leases one of 5 unprivileged users agentrunN (group agents), one per concurrent run' },
+  agentIsolation: {
+    mode: 'user-pool',
+    reason: 'each run leases one of 5 unprivileged users agentrunN (group agents), one per concurrent run',
+  },
 };
 
 export const systemOperations: OperationSpec[] = [
@@ -86,7 +99,8 @@ export const systemOperations: OperationSpec[] = [
     path: '/api/system/status',
     operationId: 'getSystemStatus',
     summary: 'Cada dependência (de pé ou não, com a latência) e os contadores do painel',
-    description: 'Sempre 200 enquanto o processo responde: `status` é `degraded` quando alguma dependência está fora do ar (docs/system-status.md).',
+    description:
+      'Sempre 200 enquanto o processo responde: `status` é `degraded` quando alguma dependência está fora do ar (docs/system-status.md).',
     tags,
     responses: { 200: jsonAnswer('O estado do sistema', systemStatusSchema, statusExample) },
   },

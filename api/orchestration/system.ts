@@ -26,7 +26,10 @@ export function systemRouter(resources: ApiResources): Router {
     const dependencies = await checkDependencies(resources);
     const allUp = Object.values(dependencies).every((dependency) => dependency.status === 'up');
     // The counters need the database: while it is down they are left out, and the checks still answer.
-    const counters = dependencies.mysql?.status === 'up' ? await systemCounters({ db: resources.database.db, workdirRoots: resources.config.orchestration.workdirRoots }).catch(() => ({})) : {};
+    const counters =
+      dependencies.mysql?.status === 'up'
+        ? await systemCounters({ db: resources.database.db, workdirRoots: resources.config.orchestration.workdirRoots }).catch(() => ({}))
+        : {};
     ctx.body = { status: allUp ? 'ok' : 'degraded', checkedAt: new Date().toISOString(), dependencies, ...counters };
   });
 

@@ -35,7 +35,10 @@ export const tasksOperations: OperationSpec[] = [
     tags,
     body: { schema: taskCreateBody, example: { name: 'Revisar PR', category: 'code-review', description: 'Revise o pull request aberto' } },
     responses: {
-      201: { ...jsonAnswer('A tarefa criada', taskViewSchema, example), headers: { Location: { description: '/api/tasks/{id}', schema: z.string() } } },
+      201: {
+        ...jsonAnswer('A tarefa criada', taskViewSchema, example),
+        headers: { Location: { description: '/api/tasks/{id}', schema: z.string() } },
+      },
       409: errorAnswer('Já há 1000 tarefas: exclua uma antes de criar outra'),
     },
   },

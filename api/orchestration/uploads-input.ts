@@ -45,7 +45,13 @@ export function readMultipartFiles(req: IncomingMessage, limits: MultipartLimits
         // Browsers send UTF-8 file names.
         defParamCharset: 'utf8',
         // busboy marks a file that reaches its limit as cut, so one byte more: the saver refuses what is over.
-        limits: { fileSize: limits.maxFileBytes + 1, files: limits.maxFiles, parts: limits.maxFiles + OTHER_PARTS, fields: OTHER_PARTS, fieldSize: 1024 },
+        limits: {
+          fileSize: limits.maxFileBytes + 1,
+          files: limits.maxFiles,
+          parts: limits.maxFiles + OTHER_PARTS,
+          fields: OTHER_PARTS,
+          fieldSize: 1024,
+        },
       });
     } catch (error) {
       reject(new InvalidInputError(`Corpo multipart inválido: ${(error as Error).message}`));
@@ -55,7 +61,10 @@ export function readMultipartFiles(req: IncomingMessage, limits: MultipartLimits
     // uncaught exception in the parser's stream, ending the process (found by schemathesis).
     parser.on('file', (name: string | undefined, stream: Readable, info: busboy.FileInfo) => {
       if (failure !== null || name !== FILE_PART) {
-        if (name !== FILE_PART) fail(new InvalidInputError(`Parte inesperada "${(name ?? '').slice(0, 100)}": os arquivos vão em partes chamadas "${FILE_PART}"`));
+        if (name !== FILE_PART)
+          fail(
+            new InvalidInputError(`Parte inesperada "${(name ?? '').slice(0, 100)}": os arquivos vão em partes chamadas "${FILE_PART}"`),
+          );
         stream.resume();
         return;
       }
@@ -65,12 +74,16 @@ export function readMultipartFiles(req: IncomingMessage, limits: MultipartLimits
         stream.resume();
         return;
       }
-      saving = saving.then(() => (failure === null ? save(filename, stream) : void stream.resume())).catch((error: unknown) => {
-        fail(error);
-        stream.resume();
-      });
+      saving = saving
+        .then(() => (failure === null ? save(filename, stream) : void stream.resume()))
+        .catch((error: unknown) => {
+          fail(error);
+          stream.resume();
+        });
     });
-    parser.on('field', (name: string | undefined) => fail(new InvalidInputError(`Campo inesperado "${(name ?? '').slice(0, 100)}": somente arquivos, em partes chamadas "${FILE_PART}"`)));
+    parser.on('field', (name: string | undefined) =>
+      fail(new InvalidInputError(`Campo inesperado "${(name ?? '').slice(0, 100)}": somente arquivos, em partes chamadas "${FILE_PART}"`)),
+    );
     parser.on('filesLimit', () => fail(new InvalidInputError(`Arquivos demais: no máximo ${limits.maxFiles} por envio`)));
     parser.on('partsLimit', () => fail(new InvalidInputError(`Partes demais: no máximo ${limits.maxFiles} arquivos por envio`)));
     parser.on('error', (error: Error) => {

@@ -32,8 +32,16 @@ export const uploadsOperations: OperationSpec[] = [
       200: jsonAnswer('Os arquivos guardados', receivedUploadsSchema, {
         sessionId: '6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b',
         files: [
-          { originalName: 'notas.txt', path: '/srv/agents/.uploads/6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b/1764244800000-notas.txt', size: 15 },
-          { originalName: '.hidden name?.md', path: '/srv/agents/.uploads/6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b/1764244800001-hidden_name_.md', size: 10 },
+          {
+            originalName: 'notas.txt',
+            path: '/srv/agents/.uploads/6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b/1764244800000-notas.txt',
+            size: 15,
+          },
+          {
+            originalName: '.hidden name?.md',
+            path: '/srv/agents/.uploads/6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b/1764244800001-hidden_name_.md',
+            size: 10,
+          },
         ],
       }),
       413: errorAnswer('Um arquivo é maior que AGENT_UPLOAD_MAX_FILE_BYTES (10 MB por padrão)'),

@@ -23,7 +23,13 @@ const secret = z
 /** POST /webhooks, once webhookCreateInput checked the contract's messages. */
 export const webhookCreateBody = z.object({ name, targetType, targetId, secret: secret.optional() });
 /** PUT /webhooks/:id: partial; a key left out keeps its stored value. */
-export const webhookUpdateBody = z.object({ name: name.optional(), targetType: targetType.optional(), targetId: targetId.optional(), active: z.boolean().optional(), secret: secret.optional() });
+export const webhookUpdateBody = z.object({
+  name: name.optional(),
+  targetType: targetType.optional(),
+  targetId: targetId.optional(),
+  active: z.boolean().optional(),
+  secret: secret.optional(),
+});
 
 function isMissing(value: unknown): boolean {
   return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
@@ -39,7 +45,8 @@ export function webhookCreateInput(body: unknown): WebhookInput {
 
 export function webhookUpdateInput(body: unknown): WebhookUpdate {
   const fields = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-  if (fields.targetType !== undefined && fields.targetType !== 'agent' && fields.targetType !== 'pipeline') throw new RequestValidationError(TARGET_TYPE);
+  if (fields.targetType !== undefined && fields.targetType !== 'agent' && fields.targetType !== 'pipeline')
+    throw new RequestValidationError(TARGET_TYPE);
   return parseInput(webhookUpdateBody, body, 'body');
 }
 
@@ -51,20 +58,34 @@ export function webhookUpdateInput(body: unknown): WebhookUpdate {
 const payloadText = (description: string) => z.unknown().optional().meta({ description });
 export const hookPayloadBody = z
   .looseObject({
-    task: payloadText('Agent target: the task, when a non-empty string (at most 100 000 characters); else `message`, then `input`, then "Webhook trigger"'),
+    task: payloadText(
+      'Agent target: the task, when a non-empty string (at most 100 000 characters); else `message`, then `input`, then "Webhook trigger"',
+    ),
     message: payloadText('Used as the task (agent) or the input (pipeline) when the fields before it give none'),
-    input: payloadText('Pipeline target: the input, when a non-empty string (at most 100 000 characters); else `task`, then `message`, then "Webhook trigger"'),
+    input: payloadText(
+      'Pipeline target: the input, when a non-empty string (at most 100 000 characters); else `task`, then `message`, then "Webhook trigger"',
+    ),
     instructions: payloadText("Agent target: the run's additional instructions, when a non-empty string"),
-    workingDirectory: payloadText("Pipeline target: the run's working directory (a text of at most 1 000 characters, under AGENT_WORKDIR_ROOTS); absent or null: the pipeline's"),
+    workingDirectory: payloadText(
+      "Pipeline target: the run's working directory (a text of at most 1 000 characters, under AGENT_WORKDIR_ROOTS); absent or null: the pipeline's",
+    ),
   })
-  .meta({ description: "Any JSON object (a provider's payload); the fields named are read when they hold text, the others ignored. An empty body is `{}`" });
+  .meta({
+    description:
+      "Any JSON object (a provider's payload); the fields named are read when they hold text, the others ignored. An empty body is `{}`",
+  });
 
 /** The public call's headers the route reads (api/hook-routes.ts), for the OpenAPI document. */
 export const hookHeaders = z.object({
   'X-Hub-Signature-256': z
     .string()
     .optional()
-    .meta({ description: "`sha256=<hex HMAC-SHA256(secret, raw body)>`: required when a secret applies (the webhook's own, else WEBHOOK_SECRET)" }),
-  'X-GitHub-Delivery': z.string().optional().meta({ description: 'A delivery id (at most 200 characters): accepted once per webhook, a repeat answers `duplicate`' }),
+    .meta({
+      description: "`sha256=<hex HMAC-SHA256(secret, raw body)>`: required when a secret applies (the webhook's own, else WEBHOOK_SECRET)",
+    }),
+  'X-GitHub-Delivery': z
+    .string()
+    .optional()
+    .meta({ description: 'A delivery id (at most 200 characters): accepted once per webhook, a repeat answers `duplicate`' }),
   'X-Webhook-Delivery': z.string().optional().meta({ description: 'The same as X-GitHub-Delivery, read when that one is absent' }),
 });

@@ -51,7 +51,10 @@ export const webhooksOperations: OperationSpec[] = [
     tags,
     body: { schema: webhookCreateBody, example: { name: 'Do GitHub', targetType: 'agent', targetId: agentId } },
     responses: {
-      201: { ...jsonAnswer('O webhook criado', webhookViewSchema, example), headers: { Location: { description: '/api/webhooks/{id}', schema: z.string() } } },
+      201: {
+        ...jsonAnswer('O webhook criado', webhookViewSchema, example),
+        headers: { Location: { description: '/api/webhooks/{id}', schema: z.string() } },
+      },
       400: invalid,
       409: errorAnswer('Já há 1000 webhooks: exclua um antes'),
       503: secretUnavailable,
@@ -62,7 +65,8 @@ export const webhooksOperations: OperationSpec[] = [
     path: '/api/webhooks/{id}',
     operationId: 'updateWebhook',
     summary: 'Altera nome, alvo, estado ou segredo de um webhook (o token nunca muda)',
-    description: 'Só `name`, `targetType`, `targetId`, `active` e `secret` são aplicados; outras chaves são ignoradas. Um alvo alterado deve existir.',
+    description:
+      'Só `name`, `targetType`, `targetId`, `active` e `secret` são aplicados; outras chaves são ignoradas. Um alvo alterado deve existir.',
     tags,
     pathParams: webhookPath,
     body: { schema: webhookUpdateBody, example: { active: false } },
@@ -111,7 +115,9 @@ export const webhooksOperations: OperationSpec[] = [
       'Um alvo pipeline responde também `pipelineId`.',
     tags,
     public: true,
-    pathParams: z.object({ token: z.string().meta({ description: 'O token do webhook (48 caracteres hexadecimais minúsculos; outra forma: 404)' }) }),
+    pathParams: z.object({
+      token: z.string().meta({ description: 'O token do webhook (48 caracteres hexadecimais minúsculos; outra forma: 404)' }),
+    }),
     headers: hookHeaders,
     body: { schema: hookPayloadBody, required: false, example: { task: 'Revise o pull request #42', instructions: 'Seja breve' } },
     responses: {
@@ -124,19 +130,28 @@ export const webhooksOperations: OperationSpec[] = [
         'Corpo que não é JSON ou não é um objeto, campo longo demais, id de entrega com mais de 200 caracteres, diretório fora das raízes, ou agente ou pipeline (ou agente de um passo) inativo',
       ),
       401: errorAnswer('Assinatura ausente ou inválida (X-Hub-Signature-256), quando um segredo se aplica'),
-      403: errorAnswer('Webhook desativado (verificado depois da assinatura), ou Host não permitido (ALLOWED_HOSTS), ou chamada vinda da página de outro site'),
+      403: errorAnswer(
+        'Webhook desativado (verificado depois da assinatura), ou Host não permitido (ALLOWED_HOSTS), ou chamada vinda da página de outro site',
+      ),
       404: errorAnswer('Webhook não encontrado (token desconhecido), ou o seu alvo não existe mais'),
       409: errorAnswer('O orçamento diário do agente alvo (ou o global) está esgotado: a chamada é registrada como recusada, não contada'),
       413: errorAnswer('O corpo é maior que 1 MB'),
       429: {
-        ...errorAnswer('Muitas chamadas deste endereço (HOOK_RATE_LIMIT_REQUESTS por HOOK_RATE_LIMIT_WINDOW_SECONDS; um limite próprio, separado do de /api)'),
+        ...errorAnswer(
+          'Muitas chamadas deste endereço (HOOK_RATE_LIMIT_REQUESTS por HOOK_RATE_LIMIT_WINDOW_SECONDS; um limite próprio, separado do de /api)',
+        ),
         headers: retryAfter,
       },
       503: {
         ...errorAnswer(
           'Esta entrega ainda está sendo iniciada por uma chamada anterior (Retry-After: 10), ou uma dependência (MariaDB, Temporal) está indisponível, ou AGENT_SECRETS_KEY falta para abrir o segredo do webhook',
         ),
-        headers: { 'Retry-After': { description: 'Segundos até poder enviar a entrega de novo (só para uma entrega em andamento)', schema: z.string() } },
+        headers: {
+          'Retry-After': {
+            description: 'Segundos até poder enviar a entrega de novo (só para uma entrega em andamento)',
+            schema: z.string(),
+          },
+        },
       },
     },
   },

@@ -38,12 +38,38 @@ const documentExample = {
     { nivel: 'Graduação', ano: 2026 },
     { nivel: 'Graduação', ano: 1989 },
   ],
-  idiomas: [{ idioma: 'Inglês', proficiencia_leitura: 'Bem', proficiencia_escrita: 'Bem', proficiencia_fala: 'Razoavelmente', proficiencia_compreensao: 'Pouco' }],
+  idiomas: [
+    {
+      idioma: 'Inglês',
+      proficiencia_leitura: 'Bem',
+      proficiencia_escrita: 'Bem',
+      proficiencia_fala: 'Razoavelmente',
+      proficiencia_compreensao: 'Pouco',
+    },
+  ],
   titulacoes: [
-    { grau: 'Graduação', hierarquia: '4', ano: '1984', ies_nome: 'Universidade Federal de Uberlândia', ies_sigla: 'UFU', ies_status: 'Ativa', area: 'Direito', pais: 'Brasil' },
+    {
+      grau: 'Graduação',
+      hierarquia: '4',
+      ano: '1984',
+      ies_nome: 'Universidade Federal de Uberlândia',
+      ies_sigla: 'UFU',
+      ies_status: 'Ativa',
+      area: 'Direito',
+      pais: 'Brasil',
+    },
   ],
   enderecos: [
-    { tipo: 'Profissional', logradouro: 'Avenida Bento Gonçalves', numero: '2360', bairro: 'Butantã', cep: '37777-671', cidade: 'Rio de Janeiro', pais: 'Brasil', principal: true },
+    {
+      tipo: 'Profissional',
+      logradouro: 'Avenida Bento Gonçalves',
+      numero: '2360',
+      bairro: 'Butantã',
+      cep: '37777-671',
+      cidade: 'Rio de Janeiro',
+      pais: 'Brasil',
+      principal: true,
+    },
   ],
   empregos: [
     {
@@ -77,7 +103,15 @@ const curriculumExample = {
   data_nascimento: '1963-09-04',
   nacionalidade: 'Brasileira',
   titulacoes: rankingEntryExample.titulacao,
-  idiomas: [{ idioma: 'Inglês', proficiencia_leitura: 'Bem', proficiencia_escrita: 'Bem', proficiencia_fala: 'Razoavelmente', proficiencia_compreensao: 'Pouco' }],
+  idiomas: [
+    {
+      idioma: 'Inglês',
+      proficiencia_leitura: 'Bem',
+      proficiencia_escrita: 'Bem',
+      proficiencia_fala: 'Razoavelmente',
+      proficiencia_compreensao: 'Pouco',
+    },
+  ],
   areas_conhecimento: [],
   endereco_profissional: {
     logradouro: 'Avenida Bento Gonçalves',
@@ -99,7 +133,13 @@ const curriculumExample = {
     },
   ],
   total_orientacoes: 1,
-  estatisticas_orientacoes: { mestrado_finalizado: 1, doutorado_finalizado: 0, mestrado_andamento: 0, doutorado_andamento: 0, pos_doutorado: 0 },
+  estatisticas_orientacoes: {
+    mestrado_finalizado: 1,
+    doutorado_finalizado: 0,
+    mestrado_andamento: 0,
+    doutorado_andamento: 0,
+    pos_doutorado: 0,
+  },
   docencias: [],
   empregos: documentExample.empregos,
   projetos: [

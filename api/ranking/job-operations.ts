@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { ALREADY_RUNNING_DETAIL, jobStartedSchema, jobStatusSchema, RANKING_JOB_ID, WORKFLOWS_UNAVAILABLE_DETAIL } from '../../services/ranking/job';
+import {
+  ALREADY_RUNNING_DETAIL,
+  jobStartedSchema,
+  jobStatusSchema,
+  RANKING_JOB_ID,
+  WORKFLOWS_UNAVAILABLE_DETAIL,
+} from '../../services/ranking/job';
 import { detailAnswer, jsonAnswer, type OperationSpec, type ResponseSpec } from '../openapi/operation';
 import { processBody } from './job-routes';
 
@@ -15,7 +21,9 @@ export const budgetHeaders: NonNullable<ResponseSpec['headers']> = {
 /** The 429 of a route with a budget per client address (docs/ranking-api.md, "Rate limits"). */
 export function rateLimitedAnswer(budget: string): ResponseSpec {
   return {
-    ...detailAnswer(`Orçamento do cliente esgotado (${budget}): \`too many requests: at most <n> every <s> s per client; retry in <r> s\`; nada foi iniciado`),
+    ...detailAnswer(
+      `Orçamento do cliente esgotado (${budget}): \`too many requests: at most <n> every <s> s per client; retry in <r> s\`; nada foi iniciado`,
+    ),
     headers: { 'Retry-After': { description: 'Whole seconds until the window ends (at least 1)', schema: z.string() }, ...budgetHeaders },
   };
 }

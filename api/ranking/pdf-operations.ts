@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import { detailAnswer, type OperationSpec, type ResponseSpec } from '../openapi/operation';
 import { budgetHeaders, rateLimitedAnswer } from './job-operations';
-import { CONSULTANT_NOT_FOUND, consultantPath, EMPTY_TEAM, PDF_GENERATION_ERROR, PDF_QUEUE_FULL, PDF_RETRY_AFTER_SECONDS, teamRequest } from './pdf-routes';
+import {
+  CONSULTANT_NOT_FOUND,
+  consultantPath,
+  EMPTY_TEAM,
+  PDF_GENERATION_ERROR,
+  PDF_QUEUE_FULL,
+  PDF_RETRY_AFTER_SECONDS,
+  teamRequest,
+} from './pdf-routes';
 
 /** The PDF sheets (api/ranking/pdf-routes.ts) as the OpenAPI document describes them (docs/pdf.md). */
 const tags = ['PDF'];
@@ -17,13 +25,15 @@ function pdfAnswer(fileName: string, example: string): ResponseSpec {
           `A non-ASCII name adds \`filename*=UTF-8''<percent-encoded>\` beside an ASCII \`filename\`. E.g. \`${example}\``,
         schema: z.string(),
       },
-      'Cache-Control': { description: '`no-store`: a sheet is a snapshot of today\'s data', schema: z.literal('no-store') },
+      'Cache-Control': { description: "`no-store`: a sheet is a snapshot of today's data", schema: z.literal('no-store') },
       ...budgetHeaders,
     },
   };
 }
 
-const generationFailed = detailAnswer(`A geração falhou (navegador, tempo esgotado, índice ilegível): \`${PDF_GENERATION_ERROR}: <causa>\``);
+const generationFailed = detailAnswer(
+  `A geração falhou (navegador, tempo esgotado, índice ilegível): \`${PDF_GENERATION_ERROR}: <causa>\``,
+);
 const queueFull: ResponseSpec = {
   ...detailAnswer(
     `PDF_QUEUE_LIMIT fichas já aguardam a vez (\`${PDF_QUEUE_FULL}: <n> já aguardam a vez; tente novamente em ${PDF_RETRY_AFTER_SECONDS} s\`), ` +
@@ -31,7 +41,9 @@ const queueFull: ResponseSpec = {
   ),
   headers: { 'Retry-After': { description: `\`${PDF_RETRY_AFTER_SECONDS}\` when the waiting line is full`, schema: z.string() } },
 };
-const rateLimited = rateLimitedAnswer('PDF_RATE_LIMIT_REQUESTS a cada PDF_RATE_LIMIT_WINDOW_SECONDS, 60 a cada 60 s por padrão, um orçamento para as duas fichas');
+const rateLimited = rateLimitedAnswer(
+  'PDF_RATE_LIMIT_REQUESTS a cada PDF_RATE_LIMIT_WINDOW_SECONDS, 60 a cada 60 s por padrão, um orçamento para as duas fichas',
+);
 
 export const pdfOperations: OperationSpec[] = [
   {
@@ -57,7 +69,8 @@ export const pdfOperations: OperationSpec[] = [
     path: '/api/v1/equipe/pdf',
     operationId: 'createTeamPdf',
     summary: 'A ficha de uma equipe em PDF',
-    description: 'Members listed twice (same `id_pessoa`) count once. Unknown fields of a member (a suggestion record\'s `score_match`, ...) are ignored.',
+    description:
+      "Members listed twice (same `id_pessoa`) count once. Unknown fields of a member (a suggestion record's `score_match`, ...) are ignored.",
     tags,
     body: {
       schema: teamRequest,
@@ -65,7 +78,16 @@ export const pdfOperations: OperationSpec[] = [
         tema: 'Inteligência Artificial/Saúde & Ética',
         area_avaliacao: 'Ciência da Computação',
         consultores: [
-          { id_pessoa: 1, nome: 'Ana Lima', situacao: 'Ativo', ies: 'UnB', foi_coordenador: true, foi_premiado: true, posicao_ranking: 12, pontuacao_ranking: 845.5 },
+          {
+            id_pessoa: 1,
+            nome: 'Ana Lima',
+            situacao: 'Ativo',
+            ies: 'UnB',
+            foi_coordenador: true,
+            foi_premiado: true,
+            posicao_ranking: 12,
+            pontuacao_ranking: 845.5,
+          },
           { id_pessoa: 3, nome: 'Célia Prado', situacao: 'ativo', ies: 'USP', motivos_match: ['Area: Computação'] },
         ],
       },

@@ -112,9 +112,18 @@ export const rankingReadOperations: OperationSpec[] = [
     query: pageQuery,
     responses: {
       200: {
-        ...jsonAnswer('A página', rankingPageSchema, { total: 3000, page: 56, size: 50, total_pages: 60, consultores: [rankingEntryExample] }),
+        ...jsonAnswer('A página', rankingPageSchema, {
+          total: 3000,
+          page: 56,
+          size: 50,
+          total_pages: 60,
+          consultores: [rankingEntryExample],
+        }),
         headers: {
-          'Content-Encoding': { description: '`gzip` when a stored page goes out compressed (the client accepts gzip); absent otherwise', schema: z.literal('gzip') },
+          'Content-Encoding': {
+            description: '`gzip` when a stored page goes out compressed (the client accepts gzip); absent otherwise',
+            schema: z.literal('gzip'),
+          },
           Vary: { description: '`Accept-Encoding`', schema: z.string() },
         },
       },
@@ -134,7 +143,18 @@ export const rankingReadOperations: OperationSpec[] = [
         limite: 1,
         offset: 2788,
         consultores: [
-          { id_pessoa: 382, nome: 'Mônica Beatriz Ferreira', anos_atuacao: 0, ativo: false, veterano: false, pontuacao_total: 11, bloco_a: 0, bloco_c: 3, bloco_d: 8, rank: 2789 },
+          {
+            id_pessoa: 382,
+            nome: 'Mônica Beatriz Ferreira',
+            anos_atuacao: 0,
+            ativo: false,
+            veterano: false,
+            pontuacao_total: 11,
+            bloco_a: 0,
+            bloco_c: 3,
+            bloco_d: 8,
+            rank: 2789,
+          },
         ],
       }),
       503: notProcessed,
@@ -149,7 +169,11 @@ export const rankingReadOperations: OperationSpec[] = [
     query: detailedQuery,
     responses: {
       // `?componente=c`: the last of the 735 persons scoring in block C (the list cut to that one).
-      200: jsonAnswer('As entradas', rankingDetailedSchema, { total: 735, limite: 1000, consultores: [{ ...rankingEntryExample, rank: 735 }] }),
+      200: jsonAnswer('As entradas', rankingDetailedSchema, {
+        total: 735,
+        limite: 1000,
+        consultores: [{ ...rankingEntryExample, rank: 735 }],
+      }),
       503: notProcessed,
     },
   },
@@ -160,18 +184,25 @@ export const rankingReadOperations: OperationSpec[] = [
     summary: 'O catálogo de selos, e os códigos do ranking que ele não conhece',
     description: 'Answered even before the first run, so the panel can draw its filter.',
     tags,
-    responses: { 200: jsonAnswer('Os selos', sealListSchema, { selos: [...sealCatalogue().slice(0, 2), { codigo: 'SELO_NOVO', label: 'SELO_NOVO', icone: '🏷️', grupo: 'outros' }] }) },
+    responses: {
+      200: jsonAnswer('Os selos', sealListSchema, {
+        selos: [...sealCatalogue().slice(0, 2), { codigo: 'SELO_NOVO', label: 'SELO_NOVO', icone: '🏷️', grupo: 'outros' }],
+      }),
+    },
   },
   {
     method: 'get',
     path: '/api/v1/ranking/busca',
     operationId: 'searchRanking',
     summary: 'Busca no ranking por nome (prefixos de palavras, sem acentos nem caixa)',
-    description: 'Best-ranked first, at most `limit`; the first 10 distinct words of 3+ characters are used. `[]` while the ranking is empty.',
+    description:
+      'Best-ranked first, at most `limit`; the first 10 distinct words of 3+ characters are used. `[]` while the ranking is empty.',
     tags,
     query: searchQuery,
     responses: {
-      200: jsonAnswer('As pessoas encontradas', z.array(nameMatchSchema), [{ id_pessoa: 382, nome: 'Mônica Beatriz Ferreira', posicao: 2789, pontuacao_total: 11 }]),
+      200: jsonAnswer('As pessoas encontradas', z.array(nameMatchSchema), [
+        { id_pessoa: 382, nome: 'Mônica Beatriz Ferreira', posicao: 2789, pontuacao_total: 11 },
+      ]),
     },
   },
   {
@@ -206,7 +237,8 @@ export const rankingReadOperations: OperationSpec[] = [
     path: '/api/v1/ranking/posicao/{id_pessoa}',
     operationId: 'getRankingPosition',
     summary: 'A posição de uma pessoa no ranking',
-    description: 'A person not in the ranking answers 200 with `encontrado: false`, `posicao: null`, `nome: ""`, every score 0 and `ativo: false`.',
+    description:
+      'A person not in the ranking answers 200 with `encontrado: false`, `posicao: null`, `nome: ""`, every score 0 and `ativo: false`.',
     tags,
     pathParams: positionPath,
     responses: {

@@ -21,7 +21,9 @@ import { rankingDepsOf } from '../use-case-deps';
 
 export { NOT_PROCESSED_DETAIL } from '../../services/ranking';
 
-const blockFilter = componentParam.optional().meta({ description: '`a`, `c` or `d` (any case): only persons scoring in that block, best in it first' });
+const blockFilter = componentParam
+  .optional()
+  .meta({ description: '`a`, `c` or `d` (any case): only persons scoring in that block, best in it first' });
 
 export const pageQuery = z.object({
   page: intParam(1).default(1),
@@ -89,7 +91,10 @@ export function rankingRoutes(resources: ApiResources): Router {
     // Stored pages go out compressed to clients that accept it; caches must keep the variants apart.
     ctx.vary('Accept-Encoding');
     const acceptsGzip = ctx.acceptsEncodings('gzip', 'identity') === 'gzip';
-    sendJsonBytes(ctx, await rankingPage(deps, { page: query.page, size: query.size, ativo: query.ativo, selos: parseSealFilter(query.selos) }, acceptsGzip));
+    sendJsonBytes(
+      ctx,
+      await rankingPage(deps, { page: query.page, size: query.size, ativo: query.ativo, selos: parseSealFilter(query.selos) }, acceptsGzip),
+    );
   });
 
   router.get('/ranking', async (ctx) => {

@@ -53,7 +53,12 @@ export const suggestionOperations: OperationSpec[] = [
             foi_premiado: false,
             posicao_ranking: 1385,
             pontuacao_ranking: 172,
-            motivos_match: ['Area: Saúde Pública', 'Area: Saúde Coletiva', 'Area Avaliacao: Saúde Coletiva', 'Pesquisa: Análise de atenção primária à saúde...'],
+            motivos_match: [
+              'Area: Saúde Pública',
+              'Area: Saúde Coletiva',
+              'Area Avaliacao: Saúde Coletiva',
+              'Pesquisa: Análise de atenção primária à saúde...',
+            ],
           },
         ],
       }),

@@ -5,17 +5,7 @@
  */
 
 import type { PersonDocument } from '../person-document';
-import {
-  isRecord,
-  listOf,
-  mergePeriods,
-  parseReferenceDate,
-  readPeriod,
-  truncateYears,
-  unionYears,
-  type Day,
-  type Period,
-} from './dates';
+import { isRecord, listOf, mergePeriods, parseReferenceDate, readPeriod, truncateYears, unionYears, type Day, type Period } from './dates';
 import { closeBlock, roundPoints, SCORING, type BlockScore, type ScoreItem } from './parameters';
 
 export type ConsultancyType = 'CONS_ATIVO' | 'CONS_HIST' | 'CONS_FALECIDO';

@@ -24,12 +24,7 @@ export interface EvaluationsAndAwards {
 }
 
 const INSCRIPTION_TYPES: readonly InscriptionType[] = ['INSC_AUTOR', 'INSC_INST'];
-const COMMITTEE_TYPES: readonly CommitteeEvaluationType[] = [
-  'AVAL_COMIS_PREMIO',
-  'AVAL_COMIS_GP',
-  'COORD_COMIS_PREMIO',
-  'COORD_COMIS_GP',
-];
+const COMMITTEE_TYPES: readonly CommitteeEvaluationType[] = ['AVAL_COMIS_PREMIO', 'AVAL_COMIS_GP', 'COORD_COMIS_PREMIO', 'COORD_COMIS_GP'];
 /** Award types from the most to the least valuable: the order of the items. */
 export const AWARD_TYPES: readonly AwardType[] = ['PREMIACAO_GP', 'PREMIACAO', 'MENCAO'];
 

@@ -27,7 +27,7 @@ export const scoreBreakdownSchema = z
     bloco_e: blockScoreSchema,
     total: z.number(),
     /** The reference date the score was computed at (`YYYY-MM-DD`). */
-    data_referencia: z.iso.date().meta({ description: 'The day the score was computed at (the run\'s start, UTC)' }),
+    data_referencia: z.iso.date().meta({ description: "The day the score was computed at (the run's start, UTC)" }),
     /** `SCORING.version`: which weights produced the score. */
     versao: z.string().meta({ description: 'Which weights produced the score (e.g. `5-blocos-v1`)' }),
   })

@@ -77,12 +77,18 @@ export function extractCandidate(
     nome: present(source.nome) ? display(source.nome) : '',
     situacao: present(situacao) ? display(situacao) : '',
     ies: ies === null ? null : display(ies),
-    areas_avaliacao: distinctDisplayed(periods.flatMap((period) => list(period.areas_avaliacao)), display),
+    areas_avaliacao: distinctDisplayed(
+      periods.flatMap((period) => list(period.areas_avaliacao)),
+      display,
+    ),
     areas_conhecimento: distinctDisplayed(
       periods.flatMap((period) => list(period.areas_conhecimento).map((area) => area?.nome)),
       display,
     ),
-    linhas_pesquisa: distinctDisplayed(periods.flatMap((period) => list(period.linhas_pesquisa)), display),
+    linhas_pesquisa: distinctDisplayed(
+      periods.flatMap((period) => list(period.linhas_pesquisa)),
+      display,
+    ),
     foi_coordenador: list(source.coordenacoes_agency).length > 0,
     foi_premiado: list(source.premiacoes).length > 0,
   };

@@ -23,7 +23,9 @@ export const suggestionRecordSchema = z
   .object({
     id_pessoa: idField,
     nome: nameField,
-    score_match: z.number().meta({ description: "The final score: the index's match score + the ranking bonus + 20 (coordinator) + 10 (awarded); not rounded" }),
+    score_match: z
+      .number()
+      .meta({ description: "The final score: the index's match score + the ranking bonus + 20 (coordinator) + 10 (awarded); not rounded" }),
     ...candidateFields,
     posicao_ranking: z.number().int().min(1).nullable().meta({ description: 'Position in the ranking; null when the person has none' }),
     pontuacao_ranking: z.number().meta({ description: 'Total score in the ranking; 0 without a position' }),

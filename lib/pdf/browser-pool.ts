@@ -240,7 +240,8 @@ export class BrowserPool {
     instance.browser = browser;
     instance.pid = browser.process()?.pid ?? null;
     browser.once('disconnected', () => {
-      if (!instance.disposal) this.options.logger.warn({ pid: instance.pid }, 'PDF browser disconnected; the next document starts a new one');
+      if (!instance.disposal)
+        this.options.logger.warn({ pid: instance.pid }, 'PDF browser disconnected; the next document starts a new one');
       this.markLost(instance);
     });
     // Private: kept in memory, nothing of the documents is written to the user-data directory.
@@ -304,7 +305,13 @@ export class BrowserPool {
       timer = setTimeout(() => resolve('timeout'), this.options.timeoutMs);
     });
     try {
-      const outcome = await Promise.race([browser.close().then(() => 'closed' as const, () => 'failed' as const), deadline]);
+      const outcome = await Promise.race([
+        browser.close().then(
+          () => 'closed' as const,
+          () => 'failed' as const,
+        ),
+        deadline,
+      ]);
       if (outcome !== 'closed') child?.kill('SIGKILL');
       await Promise.race([exited, deadline]);
     } finally {

@@ -33,15 +33,33 @@ const say = (line: string) => process.stdout.write(`${line}\n`);
 const ms = (since: bigint) => Number(process.hrtime.bigint() - since) / 1e6;
 
 async function seed(db: Database): Promise<Array<{ id: string; name: string }>> {
-  const existing = await db.select({ id: agents.id, name: agents.name }).from(agents).where(sql`${agents.name} LIKE 'bench budgets %'`);
+  const existing = await db
+    .select({ id: agents.id, name: agents.name })
+    .from(agents)
+    .where(sql`${agents.name} LIKE 'bench budgets %'`);
   const { start } = utcDay(new Date());
-  const [today] = await db.select({ n: sql<number>`COUNT(*)` }).from(executions).where(sql`${executions.startedAt} >= ${start}`);
+  const [today] = await db
+    .select({ n: sql<number>`COUNT(*)` })
+    .from(executions)
+    .where(sql`${executions.startedAt} >= ${start}`);
   if (existing.length === AGENTS && Number(today?.n) >= RECORDS) return existing;
   await db.delete(executions);
   await db.delete(agents);
   const created: Array<{ id: string; name: string }> = [];
   for (let i = 0; i < AGENTS; i++) {
-    const agent = await createAgent(db, { name: `bench budgets ${i}`, description: '', model: null, instructions: '', workingDirectory: null, permissionMode: '', maxTurns: 0 }, { agents: 1_000 });
+    const agent = await createAgent(
+      db,
+      {
+        name: `bench budgets ${i}`,
+        description: '',
+        model: null,
+        instructions: '',
+        workingDirectory: null,
+        permissionMode: '',
+        maxTurns: 0,
+      },
+      { agents: 1_000 },
+    );
     created.push({ id: agent.id, name: agent.name });
   }
   const started = process.hrtime.bigint();
@@ -54,9 +72,21 @@ async function seed(db: Database): Promise<Array<{ id: string; name: string }>> 
         const agent = created[n % AGENTS]!;
         const startedAt = new Date(start.getTime() + ((n * 7_919) % span));
         return {
-          id: randomUUID(), kind: 'agent' as const, agentId: agent.id, agentName: agent.name, status: 'completed' as const, source: 'manual' as const,
-          task: 'bench:budgets', instructions: '', workingDirectory: '/home/projetos', model: 'sonnet', output: 'OK',
-          costUsd: ((n * 37) % 500) / 10_000, createdAt: startedAt, startedAt, finishedAt: new Date(startedAt.getTime() + 1_000),
+          id: randomUUID(),
+          kind: 'agent' as const,
+          agentId: agent.id,
+          agentName: agent.name,
+          status: 'completed' as const,
+          source: 'manual' as const,
+          task: 'bench:budgets',
+          instructions: '',
+          workingDirectory: '/home/projetos',
+          model: 'sonnet',
+          output: 'OK',
+          costUsd: ((n * 37) % 500) / 10_000,
+          createdAt: startedAt,
+          startedAt,
+          finishedAt: new Date(startedAt.getTime() + 1_000),
         };
       }),
     );
@@ -99,7 +129,10 @@ async function main(): Promise<void> {
     const { start } = utcDay(new Date());
     const sumOfRecords = () =>
       db
-        .select({ all: sql<string>`SUM(${executions.costUsd})`, own: sql<string>`SUM(CASE WHEN ${executions.agentId} = ${agent.id} THEN ${executions.costUsd} END)` })
+        .select({
+          all: sql<string>`SUM(${executions.costUsd})`,
+          own: sql<string>`SUM(CASE WHEN ${executions.agentId} = ${agent.id} THEN ${executions.costUsd} END)`,
+        })
         .from(executions)
         .where(sql`${executions.kind} = 'agent' AND ${executions.startedAt} >= ${start}`);
     const [plain] = await sumOfRecords();
@@ -117,10 +150,42 @@ async function main(): Promise<void> {
     say(`check verified: agent spent ${fmt(Number(plain!.own))} USD today of ${fmt(Number(plain!.all))} USD for all agents`);
 
     const cases: Case[] = [
-      { name: 'reference: settings read', prepare: async () => { await setGlobal(null); await setOwn(null); }, run: () => readExecutionSettings(db, roots), times: [] },
-      { name: 'check, no budget set', prepare: async () => { await setGlobal(null); await setOwn(null); }, run: () => budgetRefusal(deps, agent), times: [] },
-      { name: "check, the agent's budget", prepare: async () => { await setGlobal(null); await setOwn(ownLimit); }, run: () => budgetRefusal(deps, agent), times: [] },
-      { name: 'check, global and agent', prepare: async () => { await setGlobal(1_000_000); await setOwn(ownLimit); }, run: () => budgetRefusal(deps, agent), times: [] },
+      {
+        name: 'reference: settings read',
+        prepare: async () => {
+          await setGlobal(null);
+          await setOwn(null);
+        },
+        run: () => readExecutionSettings(db, roots),
+        times: [],
+      },
+      {
+        name: 'check, no budget set',
+        prepare: async () => {
+          await setGlobal(null);
+          await setOwn(null);
+        },
+        run: () => budgetRefusal(deps, agent),
+        times: [],
+      },
+      {
+        name: "check, the agent's budget",
+        prepare: async () => {
+          await setGlobal(null);
+          await setOwn(ownLimit);
+        },
+        run: () => budgetRefusal(deps, agent),
+        times: [],
+      },
+      {
+        name: 'check, global and agent',
+        prepare: async () => {
+          await setGlobal(1_000_000);
+          await setOwn(ownLimit);
+        },
+        run: () => budgetRefusal(deps, agent),
+        times: [],
+      },
       { name: "a SUM of the day's records", prepare: async () => undefined, run: sumOfRecords, times: [] },
     ];
     // Warm-up, then the cases alternate in rounds so the machine's drift is shared.
@@ -140,12 +205,18 @@ async function main(): Promise<void> {
       }
     }
     const reference = cases[0]!;
-    const p = (item: Case, q: number) => percentile([...item.times].sort((a, b) => a - b), q);
+    const p = (item: Case, q: number) =>
+      percentile(
+        [...item.times].sort((a, b) => a - b),
+        q,
+      );
     say(`\n${RECORDS} records today, ${CHECKS} calls each`);
     say(`${'case'.padEnd(28)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'p50 ratio'.padStart(10)} ${'adds p50 ms'.padStart(12)}`);
     for (const item of cases) {
       const ratio = p(item, 50) / p(reference, 50);
-      say(`${item.name.padEnd(28)} ${fmt(p(item, 50)).padStart(8)} ${fmt(p(item, 99)).padStart(8)} ${ratio.toFixed(2).padStart(10)} ${fmt(p(item, 50) - p(reference, 50)).padStart(12)}`);
+      say(
+        `${item.name.padEnd(28)} ${fmt(p(item, 50)).padStart(8)} ${fmt(p(item, 99)).padStart(8)} ${ratio.toFixed(2).padStart(10)} ${fmt(p(item, 50) - p(reference, 50)).padStart(12)}`,
+      );
     }
     await setGlobal(null);
   } finally {

@@ -84,13 +84,18 @@ async function benchUploads(api: string, created: string[]): Promise<UploadFigur
   // fs.openAsBlob took 35-85 ms of the client's own CPU per 10 MB against a server that only counts
   // the bytes, node:http 10-30 ms, and the client shares the 2 cores with the service it measures.
   const boundary = `bench-files-${randomUUID()}`;
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="bench-upload.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="bench-upload.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   const post = () =>
     new Promise<{ status: number; text: string }>((resolve, reject) => {
       const request = http.request(
         `${api}/uploads`,
-        { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': head.length + bytes + tail.length } },
+        {
+          method: 'POST',
+          headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': head.length + bytes + tail.length },
+        },
         (response) => {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -112,7 +117,8 @@ async function benchUploads(api: string, created: string[]): Promise<UploadFigur
     if (status !== 200) throw new Error(`POST /api/uploads answered ${status}: ${text}`);
     const answer = JSON.parse(text) as { files?: Array<{ path: string; size: number }> };
     const file = answer.files?.[0];
-    if (answer.files?.length !== 1 || !file || file.size !== bytes) throw new Error(`POST /api/uploads stored ${JSON.stringify(answer.files)}, expected one file of ${bytes} bytes`);
+    if (answer.files?.length !== 1 || !file || file.size !== bytes)
+      throw new Error(`POST /api/uploads stored ${JSON.stringify(answer.files)}, expected one file of ${bytes} bytes`);
     created.push(path.dirname(file.path));
     const stored = await fsp.stat(file.path);
     if (stored.size !== bytes) throw new Error(`${file.path} holds ${stored.size} bytes, expected ${bytes}`);
@@ -193,7 +199,15 @@ function generateRecords(total: number, now: Date): SeedRecord[] {
     if (status === 'canceled' || (status === 'error' && random() < 0.5)) return { cost: null, tokens: null };
     const cost = Math.round((0.001 + random() * 0.5) * 10_000) / 10_000;
     const input = Math.floor(random() * 5_000);
-    return { cost, tokens: { input, output: Math.floor(random() * 2_000), cacheRead: Math.floor(random() * 20_000), cacheCreation: Math.floor(random() * 3_000) } };
+    return {
+      cost,
+      tokens: {
+        input,
+        output: Math.floor(random() * 2_000),
+        cacheRead: Math.floor(random() * 20_000),
+        cacheCreation: Math.floor(random() * 3_000),
+      },
+    };
   };
   const sources: SeedRecord['source'][] = ['manual', 'manual', 'manual', 'schedule', 'webhook'];
   const records: SeedRecord[] = [];
@@ -241,7 +255,19 @@ function generateRecords(total: number, now: Date): SeedRecord[] {
       });
     } else {
       const agent = pickAgent();
-      records.push({ id: randomUUID(), kind: 'agent', agentId: agent.id, agentName: agent.name, pipelineId: null, pipelineExecutionId: null, stepIndex: null, status, source, ...costOf(status), createdAt });
+      records.push({
+        id: randomUUID(),
+        kind: 'agent',
+        agentId: agent.id,
+        agentName: agent.name,
+        pipelineId: null,
+        pipelineExecutionId: null,
+        stepIndex: null,
+        status,
+        source,
+        ...costOf(status),
+        createdAt,
+      });
     }
   }
   return records;
@@ -250,9 +276,26 @@ function generateRecords(total: number, now: Date): SeedRecord[] {
 async function seedAgents(db: Database, now: Date): Promise<void> {
   await db
     .insert(agents)
-    .values(BENCH_AGENTS.map(({ id, name }) => ({ id, name, description: 'bench:files', instructions: '', maxTurns: 5, createdAt: now, updatedAt: now })))
+    .values(
+      BENCH_AGENTS.map(({ id, name }) => ({
+        id,
+        name,
+        description: 'bench:files',
+        instructions: '',
+        maxTurns: 5,
+        createdAt: now,
+        updatedAt: now,
+      })),
+    )
     .onDuplicateKeyUpdate({ set: { name: sql`VALUES(name)` } });
-  const steps = BENCH_AGENTS.slice(0, PIPELINE_STEPS).map((agent, order) => ({ id: `step-${order}`, agentId: agent.id, order, inputTemplate: null, description: '', requiresApproval: false }));
+  const steps = BENCH_AGENTS.slice(0, PIPELINE_STEPS).map((agent, order) => ({
+    id: `step-${order}`,
+    agentId: agent.id,
+    order,
+    inputTemplate: null,
+    description: '',
+    requiresApproval: false,
+  }));
   await db
     .insert(pipelines)
     .values({ id: BENCH_PIPELINE.id, name: BENCH_PIPELINE.name, description: 'bench:files', steps, createdAt: now, updatedAt: now })
@@ -336,10 +379,12 @@ function checkCharts(answer: any, want: Expected, days: number): string | null {
   if (total(answer.successCounts) !== want.completed) return `completed ${total(answer.successCounts)} != ${want.completed}`;
   if (total(answer.errorCounts) !== want.errors) return `errors ${total(answer.errorCounts)} != ${want.errors}`;
   if (!near(total(answer.costData), want.cost)) return `cost ${total(answer.costData)} != ${want.cost}`;
-  for (const [status, count] of Object.entries(want.statuses)) if (answer.statusDistribution?.[status] !== count) return `status ${status} ${answer.statusDistribution?.[status]} != ${count}`;
+  for (const [status, count] of Object.entries(want.statuses))
+    if (answer.statusDistribution?.[status] !== count) return `status ${status} ${answer.statusDistribution?.[status]} != ${count}`;
   const counts = (answer.topAgents as Array<{ name: string; count: number }>).map((agent) => agent.count);
   if (counts.join() !== want.topCounts.join()) return `top agents ${counts.join()} != ${want.topCounts.join()}`;
-  for (const agent of answer.topAgents as Array<{ name: string; count: number }>) if (want.perAgent.get(agent.name) !== agent.count) return `agent ${agent.name} ${agent.count}`;
+  for (const agent of answer.topAgents as Array<{ name: string; count: number }>)
+    if (want.perAgent.get(agent.name) !== agent.count) return `agent ${agent.name} ${agent.count}`;
   return null;
 }
 
@@ -360,9 +405,21 @@ interface StatsCase {
 }
 
 const STATS_CASES: StatsCase[] = [
-  { label: '/stats/charts?days=7', route: '/stats/charts?days=7', check: (answer, records, now) => checkCharts(answer, expected(records, 7, now), 7) },
-  { label: '/stats/charts?days=30', route: '/stats/charts?days=30', check: (answer, records, now) => checkCharts(answer, expected(records, 30, now), 30) },
-  { label: '/stats/costs?days=30', route: '/stats/costs?days=30', check: (answer, records, now) => checkCosts(answer, expected(records, 30, now)) },
+  {
+    label: '/stats/charts?days=7',
+    route: '/stats/charts?days=7',
+    check: (answer, records, now) => checkCharts(answer, expected(records, 7, now), 7),
+  },
+  {
+    label: '/stats/charts?days=30',
+    route: '/stats/charts?days=30',
+    check: (answer, records, now) => checkCharts(answer, expected(records, 30, now), 30),
+  },
+  {
+    label: '/stats/costs?days=30',
+    route: '/stats/costs?days=30',
+    check: (answer, records, now) => checkCosts(answer, expected(records, 30, now)),
+  },
 ];
 
 /** STATS_CALLS calls of each case, one after another, every answer checked; latencies in ms per case. */
@@ -405,7 +462,28 @@ interface ArchiveFigures {
 
 /** Text-like content (words from a small vocabulary), so gzip has something to do, as with a project's sources. */
 function fileContent(random: () => number, bytes: number): Buffer {
-  const words = ['const', 'return', 'function', 'value', 'await', 'import', 'export', 'string', 'number', 'if', 'else', 'for', '{', '}', '(', ')', ';', '=', 'data', 'result'];
+  const words = [
+    'const',
+    'return',
+    'function',
+    'value',
+    'await',
+    'import',
+    'export',
+    'string',
+    'number',
+    'if',
+    'else',
+    'for',
+    '{',
+    '}',
+    '(',
+    ')',
+    ';',
+    '=',
+    'data',
+    'result',
+  ];
   let text = '';
   while (text.length < bytes) {
     const line = Array.from({ length: 4 + Math.floor(random() * 8) }, () => words[Math.floor(random() * words.length)]).join(' ');
@@ -437,7 +515,8 @@ async function benchArchives(api: string, root: string, name: string): Promise<A
   // One download saved and listed: a valid gzip of a tar holding the 1 000 files.
   const saved = path.join(os.tmpdir(), `bench-files-${process.pid}.tar.gz`);
   const response = await fetch(url);
-  if (response.status !== 200 || response.headers.get('content-type') !== 'application/gzip') throw new Error(`download-folder answered ${response.status} ${response.headers.get('content-type')}`);
+  if (response.status !== 200 || response.headers.get('content-type') !== 'application/gzip')
+    throw new Error(`download-folder answered ${response.status} ${response.headers.get('content-type')}`);
   const archive = Buffer.from(await response.arrayBuffer());
   await fsp.writeFile(saved, archive);
   let listedFiles: number;
@@ -445,7 +524,10 @@ async function benchArchives(api: string, root: string, name: string): Promise<A
     const { stdout } = await run('tar', ['-tzf', saved], { maxBuffer: 16 * MB });
     const entries = stdout.split('\n').filter(Boolean);
     listedFiles = entries.filter((entry) => !entry.endsWith('/')).length;
-    if (listedFiles !== ARCHIVE_FILES || entries.length !== ARCHIVE_FILES + folders) throw new Error(`the archive lists ${listedFiles} files and ${entries.length - listedFiles} folders, expected ${ARCHIVE_FILES} and ${folders}`);
+    if (listedFiles !== ARCHIVE_FILES || entries.length !== ARCHIVE_FILES + folders)
+      throw new Error(
+        `the archive lists ${listedFiles} files and ${entries.length - listedFiles} folders, expected ${ARCHIVE_FILES} and ${folders}`,
+      );
     if (!entries.every((entry) => entry.startsWith(`${name}/`))) throw new Error(`an entry of the archive is not under ${name}/`);
   } finally {
     await fsp.rm(saved, { force: true });
@@ -456,7 +538,10 @@ async function benchArchives(api: string, root: string, name: string): Promise<A
     const answer = await httpGet(url);
     const elapsed = ms(started);
     // The same files give the same archive: a download of another size is a broken one.
-    if (answer.status !== 200 || answer.contentType !== 'application/gzip' || answer.bytes !== archive.length) throw new Error(`download-folder answered ${answer.status} ${answer.contentType}, ${answer.bytes} bytes (expected ${archive.length})`);
+    if (answer.status !== 200 || answer.contentType !== 'application/gzip' || answer.bytes !== archive.length)
+      throw new Error(
+        `download-folder answered ${answer.status} ${answer.contentType}, ${answer.bytes} bytes (expected ${archive.length})`,
+      );
     return elapsed;
   };
   let tarBytes = 0;
@@ -501,7 +586,9 @@ async function main(): Promise<void> {
   const started = await startApi(env);
   const api = started.base.replace(/\/api\/v1$/, '/api');
   try {
-    say(`uploads: ${UPLOADS} x POST /api/uploads of ${config.orchestration.uploads.maxFileBytes} bytes, each followed by fs.copyFile of the same file ...`);
+    say(
+      `uploads: ${UPLOADS} x POST /api/uploads of ${config.orchestration.uploads.maxFileBytes} bytes, each followed by fs.copyFile of the same file ...`,
+    );
     const uploads = await benchUploads(api, created);
 
     say(`statistics: ${SMALL_RECORDS} records ...`);
@@ -527,24 +614,47 @@ async function main(): Promise<void> {
     const copyMean = (mb * UPLOADS) / (total(uploads.copyMs) / 1000);
     say('');
     say(`files, uploads and statistics (issue 16), ${os.cpus().length} cores; ratio = service / reference`);
-    say(`uploads: ${UPLOADS} files of ${uploads.bytes} bytes (the limit, accepted), each answer checked (200, one file, size equal on disk)`);
+    say(
+      `uploads: ${UPLOADS} files of ${uploads.bytes} bytes (the limit, accepted), each answer checked (200, one file, size equal on disk)`,
+    );
     say('                                            p50 MB/s  mean MB/s     p50 ms');
-    say(`  POST /api/uploads (node:http, streamed)  ${fmt(percentile(uploadRates, 50))}   ${fmt(uploadMean)}   ${fmt(percentile(sorted(uploads.uploadMs), 50))}`);
-    say(`  fs.copyFile, same directory              ${fmt(percentile(copyRates, 50))}   ${fmt(copyMean)}   ${fmt(percentile(sorted(uploads.copyMs), 50))}`);
-    say(`  ratio                                    ${fmt(percentile(uploadRates, 50) / percentile(copyRates, 50), 2)}   ${fmt(uploadMean / copyMean, 2)}`);
-    say(`statistics: ${STATS_CALLS} calls each, one at a time, every answer's totals checked; ${RECORDS} records inserted in ${insertSeconds.toFixed(1)} s (${Math.ceil((RECORDS - SMALL_RECORDS) / INSERT_BATCH)} INSERTs of ${INSERT_BATCH} rows)`);
+    say(
+      `  POST /api/uploads (node:http, streamed)  ${fmt(percentile(uploadRates, 50))}   ${fmt(uploadMean)}   ${fmt(percentile(sorted(uploads.uploadMs), 50))}`,
+    );
+    say(
+      `  fs.copyFile, same directory              ${fmt(percentile(copyRates, 50))}   ${fmt(copyMean)}   ${fmt(percentile(sorted(uploads.copyMs), 50))}`,
+    );
+    say(
+      `  ratio                                    ${fmt(percentile(uploadRates, 50) / percentile(copyRates, 50), 2)}   ${fmt(uploadMean / copyMean, 2)}`,
+    );
+    say(
+      `statistics: ${STATS_CALLS} calls each, one at a time, every answer's totals checked; ${RECORDS} records inserted in ${insertSeconds.toFixed(1)} s (${Math.ceil((RECORDS - SMALL_RECORDS) / INSERT_BATCH)} INSERTs of ${INSERT_BATCH} rows)`,
+    );
     say(`  endpoint                   ${RECORDS} records p50/p99 ms   ${SMALL_RECORDS} records p50/p99 ms   ratio p50   ratio p99`);
     STATS_CASES.forEach((statsCase, i) => {
-      const [bigP50, bigP99, smallP50, smallP99] = [percentile(large[i]!, 50), percentile(large[i]!, 99), percentile(small[i]!, 50), percentile(small[i]!, 99)];
-      say(`  ${statsCase.label.padEnd(24)} ${fmt(bigP50, 2)} ${fmt(bigP99, 2)}           ${fmt(smallP50, 2)} ${fmt(smallP99, 2)}        ${fmt(bigP50 / smallP50, 2)}    ${fmt(bigP99 / smallP99, 2)}`);
+      const [bigP50, bigP99, smallP50, smallP99] = [
+        percentile(large[i]!, 50),
+        percentile(large[i]!, 99),
+        percentile(small[i]!, 50),
+        percentile(small[i]!, 99),
+      ];
+      say(
+        `  ${statsCase.label.padEnd(24)} ${fmt(bigP50, 2)} ${fmt(bigP99, 2)}           ${fmt(smallP50, 2)} ${fmt(smallP99, 2)}        ${fmt(bigP50 / smallP50, 2)}    ${fmt(bigP99 / smallP99, 2)}`,
+      );
     });
     const inputMb = archives.inputBytes / MB;
     const serviceP50 = percentile(sorted(archives.serviceMs), 50);
     const tarP50 = percentile(sorted(archives.tarMs), 50);
-    say(`folder download: ${archives.listedFiles} files of ${ARCHIVE_FILE_BYTES} bytes (${inputMb.toFixed(1)} MB) in ${archives.folders} folders, ${ARCHIVES} archives each, read whole; tar -tzf of one download lists the ${archives.listedFiles} files`);
+    say(
+      `folder download: ${archives.listedFiles} files of ${ARCHIVE_FILE_BYTES} bytes (${inputMb.toFixed(1)} MB) in ${archives.folders} folders, ${ARCHIVES} archives each, read whole; tar -tzf of one download lists the ${archives.listedFiles} files`,
+    );
     say('                                              p50 ms   input MB/s   archive bytes');
-    say(`  GET /api/files/download-folder          ${fmt(serviceP50)}     ${fmt(inputMb / (serviceP50 / 1000))}   ${String(archives.serviceBytes).padStart(12)}`);
-    say(`  tar -czf - <folder> | wc -c (GNU tar)   ${fmt(tarP50)}     ${fmt(inputMb / (tarP50 / 1000))}   ${String(archives.tarBytes).padStart(12)}`);
+    say(
+      `  GET /api/files/download-folder          ${fmt(serviceP50)}     ${fmt(inputMb / (serviceP50 / 1000))}   ${String(archives.serviceBytes).padStart(12)}`,
+    );
+    say(
+      `  tar -czf - <folder> | wc -c (GNU tar)   ${fmt(tarP50)}     ${fmt(inputMb / (tarP50 / 1000))}   ${String(archives.tarBytes).padStart(12)}`,
+    );
     say(`  ratio (time)                            ${fmt(serviceP50 / tarP50, 2)}     ${fmt(tarP50 / serviceP50, 2)}`);
   } finally {
     await stopService(started.process);

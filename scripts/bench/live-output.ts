@@ -4,7 +4,17 @@ import { config } from '../../lib/config';
 import { FINAL_EXECUTION_MESSAGE_TYPES } from '../../lib/live-output';
 import { ensureNamespace } from '../../temporal/namespace';
 import { startStandInModel, type StandInModel } from '../../test/fixtures/stand-in-model';
-import { benchAgent, notCompleted, openClient, startAgentServices, streamAtOnce, waitFor, waitUntilIdle, type Api, type FailedRun } from './live-streams';
+import {
+  benchAgent,
+  notCompleted,
+  openClient,
+  startAgentServices,
+  streamAtOnce,
+  waitFor,
+  waitUntilIdle,
+  type Api,
+  type FailedRun,
+} from './live-streams';
 import { fmt, percentile } from './measure';
 
 /**
@@ -40,13 +50,19 @@ async function burst(api: Api, model: StandInModel, wsBase: string) {
   const client = await openClient(wsBase, 'bench-burst');
   const requested = Date.now();
   const accepted = await Promise.all(
-    Array.from({ length: BURST }, (_, i) => api.call('POST', `/agents/${agentId}/execute`, { task: `burst ${i} stand-in:text` }, 'bench-burst')),
+    Array.from({ length: BURST }, (_, i) =>
+      api.call('POST', `/agents/${agentId}/execute`, { task: `burst ${i} stand-in:text` }, 'bench-burst'),
+    ),
   );
   const acceptSeconds = (Date.now() - requested) / 1000;
   await waitUntilIdle(api);
   const doneSeconds = (Date.now() - requested) / 1000;
   // The final messages may trail the records by a publish.
-  await waitFor(() => client.received.filter(({ message }) => FINAL_EXECUTION_MESSAGE_TYPES.includes(message.type)).length, (n) => n >= BURST, 50);
+  await waitFor(
+    () => client.received.filter(({ message }) => FINAL_EXECUTION_MESSAGE_TYPES.includes(message.type)).length,
+    (n) => n >= BURST,
+    50,
+  );
   const startedAt = client.received.filter(({ message }) => message.type === 'execution_started').map(({ at }) => at);
   const completed = client.received.filter(({ message }) => message.type === 'execution_complete').length;
   const failed = notCompleted(client.received.map(({ message }) => message));
@@ -66,13 +82,29 @@ async function cancelTimes(api: Api, model: StandInModel, wsBase: string) {
     const task = `cancel ${index} stand-in:slow deltas=600 every=100`;
     const { executionId } = await api.call('POST', `/agents/${agentId}/execute`, { task }, clientId);
     // Streaming, not starting: the stand-in has been writing to this run for a moment.
-    await waitFor(() => model.messages().some((request) => request.answer === 'scenario:slow' && request.streamCompleted === false && JSON.stringify(request.body).includes(`cancel ${index} `)), Boolean, 20);
+    await waitFor(
+      () =>
+        model
+          .messages()
+          .some(
+            (request) =>
+              request.answer === 'scenario:slow' &&
+              request.streamCompleted === false &&
+              JSON.stringify(request.body).includes(`cancel ${index} `),
+          ),
+      Boolean,
+      20,
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     const sent = performance.now();
     await api.call('POST', `/agents/${agentId}/cancel/${executionId}`, undefined, clientId);
     await client.finished;
     toMessage.push(performance.now() - sent);
-    await waitFor(() => api.call('GET', `/executions/history/${executionId}`), (record: { status: string }) => record.status === 'canceled', 20);
+    await waitFor(
+      () => api.call('GET', `/executions/history/${executionId}`),
+      (record: { status: string }) => record.status === 'canceled',
+      20,
+    );
     toRecord.push(performance.now() - sent);
     client.close();
   }
@@ -103,7 +135,9 @@ async function main(): Promise<void> {
     const cancels = await cancelTimes(api, model, wsBase);
 
     say('');
-    say(`live output, real Claude Code CLI ${'2.1.331'} against the stand-in model: ${STREAMS} executions streaming at once, ${CHUNKS} lines each`);
+    say(
+      `live output, real Claude Code CLI ${'2.1.331'} against the stand-in model: ${STREAMS} executions streaming at once, ${CHUNKS} lines each`,
+    );
     say('delay from the stand-in writing a text delta to the client at / receiving its execution_output');
     say('  lines per stream   lines received   p50 ms   p99 ms');
     for (const run of streaming) {
@@ -117,7 +151,10 @@ async function main(): Promise<void> {
       `  accepted (202) per second ${fmt(bursted.accepted / bursted.acceptSeconds, 1)}   started per second ${fmt(bursted.started / bursted.startSeconds, 1)}   completed per second ${fmt(bursted.completed / bursted.doneSeconds, 1)} (${bursted.completed} completed)`,
     );
     say(`cancel, from the request to (ms)     p50      max`);
-    for (const [what, times] of [['the final message', cancels.toMessage], ['the record canceled', cancels.toRecord]] as const) {
+    for (const [what, times] of [
+      ['the final message', cancels.toMessage],
+      ['the record canceled', cancels.toRecord],
+    ] as const) {
       const sorted = [...times].sort((a, b) => a - b);
       say(`  ${what.padEnd(28)} ${fmt(percentile(sorted, 50), 1)} ${fmt(sorted[sorted.length - 1] ?? 0, 1)}`);
     }

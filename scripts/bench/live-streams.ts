@@ -127,7 +127,12 @@ export async function streamAtOnce(api: Api, model: StandInModel, sentAt: Map<st
   const started = Date.now();
   await Promise.all(
     clients.map((_, i) =>
-      api.call('POST', `/agents/${agentId}/execute`, { task: `stand-in:lines count=${chunks} every=${intervalMs} tag=${tag(i)}` }, `bench-client-${clientName}-${i}`),
+      api.call(
+        'POST',
+        `/agents/${agentId}/execute`,
+        { task: `stand-in:lines count=${chunks} every=${intervalMs} tag=${tag(i)}` },
+        `bench-client-${clientName}-${i}`,
+      ),
     ),
   );
   await Promise.all(clients.map((client) => client.finished));
@@ -158,5 +163,9 @@ export async function waitFor<T>(read: () => T | Promise<T>, done: (value: T) =>
 }
 
 export async function waitUntilIdle(api: Api): Promise<void> {
-  await waitFor(() => api.call('GET', '/executions/active') as Promise<unknown[]>, (active) => active.length === 0, 200);
+  await waitFor(
+    () => api.call('GET', '/executions/active') as Promise<unknown[]>,
+    (active) => active.length === 0,
+    200,
+  );
 }

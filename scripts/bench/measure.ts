@@ -66,7 +66,8 @@ export const fmt = (value: number, digits = 1) => value.toFixed(digits).padStart
 
 /** Memory of a process alone (RSS) and with all its descendants (e.g. the API and its Chromium), in MiB. */
 export function processTreeMemory(pid: number): { processRssMb: number; treePssMb: number } {
-  const readKb = (file: string, field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(file, 'utf8'))?.[1] ?? 0);
+  const readKb = (file: string, field: string) =>
+    Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(file, 'utf8'))?.[1] ?? 0);
   let treePssKb = 0;
   const visit = (current: number) => {
     try {
@@ -97,14 +98,19 @@ export function processTreeMemory(pid: number): { processRssMb: number; treePssM
 const loadAgent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
 /** GETs `url` and reads the whole body as sent (not decompressed); its status, content type and size. */
-export function httpGet(url: string, headers: Record<string, string> = {}): Promise<{ status: number; contentType: string; bytes: number }> {
+export function httpGet(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; contentType: string; bytes: number }> {
   return new Promise((resolve, reject) => {
     const request = http.get(url, { agent: loadAgent, headers }, (response) => {
       let bytes = 0;
       response.on('data', (chunk: Buffer) => {
         bytes += chunk.length;
       });
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, contentType: String(response.headers['content-type'] ?? ''), bytes }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, contentType: String(response.headers['content-type'] ?? ''), bytes }),
+      );
       response.on('error', reject);
     });
     request.on('error', reject);

@@ -116,7 +116,8 @@ class Scraper {
 async function checkSwitch(side: Side, url: string, family: string): Promise<void> {
   const response = await fetch(url);
   const text = await response.text();
-  if (side === 'on' && !(response.ok && text.includes(family))) throw new Error(`metrics on, but ${url} answered ${response.status} without ${family}`);
+  if (side === 'on' && !(response.ok && text.includes(family)))
+    throw new Error(`metrics on, but ${url} answered ${response.status} without ${family}`);
   if (side === 'off' && response.status !== 404) throw new Error(`metrics off, but ${url} answered ${response.status}`);
 }
 
@@ -170,7 +171,8 @@ async function rankingPages(scraper: Scraper): Promise<PageFigures[]> {
       ['/ranking/paginado', BROWSER_ENCODINGS],
       ['/ranking/paginado plain', { 'accept-encoding': 'identity' }],
     ];
-    const call = (side: Side, headers: Record<string, string>) => () => getOk(`${apis[side].base}/ranking/paginado?page=${page()}`, 'application/json', headers);
+    const call = (side: Side, headers: Record<string, string>) => () =>
+      getOk(`${apis[side].base}/ranking/paginado?page=${page()}`, 'application/json', headers);
 
     say(`paginado: warming up both API processes, ${WARM_UP} requests per endpoint each ...`);
     for (const [, headers] of endpoints) for (const side of ['on', 'off'] as const) await runLoad(2, WARM_UP, call(side, headers));
@@ -224,7 +226,9 @@ async function liveOutput(scraper: Scraper): Promise<Record<Side, LiveFigures>> 
   try {
     for (let round = 0; round < LIVE_ROUNDS; round += 1) {
       for (const side of sidesOf(round)) {
-        say(`live output: round ${round + 1} of ${LIVE_ROUNDS}, metrics ${side}: ${STREAMS} executions at once, ${CHUNKS} lines each, one every ${LINE_MS} ms ...`);
+        say(
+          `live output: round ${round + 1} of ${LIVE_ROUNDS}, metrics ${side}: ${STREAMS} executions at once, ${CHUNKS} lines each, one every ${LINE_MS} ms ...`,
+        );
         const env = await sideEnv(side);
         const services = await startAgentServices(env);
         try {
@@ -233,16 +237,31 @@ async function liveOutput(scraper: Scraper): Promise<Record<Side, LiveFigures>> 
           await services.api.call('PUT', '/settings', { maxConcurrent: Math.max(STREAMS, 20) });
           await waitUntilIdle(services.api);
           // Unmeasured: the fresh processes' first runs.
-          await streamAtOnce(services.api, model, sentAt, services.wsBase, { streams: 2, chunks: 10, intervalMs: LINE_MS, label: `warm${side}${round}` });
+          await streamAtOnce(services.api, model, sentAt, services.wsBase, {
+            streams: 2,
+            chunks: 10,
+            intervalMs: LINE_MS,
+            label: `warm${side}${round}`,
+          });
           await waitUntilIdle(services.api);
           if (side === 'on') scraper.resume([`${services.origin}/metrics`, `http://127.0.0.1:${env.METRICS_PORT}/metrics`]);
-          const run = await streamAtOnce(services.api, model, sentAt, services.wsBase, { streams: STREAMS, chunks: CHUNKS, intervalMs: LINE_MS, label: `${side}${round}` });
+          const run = await streamAtOnce(services.api, model, sentAt, services.wsBase, {
+            streams: STREAMS,
+            chunks: CHUNKS,
+            intervalMs: LINE_MS,
+            label: `${side}${round}`,
+          });
           if (side === 'on') await scraper.pause();
           await waitUntilIdle(services.api);
           const into = figures[side];
           into.delays.push(...run.delays);
           into.expected += STREAMS * CHUNKS;
-          into.roundP99.push(percentile([...run.delays].sort((a, b) => a - b), 99));
+          into.roundP99.push(
+            percentile(
+              [...run.delays].sort((a, b) => a - b),
+              99,
+            ),
+          );
           into.failed.push(...run.failed);
         } finally {
           await scraper.pause();
@@ -287,21 +306,29 @@ async function main(): Promise<void> {
       const s = { on: sorted(sides.on.latencies), off: sorted(sides.off.latencies) };
       for (const side of ['on', 'off'] as const) {
         const f = sides[side];
-        say(`  ${name.padEnd(24)}${side.padStart(8)} ${fmt(percentile(s[side], 50), 2)} ${fmt(percentile(s[side], 99), 2)} ${fmt(s[side].length / f.seconds, 0)} ${String(f.errors).padStart(7)}`);
+        say(
+          `  ${name.padEnd(24)}${side.padStart(8)} ${fmt(percentile(s[side], 50), 2)} ${fmt(percentile(s[side], 99), 2)} ${fmt(s[side].length / f.seconds, 0)} ${String(f.errors).padStart(7)}`,
+        );
       }
       const [p50, p99] = [ratio(percentile(s.on, 50), percentile(s.off, 50)), ratio(percentile(s.on, 99), percentile(s.off, 99))];
       const rate = ratio(s.on.length / sides.on.seconds, s.off.length / sides.off.seconds);
-      say(`  ${name.padEnd(24)}${'on/off'.padStart(8)} ${p50} ${p99} ${rate}          ${roundSpread(sides.on.roundP99, sides.off.roundP99)}`);
+      say(
+        `  ${name.padEnd(24)}${'on/off'.padStart(8)} ${p50} ${p99} ${rate}          ${roundSpread(sides.on.roundP99, sides.off.roundP99)}`,
+      );
       closing.push(`${name} p50 ${p50.trim()}, p99 ${p99.trim()}`);
     }
   }
   if (live) {
-    say(`live output, real Claude Code CLI against the stand-in model: ${STREAMS} executions at once, ${CHUNKS} lines each, one every ${LINE_MS} ms, ${LIVE_ROUNDS} rounds per side`);
+    say(
+      `live output, real Claude Code CLI against the stand-in model: ${STREAMS} executions at once, ${CHUNKS} lines each, one every ${LINE_MS} ms, ${LIVE_ROUNDS} rounds per side`,
+    );
     say('delay from the stand-in writing a text delta to the client at / receiving its execution_output');
     say(`  metrics   lines received   p50 ms   p99 ms   round p99 on/off`);
     const s = { on: sorted(live.on.delays), off: sorted(live.off.delays) };
     for (const side of ['on', 'off'] as const) {
-      say(`  ${side.padEnd(8)} ${`${s[side].length}/${live[side].expected}`.padStart(15)} ${fmt(percentile(s[side], 50), 1)} ${fmt(percentile(s[side], 99), 1)}`);
+      say(
+        `  ${side.padEnd(8)} ${`${s[side].length}/${live[side].expected}`.padStart(15)} ${fmt(percentile(s[side], 50), 1)} ${fmt(percentile(s[side], 99), 1)}`,
+      );
     }
     const [p50, p99] = [ratio(percentile(s.on, 50), percentile(s.off, 50)), ratio(percentile(s.on, 99), percentile(s.off, 99))];
     say(`  ${'on/off'.padEnd(8)} ${''.padStart(15)} ${p50} ${p99}   ${roundSpread(live.on.roundP99, live.off.roundP99)}`);
@@ -311,11 +338,15 @@ async function main(): Promise<void> {
 
   // Figures beside an error answer, a lost run or line, or a failed scrape mean nothing.
   const problems = [
-    ...pages.flatMap(({ name, sides }) => (['on', 'off'] as const).filter((side) => sides[side].errors > 0).map((side) => `${name} (${side}): ${sides[side].errors} errors`)),
+    ...pages.flatMap(({ name, sides }) =>
+      (['on', 'off'] as const).filter((side) => sides[side].errors > 0).map((side) => `${name} (${side}): ${sides[side].errors} errors`),
+    ),
     ...(live
       ? (['on', 'off'] as const).flatMap((side) => [
           ...live[side].failed.map((run) => `live output (${side}): ${run.executionId}: ${run.error}`),
-          ...(live[side].delays.length < live[side].expected ? [`live output (${side}): ${live[side].delays.length} of ${live[side].expected} lines arrived`] : []),
+          ...(live[side].delays.length < live[side].expected
+            ? [`live output (${side}): ${live[side].delays.length} of ${live[side].expected} lines arrived`]
+            : []),
         ])
       : []),
     ...scraper.failures.map((failure) => `scrape ${failure}`),

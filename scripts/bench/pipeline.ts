@@ -25,7 +25,8 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const STEPS = Number(process.env.BENCH_STEPS ?? 5);
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
-const call = (base: string, method: string, route: string, body?: unknown) => apiCall(base, method, route, body, { 'x-client-id': 'bench-pipeline' });
+const call = (base: string, method: string, route: string, body?: unknown) =>
+  apiCall(base, method, route, body, { 'x-client-id': 'bench-pipeline' });
 
 async function benchAgent(base: string, model: StandInModel): Promise<string> {
   const agent = await call(base, 'POST', '/agents', { agent_name: `bench pipeline ${Date.now()}`, config: { maxTurns: 5 } });
@@ -100,7 +101,11 @@ async function runOnce(side: Side, run: number): Promise<void> {
   say(`${side.label} run ${run + 1}/${RUNS}: wall ${wall} ms, steps ${steps.join(' + ')} ms, overhead per step ${overhead.toFixed(0)} ms`);
 }
 
-const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
+const median = (values: number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
 
 async function main(): Promise<void> {

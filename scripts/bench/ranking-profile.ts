@@ -134,7 +134,10 @@ export async function profiledRun(es: Es, index: string, pool: Pool, cvBaseUrl: 
       ['stored fingerprints looked up', slice.lookup],
       ['build rows to write (toRankingRow)', slice.rows],
       ['record the persons read (ranking_run_persons)', slice.record],
-      ['upsert (entries: INSERT ... ON DUPLICATE KEY UPDATE; details: LOAD DATA)', slice.upsert.entries + slice.upsert.details + slice.upsert.seals + slice.upsert.transaction],
+      [
+        'upsert (entries: INSERT ... ON DUPLICATE KEY UPDATE; details: LOAD DATA)',
+        slice.upsert.entries + slice.upsert.details + slice.upsert.seals + slice.upsert.transaction,
+      ],
       ['  of which ranking_entries', slice.upsert.entries],
       ['  of which ranking_entry_details', slice.upsert.details],
       ['  of which seals (delete, insert)', slice.upsert.seals],

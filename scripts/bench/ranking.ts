@@ -76,7 +76,9 @@ async function floorRun(pool: ReturnType<typeof createDatabase>['pool'], es: Ret
     });
     pitId = page.pit_id ?? pitId;
     const hits = page.hits.hits;
-    const rows = hits.flatMap((hit) => (hit._source ? [toRankingRow(scorePerson(hit._source, referenceDate), hit._source, 'floor', documentRevision(hit))] : []));
+    const rows = hits.flatMap((hit) =>
+      hit._source ? [toRankingRow(scorePerson(hit._source, referenceDate), hit._source, 'floor', documentRevision(hit))] : [],
+    );
     await upsertRankingRows(pool, rows);
     if (hits.length < BATCH) break;
     after = hits[hits.length - 1]?.sort;
@@ -92,7 +94,9 @@ async function floorRun(pool: ReturnType<typeof createDatabase>['pool'], es: Ret
  * (its curriculum, hence its score, changes as after an import) and returns a function that puts the
  * originals back, so the index is the same for the next benchmark.
  */
-async function changeShareOfPersons(es: ReturnType<typeof createElasticsearch>): Promise<{ changed: number; restore: () => Promise<void> }> {
+async function changeShareOfPersons(
+  es: ReturnType<typeof createElasticsearch>,
+): Promise<{ changed: number; restore: () => Promise<void> }> {
   const ids: string[] = [];
   for (let id = CHANGED_EVERY; id <= PERSONS; id += CHANGED_EVERY) ids.push(String(id));
   const originals: Array<{ id: string; source: unknown }> = [];
@@ -127,13 +131,21 @@ type ReadFigures = Array<[number, Array<[string, LoadResult]>]>;
 async function readLatencies(pool: ReturnType<typeof createDatabase>['pool']): Promise<ReadFigures> {
   const { process: api, base } = await startApi();
   const [sample] = await pool.query('SELECT nome FROM ranking_entries ORDER BY RAND() LIMIT 500');
-  const words = (sample as Array<{ nome: string }>).map((row) => foldForSearch(row.nome).split(' ').find((w) => w.length >= 4) ?? 'silva');
+  const words = (sample as Array<{ nome: string }>).map(
+    (row) =>
+      foldForSearch(row.nome)
+        .split(' ')
+        .find((w) => w.length >= 4) ?? 'silva',
+  );
   const pages = Math.ceil(PERSONS / 50);
   const random = (n: number) => 1 + Math.floor(Math.random() * n);
   const endpoints: Array<[string, (i: number) => Promise<boolean>]> = [
     // As a browser asks for it (stored pages go out compressed), and as a client that takes no compression.
     ['/ranking/paginado', () => getOk(`${base}/ranking/paginado?page=${random(pages)}`, 'application/json', BROWSER_ENCODINGS)],
-    ['/ranking/paginado plain', () => getOk(`${base}/ranking/paginado?page=${random(pages)}`, 'application/json', { 'accept-encoding': 'identity' })],
+    [
+      '/ranking/paginado plain',
+      () => getOk(`${base}/ranking/paginado?page=${random(pages)}`, 'application/json', { 'accept-encoding': 'identity' }),
+    ],
     ['/ranking/busca', (i) => getOk(`${base}/ranking/busca?nome=${encodeURIComponent(words[i % words.length] as string)}`)],
     ['/ranking/posicao/{id}', () => getOk(`${base}/ranking/posicao/${random(PERSONS)}`)],
   ];
@@ -227,7 +239,7 @@ async function main(): Promise<void> {
     const profiles: Array<[string, RunProfile]> = [];
     if (PARTS.has('profile')) {
       await clearRanking(database.pool);
-      say('profile: the job\'s work step by step, each timed, no Temporal: a first run, then a run over the unchanged index ...');
+      say("profile: the job's work step by step, each timed, no Temporal: a first run, then a run over the unchanged index ...");
       profiles.push(['first run, empty ranking', await profiledRun(es, index, database.pool, config.ranking.cvBaseUrl)]);
       profiles.push(['second run, index unchanged', await profiledRun(es, index, database.pool, config.ranking.cvBaseUrl)]);
     }
@@ -272,21 +284,31 @@ async function main(): Promise<void> {
     say('');
     if (scan) {
       say(`bare scan, ${PERSONS} persons (the floor of every ratio)`);
-      say(`  ${fmt(scan.seconds)} s, ${scan.documents} documents, ${fmt(scan.megabytes, 0)} MB of answers, ${fmt(scan.documents / scan.seconds, 0)} documents/s`);
+      say(
+        `  ${fmt(scan.seconds)} s, ${scan.documents} documents, ${fmt(scan.megabytes, 0)} MB of answers, ${fmt(scan.documents / scan.seconds, 0)} documents/s`,
+      );
     }
     for (const [name, profile] of profiles) {
-      say(`profile, ${name}: ${profile.documents} documents (${fmt(profile.megabytes, 0)} MB of answers), ${profile.written} entries written: ${fmt(profile.total)} s  ${ratio(profile.total)}`);
+      say(
+        `profile, ${name}: ${profile.documents} documents (${fmt(profile.megabytes, 0)} MB of answers), ${profile.written} entries written: ${fmt(profile.total)} s  ${ratio(profile.total)}`,
+      );
       say('  step                                                  seconds   share');
-      for (const [step, seconds] of profile.steps) say(`  ${step.padEnd(52)}${fmt(seconds).padStart(8)} ${fmt((100 * seconds) / profile.total, 1).padStart(6)} %`);
+      for (const [step, seconds] of profile.steps)
+        say(`  ${step.padEnd(52)}${fmt(seconds).padStart(8)} ${fmt((100 * seconds) / profile.total, 1).padStart(6)} %`);
     }
-    if (floor !== undefined) say(`floor: PIT scan + score + bulk upsert + positions + pages, no Temporal: ${fmt(floor)} s  ${ratio(floor)}`);
+    if (floor !== undefined)
+      say(`floor: PIT scan + score + bulk upsert + positions + pages, no Temporal: ${fmt(floor)} s  ${ratio(floor)}`);
     if (runs.length > 0) {
       const { batchSize, maxChildrenInFlight } = RANKING_JOB_DEFAULTS;
-      say(`ranking job, ${PERSONS} persons, batches of ${batchSize} (Temporal workflow, child per batch, ${maxChildrenInFlight} in flight)`);
+      say(
+        `ranking job, ${PERSONS} persons, batches of ${batchSize} (Temporal workflow, child per batch, ${maxChildrenInFlight} in flight)`,
+      );
       say('  case                                  seconds   ratio to the bare scan   goal   worker peak RSS');
       for (const run of runs) {
         const toScan = scan ? fmt(run.seconds / scan.seconds, 2) : '-';
-        say(`  ${run.name.padEnd(36)}${fmt(run.seconds).padStart(9)} ${toScan.padStart(12)} x${`<= ${run.goal}`.padStart(17)} ${fmt(run.peakMb).padStart(9)} MB`);
+        say(
+          `  ${run.name.padEnd(36)}${fmt(run.seconds).padStart(9)} ${toScan.padStart(12)} x${`<= ${run.goal}`.padStart(17)} ${fmt(run.peakMb).padStart(9)} MB`,
+        );
       }
       say(`  worker flags ${RANKING_WORKER_FLAGS.join(' ')}; peak RSS target < 512 MB`);
     }

@@ -60,12 +60,18 @@ async function main(): Promise<void> {
     say(`creating ${SCHEDULES} schedules with cron "${cron}" (UTC), firing at ${firing.toISOString()} ...`);
     const createStarted = Date.now();
     for (let index = 0; index < SCHEDULES; index++) {
-      const schedule = await call(base, 'POST', '/schedules', { agentId: agent.id, taskDescription: `bench schedule ${index}`, cronExpression: cron });
-      if (schedule.nextRun !== firing.toISOString()) throw new Error(`schedule ${index}: nextRun ${schedule.nextRun}, expected ${firing.toISOString()}`);
+      const schedule = await call(base, 'POST', '/schedules', {
+        agentId: agent.id,
+        taskDescription: `bench schedule ${index}`,
+        cronExpression: cron,
+      });
+      if (schedule.nextRun !== firing.toISOString())
+        throw new Error(`schedule ${index}: nextRun ${schedule.nextRun}, expected ${firing.toISOString()}`);
       scheduleIds.push(schedule.id);
     }
     const createSeconds = (Date.now() - createStarted) / 1000;
-    if (Date.now() >= firing.getTime()) throw new Error('the schedules were not all created before the firing minute: raise BENCH_LEAD_SECONDS');
+    if (Date.now() >= firing.getTime())
+      throw new Error('the schedules were not all created before the firing minute: raise BENCH_LEAD_SECONDS');
 
     const wanted = new Set(scheduleIds);
     let records: HistoryRecord[] = [];
@@ -96,17 +102,27 @@ async function main(): Promise<void> {
     const fired = perSchedule.size;
     const doubled = [...perSchedule.values()].filter((count) => count > 1).length;
     const stored = records.map((record) => (Date.parse(record.createdAt) - firing.getTime()) / 1000).sort((a, b) => a - b);
-    const started = records.filter((record) => record.startedAt).map((record) => (Date.parse(record.startedAt!) - firing.getTime()) / 1000).sort((a, b) => a - b);
-    const ended = records.filter((record) => record.endedAt).map((record) => (Date.parse(record.endedAt!) - firing.getTime()) / 1000).sort((a, b) => a - b);
+    const started = records
+      .filter((record) => record.startedAt)
+      .map((record) => (Date.parse(record.startedAt!) - firing.getTime()) / 1000)
+      .sort((a, b) => a - b);
+    const ended = records
+      .filter((record) => record.endedAt)
+      .map((record) => (Date.parse(record.endedAt!) - firing.getTime()) / 1000)
+      .sort((a, b) => a - b);
     const statuses = new Map<string, number>();
     for (const record of records) statuses.set(record.status, (statuses.get(record.status) ?? 0) + 1);
 
     say('');
-    say(`schedules: ${SCHEDULES} firing in the same minute, real Claude Code CLI against the stand-in model, maxConcurrent ${MAX_CONCURRENT}`);
+    say(
+      `schedules: ${SCHEDULES} firing in the same minute, real Claude Code CLI against the stand-in model, maxConcurrent ${MAX_CONCURRENT}`,
+    );
     say(`  created in ${fmt(createSeconds)} s (${fmt((createSeconds * 1000) / SCHEDULES, 1)} ms each: row + Temporal Schedule + describe)`);
     say(`  fired ${fired}/${SCHEDULES} schedules, ${records.length} records, ${doubled} fired twice, ${SCHEDULES - fired} lost`);
     say(`  seconds after the minute        p50      max`);
-    say(`    workflow started (Temporal) ${fmt(percentile(taken, 50), 2)} ${fmt(taken.at(-1) ?? NaN, 2)}   (${taken.length} actions taken)`);
+    say(
+      `    workflow started (Temporal) ${fmt(percentile(taken, 50), 2)} ${fmt(taken.at(-1) ?? NaN, 2)}   (${taken.length} actions taken)`,
+    );
     say(`    record stored (firing)   ${fmt(percentile(stored, 50), 2)} ${fmt(stored.at(-1) ?? NaN, 2)}`);
     say(`    run started              ${fmt(percentile(started, 50), 2)} ${fmt(started.at(-1) ?? NaN, 2)}   (${started.length} started)`);
     say(`    run ended                ${fmt(percentile(ended, 50), 2)} ${fmt(ended.at(-1) ?? NaN, 2)}   (${ended.length} ended)`);

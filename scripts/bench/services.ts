@@ -96,7 +96,13 @@ export async function ensureBenchPersons(es: ElasticsearchClient, index: string,
 export const CLAUDE_CLI = path.join(root, 'node_modules', '.bin', 'claude');
 
 /** One JSON call of the orchestration API at `base` (its `/api` prefix included); a non-2xx answer throws with its body. */
-export async function apiCall(base: string, method: string, route: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> {
+export async function apiCall(
+  base: string,
+  method: string,
+  route: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<any> {
   const response = await fetch(`${base}${route}`, {
     method,
     headers: { 'content-type': 'application/json', ...headers },
@@ -106,4 +112,3 @@ export async function apiCall(base: string, method: string, route: string, body?
   if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${text}`);
   return text ? JSON.parse(text) : null;
 }
-

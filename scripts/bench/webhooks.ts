@@ -83,17 +83,34 @@ async function burst(base: string, webhook: { id: string; token: string }): Prom
       break;
     }
   }
-  return { statuses, executionIds, answerMs: answers.map((answer) => answer.ms), seconds, counted, completed, failed, doneSeconds: (Date.now() - started) / 1000 };
+  return {
+    statuses,
+    executionIds,
+    answerMs: answers.map((answer) => answer.ms),
+    seconds,
+    counted,
+    completed,
+    failed,
+    doneSeconds: (Date.now() - started) / 1000,
+  };
 }
 
 function report(title: string, result: Burst): void {
   const sorted = [...result.answerMs].sort((a, b) => a - b);
-  const statuses = [...result.statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${status}: ${n}`).join(', ');
+  const statuses = [...result.statuses]
+    .sort(([a], [b]) => a - b)
+    .map(([status, n]) => `${status}: ${n}`)
+    .join(', ');
   const unique = new Set(result.executionIds).size;
-  const lost = result.counted !== result.executionIds.length || unique !== result.executionIds.length || result.completed + result.failed !== unique;
+  const lost =
+    result.counted !== result.executionIds.length || unique !== result.executionIds.length || result.completed + result.failed !== unique;
   say(title);
-  say(`  answers ${statuses}   (${CALLS} calls in ${fmt(result.seconds, 2).trim()} s; answer p50 ${fmt(percentile(sorted, 50), 0).trim()} ms, p99 ${fmt(percentile(sorted, 99), 0).trim()} ms)`);
-  say(`  counted ${result.counted}, distinct runs ${unique}, completed ${result.completed}, failed ${result.failed}, all done after ${fmt(result.doneSeconds, 1).trim()} s${lost ? '   LOST CALLS' : '   none lost'}`);
+  say(
+    `  answers ${statuses}   (${CALLS} calls in ${fmt(result.seconds, 2).trim()} s; answer p50 ${fmt(percentile(sorted, 50), 0).trim()} ms, p99 ${fmt(percentile(sorted, 99), 0).trim()} ms)`,
+  );
+  say(
+    `  counted ${result.counted}, distinct runs ${unique}, completed ${result.completed}, failed ${result.failed}, all done after ${fmt(result.doneSeconds, 1).trim()} s${lost ? '   LOST CALLS' : '   none lost'}`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -118,7 +135,10 @@ async function main(): Promise<void> {
     const wideBudget = await burst(openBase, webhook);
     say('');
     say(`webhook burst, real Claude Code CLI against the stand-in model, maxConcurrentExecutions 20`);
-    report(`default budget (HOOK_RATE_LIMIT_REQUESTS ${config.orchestration.webhooks.rateLimit.requests} per ${config.orchestration.webhooks.rateLimit.windowSeconds} s)`, defaultBudget);
+    report(
+      `default budget (HOOK_RATE_LIMIT_REQUESTS ${config.orchestration.webhooks.rateLimit.requests} per ${config.orchestration.webhooks.rateLimit.windowSeconds} s)`,
+      defaultBudget,
+    );
     report(`budget ${CALLS * 10}`, wideBudget);
   } finally {
     await stopService(limited.process);

@@ -59,7 +59,12 @@ export function agentStarts(startsFile: string): Array<{ at: number; executionId
 
 /** Every record of the phase: its runs, its pipeline runs with their steps, its webhook runs, the schedule's firings since it began. */
 export async function phaseRecords(service: FaultService, load: PhaseLoad, scheduleId: string, since: Date): Promise<RecordRow[]> {
-  const ids = [...load.runs.map((run) => run.executionId), ...load.pipelineRuns, ...load.deliveries.map((delivery) => delivery.executionId), ...load.probes];
+  const ids = [
+    ...load.runs.map((run) => run.executionId),
+    ...load.pipelineRuns,
+    ...load.deliveries.map((delivery) => delivery.executionId),
+    ...load.probes,
+  ];
   const [rows] = await service.pool.query<RecordRow[]>(
     `SELECT id, kind, status, source, error, attempt, pipeline_execution_id, started_at, finished_at FROM executions
      WHERE id IN (?) OR pipeline_execution_id IN (?) OR (schedule_id = ? AND created_at >= ?)`,
@@ -69,7 +74,14 @@ export async function phaseRecords(service: FaultService, load: PhaseLoad, sched
 }
 
 /** Waits until every record of the phase exists (one per schedule firing too) and is final, up to `boundMs`; the records as they then are. */
-export async function untilFinal(service: FaultService, load: PhaseLoad, scheduleId: string, since: Date, firings: number, boundMs: number): Promise<RecordRow[]> {
+export async function untilFinal(
+  service: FaultService,
+  load: PhaseLoad,
+  scheduleId: string,
+  since: Date,
+  firings: number,
+  boundMs: number,
+): Promise<RecordRow[]> {
   const expected = load.runs.length + load.pipelineRuns.length + load.deliveries.length + load.probes.length + firings;
   const deadline = Date.now() + boundMs;
   for (;;) {
@@ -80,7 +92,8 @@ export async function untilFinal(service: FaultService, load: PhaseLoad, schedul
       // MariaDB restarting: asked again.
     }
     const made = rows?.filter((row) => row.pipeline_execution_id === null).length ?? 0;
-    if (rows !== null && ((made >= expected && rows.every((row) => FINAL_STATUSES.includes(row.status))) || Date.now() > deadline)) return rows;
+    if (rows !== null && ((made >= expected && rows.every((row) => FINAL_STATUSES.includes(row.status))) || Date.now() > deadline))
+      return rows;
     if (rows === null && Date.now() > deadline) throw new Error('the records could not be read within the bound');
     await new Promise((resolve) => setTimeout(resolve, 1_000));
   }
@@ -104,11 +117,17 @@ export function judgePhase(input: {
   const violations: string[] = [];
   const byId = new Map(records.map((row) => [row.id, row]));
   const accepted = load.runs.length + load.pipelineRuns.length + load.deliveries.length + load.probes.length + input.scheduleFirings;
-  const topLevel = [...load.runs.map((run) => run.executionId), ...load.pipelineRuns, ...load.deliveries.map((delivery) => delivery.executionId), ...load.probes];
+  const topLevel = [
+    ...load.runs.map((run) => run.executionId),
+    ...load.pipelineRuns,
+    ...load.deliveries.map((delivery) => delivery.executionId),
+    ...load.probes,
+  ];
   const scheduled = records.filter((row) => row.kind !== 'pipeline' && row.pipeline_execution_id === null && !topLevel.includes(row.id));
   let lost = 0;
-  for (const id of topLevel) if (!byId.has(id)) (lost += 1), violations.push(`accepted run ${id} has no record`);
-  if (scheduled.length !== input.scheduleFirings) violations.push(`the schedule fired ${input.scheduleFirings} times in the phase and ${scheduled.length} records were made`);
+  for (const id of topLevel) if (!byId.has(id)) ((lost += 1), violations.push(`accepted run ${id} has no record`));
+  if (scheduled.length !== input.scheduleFirings)
+    violations.push(`the schedule fired ${input.scheduleFirings} times in the phase and ${scheduled.length} records were made`);
   const causes: Record<string, number> = {};
   let completed = 0;
   let errorWithCause = 0;
@@ -134,9 +153,12 @@ export function judgePhase(input: {
     }
     // A run whose agent had not started when the faults struck (the last of them) must complete normally after them.
     const firstStart = starts.find((start) => start.executionId === row.id);
-    const notStartedAtStrike = row.kind !== 'pipeline' && (firstStart === undefined || firstStart.at > lastStrike) && row.status !== 'canceled';
+    const notStartedAtStrike =
+      row.kind !== 'pipeline' && (firstStart === undefined || firstStart.at > lastStrike) && row.status !== 'canceled';
     if (notStartedAtStrike && row.status !== 'completed') {
-      violations.push(`${row.kind} ${row.id} had not started when ${input.faults.join(' + ')} struck and ended ${row.status}: ${row.error}`);
+      violations.push(
+        `${row.kind} ${row.id} had not started when ${input.faults.join(' + ')} struck and ended ${row.status}: ${row.error}`,
+      );
     }
   }
   let doubled = 0;
@@ -155,10 +177,12 @@ export function judgePhase(input: {
   let linesLost = 0;
   let linesDoubled = 0;
   // The lines must have come live too: a client whose socket the service refused sees them all by catch-up only.
-  for (const watcher of watchers) if (watcher.connections() === 0) violations.push(`client ${watcher.clientId} was never connected to the WebSocket`);
+  for (const watcher of watchers)
+    if (watcher.connections() === 0) violations.push(`client ${watcher.clientId} was never connected to the WebSocket`);
   const views = new Map(watchers.flatMap((watcher) => watcher.views().map((view) => [view.executionId, view] as const)));
   const phaseViews = load.runs.map((run) => views.get(run.executionId)).filter((view) => view !== undefined);
-  if (phaseViews.length > 0 && phaseViews.every((view) => view.liveChunks === 0)) violations.push('no line of the phase reached a client live');
+  if (phaseViews.length > 0 && phaseViews.every((view) => view.liveChunks === 0))
+    violations.push('no line of the phase reached a client live');
   for (const run of load.runs) {
     const view = views.get(run.executionId);
     const record = byId.get(run.executionId);
@@ -167,11 +191,16 @@ export function judgePhase(input: {
     linesLost += lines.lost;
     linesDoubled += lines.doubled + lines.outOfOrder;
     if (lines.lost > 0) violations.push(`client ${run.clientId} lost ${lines.lost} line(s) of ${run.executionId} (${record.status})`);
-    if (lines.doubled > 0 || lines.outOfOrder > 0) violations.push(`client ${run.clientId} showed ${lines.doubled} line(s) of ${run.executionId} twice, ${lines.outOfOrder} out of order`);
+    if (lines.doubled > 0 || lines.outOfOrder > 0)
+      violations.push(
+        `client ${run.clientId} showed ${lines.doubled} line(s) of ${run.executionId} twice, ${lines.outOfOrder} out of order`,
+      );
   }
   const backAt = Math.max(...strikes.map((strike) => strike.backAt));
   const completedAfter = records
-    .filter((row) => row.status === 'completed' && row.kind !== 'pipeline' && row.finished_at !== null && row.finished_at.getTime() >= backAt)
+    .filter(
+      (row) => row.status === 'completed' && row.kind !== 'pipeline' && row.finished_at !== null && row.finished_at.getTime() >= backAt,
+    )
     .map((row) => row.finished_at!.getTime());
   const recoverMs = completedAfter.length > 0 ? Math.min(...completedAfter) - firstStrike : null;
   if (recoverMs === null) violations.push(`no agent run completed after ${input.faults.join(' + ')} was over`);

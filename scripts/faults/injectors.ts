@@ -71,7 +71,11 @@ async function killRole(fault: Fault, role: Role, context: FaultContext): Promis
 
 async function restartPart(fault: Fault, part: 'temporal' | 'mariadb' | 'redis', context: FaultContext): Promise<Strike> {
   const struckAt = Date.now();
-  const { stdout } = await run('bash', [path.join(repoRoot, 'scripts/stack/restart.sh'), part], { cwd: repoRoot, env: process.env, timeout: 180_000 });
+  const { stdout } = await run('bash', [path.join(repoRoot, 'scripts/stack/restart.sh'), part], {
+    cwd: repoRoot,
+    env: process.env,
+    timeout: 180_000,
+  });
   context.log(`${fault}: ${stdout.trim().split('\n').at(-1)}`);
   return { fault, target: part, struckAt, backAt: Date.now() };
 }
@@ -81,7 +85,14 @@ async function duringABatch(context: FaultContext): Promise<void> {
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     const status = await context.rankingStatus();
-    if (status?.em_execucao && status.fase === 'pontuando' && status.processados >= context.rankingShare * status.total && status.processados > 0 && status.processados < status.total) return;
+    if (
+      status?.em_execucao &&
+      status.fase === 'pontuando' &&
+      status.processados >= context.rankingShare * status.total &&
+      status.processados > 0 &&
+      status.processados < status.total
+    )
+      return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error('ranking-worker-kill: no ranking batch in flight within 120 s (the phase starts a job first)');

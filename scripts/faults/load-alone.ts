@@ -62,7 +62,12 @@ export async function runLoadAlone(options: LoadAloneOptions): Promise<LoadAlone
     service = await startFaultService({ persons: 1_000, log });
     const fixture = await prepareFixture(service, model, options.slots);
     for (let i = 0; i < options.clients; i += 1) {
-      watchers.push(startWatcher(`load-client-${i}`, { wsUrl: () => service!.wsUrl, readRecord: (id) => read(service!, `/api/executions/history/${id}`) }));
+      watchers.push(
+        startWatcher(`load-client-${i}`, {
+          wsUrl: () => service!.wsUrl,
+          readRecord: (id) => read(service!, `/api/executions/history/${id}`),
+        }),
+      );
     }
     const scrape = async (): Promise<Record<RoleName, Sample[]>> => {
       const entries = await Promise.all(
@@ -75,9 +80,16 @@ export async function runLoadAlone(options: LoadAloneOptions): Promise<LoadAlone
     const memoryMb = Object.fromEntries(Object.keys(service.roles).map((name) => [name, [] as number[]])) as Record<RoleName, number[]>;
     const sample = async () => {
       const now = await scrape();
-      queue.push({ atSeconds: Math.round((Date.now() - loadStart) / 1000), waiting: total(now.api, 'agent_runs_waiting_slot'), running: total(now.api, 'agent_runs_running') });
-      for (const name of Object.keys(now) as RoleName[]) memoryMb[name].push(Math.round((total(now[name], 'process_resident_memory_bytes') ?? 0) / 1e6));
-      log(`${queue.at(-1)!.atSeconds} s: waiting ${queue.at(-1)!.waiting}, running ${queue.at(-1)!.running}, memory ${JSON.stringify(Object.fromEntries(Object.entries(memoryMb).map(([name, values]) => [name, values.at(-1)])))}`);
+      queue.push({
+        atSeconds: Math.round((Date.now() - loadStart) / 1000),
+        waiting: total(now.api, 'agent_runs_waiting_slot'),
+        running: total(now.api, 'agent_runs_running'),
+      });
+      for (const name of Object.keys(now) as RoleName[])
+        memoryMb[name].push(Math.round((total(now[name], 'process_resident_memory_bytes') ?? 0) / 1e6));
+      log(
+        `${queue.at(-1)!.atSeconds} s: waiting ${queue.at(-1)!.waiting}, running ${queue.at(-1)!.running}, memory ${JSON.stringify(Object.fromEntries(Object.entries(memoryMb).map(([name, values]) => [name, values.at(-1)])))}`,
+      );
     };
     const loadStart = Date.now();
     await sample();
@@ -98,7 +110,13 @@ export async function runLoadAlone(options: LoadAloneOptions): Promise<LoadAlone
       const watcher = watchers[n % watchers.length]!;
       const tag = `load${n}`;
       submissions.push(
-        call(service, 'POST', `/api/agents/${n % 2 === 0 ? fixture.agents.a : fixture.agents.b}/execute`, { task: `stand-in:lines count=${options.lines} every=${options.everyMs} tag=${tag}`, instructions: '' }, { 'x-client-id': watcher.clientId }).then((answer) => {
+        call(
+          service,
+          'POST',
+          `/api/agents/${n % 2 === 0 ? fixture.agents.a : fixture.agents.b}/execute`,
+          { task: `stand-in:lines count=${options.lines} every=${options.everyMs} tag=${tag}`, instructions: '' },
+          { 'x-client-id': watcher.clientId },
+        ).then((answer) => {
           if (answer.status !== 202) {
             refused += 1;
             return;
@@ -109,7 +127,9 @@ export async function runLoadAlone(options: LoadAloneOptions): Promise<LoadAlone
       );
     }
     await Promise.all(submissions);
-    log(`${runs.length} runs started in ${Math.round((Date.now() - loadStart) / 1000)} s (${refused} refused); waiting for the queue to drain`);
+    log(
+      `${runs.length} runs started in ${Math.round((Date.now() - loadStart) / 1000)} s (${refused} refused); waiting for the queue to drain`,
+    );
     const statuses = new Map<string, string>();
     for (const run of runs) {
       const record = await untilFinal(service, run.executionId);
@@ -124,18 +144,37 @@ export async function runLoadAlone(options: LoadAloneOptions): Promise<LoadAlone
     let linesDoubled = 0;
     const views = new Map(watchers.flatMap((watcher) => watcher.views().map((view) => [view.executionId, view] as const)));
     for (const run of runs) {
-      const judged = judgeRunLines(views.get(run.executionId)?.lines ?? [], run.tag, options.lines, statuses.get(run.executionId) ?? 'unknown');
+      const judged = judgeRunLines(
+        views.get(run.executionId)?.lines ?? [],
+        run.tag,
+        options.lines,
+        statuses.get(run.executionId) ?? 'unknown',
+      );
       linesLost += judged.lost;
       linesDoubled += judged.doubled + judged.outOfOrder;
     }
-    const between = (samplesBefore: Sample[], samplesAfter: Sample[], histogram: string, filter?: (labels: Record<string, string>) => boolean) =>
-      bucketsBetween(buckets(samplesBefore, histogram, filter), buckets(samplesAfter, histogram, filter));
+    const between = (
+      samplesBefore: Sample[],
+      samplesAfter: Sample[],
+      histogram: string,
+      filter?: (labels: Record<string, string>) => boolean,
+    ) => bucketsBetween(buckets(samplesBefore, histogram, filter), buckets(samplesAfter, histogram, filter));
     // The slot is taken in the agents workers' activity: their histograms, both hosts together.
-    const slotWait = between([...first['agents-a'], ...first['agents-b']], [...last['agents-a'], ...last['agents-b']], 'agent_run_slot_wait_seconds');
+    const slotWait = between(
+      [...first['agents-a'], ...first['agents-b']],
+      [...last['agents-a'], ...last['agents-b']],
+      'agent_run_slot_wait_seconds',
+    );
     const delay = between(first.api, last.api, 'live_output_delay_seconds');
     // The panel's and the clients' calls; not /metrics, which the suite itself reads.
     const api = between(first.api, last.api, 'http_server_request_duration_seconds', (labels) => labels.route !== '/metrics');
-    const routes = [...new Set(last.api.filter((sample) => sample.name === 'http_server_request_duration_seconds_bucket').map((sample) => sample.labels.route ?? ''))];
+    const routes = [
+      ...new Set(
+        last.api
+          .filter((sample) => sample.name === 'http_server_request_duration_seconds_bucket')
+          .map((sample) => sample.labels.route ?? ''),
+      ),
+    ];
     const slowestRoutes = routes
       .filter((route) => route !== '/metrics')
       .map((route) => {
@@ -151,14 +190,23 @@ export async function runLoadAlone(options: LoadAloneOptions): Promise<LoadAlone
       runsStarted: runs.length,
       refused,
       completed: [...statuses.values()].filter((status) => status === 'completed').length,
-      notCompleted: runs.filter((run) => statuses.get(run.executionId) !== 'completed').map((run) => `${run.executionId} ${statuses.get(run.executionId)}`),
+      notCompleted: runs
+        .filter((run) => statuses.get(run.executionId) !== 'completed')
+        .map((run) => `${run.executionId} ${statuses.get(run.executionId)}`),
       linesLost,
       linesDoubled,
-      liveChunks: { received, written: watchers.reduce((sum, watcher) => sum + watcher.views().reduce((inner, view) => inner + view.shownSeq, 0), 0) },
+      liveChunks: {
+        received,
+        written: watchers.reduce((sum, watcher) => sum + watcher.views().reduce((inner, view) => inner + view.shownSeq, 0), 0),
+      },
       queue,
       slotWaitSeconds: { p50: quantile(0.5, slotWait), p99: quantile(0.99, slotWait) },
       liveDelaySeconds: { p50: quantile(0.5, delay), p99: quantile(0.99, delay) },
-      apiSeconds: { p50: quantile(0.5, api), p99: quantile(0.99, api), requests: [...api.values()].reduce((max, value) => Math.max(max, value), 0) },
+      apiSeconds: {
+        p50: quantile(0.5, api),
+        p99: quantile(0.99, api),
+        requests: [...api.values()].reduce((max, value) => Math.max(max, value), 0),
+      },
       slowestRoutes,
       memoryMb,
       seconds: (Date.now() - started) / 1000,

@@ -18,7 +18,13 @@ export interface Answer {
 }
 
 /** One call of the service with the token; a network failure (the API down) answers status 0. */
-export async function call(service: Pick<FaultService, 'origin'>, method: string, route: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+export async function call(
+  service: Pick<FaultService, 'origin'>,
+  method: string,
+  route: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   try {
     const response = await fetch(`${service.origin}${route}`, {
       method,
@@ -88,9 +94,24 @@ export async function prepareFixture(service: FaultService, model: StandInModel,
       requiresApproval: gated && index === 1,
     }));
   const pipeline = async (name: string, gated: boolean) =>
-    (await created(service, '/api/pipelines', { name: `${name} ${randomUUID().slice(0, 8)}`, description: '', workingDirectory: path.join(service.roots.a, name), steps: steps(gated) })).id as string;
-  const webhook = await created(service, '/api/webhooks', { name: `faults ${randomUUID().slice(0, 8)}`, targetType: 'agent', targetId: agents.a });
-  const schedule = await created(service, '/api/schedules', { agentId: agents.b, taskDescription: 'stand-in:text scheduled', cronExpression: '*/5 * * * *' });
+    (
+      await created(service, '/api/pipelines', {
+        name: `${name} ${randomUUID().slice(0, 8)}`,
+        description: '',
+        workingDirectory: path.join(service.roots.a, name),
+        steps: steps(gated),
+      })
+    ).id as string;
+  const webhook = await created(service, '/api/webhooks', {
+    name: `faults ${randomUUID().slice(0, 8)}`,
+    targetType: 'agent',
+    targetId: agents.a,
+  });
+  const schedule = await created(service, '/api/schedules', {
+    agentId: agents.b,
+    taskDescription: 'stand-in:text scheduled',
+    cronExpression: '*/5 * * * *',
+  });
   return {
     agents,
     pipelineId: await pipeline('faults-pipeline', false),
@@ -135,7 +156,13 @@ export interface PhaseLoad {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function submitLoad(service: FaultService, fixture: Fixture, watchers: Watcher[], shape: LoadShape, phase: number): Promise<PhaseLoad> {
+export async function submitLoad(
+  service: FaultService,
+  fixture: Fixture,
+  watchers: Watcher[],
+  shape: LoadShape,
+  phase: number,
+): Promise<PhaseLoad> {
   const load: PhaseLoad = { runs: [], pipelineRuns: [], deliveries: [], probes: [], refused: 0, scheduleTriggers: 0, rankingJob: false };
   const started = Date.now();
   const at = (fraction: number) => sleep(Math.max(0, started + fraction * shape.spreadMs - Date.now()));
@@ -143,7 +170,13 @@ export async function submitLoad(service: FaultService, fixture: Fixture, watche
   const execution = async (watcher: Watcher, index: number) => {
     const tag = `p${phase}${watcher.clientId.replace(/[^a-z0-9]/gi, '')}r${index}`;
     const agentId = index % 2 === 0 ? fixture.agents.a : fixture.agents.b;
-    const answer = await call(service, 'POST', `/api/agents/${agentId}/execute`, { task: `stand-in:lines count=${shape.lines} every=${shape.everyMs} tag=${tag}`, instructions: '' }, { 'x-client-id': watcher.clientId });
+    const answer = await call(
+      service,
+      'POST',
+      `/api/agents/${agentId}/execute`,
+      { task: `stand-in:lines count=${shape.lines} every=${shape.everyMs} tag=${tag}`, instructions: '' },
+      { 'x-client-id': watcher.clientId },
+    );
     if (answer.status !== 202) {
       load.refused += 1;
       return;
@@ -168,7 +201,10 @@ export async function submitLoad(service: FaultService, fixture: Fixture, watche
       else load.refused += 1;
     }),
   );
-  for (let i = 0; i < shape.webhookCalls; i += 1) jobs.push(at((i + 0.5) / shape.webhookCalls).then(() => deliver(service, fixture, load, `faults-${phase}-${i}-${randomUUID().slice(0, 8)}`)));
+  for (let i = 0; i < shape.webhookCalls; i += 1)
+    jobs.push(
+      at((i + 0.5) / shape.webhookCalls).then(() => deliver(service, fixture, load, `faults-${phase}-${i}-${randomUUID().slice(0, 8)}`)),
+    );
   jobs.push(
     at(0.5).then(async () => {
       for (let attempt = 0; attempt < 120; attempt += 1) {
@@ -205,7 +241,13 @@ export async function submitLoad(service: FaultService, fixture: Fixture, watche
 /** One webhook delivery, sent again with the same delivery id until the service accepts it (202, or 202 `duplicate`). */
 async function deliver(service: FaultService, fixture: Fixture, load: PhaseLoad, deliveryId: string): Promise<void> {
   for (let attempt = 1; attempt <= 120; attempt += 1) {
-    const answer = await call(service, 'POST', `/hook/${fixture.webhook.token}`, { task: `stand-in:text hook ${deliveryId}` }, { 'x-webhook-delivery': deliveryId });
+    const answer = await call(
+      service,
+      'POST',
+      `/hook/${fixture.webhook.token}`,
+      { task: `stand-in:text hook ${deliveryId}` },
+      { 'x-webhook-delivery': deliveryId },
+    );
     if (answer.status === 202) {
       load.deliveries.push({ deliveryId, executionId: answer.body.executionId, attempts: attempt });
       return;
@@ -218,7 +260,10 @@ async function deliver(service: FaultService, fixture: Fixture, load: PhaseLoad,
 /** A run started once the struck parts are back, sent until accepted: when it completes, the service has recovered. */
 export async function submitProbe(service: FaultService, fixture: Fixture, load: PhaseLoad): Promise<void> {
   for (let attempt = 0; attempt < 300; attempt += 1) {
-    const answer = await call(service, 'POST', `/api/agents/${fixture.agents.a}/execute`, { task: 'stand-in:text probe', instructions: '' });
+    const answer = await call(service, 'POST', `/api/agents/${fixture.agents.a}/execute`, {
+      task: 'stand-in:text probe',
+      instructions: '',
+    });
     if (answer.status === 202) {
       load.probes.push(answer.body.executionId);
       return;

@@ -20,7 +20,8 @@ export function parseMetrics(text: string): Sample[] {
     const match = SAMPLE.exec(line);
     if (!match) continue;
     const labels: Record<string, string> = {};
-    for (const label of (match[2] ?? '').matchAll(LABEL)) labels[label[1]!] = label[2]!.replace(/\\(.)/g, (_, char: string) => (char === 'n' ? '\n' : char));
+    for (const label of (match[2] ?? '').matchAll(LABEL))
+      labels[label[1]!] = label[2]!.replace(/\\(.)/g, (_, char: string) => (char === 'n' ? '\n' : char));
     samples.push({ name: match[1]!, labels, value: Number(match[3]) });
   }
   return samples;

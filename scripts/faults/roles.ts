@@ -94,7 +94,10 @@ export function superviseRole(spec: RoleSpec, logDir: string): Role {
     ready(timeoutMs = 120_000) {
       if (isReady) return Promise.resolve();
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`${spec.name} not ready within ${timeoutMs} ms (log: ${path.join(logDir, `${spec.name}.log`)})`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`${spec.name} not ready within ${timeoutMs} ms (log: ${path.join(logDir, `${spec.name}.log`)})`)),
+          timeoutMs,
+        );
         readyWaiters.push(() => {
           clearTimeout(timer);
           resolve();

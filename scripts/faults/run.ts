@@ -34,19 +34,23 @@ async function main(): Promise<void> {
   fs.writeFileSync(out, JSON.stringify(result, null, 2));
   process.stdout.write(`\n${resultTable(result)}\n\nfigures: ${out}\n`);
   if (result.violations.length > 0) {
-    process.stdout.write(`\n${result.violations.length} violation(s):\n${result.violations.map((violation) => `- ${violation}`).join('\n')}\n`);
+    process.stdout.write(
+      `\n${result.violations.length} violation(s):\n${result.violations.map((violation) => `- ${violation}`).join('\n')}\n`,
+    );
     process.exitCode = 1;
   } else process.stdout.write('\nno violation\n');
 }
 
 async function loadAlone(minutes: number, clients: number, runsPerSecond: number): Promise<void> {
-  if (!(minutes > 0) || !Number.isInteger(clients) || clients < 1 || !(runsPerSecond > 0)) throw new Error('--minutes and --rate must be > 0, --clients a positive integer');
+  if (!(minutes > 0) || !Number.isInteger(clients) || clients < 1 || !(runsPerSecond > 0))
+    throw new Error('--minutes and --rate must be > 0, --clients a positive integer');
   const result = await runLoadAlone({ minutes, clients, runsPerSecond, slots: 4, lines: 20, everyMs: 100 });
   const out = path.join(repoRoot, '.stack', 'logs', 'faults', `load-alone-${new Date().toISOString().slice(0, 16).replace(/:/g, '')}.json`);
   fs.writeFileSync(out, JSON.stringify(result, null, 2));
   process.stdout.write(`\n${JSON.stringify(result, null, 2)}\n\nfigures: ${out}\n`);
   // Lines that all came by catch-up would hide a live stream that does not work (a socket refused).
-  if (result.notCompleted.length > 0 || result.linesLost > 0 || result.linesDoubled > 0 || result.liveChunks.received === 0) process.exitCode = 1;
+  if (result.notCompleted.length > 0 || result.linesLost > 0 || result.linesDoubled > 0 || result.liveChunks.received === 0)
+    process.exitCode = 1;
 }
 
 main().catch((error: unknown) => {

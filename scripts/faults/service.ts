@@ -69,7 +69,10 @@ export async function startFaultService(options: ServiceOptions): Promise<FaultS
   // What is made is undone in reverse order, by stop() or at once when the start fails half-way.
   const undo: Array<() => Promise<unknown> | unknown> = [];
   const undoAll = async () => {
-    for (const step of undo.splice(0).reverse()) await Promise.resolve().then(step).catch(() => undefined);
+    for (const step of undo.splice(0).reverse())
+      await Promise.resolve()
+        .then(step)
+        .catch(() => undefined);
   };
   // Interrupted (Ctrl-C, a CI timeout): the role processes would outlive the suite and take the next run's tasks.
   const interrupted = (signal: NodeJS.Signals) => {
@@ -86,7 +89,12 @@ export async function startFaultService(options: ServiceOptions): Promise<FaultS
   }
 }
 
-async function startProcesses(options: ServiceOptions, logDir: string, undo: Array<() => Promise<unknown> | unknown>, undoAll: () => Promise<void>): Promise<FaultService> {
+async function startProcesses(
+  options: ServiceOptions,
+  logDir: string,
+  undo: Array<() => Promise<unknown> | unknown>,
+  undoAll: () => Promise<void>,
+): Promise<FaultService> {
   const dataMount = path.join(repoRoot, '.data', 'faults');
   await mountDataArea(dataMount);
   undo.push(() => unmountDataArea(dataMount));
@@ -104,11 +112,23 @@ async function startProcesses(options: ServiceOptions, logDir: string, undo: Arr
 
   // Every run starts from nothing: an earlier run's records, schedules and waiting pipelines would be counted as this one's.
   const mysqlConfig = { ...config.mysql, database: FAULTS_DATABASE };
-  const server = await mysql.createConnection({ host: mysqlConfig.host, port: mysqlConfig.port, user: mysqlConfig.user, password: mysqlConfig.password });
+  const server = await mysql.createConnection({
+    host: mysqlConfig.host,
+    port: mysqlConfig.port,
+    user: mysqlConfig.user,
+    password: mysqlConfig.password,
+  });
   await server.query(`DROP DATABASE IF EXISTS ${FAULTS_DATABASE}`);
   await server.end();
   await migrateDatabase(mysqlConfig);
-  const pool = mysql.createPool({ host: mysqlConfig.host, port: mysqlConfig.port, user: mysqlConfig.user, password: mysqlConfig.password, database: FAULTS_DATABASE, connectionLimit: 4 });
+  const pool = mysql.createPool({
+    host: mysqlConfig.host,
+    port: mysqlConfig.port,
+    user: mysqlConfig.user,
+    password: mysqlConfig.password,
+    database: FAULTS_DATABASE,
+    connectionLimit: 4,
+  });
   undo.push(() => pool.end());
   await ensureNamespace(config.temporal.address, FAULTS_NAMESPACE);
   const connection = await Connection.connect({ address: config.temporal.address });
@@ -153,10 +173,26 @@ async function startProcesses(options: ServiceOptions, logDir: string, undo: Arr
     {
       name: 'api',
       roles: 'api',
-      env: { ...shared, HTTP_PORT: String(httpPort), AGENT_WORKDIR_ROOTS: `${roots.a},${roots.b}`, PANEL_DIR: process.env.PANEL_DIR ?? path.resolve(repoRoot, '../shared/admin-panel/public') },
-      readyLine: /"msg":"ready"/ },
-    { name: 'agents-a', roles: 'agents-worker', env: { ...shared, AGENT_HOST: HOSTS.a, AGENT_WORKDIR_ROOTS: roots.a, METRICS_PORT: String(await freePort()) }, readyLine: hostQueueStarted(HOSTS.a) },
-    { name: 'agents-b', roles: 'agents-worker', env: { ...shared, AGENT_HOST: HOSTS.b, AGENT_WORKDIR_ROOTS: roots.b, METRICS_PORT: String(await freePort()) }, readyLine: hostQueueStarted(HOSTS.b) },
+      env: {
+        ...shared,
+        HTTP_PORT: String(httpPort),
+        AGENT_WORKDIR_ROOTS: `${roots.a},${roots.b}`,
+        PANEL_DIR: process.env.PANEL_DIR ?? path.resolve(repoRoot, '../shared/admin-panel/public'),
+      },
+      readyLine: /"msg":"ready"/,
+    },
+    {
+      name: 'agents-a',
+      roles: 'agents-worker',
+      env: { ...shared, AGENT_HOST: HOSTS.a, AGENT_WORKDIR_ROOTS: roots.a, METRICS_PORT: String(await freePort()) },
+      readyLine: hostQueueStarted(HOSTS.a),
+    },
+    {
+      name: 'agents-b',
+      roles: 'agents-worker',
+      env: { ...shared, AGENT_HOST: HOSTS.b, AGENT_WORKDIR_ROOTS: roots.b, METRICS_PORT: String(await freePort()) },
+      readyLine: hostQueueStarted(HOSTS.b),
+    },
     {
       name: 'ranking',
       roles: 'ranking-worker',
@@ -169,13 +205,25 @@ async function startProcesses(options: ServiceOptions, logDir: string, undo: Arr
   undo.push(() => Promise.all(Object.values(roles).map((role) => role.stop())));
   await Promise.all(Object.values(roles).map((role) => role.ready(180_000)));
   const origin = `http://127.0.0.1:${httpPort}`;
-  return { roles, origin, wsUrl: `ws://127.0.0.1:${httpPort}/ws?token=${FAULTS_TOKEN}`, dataMount, roots, startsFile, logDir, pool, temporal, persons: options.persons, stop: undoAll };
+  return {
+    roles,
+    origin,
+    wsUrl: `ws://127.0.0.1:${httpPort}/ws?token=${FAULTS_TOKEN}`,
+    dataMount,
+    roots,
+    startsFile,
+    logDir,
+    pool,
+    temporal,
+    persons: options.persons,
+    stop: undoAll,
+  };
 }
 
 /** Ends every workflow still open in the suite's namespace (the workers start their reconciler loops again). */
 async function terminateOpenWorkflows(temporal: Client): Promise<number> {
   // A namespace just registered (a fresh stack) is unknown to the server's cache for a few seconds.
-  for (const deadline = Date.now() + 60_000; ; ) {
+  for (const deadline = Date.now() + 60_000; ;) {
     try {
       let ended = 0;
       for await (const workflow of temporal.workflow.list({ query: "ExecutionStatus='Running'" })) {
@@ -183,15 +231,19 @@ async function terminateOpenWorkflows(temporal: Client): Promise<number> {
         const terminated = await temporal.workflow
           .getHandle(workflow.workflowId, workflow.runId)
           .terminate('the fault suite starts again from nothing')
-          .then(() => true, (error: unknown) => {
-            if (error instanceof WorkflowNotFoundError) return false;
-            throw error;
-          });
+          .then(
+            () => true,
+            (error: unknown) => {
+              if (error instanceof WorkflowNotFoundError) return false;
+              throw error;
+            },
+          );
         if (terminated) ended += 1;
       }
       return ended;
     } catch (error) {
-      if (!(error instanceof NamespaceNotFoundError || (error as Error | null)?.name === 'NamespaceNotFoundError') || Date.now() > deadline) throw error;
+      if (!(error instanceof NamespaceNotFoundError || (error as Error | null)?.name === 'NamespaceNotFoundError') || Date.now() > deadline)
+        throw error;
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }
@@ -207,11 +259,16 @@ async function mountDataArea(dir: string): Promise<void> {
   try {
     await run('mount', ['-t', 'tmpfs', '-o', `size=${DATA_MOUNT_BYTES},mode=0700`, 'faults-data', dir]);
   } catch (error) {
-    throw new Error(`the disk-full fault needs a small filesystem of its own for the data area, and mounting a tmpfs at ${dir} failed: ${(error as Error).message.trim()}`);
+    throw new Error(
+      `the disk-full fault needs a small filesystem of its own for the data area, and mounting a tmpfs at ${dir} failed: ${(error as Error).message.trim()}`,
+    );
   }
 }
 
 async function unmountDataArea(dir: string): Promise<void> {
-  const mounted = fs.readFileSync('/proc/mounts', 'utf8').split('\n').some((line) => line.split(' ')[1] === dir);
+  const mounted = fs
+    .readFileSync('/proc/mounts', 'utf8')
+    .split('\n')
+    .some((line) => line.split(' ')[1] === dir);
   if (mounted) await run('umount', [dir]);
 }

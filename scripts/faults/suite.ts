@@ -35,8 +35,36 @@ export interface FormShape extends LoadShape {
 }
 
 export const FORMS: Record<Form, FormShape> = {
-  short: { clients: 3, runsPerClient: 1, lines: 20, everyMs: 100, webhookCalls: 1, spreadMs: 3_000, ranking: false, persons: 20_000, slots: 3, pairs: 0, strikeWindowMs: [1_000, 5_000], diskFullMs: 4_000, boundMs: 240_000 },
-  long: { clients: 10, runsPerClient: 2, lines: 60, everyMs: 100, webhookCalls: 4, spreadMs: 10_000, ranking: true, persons: 20_000, slots: 4, pairs: 5, strikeWindowMs: [2_000, 14_000], diskFullMs: 10_000, boundMs: 300_000 },
+  short: {
+    clients: 3,
+    runsPerClient: 1,
+    lines: 20,
+    everyMs: 100,
+    webhookCalls: 1,
+    spreadMs: 3_000,
+    ranking: false,
+    persons: 20_000,
+    slots: 3,
+    pairs: 0,
+    strikeWindowMs: [1_000, 5_000],
+    diskFullMs: 4_000,
+    boundMs: 240_000,
+  },
+  long: {
+    clients: 10,
+    runsPerClient: 2,
+    lines: 60,
+    everyMs: 100,
+    webhookCalls: 4,
+    spreadMs: 10_000,
+    ranking: true,
+    persons: 20_000,
+    slots: 4,
+    pairs: 5,
+    strikeWindowMs: [2_000, 14_000],
+    diskFullMs: 10_000,
+    boundMs: 300_000,
+  },
 };
 
 export interface SuiteOptions {
@@ -51,7 +79,14 @@ export interface SuiteResult {
   phases: PhaseFigures[];
   violations: string[];
   /** What the end of the suite found: the waiting pipelines, the ranking, webhooks, schedule, leftovers. */
-  final: { approvedPipelines: number; rankingPersons: number; webhookTriggerCount: number; webhookDeliveries: number; scheduleFirings: number; scheduleRecords: number };
+  final: {
+    approvedPipelines: number;
+    rankingPersons: number;
+    webhookTriggerCount: number;
+    webhookDeliveries: number;
+    scheduleFirings: number;
+    scheduleRecords: number;
+  };
   seconds: number;
 }
 
@@ -69,7 +104,12 @@ export async function runFaultSuite(options: SuiteOptions): Promise<SuiteResult>
     service = await startFaultService({ persons: shape.persons, log });
     const fixture = await prepareFixture(service, model, shape.slots);
     for (let i = 0; i < shape.clients; i += 1) {
-      watchers.push(startWatcher(`faults-client-${i}`, { wsUrl: () => service!.wsUrl, readRecord: (id) => read(service!, `/api/executions/history/${id}`) }));
+      watchers.push(
+        startWatcher(`faults-client-${i}`, {
+          wsUrl: () => service!.wsUrl,
+          readRecord: (id) => read(service!, `/api/executions/history/${id}`),
+        }),
+      );
     }
     const gated = await startGatedPipelines(service, fixture);
     log(`two pipeline runs wait for approval: ${gated.join(', ')}`);
@@ -83,7 +123,9 @@ export async function runFaultSuite(options: SuiteOptions): Promise<SuiteResult>
       phases.push(verdict.figures);
       deliveries.push(...verdict.deliveries);
       violations.push(...verdict.violations.map((violation) => `phase ${index + 1} (${phase.faults.join('+')}): ${violation}`));
-      log(`phase ${index + 1} (${phase.faults.join('+')}): ${JSON.stringify(verdict.figures)}${verdict.violations.length > 0 ? `\n  ${verdict.violations.join('\n  ')}` : ''}`);
+      log(
+        `phase ${index + 1} (${phase.faults.join('+')}): ${JSON.stringify(verdict.figures)}${verdict.violations.length > 0 ? `\n  ${verdict.violations.join('\n  ')}` : ''}`,
+      );
     }
     const final = await finalChecks(service, fixture, gated, deliveries, violations, log);
     return { seed: options.seed, form: options.form, phases, violations, final, seconds: (Date.now() - started) / 1000 };
@@ -124,7 +166,8 @@ async function runPhase(
     phase.faults.map(async (fault, i) => {
       const delayMs = phase.delaysMs[i]!;
       // The ranking job is over in seconds: its worker is killed once the job has scored a share drawn from the same seed, 10 % to 60 %.
-      if (fault === 'ranking-worker-kill') return strike(fault, { ...context, rankingShare: 0.1 + (0.5 * (delayMs - from)) / Math.max(1, to - from) });
+      if (fault === 'ranking-worker-kill')
+        return strike(fault, { ...context, rankingShare: 0.1 + (0.5 * (delayMs - from)) / Math.max(1, to - from) });
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, phaseStart + delayMs - Date.now())));
       return strike(fault, { ...context, rankingShare: 0 });
     }),
@@ -139,12 +182,20 @@ async function runPhase(
   // Temporal's list lags a firing by a moment (after its restart, longer): read until it shows what the records show, at most 30 s.
   const fromSchedule = records.filter((row) => row.source === 'schedule' && row.pipeline_execution_id === null).length;
   let firings = firingsBefore;
-  for (const deadline = Date.now() + 30_000; firings !== fromSchedule && Date.now() < deadline; ) {
+  for (const deadline = Date.now() + 30_000; firings !== fromSchedule && Date.now() < deadline;) {
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     firings = await scheduleFiringsSince(service, fixture, since);
   }
   if (ranking) await rankingCompleted(service, extra);
-  const verdict = judgePhase({ faults: phase.faults, load, records, strikes, watchers, starts: agentStarts(service.startsFile), scheduleFirings: firings });
+  const verdict = judgePhase({
+    faults: phase.faults,
+    load,
+    records,
+    strikes,
+    watchers,
+    starts: agentStarts(service.startsFile),
+    scheduleFirings: firings,
+  });
   return { figures: verdict.figures, violations: [...verdict.violations, ...extra], deliveries: load.deliveries };
 }
 
@@ -156,13 +207,23 @@ async function startGatedPipelines(service: FaultService, fixture: Fixture): Pro
     if (answer.status !== 202) throw new Error(`gated pipeline: ${answer.status} ${JSON.stringify(answer.body)}`);
     ids.push(answer.body.executionId);
   }
-  for (const id of ids) await until(`pipeline run ${id} waits for approval`, async () => (await read(service, `/api/executions/history/${id}`)).status === 'awaiting_approval', 180_000);
+  for (const id of ids)
+    await until(
+      `pipeline run ${id} waits for approval`,
+      async () => (await read(service, `/api/executions/history/${id}`)).status === 'awaiting_approval',
+      180_000,
+    );
   return ids;
 }
 
 /** The panel's sign-in: a session cookie, as a person in a browser holds it. */
 async function signIn(service: FaultService): Promise<string> {
-  const response = await fetch(`${service.origin}/sign-in`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${encodeURIComponent((await import('./service')).FAULTS_TOKEN)}`, redirect: 'manual' });
+  const response = await fetch(`${service.origin}/sign-in`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: `token=${encodeURIComponent((await import('./service')).FAULTS_TOKEN)}`,
+    redirect: 'manual',
+  });
   const cookie = response.headers.get('set-cookie')?.split(';')[0];
   if (response.status !== 303 || !cookie) throw new Error(`sign-in: ${response.status}, no session cookie`);
   return cookie;
@@ -181,7 +242,8 @@ async function checkSessionAfterRedis(service: FaultService, cookie: string, vio
     await new Promise((resolve) => setTimeout(resolve, 250));
     withCookie = await fetch(`${service.origin}/api/agents`, { headers: { cookie } });
   }
-  if (withCookie.status !== 401) violations.push(`a session from before the Redis restart answered ${withCookie.status}, expected 401 (signed out)`);
+  if (withCookie.status !== 401)
+    violations.push(`a session from before the Redis restart answered ${withCookie.status}, expected 401 (signed out)`);
   const withToken = await call(service, 'GET', '/api/agents');
   if (withToken.status !== 200) violations.push(`the token after the Redis restart answered ${withToken.status}`);
 }
@@ -207,7 +269,8 @@ async function rankingCompleted(service: FaultService, violations: string[]): Pr
     const status = await read(service, '/api/v1/ranking/status');
     if (!status.em_execucao && status.estado !== 'em_execucao') {
       if (status.estado !== 'concluido') violations.push(`the ranking job ended ${status.estado}: ${status.ultimo_erro}`);
-      else if (status.processados !== service.persons) violations.push(`the ranking job processed ${status.processados} of ${service.persons} persons`);
+      else if (status.processados !== service.persons)
+        violations.push(`the ranking job processed ${status.processados} of ${service.persons} persons`);
       return;
     }
     if (Date.now() > deadline) {
@@ -229,25 +292,39 @@ async function finalChecks(
   // The pipelines waited through every fault: still waiting, then complete once approved.
   for (const id of gated) {
     const record = await read(service, `/api/executions/history/${id}`);
-    if (record.status !== 'awaiting_approval') violations.push(`gated pipeline run ${id} is ${record.status} after the faults, not awaiting_approval`);
+    if (record.status !== 'awaiting_approval')
+      violations.push(`gated pipeline run ${id} is ${record.status} after the faults, not awaiting_approval`);
     const approved = await call(service, 'POST', `/api/pipelines/${id}/approve`, {});
     if (approved.status !== 200) violations.push(`approving ${id}: ${approved.status} ${JSON.stringify(approved.body)}`);
   }
   let approvedPipelines = 0;
   for (const id of gated) {
-    const record = await until(`pipeline run ${id} ends`, async () => {
-      const view = await read(service, `/api/executions/history/${id}`);
-      return FINAL_STATUSES.includes(view.status) ? view : null;
-    }, 300_000);
+    const record = await until(
+      `pipeline run ${id} ends`,
+      async () => {
+        const view = await read(service, `/api/executions/history/${id}`);
+        return FINAL_STATUSES.includes(view.status) ? view : null;
+      },
+      300_000,
+    );
     if (record.status === 'completed') approvedPipelines += 1;
     else violations.push(`gated pipeline run ${id} ended ${record.status} after its approval: ${record.error}`);
   }
 
   // The ranking: every person once, positions 1..n.
-  const [[ranking]] = await service.pool.query<RowDataPacket[]>('SELECT COUNT(*) AS n, COUNT(DISTINCT id_pessoa) AS persons, MIN(posicao) AS first, MAX(posicao) AS last FROM ranking_entries');
+  const [[ranking]] = await service.pool.query<RowDataPacket[]>(
+    'SELECT COUNT(*) AS n, COUNT(DISTINCT id_pessoa) AS persons, MIN(posicao) AS first, MAX(posicao) AS last FROM ranking_entries',
+  );
   const rankingPersons = Number(ranking!.persons);
-  if (Number(ranking!.n) !== service.persons || rankingPersons !== service.persons || Number(ranking!.first) !== 1 || Number(ranking!.last) !== service.persons) {
-    violations.push(`the ranking holds ${ranking!.n} entries of ${rankingPersons} persons, positions ${ranking!.first}..${ranking!.last}; expected ${service.persons} persons at 1..${service.persons}`);
+  if (
+    Number(ranking!.n) !== service.persons ||
+    rankingPersons !== service.persons ||
+    Number(ranking!.first) !== 1 ||
+    Number(ranking!.last) !== service.persons
+  ) {
+    violations.push(
+      `the ranking holds ${ranking!.n} entries of ${rankingPersons} persons, positions ${ranking!.first}..${ranking!.last}; expected ${service.persons} persons at 1..${service.persons}`,
+    );
   }
 
   // Webhook deliveries counted once, each answered with a run of its own; any other run of the webhook is a start that failed (told to the sender as such).
@@ -256,30 +333,52 @@ async function finalChecks(
     [fixture.webhook.id],
   );
   const answered = new Set(deliveries.map((delivery) => delivery.executionId));
-  const [webhookRuns] = await service.pool.query<RowDataPacket[]>("SELECT id, status, error FROM executions WHERE webhook_id = ? AND source = 'webhook'", [fixture.webhook.id]);
+  const [webhookRuns] = await service.pool.query<RowDataPacket[]>(
+    "SELECT id, status, error FROM executions WHERE webhook_id = ? AND source = 'webhook'",
+    [fixture.webhook.id],
+  );
   const others = webhookRuns.filter((row) => !answered.has(row.id));
   if (Number(hooks!.triggers) !== deliveries.length || Number(hooks!.deliveries) !== deliveries.length) {
     violations.push(`webhook: ${deliveries.length} deliveries accepted, triggerCount ${hooks!.triggers}, ${hooks!.deliveries} counted`);
   }
-  if (answered.size !== deliveries.length) violations.push(`webhook: ${deliveries.length} deliveries answered ${answered.size} distinct runs`);
-  for (const row of others) if (row.status !== 'error') violations.push(`webhook run ${row.id} answered to no delivery ended ${row.status}, not as a failed start`);
+  if (answered.size !== deliveries.length)
+    violations.push(`webhook: ${deliveries.length} deliveries answered ${answered.size} distinct runs`);
+  for (const row of others)
+    if (row.status !== 'error') violations.push(`webhook run ${row.id} answered to no delivery ended ${row.status}, not as a failed start`);
 
   // Schedule firings neither lost nor doubled: one record per firing workflow.
   let scheduleFirings = 0;
-  for await (const _ of service.temporal.workflow.list({ query: `WorkflowType='scheduledAgentRunWorkflow' AND ScheduleId='${fixture.schedule.id}'` })) scheduleFirings += 1;
-  const [[scheduled]] = await service.pool.query<RowDataPacket[]>('SELECT COUNT(*) AS n FROM executions WHERE schedule_id = ?', [fixture.schedule.id]);
-  if (Number(scheduled!.n) !== scheduleFirings) violations.push(`the schedule fired ${scheduleFirings} workflows and made ${scheduled!.n} records`);
+  for await (const _ of service.temporal.workflow.list({
+    query: `WorkflowType='scheduledAgentRunWorkflow' AND ScheduleId='${fixture.schedule.id}'`,
+  }))
+    scheduleFirings += 1;
+  const [[scheduled]] = await service.pool.query<RowDataPacket[]>('SELECT COUNT(*) AS n FROM executions WHERE schedule_id = ?', [
+    fixture.schedule.id,
+  ]);
+  if (Number(scheduled!.n) !== scheduleFirings)
+    violations.push(`the schedule fired ${scheduleFirings} workflows and made ${scheduled!.n} records`);
 
   // Nothing stuck, nothing left running.
-  const [[open]] = await service.pool.query<RowDataPacket[]>("SELECT COUNT(*) AS n FROM executions WHERE status IN ('queued', 'running', 'retrying', 'awaiting_approval')");
+  const [[open]] = await service.pool.query<RowDataPacket[]>(
+    "SELECT COUNT(*) AS n FROM executions WHERE status IN ('queued', 'running', 'retrying', 'awaiting_approval')",
+  );
   if (Number(open!.n) !== 0) violations.push(`${open!.n} record(s) still open at the end`);
   const leftovers = await agentLeftovers();
   if (leftovers.processes > 0) violations.push(`${leftovers.processes} process(es) of the agents' users left: ${leftovers.list}`);
   const leases = leaseClaims();
   if (leases.held.length > 0) violations.push(`pool users still leased by a live process with no run left: ${leases.held.join(', ')}`);
   log(`leases: none held; ${leases.stale} stale claim(s) of killed workers (ignored and removed by the next lease, docs/agent-process.md)`);
-  log(`final: ${approvedPipelines} gated pipelines completed, ranking ${rankingPersons} persons, webhook ${deliveries.length} deliveries, ${webhookRuns.length} runs (${others.length} failed starts), schedule ${scheduleFirings} firings`);
-  return { approvedPipelines, rankingPersons, webhookTriggerCount: Number(hooks!.triggers), webhookDeliveries: deliveries.length, scheduleFirings, scheduleRecords: Number(scheduled!.n) };
+  log(
+    `final: ${approvedPipelines} gated pipelines completed, ranking ${rankingPersons} persons, webhook ${deliveries.length} deliveries, ${webhookRuns.length} runs (${others.length} failed starts), schedule ${scheduleFirings} firings`,
+  );
+  return {
+    approvedPipelines,
+    rankingPersons,
+    webhookTriggerCount: Number(hooks!.triggers),
+    webhookDeliveries: deliveries.length,
+    scheduleFirings,
+    scheduleRecords: Number(scheduled!.n),
+  };
 }
 
 /** Processes of the agents' pool users (group `agents`) still alive: an agent or a tool outliving its run. */

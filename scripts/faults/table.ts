@@ -17,7 +17,8 @@ export function resultTable(result: SuiteResult): string {
     ].join(' | '),
   );
   const causes = new Map<string, number>();
-  for (const phase of result.phases) for (const [cause, times] of Object.entries(phase.causes)) causes.set(`${phase.faults.join(' + ')}: ${cause}`, times);
+  for (const phase of result.phases)
+    for (const [cause, times] of Object.entries(phase.causes)) causes.set(`${phase.faults.join(' + ')}: ${cause}`, times);
   return [
     `Seed ${result.seed}, ${result.form} form, ${result.seconds.toFixed(0)} s.`,
     '',

@@ -162,7 +162,16 @@ export function startWatcher(clientId: string, options: WatcherOptions): Watcher
     clientId,
     follow(executionId) {
       if (views.has(executionId)) return;
-      const view: RunView = { executionId, lines: [], shownSeq: 0, pending: new Map(), final: false, liveRepeats: 0, catchUps: 0, liveChunks: 0 };
+      const view: RunView = {
+        executionId,
+        lines: [],
+        shownSeq: 0,
+        pending: new Map(),
+        final: false,
+        liveRepeats: 0,
+        catchUps: 0,
+        liveChunks: 0,
+      };
       views.set(executionId, view);
       for (const { seq, lines } of early.get(executionId) ?? []) {
         view.liveChunks += 1;

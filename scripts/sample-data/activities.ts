@@ -67,7 +67,11 @@ const AWARD_ROLES: ReadonlyArray<readonly [AwardRole, number]> = [
   ['Autor', 40],
   ['Coorientador', 15],
 ];
-const AWARD_OUTCOME: Readonly<Record<AwardType, string>> = { PREMIACAO: 'Premiado', MENCAO: 'Menção Honrosa', PREMIACAO_GP: 'Grande Prêmio' };
+const AWARD_OUTCOME: Readonly<Record<AwardType, string>> = {
+  PREMIACAO: 'Premiado',
+  MENCAO: 'Menção Honrosa',
+  PREMIACAO_GP: 'Grande Prêmio',
+};
 
 export function awards(rng: Random, profile: PersonProfile): Award[] {
   if (!rng.chance(profile.traits.awardChance)) return [];
@@ -111,7 +115,12 @@ export function fundingGrants(rng: Random, profile: PersonProfile): FundingGrant
   for (let terms = rng.int(1, 5); terms > 0 && start < profile.today; terms -= 1) {
     const modalidade = ladder[level] ?? first;
     const end = start + 3 * YEAR;
-    grants.push({ modalidade, nivel: modalidade.slice(3), inicio: formatDay(start), fim: end > profile.today && rng.chance(0.3) ? null : formatDay(end) });
+    grants.push({
+      modalidade,
+      nivel: modalidade.slice(3),
+      inicio: formatDay(start),
+      fim: end > profile.today && rng.chance(0.3) ? null : formatDay(end),
+    });
     if (rng.chance(0.4)) level = Math.min(ladder.length - 1, level + 1);
     start = end + 1 + (rng.chance(0.3) ? rng.int(YEAR, 3 * YEAR) : 0);
   }

@@ -106,7 +106,12 @@ export function agencyCoordinations(rng: Random, profile: PersonProfile, periods
     const plannedEnd = start + rng.int(2, 4) * YEAR;
     const current = plannedEnd >= today && lastPeriod.end === null;
     const end = current ? null : Math.min(plannedEnd, latestEnd);
-    const term: AgencyCoordination = { tipo, area_avaliacao: profile.area.nome, inicio: formatDay(start), fim: end === null ? null : formatDay(end) };
+    const term: AgencyCoordination = {
+      tipo,
+      area_avaliacao: profile.area.nome,
+      inicio: formatDay(start),
+      fim: end === null ? null : formatDay(end),
+    };
     if (tipo === 'CAM') term.funcao = rng.chance(0.3) ? 'Presidente' : 'Membro';
     else if (rng.chance(0.5)) term.funcao = 'Coordenador';
     terms.push(term);

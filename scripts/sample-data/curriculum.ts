@@ -1,7 +1,16 @@
 import type { Address, Degree, Employment, Language, Project, ResearchLine, Teaching } from '../../domain/person-document';
 import { countIn, type PersonProfile } from './person-profile';
 import { type Random, dayOfYearStart, formatDay, yearOf } from './random';
-import { digits, institutionSpelling, otherInstitution, programmeCode, programmeName, researchLine, sourceAreaText, workTitle } from './texts';
+import {
+  digits,
+  institutionSpelling,
+  otherInstitution,
+  programmeCode,
+  programmeName,
+  researchLine,
+  sourceAreaText,
+  workTitle,
+} from './texts';
 import {
   DEGREES,
   EMPLOYMENT,
@@ -20,12 +29,22 @@ const YEAR = 365;
 
 /** `hierarquia` as the source stores it: usually the level, sometimes empty or "not informed". */
 function sourceHierarchy(rng: Random, level: string): string | undefined {
-  return rng.weighted<string | undefined>([[level, 95], ['', 2], ['N/I', 2], [undefined, 1]]);
+  return rng.weighted<string | undefined>([
+    [level, 95],
+    ['', 2],
+    ['N/I', 2],
+    [undefined, 1],
+  ]);
 }
 
 /** `ano` as the source stores it: usually the year as a string, sometimes "s/d" (no date) or empty. */
 function sourceYear(rng: Random, year: number): string | undefined {
-  return rng.weighted<string | undefined>([[String(year), 95], ['s/d', 2], ['', 2], [undefined, 1]]);
+  return rng.weighted<string | undefined>([
+    [String(year), 95],
+    ['s/d', 2],
+    ['', 2],
+    [undefined, 1],
+  ]);
 }
 
 export function degrees(rng: Random, profile: PersonProfile): Degree[] {
@@ -114,7 +133,9 @@ export function employments(rng: Random, profile: PersonProfile): Employment[] {
   return Array.from({ length: count }, (_, index) => {
     const institution = index === 0 ? profile.institution : otherInstitution(rng);
     const start = rng.dayBetween(profile.careerStartDay - 3 * YEAR, profile.today - YEAR);
-    const periods = [{ inicio: formatDay(start), fim: index === 0 && rng.chance(0.7) ? null : formatDay(rng.dayBetween(start + YEAR, profile.today)) }];
+    const periods = [
+      { inicio: formatDay(start), fim: index === 0 && rng.chance(0.7) ? null : formatDay(rng.dayBetween(start + YEAR, profile.today)) },
+    ];
     const employment: Employment = {
       empregador: institutionSpelling(rng, institution).nome,
       cnpj: `${digits(rng, 2)}.${digits(rng, 3)}.${digits(rng, 3)}/0001-${digits(rng, 2)}`,
@@ -139,7 +160,11 @@ export function projects(rng: Random, profile: PersonProfile): Project[] {
       area: area.nome,
     };
     // Some projects have no name in the source; the curriculum lists only named ones.
-    const named = rng.weighted<'name' | 'null' | 'absent'>([['name', 90], ['null', 5], ['absent', 5]]);
+    const named = rng.weighted<'name' | 'null' | 'absent'>([
+      ['name', 90],
+      ['null', 5],
+      ['absent', 5],
+    ]);
     if (named === 'name') project.nome = `Projeto: ${workTitle(rng, area)}`;
     else if (named === 'null') project.nome = null;
     if (rng.chance(0.5)) project.programa = programmeName(rng.pick(area.knowledgeAreas));

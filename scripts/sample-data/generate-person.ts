@@ -25,10 +25,18 @@ export function generatePerson(rng: Random, idPessoa: number, referenceDate: Dat
     ativo: profile.situation === 'active',
     anos_atuacao: yearsOfActivity(periods, today),
   };
-  const birth = rng.weighted<'date' | 'null' | 'absent'>([['date', 92], ['null', 3], ['absent', 5]]);
+  const birth = rng.weighted<'date' | 'null' | 'absent'>([
+    ['date', 92],
+    ['null', 3],
+    ['absent', 5],
+  ]);
   if (birth !== 'absent') person.data_nascimento = birth === 'date' ? formatDay(profile.birthDay) : null;
   if (rng.chance(0.95)) person.nacionalidade = rng.chance(0.96) ? 'Brasileira' : rng.pick(FOREIGN_NATIONALITIES);
-  const cv = rng.weighted<'id' | 'null' | 'absent'>([['id', 90], ['null', 3], ['absent', 7]]);
+  const cv = rng.weighted<'id' | 'null' | 'absent'>([
+    ['id', 90],
+    ['null', 3],
+    ['absent', 7],
+  ]);
   if (cv !== 'absent') person.id_cv = cv === 'id' ? digits(rng, 16) : null;
 
   setList(rng, person, 'consultoria', consultancyDocuments(rng, profile, periods));

@@ -59,7 +59,12 @@ export async function importAgent(deps: AgentDeps, data: AgentDataInput, field =
 }
 
 /** The fields given replace the current ones (the panel's `config` merged over the stored one); a new version records it. */
-export async function updateAgent(deps: AgentDeps, id: string, changes: Partial<AgentData>, field = 'workingDirectory'): Promise<AgentView> {
+export async function updateAgent(
+  deps: AgentDeps,
+  id: string,
+  changes: Partial<AgentData>,
+  field = 'workingDirectory',
+): Promise<AgentView> {
   const confined = await withConfinedWorkingDirectory(deps.workdirRoots, changes, field);
   const agent = await storeErrorsTranslated(() => storeAgentChanges(deps.db, id, confined, deps.limits, updateChangelog));
   if (!agent) throw agentNotFound(id);
@@ -77,13 +82,18 @@ export async function deleteAgent(deps: Pick<AgentDeps, 'db'> & { schedules: Sch
 }
 
 /** What GET /agents/{id}/export answers (contract 3.1): what POST /agents/import reads back. */
-export const agentExportSchema = agentViewSchema.pick({ agent_name: true, description: true, tags: true, config: true, status: true }).meta({ id: 'AgentExport' });
+export const agentExportSchema = agentViewSchema
+  .pick({ agent_name: true, description: true, tags: true, config: true, status: true })
+  .meta({ id: 'AgentExport' });
 export type AgentExport = z.infer<typeof agentExportSchema>;
 
 /** The agent's data for an export, and a file name from its name reduced to safe characters. */
 export async function exportAgent(deps: Pick<AgentDeps, 'db'>, id: string): Promise<{ fileName: string; data: AgentExport }> {
   const agent = await storedAgent(deps, id);
-  const stem = agent.name.normalize('NFKD').replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '');
+  const stem = agent.name
+    .normalize('NFKD')
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^-+|-+$/g, '');
   const data = agentDataOf(agent);
   return {
     fileName: `agent-${stem || agent.id}.json`,

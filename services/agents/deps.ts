@@ -11,4 +11,3 @@ export interface AgentDeps {
   /** AGENT_SECRETS_KEY (hex); null: secrets can be listed and deleted, not stored. */
   secretsKey: string | null;
 }
-

@@ -15,7 +15,9 @@ export const agentConfigViewSchema = z
     workingDirectory: z.string().meta({ description: "'': the settings' working directory, read at each run" }),
     allowedTools: z.string().meta({ description: "Comma-separated tool names or patterns; '': every tool the permission mode allows" }),
     maxTurns: z.number().int().meta({ description: '0: no limit of turns' }),
-    permissionMode: z.string().meta({ description: "'', default, plan, acceptEdits or bypassPermissions ('' is bypassPermissions at run time)" }),
+    permissionMode: z
+      .string()
+      .meta({ description: "'', default, plan, acceptEdits or bypassPermissions ('' is bypassPermissions at run time)" }),
     retryOnFailure: z.boolean(),
     maxRetries: z.number().int(),
     delegateTo: z.string().meta({ description: "Another agent's id, or ''" }),
@@ -24,7 +26,10 @@ export const agentConfigViewSchema = z
       .int()
       .optional()
       .meta({ description: "The run time limit in ms; absent: the service's default (AGENT_RUN_TIMEOUT_SECONDS)" }),
-    dailyBudgetUsd: z.number().optional().meta({ description: "The agent's daily cost budget in USD; absent: none of its own (docs/budgets.md)" }),
+    dailyBudgetUsd: z
+      .number()
+      .optional()
+      .meta({ description: "The agent's daily cost budget in USD; absent: none of its own (docs/budgets.md)" }),
   })
   .meta({ id: 'AgentConfig' });
 export type AgentConfigView = z.infer<typeof agentConfigViewSchema>;
@@ -54,7 +59,9 @@ export const agentVersionViewSchema = z
   .object({
     version: z.number().int(),
     changedAt: isoDateTime,
-    changelog: z.string().meta({ description: 'created, imported, duplicated from "<name>", updated: <fields>, updated (no changes), restored version <n>' }),
+    changelog: z
+      .string()
+      .meta({ description: 'created, imported, duplicated from "<name>", updated: <fields>, updated (no changes), restored version <n>' }),
     changedFields: z.array(viewFieldName).meta({ description: "The view's names of the fields this version changed" }),
     config: agentConfigViewSchema.partial().meta({ description: 'Only the config keys this version changed, with their new values' }),
     /** The agent as it was after this version's change (a reference to Agent: no description of its own). */
@@ -131,7 +138,11 @@ function changesView(data: AgentData, changed: readonly (keyof AgentData)[]): Pi
  * The versions of `agent`, newest first. A version written before changes were recorded gets them
  * from the difference with the version before it (none for the oldest one kept).
  */
-export function versionsView(agent: Agent, versions: readonly AgentVersion[], changedSince: (before: AgentData, after: AgentData) => (keyof AgentData)[]): AgentVersionView[] {
+export function versionsView(
+  agent: Agent,
+  versions: readonly AgentVersion[],
+  changedSince: (before: AgentData, after: AgentData) => (keyof AgentData)[],
+): AgentVersionView[] {
   return versions.map((version, index) => {
     const previous = versions[index + 1];
     const changed = version.changedFields ?? (previous && version.version > 1 ? changedSince(previous.data, version.data) : []);

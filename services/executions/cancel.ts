@@ -33,7 +33,13 @@ async function cancelActive(deps: ExecutionDeps, execution: ExecutionSummary): P
       countFinishedRun(ended);
       await published(
         deps,
-        lifecycleStreamOf(deps, ended)?.finished({ status: 'canceled', costUsd: null, durationMs: null, sessionId: ended.sessionId, error: CANCELLED_ERROR }),
+        lifecycleStreamOf(deps, ended)?.finished({
+          status: 'canceled',
+          costUsd: null,
+          durationMs: null,
+          sessionId: ended.sessionId,
+          error: CANCELLED_ERROR,
+        }),
       );
     }
   }
@@ -59,7 +65,10 @@ export async function cancelExecution(deps: ExecutionDeps, agentId: string, exec
 export async function cancelAllExecutions(deps: ExecutionDeps): Promise<CancelledExecutions> {
   const active = await activeExecutions(deps.db);
   // Queued ones first, so none of them takes a slot freed by cancelling a running one.
-  const queuedFirst = [...active.filter((execution) => execution.status === 'queued'), ...active.filter((execution) => execution.status !== 'queued')];
+  const queuedFirst = [
+    ...active.filter((execution) => execution.status === 'queued'),
+    ...active.filter((execution) => execution.status !== 'queued'),
+  ];
   for (const execution of queuedFirst) await cancelActive(deps, execution);
   return { cancelled: true, count: active.length };
 }

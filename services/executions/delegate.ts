@@ -29,7 +29,11 @@ export interface DelegatedExecution {
  * stored `error` with the budget's text (endRefusedExecution). Repeatable: a record that delegated already answers the
  * run it delegated to. Reads the agent now, so an edit made during the run applies.
  */
-export async function storeDelegatedExecution(deps: ExecutionDeps, executionId: string, depthMax: number): Promise<DelegatedExecution | null> {
+export async function storeDelegatedExecution(
+  deps: ExecutionDeps,
+  executionId: string,
+  depthMax: number,
+): Promise<DelegatedExecution | null> {
   const record = await getExecution(deps.db, executionId);
   if (!record) throw executionNotFound(executionId);
   const result = (record.result ?? '').trim();
@@ -37,7 +41,13 @@ export async function storeDelegatedExecution(deps: ExecutionDeps, executionId: 
   if (!agent?.delegateTo || result === '') return null;
   const live = lifecycleStreamOf(deps, record);
   if (record.delegationDepth >= depthMax) {
-    await published(deps, live?.output({ type: 'system', content: `Delegação para outro agente não feita: limite de ${depthMax} delegações em cadeia atingido` }));
+    await published(
+      deps,
+      live?.output({
+        type: 'system',
+        content: `Delegação para outro agente não feita: limite de ${depthMax} delegações em cadeia atingido`,
+      }),
+    );
     return null;
   }
   const already = await delegatedExecutionOf(deps.db, record.id);
@@ -47,7 +57,10 @@ export async function storeDelegatedExecution(deps: ExecutionDeps, executionId: 
   }
   const target = await findAgent(deps.db, agent.delegateTo);
   if (!target || target.status !== 'active') {
-    await published(deps, live?.output({ type: 'system', content: `Delegação não feita: o agente ${agent.delegateTo} não existe ou está inativo` }));
+    await published(
+      deps,
+      live?.output({ type: 'system', content: `Delegação não feita: o agente ${agent.delegateTo} não existe ou está inativo` }),
+    );
     return null;
   }
   await published(deps, live?.output({ type: 'system', content: `Delegando para ${target.name}...` }));

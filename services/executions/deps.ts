@@ -21,4 +21,3 @@ export interface ExecutionDeps {
   /** The configured repositories (docs/repositories.md); absent: none, and a `repoName` is unknown. */
   repositories?: RepositoryConfig;
 }
-

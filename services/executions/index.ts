@@ -1,6 +1,14 @@
 /** The execution use cases (docs/application-layer.md): what routes, schedules, webhooks and pipelines call. */
 export type { ExecutionDeps } from './deps';
-export { executeAgent, launchedExecutionSchema, launchExecution, runnableAgent, type ExecuteRequest, type LaunchedExecution, type LaunchInput } from './launch';
+export {
+  executeAgent,
+  launchedExecutionSchema,
+  launchExecution,
+  runnableAgent,
+  type ExecuteRequest,
+  type LaunchedExecution,
+  type LaunchInput,
+} from './launch';
 export {
   cancelAllExecutions,
   cancelExecution,

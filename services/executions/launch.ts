@@ -52,7 +52,15 @@ export async function storeExecution(
   id: string = randomUUID(),
 ): Promise<Execution> {
   const workingDirectory = await confinedWorkingDirectory(deps.workdirRoots, input.workingDirectory, 'workingDirectory');
-  const execution = await createExecution(deps.db, { id, kind: 'agent', agentId: agent.id, agentName: agent.name, clientId, ...input, workingDirectory });
+  const execution = await createExecution(deps.db, {
+    id,
+    kind: 'agent',
+    agentId: agent.id,
+    agentName: agent.name,
+    clientId,
+    ...input,
+    workingDirectory,
+  });
   // Before the start, so the client always hears `queued` before the worker's `started`.
   await published(deps, lifecycleStreamOf(deps, execution)?.queued());
   return execution;
@@ -118,19 +126,30 @@ export interface ExecuteRequest {
  * uploads, still present (InvalidInputError otherwise, nothing stored); they are listed after the task,
  * which is stored as the agent receives it.
  */
-export async function executeAgent(deps: ExecutionDeps, agentId: string, clientId: string | null, request: ExecuteRequest): Promise<LaunchedExecution> {
+export async function executeAgent(
+  deps: ExecutionDeps,
+  agentId: string,
+  clientId: string | null,
+  request: ExecuteRequest,
+): Promise<LaunchedExecution> {
   const agent = await runnableAgent(deps, agentId);
   const repository = await requestedRepository(deps, request);
   const contextFiles = await storedContextFiles(deps.db, request.contextFiles);
   const settings = await readExecutionSettings(deps.db, deps.workdirRoots);
-  return launchExecution(deps, agent, clientId, {
-    ...(repository ?? {}),
-    source: request.source ?? 'manual',
-    webhookId: request.webhookId ?? null,
-    task: withContextFiles(request.task, contextFiles),
-    contextFiles: contextFiles.length > 0 ? contextFiles : null,
-    instructions: request.instructions ?? '',
-    workingDirectory: repository?.workingDirectory ?? request.workingDirectory ?? agent.workingDirectory ?? settings.workingDirectory,
-    model: agent.model ?? settings.defaultModel,
-  }, { id: request.executionId });
+  return launchExecution(
+    deps,
+    agent,
+    clientId,
+    {
+      ...(repository ?? {}),
+      source: request.source ?? 'manual',
+      webhookId: request.webhookId ?? null,
+      task: withContextFiles(request.task, contextFiles),
+      contextFiles: contextFiles.length > 0 ? contextFiles : null,
+      instructions: request.instructions ?? '',
+      workingDirectory: repository?.workingDirectory ?? request.workingDirectory ?? agent.workingDirectory ?? settings.workingDirectory,
+      model: agent.model ?? settings.defaultModel,
+    },
+    { id: request.executionId },
+  );
 }

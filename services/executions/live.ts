@@ -15,7 +15,9 @@ function liveIdentityOf(record: LiveRecord): ExecutionIdentity {
     agentName: record.agentName,
     pipelineExecutionId,
     source: record.source,
-    ...(pipelineExecutionId && record.pipelineId ? { pipelineStep: { pipelineId: record.pipelineId, stepIndex: record.stepIndex ?? 0 } } : {}),
+    ...(pipelineExecutionId && record.pipelineId
+      ? { pipelineStep: { pipelineId: record.pipelineId, stepIndex: record.stepIndex ?? 0 } }
+      : {}),
   };
 }
 
@@ -23,7 +25,11 @@ function liveIdentityOf(record: LiveRecord): ExecutionIdentity {
  * The live stream of a record, for the use cases and the activities alike; null when nobody is to be
  * told (no client, not broadcast). Numbering goes on after the record's stored lines unless `firstSeq` says otherwise.
  */
-export function liveStreamOf(deps: Pick<ExecutionDeps, 'redis'>, record: LiveRecord, firstSeq = record.outputSeq + 1): ExecutionLiveStream | null {
+export function liveStreamOf(
+  deps: Pick<ExecutionDeps, 'redis'>,
+  record: LiveRecord,
+  firstSeq = record.outputSeq + 1,
+): ExecutionLiveStream | null {
   const target = liveTargetOf(record);
   return target ? new ExecutionLiveStream(deps.redis, target, liveIdentityOf(record), firstSeq) : null;
 }

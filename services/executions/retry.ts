@@ -28,7 +28,9 @@ export async function retryExecution(deps: ExecutionDeps, executionId: string, c
   const parent = await getExecution(deps.db, executionId);
   if (!parent) throw executionNotFound(executionId);
   if (!RETRYABLE.has(parent.status)) {
-    throw new InvalidInputError(`Só é possível reexecutar execuções que terminaram com erro ou foram canceladas (status atual: ${parent.status})`);
+    throw new InvalidInputError(
+      `Só é possível reexecutar execuções que terminaram com erro ou foram canceladas (status atual: ${parent.status})`,
+    );
   }
   if (parent.kind === 'pipeline' && parent.pipelineId) {
     // A pipeline run again with its input, from the first step (resume starts from the failed one).

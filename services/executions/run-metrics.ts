@@ -19,7 +19,10 @@ export function countStartedRun(record: RunRecord): void {
  */
 export function countSlotWait(record: RunRecord & Pick<Execution, 'createdAt' | 'startedAt'>): void {
   if (record.kind !== 'agent' || record.startedAt === null) return;
-  agentRunSlotWait.observe({ pipeline_step: labelsOf(record).pipeline_step }, Math.max(0, (record.startedAt.getTime() - record.createdAt.getTime()) / 1000));
+  agentRunSlotWait.observe(
+    { pipeline_step: labelsOf(record).pipeline_step },
+    Math.max(0, (record.startedAt.getTime() - record.createdAt.getTime()) / 1000),
+  );
 }
 
 /** The record just ended (called once: by whoever's finishExecution changed it). */

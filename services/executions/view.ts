@@ -164,7 +164,9 @@ export function executionView(record: ExecutionSummary): ExecutionView {
   };
 }
 
-function tokensOf(record: ExecutionSummary): Pick<ExecutionView, 'inputTokens' | 'outputTokens' | 'cacheReadTokens' | 'cacheCreationTokens'> {
+function tokensOf(
+  record: ExecutionSummary,
+): Pick<ExecutionView, 'inputTokens' | 'outputTokens' | 'cacheReadTokens' | 'cacheCreationTokens'> {
   return {
     inputTokens: record.inputTokens,
     outputTokens: record.outputTokens,

@@ -25,7 +25,10 @@ export async function startRecordWorkflow(
     deps.logger.error({ err: error, executionId: record.id }, 'workflow of a stored record not started');
     const finished = await finishExecution(deps.db, record.id, { status: 'error', error: ENGINE_UNAVAILABLE_ERROR });
     if (finished?.changed) countFinishedRun(finished.execution);
-    await published(deps, live?.finished({ status: 'error', costUsd: null, durationMs: null, sessionId: record.sessionId, error: ENGINE_UNAVAILABLE_ERROR }));
+    await published(
+      deps,
+      live?.finished({ status: 'error', costUsd: null, durationMs: null, sessionId: record.sessionId, error: ENGINE_UNAVAILABLE_ERROR }),
+    );
     throw new UnavailableError(refusal);
   }
 }

@@ -78,7 +78,13 @@ export async function realRoot(deps: FilesDeps, segments: readonly string[]): Pr
   const roots = await realRoots(deps);
   if (roots.length > 1 && segments.length > 0) {
     for (const root of roots) {
-      if (await fs.lstat(path.posix.join(root, segments[0]!)).then(() => true, () => false)) return root;
+      if (
+        await fs.lstat(path.posix.join(root, segments[0]!)).then(
+          () => true,
+          () => false,
+        )
+      )
+        return root;
     }
   }
   return roots[0] ?? null;

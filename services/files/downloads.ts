@@ -63,7 +63,8 @@ export interface FolderArchive {
  */
 export async function openFolderArchive(deps: FilesDeps, relative: string): Promise<FolderArchive> {
   const segments = segmentsOf(relative);
-  const roots = segments.length === 0 ? await realRoots(deps) : [await realRoot(deps, segments)].filter((root): root is string => root !== null);
+  const roots =
+    segments.length === 0 ? await realRoots(deps) : [await realRoot(deps, segments)].filter((root): root is string => root !== null);
   if (roots.length === 0) throw new NotFoundError('Diretório não encontrado');
   const handles: FileHandle[] = [];
   try {
@@ -97,8 +98,10 @@ export async function openFolderArchive(deps: FilesDeps, relative: string): Prom
             names.add(name);
             return false;
           },
-          directory: (name, stats) => addEntry(pack, { name: `${name}/`, type: 'directory', mode: stats.mode & 0o7777, mtime: stats.mtime }),
-          file: (name, file, stats) => addEntry(pack, { name, type: 'file', size: stats.size, mode: stats.mode & 0o7777, mtime: stats.mtime }, file),
+          directory: (name, stats) =>
+            addEntry(pack, { name: `${name}/`, type: 'directory', mode: stats.mode & 0o7777, mtime: stats.mtime }),
+          file: (name, file, stats) =>
+            addEntry(pack, { name, type: 'file', size: stats.size, mode: stats.mode & 0o7777, mtime: stats.mtime }, file),
         });
         for (const name of names) seen.add(name);
       }

@@ -30,7 +30,9 @@ export const fileListingSchema = z
     path: z.string().meta({ description: "A pasta listada, normalizada, relativa à área; '' na raiz" }),
     /** Its parent ('' for a top-level folder); null at the root. */
     parent: z.string().nullable().meta({ description: "A pasta de cima ('' para uma pasta do primeiro nível); null na raiz" }),
-    entries: z.array(fileEntrySchema).meta({ description: 'Pastas primeiro, depois por nome; sem arquivos ocultos nem links simbólicos; no máximo 1000' }),
+    entries: z
+      .array(fileEntrySchema)
+      .meta({ description: 'Pastas primeiro, depois por nome; sem arquivos ocultos nem links simbólicos; no máximo 1000' }),
     /** Our addition: true when the directory holds more than the entries listed. */
     truncated: z.boolean().meta({ description: 'Verdadeiro quando a pasta tem mais entradas que as listadas' }),
   })
@@ -57,11 +59,13 @@ export async function listFiles(deps: FilesDeps, relative: string): Promise<File
     const levels = await Promise.all((await realRoots(deps)).map((root) => listDirectory(root, segments)));
     // In root order, so a name in two roots is the first root's.
     const seen = new Set<string>();
-    const firsts = levels.flatMap((level) => level.entries).filter((entry) => {
-      if (seen.has(entry.name)) return false;
-      seen.add(entry.name);
-      return true;
-    });
+    const firsts = levels
+      .flatMap((level) => level.entries)
+      .filter((entry) => {
+        if (seen.has(entry.name)) return false;
+        seen.add(entry.name);
+        return true;
+      });
     const entries = sorted(firsts);
     const truncated = levels.some((level) => level.truncated) || entries.length > ENTRIES_LISTED;
     return { path: '', parent: null, entries: entries.slice(0, ENTRIES_LISTED), truncated };
@@ -105,7 +109,8 @@ async function listDirectory(root: string, segments: readonly string[]): Promise
         continue; // Removed since it was read.
       }
       if (stats.isDirectory()) entries.push({ name, type: 'directory', size: null, modified: stats.mtime.toISOString(), extension: null });
-      else if (stats.isFile()) entries.push({ name, type: 'file', size: stats.size, modified: stats.mtime.toISOString(), extension: extensionOf(name) });
+      else if (stats.isFile())
+        entries.push({ name, type: 'file', size: stats.size, modified: stats.mtime.toISOString(), extension: extensionOf(name) });
     }
     return { entries, truncated };
   } finally {

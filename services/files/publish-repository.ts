@@ -18,7 +18,12 @@ export interface PublishedRepository {
   problem: string | null;
 }
 
-export async function pushSnapshot(publishDir: string | null, projectName: string, snapshot: string, scratchDir: string): Promise<PublishedRepository> {
+export async function pushSnapshot(
+  publishDir: string | null,
+  projectName: string,
+  snapshot: string,
+  scratchDir: string,
+): Promise<PublishedRepository> {
   if (publishDir === null) return { repoUrl: null, problem: null };
   if (!REPOSITORY_NAME.test(projectName) || projectName.endsWith('.git')) {
     return { repoUrl: null, problem: `o nome "${projectName}" não serve de nome de repositório (letras, dígitos, . _ -)` };
@@ -27,12 +32,23 @@ export async function pushSnapshot(publishDir: string | null, projectName: strin
   const gitDir = await fs.mkdtemp(path.join(scratchDir, '.publish-git-'));
   try {
     await fs.mkdir(publishDir, { recursive: true, mode: 0o755 });
-    const exists = await fs.stat(path.join(bare, 'HEAD')).then(() => true, () => false);
+    const exists = await fs.stat(path.join(bare, 'HEAD')).then(
+      () => true,
+      () => false,
+    );
     if (!exists) await git(['init', '--quiet', '--bare', '--initial-branch=main', bare]);
     const tree = ['--git-dir', gitDir, '--work-tree', snapshot];
     await git(['--git-dir', gitDir, 'init', '--quiet', '--initial-branch=main']);
     await git([...tree, 'add', '--all', '--', '.']);
-    await git([...tree, 'commit', '--quiet', '--allow-empty', '--no-verify', '-m', `Publicação de ${projectName} (${new Date().toISOString()})`]);
+    await git([
+      ...tree,
+      'commit',
+      '--quiet',
+      '--allow-empty',
+      '--no-verify',
+      '-m',
+      `Publicação de ${projectName} (${new Date().toISOString()})`,
+    ]);
     await git(['--git-dir', gitDir, 'push', '--quiet', '--force', '--', bare, 'HEAD:refs/heads/main']);
     return { repoUrl: bare, problem: null };
   } catch (error) {

@@ -35,7 +35,10 @@ export const publicationSchema = z
     status: z.literal('Publicado'),
     siteUrl: z.string().meta({ description: '<esquema>://<Host>/sites/<nome>/, onde a cópia é servida' }),
     /** The repository the snapshot was pushed to (GIT_PUBLISH_DIR); null when none is configured or the push failed. */
-    repoUrl: z.string().nullable().meta({ description: 'O repositório que recebeu a cópia (GIT_PUBLISH_DIR); null sem um, ou se o push falhou' }),
+    repoUrl: z
+      .string()
+      .nullable()
+      .meta({ description: 'O repositório que recebeu a cópia (GIT_PUBLISH_DIR); null sem um, ou se o push falhou' }),
     projectName: z.string(),
     message: z.string(),
   })
@@ -77,7 +80,9 @@ export async function publishProject(deps: PublishDeps, relative: string | undef
         files += 1;
         bytes += stats.size;
         if (files > PUBLISH_FILES_MAX || bytes > PUBLISH_BYTES_MAX) {
-          throw new InvalidInputError(`Projeto grande demais para publicar (no máximo ${PUBLISH_FILES_MAX} arquivos e ${PUBLISH_BYTES_MAX / 1024 / 1024} MB)`);
+          throw new InvalidInputError(
+            `Projeto grande demais para publicar (no máximo ${PUBLISH_FILES_MAX} arquivos e ${PUBLISH_BYTES_MAX / 1024 / 1024} MB)`,
+          );
         }
         const copy = await fs.open(path.join(staging, name), 'wx', 0o644);
         if (stats.size === 0) return copy.close();

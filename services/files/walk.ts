@@ -24,7 +24,8 @@ export async function walkTree(handle: FileHandle, prefix: string, visitor: Tree
   const inside = viaDescriptor(handle);
   const names: string[] = [];
   for await (const dirent of await fs.opendir(inside)) {
-    if ((dirent.isDirectory() || dirent.isFile()) && !visitor.skip?.(dirent.name, prefix === '' ? dirent.name : `${prefix}/${dirent.name}`)) names.push(dirent.name);
+    if ((dirent.isDirectory() || dirent.isFile()) && !visitor.skip?.(dirent.name, prefix === '' ? dirent.name : `${prefix}/${dirent.name}`))
+      names.push(dirent.name);
   }
   names.sort();
   for (const name of names) {
@@ -45,4 +46,3 @@ export async function walkTree(handle: FileHandle, prefix: string, visitor: Tree
     }
   }
 }
-

@@ -9,7 +9,11 @@ import { pipelineStepOverhead } from '../../lib/metrics';
  * pause's, but the records do not say a run paused for a budget, so that rare gap counts
  * (docs/observability.md).
  */
-export function countStepOverheads(run: Pick<Execution, 'createdAt' | 'finishedAt'>, ownSteps: Execution[], pipeline: Pipeline | null): void {
+export function countStepOverheads(
+  run: Pick<Execution, 'createdAt' | 'finishedAt'>,
+  ownSteps: Execution[],
+  pipeline: Pipeline | null,
+): void {
   if (run.finishedAt === null) return;
   const needsApproval = (stepIndex: number) => pipeline?.steps[stepIndex]?.requiresApproval === true;
   const steps = ownSteps.map((step) => ({ stepIndex: step.stepIndex ?? 0, startedAt: step.startedAt, finishedAt: step.finishedAt }));

@@ -74,7 +74,12 @@ const NOT_RUNNING = 'Pipeline não está em execução';
  * a step whose agent is gone or inactive, a context file that is not a present upload of this service,
  * or a working directory outside the roots.
  */
-export async function executePipeline(deps: PipelineRunDeps, pipelineId: string, clientId: string | null, request: PipelineRunRequest): Promise<StartedPipelineRun> {
+export async function executePipeline(
+  deps: PipelineRunDeps,
+  pipelineId: string,
+  clientId: string | null,
+  request: PipelineRunRequest,
+): Promise<StartedPipelineRun> {
   const pipeline = await storedPipeline(deps, pipelineId);
   if (pipeline.status !== 'active') throw new InvalidInputError(`O pipeline ${pipelineId} está inativo`);
   const repository = await requestedRepository(deps, request);
@@ -87,30 +92,47 @@ export async function executePipeline(deps: PipelineRunDeps, pipelineId: string,
   }
   const contextFiles = await storedContextFiles(deps.db, request.contextFiles);
   const settings = await readExecutionSettings(deps.db, deps.workdirRoots);
-  return startRun(deps, steps, {
-    kind: 'pipeline',
-    agentId: null,
-    agentName: pipeline.name,
-    pipelineId: pipeline.id,
-    source: request.source ?? 'manual',
-    clientId,
-    task: request.inputListsContextFiles ? request.input : withContextFiles(request.input, contextFiles),
-    contextFiles: contextFiles.length > 0 ? contextFiles : null,
-    instructions: '',
-    workingDirectory: repository?.workingDirectory ?? request.workingDirectory ?? pipeline.workingDirectory ?? settings.workingDirectory,
-    repoName: repository?.repoName ?? null,
-    repoBranch: repository?.repoBranch ?? null,
-    model: settings.defaultModel,
-    webhookId: request.webhookId ?? null,
-    scheduleId: request.scheduleId ?? null,
-  }, request.executionId);
+  return startRun(
+    deps,
+    steps,
+    {
+      kind: 'pipeline',
+      agentId: null,
+      agentName: pipeline.name,
+      pipelineId: pipeline.id,
+      source: request.source ?? 'manual',
+      clientId,
+      task: request.inputListsContextFiles ? request.input : withContextFiles(request.input, contextFiles),
+      contextFiles: contextFiles.length > 0 ? contextFiles : null,
+      instructions: '',
+      workingDirectory: repository?.workingDirectory ?? request.workingDirectory ?? pipeline.workingDirectory ?? settings.workingDirectory,
+      repoName: repository?.repoName ?? null,
+      repoBranch: repository?.repoBranch ?? null,
+      model: settings.defaultModel,
+      webhookId: request.webhookId ?? null,
+      scheduleId: request.scheduleId ?? null,
+    },
+    request.executionId,
+  );
 }
 
 /** Stores the run and starts its workflow; `steps`, each step's agent, and the record label it in the Temporal Web UI. */
-async function startRun(deps: PipelineRunDeps, steps: PipelineStepLabel[], record: Omit<NewExecution, 'id'>, id: string = randomUUID()): Promise<StartedPipelineRun> {
+async function startRun(
+  deps: PipelineRunDeps,
+  steps: PipelineStepLabel[],
+  record: Omit<NewExecution, 'id'>,
+  id: string = randomUUID(),
+): Promise<StartedPipelineRun> {
   const workingDirectory = await confinedWorkingDirectory(deps.workdirRoots, record.workingDirectory, 'workingDirectory');
   const run = await createExecution(deps.db, { ...record, id, workingDirectory });
-  const description = { pipelineId: run.pipelineId ?? '', pipelineName: run.agentName, source: run.source, scheduleId: run.scheduleId, webhookId: run.webhookId, resumedAtStep: run.resumedAtStep };
+  const description = {
+    pipelineId: run.pipelineId ?? '',
+    pipelineName: run.agentName,
+    source: run.source,
+    scheduleId: run.scheduleId,
+    webhookId: run.webhookId,
+    resumedAtStep: run.resumedAtStep,
+  };
   await startRecordWorkflow(
     deps,
     run,
@@ -133,7 +155,11 @@ async function runById(deps: Pick<ExecutionDeps, 'db'>, id: string): Promise<Exe
  */
 export async function decideApproval(deps: ExecutionDeps, id: string, approve: boolean): Promise<ApprovalDecision> {
   const byId = await runById(deps, id);
-  const run = byId ? (byId.status === 'awaiting_approval' ? byId : null) : ((await activeRunsOfPipeline(deps.db, id, 'awaiting_approval'))[0] ?? null);
+  const run = byId
+    ? byId.status === 'awaiting_approval'
+      ? byId
+      : null
+    : ((await activeRunsOfPipeline(deps.db, id, 'awaiting_approval'))[0] ?? null);
   if (!run) throw new NotFoundError(NO_APPROVAL);
   if (!(await signalPipelineApproval(deps.temporal, run.id, approve))) throw new NotFoundError(NO_APPROVAL);
   return approve ? { approved: true } : { rejected: true };
@@ -154,7 +180,8 @@ export async function cancelPipelineRuns(deps: ExecutionDeps, id: string): Promi
 
 /** Cancels one run's workflow (cancel-all too); ends the record itself when the workflow is gone. */
 export async function cancelPipelineRun(deps: ExecutionDeps, runId: string): Promise<void> {
-  if (!(await cancelPipelineExecution(deps.temporal, runId))) await finishExecution(deps.db, runId, { status: 'canceled', error: 'canceled' });
+  if (!(await cancelPipelineExecution(deps.temporal, runId)))
+    await finishExecution(deps.db, runId, { status: 'canceled', error: 'canceled' });
 }
 
 /**
@@ -163,7 +190,11 @@ export async function cancelPipelineRun(deps: ExecutionDeps, runId: string): Pro
  * `resumedAtStep`; the earlier steps stay in their records and count in the new run's detail and cost.
  * NotFoundError for an unknown run, InvalidInputError for one that did not fail.
  */
-export async function resumePipelineRun(deps: PipelineRunDeps, runId: string, clientId: string | null): Promise<Omit<StartedPipelineRun, 'status'> & { resumedAtStep: number }> {
+export async function resumePipelineRun(
+  deps: PipelineRunDeps,
+  runId: string,
+  clientId: string | null,
+): Promise<Omit<StartedPipelineRun, 'status'> & { resumedAtStep: number }> {
   const failed = await runById(deps, runId);
   if (!failed) throw executionNotFound(runId);
   if (failed.status !== 'error') throw new InvalidInputError(`Só é possível retomar execuções com erro (status atual: ${failed.status})`);
@@ -172,7 +203,8 @@ export async function resumePipelineRun(deps: PipelineRunDeps, runId: string, cl
   const resumedAtStep = failed.failedAtStep ?? 0;
   // Names for the Web UI only: a step whose agent is gone shows its id (the run fails there, as it would).
   const steps: PipelineStepLabel[] = [];
-  for (const step of pipeline.steps) steps.push({ agentId: step.agentId, agentName: (await findAgent(deps.db, step.agentId))?.name ?? step.agentId });
+  for (const step of pipeline.steps)
+    steps.push({ agentId: step.agentId, agentName: (await findAgent(deps.db, step.agentId))?.name ?? step.agentId });
   const started = await startRun(deps, steps, {
     kind: 'pipeline',
     agentId: null,

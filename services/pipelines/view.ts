@@ -14,7 +14,10 @@ export const pipelineStepViewSchema = z
     /** The list adds the agent's name (its id when the agent is gone); the detail too, for the flow editor. */
     agentName: z.string().meta({ description: "The agent's name; its id when the agent is gone" }),
     order: z.number().int().meta({ description: "The step's index (steps are stored sorted and renumbered 0..n-1)" }),
-    inputTemplate: z.string().nullable().meta({ description: 'Every `{{input}}` is replaced by the input (the previous step\'s result); null: the input unchanged' }),
+    inputTemplate: z
+      .string()
+      .nullable()
+      .meta({ description: "Every `{{input}}` is replaced by the input (the previous step's result); null: the input unchanged" }),
     description: z.string(),
     requiresApproval: z.boolean().meta({ description: 'The run waits for an approval before this step (always false for the first step)' }),
     approvalTimeoutSeconds: z

@@ -1,5 +1,11 @@
 import { entryWithDetailsById } from '../../db/ranking-queries';
-import { assessmentAreaList, DETAIL_SOURCE_EXCLUDES, rankedDetailJson, unrankedDetailJson, type AssessmentAreaRecord } from '../../domain/consultant-detail';
+import {
+  assessmentAreaList,
+  DETAIL_SOURCE_EXCLUDES,
+  rankedDetailJson,
+  unrankedDetailJson,
+  type AssessmentAreaRecord,
+} from '../../domain/consultant-detail';
 import { CURRICULUM_SOURCE_FIELDS, curriculumAnswer, type CurriculumAnswer } from '../../domain/curriculum';
 import type { PersonDocument } from '../../domain/person-document';
 import { needsIndexDocument } from '../../domain/ranking-entry';

@@ -11,4 +11,3 @@ export interface RankingDeps {
   cvBaseUrl: string;
   logger: Logger;
 }
-

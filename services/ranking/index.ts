@@ -14,5 +14,21 @@ export {
   type JsonBytes,
   type PageQuery,
 } from './reads';
-export { consultantSheetPdf, CONSULTANT_NOT_FOUND, SheetGenerationError, SheetQueueFullError, teamSheetPdf, type SheetDeps } from './sheets';
-export { ALREADY_RUNNING_DETAIL, percentOf, rankingJobStatus, startRankingJob, WORKFLOWS_UNAVAILABLE_DETAIL, type JobDeps, type JobStarted, type JobStatus } from './job';
+export {
+  consultantSheetPdf,
+  CONSULTANT_NOT_FOUND,
+  SheetGenerationError,
+  SheetQueueFullError,
+  teamSheetPdf,
+  type SheetDeps,
+} from './sheets';
+export {
+  ALREADY_RUNNING_DETAIL,
+  percentOf,
+  rankingJobStatus,
+  startRankingJob,
+  WORKFLOWS_UNAVAILABLE_DETAIL,
+  type JobDeps,
+  type JobStarted,
+  type JobStatus,
+} from './job';

@@ -45,9 +45,15 @@ export const jobStatusSchema = z
     job_id: z.literal(RANKING_JOB_WORKFLOW_ID).meta({ description: "The job's fixed workflow id" }),
     em_execucao: z.boolean().meta({ description: 'A run is in progress (a new start is refused with 409)' }),
     estado: z.enum(['nunca_executado', 'em_execucao', 'concluido', 'falhou', 'cancelado']),
-    fase: z.string().nullable().meta({ description: 'Phase of the latest run: `preparando`, `pontuando`, `posicionando`, `concluido`; null before any run' }),
+    fase: z
+      .string()
+      .nullable()
+      .meta({ description: 'Phase of the latest run: `preparando`, `pontuando`, `posicionando`, `concluido`; null before any run' }),
     origem: z.string().nullable().meta({ description: 'What started the latest run: `manual` or `agendado`; null before any run' }),
-    limpar_antes: z.boolean().nullable().meta({ description: 'Whether the latest run cleared the stored ranking first; null before any run' }),
+    limpar_antes: z
+      .boolean()
+      .nullable()
+      .meta({ description: 'Whether the latest run cleared the stored ranking first; null before any run' }),
     processados: z.number().int().min(0).meta({ description: 'Persons scored so far' }),
     total: z.number().int().min(0).meta({ description: 'Persons to score (0 until the index is counted)' }),
     percentual: z.number().min(0).max(100).meta({ description: 'processados / total in percent, 1 decimal' }),
@@ -88,7 +94,12 @@ function fromProgress(progress: RankingProgress, lastSuccess: JobRun | null): Jo
  * `interrupted`: the run is recorded `em_execucao` but Temporal says no workflow of it is open; it is
  * answered as it ended until the reconciler records that (docs/ranking-job.md).
  */
-function fromRun(run: JobRun | null, lastSuccess: JobRun | null, running: boolean, interrupted: InterruptedRunOutcome | null = null): JobStatus {
+function fromRun(
+  run: JobRun | null,
+  lastSuccess: JobRun | null,
+  running: boolean,
+  interrupted: InterruptedRunOutcome | null = null,
+): JobStatus {
   return {
     job_id: RANKING_JOB_WORKFLOW_ID,
     em_execucao: running,
@@ -111,7 +122,10 @@ function fromRun(run: JobRun | null, lastSuccess: JobRun | null, running: boolea
  * Starts workflow `ranking_job`. ConflictError while one runs; UnavailableError (with Temporal's
  * message) when Temporal does not accept the start: nothing was started, the job cannot run without it.
  */
-export async function startRankingJob(deps: JobDeps, request: { limparAntes: boolean; origem: 'manual' }): Promise<{ jobId: typeof RANKING_JOB_ID }> {
+export async function startRankingJob(
+  deps: JobDeps,
+  request: { limparAntes: boolean; origem: 'manual' },
+): Promise<{ jobId: typeof RANKING_JOB_ID }> {
   let started: 'started' | 'already-running';
   try {
     started = await startRankingJobWorkflow(deps.temporal, request, START_DEADLINE_MS);

@@ -15,7 +15,14 @@ import {
 } from '../../db/ranking-queries';
 import { readStatisticsSnapshot, type RankingStatistics } from '../../db/ranking-statistics';
 import { rankingPageFields, rankingPageFieldsSchema } from '../../domain/ranking-page';
-import { detailedRankingEntrySchema, needsIndexDocument, rankingEntryJson, rankingEntrySchema, rankingSummarySchema, toRankingSummary } from '../../domain/ranking-entry';
+import {
+  detailedRankingEntrySchema,
+  needsIndexDocument,
+  rankingEntryJson,
+  rankingEntrySchema,
+  rankingSummarySchema,
+  toRankingSummary,
+} from '../../domain/ranking-entry';
 import { sealCatalogue, sealCatalogueEntry, sealCatalogueEntrySchema } from '../../domain/seals';
 import { jsonWithRawList } from '../../lib/raw-json';
 import { UnavailableError } from '../errors';
@@ -35,7 +42,10 @@ const count = z.number().int().min(0);
 
 /** GET /ranking/paginado. */
 export const rankingPageSchema = z
-  .object({ ...rankingPageFieldsSchema.shape, consultores: z.array(rankingEntrySchema).meta({ description: 'Position order, best first' }) })
+  .object({
+    ...rankingPageFieldsSchema.shape,
+    consultores: z.array(rankingEntrySchema).meta({ description: 'Position order, best first' }),
+  })
   .meta({ id: 'RankingPage' });
 
 /** GET /ranking. */
@@ -60,7 +70,11 @@ export const rankingDetailedSchema = z
 
 /** GET /ranking/selos. */
 export const sealListSchema = z
-  .object({ selos: z.array(sealCatalogueEntrySchema).meta({ description: 'The catalogue in its order, then any other code found in the ranking (group `outros`)' }) })
+  .object({
+    selos: z
+      .array(sealCatalogueEntrySchema)
+      .meta({ description: 'The catalogue in its order, then any other code found in the ranking (group `outros`)' }),
+  })
   .meta({ id: 'SealList' });
 export type SealList = z.infer<typeof sealListSchema>;
 
@@ -125,8 +139,7 @@ const nameMatchMatches: Same<Plain<NameMatch>, Plain<NameMatchView>> = true;
 void statisticsMatch;
 void nameMatchMatches;
 
-export const NOT_PROCESSED_DETAIL =
-  'O ranking ainda não foi processado. Chame POST /api/v1/ranking/processar para processá-lo.';
+export const NOT_PROCESSED_DETAIL = 'O ranking ainda não foi processado. Chame POST /api/v1/ranking/processar para processá-lo.';
 
 const notProcessed = () => new UnavailableError(NOT_PROCESSED_DETAIL);
 
@@ -138,7 +151,11 @@ async function requireRanking(deps: RankingDeps) {
 }
 
 /** Ranking entries as JSON; the index is read for those whose stored data rules 3 and 4 complete, if changed since. */
-async function entriesJson(deps: RankingDeps, entries: StoredEntryWithDetails[], extra: (index: number) => Record<string, unknown> = () => ({})): Promise<Buffer[]> {
+async function entriesJson(
+  deps: RankingDeps,
+  entries: StoredEntryWithDetails[],
+  extra: (index: number) => Record<string, unknown> = () => ({}),
+): Promise<Buffer[]> {
   const incomplete = entries.filter((entry) => needsIndexDocument(entry.complementos));
   const documents = await fetchChangedDocuments(deps.persons, incomplete, ENRICHMENT_FIELDS);
   return entries.map((entry, i) => rankingEntryJson(entry, documents.get(entry.id_pessoa), deps.cvBaseUrl, extra(i)));
@@ -195,11 +212,17 @@ export async function rankingPage(deps: RankingDeps, query: PageQuery, acceptsGz
   // The totals come with the page (one round trip for the common unfiltered page).
   const { totals, total, entries } = await pageOfEntries(deps.pool, filter, { offset: (query.page - 1) * query.size, limit: query.size });
   if (totals.total === 0) throw notProcessed();
-  return { body: jsonWithRawList(rankingPageFields(total, query.page, query.size), 'consultores', await entriesJson(deps, entries)), gzip: false };
+  return {
+    body: jsonWithRawList(rankingPageFields(total, query.page, query.size), 'consultores', await entriesJson(deps, entries)),
+    gzip: false,
+  };
 }
 
 /** GET /ranking: summaries, by position or by one block's score. */
-export async function rankingList(deps: RankingDeps, query: { limite: number; offset: number; componente?: BlockKey }): Promise<RankingListView> {
+export async function rankingList(
+  deps: RankingDeps,
+  query: { limite: number; offset: number; componente?: BlockKey },
+): Promise<RankingListView> {
   const totals = await requireRanking(deps);
   const { total, entries } = await listEntries(deps.pool, { block: query.componente, offset: query.offset, limit: query.limite }, totals);
   return {

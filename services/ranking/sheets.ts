@@ -66,10 +66,7 @@ export async function consultantSheetPdf(deps: SheetDeps, idPessoa: number): Pro
 }
 
 /** A team's sheet from a validated, non-empty request; members listed twice count once. */
-export async function teamSheetPdf(
-  deps: SheetDeps,
-  body: TeamRequest,
-): Promise<{ pdf: Buffer; fileName: string }> {
+export async function teamSheetPdf(deps: SheetDeps, body: TeamRequest): Promise<{ pdf: Buffer; fileName: string }> {
   const request = { ...body, area_avaliacao: body.area_avaliacao || null, consultores: uniqueMembers(body.consultores) };
   const date = sheetDate(new Date(), deps.timeZone);
   const statistics = teamStatistics(request.consultores);

@@ -30,7 +30,10 @@ export const repositoryViewSchema = z
     name: z.string(),
     fullName: z.string().meta({ description: 'O nome, como o servidor anterior (Gitea) o dava' }),
     description: z.string().meta({ description: "O arquivo `description` do repositório bare; '' para um remoto" }),
-    defaultBranch: z.string().nullable().meta({ description: 'O branch do HEAD (ou o primeiro); null para um repositório vazio ou ilegível' }),
+    defaultBranch: z
+      .string()
+      .nullable()
+      .meta({ description: 'O branch do HEAD (ou o primeiro); null para um repositório vazio ou ilegível' }),
     updatedAt: z.string().nullable().meta({ description: 'Sempre null (git ls-remote não diz)' }),
     htmlUrl: z.null(),
     cloneUrl: z.string().meta({ description: 'O caminho local ou a URL de onde o git busca (nunca com credenciais)' }),
@@ -78,7 +81,13 @@ async function bareRepositoriesIn(dir: string): Promise<Repository[]> {
 export async function configuredRepositories(config: RepositoryConfig): Promise<Repository[]> {
   const byName = new Map<string, Repository>();
   if (config.dir) for (const repo of await bareRepositoriesIn(config.dir)) byName.set(repo.name, repo);
-  for (const remote of config.remotes) byName.set(remote.name, { name: remote.name, url: remote.url, description: '', remote: !remote.url.startsWith('/') && !remote.url.startsWith('file://') });
+  for (const remote of config.remotes)
+    byName.set(remote.name, {
+      name: remote.name,
+      url: remote.url,
+      description: '',
+      remote: !remote.url.startsWith('/') && !remote.url.startsWith('file://'),
+    });
   return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name)).slice(0, REPOSITORIES_MAX);
 }
 

@@ -27,7 +27,8 @@ export async function repositoryTarget(
   const heads = await remoteHeads(config, repo);
   if (heads.branches.length === 0) throw new InvalidInputError(`O repositório "${repo.name}" está vazio: não há branch em que trabalhar`);
   const branch = repoBranch ?? heads.defaultBranch!;
-  if (!heads.branches.includes(branch)) throw new NotFoundError(`Branch "${branch.slice(0, 200)}" não encontrada no repositório "${repo.name}"`);
+  if (!heads.branches.includes(branch))
+    throw new NotFoundError(`Branch "${branch.slice(0, 200)}" não encontrada no repositório "${repo.name}"`);
   return { repoName: repo.name, repoBranch: branch, workingDirectory: path.join(projectsRoot, repo.name) };
 }
 

@@ -18,12 +18,19 @@ import { scheduleFirings } from '../../lib/metrics';
  * `error` with its text at once (endRefusedExecution: no process starts). Null, with nothing stored, when the
  * row or its agent is gone or the agent is inactive (the firing is skipped; the warning is logged). Idempotent on `executionId`.
  */
-export async function createScheduledExecution(deps: ExecutionDeps, scheduleId: string, executionId: string): Promise<{ executionId: string } | null> {
+export async function createScheduledExecution(
+  deps: ExecutionDeps,
+  scheduleId: string,
+  executionId: string,
+): Promise<{ executionId: string } | null> {
   if (await getExecution(deps.db, executionId)) return { executionId };
   const schedule = await findSchedule(deps.db, scheduleId);
   const agent = schedule ? await findAgent(deps.db, schedule.agentId) : null;
   if (!schedule || !agent || agent.status !== 'active') {
-    deps.logger.warn({ scheduleId, agentId: schedule?.agentId, agentStatus: agent?.status }, 'schedule fired without a runnable agent: skipped');
+    deps.logger.warn(
+      { scheduleId, agentId: schedule?.agentId, agentStatus: agent?.status },
+      'schedule fired without a runnable agent: skipped',
+    );
     scheduleFirings.inc({ result: 'skipped' });
     return null;
   }

@@ -47,9 +47,11 @@ export const scheduleViewSchema = z
     /** The agent's current name; null when the agent is gone (the panel shows '—'). */
     agentName: z.string().nullable().meta({ description: "The agent's current name; null when the agent is gone" }),
     taskDescription: z.string(),
-    cronExpression: z.string().meta({ description: 'Five fields (minute hour day-of-month month day-of-week), read in AGENT_SCHEDULE_TIMEZONE' }),
+    cronExpression: z
+      .string()
+      .meta({ description: 'Five fields (minute hour day-of-month month day-of-week), read in AGENT_SCHEDULE_TIMEZONE' }),
     /** The original's copy of the expression (contract 3.5). */
-    cronExpr: z.string().meta({ description: 'A copy of cronExpression (the original server\'s name)' }),
+    cronExpr: z.string().meta({ description: "A copy of cronExpression (the original server's name)" }),
     active: z.boolean().meta({ description: 'false: paused' }),
     /** The next firing (ISO); null when paused or unknown. */
     nextRun: isoDateTime.nullable().meta({ description: 'The next firing; null when paused or unknown' }),
@@ -127,11 +129,21 @@ export interface ScheduleRequest {
 }
 
 /** The input checked against the store: a valid cron (before anything is stored), an existing agent and task. */
-async function checkedInput(deps: ScheduleDeps, request: Required<Omit<ScheduleRequest, 'taskId'>> & { taskId: string | null }): Promise<ScheduleInput> {
+async function checkedInput(
+  deps: ScheduleDeps,
+  request: Required<Omit<ScheduleRequest, 'taskId'>> & { taskId: string | null },
+): Promise<ScheduleInput> {
   const cronExpression = validCronExpression(request.cronExpression);
   if (!(await findAgent(deps.db, request.agentId))) throw agentNotFound(request.agentId);
-  if (request.taskId !== null && !(await findTask(deps.db, request.taskId))) throw new InvalidInputError(`taskId: Tarefa ${request.taskId} não encontrada`);
-  return { agentId: request.agentId, taskId: request.taskId, taskDescription: request.taskDescription, cronExpression, active: request.active };
+  if (request.taskId !== null && !(await findTask(deps.db, request.taskId)))
+    throw new InvalidInputError(`taskId: Tarefa ${request.taskId} não encontrada`);
+  return {
+    agentId: request.agentId,
+    taskId: request.taskId,
+    taskDescription: request.taskDescription,
+    cronExpression,
+    active: request.active,
+  };
 }
 
 /** A Temporal failure while writing a Schedule: the caller may try again. */
@@ -146,7 +158,8 @@ function unavailable(deps: ScheduleDeps, error: unknown, id: string): Unavailabl
  */
 export async function createSchedule(deps: ScheduleDeps, request: ScheduleRequest): Promise<ScheduleView> {
   const input = await checkedInput(deps, { ...request, active: request.active ?? true, taskId: request.taskId ?? null });
-  if ((await storedCount(deps.db)).total >= SCHEDULES_MAX) throw new ConflictError(`No máximo ${SCHEDULES_MAX} agendamentos são mantidos: exclua um antes de criar outro`);
+  if ((await storedCount(deps.db)).total >= SCHEDULES_MAX)
+    throw new ConflictError(`No máximo ${SCHEDULES_MAX} agendamentos são mantidos: exclua um antes de criar outro`);
   const row = await insertSchedule(deps.db, input);
   const agentName = await agentNameOf(deps, row.agentId);
   try {

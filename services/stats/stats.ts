@@ -51,7 +51,9 @@ export const chartStatsSchema = z
     errorCounts: z.array(count).meta({ description: 'Por dia, execuções `error`' }),
     /** Every run of the day, whatever its status. */
     executionCounts: z.array(count).meta({ description: 'Por dia, todas as execuções, qualquer que seja o status' }),
-    costData: z.array(z.number()).meta({ description: 'Por dia, o custo (USD, 4 casas) dos registros de agente, passos de pipeline incluídos' }),
+    costData: z
+      .array(z.number())
+      .meta({ description: 'Por dia, o custo (USD, 4 casas) dos registros de agente, passos de pipeline incluídos' }),
     statusDistribution: z.record(z.string(), count).meta({ description: 'Status → execuções na janela, só os presentes' }),
     topAgents: z.array(z.object({ name: z.string(), count })).meta({ description: 'Os 5 agentes com mais registros na janela' }),
   })
@@ -109,7 +111,9 @@ export const costStatsSchema = z
     /** Every day of the window, 0 when nothing cost anything. */
     dailyCosts: z.record(z.string(), z.number()).meta({ description: 'AAAA-MM-DD → custo, para cada dia da janela (0 sem custo)' }),
     tokens: tokenTotalsSchema,
-    byDay: z.array(z.object({ date: day, cost: z.number(), count, tokens: tokenTotalsSchema })).meta({ description: 'Só os dias com custo, do mais antigo' }),
+    byDay: z
+      .array(z.object({ date: day, cost: z.number(), count, tokens: tokenTotalsSchema }))
+      .meta({ description: 'Só os dias com custo, do mais antigo' }),
     byAgent: z
       .array(z.object({ agentId: z.string().nullable(), name: z.string(), cost: z.number(), count, tokens: tokenTotalsSchema }))
       .meta({ description: 'Os mais caros primeiro, no máximo 100' }),
@@ -150,7 +154,13 @@ export async function costStats(deps: StatsDeps, days: number, now: Date = new D
     totalExecutions += row.count;
     for (const key of Object.keys(tokens) as Array<keyof TokenTotals>) tokens[key] += row.tokens[key];
   }
-  const agents = byAgent.map(({ agentId, name, cost, count, tokens: used }) => ({ agentId, name, cost: round4(cost), count, tokens: used }));
+  const agents = byAgent.map(({ agentId, name, cost, count, tokens: used }) => ({
+    agentId,
+    name,
+    cost: round4(cost),
+    count,
+    tokens: used,
+  }));
   return {
     totalCost: round4(totalCost),
     totalExecutions,
@@ -160,7 +170,14 @@ export async function costStats(deps: StatsDeps, days: number, now: Date = new D
     tokens,
     byDay: byDay.map((row) => ({ date: row.day, cost: round4(row.cost), count: row.count, tokens: row.tokens })),
     byAgent: agents,
-    byPipeline: byPipeline.map(({ pipelineId, name, cost, runs, count, tokens: used }) => ({ pipelineId, name, cost: round4(cost), runs, steps: count, tokens: used })),
+    byPipeline: byPipeline.map(({ pipelineId, name, cost, runs, count, tokens: used }) => ({
+      pipelineId,
+      name,
+      cost: round4(cost),
+      runs,
+      steps: count,
+      tokens: used,
+    })),
     budgets,
   };
 }

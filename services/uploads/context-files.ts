@@ -23,12 +23,22 @@ export const CONTEXT_FILES_MAX = 20;
 export async function storedContextFiles(db: Database, requested: readonly ContextFileRequest[] | undefined): Promise<StoredContextFile[]> {
   if (!requested?.length) return [];
   if (requested.length > CONTEXT_FILES_MAX) throw new InvalidInputError(`No máximo ${CONTEXT_FILES_MAX} arquivos de contexto`);
-  const rows = new Map((await uploadsByPath(db, requested.map((file) => file.path))).map((row) => [row.path, row]));
+  const rows = new Map(
+    (
+      await uploadsByPath(
+        db,
+        requested.map((file) => file.path),
+      )
+    ).map((row) => [row.path, row]),
+  );
   const files: StoredContextFile[] = [];
   for (const { path } of requested) {
     const row = rows.get(path);
     if (!row) throw new InvalidInputError(`O arquivo de contexto ${path.slice(0, 300)} não é um envio deste serviço (POST /api/uploads)`);
-    const present = await fs.stat(path).then((stat) => stat.isFile(), () => false);
+    const present = await fs.stat(path).then(
+      (stat) => stat.isFile(),
+      () => false,
+    );
     if (!present) throw new InvalidInputError(`O arquivo de contexto ${path.slice(0, 300)} não está mais disponível: envie-o de novo`);
     if (!files.some((file) => file.path === path)) files.push({ originalName: row.originalName, path: row.path, size: row.size });
   }

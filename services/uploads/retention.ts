@@ -19,7 +19,11 @@ const BATCH = 200;
  * batch directory once empty, then the row. An upload named by a queued or running execution (any
  * status that is not final) is kept for a later pass. A file already gone is no failure.
  */
-export async function removeExpiredUploads(deps: { db: Database; logger: Logger }, retentionHours: number, now: Date = new Date()): Promise<UploadsRetentionPass> {
+export async function removeExpiredUploads(
+  deps: { db: Database; logger: Logger },
+  retentionHours: number,
+  now: Date = new Date(),
+): Promise<UploadsRetentionPass> {
   const before = new Date(now.getTime() - retentionHours * 3_600_000);
   const inUse = await contextFilePathsOfActiveExecutions(deps.db);
   const pass: UploadsRetentionPass = { removed: 0, kept: 0 };

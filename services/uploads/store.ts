@@ -78,7 +78,10 @@ async function warnUnreachable(dir: string, gid: number, logger: Logger): Promis
     const stat = await fs.stat(parent);
     const enterable = (stat.mode & 0o001) !== 0 || (stat.gid === gid && (stat.mode & 0o010) !== 0);
     if (!enterable) {
-      logger.warn({ uploadsDir: dir, closed: parent }, `the agents' users cannot enter ${parent}, so they cannot read uploads: chmod o+x it or move AGENT_UPLOADS_DIR`);
+      logger.warn(
+        { uploadsDir: dir, closed: parent },
+        `the agents' users cannot enter ${parent}, so they cannot read uploads: chmod o+x it or move AGENT_UPLOADS_DIR`,
+      );
       return;
     }
     if (parent === path.dirname(parent)) return;
@@ -107,7 +110,11 @@ function sizeGuard(max: number, onSize: (size: number) => void, tooLarge: () => 
  * order; it waits for each). Refused (InvalidInputError, FileTooLargeError, or whatever `read` throws):
  * the batch directory is removed with every file, partial ones included, and nothing is recorded.
  */
-export async function receiveUploads(deps: UploadsDeps, clientId: string | null, read: (save: SaveFile) => Promise<void>): Promise<ReceivedUploads> {
+export async function receiveUploads(
+  deps: UploadsDeps,
+  clientId: string | null,
+  read: (save: SaveFile) => Promise<void>,
+): Promise<ReceivedUploads> {
   const { dir, maxFileBytes, maxFiles } = deps.uploads;
   const modes = access();
   await fs.mkdir(dir, { recursive: true });
@@ -123,7 +130,11 @@ export async function receiveUploads(deps: UploadsDeps, clientId: string | null,
     const stored = await freeName(batchDir, sanitisedFileName(filename));
     let size = 0;
     const tooLarge = () => new FileTooLargeError(`${originalName} é maior que o limite de ${maxFileBytes} bytes por arquivo`);
-    await pipeline(content, sizeGuard(maxFileBytes, (bytes) => (size = bytes), tooLarge), createWriteStream(stored, { flags: 'wx', mode: modes.file }));
+    await pipeline(
+      content,
+      sizeGuard(maxFileBytes, (bytes) => (size = bytes), tooLarge),
+      createWriteStream(stored, { flags: 'wx', mode: modes.file }),
+    );
     // A parser that cuts a file at its limit (busboy) marks it truncated rather than failing it.
     if (size > maxFileBytes || (content as Readable & { truncated?: boolean }).truncated) throw tooLarge();
     await own(stored, modes.gid, modes.file);
@@ -135,7 +146,9 @@ export async function receiveUploads(deps: UploadsDeps, clientId: string | null,
     if (rows.length === 0) throw new InvalidInputError('Nenhum arquivo: envie-os como partes multipart/form-data chamadas "files"');
     await insertUploads(deps.db, rows);
   } catch (error) {
-    await fs.rm(batchDir, { recursive: true, force: true }).catch((rmError: unknown) => deps.logger.error({ err: rmError, batchDir }, 'refused upload not removed'));
+    await fs
+      .rm(batchDir, { recursive: true, force: true })
+      .catch((rmError: unknown) => deps.logger.error({ err: rmError, batchDir }, 'refused upload not removed'));
     throw error;
   }
   deps.logger.info({ batchId, files: rows.length, bytes: rows.reduce((sum, row) => sum + row.size, 0) }, 'files uploaded');

@@ -7,4 +7,3 @@ export interface WebhookDeps extends ExecutionDeps {
   /** WEBHOOK_SECRET: when set, every call must be signed (with the webhook's own secret when it has one). */
   globalSecret: string | null;
 }
-

@@ -76,13 +76,25 @@ export async function testWebhook(deps: WebhookDeps, id: string): Promise<Tested
 }
 
 /** Starts the webhook's target; `id`, when given, is the run's id (chosen before, with its delivery). */
-async function startTarget(deps: WebhookDeps, webhook: Webhook, run: TargetRun, source: 'webhook' | 'webhook-test', id?: string): Promise<StartedTarget> {
+async function startTarget(
+  deps: WebhookDeps,
+  webhook: Webhook,
+  run: TargetRun,
+  source: 'webhook' | 'webhook-test',
+  id?: string,
+): Promise<StartedTarget> {
   if (webhook.targetType === 'pipeline') {
     const request = { input: run.task, workingDirectory: run.workingDirectory ?? null, source, webhookId: webhook.id, executionId: id };
     const { pipelineId, executionId } = await executePipeline(deps, webhook.targetId, null, request);
     return { pipelineId, executionId };
   }
-  const { executionId } = await executeAgent(deps, webhook.targetId, null, { task: run.task, instructions: run.instructions, source, webhookId: webhook.id, executionId: id });
+  const { executionId } = await executeAgent(deps, webhook.targetId, null, {
+    task: run.task,
+    instructions: run.instructions,
+    source,
+    webhookId: webhook.id,
+    executionId: id,
+  });
   return { executionId };
 }
 
@@ -108,7 +120,9 @@ export const hookAnswerSchema = z
     /** A pipeline target's pipeline. */
     pipelineId: z.string().optional().meta({ description: 'A pipeline target only: the pipeline' }),
     /** `started`; `duplicate` for a delivery id already received (nothing started). */
-    status: z.enum(['started', 'duplicate']).meta({ description: '`duplicate`: a delivery id already received; nothing started, nothing counted' }),
+    status: z
+      .enum(['started', 'duplicate'])
+      .meta({ description: '`duplicate`: a delivery id already received; nothing started, nothing counted' }),
     webhook: z.string().meta({ description: "The webhook's name" }),
   })
   .meta({ id: 'WebhookCallAnswer' });
@@ -165,7 +179,9 @@ export async function triggerWebhook(deps: WebhookDeps, call: HookCall): Promise
     // Another call of this delivery stored the run first (a takeover racing a slow first call).
     if (isDuplicateKey(error)) return duplicateAnswer(webhook, executionId);
     // Unmarked (the database down too), the record is taken over by a repeat after DELIVERY_TAKEOVER_AFTER_MS.
-    await refuseDelivery(deps.db, delivery.id, 'not_started').catch((markError: unknown) => deps.logger.error({ err: markError, deliveryRowId: delivery.id }, 'failed start of a delivery not recorded'));
+    await refuseDelivery(deps.db, delivery.id, 'not_started').catch((markError: unknown) =>
+      deps.logger.error({ err: markError, deliveryRowId: delivery.id }, 'failed start of a delivery not recorded'),
+    );
     throw error;
   }
 }
@@ -175,9 +191,20 @@ export async function triggerWebhook(deps: WebhookDeps, call: HookCall): Promise
  * nothing. The run's id is chosen here, before anything is stored, so a repeat can tell whether the
  * first call stored its run.
  */
-async function deliveryToStart(deps: WebhookDeps, webhook: Webhook, call: HookCall, now: Date): Promise<Delivery | { duplicate: HookAnswer }> {
+async function deliveryToStart(
+  deps: WebhookDeps,
+  webhook: Webhook,
+  call: HookCall,
+  now: Date,
+): Promise<Delivery | { duplicate: HookAnswer }> {
   const executionId = randomUUID();
-  const claim = await claimDelivery(deps.db, { webhookId: webhook.id, deliveryId: call.deliveryId ?? null, caller: call.caller, executionId, receivedAt: now });
+  const claim = await claimDelivery(deps.db, {
+    webhookId: webhook.id,
+    deliveryId: call.deliveryId ?? null,
+    caller: call.caller,
+    executionId,
+    receivedAt: now,
+  });
   if (claim.claimed) return claim.delivery;
   const { first } = claim;
   let takenOver: Delivery | null;
@@ -234,7 +261,8 @@ export function payloadOf(rawBody: Buffer): Record<string, unknown> {
   } catch (error) {
     throw new InvalidInputError(`Corpo JSON inválido: ${(error as Error).message}`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new InvalidInputError('O corpo deve ser um objeto JSON');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new InvalidInputError('O corpo deve ser um objeto JSON');
   return parsed as Record<string, unknown>;
 }
 
@@ -251,7 +279,10 @@ function firstText(payload: Record<string, unknown>, fields: string[]): string |
 
 /** An agent's run: task from task|message|input (else "Webhook trigger"), instructions from instructions. */
 export function agentRunOf(payload: Record<string, unknown>): TargetRun {
-  return { task: firstText(payload, ['task', 'message', 'input']) ?? DEFAULT_TASK, instructions: firstText(payload, ['instructions']) ?? '' };
+  return {
+    task: firstText(payload, ['task', 'message', 'input']) ?? DEFAULT_TASK,
+    instructions: firstText(payload, ['instructions']) ?? '',
+  };
 }
 
 /**

@@ -34,7 +34,9 @@ export const webhookViewSchema = z
     name: z.string(),
     targetType: z.enum(WEBHOOK_TARGET_TYPES),
     targetId: z.string().meta({ description: "The agent's or the pipeline's id" }),
-    token: z.string().meta({ description: 'The credential of the public URL POST /hook/{token} (48 hexadecimal characters; never changes)' }),
+    token: z
+      .string()
+      .meta({ description: 'The credential of the public URL POST /hook/{token} (48 hexadecimal characters; never changes)' }),
     active: z.boolean(),
     /** A per-webhook signing secret is set (its value is write-only). */
     hasSecret: z.boolean().meta({ description: 'A signing secret of its own is set (its value is never answered)' }),
@@ -110,7 +112,9 @@ export async function createWebhook(deps: Pick<WebhookDeps, 'db' | 'secretsKey'>
   await requireTarget(deps, input.targetType, input.targetId);
   const id = randomUUID();
   const secret = input.secret ? sealed(deps, id, input.secret) : null;
-  return webhookView(await insertWebhook(deps.db, { id, name: input.name, targetType: input.targetType, targetId: input.targetId, secret }));
+  return webhookView(
+    await insertWebhook(deps.db, { id, name: input.name, targetType: input.targetType, targetId: input.targetId, secret }),
+  );
 }
 
 /** Applies name, target, active and secret (contract 3.7: nothing else); a changed target must exist. The token never changes. */

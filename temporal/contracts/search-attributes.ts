@@ -21,7 +21,16 @@ export const SCHEDULE_ID = defineSearchAttributeKey('ScheduleId', SearchAttribut
 export const WEBHOOK_ID = defineSearchAttributeKey('WebhookId', SearchAttributeType.KEYWORD);
 
 /** Every custom attribute, as registered. */
-export const RUN_SEARCH_ATTRIBUTES = [AGENT_ID, AGENT_NAME, PIPELINE_ID, PIPELINE_NAME, RUN_SOURCE, RUN_STATUS, SCHEDULE_ID, WEBHOOK_ID] as const;
+export const RUN_SEARCH_ATTRIBUTES = [
+  AGENT_ID,
+  AGENT_NAME,
+  PIPELINE_ID,
+  PIPELINE_NAME,
+  RUN_SOURCE,
+  RUN_STATUS,
+  SCHEDULE_ID,
+  WEBHOOK_ID,
+] as const;
 
 /** What a run is, as far as its attributes say; an absent or empty value is not set. */
 export interface RunLabels {

@@ -13,7 +13,11 @@ export const TASK_LINE_MAX = 60;
 
 /** The first non-empty line of `text`, cut at `max` characters (an ellipsis says so). */
 export function firstLine(text: string, max = TASK_LINE_MAX): string {
-  const line = text.split('\n').map((part) => part.trim()).find((part) => part !== '') ?? '';
+  const line =
+    text
+      .split('\n')
+      .map((part) => part.trim())
+      .find((part) => part !== '') ?? '';
   return line.length > max ? `${line.slice(0, max - 1).trimEnd()}…` : line;
 }
 
@@ -43,12 +47,22 @@ export function stepSummary(index: number, total: number, agentName?: string | n
 }
 
 /** A step's agent execution: "step 2 of 5: Reviewer (pipeline Release)". */
-export function pipelineStepRunSummary(index: number, total: number, agentName: string | null | undefined, pipelineName: string | null | undefined): string {
+export function pipelineStepRunSummary(
+  index: number,
+  total: number,
+  agentName: string | null | undefined,
+  pipelineName: string | null | undefined,
+): string {
   return `${stepSummary(index, total, agentName)}${pipelineName ? ` (pipeline ${pipelineName})` : ''}`;
 }
 
 /** "Pipeline Release: 5 steps (webhook)"; a resumed run says where it starts. */
-export function pipelineRunSummary(input: { pipelineName: string; steps: number; source: ExecutionSource; resumedAtStep?: number | null }): string {
+export function pipelineRunSummary(input: {
+  pipelineName: string;
+  steps: number;
+  source: ExecutionSource;
+  resumedAtStep?: number | null;
+}): string {
   const origin = input.source === 'resume' && input.resumedAtStep != null ? `resumed at step ${input.resumedAtStep + 1}` : input.source;
   return `Pipeline ${input.pipelineName}: ${input.steps} ${input.steps === 1 ? 'step' : 'steps'} (${origin})`;
 }

@@ -44,7 +44,10 @@ afterAll(async () => {
   if (sessionStore) fs.rmSync(sessionStore, { recursive: true, force: true });
 });
 
-async function storedAgent(name: string, fields: Pick<Agent, 'instructions' | 'allowedTools' | 'maxTurns' | 'permissionMode'>): Promise<Agent> {
+async function storedAgent(
+  name: string,
+  fields: Pick<Agent, 'instructions' | 'allowedTools' | 'maxTurns' | 'permissionMode'>,
+): Promise<Agent> {
   const agent = await createAgent(
     database.db,
     { name: `${name} ${process.pid} ${Date.now()}`, description: '', model: null, workingDirectory: null, ...fields },
@@ -72,12 +75,25 @@ async function runWith(agent: Agent, prompt: string) {
   return { args: claudeCode.buildArgs({ prompt, ...options }), summary, system };
 }
 
-describe('an agent\'s config reaches the real Claude Code CLI', () => {
-  it('the system prompt replaces the CLI\'s own; allowed tools, no turn limit (0) and the default permission mode (\'\') as options', async () => {
-    const agent = await storedAgent('Revisor', { instructions: 'Você é um revisor de código.\nResponda em português.', allowedTools: ' Read , Grep,', maxTurns: 0, permissionMode: '' });
+describe("an agent's config reaches the real Claude Code CLI", () => {
+  it("the system prompt replaces the CLI's own; allowed tools, no turn limit (0) and the default permission mode ('') as options", async () => {
+    const agent = await storedAgent('Revisor', {
+      instructions: 'Você é um revisor de código.\nResponda em português.',
+      allowedTools: ' Read , Grep,',
+      maxTurns: 0,
+      permissionMode: '',
+    });
     const { args, summary, system } = await runWith(agent, 'Review this. stand-in:text');
 
-    expect(args).toEqual(expect.arrayContaining(['--system-prompt=Você é um revisor de código.\nResponda em português.', '--allowedTools', 'Read,Grep', '--permission-mode', 'bypassPermissions']));
+    expect(args).toEqual(
+      expect.arrayContaining([
+        '--system-prompt=Você é um revisor de código.\nResponda em português.',
+        '--allowedTools',
+        'Read,Grep',
+        '--permission-mode',
+        'bypassPermissions',
+      ]),
+    );
     expect(args).not.toContain('--max-turns');
     expect(summary).toMatchObject({ exitCode: 0, error: null });
     // What the CLI sent: its billing line and SDK identity, then the agent's prompt as the system prompt, and nothing of its default one.

@@ -139,7 +139,12 @@ const requestsOf = (prompt: string): RecordedRequest[] => model.messages().filte
 
 /** The CLI process of the latest run of `prompt`, once it asked the model (the stand-in saw it then). */
 async function cliOf(prompt: string): Promise<{ pid: number; argv: string[]; env: Record<string, string>; cwd: string }> {
-  const request = await until(`the CLI asks the model for "${prompt.slice(0, 40)}"`, async () => requestsOf(prompt).at(-1), (found) => found?.client != null, 60_000);
+  const request = await until(
+    `the CLI asks the model for "${prompt.slice(0, 40)}"`,
+    async () => requestsOf(prompt).at(-1),
+    (found) => found?.client != null,
+    60_000,
+  );
   agentPids.push(request!.client!.pid);
   return request!.client!;
 }
@@ -147,7 +152,12 @@ async function cliOf(prompt: string): Promise<{ pid: number; argv: string[]; env
 /** The pid a stand-in:sleep tool call wrote in the run's working directory (its shell's), once written. */
 async function sleeperOf(executionId: string): Promise<number> {
   const file = path.join((await record(executionId)).workingDirectory, 'sleeper.pid');
-  const text = await until('the tool wrote its pid', async () => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : ''), (found) => found !== '', 60_000);
+  const text = await until(
+    'the tool wrote its pid',
+    async () => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : ''),
+    (found) => found !== '',
+    60_000,
+  );
   agentPids.push(Number(text));
   return Number(text);
 }
@@ -157,7 +167,10 @@ function modelSpans(prompts: string[]): Array<{ from: number; to: number }> {
   return prompts.map((prompt) => {
     const requests = requestsOf(prompt);
     expect(requests.length).toBeGreaterThan(0);
-    return { from: Math.min(...requests.map((request) => request.receivedAt)), to: Math.max(...requests.map((request) => request.endedAt ?? Date.now())) };
+    return {
+      from: Math.min(...requests.map((request) => request.receivedAt)),
+      to: Math.max(...requests.map((request) => request.endedAt ?? Date.now())),
+    };
   });
 }
 
@@ -188,7 +201,11 @@ describe('POST /agents/{id}/execute', () => {
   it('runs the agent and stores the outcome, the report and a notification; secrets reach only the process', async () => {
     const agentId = await createAgent('complete', { SERVICE_TOKEN: SECRET_VALUE });
     // The panel's body: the task, its additional instructions (always sent, '' when none).
-    const executionId = await execute(agentId, { task: 'Say hello stand-in:text', instructions: 'Answer in Portuguese.' }, 'client-complete');
+    const executionId = await execute(
+      agentId,
+      { task: 'Say hello stand-in:text', instructions: 'Answer in Portuguese.' },
+      'client-complete',
+    );
 
     const done = await finished(executionId);
     expect(done).toMatchObject({
@@ -234,7 +251,7 @@ describe('POST /agents/{id}/execute', () => {
     const seen = request!.client!;
     expect(seen.argv).toEqual(expect.arrayContaining(['--max-turns', '7', '--permission-mode', 'bypassPermissions', '--model', 'sonnet']));
     expect(seen.argv).toContain('--system-prompt=Be brief.');
-    expect(((request!.body as { system: Array<{ text: string }> }).system).at(-1)!.text).toBe('Be brief.');
+    expect((request!.body as { system: Array<{ text: string }> }).system.at(-1)!.text).toBe('Be brief.');
     // The settings' default model, as the CLI names the alias.
     expect(request!.body).toMatchObject({ model: 'claude-sonnet-5-5' });
     expect(seen.env.SERVICE_TOKEN).toBe(SECRET_VALUE);
@@ -250,7 +267,13 @@ describe('POST /agents/{id}/execute', () => {
     expect(inData).toContain(`| Sessão | ${done.sessionId} |`);
 
     // Contract 3.10: "Execução concluída", a success.
-    expect(await notificationOf(server.url, executionId)).toMatchObject({ type: 'success', kind: 'execution.completed', title: 'Execução concluída', message: `${done.agentName}: Say hello stand-in:text`, read: false });
+    expect(await notificationOf(server.url, executionId)).toMatchObject({
+      type: 'success',
+      kind: 'execution.completed',
+      title: 'Execução concluída',
+      message: `${done.agentName}: Say hello stand-in:text`,
+      read: false,
+    });
 
     // No answer about the execution or the agent carries the secret.
     for (const urlPath of [
@@ -271,7 +294,10 @@ describe('POST /agents/{id}/execute', () => {
   it("runs an agent made with the panel's defaults (working directory /home/projetos/ or empty) in the projects area", async () => {
     const projects = config.orchestration.workdirRoots[0];
     expect(projects).toBe('/home/projetos');
-    for (const [label, workingDirectory] of [['prefilled', '/home/projetos/'], ['empty', '']] as const) {
+    for (const [label, workingDirectory] of [
+      ['prefilled', '/home/projetos/'],
+      ['empty', ''],
+    ] as const) {
       const agentId = await createAgent(`Panel ${label}`, {}, { workingDirectory: workingDirectory === '' ? null : workingDirectory });
       // The panel sends no workingDirectory when its execute field is empty.
       const task = `Panel ${label} ${randomUUID()}`;
@@ -290,7 +316,12 @@ describe('POST /agents/{id}/execute', () => {
       [agentId, { task: '   ' }, 400, 'body.task: task é obrigatório'],
       [agentId, { task: 'x', extra: 1 }, 400, 'body: Chave inválida: "extra"'],
       [agentId, { task: 'x', instructions: 5 }, 400, 'body.instructions'],
-      [agentId, { task: 'x', workingDirectory: 'relative/dir' }, 400, 'body.workingDirectory: O diretório de trabalho deve ser um caminho absoluto (recebido "relative/dir")'],
+      [
+        agentId,
+        { task: 'x', workingDirectory: 'relative/dir' },
+        400,
+        'body.workingDirectory: O diretório de trabalho deve ser um caminho absoluto (recebido "relative/dir")',
+      ],
       [agentId, { task: 'x', contextFiles: ['/data/uploads/a.txt'] }, 400, 'body.contextFiles.0'],
       [agentId, { task: 'x', contextFiles: [{ originalName: 'a', path: '../etc/passwd', size: 1 }] }, 400, 'body.contextFiles.0.path'],
       [agentId, { task: 'x', repoName: 'org/repo' }, 404, 'Repositório não encontrado: "org/repo"'],
@@ -343,7 +374,11 @@ describe('POST /agents/{id}/execute', () => {
       expect(await answer.json()).toEqual({ error: 'A execução não pôde ser iniciada: o motor de workflows está indisponível' });
       const [latest] = (await api('GET', `/api/executions/history?agentId=${agentId}`)).body.items;
       // It never ran: its startedAt is when it was queued.
-      expect(latest).toMatchObject({ status: 'error', error: 'a execução não pôde ser iniciada (motor de workflows indisponível)', endedAt: expect.any(String) });
+      expect(latest).toMatchObject({
+        status: 'error',
+        error: 'a execução não pôde ser iniciada (motor de workflows indisponível)',
+        endedAt: expect.any(String),
+      });
       expect(latest.startedAt).toBe(latest.createdAt);
     } finally {
       await cut.close();
@@ -355,7 +390,10 @@ describe('POST /agents/{id}/execute', () => {
     const task = `Break ${randomUUID()} stand-in:error status=401`;
     // Its first turn: a text and a Bash call; the model then refuses the credentials (401, which the CLI does not retry).
     const firstTurn = {
-      kind: 'tool_use' as const, name: 'Bash', text: 'Starting the work.', input: { command: 'echo partial-work', description: 'Start' },
+      kind: 'tool_use' as const,
+      name: 'Bash',
+      text: 'Starting the work.',
+      input: { command: 'echo partial-work', description: 'Start' },
       when: (request: RecordedRequest) => promptsOf(request.body).at(-1) === task && toolResultsOf(request.body).length === 0,
     };
     // This run's, and its retry's (below).
@@ -373,7 +411,12 @@ describe('POST /agents/{id}/execute', () => {
     // The first turn was priced; what it printed is kept.
     expect(done.costUsd).toBeGreaterThan(0);
     expectLinesInOrder(done.output, ['Starting the work.', '▸ Bash: echo partial-work', '── Turno 1 ──', 'Resultado: 2 turnos']);
-    expect(await notificationOf(server.url, executionId)).toMatchObject({ type: 'error', kind: 'execution.error', title: 'Execução falhou', message: `${done.agentName}: ${done.error}` });
+    expect(await notificationOf(server.url, executionId)).toMatchObject({
+      type: 'error',
+      kind: 'execution.error',
+      title: 'Execução falhou',
+      message: `${done.agentName}: ${done.error}`,
+    });
     failedExecutionId = executionId;
   });
 });
@@ -407,7 +450,11 @@ describe('output the database refuses during the run', () => {
   it('is kept and stored once it is accepted again: every line once, in order', async () => {
     const agentId = await createAgent('refused-output', {});
     const executionId = await execute(agentId, { task: 'Through an outage stand-in:lines count=30 every=100 tag=outage' });
-    await until('output stored', () => record(executionId), (r) => r.status === 'running' && r.outputSeq >= 2);
+    await until(
+      'output stored',
+      () => record(executionId),
+      (r) => r.status === 'running' && r.outputSeq >= 2,
+    );
     const pool = server.resources.database.pool;
     // MariaDB itself refuses every change of this record's output, as it would when down.
     await pool.query(
@@ -429,7 +476,10 @@ describe('output the database refuses during the run', () => {
     const done = await finished(executionId);
     expect(done.status).toBe('completed');
     expect(done.outputSeq).toBeGreaterThanOrEqual(30);
-    expectLinesInOrder(done.output, Array.from({ length: 30 }, (_, i) => `outage line ${i + 1} of 30`));
+    expectLinesInOrder(
+      done.output,
+      Array.from({ length: 30 }, (_, i) => `outage line ${i + 1} of 30`),
+    );
   });
 });
 
@@ -465,12 +515,18 @@ describe('live output', () => {
       const outputs = received.filter((message) => message.type === 'execution_output');
       expect(outputs.map((message) => message.seq)).toEqual(outputs.map((_message, index) => index + 1));
       const texts = outputs.map((message) => message.data.content).join('\n');
-      expectLinesInOrder(texts, Array.from({ length: 5 }, (_, i) => `${tag} line ${i + 1} of 5`));
+      expectLinesInOrder(
+        texts,
+        Array.from({ length: 5 }, (_, i) => `${tag} line ${i + 1} of 5`),
+      );
       expect(texts).not.toContain(`${tag === 'A' ? 'B' : 'A'} line`);
       const stored = await record(executionId);
       expect(stored.outputSeq).toBe(outputs.length);
       expect(received.at(-1)).toMatchObject({
-        status: 'completed', lastSeq: outputs.length, agentId, source: 'manual',
+        status: 'completed',
+        lastSeq: outputs.length,
+        agentId,
+        source: 'manual',
         data: { sessionId: stored.sessionId, result: stored.result, exitCode: 0, costUsd: stored.costUsd },
       });
     }
@@ -483,7 +539,11 @@ describe('cancel, continue, retry', () => {
     const agentId = await createAgent('slow', {});
     const task = 'Take your time stand-in:lines count=600 every=100 tag=slow';
     const executionId = await execute(agentId, { task });
-    await until('output stored', () => record(executionId), (r) => r.status === 'running' && r.outputSeq >= 2);
+    await until(
+      'output stored',
+      () => record(executionId),
+      (r) => r.status === 'running' && r.outputSeq >= 2,
+    );
     const { pid } = await cliOf(task);
     expect(processRunning(pid)).toBe(true);
 
@@ -501,7 +561,12 @@ describe('cancel, continue, retry', () => {
     expect(done).toMatchObject({ status: 'canceled', error: CANCELLED_ERROR, reportFile: expect.any(String) });
     expect(done.output).toContain('slow line 1 of 600');
     expect(done.output).toContain('slow line 2 of 600');
-    await until('agent process gone', async () => processRunning(pid), (alive) => !alive, 10_000);
+    await until(
+      'agent process gone',
+      async () => processRunning(pid),
+      (alive) => !alive,
+      10_000,
+    );
     // The model's stream was left: the CLI did not read it to its end.
     expect(requestsOf(task)[0]!.streamCompleted).toBe(false);
 
@@ -511,19 +576,32 @@ describe('cancel, continue, retry', () => {
       body: { error: `Execução ${executionId} do agente ${agentId} não encontrada ou já finalizada` },
     });
     const unknown = await api('POST', `/api/agents/${agentId}/cancel/00000000-0000-4000-8000-000000000000`);
-    expect(unknown).toMatchObject({ status: 404, body: { error: `Execução 00000000-0000-4000-8000-000000000000 do agente ${agentId} não encontrada ou já finalizada` } });
+    expect(unknown).toMatchObject({
+      status: 404,
+      body: { error: `Execução 00000000-0000-4000-8000-000000000000 do agente ${agentId} não encontrada ou já finalizada` },
+    });
     // A stop the user asked for raises no notification (contract 3.10: completion and final error only):
     // looked at once the workflow, which would raise it last, has ended.
-    await server.resources.temporal.client.workflow.getHandle(agentExecutionWorkflowId(executionId)).result().catch(() => undefined);
-    expect((await api('GET', '/api/notifications?pageSize=100')).body.notifications.filter((item: any) => item.executionId === executionId)).toEqual([]);
+    await server.resources.temporal.client.workflow
+      .getHandle(agentExecutionWorkflowId(executionId))
+      .result()
+      .catch(() => undefined);
+    expect(
+      (await api('GET', '/api/notifications?pageSize=100')).body.notifications.filter((item: any) => item.executionId === executionId),
+    ).toEqual([]);
   });
 
   it('cancels every active execution at once, running or queued', async () => {
     const agentId = await createAgent('many', {});
     const ids: string[] = [];
-    for (const name of ['One', 'Two', 'Three']) ids.push(await execute(agentId, { task: `${name} stand-in:lines count=600 every=100 tag=${name}` }));
+    for (const name of ['One', 'Two', 'Three'])
+      ids.push(await execute(agentId, { task: `${name} stand-in:lines count=600 every=100 tag=${name}` }));
     // Limit 2: two run, the third waits.
-    await until('two running', () => Promise.all(ids.map(record)), (records) => records.filter((r) => r.status === 'running').length === 2);
+    await until(
+      'two running',
+      () => Promise.all(ids.map(record)),
+      (records) => records.filter((r) => r.status === 'running').length === 2,
+    );
     const active = await api('GET', '/api/executions/active');
     const mine = active.body.filter((item: any) => ids.includes(item.id));
     expect(mine.map((item: any) => [item.executionId, item.status, item.agentConfig.agent_name])).toEqual([
@@ -553,7 +631,14 @@ describe('cancel, continue, retry', () => {
     expect(answer.body).toEqual({ executionId: expect.any(String), status: 'queued' });
     // The stand-in's answer to a prompt without a scenario: "OK".
     expect(done).toMatchObject({
-      status: 'completed', source: 'continue', parentExecutionId: parentId, parentSessionId: sessionId, sessionId, task: 'And then?', instructions: '', result: 'OK',
+      status: 'completed',
+      source: 'continue',
+      parentExecutionId: parentId,
+      parentSessionId: sessionId,
+      sessionId,
+      task: 'And then?',
+      instructions: '',
+      result: 'OK',
     });
     // The CLI resumed the session: the model got the earlier exchange, then the message.
     const [request] = requestsOf('And then?');
@@ -567,8 +652,14 @@ describe('cancel, continue, retry', () => {
       status: 404,
       body: { error: `O agente ${agentId} não tem a sessão no-such-session` },
     });
-    expect(await api('POST', `/api/agents/${agentId}/continue`, { sessionId })).toMatchObject({ status: 400, body: { error: 'body.message: message é obrigatório' } });
-    expect(await api('POST', `/api/agents/${agentId}/continue`, { message: 'x' })).toMatchObject({ status: 400, body: { error: 'body.sessionId: sessionId é obrigatório' } });
+    expect(await api('POST', `/api/agents/${agentId}/continue`, { sessionId })).toMatchObject({
+      status: 400,
+      body: { error: 'body.message: message é obrigatório' },
+    });
+    expect(await api('POST', `/api/agents/${agentId}/continue`, { message: 'x' })).toMatchObject({
+      status: 400,
+      body: { error: 'body.sessionId: sessionId é obrigatório' },
+    });
     expect(await executionCount()).toBe(before);
   });
 
@@ -634,23 +725,40 @@ describe('concurrency', () => {
       const holding = 'Hold the slot stand-in:lines count=600 every=100 tag=hold';
       const waiting = 'Wait for a slot stand-in:lines count=600 every=100 tag=wait';
       const holdingId = await execute(agentId, { task: holding });
-      await until('the first runs', () => record(holdingId), (r) => r.status === 'running' && r.outputSeq >= 1);
+      await until(
+        'the first runs',
+        () => record(holdingId),
+        (r) => r.status === 'running' && r.outputSeq >= 1,
+      );
       const waitingId = await execute(agentId, { task: waiting });
       // Limit 1: it waits while the first streams on.
-      const before = await until('the first streams on', () => record(holdingId), (r) => r.outputSeq >= 5);
+      const before = await until(
+        'the first streams on',
+        () => record(holdingId),
+        (r) => r.outputSeq >= 5,
+      );
       expect((await record(waitingId)).status).toBe('queued');
       expect(requestsOf(waiting)).toEqual([]);
 
       expect((await api('PUT', '/api/settings', { maxConcurrent: 2 })).status).toBe(200);
       expect((await api('GET', '/api/settings')).body).toMatchObject({ maxConcurrent: 2 });
-      await until('the waiting one runs', () => record(waitingId), (r) => r.status === 'running' && r.outputSeq >= 1, 60_000);
+      await until(
+        'the waiting one runs',
+        () => record(waitingId),
+        (r) => r.status === 'running' && r.outputSeq >= 1,
+        60_000,
+      );
       await cliOf(waiting);
       // Started with the first still running (its stream not ended): no slot was freed for it.
       const first = await record(holdingId);
       expect(first).toMatchObject({ status: 'running', endedAt: null });
       expect(first.outputSeq).toBeGreaterThan(before.outputSeq);
       expect(requestsOf(holding).map((request) => request.endedAt)).toEqual([undefined]);
-      expect((await api('GET', '/api/executions/active')).body.filter((item: any) => [holdingId, waitingId].includes(item.id)).map((item: any) => item.status)).toEqual(['running', 'running']);
+      expect(
+        (await api('GET', '/api/executions/active')).body
+          .filter((item: any) => [holdingId, waitingId].includes(item.id))
+          .map((item: any) => item.status),
+      ).toEqual(['running', 'running']);
 
       expect((await api('POST', '/api/executions/cancel-all')).body).toMatchObject({ cancelled: true, count: 2 });
       for (const id of [holdingId, waitingId]) expect(await finished(id)).toMatchObject({ status: 'canceled' });
@@ -664,7 +772,10 @@ describe('concurrency across workers', () => {
   it('holds the limit with two workers polling the queue, each able to run one agent', async () => {
     // With one run at a time per worker, two agents at once means both workers ran one.
     await agents.stopWorker();
-    const pair = [await startAgentsWorker(agentConfig, logger, { activitySlots: 1 }), await startAgentsWorker(agentConfig, logger, { activitySlots: 1 })];
+    const pair = [
+      await startAgentsWorker(agentConfig, logger, { activitySlots: 1 }),
+      await startAgentsWorker(agentConfig, logger, { activitySlots: 1 }),
+    ];
     try {
       const agentId = await createAgent('two-workers', {});
       const tasks = Array.from({ length: 4 }, (_, index) => `Shared ${index} stand-in:lines count=4 every=300 tag=shared${index}`);
@@ -726,13 +837,27 @@ describe('a worker that stops mid-execution', () => {
     // A long Bash tool call of the CLI.
     const task = 'Interrupted stand-in:sleep seconds=300';
     const executionId = await execute(agentId, { task });
-    await until('run started', () => record(executionId), (r) => r.status === 'running');
+    await until(
+      'run started',
+      () => record(executionId),
+      (r) => r.status === 'running',
+    );
     const shell = await sleeperOf(executionId);
     const { pid } = await cliOf(task);
 
     await agents.stopWorker(); // the SDK cancels running activities after its grace time
-    await until('agent process gone', async () => processRunning(pid), (alive) => !alive, 10_000);
-    await until('its tool gone', async () => processRunning(shell), (alive) => !alive, 10_000);
+    await until(
+      'agent process gone',
+      async () => processRunning(pid),
+      (alive) => !alive,
+      10_000,
+    );
+    await until(
+      'its tool gone',
+      async () => processRunning(shell),
+      (alive) => !alive,
+      10_000,
+    );
 
     first = await startWorker(); // finishes the workflow the stopped worker left
     const done = await finished(executionId);
@@ -748,7 +873,11 @@ describe('a worker that stops mid-execution', () => {
     const quickAgent = await createAgent('after', {});
     const slowTask = 'Long job stand-in:sleep seconds=300';
     const slowId = await execute(slowAgent, { task: slowTask });
-    await until('slow run started', () => record(slowId), (r) => r.status === 'running');
+    await until(
+      'slow run started',
+      () => record(slowId),
+      (r) => r.status === 'running',
+    );
     await sleeperOf(slowId);
     const { pid: agentPid } = await cliOf(slowTask);
     const quickId = await execute(quickAgent, { task: 'Next in line stand-in:text' });
@@ -757,7 +886,12 @@ describe('a worker that stops mid-execution', () => {
     first.child.kill('SIGKILL');
     expect(await first.exited).toBeNull();
     // The kernel kills the agent with its worker (parent-death signal), so it never outlives its slot.
-    await until('agent process gone with its worker', async () => processRunning(agentPid), (alive) => !alive, 10_000);
+    await until(
+      'agent process gone with its worker',
+      async () => processRunning(agentPid),
+      (alive) => !alive,
+      10_000,
+    );
     await startWorker();
 
     const slow = await finished(slowId, 90_000);

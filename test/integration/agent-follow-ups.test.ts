@@ -71,13 +71,23 @@ describe('retry on failure and delegation, with the real CLI', () => {
     const retry = received.find((message) => message.type === 'execution_retry');
     const reason = `claude-code terminou com o código 1: Invalid API key · Fix external API key (${CREDENTIALS_HINT})`;
     expect(retry).toMatchObject({
-      executionId, agentId: agent.id, agentName: agent.name, attempt: 1, maxRetries: 2, nextRetryIn: RETRY_DELAY_MS / 1000, reason,
+      executionId,
+      agentId: agent.id,
+      agentName: agent.name,
+      attempt: 1,
+      maxRetries: 2,
+      nextRetryIn: RETRY_DELAY_MS / 1000,
+      reason,
       data: { attempt: 1, maxRetries: 2, nextRetryIn: RETRY_DELAY_MS / 1000, reason },
     });
     // Two runs, one retry between them, and one final message: the second run's.
     expect(received.filter((message) => message.type === 'execution_started')).toHaveLength(2);
     expect(received.filter((message) => message.type === 'execution_retry')).toHaveLength(1);
-    expect(received.at(-1)).toMatchObject({ type: 'execution_complete', status: 'completed', data: { result: 'Stand-in answer in four parts.' } });
+    expect(received.at(-1)).toMatchObject({
+      type: 'execution_complete',
+      status: 'completed',
+      data: { result: 'Stand-in answer in four parts.' },
+    });
     const record = (await call('GET', `/api/executions/history/${executionId}`)).body;
     expect(record).toMatchObject({ status: 'completed', attempt: 2, error: null, result: 'Stand-in answer in four parts.' });
     expect(model.messages().filter((request) => request.answer === 'queue')).toHaveLength(1);
@@ -92,7 +102,9 @@ describe('retry on failure and delegation, with the real CLI', () => {
     const received = await untilFinal(probe, executionId);
 
     expect(received.filter((message) => message.type === 'execution_started')).toHaveLength(2);
-    expect(received.filter((message) => message.type === 'execution_retry').map((message) => [message.attempt, message.maxRetries])).toEqual([[1, 1]]);
+    expect(
+      received.filter((message) => message.type === 'execution_retry').map((message) => [message.attempt, message.maxRetries]),
+    ).toEqual([[1, 1]]);
     expect(received.at(-1)).toMatchObject({ type: 'execution_error', status: 'error' });
     const record = (await call('GET', `/api/executions/history/${executionId}`)).body;
     expect(record).toMatchObject({ status: 'error', attempt: 2, error: expect.stringContaining('Invalid API key') });
@@ -106,7 +118,9 @@ describe('retry on failure and delegation, with the real CLI', () => {
     const executionId = await execute(agent.id, 'stand-in:error status=401', clientId);
     const received = await untilFinal(probe, executionId);
 
-    expect(received.map((message) => message.type).filter((type) => type === 'execution_started' || type === 'execution_retry')).toEqual(['execution_started']);
+    expect(received.map((message) => message.type).filter((type) => type === 'execution_started' || type === 'execution_retry')).toEqual([
+      'execution_started',
+    ]);
     expect((await call('GET', `/api/executions/history/${executionId}`)).body).toMatchObject({ status: 'error', attempt: 1 });
   }, 60_000);
 
@@ -140,8 +154,14 @@ describe('retry on failure and delegation, with the real CLI', () => {
     // Depth 1: agent B gets A's result as its task, in A's working directory, for the same client.
     const [depth1] = await delegatedFrom(rootId);
     expect(depth1).toMatchObject({
-      agentId: second.id, source: 'delegation', task: 'Stand-in answer in four parts.', delegationDepth: 1,
-      clientId, workingDirectory: rootRecord.workingDirectory, status: 'completed', result: 'OK',
+      agentId: second.id,
+      source: 'delegation',
+      task: 'Stand-in answer in four parts.',
+      delegationDepth: 1,
+      clientId,
+      workingDirectory: rootRecord.workingDirectory,
+      status: 'completed',
+      result: 'OK',
     });
     // Depth 2: back to A, which would delegate again; the bound (2) stops the chain there.
     const [depth2] = await delegatedFrom(depth1!.id);
@@ -150,7 +170,11 @@ describe('retry on failure and delegation, with the real CLI', () => {
 
     // What the terminal showed, in order: each run's completion, then its hand-over line, then the next run.
     const summary = heard
-      .filter((message) => message.type === 'execution_complete' || (message.type === 'execution_output' && message.data.type === 'system' && !message.data.content.startsWith('Resultado:')))
+      .filter(
+        (message) =>
+          message.type === 'execution_complete' ||
+          (message.type === 'execution_output' && message.data.type === 'system' && !message.data.content.startsWith('Resultado:')),
+      )
       .map((message) => [message.executionId, message.type === 'execution_complete' ? 'complete' : message.data.content]);
     expect(summary).toEqual([
       [rootId, 'complete'],
@@ -161,7 +185,9 @@ describe('retry on failure and delegation, with the real CLI', () => {
       [depth2!.id, boundLine],
     ]);
     expect(heard.find((message) => message.type === 'execution_complete' && message.executionId === depth1!.id)).toMatchObject({
-      agentId: second.id, agentName: second.name, data: { result: 'OK' },
+      agentId: second.id,
+      agentName: second.name,
+      data: { result: 'OK' },
     });
   }, 180_000);
 });

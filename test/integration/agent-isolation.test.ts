@@ -10,13 +10,28 @@ import { pruneStore } from '../../activities/agents/agent-sessions';
 import { DEFAULT_LEASE_DIR, leaseAgentUser, processesOf } from '../../activities/agents/agent-users';
 import { SETPRIV } from '../../activities/agents/parent-death';
 import { agentBaseEnv } from '../../activities/agents/agent-env';
-import { AgentCancelledError, AgentProcessError, runAgent, SESSION_NOT_KEPT_LINE, type AgentRunSummary, type RunAgentOptions } from '../../activities/agents/run-agent';
+import {
+  AgentCancelledError,
+  AgentProcessError,
+  runAgent,
+  SESSION_NOT_KEPT_LINE,
+  type AgentRunSummary,
+  type RunAgentOptions,
+} from '../../activities/agents/run-agent';
 import { agentIsolation, detectAgentIsolation, AGENT_GROUP, type AgentIsolation } from '../../lib/agent-isolation';
 import { config, ConfigError, loadConfig } from '../../lib/config';
 import { logger } from '../../lib/logger';
 import { repoRoot } from '../../lib/paths';
 import { agentGroupId, agentWorkspace } from '../support/agent-workspace';
-import { promptsOf, standInEnv, startStandInModel, toolResultsOf, type ClientProcess, type RecordedRequest, type StandInModel } from '../fixtures/stand-in-model';
+import {
+  promptsOf,
+  standInEnv,
+  startStandInModel,
+  toolResultsOf,
+  type ClientProcess,
+  type RecordedRequest,
+  type StandInModel,
+} from '../fixtures/stand-in-model';
 import { rejection, until } from '../support/waiting';
 
 /**
@@ -70,7 +85,9 @@ function startRun(command: string | null = null, overrides: Partial<RunAgentOpti
   const prompt = `Probe ${runs} ${randomUUID()}`;
   if (command !== null) {
     model.enqueue({
-      kind: 'tool_use', name: 'Bash', input: { command, description: 'Probe' },
+      kind: 'tool_use',
+      name: 'Bash',
+      input: { command, description: 'Probe' },
       when: (request) => promptsOf(request.body).at(-1) === prompt && toolResultsOf(request.body).length === 0,
     });
   }
@@ -100,7 +117,12 @@ function startRun(command: string | null = null, overrides: Partial<RunAgentOpti
 
 /** Waits (bounded) until the run's CLI has asked the model, so the stand-in has seen its process. */
 const asking = (run: ReturnType<typeof startRun>) =>
-  until(`the CLI of ${run.prompt} asks the model`, async () => run.requests()[0]?.client ?? null, (client) => client !== null, 30_000);
+  until(
+    `the CLI of ${run.prompt} asks the model`,
+    async () => run.requests()[0]?.client ?? null,
+    (client) => client !== null,
+    30_000,
+  );
 
 /** A shell loop trying to read each path (a directory: list it): "<path>\t<ok or the reason>" per line. */
 function readProbe(paths: string[]): string {
@@ -110,11 +132,19 @@ function readProbe(paths: string[]): string {
 
 /** The lines of a probe's output as a map. */
 const outcomes = (output: string): Record<string, string> =>
-  Object.fromEntries(output.trim().split('\n').map((line) => line.split('\t') as [string, string]));
+  Object.fromEntries(
+    output
+      .trim()
+      .split('\n')
+      .map((line) => line.split('\t') as [string, string]),
+  );
 
 /** Files under a directory, relative, that end in .jsonl, sorted. */
 const sessionFilesIn = (dir: string): string[] =>
-  fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.jsonl')).sort();
+  fs
+    .readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.jsonl'))
+    .sort();
 
 describe('an agent started by a root service', () => {
   it('runs as an unprivileged user of the pool, with its HOME, the pool group only and the umask 0007', async () => {
@@ -217,8 +247,14 @@ describe('an agent started by a root service', () => {
     const target = path.join(outside, 'escape');
     fs.symlinkSync(outside, path.join(workspace, 'link-out'));
     for (const [cwd, message] of [
-      [path.join(outside, 'not-a-root', 'x'), `O diretório de trabalho "${path.join(outside, 'not-a-root', 'x')}" está fora dos diretórios permitidos (${workspace})`],
-      [path.join(workspace, 'link-out', 'escape'), `O diretório de trabalho "${path.join(workspace, 'link-out', 'escape')}" leva para fora dos diretórios permitidos (${workspace}) por um link simbólico (para "${target}")`],
+      [
+        path.join(outside, 'not-a-root', 'x'),
+        `O diretório de trabalho "${path.join(outside, 'not-a-root', 'x')}" está fora dos diretórios permitidos (${workspace})`,
+      ],
+      [
+        path.join(workspace, 'link-out', 'escape'),
+        `O diretório de trabalho "${path.join(workspace, 'link-out', 'escape')}" leva para fora dos diretórios permitidos (${workspace}) por um link simbólico (para "${target}")`,
+      ],
     ] as const) {
       const run = startRun(null, { cwd });
       const error = await rejection(run.outcome);
@@ -237,7 +273,9 @@ describe('an agent started by a root service', () => {
     fs.chmodSync(closed, 0o700);
     const error = await rejection(startRun(null, { cwd: closed }).outcome);
     expect(error.message).toMatch(
-      new RegExp(`^o diretório de trabalho "${closed}" não permite escrita ao usuário do agente agentrun\\d+ \\(grupo do pool\\): dê-o ao grupo \\(chgrp ${AGENT_GROUP}; chmod g\\+rwx\\)$`),
+      new RegExp(
+        `^o diretório de trabalho "${closed}" não permite escrita ao usuário do agente agentrun\\d+ \\(grupo do pool\\): dê-o ao grupo \\(chgrp ${AGENT_GROUP}; chmod g\\+rwx\\)$`,
+      ),
     );
   });
 
@@ -267,7 +305,7 @@ describe('an agent started by a root service', () => {
     // Settings with hooks, a shell start file, a transcript of another id and a link to the key file, beside the CLI's own session.
     const first = startRun(
       [
-        "mkdir -p ~/.claude/projects/-proj",
+        'mkdir -p ~/.claude/projects/-proj',
         `printf '%s' '{"hooks":{"SessionStart":[]}}' > ~/.claude/settings.json`,
         "echo 'echo planted' > ~/.bashrc",
         `echo '{"type":"user"}' > ~/.claude/projects/-proj/${planted}.jsonl`,
@@ -299,7 +337,10 @@ describe('an agent started by a root service', () => {
     const second = startRun(readProbe(leftBehind), { isolation: one });
     await second.outcome;
     expect(second.client().uid).toBe(first.client().uid);
-    expect(leftBehind.map((file) => outcomes(second.toolOutput())[file])).toEqual(['No such file or directory', 'No such file or directory']);
+    expect(leftBehind.map((file) => outcomes(second.toolOutput())[file])).toEqual([
+      'No such file or directory',
+      'No such file or directory',
+    ]);
   });
 
   it('a session the store cannot keep (its disk full) costs the session, not the run: the run ends as it ran and says so', async () => {
@@ -318,7 +359,11 @@ describe('an agent started by a root service', () => {
         fs.closeSync(filler);
       }
       const lines: string[] = [];
-      const run = startRun(null, { isolation: { ...pool, users: [last] }, sessions: { store, agentId: 'agent-full' }, onOutput: (chunk) => void lines.push(`${chunk.type}:${chunk.content}`) });
+      const run = startRun(null, {
+        isolation: { ...pool, users: [last] },
+        sessions: { store, agentId: 'agent-full' },
+        onOutput: (chunk) => void lines.push(`${chunk.type}:${chunk.content}`),
+      });
       const summary = await run.outcome;
 
       expect(summary).toMatchObject({ exitCode: 0, sessionId: expect.any(String) });
@@ -349,13 +394,18 @@ describe('an agent started by a root service', () => {
 
     // A learned B's session id (it is on the CLI's command line): a continue of it finds nothing...
     const resumedByA = await rejection(asAgent('agent-a', null, victim).outcome);
-    expect(resumedByA.message).toBe(`claude-code terminou com o código 1: No conversation found with session ID: ${victim}\nstderr: No conversation found with session ID: ${victim}`);
+    expect(resumedByA.message).toBe(
+      `claude-code terminou com o código 1: No conversation found with session ID: ${victim}\nstderr: No conversation found with session ID: ${victim}`,
+    );
     // ...and a run of A overwrites that file in the HOME, and leaves another.
-    const a = asAgent('agent-a', [
-      `mkdir -p ~/.claude/projects/${project} ~/.claude/projects/-other`,
-      `echo 'A planted this' > ~/.claude/projects/${project}/${victim}.jsonl`,
-      "echo 'not reported' > ~/.claude/projects/-other/eeeeeeee-2222-4333-8444-555555555555.jsonl",
-    ].join(' && '));
+    const a = asAgent(
+      'agent-a',
+      [
+        `mkdir -p ~/.claude/projects/${project} ~/.claude/projects/-other`,
+        `echo 'A planted this' > ~/.claude/projects/${project}/${victim}.jsonl`,
+        "echo 'not reported' > ~/.claude/projects/-other/eeeeeeee-2222-4333-8444-555555555555.jsonl",
+      ].join(' && '),
+    );
     const own = (await a.outcome).sessionId!;
 
     expect(sessionFilesIn(store)).toEqual([`agent-a/${project}/${own}.jsonl`, `agent-b/${project}/${victim}.jsonl`].sort());
@@ -385,14 +435,20 @@ describe('an agent started by a root service', () => {
     const stat = fs.statSync(tmp);
 
     const other = pool.users.find((user) => user.uid !== aSeen.uid)!;
-    const b = startRun(readProbe([tmp, path.join(tmp, 'scratch'), path.join(other.home, '.tmp')]), { isolation: { ...pool, users: [other] } });
+    const b = startRun(readProbe([tmp, path.join(tmp, 'scratch'), path.join(other.home, '.tmp')]), {
+      isolation: { ...pool, users: [other] },
+    });
     await b.outcome;
     controller.abort();
     await aOutcome;
 
     expect([aSeen.env.TMPDIR, aSeen.env.TMP, aSeen.env.TEMP]).toEqual([tmp, tmp, tmp]);
     expect([stat.uid, stat.mode & 0o7777]).toEqual([aSeen.uid, 0o700]);
-    expect(outcomes(b.toolOutput())).toEqual({ [tmp]: 'Permission denied', [path.join(tmp, 'scratch')]: 'Permission denied', [path.join(other.home, '.tmp')]: 'ok' });
+    expect(outcomes(b.toolOutput())).toEqual({
+      [tmp]: 'Permission denied',
+      [path.join(tmp, 'scratch')]: 'Permission denied',
+      [path.join(other.home, '.tmp')]: 'ok',
+    });
     // Emptied with the HOME when the lease ends.
     expect(fs.existsSync(tmp)).toBe(false);
   });
@@ -401,11 +457,15 @@ describe('an agent started by a root service', () => {
     const user = pool.users[pool.users.length - 3]!;
     const lease = await leaseAgentUser([user]);
     // Its own session and group (as `setsid` would give it): no group kill reaches it.
-    const escaped = spawn(SETPRIV, [`--reuid=${user.uid}`, `--regid=${user.gid}`, `--groups=${user.gid}`, '--', 'sleep', '300'], { detached: true, stdio: 'ignore' });
+    const escaped = spawn(SETPRIV, [`--reuid=${user.uid}`, `--regid=${user.gid}`, `--groups=${user.gid}`, '--', 'sleep', '300'], {
+      detached: true,
+      stdio: 'ignore',
+    });
     const ended = new Promise<NodeJS.Signals | null>((resolve) => escaped.once('exit', (_code, signal) => resolve(signal)));
     // setpriv switches to the user after its own start: wait (bounded) until /proc shows the process as the user's.
     const deadline = Date.now() + 10_000;
-    while (!(await processesOf(user.uid)).includes(escaped.pid!) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    while (!(await processesOf(user.uid)).includes(escaped.pid!) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 10));
     expect(await processesOf(user.uid)).toEqual([escaped.pid]);
     await lease.release();
     expect(await ended).toBe('SIGKILL');
@@ -458,7 +518,12 @@ describe('the real Claude Code CLI, service running as root', () => {
 
   it('completes a run with the default bypassPermissions and the scripted answer', async () => {
     const prompt = 'Say the word: isolated';
-    model.enqueue({ kind: 'text', text: 'The word is isolated.', deltas: 3, when: (request) => JSON.stringify(request.body).includes(prompt) });
+    model.enqueue({
+      kind: 'text',
+      text: 'The word is isolated.',
+      deltas: 3,
+      when: (request) => JSON.stringify(request.body).includes(prompt),
+    });
     const events: string[] = [];
     const summary = await runAgent({
       command: claudeCli,
@@ -472,7 +537,13 @@ describe('the real Claude Code CLI, service running as root', () => {
       },
     });
 
-    expect(summary).toMatchObject({ exitCode: 0, signal: null, error: null, resultText: 'The word is isolated.', output: 'The word is isolated.' });
+    expect(summary).toMatchObject({
+      exitCode: 0,
+      signal: null,
+      error: null,
+      resultText: 'The word is isolated.',
+      output: 'The word is isolated.',
+    });
     expect(summary.sessionId).toMatch(/^[0-9a-f-]{36}$/);
     expect(events[0]).toBe('init');
     expect(events).toContain('text');
@@ -497,7 +568,10 @@ describe('the real Claude Code CLI, service running as root', () => {
     const first = await runAgent({ ...options('first question'), isolation: { ...pool, users: [last] } });
     expect(fs.readdirSync(last.home)).toEqual([]);
     model.enqueue({ kind: 'text', text: 'Second answer.', when: (request) => JSON.stringify(request.body).includes('second question') });
-    const second = await runAgent({ ...options('second question'), run: { prompt: 'second question', maxTurns: 2, resumeSessionId: first.sessionId! } });
+    const second = await runAgent({
+      ...options('second question'),
+      run: { prompt: 'second question', maxTurns: 2, resumeSessionId: first.sessionId! },
+    });
 
     expect(second).toMatchObject({ exitCode: 0, error: null, resultText: 'Second answer.', sessionId: first.sessionId });
     // The resumed conversation reached the model with the first exchange in it.
@@ -510,7 +584,8 @@ describe('who agents run as', () => {
   it('a service that is not root runs them as itself and says why', () => {
     expect(detectAgentIsolation(20, 1000)).toEqual({
       mode: 'service-user',
-      reason: "the service runs as uid 1000, not root, so it cannot switch users: agents run as the service's own user and can read what it can",
+      reason:
+        "the service runs as uid 1000, not root, so it cannot switch users: agents run as the service's own user and can read what it can",
     });
   });
 
@@ -519,8 +594,13 @@ describe('who agents run as', () => {
     const capture = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
     const root = path.join(outside, 'service-user-root');
     await prepareAgentHost({ orchestration: { ...config.orchestration, workdirRoots: [root] } }, capture, detectAgentIsolation(20, 1000));
-    const warning = lines.map((line) => JSON.parse(line) as { level: number; msg: string; agentIsolation?: { mode: string } }).find((entry) => entry.level === 40);
-    expect(warning).toMatchObject({ msg: 'agents run as the service user: they are not isolated from it', agentIsolation: { mode: 'service-user' } });
+    const warning = lines
+      .map((line) => JSON.parse(line) as { level: number; msg: string; agentIsolation?: { mode: string } })
+      .find((entry) => entry.level === 40);
+    expect(warning).toMatchObject({
+      msg: 'agents run as the service user: they are not isolated from it',
+      agentIsolation: { mode: 'service-user' },
+    });
   });
 
   it('root without the pool refuses to run agents rather than run them as root', async () => {
@@ -576,10 +656,12 @@ describe('the stack start (scripts/stack/agent-users.sh reach)', () => {
   const script = path.join(repoRoot, 'scripts/stack/agent-users.sh');
   const reach = (repo?: string) => spawnSync('bash', [script, 'reach', ...(repo ? [repo] : [])], { encoding: 'utf8' });
 
-  it("says the pool reaches node and the agent CLIs of this clone", () => {
+  it('says the pool reaches node and the agent CLIs of this clone', () => {
     const result = reach();
     expect(result.status).toBe(0);
-    expect(result.stdout).toContain(`agentrun1 reaches ${execFileSync('sh', ['-c', 'command -v node'], { encoding: 'utf8' }).trim()} and the agent CLIs of ${repoRoot}`);
+    expect(result.stdout).toContain(
+      `agentrun1 reaches ${execFileSync('sh', ['-c', 'command -v node'], { encoding: 'utf8' }).trim()} and the agent CLIs of ${repoRoot}`,
+    );
   });
 
   it('fails naming the directory the pool cannot enter (a clone under a 0700 directory, as /root)', () => {

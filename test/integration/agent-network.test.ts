@@ -66,7 +66,9 @@ it("refuses every connection from a run to the stack's services, and lets other 
     .join('; ');
   const prompt = `Probe the network ${randomUUID()}`;
   model.enqueue({
-    kind: 'tool_use', name: 'Bash', input: { command, description: 'Probe the network' },
+    kind: 'tool_use',
+    name: 'Bash',
+    input: { command, description: 'Probe the network' },
     when: (request) => promptsOf(request.body).at(-1) === prompt && toolResultsOf(request.body).length === 0,
   });
   const summary = await runAgent({
@@ -86,7 +88,12 @@ it("refuses every connection from a run to the stack's services, and lets other 
   // What the tool printed, as the CLI sent it back to the model.
   const [result] = toolResultsOf(answer!.body);
   expect(result!.isError).toBe(false);
-  const seen = Object.fromEntries(result!.text.trim().split('\n').map((line) => [line.slice(0, line.indexOf(' ')), line.slice(line.indexOf(' ') + 1)]));
+  const seen = Object.fromEntries(
+    result!.text
+      .trim()
+      .split('\n')
+      .map((line) => [line.slice(0, line.indexOf(' ')), line.slice(line.indexOf(' ') + 1)]),
+  );
   expect(Object.fromEntries(Object.entries(guarded).map(([name, target]) => [name, seen[target]]))).toEqual(
     Object.fromEntries(Object.keys(guarded).map((name) => [name, 'Connection refused'])),
   );

@@ -14,7 +14,15 @@ import {
   runAgent,
   type RunAgentOptions,
 } from '../../activities/agents/run-agent';
-import { promptsOf, standInEnv, STAND_IN_TEXT, startStandInModel, toolResultsOf, type RecordedRequest, type StandInModel } from '../fixtures/stand-in-model';
+import {
+  promptsOf,
+  standInEnv,
+  STAND_IN_TEXT,
+  startStandInModel,
+  toolResultsOf,
+  type RecordedRequest,
+  type StandInModel,
+} from '../fixtures/stand-in-model';
 import { agentWorkspace } from '../support/agent-workspace';
 import { rejection, until } from '../support/waiting';
 
@@ -69,18 +77,29 @@ function startCli(prompt: string, run: Partial<AgentRunOptions> = {}, overrides:
     },
     ...overrides,
   });
-  const requests = (): RecordedRequest[] => model.messages().filter((request) => request.receivedAt >= since && promptsOf(request.body).at(-1) === prompt);
+  const requests = (): RecordedRequest[] =>
+    model.messages().filter((request) => request.receivedAt >= since && promptsOf(request.body).at(-1) === prompt);
   return { outcome, events, raws, printed, cwd, requests };
 }
 
 /** The first message request of a prompt, once the CLI sent it (the CLI is then waiting for its answer). */
 const firstRequest = (run: { requests: () => RecordedRequest[] }) =>
-  until('the CLI asks the model', async () => run.requests()[0], (request) => request !== undefined, 30_000).then((request) => request!);
+  until(
+    'the CLI asks the model',
+    async () => run.requests()[0],
+    (request) => request !== undefined,
+    30_000,
+  ).then((request) => request!);
 
 /** The pid a stand-in:sleep tool call wrote (its shell's), once written. */
 async function sleeperPid(cwd: string): Promise<number> {
   const file = path.join(cwd, 'sleeper.pid');
-  const text = await until('the tool wrote its pid', async () => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : ''), (found) => found !== '', 30_000);
+  const text = await until(
+    'the tool wrote its pid',
+    async () => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : ''),
+    (found) => found !== '',
+    30_000,
+  );
   return Number(text);
 }
 
@@ -113,7 +132,17 @@ function isZombie(pid: number): boolean {
   }
 }
 
-const commandLine = (...options: string[]) => [claudeCli, '-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages', '--max-turns', '5', ...options];
+const commandLine = (...options: string[]) => [
+  claudeCli,
+  '-p',
+  '--output-format',
+  'stream-json',
+  '--verbose',
+  '--include-partial-messages',
+  '--max-turns',
+  '5',
+  ...options,
+];
 
 describe('running the agent process (the real Claude Code CLI)', () => {
   it('sends the prompt on stdin and reports the session, the streamed text and the result', async () => {
@@ -154,7 +183,11 @@ describe('running the agent process (the real Claude Code CLI)', () => {
   it('passes --resume with the session id, the model and the permission mode, and keeps the session', async () => {
     const first = await startCli('Remember this. stand-in:text').outcome;
     const sessionId = first.sessionId!;
-    const { outcome, printed, requests } = startCli('Continue', { resumeSessionId: sessionId, model: 'claude-sonnet-4-6', permissionMode: 'plan' });
+    const { outcome, printed, requests } = startCli('Continue', {
+      resumeSessionId: sessionId,
+      model: 'claude-sonnet-4-6',
+      permissionMode: 'plan',
+    });
     const summary = await outcome;
 
     // The resumed conversation: its first prompt, then this one.
@@ -162,7 +195,13 @@ describe('running the agent process (the real Claude Code CLI)', () => {
     expect(promptsOf(request!.body)).toEqual(['Remember this. stand-in:text', 'Continue']);
     expect(request!.client!.argv).toEqual(commandLine('--permission-mode', 'plan', '--model', 'claude-sonnet-4-6', '--resume', sessionId));
     expect(request!.body).toMatchObject({ model: 'claude-sonnet-4-6' });
-    expect(JSON.parse(printed[0]!)).toMatchObject({ type: 'system', subtype: 'init', session_id: sessionId, model: 'claude-sonnet-4-6', permissionMode: 'plan' });
+    expect(JSON.parse(printed[0]!)).toMatchObject({
+      type: 'system',
+      subtype: 'init',
+      session_id: sessionId,
+      model: 'claude-sonnet-4-6',
+      permissionMode: 'plan',
+    });
     expect(summary).toMatchObject({ sessionId, output: 'OK', resultText: 'OK', turns: 1, error: null });
   });
 
@@ -181,7 +220,11 @@ describe('running the agent process (the real Claude Code CLI)', () => {
   });
 
   it("gives the agent its run's record and attempt; a secret of the same name does not pass for them", async () => {
-    const run = startCli('Which run? stand-in:text', {}, { secrets: { AGENT_EXECUTION_ID: 'forged' }, runEnv: { AGENT_EXECUTION_ID: 'execution-1', AGENT_EXECUTION_ATTEMPT: '2' } });
+    const run = startCli(
+      'Which run? stand-in:text',
+      {},
+      { secrets: { AGENT_EXECUTION_ID: 'forged' }, runEnv: { AGENT_EXECUTION_ID: 'execution-1', AGENT_EXECUTION_ATTEMPT: '2' } },
+    );
     await run.outcome;
     const { client } = run.requests()[0]!;
 
@@ -217,27 +260,44 @@ describe('running the agent process (the real Claude Code CLI)', () => {
     const line = `No conversation found with session ID: ${missing}`;
     // The terminal's lines: the result summary, and standard error as a stderr line.
     expect(chunks).toHaveLength(2);
-    expect(chunks).toEqual(expect.arrayContaining([
-      { type: 'system', content: expect.stringMatching(/^Resultado: 0 turnos \| custo: \$0\.0000 \| /) },
-      { type: 'stderr', content: line },
-    ]));
+    expect(chunks).toEqual(
+      expect.arrayContaining([
+        { type: 'system', content: expect.stringMatching(/^Resultado: 0 turnos \| custo: \$0\.0000 \| /) },
+        { type: 'stderr', content: line },
+      ]),
+    );
 
     expect(error).toBeInstanceOf(AgentProcessError);
     expect(error.message).toBe(`claude-code terminou com o código 1: ${line}\nstderr: ${line}`);
     const summary = (error as AgentProcessError).summary;
-    expect(summary).toMatchObject({ exitCode: 1, signal: null, costUsd: 0, turns: 0, resultText: line, output: '', error: error.message, stderr: `${line}\n` });
+    expect(summary).toMatchObject({
+      exitCode: 1,
+      signal: null,
+      costUsd: 0,
+      turns: 0,
+      resultText: line,
+      output: '',
+      error: error.message,
+      stderr: `${line}\n`,
+    });
     expect(summary.sessionId).toBe(missing);
     expect(requests()).toEqual([]);
   });
 
   it('reports a wrong argument list through the CLI exit code and its stderr', async () => {
     const chunks: OutputChunk[] = [];
-    const { outcome } = startCli('Never asked', {}, {
-      cli: { ...claudeCode, buildArgs: () => ['-p', '--output-format', 'stream-json', '--max-turns', '1'] },
-      onOutput: (chunk) => void chunks.push(chunk),
-    });
+    const { outcome } = startCli(
+      'Never asked',
+      {},
+      {
+        cli: { ...claudeCode, buildArgs: () => ['-p', '--output-format', 'stream-json', '--max-turns', '1'] },
+        onOutput: (chunk) => void chunks.push(chunk),
+      },
+    );
     const error = await rejection(outcome);
-    expect(error.message).toBe('claude-code terminou com o código 1\nstderr: Error: When using --print, --output-format=stream-json requires --verbose');
+    expect(error.message).toBe(
+      'claude-code terminou com o código 1\nstderr: Error: When using --print, --output-format=stream-json requires --verbose',
+    );
     expect(chunks).toEqual([{ type: 'stderr', content: 'Error: When using --print, --output-format=stream-json requires --verbose' }]);
   });
 
@@ -300,7 +360,13 @@ describe('running the agent process (the real Claude Code CLI)', () => {
     cwd: path.join(workspace, `fake-${randomUUID()}`),
     workdirRoots: [workspace],
     isolation: { mode: 'service-user', reason: 'the test' },
-    baseEnv: { ...agentBaseEnv(process.env), FAKE_AGENT_RECORD: recordFile, FAKE_AGENT_SPAWN_CHILD: '1', FAKE_AGENT_ORPHAN_CHILD: '1', ...knobs },
+    baseEnv: {
+      ...agentBaseEnv(process.env),
+      FAKE_AGENT_RECORD: recordFile,
+      FAKE_AGENT_SPAWN_CHILD: '1',
+      FAKE_AGENT_ORPHAN_CHILD: '1',
+      ...knobs,
+    },
   });
 
   // Fake agent: the real CLI starts each tool in a session and process group of its own (a Bash
@@ -337,7 +403,9 @@ describe('running the agent process (the real Claude Code CLI)', () => {
   it('after a normal exit, ends what a tool of the CLI left running in the background', async () => {
     const prompt = `Start a server ${randomUUID()}`;
     model.enqueue({
-      kind: 'tool_use', name: 'Bash', input: { command: 'tail -f /dev/null > /dev/null 2>&1 & echo $!', description: 'Start in the background' },
+      kind: 'tool_use',
+      name: 'Bash',
+      input: { command: 'tail -f /dev/null > /dev/null 2>&1 & echo $!', description: 'Start in the background' },
       when: (request) => promptsOf(request.body).at(-1) === prompt && toolResultsOf(request.body).length === 0,
     });
     const run = startCli(prompt);
@@ -379,21 +447,27 @@ describe('running the agent process (the real Claude Code CLI)', () => {
     expect(summary.output).toBe(
       `${fullOutput.slice(0, DEFAULT_MAX_OUTPUT_CHARS)}\n[output cut: ${fullOutput.length - DEFAULT_MAX_OUTPUT_CHARS} more characters not kept]`,
     );
-    expect(summary.resultText).toBe(`${fullOutput.slice(0, DEFAULT_MAX_OUTPUT_CHARS)}\n[cut: ${fullOutput.length - DEFAULT_MAX_OUTPUT_CHARS} more characters not kept]`);
+    expect(summary.resultText).toBe(
+      `${fullOutput.slice(0, DEFAULT_MAX_OUTPUT_CHARS)}\n[cut: ${fullOutput.length - DEFAULT_MAX_OUTPUT_CHARS} more characters not kept]`,
+    );
   });
 
   it('ends the run with the error of a failing onEvent, as thrown, and kills the agent', async () => {
     const failure = new Error('redis is down');
     let cli = 0;
-    const run = startCli('Take your time. stand-in:slow deltas=600 every=100', {}, {
-      onEvent: (event) => {
-        // The model streams: the CLI asked it, so the stand-in has its process.
-        if (event.kind === 'raw' && event.line.includes('"text_delta"')) {
-          cli = run.requests()[0]!.client!.pid;
-          throw failure;
-        }
+    const run = startCli(
+      'Take your time. stand-in:slow deltas=600 every=100',
+      {},
+      {
+        onEvent: (event) => {
+          // The model streams: the CLI asked it, so the stand-in has its process.
+          if (event.kind === 'raw' && event.line.includes('"text_delta"')) {
+            cli = run.requests()[0]!.client!.pid;
+            throw failure;
+          }
+        },
       },
-    });
+    );
     expect(await rejection(run.outcome)).toBe(failure);
     expect(cli).toBeGreaterThan(0);
     expect(await goneWithin(cli, 1_500)).toBe(true);

@@ -105,7 +105,7 @@ async function createAgent(body: Record<string, unknown>) {
 }
 
 describe('agents: create, read, list (rows 1-3)', () => {
-  it('creates an agent from the panel\'s body, reads it back and lists it in a bare array', async () => {
+  it("creates an agent from the panel's body, reads it back and lists it in a bare array", async () => {
     const name = uniqueName('Revisor');
     const created = await call('POST', '/api/agents', panelBody(name));
     expect(created.status).toBe(201);
@@ -157,7 +157,7 @@ describe('agents: create, read, list (rows 1-3)', () => {
     expect(created).toEqual(expectedView(name, config, { status: 'inactive', tags: [] }));
   });
 
-  it('fills the legacy defaults when only agent_name is given: active, no limit of turns, the settings\' model and directory (\'\')', async () => {
+  it("fills the legacy defaults when only agent_name is given: active, no limit of turns, the settings' model and directory ('')", async () => {
     const name = uniqueName('Minimal');
     const created = await createAgent({ agent_name: `  ${name}  ` });
     expect(created).toEqual({
@@ -228,33 +228,101 @@ describe('agents: create, read, list (rows 1-3)', () => {
   it.each([
     ['no agent_name', { description: 'x' }, 'body.agent_name: Entrada inválida: esperava um texto, recebeu um valor "undefined"'],
     ['a blank agent_name', { agent_name: '   ' }, 'body.agent_name: Demasiado pequeno: esperava que o texto tivesse >= 1 caracteres'],
-    ['an agent_name of 101 characters', { agent_name: 'n'.repeat(101) }, 'body.agent_name: Demasiado grande: esperava que o texto tivesse <= 100 caracteres'],
-    ['the former field name', { name: 'T' }, 'body.agent_name: Entrada inválida: esperava um texto, recebeu um valor "undefined"; body: Chave inválida: "name"'],
-    ['a description of 2 001 characters', top({ description: 'd'.repeat(2001) }), 'body.description: Demasiado grande: esperava que o texto tivesse <= 2000 caracteres'],
-    ['21 tags', top({ tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }), 'body.tags: Demasiado grande: esperava que o vetor tivesse <= 20 elementos'],
-    ['a tag of 51 characters', top({ tags: ['t'.repeat(51)] }), 'body.tags.0: Demasiado grande: esperava que o texto tivesse <= 50 caracteres'],
+    [
+      'an agent_name of 101 characters',
+      { agent_name: 'n'.repeat(101) },
+      'body.agent_name: Demasiado grande: esperava que o texto tivesse <= 100 caracteres',
+    ],
+    [
+      'the former field name',
+      { name: 'T' },
+      'body.agent_name: Entrada inválida: esperava um texto, recebeu um valor "undefined"; body: Chave inválida: "name"',
+    ],
+    [
+      'a description of 2 001 characters',
+      top({ description: 'd'.repeat(2001) }),
+      'body.description: Demasiado grande: esperava que o texto tivesse <= 2000 caracteres',
+    ],
+    [
+      '21 tags',
+      top({ tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }),
+      'body.tags: Demasiado grande: esperava que o vetor tivesse <= 20 elementos',
+    ],
+    [
+      'a tag of 51 characters',
+      top({ tags: ['t'.repeat(51)] }),
+      'body.tags.0: Demasiado grande: esperava que o texto tivesse <= 50 caracteres',
+    ],
     ['a blank tag', top({ tags: ['ok', ' '] }), 'body.tags.1: Demasiado pequeno: esperava que o texto tivesse >= 1 caracteres'],
     ['a tag that is not a string', top({ tags: [7] }), 'body.tags.0: Entrada inválida: esperava um texto, recebeu um número'],
     ['another status', top({ status: 'paused' }), 'body.status: Opção inválida: esperava uma das seguintes opções: "active"|"inactive"'],
-    ['a system prompt of 50 001 characters', config({ systemPrompt: 's'.repeat(50_001) }), 'body.config.systemPrompt: Demasiado grande: esperava que o texto tivesse <= 50000 caracteres'],
-    ['a model that reads as an option', config({ model: '--dangerous' }), 'body.config.model: Deve ser um nome de modelo: letras, dígitos e . _ : / @ [ ] - (no máximo 100)'],
+    [
+      'a system prompt of 50 001 characters',
+      config({ systemPrompt: 's'.repeat(50_001) }),
+      'body.config.systemPrompt: Demasiado grande: esperava que o texto tivesse <= 50000 caracteres',
+    ],
+    [
+      'a model that reads as an option',
+      config({ model: '--dangerous' }),
+      'body.config.model: Deve ser um nome de modelo: letras, dígitos e . _ : / @ [ ] - (no máximo 100)',
+    ],
     ['501 turns', config({ maxTurns: 501 }), 'body.config.maxTurns: Demasiado grande: esperava que o número fosse <= 500'],
     ['-1 turns', config({ maxTurns: -1 }), 'body.config.maxTurns: Demasiado pequeno: esperava que o número fosse >= 0'],
-    ['fractional turns', config({ maxTurns: 1.5 }), 'body.config.maxTurns: Entrada inválida: esperava um número inteiro, recebeu um número'],
+    [
+      'fractional turns',
+      config({ maxTurns: 1.5 }),
+      'body.config.maxTurns: Entrada inválida: esperava um número inteiro, recebeu um número',
+    ],
     ['turns as text', config({ maxTurns: '10' }), 'body.config.maxTurns: Entrada inválida: esperava um número, recebeu um texto'],
-    ['an unknown permission mode', config({ permissionMode: 'yolo' }), 'body.config.permissionMode: Opção inválida: esperava uma das seguintes opções: ""|"default"|"plan"|"acceptEdits"|"bypassPermissions"'],
-    ['a tool that reads as an option', config({ allowedTools: 'Read, --dangerously-skip-permissions' }), 'body.config.allowedTools: Deve ser uma lista de nomes de ferramentas separados por vírgula, nenhum começando com "-" nem contendo caractere de controle'],
-    ['2 001 characters of tools', config({ allowedTools: 'R'.repeat(2001) }), 'body.config.allowedTools: Demasiado grande: esperava que o texto tivesse <= 2000 caracteres'],
-    ['retryOnFailure as text', config({ retryOnFailure: 'yes' }), 'body.config.retryOnFailure: Entrada inválida: esperava um valor booleano, recebeu um texto'],
+    [
+      'an unknown permission mode',
+      config({ permissionMode: 'yolo' }),
+      'body.config.permissionMode: Opção inválida: esperava uma das seguintes opções: ""|"default"|"plan"|"acceptEdits"|"bypassPermissions"',
+    ],
+    [
+      'a tool that reads as an option',
+      config({ allowedTools: 'Read, --dangerously-skip-permissions' }),
+      'body.config.allowedTools: Deve ser uma lista de nomes de ferramentas separados por vírgula, nenhum começando com "-" nem contendo caractere de controle',
+    ],
+    [
+      '2 001 characters of tools',
+      config({ allowedTools: 'R'.repeat(2001) }),
+      'body.config.allowedTools: Demasiado grande: esperava que o texto tivesse <= 2000 caracteres',
+    ],
+    [
+      'retryOnFailure as text',
+      config({ retryOnFailure: 'yes' }),
+      'body.config.retryOnFailure: Entrada inválida: esperava um valor booleano, recebeu um texto',
+    ],
     ['0 retries', config({ maxRetries: 0 }), 'body.config.maxRetries: Demasiado pequeno: esperava que o número fosse >= 1'],
     ['a time limit under 1 s', config({ timeout: 999 }), 'body.config.timeout: Demasiado pequeno: esperava que o número fosse >= 1000'],
-    ['a time limit over 24 h', config({ timeout: 86_400_001 }), 'body.config.timeout: Demasiado grande: esperava que o número fosse <= 86400000'],
-    ['a time limit in fractions of a ms', config({ timeout: 1500.5 }), 'body.config.timeout: Entrada inválida: esperava um número inteiro, recebeu um número'],
+    [
+      'a time limit over 24 h',
+      config({ timeout: 86_400_001 }),
+      'body.config.timeout: Demasiado grande: esperava que o número fosse <= 86400000',
+    ],
+    [
+      'a time limit in fractions of a ms',
+      config({ timeout: 1500.5 }),
+      'body.config.timeout: Entrada inválida: esperava um número inteiro, recebeu um número',
+    ],
     ['a time limit as text', config({ timeout: '60000' }), 'body.config.timeout: Entrada inválida: esperava um número, recebeu um texto'],
     ['4 retries', config({ maxRetries: 4 }), 'body.config.maxRetries: Demasiado grande: esperava que o número fosse <= 3'],
-    ['a delegate that is no agent', config({ delegateTo: '00000000-0000-4000-8000-000000000000' }), 'config.delegateTo: "00000000-0000-4000-8000-000000000000" não é o id de outro agente'],
-    ['a relative working directory', config({ workingDirectory: 'projects/x' }), 'body.config.workingDirectory: O diretório de trabalho deve ser um caminho absoluto (recebido "projects/x")'],
-    ['a directory outside the roots', config({ workingDirectory: '/etc/x' }), 'body.config.workingDirectory: O diretório de trabalho "/etc/x" está fora dos diretórios permitidos (/home/projetos)'],
+    [
+      'a delegate that is no agent',
+      config({ delegateTo: '00000000-0000-4000-8000-000000000000' }),
+      'config.delegateTo: "00000000-0000-4000-8000-000000000000" não é o id de outro agente',
+    ],
+    [
+      'a relative working directory',
+      config({ workingDirectory: 'projects/x' }),
+      'body.config.workingDirectory: O diretório de trabalho deve ser um caminho absoluto (recebido "projects/x")',
+    ],
+    [
+      'a directory outside the roots',
+      config({ workingDirectory: '/etc/x' }),
+      'body.config.workingDirectory: O diretório de trabalho "/etc/x" está fora dos diretórios permitidos (/home/projetos)',
+    ],
     ['an unknown config key', config({ temperature: 1 }), 'body.config: Chave inválida: "temperature"'],
     ['an unknown key', top({ owner: 'me' }), 'body: Chave inválida: "owner"'],
     ['an array', [panelBody('T')], 'body: Entrada inválida: esperava um objeto, recebeu um vetor'],
@@ -290,18 +358,35 @@ describe('agents: create, read, list (rows 1-3)', () => {
     const before = await count('agents');
     for (const [method, path, body] of routes) {
       const answer = await call(method, path, body);
-      expect({ method, path, status: answer.status, body: answer.body }).toEqual({ method, path, status: 404, body: { error: `Agente não encontrado: ${id}` } });
+      expect({ method, path, status: answer.status, body: answer.body }).toEqual({
+        method,
+        path,
+        status: 404,
+        body: { error: `Agente não encontrado: ${id}` },
+      });
     }
     expect(await count('agents')).toBe(before);
   });
 });
 
 describe('agents: update and delegation (row 4)', () => {
-  it('replaces every field with the panel\'s body, and merges a partial config over the stored one', async () => {
+  it("replaces every field with the panel's body, and merges a partial config over the stored one", async () => {
     const name = uniqueName('Editado');
     const created = await createAgent(panelBody(name));
-    const edited = { model: 'claude-haiku-4-5-20251001', systemPrompt: 'Só leia os testes.', maxTurns: 40, permissionMode: 'plan', retryOnFailure: true, maxRetries: 1, workingDirectory: '' };
-    const updated = await call('PUT', `/api/agents/${created.id}`, panelBody(`${name} v2`, edited, { status: 'inactive', tags: ['po'], description: '' }));
+    const edited = {
+      model: 'claude-haiku-4-5-20251001',
+      systemPrompt: 'Só leia os testes.',
+      maxTurns: 40,
+      permissionMode: 'plan',
+      retryOnFailure: true,
+      maxRetries: 1,
+      workingDirectory: '',
+    };
+    const updated = await call(
+      'PUT',
+      `/api/agents/${created.id}`,
+      panelBody(`${name} v2`, edited, { status: 'inactive', tags: ['po'], description: '' }),
+    );
     expect(updated.status).toBe(200);
     expect(updated.body).toEqual({
       ...expectedView(`${name} v2`, edited, { status: 'inactive', tags: ['po'], description: '' }),
@@ -314,13 +399,22 @@ describe('agents: update and delegation (row 4)', () => {
 
     const partial = await call('PUT', `/api/agents/${created.id}`, { config: { maxTurns: 7 } });
     expect(partial.status).toBe(200);
-    expect(partial.body).toEqual({ ...updated.body, config: { ...updated.body.config, maxTurns: 7 }, version: 3, updated_at: expect.stringMatching(ISO_TIME) });
+    expect(partial.body).toEqual({
+      ...updated.body,
+      config: { ...updated.body.config, maxTurns: 7 },
+      version: 3,
+      updated_at: expect.stringMatching(ISO_TIME),
+    });
   });
 
   it.each([
     ['an empty body', {}, 'body: Informe ao menos um de agent_name, description, tags, status, config'],
     ['only ignored keys', { id: 'x', version: 7 }, 'body: Informe ao menos um de agent_name, description, tags, status, config'],
-    ['401 turns and a bad status', { status: 'on', config: { maxTurns: 501 } }, 'body.status: Opção inválida: esperava uma das seguintes opções: "active"|"inactive"; body.config.maxTurns: Demasiado grande: esperava que o número fosse <= 500'],
+    [
+      '401 turns and a bad status',
+      { status: 'on', config: { maxTurns: 501 } },
+      'body.status: Opção inválida: esperava uma das seguintes opções: "active"|"inactive"; body.config.maxTurns: Demasiado grande: esperava que o número fosse <= 500',
+    ],
     ['a null name', { agent_name: null }, 'body.agent_name: Entrada inválida: esperava um texto, recebeu um valor "nulo"'],
   ])('answers 400 to an update with %s and changes nothing', async (_case, body, message) => {
     const created = await createAgent(panelBody(uniqueName('Unchanged')));
@@ -357,8 +451,10 @@ describe('agents: update and delegation (row 4)', () => {
     expect(rows[0]).toEqual({ delegate_to: null });
   });
 
-  it('gives a run the agent\'s system prompt, allowed tools, turn limit and permission mode', async () => {
-    const agent = await createAgent(panelBody(uniqueName('Runner'), { allowedTools: ' Bash(git:*) ,, Read ', maxTurns: 0, permissionMode: '' }));
+  it("gives a run the agent's system prompt, allowed tools, turn limit and permission mode", async () => {
+    const agent = await createAgent(
+      panelBody(uniqueName('Runner'), { allowedTools: ' Bash(git:*) ,, Read ', maxTurns: 0, permissionMode: '' }),
+    );
     const stored = await findAgent(database.db, agent.id);
     expect(agentRunConfigOf(stored!)).toEqual({
       systemPrompt: 'Você é um revisor.\nSeja breve.',
@@ -384,7 +480,10 @@ describe('agents: config.timeout, the run time limit (issue 23)', () => {
     expect(exported.body.config.timeout).toBe(120_000);
 
     const refused = await call('PUT', `/api/agents/${created.id}`, { config: { timeout: 0 } });
-    expect(refused).toMatchObject({ status: 400, body: { error: 'body.config.timeout: Demasiado pequeno: esperava que o número fosse >= 1000' } });
+    expect(refused).toMatchObject({
+      status: 400,
+      body: { error: 'body.config.timeout: Demasiado pequeno: esperava que o número fosse >= 1000' },
+    });
     expect((await call('GET', `/api/agents/${created.id}`)).body).toMatchObject({ version: 2, config: { timeout: 120_000 } });
 
     const cleared = await call('PUT', `/api/agents/${created.id}`, { config: { timeout: null } });
@@ -399,16 +498,42 @@ describe('agents: versions and restore (rows 15-16, contract 7.2)', () => {
   it('lists numbered versions newest first, each with its changes and the agent after them; restores one as a new version', async () => {
     const name = uniqueName('Versionado');
     const created = await createAgent(panelBody(name));
-    const second = await call('PUT', `/api/agents/${created.id}`, panelBody(name, { systemPrompt: 'Novo prompt', model: 'claude-opus-4-6' }));
-    const third = await call('PUT', `/api/agents/${created.id}`, panelBody(name, { systemPrompt: 'Novo prompt', model: 'claude-opus-4-6' }, { tags: ['po'] }));
-    const unchanged = await call('PUT', `/api/agents/${created.id}`, panelBody(name, { systemPrompt: 'Novo prompt', model: 'claude-opus-4-6' }, { tags: ['po'] }));
+    const second = await call(
+      'PUT',
+      `/api/agents/${created.id}`,
+      panelBody(name, { systemPrompt: 'Novo prompt', model: 'claude-opus-4-6' }),
+    );
+    const third = await call(
+      'PUT',
+      `/api/agents/${created.id}`,
+      panelBody(name, { systemPrompt: 'Novo prompt', model: 'claude-opus-4-6' }, { tags: ['po'] }),
+    );
+    const unchanged = await call(
+      'PUT',
+      `/api/agents/${created.id}`,
+      panelBody(name, { systemPrompt: 'Novo prompt', model: 'claude-opus-4-6' }, { tags: ['po'] }),
+    );
     expect([second.status, third.status, unchanged.status]).toEqual([200, 200, 200]);
 
     const versions = await call('GET', `/api/agents/${created.id}/versions`);
     expect(versions.status).toBe(200);
     expect(versions.body).toEqual([
-      { version: 4, changedAt: unchanged.body.updated_at, changelog: 'updated (no changes)', changedFields: [], config: {}, snapshot: unchanged.body },
-      { version: 3, changedAt: third.body.updated_at, changelog: 'updated: tags', changedFields: ['tags'], config: {}, snapshot: third.body },
+      {
+        version: 4,
+        changedAt: unchanged.body.updated_at,
+        changelog: 'updated (no changes)',
+        changedFields: [],
+        config: {},
+        snapshot: unchanged.body,
+      },
+      {
+        version: 3,
+        changedAt: third.body.updated_at,
+        changelog: 'updated: tags',
+        changedFields: ['tags'],
+        config: {},
+        snapshot: third.body,
+      },
       {
         version: 2,
         changedAt: second.body.updated_at,
@@ -443,7 +568,15 @@ describe('agents: versions and restore (rows 15-16, contract 7.2)', () => {
     const id = randomUUID();
     const name = uniqueName('Migrated');
     const at = [new Date('2026-11-01T10:00:00.000Z'), new Date('2026-11-02T10:00:00.000Z')];
-    const v1 = { name, description: '', model: null, instructions: 'old', workingDirectory: null, permissionMode: 'bypassPermissions', maxTurns: 50 };
+    const v1 = {
+      name,
+      description: '',
+      model: null,
+      instructions: 'old',
+      workingDirectory: null,
+      permissionMode: 'bypassPermissions',
+      maxTurns: 50,
+    };
     const v2 = { ...v1, instructions: 'newer', maxTurns: 20 };
     await database.pool.query(
       'INSERT INTO agents (id, name, description, model, instructions, working_directory, permission_mode, max_turns, version, created_at, updated_at) VALUES (?, ?, ?, NULL, ?, NULL, ?, ?, 2, ?, ?)',
@@ -461,7 +594,17 @@ describe('agents: versions and restore (rows 15-16, contract 7.2)', () => {
       description: '',
       tags: [],
       status: 'active',
-      config: { systemPrompt: 'newer', model: '', workingDirectory: '', allowedTools: '', maxTurns: 20, permissionMode: 'bypassPermissions', retryOnFailure: false, maxRetries: 3, delegateTo: '' },
+      config: {
+        systemPrompt: 'newer',
+        model: '',
+        workingDirectory: '',
+        allowedTools: '',
+        maxTurns: 20,
+        permissionMode: 'bypassPermissions',
+        retryOnFailure: false,
+        maxRetries: 3,
+        delegateTo: '',
+      },
       version: 2,
       created_at: '2026-11-01T10:00:00.000Z',
       updated_at: '2026-11-02T10:00:00.000Z',
@@ -469,13 +612,22 @@ describe('agents: versions and restore (rows 15-16, contract 7.2)', () => {
 
     const versions = await call('GET', `/api/agents/${id}/versions`);
     expect(versions.body.map(({ snapshot, ...rest }: any) => rest)).toEqual([
-      { version: 2, changedAt: '2026-11-02T10:00:00.000Z', changelog: 'updated', changedFields: ['systemPrompt', 'maxTurns'], config: { systemPrompt: 'newer', maxTurns: 20 } },
+      {
+        version: 2,
+        changedAt: '2026-11-02T10:00:00.000Z',
+        changelog: 'updated',
+        changedFields: ['systemPrompt', 'maxTurns'],
+        config: { systemPrompt: 'newer', maxTurns: 20 },
+      },
       { version: 1, changedAt: '2026-11-01T10:00:00.000Z', changelog: 'created', changedFields: [], config: {} },
     ]);
     expect(versions.body[0].snapshot).toEqual(agent.body);
 
     const restored = await call('POST', `/api/agents/${id}/versions/1/restore`);
-    expect(restored).toMatchObject({ status: 200, body: { version: 3, config: { systemPrompt: 'old', maxTurns: 50 }, tags: [], status: 'active' } });
+    expect(restored).toMatchObject({
+      status: 200,
+      body: { version: 3, config: { systemPrompt: 'old', maxTurns: 50 }, tags: [], status: 'active' },
+    });
   });
 
   it('answers 404 for an unknown version, 400 for a version that is not a positive integer; changes nothing', async () => {
@@ -504,7 +656,9 @@ describe('agents: versions and restore (rows 15-16, contract 7.2)', () => {
 
   it('numbers concurrent updates consecutively (one transaction per update)', async () => {
     const created = await createAgent(panelBody(uniqueName('Concurrent')));
-    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => call('PUT', `/api/agents/${created.id}`, { config: { maxTurns: i + 1 } })));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => call('PUT', `/api/agents/${created.id}`, { config: { maxTurns: i + 1 } })),
+    );
     expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(200));
     expect(answers.map((answer) => answer.body.version).sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
     const versions = await call('GET', `/api/agents/${created.id}/versions`);
@@ -519,13 +673,27 @@ describe('agents: export, import, duplicate, delete (rows 5-8)', () => {
 
     const exported = await call('GET', `/api/agents/${source.id}/export`);
     expect(exported.status).toBe(200);
-    expect(exported.body).toEqual({ agent_name: name, description: source.description, tags: source.tags, config: source.config, status: 'active' });
+    expect(exported.body).toEqual({
+      agent_name: name,
+      description: source.description,
+      tags: source.tags,
+      config: source.config,
+      status: 'active',
+    });
 
     const imported = await call('POST', '/api/agents/import', exported.body);
     expect(imported.status).toBe(201);
-    expect(imported.body).toEqual({ ...source, id: expect.stringMatching(UUID_V4), agent_name: `${name} (importado)`, created_at: expect.stringMatching(ISO_TIME), updated_at: expect.stringMatching(ISO_TIME) });
+    expect(imported.body).toEqual({
+      ...source,
+      id: expect.stringMatching(UUID_V4),
+      agent_name: `${name} (importado)`,
+      created_at: expect.stringMatching(ISO_TIME),
+      updated_at: expect.stringMatching(ISO_TIME),
+    });
     expect(imported.body.id).not.toBe(source.id);
-    expect((await call('GET', `/api/agents/${imported.body.id}/versions`)).body.map((item: any) => [item.version, item.changelog])).toEqual([[1, 'imported']]);
+    expect((await call('GET', `/api/agents/${imported.body.id}/versions`)).body.map((item: any) => [item.version, item.changelog])).toEqual(
+      [[1, 'imported']],
+    );
 
     expect((await call('POST', '/api/agents/import', exported.body)).body.agent_name).toBe(`${name} (importado 2)`);
     // With the name free, the import keeps it.
@@ -540,13 +708,34 @@ describe('agents: export, import, duplicate, delete (rows 5-8)', () => {
       description: 'legado',
       tags: ['x'],
       tasks: [],
-      config: { model: 'claude-sonnet-4-6', systemPrompt: 'p', workingDirectory: '', maxTurns: 0, permissionMode: 'bypassPermissions', allowedTools: '', delegateTo: randomUUID(), timeout: 1000 },
+      config: {
+        model: 'claude-sonnet-4-6',
+        systemPrompt: 'p',
+        workingDirectory: '',
+        maxTurns: 0,
+        permissionMode: 'bypassPermissions',
+        allowedTools: '',
+        delegateTo: randomUUID(),
+        timeout: 1000,
+      },
       status: 'inactive',
       assigned_host: 'localhost',
     };
     const imported = await call('POST', '/api/agents/import', legacy);
     expect(imported.status).toBe(201);
-    expect(imported.body).toMatchObject({ agent_name: name, status: 'inactive', tags: ['x'], config: { systemPrompt: 'p', permissionMode: 'bypassPermissions', delegateTo: '', retryOnFailure: false, maxRetries: 3, timeout: 1000 } });
+    expect(imported.body).toMatchObject({
+      agent_name: name,
+      status: 'inactive',
+      tags: ['x'],
+      config: {
+        systemPrompt: 'p',
+        permissionMode: 'bypassPermissions',
+        delegateTo: '',
+        retryOnFailure: false,
+        maxRetries: 3,
+        timeout: 1000,
+      },
+    });
   });
 
   it.each([
@@ -568,7 +757,15 @@ describe('agents: export, import, duplicate, delete (rows 5-8)', () => {
       format: 'agent-export',
       version: 1,
       exportedAt: '2026-11-21T15:00:00.000Z',
-      agent: { name, description: 'd', model: null, instructions: 'Be brief.', workingDirectory: null, permissionMode: 'acceptEdits', maxTurns: 12 },
+      agent: {
+        name,
+        description: 'd',
+        model: null,
+        instructions: 'Be brief.',
+        workingDirectory: null,
+        permissionMode: 'acceptEdits',
+        maxTurns: 12,
+      },
     };
     const imported = await call('POST', '/api/agents/import', file);
     expect(imported.status).toBe(201);
@@ -577,16 +774,42 @@ describe('agents: export, import, duplicate, delete (rows 5-8)', () => {
       description: 'd',
       tags: [],
       status: 'active',
-      config: { systemPrompt: 'Be brief.', model: '', workingDirectory: '', allowedTools: '', maxTurns: 12, permissionMode: 'acceptEdits', retryOnFailure: false, maxRetries: 3, delegateTo: '' },
+      config: {
+        systemPrompt: 'Be brief.',
+        model: '',
+        workingDirectory: '',
+        allowedTools: '',
+        maxTurns: 12,
+        permissionMode: 'acceptEdits',
+        retryOnFailure: false,
+        maxRetries: 3,
+        delegateTo: '',
+      },
     });
   });
 
   it.each([
     ['an empty object', {}, 'body.agent_name: Entrada inválida: esperava um texto, recebeu um valor "undefined"'],
-    ['no agent_name', { description: 'x', config: {} }, 'body.agent_name: Entrada inválida: esperava um texto, recebeu um valor "undefined"'],
-    ['a bad config', { agent_name: 'X', config: { maxTurns: 1000 } }, 'body.config.maxTurns: Demasiado grande: esperava que o número fosse <= 500'],
-    ['a former file of another version', { format: 'agent-export', version: 2, agent: { name: 'X' } }, 'body.version: Versão de exportação não suportada (este serviço lê a versão 1 do formato antigo)'],
-    ['a former file without a name', { format: 'agent-export', version: 1, agent: { maxTurns: 3 } }, 'body.agent.name: Entrada inválida: esperava um texto, recebeu um valor "undefined"'],
+    [
+      'no agent_name',
+      { description: 'x', config: {} },
+      'body.agent_name: Entrada inválida: esperava um texto, recebeu um valor "undefined"',
+    ],
+    [
+      'a bad config',
+      { agent_name: 'X', config: { maxTurns: 1000 } },
+      'body.config.maxTurns: Demasiado grande: esperava que o número fosse <= 500',
+    ],
+    [
+      'a former file of another version',
+      { format: 'agent-export', version: 2, agent: { name: 'X' } },
+      'body.version: Versão de exportação não suportada (este serviço lê a versão 1 do formato antigo)',
+    ],
+    [
+      'a former file without a name',
+      { format: 'agent-export', version: 1, agent: { maxTurns: 3 } },
+      'body.agent.name: Entrada inválida: esperava um texto, recebeu um valor "undefined"',
+    ],
   ])('answers 400 {error} to an import of %s and creates nothing', async (_case, body, message) => {
     const before = { agents: await count('agents'), versions: await count('agent_versions') };
     const answer = await call('POST', '/api/agents/import', body);
@@ -610,7 +833,9 @@ describe('agents: export, import, duplicate, delete (rows 5-8)', () => {
       updated_at: expect.stringMatching(ISO_TIME),
     });
     expect(copy.body.id).not.toBe(source.id);
-    expect((await call('GET', `/api/agents/${copy.body.id}/versions`)).body.map((item: any) => [item.version, item.changelog])).toEqual([[1, `duplicated from "${name}"`]]);
+    expect((await call('GET', `/api/agents/${copy.body.id}/versions`)).body.map((item: any) => [item.version, item.changelog])).toEqual([
+      [1, `duplicated from "${name}"`],
+    ]);
     expect((await call('GET', `/api/agents/${copy.body.id}/secrets`)).body).toEqual([]);
 
     expect((await call('POST', `/api/agents/${source.id}/duplicate`)).body.agent_name).toBe(`${name} (cópia 2)`);
@@ -634,8 +859,13 @@ describe('agents: export, import, duplicate, delete (rows 5-8)', () => {
     const deleted = await call('DELETE', `/api/agents/${agent.id}`);
     expect(deleted).toMatchObject({ status: 204, text: '' });
     expect((await call('GET', `/api/agents/${agent.id}`)).status).toBe(404);
-    expect([await count('agents', agent.id), await count('agent_versions', agent.id), await count('agent_secrets', agent.id)]).toEqual([0, 0, 0]);
-    expect(await call('DELETE', `/api/agents/${agent.id}`)).toMatchObject({ status: 404, body: { error: `Agente não encontrado: ${agent.id}` } });
+    expect([await count('agents', agent.id), await count('agent_versions', agent.id), await count('agent_secrets', agent.id)]).toEqual([
+      0, 0, 0,
+    ]);
+    expect(await call('DELETE', `/api/agents/${agent.id}`)).toMatchObject({
+      status: 404,
+      body: { error: `Agente não encontrado: ${agent.id}` },
+    });
   });
 });
 
@@ -661,12 +891,19 @@ describe('agents: secrets (rows 12-14)', () => {
     ]);
     expect(list.text).not.toContain(token);
 
-    const [rows] = await database.pool.query<RowDataPacket[]>('SELECT ciphertext, iv, auth_tag FROM agent_secrets WHERE agent_id = ? AND name = ?', [agent.id, 'API_TOKEN']);
+    const [rows] = await database.pool.query<RowDataPacket[]>(
+      'SELECT ciphertext, iv, auth_tag FROM agent_secrets WHERE agent_id = ? AND name = ?',
+      [agent.id, 'API_TOKEN'],
+    );
     const row = rows[0] as { ciphertext: Buffer; iv: Buffer; auth_tag: Buffer };
     expect(row.ciphertext.includes(Buffer.from('sk-live'))).toBe(false);
     expect(row.ciphertext).toHaveLength(Buffer.byteLength(token));
     expect([row.iv.length, row.auth_tag.length]).toEqual([12, 16]);
-    expect(await agentSecretsForRun(database.pool, agent.id, KEY)).toEqual({ API_TOKEN: token, MY_KEY: 'with a space', api_token: 'lower' });
+    expect(await agentSecretsForRun(database.pool, agent.id, KEY)).toEqual({
+      API_TOKEN: token,
+      MY_KEY: 'with a space',
+      api_token: 'lower',
+    });
 
     const replaced = await call('POST', `/api/agents/${agent.id}/secrets`, { name: 'API_TOKEN', value: 'rotated' });
     expect(replaced).toMatchObject({ status: 200, body: { name: 'API_TOKEN', updated: true } });
@@ -675,7 +912,10 @@ describe('agents: secrets (rows 12-14)', () => {
     expect(await count('agent_secrets', agent.id)).toBe(3);
 
     expect(await call('DELETE', `/api/agents/${agent.id}/secrets/MY_KEY`)).toMatchObject({ status: 204, text: '' });
-    expect((await call('GET', `/api/agents/${agent.id}/secrets`)).body.map((secret: any) => secret.name)).toEqual(['API_TOKEN', 'api_token']);
+    expect((await call('GET', `/api/agents/${agent.id}/secrets`)).body.map((secret: any) => secret.name)).toEqual([
+      'API_TOKEN',
+      'api_token',
+    ]);
     expect(await call('DELETE', `/api/agents/${agent.id}/secrets/MY_KEY`)).toMatchObject({
       status: 404,
       body: { error: `O agente ${agent.id} não tem um segredo chamado "MY_KEY"` },
@@ -713,8 +953,16 @@ describe('agents: secrets (rows 12-14)', () => {
     ['a name with a dash', { name: 'API-KEY', value: 'v' }, `body.name: ${SECRET_NAME_RULE}`],
     ['a name starting with a digit', { name: '1TOKEN', value: 'v' }, `body.name: ${SECRET_NAME_RULE}`],
     ['a name with an accent', { name: 'SENHA_AÇÃO', value: 'v' }, `body.name: ${SECRET_NAME_RULE}`],
-    ['a name of 129 characters', { name: 'A'.repeat(129), value: 'v' }, 'body.name: Demasiado grande: esperava que o texto tivesse <= 128 caracteres'],
-    ['a value of 32 769 characters', { name: 'A', value: 'v'.repeat(32_769) }, 'body.value: Demasiado grande: esperava que o texto tivesse <= 32768 caracteres'],
+    [
+      'a name of 129 characters',
+      { name: 'A'.repeat(129), value: 'v' },
+      'body.name: Demasiado grande: esperava que o texto tivesse <= 128 caracteres',
+    ],
+    [
+      'a value of 32 769 characters',
+      { name: 'A', value: 'v'.repeat(32_769) },
+      'body.value: Demasiado grande: esperava que o texto tivesse <= 32768 caracteres',
+    ],
     ['a value that is not text', { name: 'A', value: 42 }, 'body.value: Entrada inválida: esperava um texto, recebeu um número'],
     ['an unknown field', { name: 'A', value: 'v', note: 'x' }, 'body: Chave inválida: "note"'],
   ])('answers 400 {error} to a secret with %s and stores nothing', async (_case, body, message) => {
@@ -731,7 +979,9 @@ describe('agents: secrets (rows 12-14)', () => {
       await call('POST', `/api/agents/${agent.id}/secrets`, { name: 'KEPT', value: 'v' });
       const refused = await call('POST', `/api/agents/${agent.id}/secrets`, { name: 'NEW', value: 'v' }, undefined, keyless.url);
       expect(refused.status).toBe(503);
-      expect(refused.body.error).toBe('Os segredos dos agentes não estão disponíveis: defina AGENT_SECRETS_KEY (64 caracteres hexadecimais) para gravá-los e lê-los');
+      expect(refused.body.error).toBe(
+        'Os segredos dos agentes não estão disponíveis: defina AGENT_SECRETS_KEY (64 caracteres hexadecimais) para gravá-los e lê-los',
+      );
       expect(await count('agent_secrets', agent.id)).toBe(1);
       const listed = await call('GET', `/api/agents/${agent.id}/secrets`, undefined, undefined, keyless.url);
       expect(listed.body.map((secret: any) => secret.name)).toEqual(['KEPT']);
@@ -745,7 +995,10 @@ describe('agents: secrets (rows 12-14)', () => {
 describe('agents: bounds kept by the store', () => {
   /** A second server on the same database whose store keeps other bounds. */
   async function boundedServer(limits: Partial<typeof config.orchestration.limits>): Promise<TestServer> {
-    return startTestServer((base) => ({ ...base, orchestration: { ...base.orchestration, limits: { ...base.orchestration.limits, ...limits } } }));
+    return startTestServer((base) => ({
+      ...base,
+      orchestration: { ...base.orchestration, limits: { ...base.orchestration.limits, ...limits } },
+    }));
   }
 
   it('refuses an agent beyond AGENTS_MAX with 409 (create, import and duplicate alike) and creates nothing', async () => {
@@ -773,7 +1026,9 @@ describe('agents: bounds kept by the store', () => {
     const before = await count('agents');
     const bounded = await boundedServer({ agents: before + 3 });
     try {
-      const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => call('POST', '/api/agents', panelBody(uniqueName(`Racer ${i}`)), undefined, bounded.url)));
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => call('POST', '/api/agents', panelBody(uniqueName(`Racer ${i}`)), undefined, bounded.url)),
+      );
       expect(answers.map((answer) => answer.status).sort()).toEqual([201, 201, 201, 409, 409, 409, 409, 409]);
       expect(await count('agents')).toBe(before + 3);
     } finally {

@@ -47,14 +47,23 @@ interface RawAnswer {
 function raw(server: TestServer, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<RawAnswer> {
   const { hostname, port } = new URL(server.url);
   return new Promise((resolve, reject) => {
-    const request = http.request({ host: hostname, port, method, path, headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: response.statusCode ?? 0, body: parsed(text, response.headers['content-type']) });
-      });
-    });
+    const request = http.request(
+      {
+        host: hostname,
+        port,
+        method,
+        path,
+        headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: response.statusCode ?? 0, body: parsed(text, response.headers['content-type']) });
+        });
+      },
+    );
     request.on('error', reject);
     request.end(body);
   });
@@ -163,7 +172,9 @@ describe('every registered /api route requires the token', () => {
     for (const layer of router.stack) {
       for (const method of layer.methods) {
         if (method === 'HEAD') continue;
-        const path = String(layer.path).replace(/:(\w+)/g, 'x').replace(/[{}]/g, '');
+        const path = String(layer.path)
+          .replace(/:(\w+)/g, 'x')
+          .replace(/[{}]/g, '');
         routes.set(`${method} ${path}`, [method, path]);
       }
     }
@@ -238,7 +249,13 @@ describe('cross-site writes', () => {
 
   it('refuses a form POST from a page of another site with 403 and creates nothing', async () => {
     const before = await agentNames();
-    const form = await raw(server, 'POST', '/api/agents', { origin: FOREIGN_ORIGIN, 'content-type': 'application/x-www-form-urlencoded' }, 'name=x');
+    const form = await raw(
+      server,
+      'POST',
+      '/api/agents',
+      { origin: FOREIGN_ORIGIN, 'content-type': 'application/x-www-form-urlencoded' },
+      'name=x',
+    );
     const json = await raw(server, 'POST', '/api/agents', { origin: FOREIGN_ORIGIN }, JSON.stringify({ name: `csrf-${randomUUID()}` }));
     const bodyless = await raw(server, 'DELETE', '/api/executions', { 'sec-fetch-site': 'cross-site' });
     const sandboxed = await raw(server, 'PUT', '/api/settings', { origin: 'null' }, '{}');
@@ -254,7 +271,7 @@ describe('cross-site writes', () => {
     expect(answer.body.detail).toBe(`cross-site request refused: origin "${FOREIGN_ORIGIN}" is not allowed (CORS_ORIGINS)`);
   });
 
-  it('lets the service\'s own pages, a listed origin and non-browser clients write', async () => {
+  it("lets the service's own pages, a listed origin and non-browser clients write", async () => {
     const own = await raw(server, 'POST', '/api/agents', { origin: server.url, 'sec-fetch-site': 'same-origin' }, '{}');
     const listed = await raw(server, 'POST', '/api/agents', { origin: LISTED_ORIGIN }, '{}');
     const cli = await raw(server, 'POST', '/api/agents', {}, '{}');

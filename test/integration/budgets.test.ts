@@ -54,10 +54,19 @@ describe('daily cost budgets, with the real CLI', () => {
 
   const call = (method: string, route: string, body?: unknown, clientId?: string) => jsonCall(server.url, method, route, body, clientId);
   const detail = async (id: string) => (await call('GET', `/api/executions/history/${id}`)).body;
-  const query = async <T extends RowDataPacket>(sql: string, values: unknown[]) => (await server.resources.database.pool.query<T[]>(sql, values))[0];
-  const recordsOf = async (agentId: string) => Number((await query<RowDataPacket>('SELECT COUNT(*) AS n FROM executions WHERE agent_id = ?', [agentId]))[0]!.n);
+  const query = async <T extends RowDataPacket>(sql: string, values: unknown[]) =>
+    (await server.resources.database.pool.query<T[]>(sql, values))[0];
+  const recordsOf = async (agentId: string) =>
+    Number((await query<RowDataPacket>('SELECT COUNT(*) AS n FROM executions WHERE agent_id = ?', [agentId]))[0]!.n);
   const spentBy = async (agentId: string) =>
-    Number((await query<RowDataPacket>("SELECT COALESCE(SUM(cost_usd), 0) AS spent FROM executions WHERE agent_id = ? AND kind = 'agent' AND started_at >= ?", [agentId, utcDay(new Date()).start]))[0]!.spent);
+    Number(
+      (
+        await query<RowDataPacket>(
+          "SELECT COALESCE(SUM(cost_usd), 0) AS spent FROM executions WHERE agent_id = ? AND kind = 'agent' AND started_at >= ?",
+          [agentId, utcDay(new Date()).start],
+        )
+      )[0]!.spent,
+    );
 
   async function connect(): Promise<{ probe: SocketProbe; clientId: string }> {
     const clientId = `painel-${randomUUID()}`;
@@ -76,14 +85,23 @@ describe('daily cost budgets, with the real CLI', () => {
 
   /** The text of an agent's exhausted budget, as the service writes it now. */
   async function agentBudgetText(agent: { id: string; name: string }): Promise<string> {
-    const budget: DailyBudget = { scope: 'agent', agentId: agent.id, agentName: agent.name, limitUsd: TINY_BUDGET, spentUsd: await spentBy(agent.id) };
+    const budget: DailyBudget = {
+      scope: 'agent',
+      agentId: agent.id,
+      agentName: agent.name,
+      limitUsd: TINY_BUDGET,
+      spentUsd: await spentBy(agent.id),
+    };
     return budgetExhaustedText(budget, utcDay(new Date()).end);
   }
 
   /** An agent whose own budget one completed run exhausted. */
   async function spentAgent(name: string, config: Record<string, unknown> = {}): Promise<{ id: string; name: string }> {
     const agent = await agents.standInAgent(name, { dailyBudgetUsd: TINY_BUDGET, ...config });
-    expect(await runToEnd(agent.id, `stand-in:text ${randomUUID()}`)).toMatchObject({ type: 'execution_complete', data: { costUsd: expect.any(Number) } });
+    expect(await runToEnd(agent.id, `stand-in:text ${randomUUID()}`)).toMatchObject({
+      type: 'execution_complete',
+      data: { costUsd: expect.any(Number) },
+    });
     expect(await spentBy(agent.id)).toBeGreaterThanOrEqual(TINY_BUDGET);
     return agent;
   }
@@ -124,11 +142,15 @@ describe('daily cost budgets, with the real CLI', () => {
     expect(completed).toMatchObject({ type: 'execution_complete' });
     const before = await recordsOf(agent.id);
     const text = await agentBudgetText(agent);
-    expect(text).toBe(`O orçamento diário do agente ${agent.name} de US$ 0.0001 foi atingido: US$ 0.00015 gastos hoje; renova em ${utcDay(new Date()).end.toISOString()} (00:00 UTC)`);
+    expect(text).toBe(
+      `O orçamento diário do agente ${agent.name} de US$ 0.0001 foi atingido: US$ 0.00015 gastos hoje; renova em ${utcDay(new Date()).end.toISOString()} (00:00 UTC)`,
+    );
 
     const refusal = { status: 409, body: { error: text } };
     expect(await call('POST', `/api/agents/${agent.id}/execute`, { task: 'stand-in:text', instructions: '' })).toEqual(refusal);
-    expect(await call('POST', `/api/agents/${agent.id}/continue`, { sessionId: completed.data.sessionId, message: 'E então?' })).toEqual(refusal);
+    expect(await call('POST', `/api/agents/${agent.id}/continue`, { sessionId: completed.data.sessionId, message: 'E então?' })).toEqual(
+      refusal,
+    );
     expect(await call('POST', `/api/executions/${failed.executionId}/retry`)).toEqual(refusal);
     expect(await recordsOf(agent.id)).toBe(before);
 
@@ -142,7 +164,9 @@ describe('daily cost budgets, with the real CLI', () => {
   it('refuses /hook and the webhook test for an agent past its budget: 409, not counted, the delivery recorded as refused', async () => {
     const agent = await spentAgent('por-webhook');
     const text = await agentBudgetText(agent);
-    const webhook = (await call('POST', '/api/webhooks', { name: `orçamento ${randomUUID().slice(0, 8)}`, targetType: 'agent', targetId: agent.id })).body;
+    const webhook = (
+      await call('POST', '/api/webhooks', { name: `orçamento ${randomUUID().slice(0, 8)}`, targetType: 'agent', targetId: agent.id })
+    ).body;
     const before = await recordsOf(agent.id);
 
     const hook = (deliveryId: string) =>
@@ -157,8 +181,14 @@ describe('daily cost budgets, with the real CLI', () => {
     expect(await hook(deliveryId)).toEqual({ status: 409, body: { error: text } });
     expect(await call('POST', `/api/webhooks/${webhook.id}/test`)).toEqual({ status: 409, body: { error: text } });
 
-    expect((await call('GET', '/api/webhooks')).body.find((item: any) => item.id === webhook.id)).toMatchObject({ triggerCount: 0, lastTriggeredAt: null });
-    const deliveries = await query<RowDataPacket>('SELECT delivery_id, refused, execution_id FROM webhook_deliveries WHERE webhook_id = ?', [webhook.id]);
+    expect((await call('GET', '/api/webhooks')).body.find((item: any) => item.id === webhook.id)).toMatchObject({
+      triggerCount: 0,
+      lastTriggeredAt: null,
+    });
+    const deliveries = await query<RowDataPacket>(
+      'SELECT delivery_id, refused, execution_id FROM webhook_deliveries WHERE webhook_id = ?',
+      [webhook.id],
+    );
     expect(deliveries.map((row) => ({ ...row }))).toEqual([{ delivery_id: deliveryId, refused: 'budget', execution_id: null }]);
     expect(await recordsOf(agent.id)).toBe(before);
   }, 120_000);
@@ -167,14 +197,24 @@ describe('daily cost budgets, with the real CLI', () => {
     const agent = await spentAgent('agendado');
     const text = await agentBudgetText(agent);
     const marker = randomUUID();
-    const schedule = (await call('POST', '/api/schedules', { agentId: agent.id, taskDescription: `stand-in:text agendado ${marker}`, cronExpression: '0 9 * * *' })).body;
+    const schedule = (
+      await call('POST', '/api/schedules', {
+        agentId: agent.id,
+        taskDescription: `stand-in:text agendado ${marker}`,
+        cronExpression: '0 9 * * *',
+      })
+    ).body;
     await server.resources.temporal.client.schedule.getHandle(agentScheduleId(schedule.id)).trigger();
     const scheduled = await until(
       'the firing stored',
       async () => (await query<RowDataPacket>("SELECT id FROM executions WHERE schedule_id = ? AND source = 'schedule'", [schedule.id]))[0],
       (row) => row !== undefined,
     );
-    const record = await until('its report', () => detail(scheduled!.id), (found) => found.reportFile !== null);
+    const record = await until(
+      'its report',
+      () => detail(scheduled!.id),
+      (found) => found.reportFile !== null,
+    );
     expect(record).toMatchObject({ status: 'error', error: text, source: 'schedule', sessionId: null, costUsd: null });
 
     // A run of another agent, delegating its result to the agent past its budget.
@@ -186,13 +226,26 @@ describe('daily cost budgets, with the real CLI', () => {
       async () => (await query<RowDataPacket>('SELECT id FROM executions WHERE delegated_from = ?', [first.executionId]))[0],
       (row) => row !== undefined,
     );
-    expect(await until('its report', () => detail(delegated!.id), (found) => found.reportFile !== null)).toMatchObject({
-      status: 'error', error: await agentBudgetText(agent), source: 'delegation', sessionId: null, costUsd: null,
+    expect(
+      await until(
+        'its report',
+        () => detail(delegated!.id),
+        (found) => found.reportFile !== null,
+      ),
+    ).toMatchObject({
+      status: 'error',
+      error: await agentBudgetText(agent),
+      source: 'delegation',
+      sessionId: null,
+      costUsd: null,
     });
 
     const notifications = (await call('GET', '/api/notifications?pageSize=100')).body.notifications as any[];
     for (const id of [scheduled!.id, delegated!.id]) {
-      expect(notifications.find((item) => item.executionId === id)).toMatchObject({ title: 'Execução falhou', message: expect.stringContaining('foi atingido') });
+      expect(notifications.find((item) => item.executionId === id)).toMatchObject({
+        title: 'Execução falhou',
+        message: expect.stringContaining('foi atingido'),
+      });
     }
     // Neither reached the model.
     expect(model.messages().filter((request) => (promptsOf(request.body).at(-1) ?? '').includes(`agendado ${marker}`))).toHaveLength(0);
@@ -205,14 +258,20 @@ describe('daily cost budgets, with the real CLI', () => {
     const answer = await call('POST', `/api/agents/${agent.id}/execute`, { task, instructions: '' }, clientId);
     expect(answer.status).toBe(202);
     // While the first attempt runs (it times out after 4 s), the global budget is set below today's spending.
-    await until('the attempt asked the model', async () => model.messages().some((request) => promptsOf(request.body).at(-1) === task), (asked) => asked);
+    await until(
+      'the attempt asked the model',
+      async () => model.messages().some((request) => promptsOf(request.body).at(-1) === task),
+      (asked) => asked,
+    );
     try {
       expect((await call('PUT', '/api/settings', { dailyBudgetUsd: TINY_BUDGET })).status).toBe(200);
       const received = await untilFinal(probe, answer.body.executionId);
       expect(received.filter((message) => message.type === 'execution_retry')).toHaveLength(0);
       const final = received.at(-1);
       expect(final).toMatchObject({ type: 'execution_error' });
-      expect(final.data.error).toMatch(/^O orçamento diário global de US\$ 0\.0001 foi atingido: .+\. Nova tentativa não feita; a tentativa 1 falhou: a execução excedeu o tempo limite de 4 s e foi encerrada$/);
+      expect(final.data.error).toMatch(
+        /^O orçamento diário global de US\$ 0\.0001 foi atingido: .+\. Nova tentativa não feita; a tentativa 1 falhou: a execução excedeu o tempo limite de 4 s e foi encerrada$/,
+      );
       expect(await detail(answer.body.executionId)).toMatchObject({ status: 'error', attempt: 1, error: final.data.error });
 
       // The global budget refuses any agent's start, and the status and statistics show it beside today's spending.
@@ -221,9 +280,14 @@ describe('daily cost budgets, with the real CLI', () => {
       expect(refused.status).toBe(409);
       expect(refused.body.error).toMatch(/^O orçamento diário global de US\$ 0\.0001 foi atingido/);
       const status = (await call('GET', '/api/system/status')).body;
-      expect(status.costs.budgets).toMatchObject({ global: { limitUsd: TINY_BUDGET, exhausted: true, remainingUsd: 0 }, resetsAt: utcDay(new Date()).end.toISOString() });
+      expect(status.costs.budgets).toMatchObject({
+        global: { limitUsd: TINY_BUDGET, exhausted: true, remainingUsd: 0 },
+        resetsAt: utcDay(new Date()).end.toISOString(),
+      });
       // Spent as counted when each cost was stored (deleting history, as other suites do, gives nothing back).
-      const [counted] = await query<RowDataPacket>('SELECT SUM(cost_usd) AS spent FROM agent_daily_costs WHERE day = ?', [utcDay(new Date()).start.toISOString().slice(0, 10)]);
+      const [counted] = await query<RowDataPacket>('SELECT SUM(cost_usd) AS spent FROM agent_daily_costs WHERE day = ?', [
+        utcDay(new Date()).start.toISOString().slice(0, 10),
+      ]);
       expect(status.costs.budgets.global.spentUsd).toBe(roundUsd(Number(counted!.spent)));
       const costs = (await call('GET', '/api/stats/costs?days=1')).body;
       expect(costs.budgets.global).toEqual(status.costs.budgets.global);
@@ -236,7 +300,14 @@ describe('daily cost budgets, with the real CLI', () => {
     const agent = await spentAgent('nas-estatisticas');
     const costs = (await call('GET', '/api/stats/costs')).body;
     const shown = costs.budgets.agents.find((item: any) => item.agentId === agent.id);
-    expect(shown).toEqual({ agentId: agent.id, name: agent.name, limitUsd: TINY_BUDGET, spentUsd: roundUsd(await spentBy(agent.id)), remainingUsd: 0, exhausted: true });
+    expect(shown).toEqual({
+      agentId: agent.id,
+      name: agent.name,
+      limitUsd: TINY_BUDGET,
+      spentUsd: roundUsd(await spentBy(agent.id)),
+      remainingUsd: 0,
+      exhausted: true,
+    });
     expect(costs.budgets.global).toBeNull();
   }, 120_000);
 
@@ -252,7 +323,10 @@ describe('daily cost budgets, with the real CLI', () => {
         description: '',
         workingDirectory: path.join(agents.workArea, name),
         steps: Array.from({ length: steps }, () => ({
-          agentId: stepAgent.id, inputTemplate: 'stand-in:text\n{{input}}', description: '', requiresApproval: false,
+          agentId: stepAgent.id,
+          inputTemplate: 'stand-in:text\n{{input}}',
+          description: '',
+          requiresApproval: false,
           ...(approvalTimeoutSeconds !== undefined ? { approvalTimeoutSeconds } : {}),
         })),
       });
@@ -268,9 +342,17 @@ describe('daily cost budgets, with the real CLI', () => {
       const runId = started.body.executionId;
       const paused = await untilPipelineMessage(probe, pipelineId, 'pipeline_approval_required');
       const text = await agentBudgetText(stepAgent);
-      expect(paused.find((message) => message.type === 'pipeline_status')).toMatchObject({ status: 'awaiting_approval', stepIndex: 0, waitingFor: 'budget' });
+      expect(paused.find((message) => message.type === 'pipeline_status')).toMatchObject({
+        status: 'awaiting_approval',
+        stepIndex: 0,
+        waitingFor: 'budget',
+      });
       expect(paused.at(-1)).toMatchObject({
-        pipelineId, executionId: runId, stepIndex: 0, previousOutput: text, waitingFor: 'budget',
+        pipelineId,
+        executionId: runId,
+        stepIndex: 0,
+        previousOutput: text,
+        waitingFor: 'budget',
         budget: { scope: 'agent', agentId: stepAgent.id, limitUsd: TINY_BUDGET },
       });
       expect(paused.some((message) => message.type === 'pipeline_step_start')).toBe(false);
@@ -294,7 +376,7 @@ describe('daily cost budgets, with the real CLI', () => {
       expect(await detail(runId)).toMatchObject({ status: 'rejected', error: 'rejeitado no passo 1' });
     }, 120_000);
 
-    it("pauses before the step until its approval timeout, then ends rejected", async () => {
+    it('pauses before the step until its approval timeout, then ends rejected', async () => {
       const { pipelineId, runId, probe } = await pausedRun('expirado', 1, 2);
       expect((await untilPipelineMessage(probe, pipelineId, 'pipeline_rejected')).at(-1)).toMatchObject({ reason: 'timeout' });
       expect(await detail(runId)).toMatchObject({ status: 'rejected', error: 'a aprovação do passo 1 expirou' });

@@ -13,7 +13,9 @@ let database: DatabaseHandle;
 
 beforeAll(async () => {
   database = createDatabase(config.mysql);
-  await database.pool.query("UPDATE executions SET status = 'error', finished_at = NOW(3) WHERE status IN ('queued', 'running', 'retrying', 'awaiting_approval')");
+  await database.pool.query(
+    "UPDATE executions SET status = 'error', finished_at = NOW(3) WHERE status IN ('queued', 'running', 'retrying', 'awaiting_approval')",
+  );
 });
 
 afterAll(async () => {
@@ -25,8 +27,17 @@ let clock = Date.now() - 60_000;
 async function queued(repoName: string | null, pipelineExecutionId: string | null = null): Promise<string> {
   clock += 10;
   const record = await createExecution(database.db, {
-    kind: 'agent', agentId: null, agentName: 'Slots', source: 'manual', task: 't', instructions: '', workingDirectory: '/home/projetos', model: 'm',
-    repoName, pipelineExecutionId, createdAt: new Date(clock),
+    kind: 'agent',
+    agentId: null,
+    agentName: 'Slots',
+    source: 'manual',
+    task: 't',
+    instructions: '',
+    workingDirectory: '/home/projetos',
+    model: 'm',
+    repoName,
+    pipelineExecutionId,
+    createdAt: new Date(clock),
   });
   // Its waiter is alive (it looked just now).
   await database.pool.query('UPDATE executions SET waiting_heartbeat_at = NOW(3) WHERE id = ?', [record.id]);
@@ -45,7 +56,13 @@ describe('execution slots', () => {
 
     // Three slots: the first of "app", the plain one and "site"; the second and third of "app" wait.
     expect(await tryTakeExecutionSlot(database.pool, first, 3)).toEqual({ outcome: 'taken' });
-    expect(await Promise.all([first, second, plain, other, third].map(statusOf))).toEqual(['running', 'queued', 'running', 'running', 'queued']);
+    expect(await Promise.all([first, second, plain, other, third].map(statusOf))).toEqual([
+      'running',
+      'queued',
+      'running',
+      'running',
+      'queued',
+    ]);
 
     // A free slot does not go to the second "app" record while the first one runs.
     expect(await tryTakeExecutionSlot(database.pool, second, 4)).toEqual({ outcome: 'waiting', ahead: 0 });
@@ -61,8 +78,16 @@ describe('execution slots', () => {
     const pipelineRun = async () => {
       clock += 10;
       const run = await createExecution(database.db, {
-        kind: 'pipeline', agentId: null, agentName: 'Pipeline', source: 'manual', task: 't', instructions: '', workingDirectory: '/home/projetos', model: 'm',
-        repoName: 'shop', createdAt: new Date(clock),
+        kind: 'pipeline',
+        agentId: null,
+        agentName: 'Pipeline',
+        source: 'manual',
+        task: 't',
+        instructions: '',
+        workingDirectory: '/home/projetos',
+        model: 'm',
+        repoName: 'shop',
+        createdAt: new Date(clock),
       });
       await database.pool.query("UPDATE executions SET status = 'running' WHERE id = ?", [run.id]);
       return run.id;

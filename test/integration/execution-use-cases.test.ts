@@ -124,7 +124,12 @@ describe('execution use cases called without the HTTP layer', () => {
     const retried = await retryExecution(deps, launched.executionId, null);
     started.push(retried.executionId);
     expect(retried).toEqual({ success: true, message: 'Execução reiniciada', executionId: expect.any(String) });
-    expect(await executionDetail(deps, retried.executionId)).toMatchObject({ source: 'retry', parentExecutionId: launched.executionId, status: 'queued', task: 'nightly summary' });
+    expect(await executionDetail(deps, retried.executionId)).toMatchObject({
+      source: 'retry',
+      parentExecutionId: launched.executionId,
+      status: 'queued',
+      task: 'nightly summary',
+    });
     // Only a record that ended with an error or was canceled is retried.
     await expect(retryExecution(deps, retried.executionId, null)).rejects.toThrow(
       new InvalidInputError('Só é possível reexecutar execuções que terminaram com erro ou foram canceladas (status atual: queued)'),
@@ -137,19 +142,27 @@ describe('execution use cases called without the HTTP layer', () => {
     const before = await countExecutions();
     const unknown = '00000000-0000-4000-8000-000000000000';
     await expect(executeAgent(deps, unknown, null, { task: 'x' })).rejects.toThrow(new NotFoundError(`Agente não encontrado: ${unknown}`));
-    await expect(executeAgent(deps, agentId, null, { task: 'x', repoName: 'r' })).rejects.toThrow(new NotFoundError('Repositório não encontrado: "r"'));
+    await expect(executeAgent(deps, agentId, null, { task: 'x', repoName: 'r' })).rejects.toThrow(
+      new NotFoundError('Repositório não encontrado: "r"'),
+    );
     const outside = executeAgent(deps, agentId, null, { task: 'x', workingDirectory: '/etc/somewhere' });
     await expect(outside).rejects.toBeInstanceOf(InvalidInputError);
     await expect(outside).rejects.toThrow(/^workingDirectory: /);
     await expect(continueSession(deps, agentId, null, { sessionId: 'no-such-session', message: 'go on' })).rejects.toThrow(
       new NotFoundError(`O agente ${agentId} não tem a sessão no-such-session`),
     );
-    await expect(cancelExecution(deps, agentId, unknown)).rejects.toThrow(new NotFoundError(`Execução ${unknown} do agente ${agentId} não encontrada ou já finalizada`));
+    await expect(cancelExecution(deps, agentId, unknown)).rejects.toThrow(
+      new NotFoundError(`Execução ${unknown} do agente ${agentId} não encontrada ou já finalizada`),
+    );
     await expect(retryExecution(deps, unknown, null)).rejects.toThrow(new NotFoundError(`Execução não encontrada: ${unknown}`));
     // An inactive agent is not run, nor continued.
     const inactive = await newAgent('inactive', 'inactive');
-    await expect(executeAgent(deps, inactive, null, { task: 'x' })).rejects.toThrow(new InvalidInputError(`O agente ${inactive} está inativo`));
-    await expect(continueSession(deps, inactive, null, { sessionId: 's', message: 'go on' })).rejects.toThrow(new InvalidInputError(`O agente ${inactive} está inativo`));
+    await expect(executeAgent(deps, inactive, null, { task: 'x' })).rejects.toThrow(
+      new InvalidInputError(`O agente ${inactive} está inativo`),
+    );
+    await expect(continueSession(deps, inactive, null, { sessionId: 's', message: 'go on' })).rejects.toThrow(
+      new InvalidInputError(`O agente ${inactive} está inativo`),
+    );
     expect(await countExecutions()).toBe(before);
   });
 });

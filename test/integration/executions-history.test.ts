@@ -59,7 +59,10 @@ async function record(input: NewExecution, outcome: ExecutionResult | 'running' 
   if (outcome === 'queued') return created;
   await markExecutionRunning(database.db, created.id, new Date(created.createdAt.getTime() + 1000));
   if (outcome === 'running') return (await getExecution(database.db, created.id))!;
-  const finished = await finishExecution(database.db, created.id, { finishedAt: new Date(created.createdAt.getTime() + 61_000), ...outcome });
+  const finished = await finishExecution(database.db, created.id, {
+    finishedAt: new Date(created.createdAt.getTime() + 61_000),
+    ...outcome,
+  });
   return finished!.execution;
 }
 
@@ -70,27 +73,67 @@ beforeAll(async () => {
   database = createDatabase(config.mysql);
   await database.pool.query('DELETE FROM executions');
   A = await record(base({ clientId: 'browser-a', task: 'Review the parser', createdAt: at('2026-01-10T10:00:00.000Z') }), {
-    status: 'completed', output: 'All good', result: 'The parser is fine.', exitCode: 0, sessionId: 'sess-a', costUsd: 0.0123, durationMs: 61_000, turns: 3,
+    status: 'completed',
+    output: 'All good',
+    result: 'The parser is fine.',
+    exitCode: 0,
+    sessionId: 'sess-a',
+    costUsd: 0.0123,
+    durationMs: 61_000,
+    turns: 3,
     tokens: { input: 1500, output: 320, cacheRead: 40_000, cacheCreation: 2_100 },
   });
   B = await record(base({ source: 'schedule', scheduleId: 'sched-1', task: 'Nightly lint', createdAt: at('2026-01-11T09:00:00.000Z') }), {
-    status: 'error', error: 'agent exited with code 1', output: '', exitCode: 1,
+    status: 'error',
+    error: 'agent exited with code 1',
+    output: '',
+    exitCode: 1,
   });
-  C = await record(base({ agentId: AGENT_2, agentName: 'Doc Writer', source: 'webhook', webhookId: 'hook-1', task: TRICKY_TASK, createdAt: at('2026-01-12T23:59:59.999Z') }), {
-    status: 'canceled',
-  });
+  C = await record(
+    base({
+      agentId: AGENT_2,
+      agentName: 'Doc Writer',
+      source: 'webhook',
+      webhookId: 'hook-1',
+      task: TRICKY_TASK,
+      createdAt: at('2026-01-12T23:59:59.999Z'),
+    }),
+    {
+      status: 'canceled',
+    },
+  );
   D = await record(
     base({
-      agentId: AGENT_2, agentName: 'Doc Writer', source: 'retry', parentExecutionId: 'x', task: 'Find needle_50% here', createdAt: at('2026-01-13T00:00:00.000Z'),
-      repoName: 'loja', repoBranch: 'vitrine', contextFiles: [{ originalName: 'pauta.txt', path: '/srv/uploads/b/1-pauta.txt', size: 12 }],
+      agentId: AGENT_2,
+      agentName: 'Doc Writer',
+      source: 'retry',
+      parentExecutionId: 'x',
+      task: 'Find needle_50% here',
+      createdAt: at('2026-01-13T00:00:00.000Z'),
+      repoName: 'loja',
+      repoBranch: 'vitrine',
+      contextFiles: [{ originalName: 'pauta.txt', path: '/srv/uploads/b/1-pauta.txt', size: 12 }],
     }),
     // Written before results were kept: its detail's result is the output.
     { status: 'completed', output: 'found it' },
   );
-  E = await record(base({ kind: 'pipeline', agentId: null, agentName: 'Release pipeline', pipelineId: PIPELINE, createdAt: at('2026-01-14T08:00:00.000Z') }), {
-    status: 'completed', output: 'step 1 ok',
-  });
-  F = await record(base({ source: 'continue', sessionId: 'sess-a', parentSessionId: 'sess-a', createdAt: at('2026-01-15T08:00:00.000Z') }), 'running');
+  E = await record(
+    base({
+      kind: 'pipeline',
+      agentId: null,
+      agentName: 'Release pipeline',
+      pipelineId: PIPELINE,
+      createdAt: at('2026-01-14T08:00:00.000Z'),
+    }),
+    {
+      status: 'completed',
+      output: 'step 1 ok',
+    },
+  );
+  F = await record(
+    base({ source: 'continue', sessionId: 'sess-a', parentSessionId: 'sess-a', createdAt: at('2026-01-15T08:00:00.000Z') }),
+    'running',
+  );
   G = await record(base({ agentId: AGENT_2, agentName: 'Doc Writer', createdAt: at('2026-01-16T08:00:00.000Z') }), 'queued');
   server = await startTestServer();
 });
@@ -124,11 +167,26 @@ describe('the execution store', () => {
     expect(await getExecution(database.db, id)).toMatchObject({ output: 'hello world', outputSeq: 3 });
 
     const finished = await finishExecution(database.db, id, {
-      status: 'completed', sessionId: 's-1', costUsd: 0.5, durationMs: 1200, turns: 2, result: 'the answer', exitCode: 0, finishedAt: at('2026-02-01T00:00:02.000Z'),
+      status: 'completed',
+      sessionId: 's-1',
+      costUsd: 0.5,
+      durationMs: 1200,
+      turns: 2,
+      result: 'the answer',
+      exitCode: 0,
+      finishedAt: at('2026-02-01T00:00:02.000Z'),
     });
     expect(finished?.changed).toBe(true);
     expect(finished?.execution).toMatchObject({
-      status: 'completed', sessionId: 's-1', costUsd: 0.5, durationMs: 1200, turns: 2, output: 'hello world', result: 'the answer', exitCode: 0, error: null,
+      status: 'completed',
+      sessionId: 's-1',
+      costUsd: 0.5,
+      durationMs: 1200,
+      turns: 2,
+      output: 'hello world',
+      result: 'the answer',
+      exitCode: 0,
+      error: null,
     });
 
     const twice = await finishExecution(database.db, id, { status: 'error', error: 'late retry', output: 'other' });
@@ -169,7 +227,6 @@ describe('the execution store', () => {
     }
   });
 });
-
 
 /** The view of a stored record as every list answers it (contract 3.8): ISO times, numbers, the panel's names. */
 function viewOf(record: Execution): Record<string, unknown> {
@@ -231,9 +288,18 @@ describe('GET /api/executions/recent', () => {
     expect(all.body).toEqual([G, F, E, D, C, B, A].map(viewOf));
     // The values the dashboard reads, spelled out for one record.
     expect(all.body[6]).toMatchObject({
-      status: 'completed', agentName: 'Code Reviewer', task: 'Review the parser', type: 'agent',
-      startedAt: '2026-01-10T10:00:01.000Z', costUsd: 0.0123, totalCostUsd: 0.0123, result: 'The parser is fine.',
-      inputTokens: 1500, outputTokens: 320, cacheReadTokens: 40_000, cacheCreationTokens: 2_100,
+      status: 'completed',
+      agentName: 'Code Reviewer',
+      task: 'Review the parser',
+      type: 'agent',
+      startedAt: '2026-01-10T10:00:01.000Z',
+      costUsd: 0.0123,
+      totalCostUsd: 0.0123,
+      result: 'The parser is fine.',
+      inputTokens: 1500,
+      outputTokens: 320,
+      cacheReadTokens: 40_000,
+      cacheCreationTokens: 2_100,
     });
     // A record whose CLI reported no usage answers null tokens.
     expect(all.body[5]).toMatchObject({ inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheCreationTokens: null });
@@ -262,11 +328,20 @@ describe('GET /api/executions/history', () => {
     expect(first.body).toEqual({ items: [G, F, E, D, C, B, A].map(viewOf), total: 7, limit: 20, offset: 0 });
     expect(first.body.items[4]).toMatchObject({ id: C.id, source: 'webhook', webhookId: 'hook-1' });
     expect(first.body.items[3]).toMatchObject({
-      id: D.id, repoName: 'loja', repoBranch: 'vitrine', repoCommit: null, contextFiles: [{ originalName: 'pauta.txt', path: '/srv/uploads/b/1-pauta.txt', size: 12 }],
+      id: D.id,
+      repoName: 'loja',
+      repoBranch: 'vitrine',
+      repoCommit: null,
+      contextFiles: [{ originalName: 'pauta.txt', path: '/srv/uploads/b/1-pauta.txt', size: 12 }],
     });
     // What the panel sends for its first page.
     const panel = await history('?limit=20&offset=0');
-    expect({ ...panel.body, items: ids(panel.body.items) }).toEqual({ items: [G.id, F.id, E.id, D.id, C.id, B.id, A.id], total: 7, limit: 20, offset: 0 });
+    expect({ ...panel.body, items: ids(panel.body.items) }).toEqual({
+      items: [G.id, F.id, E.id, D.id, C.id, B.id, A.id],
+      total: 7,
+      limit: 20,
+      offset: 0,
+    });
     const last = await history('?limit=3&offset=6');
     expect({ ...last.body, items: ids(last.body.items) }).toEqual({ items: [A.id], total: 7, limit: 3, offset: 6 });
     const middle = await history('?limit=2&offset=2');
@@ -410,7 +485,14 @@ describe('GET and DELETE /api/executions/history/{id}', () => {
       outputSeq: 0,
     });
     const failed = await call('GET', `/api/executions/history/${B.id}`);
-    expect(failed.body).toMatchObject({ status: 'error', error: 'agent exited with code 1', exitCode: 1, result: null, costUsd: null, numTurns: null });
+    expect(failed.body).toMatchObject({
+      status: 'error',
+      error: 'agent exited with code 1',
+      exitCode: 1,
+      result: null,
+      costUsd: null,
+      numTurns: null,
+    });
     const continued = await call('GET', `/api/executions/history/${F.id}`);
     expect(continued.body).toMatchObject({ source: 'continue', parentSessionId: 'sess-a', status: 'running', endedAt: null });
     const missing = await call('GET', '/api/executions/history/no-such-id');
@@ -435,9 +517,15 @@ describe('GET and DELETE /api/executions/history/{id}', () => {
     const deleted = await call('DELETE', `/api/executions/history/${B.id}`);
     expect(deleted).toMatchObject({ status: 204, text: '' });
     expect(await getExecution(database.db, B.id)).toBeNull();
-    expect(await call('DELETE', `/api/executions/history/${B.id}`)).toMatchObject({ status: 404, body: { error: `Execução não encontrada: ${B.id}` } });
+    expect(await call('DELETE', `/api/executions/history/${B.id}`)).toMatchObject({
+      status: 404,
+      body: { error: `Execução não encontrada: ${B.id}` },
+    });
     B = await record(base({ id: B.id, source: 'schedule', scheduleId: 'sched-1', task: 'Nightly lint', createdAt: B.createdAt }), {
-      status: 'error', error: 'agent exited with code 1', output: '', exitCode: 1,
+      status: 'error',
+      error: 'agent exited with code 1',
+      output: '',
+      exitCode: 1,
     });
   });
 });
@@ -451,12 +539,12 @@ function parseCsv(text: string): string[][] {
   for (let i = 0; i < text.length; i++) {
     const char = text[i]!;
     if (quoted) {
-      if (char === '"' && text[i + 1] === '"') (cell += '"'), i++;
+      if (char === '"' && text[i + 1] === '"') ((cell += '"'), i++);
       else if (char === '"') quoted = false;
       else cell += char;
     } else if (char === '"') quoted = true;
-    else if (char === ',') row.push(cell), (cell = '');
-    else if (char === '\n') row.push(cell), rows.push(row), (row = []), (cell = '');
+    else if (char === ',') (row.push(cell), (cell = ''));
+    else if (char === '\n') (row.push(cell), rows.push(row), (row = []), (cell = ''));
     else cell += char;
   }
   return rows;
@@ -477,9 +565,13 @@ describe('GET /api/executions/export', () => {
 
     const lines = answer.text.split('\n');
     expect(lines[0]).toBe(BOM + HEADER_LINE);
-    expect(lines).toContain(`"${A.id}","agent","Code Reviewer","completed","2026-01-10T10:00:01.000Z","2026-01-10T10:01:01.000Z","61000","0.0123","3"`);
+    expect(lines).toContain(
+      `"${A.id}","agent","Code Reviewer","completed","2026-01-10T10:00:01.000Z","2026-01-10T10:01:01.000Z","61000","0.0123","3"`,
+    );
     expect(lines).toContain(`"${B.id}","agent","Code Reviewer","error","2026-01-11T09:00:01.000Z","2026-01-11T09:01:01.000Z","","",""`);
-    expect(lines).toContain(`"${E.id}","pipeline","Release pipeline","completed","2026-01-14T08:00:01.000Z","2026-01-14T08:01:01.000Z","","",""`);
+    expect(lines).toContain(
+      `"${E.id}","pipeline","Release pipeline","completed","2026-01-14T08:00:01.000Z","2026-01-14T08:01:01.000Z","","",""`,
+    );
     expect(lines).toContain(`"${G.id}","agent","Doc Writer","queued","2026-01-16T08:00:00.000Z","","","",""`);
     expect(lines.at(-1)).toBe('');
     expect(csvRows(answer.text).map((row) => row[0])).toEqual([G.id, F.id, E.id, D.id, C.id, B.id, A.id]);
@@ -501,7 +593,19 @@ describe('GET /api/executions/export', () => {
   it('pages through the table by keyset: a larger export keeps every row once, in order', async () => {
     const created: string[] = [];
     for (let i = 0; i < 1203; i++) created.push(`bbbbbbbb-0000-4000-8000-${String(i).padStart(12, '0')}`);
-    const values = created.map((id) => [id, 'agent', AGENT_1, 'Bulk', 'completed', 'manual', 't', 'i', '/w', 'm', '2025-06-01 00:00:00.000']);
+    const values = created.map((id) => [
+      id,
+      'agent',
+      AGENT_1,
+      'Bulk',
+      'completed',
+      'manual',
+      't',
+      'i',
+      '/w',
+      'm',
+      '2025-06-01 00:00:00.000',
+    ]);
     await database.pool.query(
       'INSERT INTO executions (id, kind, agent_id, agent_name, status, source, task, instructions, working_directory, model, created_at) VALUES ?',
       [values],
@@ -521,7 +625,11 @@ describe('GET /api/executions/export', () => {
     for (const [i, agentName] of names.entries()) {
       stored.push(
         await record(base({ agentId, agentName, createdAt: at(`2026-03-0${i + 1}T10:00:00.000Z`) }), {
-          status: 'error', error: '-1 exit code', costUsd: 0.5, durationMs: 61_000, turns: 2,
+          status: 'error',
+          error: '-1 exit code',
+          costUsd: 0.5,
+          durationMs: 61_000,
+          turns: 2,
         }),
       );
     }
@@ -531,7 +639,13 @@ describe('GET /api/executions/export', () => {
       expect(answer.text).toContain(`,"'=HYPERLINK(""http://evil.example"",""x"")","error",`);
       const rows = csvRows(answer.text);
       // Newest first.
-      expect(rows.map((row) => row[2])).toEqual(['Say "hi", then\nleave', "'@SUM(A1:A9)", "'-2+3", "'+1+cmd|calc", `'=HYPERLINK("http://evil.example","x")`]);
+      expect(rows.map((row) => row[2])).toEqual([
+        'Say "hi", then\nleave',
+        "'@SUM(A1:A9)",
+        "'-2+3",
+        "'+1+cmd|calc",
+        `'=HYPERLINK("http://evil.example","x")`,
+      ]);
       expect(rows.map((row) => row.slice(6))).toEqual(Array(5).fill(['61000', '0.5', '2']));
       expect(rows.map((row) => row[0])).toEqual(stored.map((item) => item.id).reverse());
     } finally {

@@ -13,28 +13,38 @@ import { resultTable } from '../../scripts/faults/table';
 
 const SEED = 20261127;
 
-it('strikes every fault once under load and loses, doubles and strands nothing', async () => {
-  const result = await runFaultSuite({ seed: SEED, form: 'short', log: (line) => process.stdout.write(`faults: ${line}\n`) });
-  process.stdout.write(`${resultTable(result)}\n`);
+it(
+  'strikes every fault once under load and loses, doubles and strands nothing',
+  async () => {
+    const result = await runFaultSuite({ seed: SEED, form: 'short', log: (line) => process.stdout.write(`faults: ${line}\n`) });
+    process.stdout.write(`${resultTable(result)}\n`);
 
-  expect(result.violations).toEqual([]);
-  expect(result.phases.map((phase) => phase.faults.join('+')).sort()).toEqual([...FAULTS].sort());
-  for (const phase of result.phases) {
-    expect({ faults: phase.faults, lost: phase.lost, doubled: phase.doubled, linesLost: phase.linesLost, linesDoubled: phase.linesDoubled }).toEqual({
-      faults: phase.faults,
-      lost: 0,
-      doubled: 0,
-      linesLost: 0,
-      linesDoubled: 0,
-    });
-    // At least the webhook deliveries (sent until accepted), the schedule's firing and the probe; a run asked for while the API was down is not accepted.
-    expect(phase.accepted).toBeGreaterThanOrEqual(FORMS.short.webhookCalls + 1 + 1);
-    expect(phase.completed + phase.errorWithCause).toBe(phase.accepted);
-    expect(phase.recoverMs).not.toBeNull();
-  }
-  expect(result.final.approvedPipelines).toBe(2);
-  expect(result.final.rankingPersons).toBe(FORMS.short.persons);
-  expect(result.final.webhookDeliveries).toBe(result.final.webhookTriggerCount);
-  expect(result.final.scheduleRecords).toBe(result.final.scheduleFirings);
-  expect(result.final.scheduleFirings).toBeGreaterThanOrEqual(result.phases.length);
-}, 45 * 60_000);
+    expect(result.violations).toEqual([]);
+    expect(result.phases.map((phase) => phase.faults.join('+')).sort()).toEqual([...FAULTS].sort());
+    for (const phase of result.phases) {
+      expect({
+        faults: phase.faults,
+        lost: phase.lost,
+        doubled: phase.doubled,
+        linesLost: phase.linesLost,
+        linesDoubled: phase.linesDoubled,
+      }).toEqual({
+        faults: phase.faults,
+        lost: 0,
+        doubled: 0,
+        linesLost: 0,
+        linesDoubled: 0,
+      });
+      // At least the webhook deliveries (sent until accepted), the schedule's firing and the probe; a run asked for while the API was down is not accepted.
+      expect(phase.accepted).toBeGreaterThanOrEqual(FORMS.short.webhookCalls + 1 + 1);
+      expect(phase.completed + phase.errorWithCause).toBe(phase.accepted);
+      expect(phase.recoverMs).not.toBeNull();
+    }
+    expect(result.final.approvedPipelines).toBe(2);
+    expect(result.final.rankingPersons).toBe(FORMS.short.persons);
+    expect(result.final.webhookDeliveries).toBe(result.final.webhookTriggerCount);
+    expect(result.final.scheduleRecords).toBe(result.final.scheduleFirings);
+    expect(result.final.scheduleFirings).toBeGreaterThanOrEqual(result.phases.length);
+  },
+  45 * 60_000,
+);

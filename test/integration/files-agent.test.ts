@@ -44,7 +44,10 @@ afterAll(async () => {
 
 it('lists, downloads, publishes and deletes what the real CLI wrote as its pool user', async () => {
   const agent = await agents.standInAgent('site');
-  const started = await call('POST', `/api/agents/${agent.id}/execute`, { task: 'Crie a página. stand-in:write-file path=pagina/index.html content=ola-do-agente', instructions: '' });
+  const started = await call('POST', `/api/agents/${agent.id}/execute`, {
+    task: 'Crie a página. stand-in:write-file path=pagina/index.html content=ola-do-agente',
+    instructions: '',
+  });
   expect(started.status).toBe(202);
   const record = await until(
     'the run to finish',
@@ -64,17 +67,29 @@ it('lists, downloads, publishes and deletes what the real CLI wrote as its pool 
   expect(folder.body).toEqual({
     path: `${project}/site/pagina`,
     parent: `${project}/site`,
-    entries: [{ name: 'index.html', type: 'file', size: 'ola-do-agente\n'.length, modified: fs.statSync(written).mtime.toISOString(), extension: 'html' }],
+    entries: [
+      {
+        name: 'index.html',
+        type: 'file',
+        size: 'ola-do-agente\n'.length,
+        modified: fs.statSync(written).mtime.toISOString(),
+        extension: 'html',
+      },
+    ],
     truncated: false,
   });
   const download = await call('GET', `/api/files/download?path=${encodeURIComponent(`${project}/site/pagina/index.html`)}`);
   expect([download.status, download.text]).toEqual([200, 'ola-do-agente\n']);
 
   const published = await call('POST', '/api/files/publish', { path: project });
-  expect(published.body).toEqual(expect.objectContaining({ status: 'Publicado', siteUrl: `${server.url}/sites/${project}/`, projectName: project }));
+  expect(published.body).toEqual(
+    expect.objectContaining({ status: 'Publicado', siteUrl: `${server.url}/sites/${project}/`, projectName: project }),
+  );
   const page = await call('GET', `/sites/${project}/site/pagina/`);
   expect([page.status, page.text]).toEqual([200, 'ola-do-agente\n']);
 
-  expect(await call('DELETE', `/api/files?path=${encodeURIComponent(project)}`)).toEqual(expect.objectContaining({ status: 200, body: { success: true } }));
+  expect(await call('DELETE', `/api/files?path=${encodeURIComponent(project)}`)).toEqual(
+    expect.objectContaining({ status: 200, body: { success: true } }),
+  );
   expect(fs.existsSync(agents.workArea)).toBe(false);
 });

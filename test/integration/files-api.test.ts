@@ -40,13 +40,21 @@ async function call(method: string, route: string, body?: unknown): Promise<Answ
   });
   const bytes = Buffer.from(await response.arrayBuffer());
   const json = (response.headers.get('content-type') ?? '').includes('json');
-  return { status: response.status, body: json && bytes.length > 0 ? JSON.parse(bytes.toString('utf8')) : null, bytes, headers: response.headers };
+  return {
+    status: response.status,
+    body: json && bytes.length > 0 ? JSON.parse(bytes.toString('utf8')) : null,
+    bytes,
+    headers: response.headers,
+  };
 }
 
 const q = (relative: string) => encodeURIComponent(relative);
 
 /** Text that gzip cannot shrink much (random base64). */
-const randomBytesText = (bytes: number) => randomBytes(Math.ceil((bytes * 3) / 4)).toString('base64').slice(0, bytes);
+const randomBytesText = (bytes: number) =>
+  randomBytes(Math.ceil((bytes * 3) / 4))
+    .toString('base64')
+    .slice(0, bytes);
 
 /** Sends the path exactly as written (fetch would resolve `%2e%2e` segments first). */
 function rawGet(rawPath: string): Promise<{ status: number; text: string }> {
@@ -131,8 +139,16 @@ describe('GET /api/files (row 64)', () => {
       ['Zeta.TXT', 'file'],
     ]);
     const zeta = answer.body.entries.find((entry: any) => entry.name === 'Zeta.TXT');
-    expect(zeta).toEqual({ name: 'Zeta.TXT', type: 'file', size: 4, modified: fs.statSync(path.join(area, 'Zeta.TXT')).mtime.toISOString(), extension: 'txt' });
-    expect(answer.body.entries.find((entry: any) => entry.name === 'beta')).toEqual(expect.objectContaining({ size: null, extension: null }));
+    expect(zeta).toEqual({
+      name: 'Zeta.TXT',
+      type: 'file',
+      size: 4,
+      modified: fs.statSync(path.join(area, 'Zeta.TXT')).mtime.toISOString(),
+      extension: 'txt',
+    });
+    expect(answer.body.entries.find((entry: any) => entry.name === 'beta')).toEqual(
+      expect.objectContaining({ size: null, extension: null }),
+    );
   });
 
   it('lists a folder with its parent; the same with ./ and doubled slashes', async () => {
@@ -152,7 +168,10 @@ describe('GET /api/files (row 64)', () => {
       expect([bad, answer.status, answer.body]).toEqual([bad, 400, { error: 'Caminho inválido' }]);
     }
     // Encoded once more than a client would: still a `..` once the query is read.
-    expect(await rawGet('/api/files?path=%2e%2e%2f%2e%2e%2fetc')).toEqual({ status: 400, text: JSON.stringify({ error: 'Caminho inválido' }) });
+    expect(await rawGet('/api/files?path=%2e%2e%2f%2e%2e%2fetc')).toEqual({
+      status: 400,
+      text: JSON.stringify({ error: 'Caminho inválido' }),
+    });
     // Through the link to a directory outside: never listed.
     expect((await call('GET', `/api/files?path=${q('atalho')}`)).body).toEqual({ error: 'Caminho inválido' });
     // A name longer than a file name can be (256 bytes; 2-byte characters count twice): refused, not a 500 (found by schemathesis).
@@ -166,9 +185,15 @@ describe('GET /api/files (row 64)', () => {
   });
 
   it("answers 400 'Caminho não é um diretório' for a file and 404 'Diretório não encontrado' for nothing", async () => {
-    expect(await call('GET', `/api/files?path=${q('alpha.json')}`)).toEqual(expect.objectContaining({ status: 400, body: { error: 'Caminho não é um diretório' } }));
-    expect(await call('GET', `/api/files?path=${q('nada')}`)).toEqual(expect.objectContaining({ status: 404, body: { error: 'Diretório não encontrado' } }));
-    expect(await call('GET', `/api/files?path=${q('alpha.json/x')}`)).toEqual(expect.objectContaining({ status: 404, body: { error: 'Diretório não encontrado' } }));
+    expect(await call('GET', `/api/files?path=${q('alpha.json')}`)).toEqual(
+      expect.objectContaining({ status: 400, body: { error: 'Caminho não é um diretório' } }),
+    );
+    expect(await call('GET', `/api/files?path=${q('nada')}`)).toEqual(
+      expect.objectContaining({ status: 404, body: { error: 'Diretório não encontrado' } }),
+    );
+    expect(await call('GET', `/api/files?path=${q('alpha.json/x')}`)).toEqual(
+      expect.objectContaining({ status: 404, body: { error: 'Diretório não encontrado' } }),
+    );
     const twice = await call('GET', '/api/files?path=a&path=b');
     expect(twice.status).toBe(400);
     expect(twice.body.error).toMatch(/^query\.path: /);
@@ -220,7 +245,9 @@ describe('GET /api/files/download and /download-folder (rows 67, 68)', () => {
     expect(answer.headers.get('content-disposition')).toBe('attachment; filename="página \\"1\\".html"');
     expect(answer.headers.get('content-type')).toBe('application/octet-stream');
     const beyond = await call('GET', `/api/files/download?path=${q('dl/relatório—final.md')}`);
-    expect(beyond.headers.get('content-disposition')).toBe(`attachment; filename="relatório?final.md"; filename*=UTF-8''relat%C3%B3rio%E2%80%94final.md`);
+    expect(beyond.headers.get('content-disposition')).toBe(
+      `attachment; filename="relatório?final.md"; filename*=UTF-8''relat%C3%B3rio%E2%80%94final.md`,
+    );
   });
 
   it('refuses symlinks, escapes, folders and missing files', async () => {
@@ -229,9 +256,15 @@ describe('GET /api/files/download and /download-folder (rows 67, 68)', () => {
       expect([bad, answer.status, answer.body]).toEqual([bad, 400, { error: 'Caminho inválido' }]);
       expect(answer.bytes.toString('utf8')).not.toContain(SECRET);
     }
-    expect(await call('GET', `/api/files/download?path=dl`)).toEqual(expect.objectContaining({ status: 400, body: { error: 'Caminho não é um arquivo' } }));
-    expect(await call('GET', `/api/files/download`)).toEqual(expect.objectContaining({ status: 400, body: { error: 'Caminho não é um arquivo' } }));
-    expect(await call('GET', `/api/files/download?path=dl/nada.txt`)).toEqual(expect.objectContaining({ status: 404, body: { error: 'Arquivo não encontrado' } }));
+    expect(await call('GET', `/api/files/download?path=dl`)).toEqual(
+      expect.objectContaining({ status: 400, body: { error: 'Caminho não é um arquivo' } }),
+    );
+    expect(await call('GET', `/api/files/download`)).toEqual(
+      expect.objectContaining({ status: 400, body: { error: 'Caminho não é um arquivo' } }),
+    );
+    expect(await call('GET', `/api/files/download?path=dl/nada.txt`)).toEqual(
+      expect.objectContaining({ status: 404, body: { error: 'Arquivo não encontrado' } }),
+    );
   });
 
   it('streams a folder as <folder>.tar.gz: dot-files in, symlinks left out', async () => {
@@ -259,16 +292,26 @@ describe('GET /api/files/download and /download-folder (rows 67, 68)', () => {
     expect(answer.headers.get('content-disposition')).toBe('attachment; filename="projetos.tar.gz"');
     const entries = await untar(answer.bytes);
     expect(entries[0]).toEqual({ name: 'projetos/', type: 'directory' });
-    expect(entries.map((entry) => entry.name)).toEqual(expect.arrayContaining(['projetos/alpha.json', 'projetos/dl/docs/nota.txt', 'projetos/loja/index.html']));
+    expect(entries.map((entry) => entry.name)).toEqual(
+      expect.arrayContaining(['projetos/alpha.json', 'projetos/dl/docs/nota.txt', 'projetos/loja/index.html']),
+    );
     expect(entries.some((entry) => (entry.content ?? '').includes(SECRET))).toBe(false);
     expect(entries.some((entry) => /chave|segredo|atalho|fora/.test(entry.name))).toBe(false);
   });
 
   it('refuses a file, a missing folder, an escape and a linked folder', async () => {
-    expect(await call('GET', `/api/files/download-folder?path=alpha.json`)).toEqual(expect.objectContaining({ status: 400, body: { error: 'Caminho não é um diretório' } }));
-    expect(await call('GET', `/api/files/download-folder?path=nada`)).toEqual(expect.objectContaining({ status: 404, body: { error: 'Diretório não encontrado' } }));
-    expect(await call('GET', `/api/files/download-folder?path=..`)).toEqual(expect.objectContaining({ status: 400, body: { error: 'Caminho inválido' } }));
-    expect(await call('GET', `/api/files/download-folder?path=dl/fora`)).toEqual(expect.objectContaining({ status: 400, body: { error: 'Caminho inválido' } }));
+    expect(await call('GET', `/api/files/download-folder?path=alpha.json`)).toEqual(
+      expect.objectContaining({ status: 400, body: { error: 'Caminho não é um diretório' } }),
+    );
+    expect(await call('GET', `/api/files/download-folder?path=nada`)).toEqual(
+      expect.objectContaining({ status: 404, body: { error: 'Diretório não encontrado' } }),
+    );
+    expect(await call('GET', `/api/files/download-folder?path=..`)).toEqual(
+      expect.objectContaining({ status: 400, body: { error: 'Caminho inválido' } }),
+    );
+    expect(await call('GET', `/api/files/download-folder?path=dl/fora`)).toEqual(
+      expect.objectContaining({ status: 400, body: { error: 'Caminho inválido' } }),
+    );
   });
 });
 
@@ -301,7 +344,12 @@ describe('a client that goes away mid-archive', () => {
     // Mid-walk: the folder (and a file) are open.
     expect(openInArea()).toBeGreaterThan(0);
     firstChunk.destroy();
-    await until('the walk to close what it opened', async () => openInArea(), (count) => count === 0, 30_000);
+    await until(
+      'the walk to close what it opened',
+      async () => openInArea(),
+      (count) => count === 0,
+      30_000,
+    );
     fs.rmSync(path.join(area, 'grande'), { recursive: true });
   });
 });
@@ -310,7 +358,9 @@ describe('DELETE /api/files (row 65)', () => {
   it('deletes a file, then a folder with everything in it', async () => {
     write('apagar/a.txt', 'a');
     write('apagar/sub/b.txt', 'b');
-    expect(await call('DELETE', `/api/files?path=${q('apagar/a.txt')}`)).toEqual(expect.objectContaining({ status: 200, body: { success: true } }));
+    expect(await call('DELETE', `/api/files?path=${q('apagar/a.txt')}`)).toEqual(
+      expect.objectContaining({ status: 200, body: { success: true } }),
+    );
     expect(fs.existsSync(path.join(area, 'apagar/a.txt'))).toBe(false);
     expect(await call('DELETE', `/api/files?path=apagar`)).toEqual(expect.objectContaining({ status: 200, body: { success: true } }));
     expect(fs.existsSync(path.join(area, 'apagar'))).toBe(false);
@@ -322,10 +372,18 @@ describe('DELETE /api/files (row 65)', () => {
       const expected = root.startsWith('/') ? 'Caminho inválido' : 'Não é permitido excluir o diretório raiz';
       expect([root, answer.status, answer.body]).toEqual([root, 400, { error: expected }]);
     }
-    expect(await call('DELETE', '/api/files')).toEqual(expect.objectContaining({ status: 400, body: { error: 'Não é permitido excluir o diretório raiz' } }));
-    expect(await call('DELETE', `/api/files?path=${q('../files-outside')}`)).toEqual(expect.objectContaining({ status: 400, body: { error: 'Caminho inválido' } }));
-    expect(await call('DELETE', `/api/files?path=nada`)).toEqual(expect.objectContaining({ status: 404, body: { error: 'Arquivo ou pasta não encontrado' } }));
-    expect(await call('DELETE', `/api/files?path=${q('nada/x')}`)).toEqual(expect.objectContaining({ status: 404, body: { error: 'Arquivo ou pasta não encontrado' } }));
+    expect(await call('DELETE', '/api/files')).toEqual(
+      expect.objectContaining({ status: 400, body: { error: 'Não é permitido excluir o diretório raiz' } }),
+    );
+    expect(await call('DELETE', `/api/files?path=${q('../files-outside')}`)).toEqual(
+      expect.objectContaining({ status: 400, body: { error: 'Caminho inválido' } }),
+    );
+    expect(await call('DELETE', `/api/files?path=nada`)).toEqual(
+      expect.objectContaining({ status: 404, body: { error: 'Arquivo ou pasta não encontrado' } }),
+    );
+    expect(await call('DELETE', `/api/files?path=${q('nada/x')}`)).toEqual(
+      expect.objectContaining({ status: 404, body: { error: 'Arquivo ou pasta não encontrado' } }),
+    );
     expect(fs.existsSync(area)).toBe(true);
   });
 
@@ -346,7 +404,9 @@ describe('DELETE /api/files (row 65)', () => {
 
   it('refuses a path through a linked folder, leaving the outside untouched', async () => {
     fs.symlinkSync(path.join(outside, 'dir'), path.join(area, 'ponte'));
-    expect(await call('DELETE', `/api/files?path=${q('ponte/inside-outside.txt')}`)).toEqual(expect.objectContaining({ status: 400, body: { error: 'Caminho inválido' } }));
+    expect(await call('DELETE', `/api/files?path=${q('ponte/inside-outside.txt')}`)).toEqual(
+      expect.objectContaining({ status: 400, body: { error: 'Caminho inválido' } }),
+    );
     expect(fs.readFileSync(path.join(outside, 'dir', 'inside-outside.txt'), 'utf8')).toBe(SECRET);
     fs.unlinkSync(path.join(area, 'ponte'));
   });
@@ -380,13 +440,23 @@ describe('POST /api/files/publish and /sites/ (row 66)', () => {
     expect(page.headers.get('content-security-policy')).toBe('sandbox allow-scripts');
     expect(page.headers.get('x-content-type-options')).toBe('nosniff');
     const css = await call('GET', '/sites/vitrine/css/site.css');
-    expect([css.status, css.bytes.toString('utf8'), css.headers.get('content-type')]).toEqual([200, 'h1{color:red}', 'text/css; charset=utf-8']);
+    expect([css.status, css.bytes.toString('utf8'), css.headers.get('content-type')]).toEqual([
+      200,
+      'h1{color:red}',
+      'text/css; charset=utf-8',
+    ]);
     const bare = await call('GET', '/sites/vitrine');
     expect([bare.status, bare.headers.get('location')]).toEqual([301, '/sites/vitrine/']);
   });
 
   it('publishes no dot-file and no symlink, and never serves the secret', async () => {
-    for (const route of ['/sites/vitrine/.env', '/sites/vitrine/.git/config', '/sites/vitrine/chave.txt', '/sites/vitrine/fora/inside-outside.txt', '/sites/vitrine/../vitrine/index.html']) {
+    for (const route of [
+      '/sites/vitrine/.env',
+      '/sites/vitrine/.git/config',
+      '/sites/vitrine/chave.txt',
+      '/sites/vitrine/fora/inside-outside.txt',
+      '/sites/vitrine/../vitrine/index.html',
+    ]) {
       const answer = await rawGet(route);
       expect([route, answer.status]).toEqual([route, 404]);
       expect(answer.text).not.toContain(SECRET);
@@ -439,13 +509,20 @@ describe('symlinks swapped in while requests run', () => {
     // Each request meets the folder (200 with its own file), the link (400) or neither (404), and
     // never the outside. (Without the kernel-path check of area.ts, this test reads the secret.)
     const dir = path.join(area, 'corrida');
-    const swapper = spawn(process.execPath, ['-e', `
+    const swapper = spawn(
+      process.execPath,
+      [
+        '-e',
+        `
       const fs = require('node:fs');
       const at = (name) => require('node:path').join(${JSON.stringify(dir)}, name);
       for (;;) {
         fs.renameSync(at('real'), at('cur')); fs.renameSync(at('cur'), at('real'));
         fs.renameSync(at('link'), at('cur')); fs.renameSync(at('cur'), at('link'));
-      }`], { stdio: 'ignore' });
+      }`,
+      ],
+      { stdio: 'ignore' },
+    );
     try {
       for (let i = 0; i < 150; i += 1) {
         const download = await call('GET', `/api/files/download?path=${q('corrida/cur/x.txt')}`);
@@ -467,13 +544,20 @@ describe('symlinks swapped in while requests run', () => {
 
   it('deletes a folder whose subfolder is swapped for a link to the outside meanwhile, never the outside', async () => {
     fs.writeFileSync(path.join(outside, 'dir', 'y.txt'), SECRET);
-    const swapper = spawn(process.execPath, ['-e', `
+    const swapper = spawn(
+      process.execPath,
+      [
+        '-e',
+        `
       const fs = require('node:fs');
       const at = (name) => require('node:path').join(${JSON.stringify(area)}, 'vitima', name);
       for (;;) {
         try { fs.renameSync(at('real'), at('cur')); fs.renameSync(at('cur'), at('real')); } catch {}
         try { fs.renameSync(at('link'), at('cur')); fs.renameSync(at('cur'), at('link')); } catch {}
-      }`], { stdio: 'ignore' });
+      }`,
+      ],
+      { stdio: 'ignore' },
+    );
     try {
       for (let i = 0; i < 40; i += 1) {
         if (!fs.existsSync(path.join(area, 'vitima'))) {
@@ -497,7 +581,11 @@ describe('symlinks swapped in while requests run', () => {
 
   it('refuses a link even when it leads to a folder inside the area', async () => {
     fs.symlinkSync(path.join(area, 'loja'), path.join(area, 'apelido'));
-    expect(await call('GET', `/api/files?path=${q('apelido/css')}`)).toEqual(expect.objectContaining({ status: 400, body: { error: 'Caminho inválido' } }));
-    expect(await call('GET', `/api/files/download?path=${q('apelido/index.html')}`)).toEqual(expect.objectContaining({ status: 400, body: { error: 'Caminho inválido' } }));
+    expect(await call('GET', `/api/files?path=${q('apelido/css')}`)).toEqual(
+      expect.objectContaining({ status: 400, body: { error: 'Caminho inválido' } }),
+    );
+    expect(await call('GET', `/api/files/download?path=${q('apelido/index.html')}`)).toEqual(
+      expect.objectContaining({ status: 400, body: { error: 'Caminho inválido' } }),
+    );
   });
 });

@@ -31,7 +31,8 @@ afterAll(async () => {
   await server?.close();
   fs.rmSync(area, { recursive: true, force: true });
   fs.rmSync(scratch, { recursive: true, force: true });
-  for (const name of [PROJECT, 'minha loja']) fs.rmSync(path.join(sitesDirectory(config.orchestration.dataDir), name), { recursive: true, force: true });
+  for (const name of [PROJECT, 'minha loja'])
+    fs.rmSync(path.join(sitesDirectory(config.orchestration.dataDir), name), { recursive: true, force: true });
 });
 
 function write(relative: string, content: string): void {
@@ -40,7 +41,11 @@ function write(relative: string, content: string): void {
 }
 
 async function publish(name: string): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${server.url}/api/files/publish`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ path: name }) });
+  const response = await fetch(`${server.url}/api/files/publish`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ path: name }),
+  });
   return { status: response.status, body: await response.json() };
 }
 
@@ -77,6 +82,10 @@ it('publishes the site but pushes nothing for a folder whose name cannot name a 
   write('minha loja/index.html', '<h1>Loja</h1>');
   const answer = await publish('minha loja');
   expect(answer.status).toBe(200);
-  expect(answer.body).toMatchObject({ status: 'Publicado', repoUrl: null, message: expect.stringContaining('não serve de nome de repositório') });
+  expect(answer.body).toMatchObject({
+    status: 'Publicado',
+    repoUrl: null,
+    message: expect.stringContaining('não serve de nome de repositório'),
+  });
   expect(fs.readdirSync(publishDir)).toEqual([`${PROJECT}.git`]);
 });

@@ -21,9 +21,17 @@ const suffix = `${process.pid}-${Date.now()}`;
 const published = `so-segunda-${suffix}`;
 
 async function call(method: string, route: string, body?: unknown): Promise<{ status: number; body: any; text: string }> {
-  const response = await fetch(server.url + route, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(server.url + route, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await response.text();
-  return { status: response.status, body: (response.headers.get('content-type') ?? '').includes('json') && text ? JSON.parse(text) : null, text };
+  return {
+    status: response.status,
+    body: (response.headers.get('content-type') ?? '').includes('json') && text ? JSON.parse(text) : null,
+    text,
+  };
 }
 
 function write(root: string, relative: string, content: string): void {
@@ -52,7 +60,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  for (const dir of [first, second, outside, path.join(sitesDirectory(config.orchestration.dataDir), published)]) fs.rmSync(dir, { recursive: true, force: true });
+  for (const dir of [first, second, outside, path.join(sitesDirectory(config.orchestration.dataDir), published)])
+    fs.rmSync(dir, { recursive: true, force: true });
 });
 
 it('lists the top level of every root as one: directories first, a name in both roots once, dot-files and links hidden', async () => {
@@ -64,7 +73,11 @@ it('lists the top level of every root as one: directories first, a name in both 
 
 it('a path goes to the first root holding its top-level name', async () => {
   expect(names((await call('GET', '/api/files?path=comum')).body)).toEqual(['file:da-primeira.txt']);
-  expect((await call('GET', `/api/files?path=${published}/dados`)).body).toMatchObject({ path: `${published}/dados`, parent: published, entries: [{ name: 'b.txt', size: 10 }] });
+  expect((await call('GET', `/api/files?path=${published}/dados`)).body).toMatchObject({
+    path: `${published}/dados`,
+    parent: published,
+    entries: [{ name: 'b.txt', size: 10 }],
+  });
   const download = await call('GET', `/api/files/download?path=${encodeURIComponent(`${published}/dados/b.txt`)}`);
   expect([download.status, download.text]).toEqual([200, 'conteudo-b']);
   expect((await call('GET', '/api/files/download?path=leia.md')).text).toBe('# leia');
@@ -74,20 +87,26 @@ it('a path goes to the first root holding its top-level name', async () => {
 it('archives the whole area from every root, a name in both roots from the first', async () => {
   const response = await fetch(`${server.url}/api/files/download-folder?path=`);
   expect(response.status).toBe(200);
-  const listed = execFileSync('tar', ['-tzf', '-'], { input: Buffer.from(await response.arrayBuffer()) }).toString().trim().split('\n').sort();
-  expect(listed).toEqual([
-    'projetos/',
-    'projetos/.oculto',
-    'projetos/comum/',
-    'projetos/comum/da-primeira.txt',
-    'projetos/leia.md',
-    `projetos/${published}/`,
-    `projetos/${published}/dados/`,
-    `projetos/${published}/dados/b.txt`,
-    `projetos/${published}/index.html`,
-    'projetos/so-primeira/',
-    'projetos/so-primeira/a.txt',
-  ].sort());
+  const listed = execFileSync('tar', ['-tzf', '-'], { input: Buffer.from(await response.arrayBuffer()) })
+    .toString()
+    .trim()
+    .split('\n')
+    .sort();
+  expect(listed).toEqual(
+    [
+      'projetos/',
+      'projetos/.oculto',
+      'projetos/comum/',
+      'projetos/comum/da-primeira.txt',
+      'projetos/leia.md',
+      `projetos/${published}/`,
+      `projetos/${published}/dados/`,
+      `projetos/${published}/dados/b.txt`,
+      `projetos/${published}/index.html`,
+      'projetos/so-primeira/',
+      'projetos/so-primeira/a.txt',
+    ].sort(),
+  );
 });
 
 it('refuses a link at the top of the second root like one in the first', async () => {

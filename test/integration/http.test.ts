@@ -111,7 +111,7 @@ describe('error envelopes of the running app', () => {
     expect(api.body.error).toMatch(/^Corpo JSON inválido: /);
   });
 
-  it('answers a validation failure in Portuguese, zod\'s `pt` locale, in both services (docs/errors.md)', async () => {
+  it("answers a validation failure in Portuguese, zod's `pt` locale, in both services (docs/errors.md)", async () => {
     expect(await call('/api/executions/recent?limit=101')).toMatchObject({
       status: 400,
       body: { error: 'query.limit: Demasiado grande: esperava que o número fosse <= 100' },

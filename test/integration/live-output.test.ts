@@ -91,7 +91,15 @@ async function eventually(condition: () => boolean | Promise<boolean>, what: str
 const uniqueClient = (name: string) => `${name}-${randomUUID()}`;
 
 function output(executionId: string, seq: number, content: string): ExecutionOutputMessage {
-  return { type: 'execution_output', executionId, agentId: 'agente-1', agentName: 'revisor', seq, at: new Date().toISOString(), data: { type: 'chunk', content } };
+  return {
+    type: 'execution_output',
+    executionId,
+    agentId: 'agente-1',
+    agentName: 'revisor',
+    seq,
+    at: new Date().toISOString(),
+    data: { type: 'chunk', content },
+  };
 }
 
 /**
@@ -115,7 +123,7 @@ describe('live output on one server', () => {
     redis = workerRedis(server.resources.config.redis);
   });
 
-  it('delivers a client\'s messages, in order, in the panel\'s shapes, to every socket of that client and to no other client', async () => {
+  it("delivers a client's messages, in order, in the panel's shapes, to every socket of that client and to no other client", async () => {
     const a = uniqueClient('a');
     const b = uniqueClient('b');
     const [a1, a2, b1] = [await connect(server, a), await connect(server, a), await connect(server, b)];
@@ -135,17 +143,55 @@ describe('live output on one server', () => {
     await live.output({ type: 'turn', content: 'Turno 1', turn: 1 });
     await live.report('2026-11-21_150311_revisor_0d1c5a4e.md');
     await live.finished({
-      status: 'completed', costUsd: 0.0123, durationMs: 1500, sessionId: 'sessao-1', error: null,
-      result: 'Pronto.', exitCode: 0, stderr: '', turns: 1,
+      status: 'completed',
+      costUsd: 0.0123,
+      durationMs: 1500,
+      sessionId: 'sessao-1',
+      error: null,
+      result: 'Pronto.',
+      exitCode: 0,
+      stderr: '',
+      turns: 1,
     });
 
     for (const probe of [a1, a2]) {
       expect(await nextMessages(probe, 6)).toEqual([
         { type: 'execution_started', ...execution, at: expect.any(String) },
-        { type: 'execution_output', executionId, agentId, agentName, seq: 1, at: expect.any(String), data: { type: 'chunk', content: 'Vou ler o README.' } },
-        { type: 'execution_output', executionId, agentId, agentName, seq: 2, at: expect.any(String), data: { type: 'tool', toolName: 'Read', content: 'Read: README.md' } },
-        { type: 'execution_output', executionId, agentId, agentName, seq: 3, at: expect.any(String), data: { type: 'turn', content: 'Turno 1', turn: 1 } },
-        { type: 'report_generated', executionId, agentId, agentName, reportFile: '2026-11-21_150311_revisor_0d1c5a4e.md', at: expect.any(String) },
+        {
+          type: 'execution_output',
+          executionId,
+          agentId,
+          agentName,
+          seq: 1,
+          at: expect.any(String),
+          data: { type: 'chunk', content: 'Vou ler o README.' },
+        },
+        {
+          type: 'execution_output',
+          executionId,
+          agentId,
+          agentName,
+          seq: 2,
+          at: expect.any(String),
+          data: { type: 'tool', toolName: 'Read', content: 'Read: README.md' },
+        },
+        {
+          type: 'execution_output',
+          executionId,
+          agentId,
+          agentName,
+          seq: 3,
+          at: expect.any(String),
+          data: { type: 'turn', content: 'Turno 1', turn: 1 },
+        },
+        {
+          type: 'report_generated',
+          executionId,
+          agentId,
+          agentName,
+          reportFile: '2026-11-21_150311_revisor_0d1c5a4e.md',
+          at: expect.any(String),
+        },
         {
           type: 'execution_complete',
           ...execution,
@@ -153,8 +199,16 @@ describe('live output on one server', () => {
           lastSeq: 3,
           at: expect.any(String),
           data: {
-            executionId, exitCode: 0, result: 'Pronto.', stderr: '', canceled: false,
-            costUsd: 0.0123, totalCostUsd: 0.0123, durationMs: 1500, numTurns: 1, sessionId: 'sessao-1',
+            executionId,
+            exitCode: 0,
+            result: 'Pronto.',
+            stderr: '',
+            canceled: false,
+            costUsd: 0.0123,
+            totalCostUsd: 0.0123,
+            durationMs: 1500,
+            numTurns: 1,
+            sessionId: 'sessao-1',
           },
         },
       ]);
@@ -166,20 +220,49 @@ describe('live output on one server', () => {
   it('ends a failed run with execution_error, a canceled one with execution_canceled (no error for the panel), costs always numbers', async () => {
     const a = uniqueClient('a');
     const a1 = await connect(server, a);
-    const execution = { executionId: randomUUID(), agentId: randomUUID(), agentName: 'revisor', pipelineExecutionId: null, source: 'manual' };
+    const execution = {
+      executionId: randomUUID(),
+      agentId: randomUUID(),
+      agentName: 'revisor',
+      pipelineExecutionId: null,
+      source: 'manual',
+    };
     const live = new ExecutionLiveStream(redis, { clientId: a }, execution, 8);
 
-    await live.finished({ status: 'error', costUsd: null, durationMs: null, sessionId: null, error: 'claude-code terminou com o código 1: Invalid API key' });
+    await live.finished({
+      status: 'error',
+      costUsd: null,
+      durationMs: null,
+      sessionId: null,
+      error: 'claude-code terminou com o código 1: Invalid API key',
+    });
     await live.finished({ status: 'canceled', costUsd: null, durationMs: null, sessionId: 's-2', error: 'cancelada a pedido do usuário' });
 
-    const common = { executionId: execution.executionId, exitCode: null, result: '', stderr: '', costUsd: 0, totalCostUsd: 0, durationMs: null, numTurns: null };
+    const common = {
+      executionId: execution.executionId,
+      exitCode: null,
+      result: '',
+      stderr: '',
+      costUsd: 0,
+      totalCostUsd: 0,
+      durationMs: null,
+      numTurns: null,
+    };
     expect(await nextMessages(a1, 2)).toEqual([
       {
-        type: 'execution_error', ...execution, status: 'error', lastSeq: 7, at: expect.any(String),
+        type: 'execution_error',
+        ...execution,
+        status: 'error',
+        lastSeq: 7,
+        at: expect.any(String),
         data: { ...common, sessionId: null, canceled: false, error: 'claude-code terminou com o código 1: Invalid API key' },
       },
       {
-        type: 'execution_canceled', ...execution, status: 'canceled', lastSeq: 7, at: expect.any(String),
+        type: 'execution_canceled',
+        ...execution,
+        status: 'canceled',
+        lastSeq: 7,
+        at: expect.any(String),
         data: { ...common, sessionId: 's-2', canceled: true, error: 'cancelada a pedido do usuário' },
       },
     ]);
@@ -188,7 +271,13 @@ describe('live output on one server', () => {
   it('sends a retry with its fields at the top level, where the panel reads them (contract 7.1), and under data', async () => {
     const a = uniqueClient('a');
     const a1 = await connect(server, a);
-    const execution = { executionId: randomUUID(), agentId: randomUUID(), agentName: 'revisor', pipelineExecutionId: null, source: 'manual' };
+    const execution = {
+      executionId: randomUUID(),
+      agentId: randomUUID(),
+      agentName: 'revisor',
+      pipelineExecutionId: null,
+      source: 'manual',
+    };
     const retry = { attempt: 1, maxRetries: 3, nextRetryIn: 5, reason: 'exit code 1' };
     await new ExecutionLiveStream(redis, { clientId: a }, execution).retry(retry);
     expect(await next(a1)).toEqual({ type: 'execution_retry', ...execution, ...retry, data: retry, at: expect.any(String) });
@@ -430,7 +519,10 @@ describe('an agent run over the socket, with the real Claude Code CLI against th
   });
 
   async function call(method: string, urlPath: string, body?: unknown, clientId?: string): Promise<{ status: number; body: any }> {
-    const headers: Record<string, string> = { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(clientId ? { 'x-client-id': clientId } : {}) };
+    const headers: Record<string, string> = {
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...(clientId ? { 'x-client-id': clientId } : {}),
+    };
     const response = await fetch(server.url + urlPath, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
     const text = await response.text();
     return { status: response.status, body: text ? JSON.parse(text) : null };
@@ -440,7 +532,12 @@ describe('an agent run over the socket, with the real Claude Code CLI against th
   async function standInAgent(name: string): Promise<{ id: string; name: string }> {
     const deps = agentDepsOf(server.resources);
     const agent = await createAgent(deps, {
-      name: `${name} ${Date.now()}`, description: '', model: null, instructions: '', permissionMode: 'bypassPermissions', maxTurns: 5,
+      name: `${name} ${Date.now()}`,
+      description: '',
+      model: null,
+      instructions: '',
+      permissionMode: 'bypassPermissions',
+      maxTurns: 5,
       workingDirectory: path.join(workArea, name),
     });
     const env = { ...standInEnv(model), CLAUDE_CODE_MAX_RETRIES: '0' };
@@ -477,7 +574,11 @@ describe('an agent run over the socket, with the real Claude Code CLI against th
 
     const identity = { executionId, agentId: agent.id, agentName: agent.name };
     expect(received.map((message) => message.type)).toEqual([
-      'execution_queued', 'execution_started', ...Array(6).fill('execution_output'), 'report_generated', 'execution_complete',
+      'execution_queued',
+      'execution_started',
+      ...Array(6).fill('execution_output'),
+      'report_generated',
+      'execution_complete',
     ]);
     const outputs = received.filter((message) => message.type === 'execution_output');
     expect(outputs.map((message) => message.seq)).toEqual([1, 2, 3, 4, 5, 6]);
@@ -486,7 +587,11 @@ describe('an agent run over the socket, with the real Claude Code CLI against th
     expect(cost).toBeGreaterThan(0);
     expect(outputs.map((message) => message.data)).toEqual([
       { type: 'chunk', content: 'Writing out/hello.txt.' },
-      { type: 'tool', toolName: 'Bash', content: "Bash: mkdir -p 'out' && printf '%s\\n' 'hello-panel' > 'out/hello.txt' && cat 'out/hello.txt'" },
+      {
+        type: 'tool',
+        toolName: 'Bash',
+        content: "Bash: mkdir -p 'out' && printf '%s\\n' 'hello-panel' > 'out/hello.txt' && cat 'out/hello.txt'",
+      },
       { type: 'turn', content: 'Turno 1', turn: 1 },
       { type: 'chunk', content: 'Wrote the file: hello-panel' },
       { type: 'turn', content: 'Turno 2', turn: 2 },
@@ -497,10 +602,24 @@ describe('an agent run over the socket, with the real Claude Code CLI against th
     ]);
     expect(received[8]).toEqual({ type: 'report_generated', ...identity, reportFile: record.reportFile, at: expect.any(String) });
     expect(received[9]).toEqual({
-      type: 'execution_complete', ...identity, pipelineExecutionId: null, source: 'manual', status: 'completed', lastSeq: 6, at: expect.any(String),
+      type: 'execution_complete',
+      ...identity,
+      pipelineExecutionId: null,
+      source: 'manual',
+      status: 'completed',
+      lastSeq: 6,
+      at: expect.any(String),
       data: {
-        executionId, exitCode: 0, result: 'Wrote the file: hello-panel', stderr: '', canceled: false,
-        costUsd: cost, totalCostUsd: cost, durationMs: record.durationMs, numTurns: 2, sessionId: record.sessionId,
+        executionId,
+        exitCode: 0,
+        result: 'Wrote the file: hello-panel',
+        stderr: '',
+        canceled: false,
+        costUsd: cost,
+        totalCostUsd: cost,
+        durationMs: record.durationMs,
+        numTurns: 2,
+        sessionId: record.sessionId,
       },
     });
     expect(record.sessionId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-/);
@@ -520,7 +639,7 @@ describe('an agent run over the socket, with the real Claude Code CLI against th
     expect(otherProbe.messages).toEqual([]);
   });
 
-  it('ends a run the model refuses with execution_error carrying the CLI\'s message', async () => {
+  it("ends a run the model refuses with execution_error carrying the CLI's message", async () => {
     const agent = await standInAgent('chave-recusada');
     const clientId = uniqueClient('painel');
     const probe = await connect(server, clientId);
@@ -528,11 +647,27 @@ describe('an agent run over the socket, with the real Claude Code CLI against th
     const executionId = await execute(agent.id, 'stand-in:error status=401', clientId);
     const received = await untilFinal(probe, executionId);
 
-    expect(received.map((message) => message.type)).toEqual(['execution_queued', 'execution_started', 'execution_output', 'execution_error']);
+    expect(received.map((message) => message.type)).toEqual([
+      'execution_queued',
+      'execution_started',
+      'execution_output',
+      'execution_error',
+    ]);
     expect(received[2].data).toEqual({ type: 'system', content: expect.stringMatching(/^Resultado: 1 turnos \| custo: \$0\.0000 \| /) });
     expect(received[3]).toMatchObject({
-      type: 'execution_error', executionId, agentId: agent.id, agentName: agent.name, status: 'error', lastSeq: 1,
-      data: { executionId, canceled: false, exitCode: 1, costUsd: 0, error: `claude-code terminou com o código 1: Invalid API key · Fix external API key (${CREDENTIALS_HINT})` },
+      type: 'execution_error',
+      executionId,
+      agentId: agent.id,
+      agentName: agent.name,
+      status: 'error',
+      lastSeq: 1,
+      data: {
+        executionId,
+        canceled: false,
+        exitCode: 1,
+        costUsd: 0,
+        error: `claude-code terminou com o código 1: Invalid API key · Fix external API key (${CREDENTIALS_HINT})`,
+      },
     });
   });
 
@@ -543,14 +678,21 @@ describe('an agent run over the socket, with the real Claude Code CLI against th
 
     const executionId = await execute(agent.id, 'stand-in:slow deltas=600 every=100', clientId);
     // Cancel while the model streams (the slow scenario's deltas end no line: the text is held, nothing is printed yet).
-    await until('the stand-in streams', async () => model.messages().filter((request) => request.answer === 'scenario:slow' && request.streamCompleted === false).length, (n) => n > 0, 30_000);
+    await until(
+      'the stand-in streams',
+      async () => model.messages().filter((request) => request.answer === 'scenario:slow' && request.streamCompleted === false).length,
+      (n) => n > 0,
+      30_000,
+    );
     expect((await call('POST', `/api/agents/${agent.id}/cancel/${executionId}`)).status).toBe(200);
     const received = await untilFinal(probe, executionId);
 
     expect(received.slice(0, 2).map((message) => message.type)).toEqual(['execution_queued', 'execution_started']);
     const final = received.at(-1);
     expect(final).toMatchObject({
-      type: 'execution_canceled', executionId, status: 'canceled',
+      type: 'execution_canceled',
+      executionId,
+      status: 'canceled',
       data: { executionId, canceled: true, error: CANCELLED_ERROR },
     });
     // No execution_error: the panel would pop "Erro na execução" for a stop the user asked for.

@@ -36,11 +36,16 @@ describe('LOAD DATA LOCAL writes (db/load-data.ts)', () => {
 
   it('stores every value as given, null and the text "\\N" apart, and replaces a row of the same key', async () => {
     const awkward = 'JSON {"a":"x\\"y","b":"linha\\nnova"}\ttab\nnewline\r\nCRLF \\ back\\slash \0 NUL São João 🎓 "quoted" \'single\'';
-    await replaceRows(connection, 'load_probe', ['id', 'texto', 'curto'], [
-      [1, awkward, null],
-      [2, '\\N', 'NULL'],
-      [3, '', ''],
-    ]);
+    await replaceRows(
+      connection,
+      'load_probe',
+      ['id', 'texto', 'curto'],
+      [
+        [1, awkward, null],
+        [2, '\\N', 'NULL'],
+        [3, '', ''],
+      ],
+    );
     expect(await stored()).toEqual([
       { id: 1, texto: awkward, curto: null },
       { id: 2, texto: '\\N', curto: 'NULL' },

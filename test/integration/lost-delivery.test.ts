@@ -62,17 +62,27 @@ describe('a run whose task never reached a worker', () => {
     await blackHole.received(executionId);
     blackHole.kill();
     // Only now does a real worker serve the host: the second delivery can only reach it.
-    hostWorker = await startAgentsWorker({ ...baseConfig, orchestration: { ...baseConfig.orchestration, host, workdirRoots: [root], agentCommand: CLAUDE_CLI } }, logger);
+    hostWorker = await startAgentsWorker(
+      { ...baseConfig, orchestration: { ...baseConfig.orchestration, host, workdirRoots: [root], agentCommand: CLAUDE_CLI } },
+      logger,
+    );
 
     const running = await call('GET', `/api/executions/history/${executionId}`);
     expect(running.body).toMatchObject({ status: 'running', output: '' });
-    const done = await until('the run ends', async () => (await call('GET', `/api/executions/history/${executionId}`)).body, (view) => FINAL.includes(view.status), 120_000);
+    const done = await until(
+      'the run ends',
+      async () => (await call('GET', `/api/executions/history/${executionId}`)).body,
+      (view) => FINAL.includes(view.status),
+      120_000,
+    );
     expect(done).toMatchObject({ status: 'completed', error: null });
     expect(done.output).toContain(STAND_IN_TEXT);
 
     // The history says what happened: the first run task timed out on its heartbeat, with none sent, and a second ran.
     const history = await agents.server.resources.temporal.client.workflow.getHandle(agentExecutionWorkflowId(executionId)).fetchHistory();
-    const runs = (history.events ?? []).filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'runAgentExecution');
+    const runs = (history.events ?? []).filter(
+      (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'runAgentExecution',
+    );
     expect(runs).toHaveLength(2);
     const timedOut = (history.events ?? []).filter((event) => event.activityTaskTimedOutEventAttributes);
     expect(timedOut).toHaveLength(1);
@@ -99,14 +109,26 @@ describe('a run whose task never reached a worker', () => {
     // What the dead delivery did just before it started the agent.
     await expect(claimAgentStart(db, executionId, 1)).resolves.toBe(true);
     lost.kill();
-    more.push(await startAgentsWorker({ ...baseConfig, orchestration: { ...baseConfig.orchestration, host: secondHost, workdirRoots: [root], agentCommand: CLAUDE_CLI } }, logger));
+    more.push(
+      await startAgentsWorker(
+        { ...baseConfig, orchestration: { ...baseConfig.orchestration, host: secondHost, workdirRoots: [root], agentCommand: CLAUDE_CLI } },
+        logger,
+      ),
+    );
 
-    const done = await until('the run ends', async () => (await call('GET', `/api/executions/history/${executionId}`)).body, (view) => FINAL.includes(view.status), 120_000);
+    const done = await until(
+      'the run ends',
+      async () => (await call('GET', `/api/executions/history/${executionId}`)).body,
+      (view) => FINAL.includes(view.status),
+      120_000,
+    );
     expect(done).toMatchObject({ status: 'error', error: WORKER_LOST_ERROR });
     // No agent process of this run asked the model anything: the second delivery started none.
     expect(agents.model.messages().filter((request) => JSON.stringify(request.body).includes(tag))).toHaveLength(0);
     const history = await agents.server.resources.temporal.client.workflow.getHandle(agentExecutionWorkflowId(executionId)).fetchHistory();
-    const runs = (history.events ?? []).filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'runAgentExecution');
+    const runs = (history.events ?? []).filter(
+      (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'runAgentExecution',
+    );
     expect(runs).toHaveLength(2);
   }, 180_000);
 });
@@ -124,7 +146,12 @@ describe('claimAgentStart', () => {
     const started = await jsonCall(agents.server.url, 'POST', `/api/agents/${agent.id}/execute`, { task: 'Say hello stand-in:text' });
     expect(started.status).toBe(202);
     const { executionId } = started.body;
-    await until('the run ends', async () => (await jsonCall(agents.server.url, 'GET', `/api/executions/history/${executionId}`)).body, (view) => FINAL.includes(view.status), 120_000);
+    await until(
+      'the run ends',
+      async () => (await jsonCall(agents.server.url, 'GET', `/api/executions/history/${executionId}`)).body,
+      (view) => FINAL.includes(view.status),
+      120_000,
+    );
     // The run itself claimed attempt 1 before its agent started.
     await expect(claimAgentStart(db, executionId, 1)).resolves.toBe(false);
     await expect(claimAgentStart(db, executionId, 2)).resolves.toBe(true);

@@ -40,7 +40,9 @@ function samples(text: string, family: string): Array<{ labels: Record<string, s
   for (const line of text.split('\n')) {
     const match = /^([a-z_:][a-z0-9_:]*)(?:\{(.*)\})? (\S+)$/i.exec(line);
     if (!match || match[1] !== family) continue;
-    const labels = Object.fromEntries([...(match[2] ?? '').matchAll(/([a-z_]+)="((?:[^"\\]|\\.)*)"/gi)].map((pair) => [pair[1]!, pair[2]!]));
+    const labels = Object.fromEntries(
+      [...(match[2] ?? '').matchAll(/([a-z_]+)="((?:[^"\\]|\\.)*)"/gi)].map((pair) => [pair[1]!, pair[2]!]),
+    );
     found.push({ labels, value: Number(match[3]) });
   }
   return found;
@@ -63,7 +65,8 @@ const PROM_CLIENT_LINT = ['nodejs_active_handles_total', 'nodejs_active_requests
 /** `promtool check metrics` (Debian's prometheus package, installed by the stack): Prometheus's own parser and linter. */
 function promtoolCheck(text: string): { status: number | null; problems: string[] } {
   const checked = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
-  if (checked.error) throw new Error(`promtool did not run (scripts/stack/system-packages.sh installs the prometheus package): ${checked.error.message}`);
+  if (checked.error)
+    throw new Error(`promtool did not run (scripts/stack/system-packages.sh installs the prometheus package): ${checked.error.message}`);
   return { status: checked.status, problems: `${checked.stdout}${checked.stderr}`.split('\n').filter((line) => line.length > 0) };
 }
 
@@ -98,10 +101,13 @@ describe('GET /metrics', () => {
 
     const text = await (await fetch(`${server.url}/metrics`)).text();
     const counts = samples(text, 'http_server_request_duration_seconds_count');
-    const count = (labels: Record<string, string>) => counts.find((sample) => Object.entries(labels).every(([name, value]) => sample.labels[name] === value))?.value ?? 0;
+    const count = (labels: Record<string, string>) =>
+      counts.find((sample) => Object.entries(labels).every(([name, value]) => sample.labels[name] === value))?.value ?? 0;
     expect(count({ method: 'GET', route: '/api/agents/:id', status_code: '404' })).toBeGreaterThanOrEqual(1);
     expect(count({ method: 'GET', route: '/api/agents/:id/versions', status_code: '404' })).toBeGreaterThanOrEqual(1);
-    expect(count({ method: 'GET', route: '/api/v1/ranking/posicao/:id_pessoa', status_code: String(rankingStatus) })).toBeGreaterThanOrEqual(1);
+    expect(
+      count({ method: 'GET', route: '/api/v1/ranking/posicao/:id_pessoa', status_code: String(rankingStatus) }),
+    ).toBeGreaterThanOrEqual(1);
     expect(count({ method: 'GET', route: 'unmatched', status_code: '404' })).toBeGreaterThanOrEqual(2);
     expect(count({ method: 'other', route: 'unmatched' })).toBeGreaterThanOrEqual(1);
 
@@ -173,7 +179,11 @@ describe('agent run, webhook, schedule and WebSocket metrics, after real work', 
     expect(completed.at(-1)).toMatchObject({ type: 'execution_complete' });
     expect(value(await scrape(), 'agent_runs_running')).toBe(0);
     const timedOut = await runToEnd(agent.id, 'stand-in:sleep seconds=600', async () => {
-      await until('the sleeping run counted as running', async () => value(await scrape(), 'agent_runs_running'), (running) => running === 1);
+      await until(
+        'the sleeping run counted as running',
+        async () => value(await scrape(), 'agent_runs_running'),
+        (running) => running === 1,
+      );
     });
     expect(timedOut.at(-1)).toMatchObject({ type: 'execution_error' });
     const after = await scrape();
@@ -258,9 +268,15 @@ describe('agent run, webhook, schedule and WebSocket metrics, after real work', 
 
   it('counts /hook calls by result', async () => {
     const agent = await agents.standInAgent('gancho');
-    const webhook = (await call('POST', '/api/webhooks', { name: `métricas ${randomUUID().slice(0, 8)}`, targetType: 'agent', targetId: agent.id })).body;
+    const webhook = (
+      await call('POST', '/api/webhooks', { name: `métricas ${randomUUID().slice(0, 8)}`, targetType: 'agent', targetId: agent.id })
+    ).body;
     const hook = (token: string, body: string, headers: Record<string, string> = {}) =>
-      fetch(`${agents.server.url}/hook/${token}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body }).then((response) => response.status);
+      fetch(`${agents.server.url}/hook/${token}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body,
+      }).then((response) => response.status);
     const before = await scrape();
     const delivery = { 'x-webhook-delivery': `entrega-${randomUUID()}` };
     expect(await hook(webhook.token, '{"task":"stand-in:text"}', delivery)).toBe(202);
@@ -274,11 +290,17 @@ describe('agent run, webhook, schedule and WebSocket metrics, after real work', 
 
   it('counts a schedule firing', async () => {
     const agent = await agents.standInAgent('agendado');
-    const schedule = (await call('POST', '/api/schedules', { agentId: agent.id, taskDescription: 'stand-in:text', cronExpression: '0 9 * * *' })).body;
+    const schedule = (
+      await call('POST', '/api/schedules', { agentId: agent.id, taskDescription: 'stand-in:text', cronExpression: '0 9 * * *' })
+    ).body;
     try {
       const before = value(await scrape(), 'schedule_firings_total', { result: 'started' });
       await agents.server.resources.temporal.client.schedule.getHandle(agentScheduleId(schedule.id)).trigger();
-      await until('the firing counted', async () => value(await scrape(), 'schedule_firings_total', { result: 'started' }), (now) => now === before + 1);
+      await until(
+        'the firing counted',
+        async () => value(await scrape(), 'schedule_firings_total', { result: 'started' }),
+        (now) => now === before + 1,
+      );
     } finally {
       await call('DELETE', `/api/schedules/${schedule.id}`);
     }
@@ -289,7 +311,11 @@ describe('agent run, webhook, schedule and WebSocket metrics, after real work', 
     const probe = await connectClient(agents.server.url, `painel-${randomUUID()}`);
     expect(value(await scrape(), 'websocket_clients')).toBe(before + 1);
     probe.socket.terminate();
-    await until('the socket closed', async () => value(await scrape(), 'websocket_clients'), (now) => now === before);
+    await until(
+      'the socket closed',
+      async () => value(await scrape(), 'websocket_clients'),
+      (now) => now === before,
+    );
   });
 });
 
@@ -317,7 +343,9 @@ describe('the metrics server of a worker alone (METRICS_PORT)', () => {
       const text = await scraped.text();
       expect(text).toContain('process_cpu_user_seconds_total');
       expect(promtoolCheck(text).problems.filter((line) => !PROM_CLIENT_LINT.includes(line))).toEqual([]);
-      expect((await fetch(server.url.replace(/\/metrics$/, '/api/agents'), { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(404);
+      expect((await fetch(server.url.replace(/\/metrics$/, '/api/agents'), { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(
+        404,
+      );
     } finally {
       await server.close();
     }
@@ -363,7 +391,9 @@ describe('a ranking worker in a process of its own (PROCESS_ROLES=ranking-worker
     const checked = promtoolCheck(after);
     expect(checked.problems.filter((line) => !PROM_CLIENT_LINT.includes(line))).toEqual([]);
 
-    const [rows] = await database.pool.query<RowDataPacket[]>("SELECT MAX(finalizado_em) AS at FROM ranking_job_runs WHERE estado = 'concluido'");
+    const [rows] = await database.pool.query<RowDataPacket[]>(
+      "SELECT MAX(finalizado_em) AS at FROM ranking_job_runs WHERE estado = 'concluido'",
+    );
     const lastSuccess = (rows[0]!.at as Date).getTime() / 1000;
     const served = valueOf(await (await fetch(`${api.url}/metrics`)).text(), 'ranking_job_last_success_timestamp_seconds');
     expect(served).toBeCloseTo(lastSuccess, 3);

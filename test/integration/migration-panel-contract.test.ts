@@ -56,11 +56,46 @@ describe('migration 0013 keeps the data stored before it', () => {
        VALUES ('a1', 'Revisor', 'reviews', 'claude-sonnet-4-6', 'be brief', NULL, 'plan', 20, 2, ?, ?)`,
       [at, at],
     );
-    const v1 = JSON.stringify({ name: 'Revisor', description: '', model: null, instructions: '', workingDirectory: null, permissionMode: 'bypassPermissions', maxTurns: 50 });
-    const v2 = JSON.stringify({ name: 'Revisor', description: 'reviews', model: 'claude-sonnet-4-6', instructions: 'be brief', workingDirectory: null, permissionMode: 'plan', maxTurns: 20 });
-    await admin.query('INSERT INTO agent_versions (agent_id, version, data, created_at) VALUES (?, 1, ?, ?), (?, 2, ?, ?)', ['a1', v1, at, 'a1', v2, at]);
+    const v1 = JSON.stringify({
+      name: 'Revisor',
+      description: '',
+      model: null,
+      instructions: '',
+      workingDirectory: null,
+      permissionMode: 'bypassPermissions',
+      maxTurns: 50,
+    });
+    const v2 = JSON.stringify({
+      name: 'Revisor',
+      description: 'reviews',
+      model: 'claude-sonnet-4-6',
+      instructions: 'be brief',
+      workingDirectory: null,
+      permissionMode: 'plan',
+      maxTurns: 20,
+    });
+    await admin.query('INSERT INTO agent_versions (agent_id, version, data, created_at) VALUES (?, 1, ?, ?), (?, 2, ?, ?)', [
+      'a1',
+      v1,
+      at,
+      'a1',
+      v2,
+      at,
+    ]);
     const execution = (id: string, status: string, source: string, parent: string | null, session: string | null) => [
-      id, 'agent', 'a1', 'Revisor', status, source, 'task', '', '/home/projetos', 'claude-sonnet-4-6', session, parent, at,
+      id,
+      'agent',
+      'a1',
+      'Revisor',
+      status,
+      source,
+      'task',
+      '',
+      '/home/projetos',
+      'claude-sonnet-4-6',
+      session,
+      parent,
+      at,
     ];
     for (const row of [
       execution('e1', 'completed', 'manual', null, 'session-1'),
@@ -86,11 +121,22 @@ describe('migration 0013 keeps the data stored before it', () => {
     );
     expect(agents).toEqual([
       {
-        name: 'Revisor', instructions: 'be brief', permission_mode: 'plan', max_turns: 20, tags: '[]', status: 'active',
-        allowed_tools: '', retry_on_failure: 0, max_retries: 3, delegate_to: null, version: 2,
+        name: 'Revisor',
+        instructions: 'be brief',
+        permission_mode: 'plan',
+        max_turns: 20,
+        tags: '[]',
+        status: 'active',
+        allowed_tools: '',
+        retry_on_failure: 0,
+        max_retries: 3,
+        delegate_to: null,
+        version: 2,
       },
     ]);
-    const [versions] = await admin.query<mysql.RowDataPacket[]>('SELECT version, changelog, changed_fields, data FROM agent_versions ORDER BY version');
+    const [versions] = await admin.query<mysql.RowDataPacket[]>(
+      'SELECT version, changelog, changed_fields, data FROM agent_versions ORDER BY version',
+    );
     expect(versions.map((row) => [row.version, row.changelog, row.changed_fields, JSON.parse(String(row.data)).instructions])).toEqual([
       [1, 'created', '[]', ''],
       [2, 'updated', '[]', 'be brief'],
@@ -104,7 +150,8 @@ describe('migration 0013 keeps the data stored before it', () => {
       ['e3', 'canceled', null],
       ['e4', 'completed', 'session-1'],
     ]);
-    for (const row of records) expect(row).toMatchObject({ delegated_from: null, delegation_depth: 0, result: null, exit_code: null, attempt: 1 });
+    for (const row of records)
+      expect(row).toMatchObject({ delegated_from: null, delegation_depth: 0, result: null, exit_code: null, attempt: 1 });
     const [notifications] = await admin.query<mysql.RowDataPacket[]>('SELECT id, kind FROM notifications ORDER BY id');
     expect(notifications).toEqual([
       { id: 'n1', kind: 'execution.error' },

@@ -48,12 +48,18 @@ describe('agents on two hosts', () => {
       maxConcurrent: 4,
       orchestration: workerConfig(hostA, rootA),
       serve: async () => {
-        const started = await startTestServer((config) => ({ ...config, orchestration: { ...config.orchestration, workdirRoots: [rootA, rootB] } }));
+        const started = await startTestServer((config) => ({
+          ...config,
+          orchestration: { ...config.orchestration, workdirRoots: [rootA, rootB] },
+        }));
         return { server: started, close: () => started.close() };
       },
     });
     ({ server } = agents);
-    workerB = await startAgentsWorker({ ...baseConfig, orchestration: { ...baseConfig.orchestration, ...workerConfig(hostB, rootB), agentCommand: CLAUDE_CLI } }, logger);
+    workerB = await startAgentsWorker(
+      { ...baseConfig, orchestration: { ...baseConfig.orchestration, ...workerConfig(hostB, rootB), agentCommand: CLAUDE_CLI } },
+      logger,
+    );
   }, 90_000);
 
   afterAll(async () => {
@@ -66,7 +72,12 @@ describe('agents on two hosts', () => {
   const call = (method: string, route: string, body?: unknown) => jsonCall(server.url, method, route, body);
 
   const finished = (id: string) =>
-    until(`execution ${id} ends`, () => call('GET', `/api/executions/history/${id}`), (view) => FINAL.includes(view.body?.status), 120_000).then((view) => view.body);
+    until(
+      `execution ${id} ends`,
+      () => call('GET', `/api/executions/history/${id}`),
+      (view) => FINAL.includes(view.body?.status),
+      120_000,
+    ).then((view) => view.body);
 
   async function execute(agentId: string, body: Record<string, unknown>): Promise<any> {
     const answer = await call('POST', `/api/agents/${agentId}/execute`, { instructions: '', ...body });
@@ -75,7 +86,10 @@ describe('agents on two hosts', () => {
   }
 
   it('registers both hosts with their roots, alive', async () => {
-    const [rows] = await server.resources.database.pool.query<any[]>('SELECT name, roots, seen_at FROM agent_hosts WHERE name IN (?, ?) ORDER BY name', [hostA, hostB]);
+    const [rows] = await server.resources.database.pool.query<any[]>(
+      'SELECT name, roots, seen_at FROM agent_hosts WHERE name IN (?, ?) ORDER BY name',
+      [hostA, hostB],
+    );
     expect(rows.map((row) => ({ name: row.name, roots: JSON.parse(row.roots) }))).toEqual([
       { name: hostA, roots: [rootA] },
       { name: hostB, roots: [rootB] },
@@ -99,9 +113,15 @@ describe('agents on two hosts', () => {
     // The API's area is both roots: one top level, and each project's own files.
     const top = await call('GET', '/api/files');
     expect(top.status).toBe(200);
-    expect(top.body.entries.map((entry: any) => `${entry.type}:${entry.name}`)).toEqual(expect.arrayContaining(['directory:projeto-a', 'directory:projeto-b']));
+    expect(top.body.entries.map((entry: any) => `${entry.type}:${entry.name}`)).toEqual(
+      expect.arrayContaining(['directory:projeto-a', 'directory:projeto-b']),
+    );
     const listedB = await call('GET', '/api/files?path=projeto-b/saida');
-    expect(listedB.body).toMatchObject({ path: 'projeto-b/saida', parent: 'projeto-b', entries: [{ name: 'b.txt', type: 'file', size: 13, extension: 'txt' }] });
+    expect(listedB.body).toMatchObject({
+      path: 'projeto-b/saida',
+      parent: 'projeto-b',
+      entries: [{ name: 'b.txt', type: 'file', size: 13, extension: 'txt' }],
+    });
     const download = await fetch(`${server.url}/api/files/download?path=${encodeURIComponent('projeto-b/saida/b.txt')}`);
     expect(download.status).toBe(200);
     expect(await download.text()).toBe('escrito-em-b\n');
@@ -112,13 +132,21 @@ describe('agents on two hosts', () => {
     const first = await execute(agent.id, { task: 'stand-in:write-file path=nota.txt content=primeira' });
     expect(first).toMatchObject({ status: 'completed', host: hostB });
     expect(first.sessionId).toEqual(expect.any(String));
-    const answer = await call('POST', `/api/agents/${agent.id}/continue`, { sessionId: first.sessionId, message: 'E depois? stand-in:text' });
+    const answer = await call('POST', `/api/agents/${agent.id}/continue`, {
+      sessionId: first.sessionId,
+      message: 'E depois? stand-in:text',
+    });
     expect(answer.status).toBe(202);
     const continued = await finished(answer.body.executionId);
     expect(continued).toMatchObject({ status: 'completed', source: 'continue', host: hostB, parentSessionId: first.sessionId });
     // The CLI resumed the stored session: the model is sent the first run's turns with the new message.
-    const request = agents.model.messages().filter((recorded) => promptsOf(recorded.body).includes('E depois? stand-in:text')).at(-1);
-    expect(promptsOf(request?.body)).toEqual(expect.arrayContaining([expect.stringContaining('stand-in:write-file path=nota.txt'), 'E depois? stand-in:text']));
+    const request = agents.model
+      .messages()
+      .filter((recorded) => promptsOf(recorded.body).includes('E depois? stand-in:text'))
+      .at(-1);
+    expect(promptsOf(request?.body)).toEqual(
+      expect.arrayContaining([expect.stringContaining('stand-in:write-file path=nota.txt'), 'E depois? stand-in:text']),
+    );
   }, 240_000);
 
   it('a pipeline runs all its steps, and its run, on the host of its working directory', async () => {
@@ -140,9 +168,15 @@ describe('agents on two hosts', () => {
     const run = await finished(started.body.executionId);
     expect(run).toMatchObject({ status: 'completed', host: hostB });
     expect(run.steps.map((step: any) => step.status)).toEqual(['completed', 'completed', 'completed']);
-    const stepHosts = await Promise.all(run.steps.map(async (step: any) => (await call('GET', `/api/executions/history/${step.executionId}`)).body.host));
+    const stepHosts = await Promise.all(
+      run.steps.map(async (step: any) => (await call('GET', `/api/executions/history/${step.executionId}`)).body.host),
+    );
     expect(stepHosts).toEqual([hostB, hostB, hostB]);
-    expect(['um.txt', 'dois.txt', 'tres.txt'].map((name) => fs.readFileSync(path.join(rootB, 'esteira', name), 'utf8'))).toEqual(['passo-um\n', 'passo-dois\n', 'passo-tres\n']);
+    expect(['um.txt', 'dois.txt', 'tres.txt'].map((name) => fs.readFileSync(path.join(rootB, 'esteira', name), 'utf8'))).toEqual([
+      'passo-um\n',
+      'passo-dois\n',
+      'passo-tres\n',
+    ]);
   }, 300_000);
 
   it('a retry goes to the host of the run it retries', async () => {
@@ -194,23 +228,41 @@ describe('agents on two hosts', () => {
     try {
       // A schedule's firing: the workflow's first activity, on whichever worker polls the shared queue first (here: host A's, with rootA only).
       const onB = await agents.standInAgent('agendado-b', { workingDirectory: path.join(rootB, 'agendado') });
-      const schedule = await call('POST', '/api/schedules', { agentId: onB.id, taskDescription: 'stand-in:text', cronExpression: '0 9 * * *' });
+      const schedule = await call('POST', '/api/schedules', {
+        agentId: onB.id,
+        taskDescription: 'stand-in:text',
+        cronExpression: '0 9 * * *',
+      });
       expect(schedule.status).toBe(201);
       const firing = randomUUID();
-      await expect(createScheduleActivities({ ...deps, workdirRoots: [rootA] }).createScheduledExecution({ scheduleId: schedule.body.id, executionId: firing })).resolves.toEqual({ executionId: firing });
+      await expect(
+        createScheduleActivities({ ...deps, workdirRoots: [rootA] }).createScheduledExecution({
+          scheduleId: schedule.body.id,
+          executionId: firing,
+        }),
+      ).resolves.toEqual({ executionId: firing });
       stored.push(firing);
-      expect((await call('GET', `/api/executions/history/${firing}`)).body).toMatchObject({ source: 'schedule', workingDirectory: path.join(rootB, 'agendado') });
+      expect((await call('GET', `/api/executions/history/${firing}`)).body).toMatchObject({
+        source: 'schedule',
+        workingDirectory: path.join(rootB, 'agendado'),
+      });
 
       // A delegation: a run of host B's directory hands its result on, stored by host A's follow-up activity.
       const delegating = await agents.standInAgent('delega-b', { workingDirectory: path.join(rootB, 'delega') });
       const ran = await execute(delegating.id, { task: 'stand-in:text' });
       expect(ran).toMatchObject({ status: 'completed', host: hostB });
       expect((await call('PUT', `/api/agents/${delegating.id}`, { config: { delegateTo: onB.id } })).status).toBe(200);
-      const followUps = createFollowUpActivities({ ...deps, config: { orchestration: { ...baseConfig.orchestration, ...workerConfig(hostA, rootA) } } });
+      const followUps = createFollowUpActivities({
+        ...deps,
+        config: { orchestration: { ...baseConfig.orchestration, ...workerConfig(hostA, rootA) } },
+      });
       const delegated = await followUps.storeDelegatedRun(ran.id);
       expect(delegated).toMatchObject({ agentId: onB.id });
       stored.push(delegated!.executionId);
-      expect((await call('GET', `/api/executions/history/${delegated!.executionId}`)).body).toMatchObject({ source: 'delegation', workingDirectory: path.join(rootB, 'delega') });
+      expect((await call('GET', `/api/executions/history/${delegated!.executionId}`)).body).toMatchObject({
+        source: 'delegation',
+        workingDirectory: path.join(rootB, 'delega'),
+      });
     } finally {
       // Stored without their workflows: removed, so no reconciler pass has them to end.
       if (stored.length > 0) await server.resources.database.pool.query('DELETE FROM executions WHERE id IN (?)', [stored]);
@@ -223,7 +275,9 @@ describe('agents on two hosts', () => {
     await agents.stopWorker();
     const ran = await execute(agent.id, { task: 'stand-in:text' });
     expect(ran).toMatchObject({ status: 'error', host: null });
-    expect(ran.error).toMatch(new RegExp(`^no live agents host holds the working directory ${path.join(rootA, 'orfao')} \\(agents hosts: `));
+    expect(ran.error).toMatch(
+      new RegExp(`^no live agents host holds the working directory ${path.join(rootA, 'orfao')} \\(agents hosts: `),
+    );
     expect(ran.error).toContain(`${hostA} (not seen for over a minute: ${rootA})`);
     expect(ran.error).toContain(`${hostB} (live: ${rootB})`);
   }, 240_000);

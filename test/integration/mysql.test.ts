@@ -48,10 +48,7 @@ describe('MariaDB through drizzle', () => {
 
       const [applied] = await admin.query(`SELECT COUNT(*) AS n FROM \`${database}\`.__drizzle_migrations`);
       expect((applied as Array<{ n: number }>)[0]?.n).toBe(migrationCount);
-      const [tables] = await admin.query(
-        'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = ?',
-        [database],
-      );
+      const [tables] = await admin.query('SELECT table_name AS name FROM information_schema.tables WHERE table_schema = ?', [database]);
       const names = (tables as Array<{ name: string }>).map((table) => table.name).sort();
       expect(names).toEqual([
         '__drizzle_migrations',
@@ -86,7 +83,9 @@ describe('MariaDB through drizzle', () => {
   it('finds the run an execution delegated to through an index, not a scan of every record', async () => {
     await migrateDatabase(config.mysql);
     // The query of db/executions-store.ts#delegatedExecutionOf, asked of the optimiser.
-    const [plan] = await handle.pool.query("EXPLAIN SELECT id FROM executions WHERE delegated_from = '00000000-0000-0000-0000-000000000000' LIMIT 1");
+    const [plan] = await handle.pool.query(
+      "EXPLAIN SELECT id FROM executions WHERE delegated_from = '00000000-0000-0000-0000-000000000000' LIMIT 1",
+    );
     expect(plan).toEqual([expect.objectContaining({ table: 'executions', type: 'ref', key: 'executions_delegated_from' })]);
   });
 

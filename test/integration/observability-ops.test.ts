@@ -126,7 +126,21 @@ const DASHBOARD_MUST_SHOW = [
   'nodejs_eventloop_lag_p99_seconds',
 ];
 
-const PROMQL_KEYWORDS = new Set(['and', 'or', 'unless', 'bool', 'offset', 'inf', 'nan', 'by', 'without', 'on', 'ignoring', 'group_left', 'group_right']);
+const PROMQL_KEYWORDS = new Set([
+  'and',
+  'or',
+  'unless',
+  'bool',
+  'offset',
+  'inf',
+  'nan',
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+]);
 
 /**
  * The metric families a PromQL expression names: identifiers used as a selector (followed by `{`
@@ -216,7 +230,9 @@ describe('the PromQL extraction the checks below rely on', () => {
       ),
     ).toEqual(['http_server_request_duration_seconds']);
     expect(
-      metricFamilies('sum by (status_class) (label_replace(rate(x_count{a="b"}[5m]), "status_class", "${1}xx", "status_code", "([0-9]).."))'),
+      metricFamilies(
+        'sum by (status_class) (label_replace(rate(x_count{a="b"}[5m]), "status_class", "${1}xx", "status_code", "([0-9]).."))',
+      ),
     ).toEqual(['x']);
     expect(metricFamilies('time() - max(some_gauge > 0) > 26 * 3600 and on (job) up == 1 unless ignoring (i) other offset 1h')).toEqual([
       'other',
@@ -230,7 +246,12 @@ describe('the PromQL extraction the checks below rely on', () => {
 describe('the metric families the checks below accept', () => {
   it('are those this process serves: the service families and prom-client defaults, no more, no fewer', async () => {
     // The record gauges are served once a process has a source for them (an API process).
-    serveRecordFigures(async () => ({ agentRunsRunning: 1, agentRunsWaitingSlot: 2, pipelineRunsAwaitingApproval: 3, rankingLastSuccessSeconds: 1_700_000_000 }));
+    serveRecordFigures(async () => ({
+      agentRunsRunning: 1,
+      agentRunsWaitingSlot: 2,
+      pipelineRunsAwaitingApproval: 3,
+      rankingLastSuccessSeconds: 1_700_000_000,
+    }));
     const families = [...(await metricsText()).matchAll(/^# TYPE (\S+) \w+$/gm)].map((match) => match[1]);
     expect(families.sort()).toEqual([...SERVICE_FAMILIES, ...PROM_CLIENT_FAMILIES].sort());
   });
@@ -266,7 +287,10 @@ describe('ops/prometheus/alerts.yml', () => {
         severity: expect.stringMatching(/^(critical|warning|info)$/),
       });
       expect({ alert: alert.name, summary: /\n\s+summary: "[^"]{10,}"/.test(alert.text) }).toEqual({ alert: alert.name, summary: true });
-      expect({ alert: alert.name, description: /\n\s+description: >-\n\s+\S/.test(alert.text) }).toEqual({ alert: alert.name, description: true });
+      expect({ alert: alert.name, description: /\n\s+description: >-\n\s+\S/.test(alert.text) }).toEqual({
+        alert: alert.name,
+        description: true,
+      });
     }
   });
 
@@ -309,10 +333,22 @@ describe('ops/prometheus/alerts.yml', () => {
 
   // Each rule weakened in one way: its unit tests must notice (else they test nothing).
   const mutations: { alert: string; from: string; to: string }[] = [
-    { alert: 'WorkerProcessDown', from: 'up{job="consultores-agentes-workers"} == 0\n        for: 2m', to: 'up{job="consultores-agentes-workers"} == 0\n        for: 0m' },
+    {
+      alert: 'WorkerProcessDown',
+      from: 'up{job="consultores-agentes-workers"} == 0\n        for: 2m',
+      to: 'up{job="consultores-agentes-workers"} == 0\n        for: 0m',
+    },
     { alert: 'ApiProcessDown', from: 'up{job="consultores-agentes-api"} == 0', to: 'up{job="consultores-agentes-api"} == 1' },
-    { alert: 'TemporalWorkerMetricsMissing', from: 'up{job="consultores-agentes-workers"} == 1\n', to: 'up{job="consultores-agentes-workers"}\n' },
-    { alert: 'RankingJobStale', from: 'max(ranking_job_last_success_timestamp_seconds > 0)', to: 'max(ranking_job_last_success_timestamp_seconds)' },
+    {
+      alert: 'TemporalWorkerMetricsMissing',
+      from: 'up{job="consultores-agentes-workers"} == 1\n',
+      to: 'up{job="consultores-agentes-workers"}\n',
+    },
+    {
+      alert: 'RankingJobStale',
+      from: 'max(ranking_job_last_success_timestamp_seconds > 0)',
+      to: 'max(ranking_job_last_success_timestamp_seconds)',
+    },
     { alert: 'RankingJobNoSuccessKnown', from: 'for: 26h', to: 'for: 20h' },
     { alert: 'AgentRunErrorRateHigh', from: '>= 10', to: '>= 1' },
     { alert: 'PipelineAwaitingApprovalForHours', from: 'for: 4h', to: 'for: 3h' },
@@ -392,7 +428,10 @@ describe('ops/prometheus/prometheus.yml', () => {
 
     async function query(promql: string): Promise<{ metric: Record<string, string>; value: [number, string] }[]> {
       const response = await fetch(`${prometheusUrl}/api/v1/query?query=${encodeURIComponent(promql)}`);
-      const body = (await response.json()) as { status: string; data: { result: { metric: Record<string, string>; value: [number, string] }[] } };
+      const body = (await response.json()) as {
+        status: string;
+        data: { result: { metric: Record<string, string>; value: [number, string] }[] };
+      };
       if (body.status !== 'success') throw new Error(`query ${promql}: ${JSON.stringify(body)}`);
       return body.data.result;
     }
@@ -404,7 +443,11 @@ describe('ops/prometheus/prometheus.yml', () => {
       const ports: number[] = [];
       for (let i = 0; i < 3; i += 1) {
         const port = await unusedPort();
-        const configured: Config = { ...baseConfig, metrics: { ...baseConfig.metrics, port }, orchestration: { ...baseConfig.orchestration, authToken: TOKEN } };
+        const configured: Config = {
+          ...baseConfig,
+          metrics: { ...baseConfig.metrics, port },
+          orchestration: { ...baseConfig.orchestration, authToken: TOKEN },
+        };
         servers.push(await startMetricsServer(configured, logger));
         ports.push(port);
       }
@@ -451,15 +494,23 @@ describe('ops/prometheus/prometheus.yml', () => {
       ).catch((error: Error) => {
         throw new Error(`${error.message}\nprometheus output:\n${prometheusOutput}`);
       });
-      expect(up.map((sample) => sample.metric.job).sort()).toEqual(['consultores-agentes-api', 'consultores-agentes-workers', 'consultores-agentes-workers']);
+      expect(up.map((sample) => sample.metric.job).sort()).toEqual([
+        'consultores-agentes-api',
+        'consultores-agentes-workers',
+        'consultores-agentes-workers',
+      ]);
       // The token reached the servers: their own metrics came through.
       const rss = await query('process_resident_memory_bytes');
       expect(rss).toHaveLength(3);
       for (const sample of rss) expect(Number(sample.value[1])).toBeGreaterThan(10_000_000);
 
-      const rules = (await (await fetch(`${prometheusUrl}/api/v1/rules?type=alert`)).json()) as { data: { groups: { rules: { name: string }[] }[] } };
+      const rules = (await (await fetch(`${prometheusUrl}/api/v1/rules?type=alert`)).json()) as {
+        data: { groups: { rules: { name: string }[] }[] };
+      };
       expect(rules.data.groups.flatMap((group) => group.rules.map((rule) => rule.name)).sort()).toEqual(
-        alertBlocks(fs.readFileSync(RULES, 'utf8')).map((alert) => alert.name).sort(),
+        alertBlocks(fs.readFileSync(RULES, 'utf8'))
+          .map((alert) => alert.name)
+          .sort(),
       );
 
       // The second worker goes away.
@@ -468,16 +519,31 @@ describe('ops/prometheus/prometheus.yml', () => {
       const goneInstance = new URL(gone.url).host;
       await gone.close();
       servers.splice(2, 1);
-      await until('the stopped worker down', () => query(`up{instance="${goneInstance}"}`), (result) => result[0]?.value[1] === '0', 30_000);
+      await until(
+        'the stopped worker down',
+        () => query(`up{instance="${goneInstance}"}`),
+        (result) => result[0]?.value[1] === '0',
+        30_000,
+      );
       const alerts = await until(
         'WorkerProcessDown pending',
-        async () => ((await (await fetch(`${prometheusUrl}/api/v1/alerts`)).json()) as { data: { alerts: { labels: Record<string, string>; state: string }[] } }).data.alerts,
+        async () =>
+          (
+            (await (await fetch(`${prometheusUrl}/api/v1/alerts`)).json()) as {
+              data: { alerts: { labels: Record<string, string>; state: string }[] };
+            }
+          ).data.alerts,
         (list) => list.some((alert) => alert.labels.alertname === 'WorkerProcessDown'),
         30_000,
       );
       // Pending: its for: 2m has not passed yet.
-      expect(alerts.filter((alert) => alert.labels.alertname === 'WorkerProcessDown').map(({ labels, state }) => ({ labels, state }))).toEqual([
-        { labels: { alertname: 'WorkerProcessDown', instance: goneInstance, job: 'consultores-agentes-workers', severity: 'critical' }, state: 'pending' },
+      expect(
+        alerts.filter((alert) => alert.labels.alertname === 'WorkerProcessDown').map(({ labels, state }) => ({ labels, state })),
+      ).toEqual([
+        {
+          labels: { alertname: 'WorkerProcessDown', instance: goneInstance, job: 'consultores-agentes-workers', severity: 'critical' },
+          state: 'pending',
+        },
       ]);
     });
   });
@@ -508,7 +574,10 @@ describe('ops/grafana/dashboard.json', () => {
   it('is importable: schemaVersion 39, a ${datasource} Prometheus variable, no datasource uid of its own', () => {
     expect(dashboard.schemaVersion).toBe(39);
     expect(dashboard.uid).toBe('consultores-agentes');
-    expect(dashboard.templating.list.find((variable) => variable.name === 'datasource')).toMatchObject({ type: 'datasource', query: 'prometheus' });
+    expect(dashboard.templating.list.find((variable) => variable.name === 'datasource')).toMatchObject({
+      type: 'datasource',
+      query: 'prometheus',
+    });
     // Every datasource reference anywhere is the variable (or Grafana's built-in annotations).
     const references: unknown[] = [];
     JSON.stringify(dashboard, (key, value: unknown) => {
@@ -517,7 +586,10 @@ describe('ops/grafana/dashboard.json', () => {
     });
     expect(references.length).toBeGreaterThan(panels.length);
     for (const reference of references) {
-      expect([{ type: 'prometheus', uid: '${datasource}' }, { type: 'grafana', uid: '-- Grafana --' }]).toContainEqual(reference);
+      expect([
+        { type: 'prometheus', uid: '${datasource}' },
+        { type: 'grafana', uid: '-- Grafana --' },
+      ]).toContainEqual(reference);
     }
     for (const panel of panels) {
       expect({ panel: panel.title, targets: (panel.targets ?? []).length > 0 }).toEqual({ panel: panel.title, targets: true });
@@ -525,7 +597,11 @@ describe('ops/grafana/dashboard.json', () => {
   });
 
   it('names only metric families the processes expose (or up), and shows every family of the service', () => {
-    const unknown = queries.flatMap(({ panel, expr }) => metricFamilies(expr).filter((family) => !KNOWN_FAMILIES.has(family)).map((family) => `${panel}: ${family}`));
+    const unknown = queries.flatMap(({ panel, expr }) =>
+      metricFamilies(expr)
+        .filter((family) => !KNOWN_FAMILIES.has(family))
+        .map((family) => `${panel}: ${family}`),
+    );
     expect(unknown).toEqual([]);
     const shown = new Set(queries.flatMap(({ expr }) => metricFamilies(expr)));
     expect(DASHBOARD_MUST_SHOW.filter((family) => !shown.has(family))).toEqual([]);
@@ -541,8 +617,12 @@ describe('ops/grafana/dashboard.json', () => {
     };
     expect(exprOf('Runs finished by status')).toMatch(/sum by \(status\) \(rate\(agent_runs_finished_total\{/);
     expect(exprOf('Runs started by source')).toMatch(/sum by \(source\) \(rate\(agent_runs_started_total\{/);
-    expect(exprOf('Slot wait p50 / p95')).toMatch(/histogram_quantile\(0\.5, .*agent_run_slot_wait_seconds_bucket[\s\S]*histogram_quantile\(0\.95, /);
-    expect(exprOf('HTTP p99 per route')).toMatch(/histogram_quantile\(0\.99, sum by \(le, route\) \(rate\(http_server_request_duration_seconds_bucket\{/);
+    expect(exprOf('Slot wait p50 / p95')).toMatch(
+      /histogram_quantile\(0\.5, .*agent_run_slot_wait_seconds_bucket[\s\S]*histogram_quantile\(0\.95, /,
+    );
+    expect(exprOf('HTTP p99 per route')).toMatch(
+      /histogram_quantile\(0\.99, sum by \(le, route\) \(rate\(http_server_request_duration_seconds_bucket\{/,
+    );
     expect(exprOf('Live-output delay p99')).toMatch(/histogram_quantile\(0\.99, .*live_output_delay_seconds_bucket/);
     expect(exprOf('Pipelines awaiting approval')).toContain('pipeline_runs_awaiting_approval');
     expect(exprOf('Ranking last success age')).toContain('time() - max(ranking_job_last_success_timestamp_seconds');

@@ -58,7 +58,12 @@ describe('schemathesis against both OpenAPI documents', () => {
     workArea = await fs.mkdtemp(path.join(os.tmpdir(), 'fuzz-'));
     const { config } = await import('../../lib/config');
     const mysqlConfig = { ...config.mysql, database: FUZZ_DATABASE };
-    const admin = await mysql.createConnection({ host: mysqlConfig.host, port: mysqlConfig.port, user: mysqlConfig.user, password: mysqlConfig.password });
+    const admin = await mysql.createConnection({
+      host: mysqlConfig.host,
+      port: mysqlConfig.port,
+      user: mysqlConfig.user,
+      password: mysqlConfig.password,
+    });
     await admin.query(`DROP DATABASE IF EXISTS ${FUZZ_DATABASE}`);
     await admin.end();
     await migrateDatabase(mysqlConfig);
@@ -91,7 +96,14 @@ describe('schemathesis against both OpenAPI documents', () => {
     // the job runs once on a worker of the namespace, stopped before the fuzzing starts.
     const es = createElasticsearch(fuzzConfig.elasticsearch);
     try {
-      await generatePersons({ es, index: indexName(fuzzConfig.elasticsearch, PERSON_INDEX_BASE), count: RANKING_PERSONS, seed: 5, recreate: true, referenceDate: SEED_DATE });
+      await generatePersons({
+        es,
+        index: indexName(fuzzConfig.elasticsearch, PERSON_INDEX_BASE),
+        count: RANKING_PERSONS,
+        seed: 5,
+        recreate: true,
+        referenceDate: SEED_DATE,
+      });
     } finally {
       await es.close();
     }
@@ -112,52 +124,84 @@ describe('schemathesis against both OpenAPI documents', () => {
       // Schedules it created would fire for ever in the namespace.
       for await (const schedule of temporal.schedule.list()) await temporal.schedule.getHandle(schedule.scheduleId).delete();
       for await (const workflow of temporal.workflow.list({ query: "ExecutionStatus='Running'" })) {
-        await temporal.workflow.getHandle(workflow.workflowId, workflow.runId).terminate('the fuzzing ended').catch((error: unknown) => {
-          if (!(error instanceof WorkflowNotFoundError)) throw error;
-        });
+        await temporal.workflow
+          .getHandle(workflow.workflowId, workflow.runId)
+          .terminate('the fuzzing ended')
+          .catch((error: unknown) => {
+            if (!(error instanceof WorkflowNotFoundError)) throw error;
+          });
       }
     }
     await connection?.close();
     await fs.rm(workArea, { recursive: true, force: true });
   }, 120_000);
 
-  for (const [service, documentPath] of [['ranking', '/api/v1/openapi.json'], ['orchestration', '/api/openapi.json']] as const) {
-    it(`finds no failure in the ${service} service`, async () => {
-      const report = path.join(workArea, `${service}.xml`);
-      const args = [
-        '--config-file', path.join(repoRoot, 'test', 'schemathesis.toml'),
-        'run', `${server.url}${documentPath}`,
-        '--url', server.url,
-        '--checks', 'not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,negative_data_rejection',
-        '--phases', 'examples,coverage,fuzzing,stateful',
-        '--seed', String(SEED),
-        // One worker: hypothesis's lambda descriptions call ast.parse, which CPython 3.11 can fail on
-        // when two threads parse at once ("AST constructor recursion depth mismatch", cpython#106905).
-        '--workers', '1',
-        '--report', 'junit', '--report-junit-path', report,
-        '--no-color',
-      ];
-      const result = await runTool(path.join(apiToolsBin(), 'st'), args, { cwd: workArea, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, SCHEMATHESIS_TELEMETRY: 'false' } });
-      const xml = await fs.readFile(report, 'utf8').catch(() => '');
-      const cases = Number(/<testsuites[^>]*\btests="(\d+)"/.exec(xml)?.[1] ?? 0);
-      const failures = Number(/<testsuites[^>]*\bfailures="(\d+)"/.exec(xml)?.[1] ?? -1);
-      const errors = Number(/<testsuites[^>]*\berrors="(\d+)"/.exec(xml)?.[1] ?? -1);
-      // Its summary, each line prefixed, without its '=====' frames and its closing line ("1 warning
-      // in 28.19s"): CI reads such a line as pytest's closing line, and took it for a run of no test.
-      const summary = result.stdout.split('\n').slice(-60)
-        .map((line) => line.replace(/^=+\s*|\s*=+$/g, ''))
-        .filter((line) => !/\sin [\d.]+s$/.test(line))
-        .map((line) => `  schemathesis ${service} | ${line}`).join('\n');
-      // The whole output when it fails: the cases to replay are in it.
-      expect({ code: result.code, failures, errors, output: result.code === 0 ? 'ok' : `${result.stdout}\n${result.stderr}` }).toEqual({ code: 0, failures: 0, errors: 0, output: 'ok' });
-      // Every operation of the document was attacked: none filtered out, one JUnit case each at least.
-      const [, selected, total] = /Operations:\s+(\d+) selected \/ (\d+) total/.exec(result.stdout) ?? [];
-      const documented = Object.values(openApiDocuments()[service].paths).reduce((sum, item) => sum + Object.keys(item).length, 0);
-      // All but the WebSocket's handshake (disabled in test/schemathesis.toml: schemathesis speaks HTTP).
-      expect(Number(selected)).toBe(Number(total) - (service === 'orchestration' ? 1 : 0));
-      expect(Number(total)).toBeGreaterThanOrEqual(documented - 1);
-      expect(cases).toBeGreaterThanOrEqual(Number(total));
-      process.stdout.write(`schemathesis ${service} (seed ${SEED}): ${cases} operations\n${summary}\n`);
-    }, 20 * 60_000);
+  for (const [service, documentPath] of [
+    ['ranking', '/api/v1/openapi.json'],
+    ['orchestration', '/api/openapi.json'],
+  ] as const) {
+    it(
+      `finds no failure in the ${service} service`,
+      async () => {
+        const report = path.join(workArea, `${service}.xml`);
+        const args = [
+          '--config-file',
+          path.join(repoRoot, 'test', 'schemathesis.toml'),
+          'run',
+          `${server.url}${documentPath}`,
+          '--url',
+          server.url,
+          '--checks',
+          'not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,negative_data_rejection',
+          '--phases',
+          'examples,coverage,fuzzing,stateful',
+          '--seed',
+          String(SEED),
+          // One worker: hypothesis's lambda descriptions call ast.parse, which CPython 3.11 can fail on
+          // when two threads parse at once ("AST constructor recursion depth mismatch", cpython#106905).
+          '--workers',
+          '1',
+          '--report',
+          'junit',
+          '--report-junit-path',
+          report,
+          '--no-color',
+        ];
+        const result = await runTool(path.join(apiToolsBin(), 'st'), args, {
+          cwd: workArea,
+          maxBuffer: 64 * 1024 * 1024,
+          env: { ...process.env, SCHEMATHESIS_TELEMETRY: 'false' },
+        });
+        const xml = await fs.readFile(report, 'utf8').catch(() => '');
+        const cases = Number(/<testsuites[^>]*\btests="(\d+)"/.exec(xml)?.[1] ?? 0);
+        const failures = Number(/<testsuites[^>]*\bfailures="(\d+)"/.exec(xml)?.[1] ?? -1);
+        const errors = Number(/<testsuites[^>]*\berrors="(\d+)"/.exec(xml)?.[1] ?? -1);
+        // Its summary, each line prefixed, without its '=====' frames and its closing line ("1 warning
+        // in 28.19s"): CI reads such a line as pytest's closing line, and took it for a run of no test.
+        const summary = result.stdout
+          .split('\n')
+          .slice(-60)
+          .map((line) => line.replace(/^=+\s*|\s*=+$/g, ''))
+          .filter((line) => !/\sin [\d.]+s$/.test(line))
+          .map((line) => `  schemathesis ${service} | ${line}`)
+          .join('\n');
+        // The whole output when it fails: the cases to replay are in it.
+        expect({ code: result.code, failures, errors, output: result.code === 0 ? 'ok' : `${result.stdout}\n${result.stderr}` }).toEqual({
+          code: 0,
+          failures: 0,
+          errors: 0,
+          output: 'ok',
+        });
+        // Every operation of the document was attacked: none filtered out, one JUnit case each at least.
+        const [, selected, total] = /Operations:\s+(\d+) selected \/ (\d+) total/.exec(result.stdout) ?? [];
+        const documented = Object.values(openApiDocuments()[service].paths).reduce((sum, item) => sum + Object.keys(item).length, 0);
+        // All but the WebSocket's handshake (disabled in test/schemathesis.toml: schemathesis speaks HTTP).
+        expect(Number(selected)).toBe(Number(total) - (service === 'orchestration' ? 1 : 0));
+        expect(Number(total)).toBeGreaterThanOrEqual(documented - 1);
+        expect(cases).toBeGreaterThanOrEqual(Number(total));
+        process.stdout.write(`schemathesis ${service} (seed ${SEED}): ${cases} operations\n${summary}\n`);
+      },
+      20 * 60_000,
+    );
   }
 });

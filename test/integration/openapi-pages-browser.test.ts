@@ -20,7 +20,10 @@ describe('the OpenAPI reference pages, in Chromium', () => {
     await server?.close();
   });
 
-  for (const [service, page] of [['orchestration', '/api/docs'], ['ranking', '/api/v1/docs']] as const) {
+  for (const [service, page] of [
+    ['orchestration', '/api/docs'],
+    ['ranking', '/api/v1/docs'],
+  ] as const) {
     it(`renders every operation of the ${service} document at ${page}, fetching nothing elsewhere`, async () => {
       const document = openApiDocuments()[service];
       const operations = Object.values(document.paths).reduce((total, item) => total + Object.keys(item).length, 0);
@@ -32,7 +35,9 @@ describe('the OpenAPI reference pages, in Chromium', () => {
       )) as string[];
       const described = Object.values(document.paths).flatMap((item) => Object.values(item).map((operation) => operation.operationId));
       expect([...shown].sort()).toEqual([...described].sort());
-      expect(await opened.page.evaluate(`document.querySelector('.info .title').textContent`)).toContain(String((document.info as { title: string }).title));
+      expect(await opened.page.evaluate(`document.querySelector('.info .title').textContent`)).toContain(
+        String((document.info as { title: string }).title),
+      );
       await opened.page.screenshot({ path: screenshotPath(`openapi-${service}.png`), fullPage: false });
       expect(opened.external).toEqual([]);
       expect(opened.failed).toEqual([]);

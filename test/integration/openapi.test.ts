@@ -31,7 +31,9 @@ function routesOf(router: Router): string[] {
   for (const layer of router.stack) {
     for (const method of layer.methods) {
       if (method === 'HEAD') continue;
-      const routePath = String(layer.path).replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}').replace(/(.)\/$/, '$1');
+      const routePath = String(layer.path)
+        .replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}')
+        .replace(/(.)\/$/, '$1');
       routes.add(`${method} ${routePath}`);
     }
   }
@@ -69,7 +71,11 @@ describe('the OpenAPI documents', () => {
     expect(describedIn(documents.orchestration)).toEqual(orchestration);
     expect(describedIn(documents.ranking)).toEqual(routesOf(rankingApi(server.resources)));
     // The WebSocket's handshake is described, as far as OpenAPI can say it.
-    expect(documents.orchestration.paths['/ws']?.get).toMatchObject({ operationId: 'openLiveOutputSocket', 'x-websocket': true, responses: { 101: expect.any(Object) } });
+    expect(documents.orchestration.paths['/ws']?.get).toMatchObject({
+      operationId: 'openLiveOutputSocket',
+      'x-websocket': true,
+      responses: { 101: expect.any(Object) },
+    });
     // The walk found the routers' routes (74 and 19 when this was written), not an empty list on both sides.
     expect(orchestration.length).toBeGreaterThan(70);
     expect(describedIn(documents.ranking).length).toBeGreaterThan(15);
@@ -81,9 +87,17 @@ describe('the OpenAPI documents', () => {
       for (const [routePath, item] of Object.entries(document.paths)) {
         for (const [method, operation] of Object.entries(item)) {
           const where = `${method.toUpperCase()} ${routePath}`;
-          expect({ where, operationId: typeof operation.operationId, unique: !ids.has(operation.operationId), summary: typeof operation.summary }).toEqual({ where, operationId: 'string', unique: true, summary: 'string' });
+          expect({
+            where,
+            operationId: typeof operation.operationId,
+            unique: !ids.has(operation.operationId),
+            summary: typeof operation.summary,
+          }).toEqual({ where, operationId: 'string', unique: true, summary: 'string' });
           ids.add(operation.operationId);
-          expect({ where, success: Object.keys(operation.responses).some((status) => /^(2\d\d|101)$/.test(status)) }).toEqual({ where, success: true });
+          expect({ where, success: Object.keys(operation.responses).some((status) => /^(2\d\d|101)$/.test(status)) }).toEqual({
+            where,
+            success: true,
+          });
         }
       }
     }
@@ -95,15 +109,21 @@ describe('the OpenAPI documents', () => {
       for (const [routePath, item] of Object.entries(document.paths)) {
         for (const [method, operation] of Object.entries(item) as Array<[string, any]>) {
           const media: Array<[string[], any]> = [];
-          for (const [type, content] of Object.entries(operation.requestBody?.content ?? {})) media.push([['requestBody', 'content', type], content]);
+          for (const [type, content] of Object.entries(operation.requestBody?.content ?? {}))
+            media.push([['requestBody', 'content', type], content]);
           for (const [status, response] of Object.entries(operation.responses) as Array<[string, any]>) {
-            for (const [type, content] of Object.entries(response.content ?? {})) media.push([['responses', status, 'content', type], content]);
+            for (const [type, content] of Object.entries(response.content ?? {}))
+              media.push([['responses', status, 'content', type], content]);
           }
           for (const [where, content] of media) {
             if (content.example === undefined || !where.includes('application/json')) continue;
             const validate = schemaValidator(name, 'paths', routePath, method, ...where, 'schema');
             const valid = validate(content.example);
-            expect({ operation: operation.operationId, where, errors: valid ? null : validate.errors }).toEqual({ operation: operation.operationId, where, errors: null });
+            expect({ operation: operation.operationId, where, errors: valid ? null : validate.errors }).toEqual({
+              operation: operation.operationId,
+              where,
+              errors: null,
+            });
             checked += 1;
           }
         }
@@ -137,16 +157,29 @@ describe('the OpenAPI documents', () => {
     expect(await ranking.json()).toEqual(JSON.parse(JSON.stringify(documents.ranking)));
     expect(documents.orchestration).toMatchObject({ openapi: '3.1.1', info: { version: expect.stringMatching(/^\d+\.\d+\.\d+$/) } });
 
-    for (const [page, url] of [['/api/docs', '/api/openapi.json'], ['/api/v1/docs', '/api/v1/openapi.json']]) {
+    for (const [page, url] of [
+      ['/api/docs', '/api/openapi.json'],
+      ['/api/v1/docs', '/api/v1/openapi.json'],
+    ]) {
       const answer = await fetch(`${server.url}${page}`);
       expect(answer.status).toBe(200);
       expect(answer.headers.get('content-type')).toBe('text/html; charset=utf-8');
       const html = await answer.text();
       expect(html).toContain(`data-url="${url}"`);
       // Nothing from elsewhere: every script and style is this service's.
-      expect(html.match(/(?:src|href)="[^"]*"/g)).toEqual(['href="/docs-assets/favicon-32x32.png"', 'href="/docs-assets/swagger-ui.css"', 'src="/docs-assets/swagger-ui-bundle.js"', 'src="/docs-assets/openapi-page.js"']);
+      expect(html.match(/(?:src|href)="[^"]*"/g)).toEqual([
+        'href="/docs-assets/favicon-32x32.png"',
+        'href="/docs-assets/swagger-ui.css"',
+        'src="/docs-assets/swagger-ui-bundle.js"',
+        'src="/docs-assets/openapi-page.js"',
+      ]);
     }
-    for (const [asset, type] of [['favicon-32x32.png', 'image/png'], ['swagger-ui.css', 'text/css; charset=utf-8'], ['swagger-ui-bundle.js', 'application/javascript; charset=utf-8'], ['openapi-page.js', 'application/javascript; charset=utf-8']]) {
+    for (const [asset, type] of [
+      ['favicon-32x32.png', 'image/png'],
+      ['swagger-ui.css', 'text/css; charset=utf-8'],
+      ['swagger-ui-bundle.js', 'application/javascript; charset=utf-8'],
+      ['openapi-page.js', 'application/javascript; charset=utf-8'],
+    ]) {
       const answer = await fetch(`${server.url}/docs-assets/${asset}`);
       expect({ asset, status: answer.status, type: answer.headers.get('content-type') }).toEqual({ asset, status: 200, type });
       expect((await answer.arrayBuffer()).byteLength).toBeGreaterThan(100);
@@ -165,12 +198,19 @@ describe('the OpenAPI documents', () => {
   });
 
   it('answers a method no route takes (TRACE) with 405 in the envelope, not 501 (found by schemathesis)', async () => {
-    for (const [route, body] of [['/api/agents', { error: 'Método não permitido' }], ['/api/v1/ranking', { detail: 'Method Not Allowed' }], ['/hook/' + '0'.repeat(48), { error: 'Método não permitido' }]] as const) {
+    for (const [route, body] of [
+      ['/api/agents', { error: 'Método não permitido' }],
+      ['/api/v1/ranking', { detail: 'Method Not Allowed' }],
+      ['/hook/' + '0'.repeat(48), { error: 'Método não permitido' }],
+    ] as const) {
       // fetch refuses to send TRACE: a plain HTTP request.
       const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
         const request = http.request(`${server.url}${route}`, { method: 'TRACE' }, (response) => {
           let text = '';
-          response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk)).on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+          response
+            .setEncoding('utf8')
+            .on('data', (chunk: string) => (text += chunk))
+            .on('end', () => resolve({ status: response.statusCode ?? 0, text }));
         });
         request.on('error', reject).end();
       });
@@ -183,7 +223,11 @@ describe('the OpenAPI documents', () => {
     try {
       const documentFile = path.join(directory, 'orchestration.json');
       await fs.writeFile(documentFile, JSON.stringify(await (await fetch(`${server.url}/api/openapi.json`)).json()));
-      await run(path.join(repoRoot, 'node_modules', '.bin', 'openapi-typescript'), [documentFile, '-o', path.join(directory, 'schema.d.ts')]);
+      await run(path.join(repoRoot, 'node_modules', '.bin', 'openapi-typescript'), [
+        documentFile,
+        '-o',
+        path.join(directory, 'schema.d.ts'),
+      ]);
       await fs.writeFile(
         path.join(directory, 'client.ts'),
         [
@@ -203,11 +247,25 @@ describe('the OpenAPI documents', () => {
       );
       await fs.writeFile(
         path.join(directory, 'tsconfig.json'),
-        JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'commonjs', target: 'es2022', moduleResolution: 'node', esModuleInterop: true, skipLibCheck: true, types: ['node'] }, files: ['client.ts'] }),
+        JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            noEmit: true,
+            module: 'commonjs',
+            target: 'es2022',
+            moduleResolution: 'node',
+            esModuleInterop: true,
+            skipLibCheck: true,
+            types: ['node'],
+          },
+          files: ['client.ts'],
+        }),
       );
       await run(path.join(repoRoot, 'node_modules', '.bin', 'tsc'), ['-p', path.join(directory, 'tsconfig.json')]);
       const agents = (await (await fetch(`${server.url}/api/agents`)).json()) as unknown[];
-      const { stdout } = await run(path.join(repoRoot, 'node_modules', '.bin', 'tsx'), [path.join(directory, 'client.ts'), server.url], { cwd: repoRoot });
+      const { stdout } = await run(path.join(repoRoot, 'node_modules', '.bin', 'tsx'), [path.join(directory, 'client.ts'), server.url], {
+        cwd: repoRoot,
+      });
       expect(JSON.parse(stdout)).toEqual({ status: 200, count: agents.length });
     } finally {
       await fs.rm(directory, { recursive: true, force: true });

@@ -64,11 +64,7 @@ describe('token on /api (AUTH_TOKEN set)', () => {
   it('answers 401 to a wrong token, of any length, and to another scheme', async () => {
     for (const token of ['y'.repeat(32), 'x'.repeat(31), `${TOKEN}x`]) {
       const answer = await call(server, '/api/system/status', bearer(token));
-      expect([answer.status, answer.headers.get('www-authenticate'), answer.body]).toEqual([
-        401,
-        'Bearer',
-        { error: 'Token inválido' },
-      ]);
+      expect([answer.status, answer.headers.get('www-authenticate'), answer.body]).toEqual([401, 'Bearer', { error: 'Token inválido' }]);
     }
     const basic = await call(server, '/api/system/status', { headers: { authorization: `Basic ${TOKEN}` } });
     expect(basic.status).toBe(401);
@@ -89,10 +85,7 @@ describe('token on /api (AUTH_TOKEN set)', () => {
       ['/api/nao-existe', {}],
     ] as const) {
       const answer = await call(server, path, init);
-      expect([answer.status, answer.body]).toEqual([
-        401,
-        { error: 'Autenticação necessária: envie Authorization: Bearer <token>' },
-      ]);
+      expect([answer.status, answer.body]).toEqual([401, { error: 'Autenticação necessária: envie Authorization: Bearer <token>' }]);
     }
   });
 
@@ -194,7 +187,7 @@ describe('origin of a WebSocket (CORS does not apply to it; CORS_ORIGINS does)',
   };
   const refused = { status: 403, authenticate: null, body: { error: ORIGIN_REFUSED_REASON } };
 
-  it('with a list: opens for a listed origin, the service\'s own pages and non-browsers; refuses others with 403', async () => {
+  it("with a list: opens for a listed origin, the service's own pages and non-browsers; refuses others with 403", async () => {
     const server = await start(secured({ ...generousLimit, corsOrigins: [ALLOWED_ORIGIN] }));
     const url = `${server.url.replace(/^http/, 'ws')}/ws?clientId=painel`;
     const connected = { type: 'connected', clientId: 'painel' };
@@ -257,9 +250,7 @@ describe('CORS', () => {
       const ok = await call(server, '/api/system/status', { headers: { origin: ALLOWED_ORIGIN, ...bearer(TOKEN).headers } });
       expect(ok.status).toBe(200);
       expect(ok.headers.get('access-control-allow-origin')).toBe(ALLOWED_ORIGIN);
-      expect(ok.headers.get('access-control-expose-headers')).toBe(
-        'Retry-After,X-RateLimit-Limit,X-RateLimit-Remaining,WWW-Authenticate',
-      );
+      expect(ok.headers.get('access-control-expose-headers')).toBe('Retry-After,X-RateLimit-Limit,X-RateLimit-Remaining,WWW-Authenticate');
       expect(ok.headers.get('vary')).toMatch(/Origin/);
 
       const refused = await call(server, '/api/system/status', { headers: { origin: ALLOWED_ORIGIN } });
@@ -378,9 +369,7 @@ describe('client address behind a proxy', () => {
     const server = await start(secured({ ...twoPerMinute, trustProxy: true }));
     const statusFrom = async (address: string) => (await call(server, '/api/system/status', from(address))).status;
 
-    expect([await statusFrom('203.0.113.1'), await statusFrom('203.0.113.1'), await statusFrom('203.0.113.1')]).toEqual([
-      200, 200, 429,
-    ]);
+    expect([await statusFrom('203.0.113.1'), await statusFrom('203.0.113.1'), await statusFrom('203.0.113.1')]).toEqual([200, 200, 429]);
     expect([await statusFrom('203.0.113.2'), await statusFrom('203.0.113.2')]).toEqual([200, 200]);
     // Only the entry our proxy appended counts: a client cannot escape by forging earlier entries.
     expect(await statusFrom('198.51.100.9, 203.0.113.1')).toBe(429);

@@ -1,4 +1,12 @@
-import { clickOn, openPanelPage, screenshotPath, startPanelSession, type PanelPage, type PanelSession, type TestBrowser } from '../support/browser';
+import {
+  clickOn,
+  openPanelPage,
+  screenshotPath,
+  startPanelSession,
+  type PanelPage,
+  type PanelSession,
+  type TestBrowser,
+} from '../support/browser';
 import type { TestServer } from '../support/server';
 import { until } from '../support/waiting';
 
@@ -26,7 +34,12 @@ const api: PanelSession['api'] = (method, route, body) => session.api(method, ro
 
 /** Waits for the `count`-th toast and answers them all. */
 async function toastsUntil(panel: PanelPage, count: number) {
-  return until(`toast ${count}`, () => panel.toasts(), (list) => list.length >= count, 30_000);
+  return until(
+    `toast ${count}`,
+    () => panel.toasts(),
+    (list) => list.length >= count,
+    30_000,
+  );
 }
 
 /** The agent card's button for `action`. */
@@ -71,7 +84,10 @@ it('creates, edits, keeps a secret, restores a version, duplicates, exports, imp
   await clickOn(panel, '#agent-form-submit');
   expect((await toastsUntil(panel, 1))[0]).toEqual({ kind: 'success', text: 'Agente criado com sucesso' });
   await page
-    .waitForFunction(`[...document.querySelectorAll('.agent-card .agent-name')].some((el) => el.textContent.trim() === ${JSON.stringify(name)})`, { timeout: 30_000 })
+    .waitForFunction(
+      `[...document.querySelectorAll('.agent-card .agent-name')].some((el) => el.textContent.trim() === ${JSON.stringify(name)})`,
+      { timeout: 30_000 },
+    )
     .catch(async (error: unknown) => {
       // Seen once in a full run and never alone: say what the page went through when the card does not show.
       const cards = await page.evaluate(`document.querySelectorAll('.agent-card').length`);
@@ -87,7 +103,17 @@ it('creates, edits, keeps a secret, restores a version, duplicates, exports, imp
     description: 'Revisa pull requests',
     tags: ['review'],
     status: 'active',
-    config: { systemPrompt: 'Você é um revisor.', model: 'claude-opus-4-6', workingDirectory: '/home/projetos', allowedTools: 'Bash,Read', maxTurns: 0, permissionMode: '', retryOnFailure: false, maxRetries: 3, delegateTo: '' },
+    config: {
+      systemPrompt: 'Você é um revisor.',
+      model: 'claude-opus-4-6',
+      workingDirectory: '/home/projetos',
+      allowedTools: 'Bash,Read',
+      maxTurns: 0,
+      permissionMode: '',
+      retryOnFailure: false,
+      maxRetries: 3,
+      delegateTo: '',
+    },
     version: 1,
   });
   const card = await page.evaluate(`(() => {
@@ -108,18 +134,32 @@ it('creates, edits, keeps a secret, restores a version, duplicates, exports, imp
     tags: document.getElementById('agent-tags').value,
     active: document.getElementById('agent-status-toggle').checked,
   })`);
-  expect(form).toEqual({ name, prompt: 'Você é um revisor.', model: 'claude-opus-4-6', workdir: '/home/projetos', tools: 'Bash,Read', tags: '["review"]', active: true });
+  expect(form).toEqual({
+    name,
+    prompt: 'Você é um revisor.',
+    model: 'claude-opus-4-6',
+    workdir: '/home/projetos',
+    tools: 'Bash,Read',
+    tags: '["review"]',
+    active: true,
+  });
 
   await page.type('#agent-secret-name', 'API_TOKEN');
   await page.type('#agent-secret-value', 's3cr3t');
   await clickOn(panel, '#agent-secret-add-btn');
   expect((await toastsUntil(panel, 2))[1]).toEqual({ kind: 'success', text: 'Secret "API_TOKEN" salvo' });
-  await page.waitForFunction(`[...document.querySelectorAll('#agent-secrets-list .secret-name')].map((el) => el.textContent.trim()).join() === 'API_TOKEN'`, { timeout: 30_000 });
+  await page.waitForFunction(
+    `[...document.querySelectorAll('#agent-secrets-list .secret-name')].map((el) => el.textContent.trim()).join() === 'API_TOKEN'`,
+    { timeout: 30_000 },
+  );
 
   await page.evaluate(`document.getElementById('agent-system-prompt').value = 'Só leia os testes.'`);
   await clickOn(panel, '#agent-form-submit');
   expect((await toastsUntil(panel, 3))[2]).toEqual({ kind: 'success', text: 'Agente atualizado com sucesso' });
-  expect((await api('GET', `/api/agents/${created.id}`)).body).toMatchObject({ version: 2, config: { systemPrompt: 'Só leia os testes.', model: 'claude-opus-4-6' } });
+  expect((await api('GET', `/api/agents/${created.id}`)).body).toMatchObject({
+    version: 2,
+    config: { systemPrompt: 'Só leia os testes.', model: 'claude-opus-4-6' },
+  });
   expect((await api('GET', `/api/agents/${created.id}/secrets`)).body).toEqual([{ name: 'API_TOKEN', created_at: expect.any(String) }]);
 
   // Versions: v2 (current, "System Prompt" changed) over v1; restoring v1 brings the first prompt back as v3.
@@ -134,33 +174,56 @@ it('creates, edits, keeps a secret, restores a version, duplicates, exports, imp
     date: item.querySelector('.version-date').textContent.trim(),
   }))`);
   expect(versions).toEqual([
-    { number: 'v2', current: 'Atual', badges: ['System Prompt'], changelog: 'updated: systemPrompt', date: expect.not.stringMatching(/—|Invalid/) },
+    {
+      number: 'v2',
+      current: 'Atual',
+      badges: ['System Prompt'],
+      changelog: 'updated: systemPrompt',
+      date: expect.not.stringMatching(/—|Invalid/),
+    },
     { number: 'v1', current: null, badges: [], changelog: 'created', date: expect.not.stringMatching(/—|Invalid/) },
   ]);
   await page.screenshot({ path: screenshotPath('panel-agent-versions.png') });
   await clickOn(panel, '[data-restore-version="1"]');
   await clickOn(panel, '#confirm-modal-confirm-btn');
   expect((await toastsUntil(panel, 4))[3]).toEqual({ kind: 'success', text: 'Versão v1 restaurada' });
-  expect((await api('GET', `/api/agents/${created.id}`)).body).toMatchObject({ version: 3, config: { systemPrompt: 'Você é um revisor.' } });
+  expect((await api('GET', `/api/agents/${created.id}`)).body).toMatchObject({
+    version: 3,
+    config: { systemPrompt: 'Você é um revisor.' },
+  });
 
   // Duplicate: a card "<name> (cópia)".
   await clickCard(panel, created.id, 'duplicate');
   expect((await toastsUntil(panel, 5))[4]).toEqual({ kind: 'success', text: 'Agente duplicado com sucesso' });
-  const copy = await until('the copy', () => agentNamed(`${name} (cópia)`), (agent) => agent !== undefined);
+  const copy = await until(
+    'the copy',
+    () => agentNamed(`${name} (cópia)`),
+    (agent) => agent !== undefined,
+  );
   await page.waitForSelector(`.agent-card[data-agent-id="${copy.id}"]`, { timeout: 30_000 });
 
   // Export shows the contract's object; pasting it in the import modal creates "<name> (importado)".
   await clickCard(panel, created.id, 'export');
   await page.waitForFunction(`document.getElementById('export-code-content').textContent.length > 0`, { timeout: 30_000 });
   const exported = JSON.parse((await page.evaluate(`document.getElementById('export-code-content').textContent`)) as string);
-  expect(exported).toEqual({ agent_name: name, description: 'Revisa pull requests', tags: ['review'], config: expect.objectContaining({ systemPrompt: 'Você é um revisor.' }), status: 'active' });
+  expect(exported).toEqual({
+    agent_name: name,
+    description: 'Revisa pull requests',
+    tags: ['review'],
+    config: expect.objectContaining({ systemPrompt: 'Você é um revisor.' }),
+    status: 'active',
+  });
   await page.evaluate(`Modal.close('export-modal-overlay')`);
   await clickOn(panel, '#import-agent-btn');
   await page.waitForSelector('#import-json-content', { visible: true });
   await page.evaluate(`document.getElementById('import-json-content').value = ${JSON.stringify(JSON.stringify(exported))}`);
   await clickOn(panel, '#import-confirm-btn');
   expect((await toastsUntil(panel, 6))[5]).toEqual({ kind: 'success', text: 'Agente importado com sucesso' });
-  const imported = await until('the import', () => agentNamed(`${name} (importado)`), (agent) => agent !== undefined);
+  const imported = await until(
+    'the import',
+    () => agentNamed(`${name} (importado)`),
+    (agent) => agent !== undefined,
+  );
   expect(imported.config).toEqual(exported.config);
 
   // Delete the copy (204: the panel reads no body).

@@ -1,7 +1,15 @@
 import fs from 'node:fs';
 import { writeExecutionReport, type ReportRecord } from '../../db/reports-store';
 import { raiseNotification } from '../../db/notifications-store';
-import { openPanelPage, screenshotPath, startPanelSession, type FailedRequest, type PanelPage, type PanelSession, type TestBrowser } from '../support/browser';
+import {
+  openPanelPage,
+  screenshotPath,
+  startPanelSession,
+  type FailedRequest,
+  type PanelPage,
+  type PanelSession,
+  type TestBrowser,
+} from '../support/browser';
 import type { TestServer } from '../support/server';
 import { until } from '../support/waiting';
 
@@ -72,7 +80,12 @@ describe('the admin panel in Chromium', () => {
     const clientId = await panel.page.evaluate(`sessionStorage.getItem('clientId')`);
     expect(clientId).toMatch(/^[0-9a-f-]{36}$/);
     // Its one socket, at the root with its clientId, greeted by the service with that id.
-    await until('the greeting on the page\'s socket', async () => panel.sockets[0]?.received.length ?? 0, (count) => count > 0, 30_000);
+    await until(
+      "the greeting on the page's socket",
+      async () => panel.sockets[0]?.received.length ?? 0,
+      (count) => count > 0,
+      30_000,
+    );
     expect(panel.sockets.map((socket) => socket.url)).toEqual([`${server.url.replace(/^http/, 'ws')}/?clientId=${clientId}`]);
     expect(panel.sockets[0]!.received.map((frame) => JSON.parse(frame) as unknown)).toEqual([{ type: 'connected', clientId }]);
 
@@ -111,7 +124,9 @@ describe('the admin panel in Chromium', () => {
     for (const section of ['agents', 'tasks', 'schedules', 'pipelines', 'webhooks', 'terminal', 'history', 'files', 'settings']) {
       const requestsBefore = panel.failed.length;
       await panel.page.evaluate(`location.hash = ${JSON.stringify(section)}`);
-      await panel.page.waitForFunction(`document.getElementById(${JSON.stringify(section)})?.classList.contains('active') === true`, { timeout: 30_000 });
+      await panel.page.waitForFunction(`document.getElementById(${JSON.stringify(section)})?.classList.contains('active') === true`, {
+        timeout: 30_000,
+      });
       // Each section's load is its requests to /api: wait until none is in flight.
       await panel.page.waitForNetworkIdle({ idleTime: 300, timeout: 30_000 });
       expect([section, panel.failed.slice(requestsBefore).filter((failed) => !(keyOf(failed) in NOT_MET_YET))]).toEqual([section, []]);
@@ -137,19 +152,34 @@ describe('the admin panel in Chromium', () => {
     await panel.page.goto(`${server.url}/app.html`, { waitUntil: 'load' });
     await panel.page.waitForFunction(`document.getElementById('notification-badge')?.textContent === '2'`, { timeout: 30_000 });
     await panel.page.click('#notification-bell');
-    await panel.page.waitForFunction(`document.querySelectorAll('#notification-list .notification-item.unread').length === 2`, { timeout: 30_000 });
+    await panel.page.waitForFunction(`document.querySelectorAll('#notification-list .notification-item.unread').length === 2`, {
+      timeout: 30_000,
+    });
     const items = `[...document.querySelectorAll('#notification-list .notification-item')].map((item) => [item.querySelector('.notification-item-icon').className, item.querySelector('.notification-item-title').textContent, item.querySelector('.notification-item-time').textContent])`;
     expect(await panel.page.evaluate(items)).toEqual([
       ['notification-item-icon error', 'Execução falhou', 'agora'],
       ['notification-item-icon success', 'Execução concluída', 'agora'],
     ]);
     await panel.page.click('#mark-all-read');
-    await panel.page.waitForFunction(`document.querySelectorAll('#notification-list .notification-item.unread').length === 0`, { timeout: 30_000 });
+    await panel.page.waitForFunction(`document.querySelectorAll('#notification-list .notification-item.unread').length === 0`, {
+      timeout: 30_000,
+    });
     expect(await panel.page.evaluate(`document.getElementById('notification-badge').classList.contains('hidden')`)).toBe(true);
-    expect((await until('all read in MySQL', async (): Promise<any> => (await fetch(`${server.url}/api/notifications`)).json(), (body) => body.unreadCount === 0)).notifications).toHaveLength(2);
+    expect(
+      (
+        await until(
+          'all read in MySQL',
+          async (): Promise<any> => (await fetch(`${server.url}/api/notifications`)).json(),
+          (body) => body.unreadCount === 0,
+        )
+      ).notifications,
+    ).toHaveLength(2);
 
     await panel.page.evaluate(`App._openReport(${JSON.stringify(reportFile)})`);
-    await panel.page.waitForFunction(`document.querySelector('#execution-detail-content .report-markdown')?.textContent.includes('# Execução de agente: Painel')`, { timeout: 30_000 });
+    await panel.page.waitForFunction(
+      `document.querySelector('#execution-detail-content .report-markdown')?.textContent.includes('# Execução de agente: Painel')`,
+      { timeout: 30_000 },
+    );
     expect(await panel.page.evaluate(`document.querySelector('#execution-detail-content .report-markdown').textContent`)).toBe(
       fs.readFileSync(`${dataDir}/reports/${reportFile}`, 'utf8'),
     );

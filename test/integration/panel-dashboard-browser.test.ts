@@ -22,9 +22,24 @@ const shown = (daysAgo: number) => {
   return `${day}/${month}`;
 };
 
-async function seed(agentId: string, agentName: string, createdAt: Date, outcome: Partial<ExecutionResult> & { status: ExecutionResult['status'] }): Promise<void> {
+async function seed(
+  agentId: string,
+  agentName: string,
+  createdAt: Date,
+  outcome: Partial<ExecutionResult> & { status: ExecutionResult['status'] },
+): Promise<void> {
   const db = session.server.resources.database.db;
-  const record = await createExecution(db, { kind: 'agent', agentId, agentName, source: 'manual', task: 't', instructions: '', workingDirectory: '/tmp', model: 'sonnet', createdAt });
+  const record = await createExecution(db, {
+    kind: 'agent',
+    agentId,
+    agentName,
+    source: 'manual',
+    task: 't',
+    instructions: '',
+    workingDirectory: '/tmp',
+    model: 'sonnet',
+    createdAt,
+  });
   await markExecutionRunning(db, record.id, new Date(createdAt.getTime() + 500));
   await finishExecution(db, record.id, { finishedAt: new Date(createdAt.getTime() + 1000), ...outcome });
 }
@@ -63,11 +78,22 @@ it('draws the charts with the values of the window, and the period select 7 → 
     if (url.pathname === '/api/stats/charts') asked.push(url.search);
   });
   await panel.page.goto(`${session.server.url}/app.html`, { waitUntil: 'load' });
-  await until('the 7-day charts', () => labelsShown(panel), (count) => count === 7, 30_000);
+  await until(
+    'the 7-day charts',
+    () => labelsShown(panel),
+    (count) => count === 7,
+    30_000,
+  );
 
   const week = [6, 5, 4, 3, 2, 1, 0];
   expect(await charts(panel)).toEqual({
-    'executions-chart': { labels: week.map(shown), data: [[0, 0, 0, 0, 1, 0, 1], [0, 0, 0, 0, 0, 0, 1]] },
+    'executions-chart': {
+      labels: week.map(shown),
+      data: [
+        [0, 0, 0, 0, 1, 0, 1],
+        [0, 0, 0, 0, 0, 0, 1],
+      ],
+    },
     'cost-chart': { labels: week.map(shown), data: [[0, 0, 0, 0, 0.125, 0, 0.75]] },
     'status-chart': { labels: ['Completed', 'Error'], data: [[2, 1]] },
     // Names over 15 characters are cut by the panel.
@@ -81,7 +107,12 @@ it('draws the charts with the values of the window, and the period select 7 → 
   expect(fs.statSync(file).size).toBeGreaterThan(0);
 
   await panel.page.select('#chart-period', '30');
-  await until('the 30-day charts', () => labelsShown(panel), (count) => count === 30, 30_000);
+  await until(
+    'the 30-day charts',
+    () => labelsShown(panel),
+    (count) => count === 30,
+    30_000,
+  );
   const month = await charts(panel);
   expect(month['executions-chart']!.labels[0]).toBe(shown(29));
   expect(month['cost-chart']!.data[0]![19]).toBe(2);
@@ -93,6 +124,8 @@ it('draws the charts with the values of the window, and the period select 7 → 
 
   // Nothing failed on our origin but the favicon the panel does not have (panel-browser.test.ts, row 1.1).
   expect(panel.failed.filter((failed) => failed.path !== '/favicon.ico')).toEqual([]);
-  expect(panel.consoleErrors.filter(({ url }) => (url === null || url.startsWith(panel.origin)) && url !== `${panel.origin}/favicon.ico`)).toEqual([]);
+  expect(
+    panel.consoleErrors.filter(({ url }) => (url === null || url.startsWith(panel.origin)) && url !== `${panel.origin}/favicon.ico`),
+  ).toEqual([]);
   await panel.page.close();
 });

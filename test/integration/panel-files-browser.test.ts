@@ -71,11 +71,18 @@ afterAll(async () => {
 
 /** The names in the Projects table, as shown. */
 async function rows(panel: PanelPage): Promise<string[]> {
-  return (await panel.page.evaluate(`[...document.querySelectorAll('#files-container .files-row .files-td-name')].map((cell) => cell.textContent.trim())`)) as string[];
+  return (await panel.page.evaluate(
+    `[...document.querySelectorAll('#files-container .files-row .files-td-name')].map((cell) => cell.textContent.trim())`,
+  )) as string[];
 }
 
 async function untilRows(panel: PanelPage, expected: string[]): Promise<void> {
-  await until(`the rows ${expected.join(', ')}`, () => rows(panel), (shown) => JSON.stringify(shown) === JSON.stringify(expected), 30_000);
+  await until(
+    `the rows ${expected.join(', ')}`,
+    () => rows(panel),
+    (shown) => JSON.stringify(shown) === JSON.stringify(expected),
+    30_000,
+  );
 }
 
 async function click(panel: PanelPage, selector: string): Promise<void> {
@@ -113,13 +120,20 @@ it('browses into a folder, downloads a file, deletes an entry, publishes a folde
   await untilRows(panel, ['css', 'docs', 'index.html']);
   await click(panel, '#files-container a.files-entry-dir[data-path="loja/docs"]');
   await untilRows(panel, ['nota.txt']);
-  const crumbs = (await page.evaluate(`[...document.querySelectorAll('.files-breadcrumb-link')].map((link) => link.textContent.trim())`)) as string[];
+  const crumbs = (await page.evaluate(
+    `[...document.querySelectorAll('.files-breadcrumb-link')].map((link) => link.textContent.trim())`,
+  )) as string[];
   expect(crumbs).toEqual(['projetos', 'loja', 'docs']);
 
   // Download: the anchor navigation with the cookie; the browser saves the file.
   await click(panel, '[data-action="download-file"][data-path="loja/docs/nota.txt"]');
   const saved = path.join(downloads, 'nota.txt');
-  await until('the downloaded file', async () => (fs.existsSync(saved) ? fs.readFileSync(saved, 'utf8') : ''), (content) => content.length > 0, 30_000);
+  await until(
+    'the downloaded file',
+    async () => (fs.existsSync(saved) ? fs.readFileSync(saved, 'utf8') : ''),
+    (content) => content.length > 0,
+    30_000,
+  );
   expect(fs.readFileSync(saved, 'utf8')).toBe(fs.readFileSync(path.join(area, 'loja/docs/nota.txt'), 'utf8'));
 
   // Back to the root through the breadcrumb; delete rascunho.txt through the confirm dialog.
@@ -134,12 +148,16 @@ it('browses into a folder, downloads a file, deletes an entry, publishes a folde
   await click(panel, '[data-action="publish-project"][data-path="loja"]');
   await confirmDialog(panel);
   await page.waitForSelector('#execution-detail-modal-overlay.active .publish-result', { visible: true, timeout: 30_000 });
-  const siteUrl = (await page.evaluate(`[...document.querySelectorAll('.publish-result a')].map((link) => link.getAttribute('href')).filter(Boolean)[0]`)) as string;
+  const siteUrl = (await page.evaluate(
+    `[...document.querySelectorAll('.publish-result a')].map((link) => link.getAttribute('href')).filter(Boolean)[0]`,
+  )) as string;
   expect(siteUrl).toBe(`${server.url}/sites/loja/`);
   expect(await page.evaluate(`document.querySelector('.publish-result .badge').textContent`)).toBe('Publicado');
   await page.screenshot({ path: screenshotPath('panel-files-published.png') });
   expect((await panel.toasts()).filter((toast) => toast.kind === 'error')).toEqual([]);
-  expect((await panel.toasts()).map((toast) => toast.text)).toEqual(expect.arrayContaining(['Arquivo excluído', 'Projeto publicado com sucesso!']));
+  expect((await panel.toasts()).map((toast) => toast.text)).toEqual(
+    expect.arrayContaining(['Arquivo excluído', 'Projeto publicado com sucesso!']),
+  );
   // Nothing failed on our origin but the favicon the panel does not have (contract 1.1).
   expect(panel.failed.filter((failed) => failed.path !== '/favicon.ico')).toEqual([]);
 
@@ -159,7 +177,12 @@ it('browses into a folder, downloads a file, deletes an entry, publishes a folde
   const opened = await site.goto(siteUrl, { waitUntil: 'load' });
   expect(opened?.status()).toBe(200);
   expect(opened?.headers()['content-security-policy']).toBe('sandbox allow-scripts');
-  await until('the probe has its answer', () => site.evaluate(`document.getElementById('api').textContent`), (text) => text !== 'pendente', 30_000);
+  await until(
+    'the probe has its answer',
+    () => site.evaluate(`document.getElementById('api').textContent`),
+    (text) => text !== 'pendente',
+    30_000,
+  );
   const probe = (await site.evaluate(`['origin', 'storage', 'api'].map((id) => document.getElementById(id).textContent)`)) as string[];
   // Not the panel's origin; no storage of the panel; the API call fails (no CORS grant for an opaque origin).
   expect(probe).toEqual(['origin=null', 'storage=SecurityError', 'api=TypeError']);
@@ -167,7 +190,12 @@ it('browses into a folder, downloads a file, deletes an entry, publishes a folde
   // The request reached the service without the session cookie, and was refused.
   const [apiId] = [...apiIds];
   expect(apiIds.size).toBe(1);
-  await until('the API answer seen by the browser', () => Promise.resolve(statuses.get(apiId!)), (status) => status !== undefined, 10_000);
+  await until(
+    'the API answer seen by the browser',
+    () => Promise.resolve(statuses.get(apiId!)),
+    (status) => status !== undefined,
+    10_000,
+  );
   expect(statuses.get(apiId!)).toBe(401);
   const cookieSent = Object.entries(sentHeaders.get(apiId!) ?? {}).some(([name]) => name.toLowerCase() === 'cookie');
   expect(cookieSent).toBe(false);

@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { clickOn, openPanelPage, screenshotPath, startPanelSession, terminalLines, type PanelPage, type PanelSession } from '../support/browser';
+import {
+  clickOn,
+  openPanelPage,
+  screenshotPath,
+  startPanelSession,
+  terminalLines,
+  type PanelPage,
+  type PanelSession,
+} from '../support/browser';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import { until } from '../support/waiting';
 
@@ -73,11 +81,18 @@ it('creates a two-agent pipeline with an approval gate, runs it, approves in the
   const banner = (await page.evaluate(`document.getElementById('approval-notification').textContent`)) as string;
   expect(banner).toContain(`Passo 2 (${reviewer.name}) aguardando autorização`);
   await page.screenshot({ path: screenshotPath('panel-pipeline-approval.png') });
-  const waiting = ((await api('GET', '/api/executions/history?type=pipeline&limit=20&offset=0')).body.items as any[]).find((item) => item.pipelineId === pipeline.id);
+  const waiting = ((await api('GET', '/api/executions/history?type=pipeline&limit=20&offset=0')).body.items as any[]).find(
+    (item) => item.pipelineId === pipeline.id,
+  );
   expect(waiting).toMatchObject({ status: 'awaiting_approval', pipelineName: name, input: 'o módulo de login' });
   await clickOn(panel, '#approval-approve-btn');
 
-  const lines = await until('the pipeline completes in the terminal', () => terminalLines(panel), (shown) => shown.includes('Pipeline concluído com sucesso.'), 90_000);
+  const lines = await until(
+    'the pipeline completes in the terminal',
+    () => terminalLines(panel),
+    (shown) => shown.includes('Pipeline concluído com sucesso.'),
+    90_000,
+  );
   expect(lines).toContain(`Pipeline passo 1/2: Executando agente "${reviewer.name}"...`);
   expect(lines).toContain('Passo 2 requer aprovação antes de executar.');
   expect(lines).toContain('Passo aprovado. Continuando pipeline...');
@@ -89,7 +104,10 @@ it('creates a two-agent pipeline with an approval gate, runs it, approves in the
 
   const record = (await api('GET', `/api/executions/history/${waiting.id}`)).body;
   expect(record).toMatchObject({ status: 'completed', type: 'pipeline', result: 'OK' });
-  expect(record.steps.map((step: any) => [step.agentName, step.status])).toEqual([[reviewer.name, 'completed'], [writer.name, 'completed']]);
+  expect(record.steps.map((step: any) => [step.agentName, step.status])).toEqual([
+    [reviewer.name, 'completed'],
+    [writer.name, 'completed'],
+  ]);
 
   const toasts = await panel.toasts();
   expect(toasts.filter((toast) => toast.kind === 'error')).toEqual([]);
@@ -113,14 +131,18 @@ async function runFromCard(panel: PanelPage, pipelineId: string, input: string):
 }
 
 async function latestRun(pipelineId: string): Promise<any> {
-  return ((await api('GET', '/api/executions/history?type=pipeline&limit=20&offset=0')).body.items as any[]).find((item) => item.pipelineId === pipelineId);
+  return ((await api('GET', '/api/executions/history?type=pipeline&limit=20&offset=0')).body.items as any[]).find(
+    (item) => item.pipelineId === pipelineId,
+  );
 }
 
 it('rejects another run in the banner: the run ends rejected and the banner goes away', async () => {
   const reviewer = await standInAgent('Revisor');
   const writer = await standInAgent('Redator');
   const created = await api('POST', '/api/pipelines', {
-    name: `Rejeitar ${randomUUID().slice(0, 8)}`, description: '', workingDirectory: '',
+    name: `Rejeitar ${randomUUID().slice(0, 8)}`,
+    description: '',
+    workingDirectory: '',
     steps: [
       { agentId: reviewer.id, inputTemplate: '', description: '', requiresApproval: false },
       { agentId: writer.id, inputTemplate: '', description: '', requiresApproval: true },
@@ -131,9 +153,19 @@ it('rejects another run in the banner: the run ends rejected and the banner goes
   await runFromCard(panel, created.body.id, 'não siga');
   await panel.page.waitForSelector('#approval-reject-btn', { visible: true, timeout: 90_000 });
   await clickOn(panel, '#approval-reject-btn');
-  await until('the rejection in the terminal', () => terminalLines(panel), (shown) => shown.includes('Pipeline rejeitado no passo 2.'), 90_000);
+  await until(
+    'the rejection in the terminal',
+    () => terminalLines(panel),
+    (shown) => shown.includes('Pipeline rejeitado no passo 2.'),
+    90_000,
+  );
   expect(await panel.page.evaluate(`document.getElementById('approval-notification').hidden`)).toBe(true);
-  const run = await until('the run is rejected', () => latestRun(created.body.id), (found) => found?.status === 'rejected', 30_000);
+  const run = await until(
+    'the run is rejected',
+    () => latestRun(created.body.id),
+    (found) => found?.status === 'rejected',
+    30_000,
+  );
   expect((await api('GET', `/api/executions/history/${run.id}`)).body.steps).toHaveLength(1);
   await panel.page.screenshot({ path: screenshotPath('panel-pipeline-rejected.png') });
   expect((await panel.toasts()).filter((toast) => toast.kind === 'error')).toEqual([]);
@@ -143,7 +175,9 @@ it('resumes a failed run from the history: the run goes on from the failed step 
   const reviewer = await standInAgent('Revisor');
   const writer = await standInAgent('Redator');
   const created = await api('POST', '/api/pipelines', {
-    name: `Retomar ${randomUUID().slice(0, 8)}`, description: '', workingDirectory: '',
+    name: `Retomar ${randomUUID().slice(0, 8)}`,
+    description: '',
+    workingDirectory: '',
     steps: [
       { agentId: reviewer.id, inputTemplate: 'stand-in:text {{input}}', description: '', requiresApproval: false },
       { agentId: writer.id, inputTemplate: 'stand-in:error status=401 {{input}}', description: '', requiresApproval: false },
@@ -152,36 +186,69 @@ it('resumes a failed run from the history: the run goes on from the failed step 
   const pipelineId = created.body.id as string;
   const panel = await openPanelPage(session.browser, session.server.url);
   await runFromCard(panel, pipelineId, 'falhe no passo 2');
-  await until('the failure in the terminal', () => terminalLines(panel), (shown) => shown.some((line) => line.startsWith('Erro no passo 2:')), 90_000);
-  const failed = await until('the run failed', () => latestRun(pipelineId), (found) => found?.status === 'error', 30_000);
+  await until(
+    'the failure in the terminal',
+    () => terminalLines(panel),
+    (shown) => shown.some((line) => line.startsWith('Erro no passo 2:')),
+    90_000,
+  );
+  const failed = await until(
+    'the run failed',
+    () => latestRun(pipelineId),
+    (found) => found?.status === 'error',
+    30_000,
+  );
   expect(failed.failedAtStep).toBe(1);
 
   // The step fixed, resume from the history's Resume button.
   const stored = (await api('GET', `/api/pipelines/${pipelineId}`)).body;
-  const steps = stored.steps.map((step: any, index: number) => ({ ...step, inputTemplate: index === 1 ? 'Corrigido: {{input}}' : step.inputTemplate }));
+  const steps = stored.steps.map((step: any, index: number) => ({
+    ...step,
+    inputTemplate: index === 1 ? 'Corrigido: {{input}}' : step.inputTemplate,
+  }));
   expect((await api('PUT', `/api/pipelines/${pipelineId}`, { steps })).status).toBe(200);
   await panel.page.goto(`${session.server.url}/app.html#history`, { waitUntil: 'load' });
   await clickOn(panel, `[data-action="resume-pipeline"][data-id="${failed.id}"]`);
-  const lines = await until('the resumed run completes', () => terminalLines(panel), (shown) => shown.includes('Pipeline concluído com sucesso.'), 90_000);
+  const lines = await until(
+    'the resumed run completes',
+    () => terminalLines(panel),
+    (shown) => shown.includes('Pipeline concluído com sucesso.'),
+    90_000,
+  );
   expect(lines).toContain('(retomando execução anterior)');
-  const resumed = await until('the resumed run is completed', () => latestRun(pipelineId), (found) => found?.id !== failed.id && found?.status === 'completed', 30_000);
+  const resumed = await until(
+    'the resumed run is completed',
+    () => latestRun(pipelineId),
+    (found) => found?.id !== failed.id && found?.status === 'completed',
+    30_000,
+  );
   const detail = (await api('GET', `/api/executions/history/${resumed.id}`)).body;
   expect(detail).toMatchObject({ source: 'resume', resumedFrom: failed.id, resumedAtStep: 1 });
-  expect(detail.steps.map((step: any) => [step.stepIndex, step.status])).toEqual([[0, 'completed'], [1, 'completed']]);
+  expect(detail.steps.map((step: any) => [step.stepIndex, step.status])).toEqual([
+    [0, 'completed'],
+    [1, 'completed'],
+  ]);
   await panel.page.screenshot({ path: screenshotPath('panel-pipeline-resumed.png') });
   const errors = (await panel.toasts()).filter((toast) => toast.kind === 'error').map((toast) => toast.text);
   // The failure's own toast ("Erro no pipeline") is the only error the user sees.
   expect(errors.every((text) => text === 'Erro no pipeline')).toBe(true);
 });
 
-it("pauses a run whose step agent is past its daily budget: the banner shows the budget, approving completes the run", async () => {
+it('pauses a run whose step agent is past its daily budget: the banner shows the budget, approving completes the run', async () => {
   const spender = await agents.standInAgent('Gastador', { workingDirectory: '', maxTurns: 0, dailyBudgetUsd: 0.0001 });
   // One run spends more than the budget (a stand-in:text run costs US$ 0.00015).
   const first = await api('POST', `/api/agents/${spender.id}/execute`, { task: 'stand-in:text', instructions: '' });
   expect(first.status).toBe(202);
-  await until('the first run', async () => (await api('GET', `/api/executions/history/${first.body.executionId}`)).body, (found) => found.status === 'completed', 90_000);
+  await until(
+    'the first run',
+    async () => (await api('GET', `/api/executions/history/${first.body.executionId}`)).body,
+    (found) => found.status === 'completed',
+    90_000,
+  );
   const created = await api('POST', '/api/pipelines', {
-    name: `Orçamento ${randomUUID().slice(0, 8)}`, description: '', workingDirectory: '',
+    name: `Orçamento ${randomUUID().slice(0, 8)}`,
+    description: '',
+    workingDirectory: '',
     steps: [{ agentId: spender.id, inputTemplate: 'stand-in:text {{input}}', description: '', requiresApproval: false }],
   });
   expect(created.status).toBe(201);
@@ -197,9 +264,19 @@ it("pauses a run whose step agent is past its daily budget: the banner shows the
   expect(await latestRun(created.body.id)).toMatchObject({ status: 'awaiting_approval' });
 
   await clickOn(panel, '#approval-approve-btn');
-  await until('the pipeline completes in the terminal', () => terminalLines(panel), (shown) => shown.includes('Pipeline concluído com sucesso.'), 90_000);
+  await until(
+    'the pipeline completes in the terminal',
+    () => terminalLines(panel),
+    (shown) => shown.includes('Pipeline concluído com sucesso.'),
+    90_000,
+  );
   expect(await panel.page.evaluate(`document.getElementById('approval-notification').hidden`)).toBe(true);
-  const run = await until('the run completes', () => latestRun(created.body.id), (found) => found?.status === 'completed', 30_000);
+  const run = await until(
+    'the run completes',
+    () => latestRun(created.body.id),
+    (found) => found?.status === 'completed',
+    30_000,
+  );
   expect((await api('GET', `/api/executions/history/${run.id}`)).body.steps.map((step: any) => step.status)).toEqual(['completed']);
   expect((await panel.toasts()).filter((toast) => toast.kind === 'error')).toEqual([]);
 });

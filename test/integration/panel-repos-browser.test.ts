@@ -3,7 +3,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { config as baseConfig, type Config } from '../../lib/config';
-import { clickOn, openExecuteModal, openPanelPage, screenshotPath, startPanelSession, type PanelPage, type PanelSession } from '../support/browser';
+import {
+  clickOn,
+  openExecuteModal,
+  openPanelPage,
+  screenshotPath,
+  startPanelSession,
+  type PanelPage,
+  type PanelSession,
+} from '../support/browser';
 import { bareRepository, gitIn } from '../support/git-repos';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import { until } from '../support/waiting';
@@ -22,7 +30,13 @@ const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'panel-repos-'));
 fs.chmodSync(scratch, 0o755);
 const reposDir = path.join(scratch, 'repos');
 const REPO = `loja-${randomUUID().slice(0, 6)}`;
-const repositories: Config['orchestration']['repositories'] = { dir: reposDir, remotes: [], credentials: null, mirrorsDir: path.join(scratch, 'mirrors'), publishDir: null };
+const repositories: Config['orchestration']['repositories'] = {
+  dir: reposDir,
+  remotes: [],
+  credentials: null,
+  mirrorsDir: path.join(scratch, 'mirrors'),
+  publishDir: null,
+};
 const bareGit = (...args: string[]) => gitIn(scratch, '--git-dir', path.join(reposDir, `${REPO}.git`), ...args);
 
 let agents: RealAgents<PanelSession>;
@@ -46,7 +60,9 @@ afterAll(async () => {
 });
 
 const optionsOf = (panel: PanelPage, selector: string) =>
-  panel.page.evaluate(`[...document.querySelectorAll(${JSON.stringify(`${selector} option`)})].map((option) => [option.value, option.textContent])`) as Promise<[string, string][]>;
+  panel.page.evaluate(
+    `[...document.querySelectorAll(${JSON.stringify(`${selector} option`)})].map((option) => [option.value, option.textContent])`,
+  ) as Promise<[string, string][]>;
 
 it('executes in a repository and branch chosen in the modal; the commit is in the bare repository and the terminal says so', async () => {
   const { id: agentId } = await agents.standInAgent('Vitrinista', { maxTurns: 0 });
@@ -56,11 +72,25 @@ it('executes in a repository and branch chosen in the modal; the commit is in th
 
   // The select loads GET /api/repos when it gets the focus; choosing one loads its branches.
   await page.focus('#execute-repo');
-  const repos = await until('the repositories listed', () => optionsOf(panel, '#execute-repo'), (options) => options.length > 1, 15_000);
+  const repos = await until(
+    'the repositories listed',
+    () => optionsOf(panel, '#execute-repo'),
+    (options) => options.length > 1,
+    15_000,
+  );
   expect(repos).toContainEqual([REPO, `${REPO} — A loja virtual`]);
   await page.select('#execute-repo', REPO);
-  const branches = await until('the branches listed', () => optionsOf(panel, '#execute-repo-branch'), (options) => options.length > 1, 15_000);
-  expect(branches).toEqual([['', 'Branch padrão'], ['main', 'main'], ['vitrine', 'vitrine']]);
+  const branches = await until(
+    'the branches listed',
+    () => optionsOf(panel, '#execute-repo-branch'),
+    (options) => options.length > 1,
+    15_000,
+  );
+  expect(branches).toEqual([
+    ['', 'Branch padrão'],
+    ['main', 'main'],
+    ['vitrine', 'vitrine'],
+  ]);
   await page.select('#execute-repo-branch', 'vitrine');
   expect(await page.evaluate(`getComputedStyle(document.getElementById('execute-workdir-group')).display`)).toBe('none');
   await page.screenshot({ path: screenshotPath('panel-repos-modal.png') });
@@ -68,7 +98,12 @@ it('executes in a repository and branch chosen in the modal; the commit is in th
 
   const gitLine = await until(
     'the git line in the terminal',
-    async () => ((await page.evaluate(`[...document.querySelectorAll('#terminal-output .terminal-line .content')].map((line) => line.textContent.trim())`)) as string[]).find((line) => line.startsWith('Git: commit')),
+    async () =>
+      (
+        (await page.evaluate(
+          `[...document.querySelectorAll('#terminal-output .terminal-line .content')].map((line) => line.textContent.trim())`,
+        )) as string[]
+      ).find((line) => line.startsWith('Git: commit')),
     (line) => line !== undefined,
     90_000,
   );

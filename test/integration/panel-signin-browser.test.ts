@@ -26,7 +26,9 @@ async function apiStatusInBrowser(): Promise<number> {
   const tab = await browser.browser.newPage();
   try {
     await tab.goto(`${server.url}/api/health`, { waitUntil: 'load' });
-    return (await tab.evaluate(`fetch('/api/agents', { headers: { 'Content-Type': 'application/json' } }).then((response) => response.status)`)) as number;
+    return (await tab.evaluate(
+      `fetch('/api/agents', { headers: { 'Content-Type': 'application/json' } }).then((response) => response.status)`,
+    )) as number;
   } finally {
     await tab.close();
   }
@@ -89,21 +91,28 @@ describe('the admin panel in Chromium with AUTH_TOKEN set', () => {
 
     // The panel's own socket at / is accepted with the cookie: the header says so.
     await page.waitForFunction(CONNECTED_SHOWN, { timeout: 30_000 });
-    await until('the greeting on the page\'s socket', async () => panel.sockets[0]?.received.length ?? 0, (count) => count > 0, 30_000);
+    await until(
+      "the greeting on the page's socket",
+      async () => panel.sockets[0]?.received.length ?? 0,
+      (count) => count > 0,
+      30_000,
+    );
     const clientId = await page.evaluate(`sessionStorage.getItem('clientId')`);
     expect(panel.sockets[0]!.received.map((frame) => JSON.parse(frame) as unknown)).toEqual([{ type: 'connected', clientId }]);
 
     // The Agents page loads its list from /api with the cookie, and shows no error toast.
-    const agentsAnswer = page.waitForResponse((response) => new URL(response.url()).pathname === '/api/agents' && response.request().method() === 'GET');
+    const agentsAnswer = page.waitForResponse(
+      (response) => new URL(response.url()).pathname === '/api/agents' && response.request().method() === 'GET',
+    );
     await page.evaluate(`location.hash = 'agents'`);
     await page.waitForFunction(`document.getElementById('agents')?.classList.contains('active') === true`, { timeout: 30_000 });
     expect((await agentsAnswer).status()).toBe(200);
     await page.waitForNetworkIdle({ idleTime: 300, timeout: 30_000 });
-    const agentsShown = await page.evaluate(`({
+    const agentsShown = (await page.evaluate(`({
       loaded: Array.isArray(AgentsUI.agents),
       cards: document.querySelectorAll('#agents-grid .agent-card').length,
       listed: AgentsUI.agents.length,
-    })`) as { loaded: boolean; cards: number; listed: number };
+    })`)) as { loaded: boolean; cards: number; listed: number };
     expect(agentsShown.loaded).toBe(true);
     expect(agentsShown.cards).toBe(agentsShown.listed);
     expect((await panel.toasts()).filter((toast) => toast.kind === 'error')).toEqual([]);

@@ -2,15 +2,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
-import {
-  PanelSessions,
-  RATE_LIMIT_KEY_PREFIX,
-  SESSION_COOKIE,
-  SESSION_LIFETIME_SECONDS,
-} from '../../api/orchestration/security';
+import { PanelSessions, RATE_LIMIT_KEY_PREFIX, SESSION_COOKIE, SESSION_LIFETIME_SECONDS } from '../../api/orchestration/security';
 import { SIGN_IN_ATTEMPTS } from '../../api/sign-in';
 import { PAGE_CONTENT_SECURITY_POLICY, SIGN_IN_MESSAGES } from '../../api/sign-in-page';
-import { CREDENTIAL_REQUIRED_REASON, ORIGIN_REFUSED_REASON, SESSION_INVALID_REASON, TOKEN_INVALID_REASON, TOKEN_REQUIRED_REASON } from '../../api/websocket';
+import {
+  CREDENTIAL_REQUIRED_REASON,
+  ORIGIN_REFUSED_REASON,
+  SESSION_INVALID_REASON,
+  TOKEN_INVALID_REASON,
+  TOKEN_REQUIRED_REASON,
+} from '../../api/websocket';
 import type { Config } from '../../lib/config';
 import { unusedPort } from '../support/ports';
 import { startTestServer, type TestServer } from '../support/server';
@@ -77,9 +78,12 @@ async function sessionOf(server: TestServer): Promise<string> {
   return id;
 }
 
-const withCookie = (id: string, extra: Record<string, string> = {}): RequestInit => ({ headers: { cookie: `${SESSION_COOKIE}=${id}`, ...extra } });
+const withCookie = (id: string, extra: Record<string, string> = {}): RequestInit => ({
+  headers: { cookie: `${SESSION_COOKIE}=${id}`, ...extra },
+});
 /** Keys of the server's Redis matching `pattern` (ioredis does not prefix KEYS patterns). */
-const keysLike = (server: TestServer, pattern: string) => server.resources.redis.keys(`${server.resources.config.redis.keyPrefix}${pattern}`);
+const keysLike = (server: TestServer, pattern: string) =>
+  server.resources.redis.keys(`${server.resources.config.redis.keyPrefix}${pattern}`);
 const sessionsOf = (server: TestServer) => new PanelSessions(server.resources.redis, TOKEN, 5_000);
 const wsUrl = (server: TestServer, socketPath: string) => `${server.url.replace(/^http/, 'ws')}${socketPath}?clientId=${randomUUID()}`;
 
@@ -103,19 +107,24 @@ describe('the sign-in page (AUTH_TOKEN and PANEL_DIR set)', () => {
     server = await start();
   });
 
-  it.each(['/app.html', '/', '/index.html', '/css/styles.css', '/nao-existe.html'])('sends GET %s without a session to /sign-in (303), serving nothing', async (requestPath) => {
-    const answer = await call(server, requestPath);
-    expect([answer.status, answer.headers.get('location')]).toEqual([303, '/sign-in']);
-    expect(answer.text).not.toContain('painel');
-    expect(answer.text).not.toContain('color: red');
-  });
+  it.each(['/app.html', '/', '/index.html', '/css/styles.css', '/nao-existe.html'])(
+    'sends GET %s without a session to /sign-in (303), serving nothing',
+    async (requestPath) => {
+      const answer = await call(server, requestPath);
+      expect([answer.status, answer.headers.get('location')]).toEqual([303, '/sign-in']);
+      expect(answer.text).not.toContain('painel');
+      expect(answer.text).not.toContain('color: red');
+    },
+  );
 
   it('serves the form at GET /sign-in: no script, its own style only, not framed, not cached', async () => {
     const answer = await call(server, '/sign-in');
     expect(answer.status).toBe(200);
     expect(answer.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(answer.headers.get('content-security-policy')).toBe(PAGE_CONTENT_SECURITY_POLICY);
-    expect(PAGE_CONTENT_SECURITY_POLICY).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'$/);
+    expect(PAGE_CONTENT_SECURITY_POLICY).toMatch(
+      /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'$/,
+    );
     expect([answer.headers.get('x-frame-options'), answer.headers.get('cache-control')]).toEqual(['DENY', 'no-store']);
     expect(answer.text).toContain('<form method="post" action="/sign-in">');
     expect(answer.text).toContain('<input id="token" name="token" type="password"');
@@ -138,7 +147,11 @@ describe('the sign-in page (AUTH_TOKEN and PANEL_DIR set)', () => {
   it('refuses a form beyond 8 KiB with 413 before reading it whole, and a body that is no form as a missing token', async () => {
     const huge = await signIn(server, `${TOKEN}${'x'.repeat(9 * 1024)}`);
     expect([json(huge), huge.cookies]).toEqual([{ status: 413, body: { error: 'request entity too large' } }, []]);
-    const asJson = await call(server, '/sign-in', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: TOKEN }) });
+    const asJson = await call(server, '/sign-in', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: TOKEN }),
+    });
     expect([asJson.status, asJson.cookies]).toEqual([400, []]);
   });
 
@@ -198,7 +211,10 @@ describe('/api accepts the session cookie besides the bearer token', () => {
     expect((await call(server, '/api/agents', withCookie(id))).status).toBe(200);
     expect((await call(server, '/api/settings', withCookie(id))).status).toBe(200);
     const without = await call(server, '/api/agents');
-    expect(json(without)).toEqual({ status: 401, body: { error: 'Autenticação necessária: envie Authorization: Bearer <token> ou entre em /sign-in' } });
+    expect(json(without)).toEqual({
+      status: 401,
+      body: { error: 'Autenticação necessária: envie Authorization: Bearer <token> ou entre em /sign-in' },
+    });
     expect(without.headers.get('www-authenticate')).toBe('Bearer');
     expect((await call(server, '/api/agents', { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
   });
@@ -208,7 +224,10 @@ describe('/api accepts the session cookie besides the bearer token', () => {
     // The settings as they are, written back: a write that changes nothing other tests read.
     const { maxConcurrent } = JSON.parse((await call(server, '/api/settings', withCookie(id))).text) as { maxConcurrent: number };
     const write = { method: 'PUT', body: JSON.stringify({ maxConcurrent }) };
-    const ownOrigin = await call(server, '/api/settings', { ...write, ...withCookie(id, { 'content-type': 'application/json', origin: server.url }) });
+    const ownOrigin = await call(server, '/api/settings', {
+      ...write,
+      ...withCookie(id, { 'content-type': 'application/json', origin: server.url }),
+    });
     expect(ownOrigin.status).toBe(200);
     const wrongBearer = await call(server, '/api/agents', withCookie(id, { authorization: 'Bearer wrong-token-xxxxxxxx' }));
     expect(json(wrongBearer)).toEqual({ status: 401, body: { error: 'Token inválido' } });
@@ -217,7 +236,10 @@ describe('/api accepts the session cookie besides the bearer token', () => {
   it('answers 401 to a forged cookie, a malformed one and the token itself as the cookie', async () => {
     for (const forged of [randomBytes(32).toString('base64url'), 'x', TOKEN, `${randomBytes(32).toString('base64url')}x`]) {
       const answer = await call(server, '/api/agents', withCookie(forged));
-      expect([forged, json(answer)]).toEqual([forged, { status: 401, body: { error: 'Sessão expirada ou encerrada: entre novamente em /sign-in' } }]);
+      expect([forged, json(answer)]).toEqual([
+        forged,
+        { status: 401, body: { error: 'Sessão expirada ou encerrada: entre novamente em /sign-in' } },
+      ]);
     }
   });
 
@@ -226,8 +248,16 @@ describe('/api accepts the session cookie besides the bearer token', () => {
     expect((await call(server, '/api/agents', withCookie(id))).status).toBe(200);
     const key = sessionsOf(server).keyOf(id);
     await server.resources.redis.pexpire(key, 1);
-    await until('the session key expired', () => server.resources.redis.exists(key), (exists) => exists === 0, 10_000);
-    expect(json(await call(server, '/api/agents', withCookie(id)))).toEqual({ status: 401, body: { error: 'Sessão expirada ou encerrada: entre novamente em /sign-in' } });
+    await until(
+      'the session key expired',
+      () => server.resources.redis.exists(key),
+      (exists) => exists === 0,
+      10_000,
+    );
+    expect(json(await call(server, '/api/agents', withCookie(id)))).toEqual({
+      status: 401,
+      body: { error: 'Sessão expirada ou encerrada: entre novamente em /sign-in' },
+    });
     const page = await call(server, '/app.html', withCookie(id));
     expect([page.status, page.headers.get('location')]).toEqual([303, '/sign-in']);
   });
@@ -255,7 +285,10 @@ describe('/api accepts the session cookie besides the bearer token', () => {
     expect([out.status, out.headers.get('location')]).toEqual([303, '/sign-in']);
     expect(out.cookies).toEqual([`${SESSION_COOKIE}=; path=/; expires=Thu, 01 Jan 1970 00:00:00 GMT; samesite=strict; httponly`]);
     expect(await server.resources.redis.exists(key)).toBe(0);
-    expect(json(await call(server, '/api/agents', withCookie(id)))).toEqual({ status: 401, body: { error: 'Sessão expirada ou encerrada: entre novamente em /sign-in' } });
+    expect(json(await call(server, '/api/agents', withCookie(id)))).toEqual({
+      status: 401,
+      body: { error: 'Sessão expirada ou encerrada: entre novamente em /sign-in' },
+    });
     await refusedHandshake(wsUrl(server, '/'), { cookie: `${SESSION_COOKIE}=${id}` });
   });
 
@@ -263,9 +296,15 @@ describe('/api accepts the session cookie besides the bearer token', () => {
     const namespace = randomUUID();
     const before = await start(undefined, namespace);
     const id = await sessionOf(before);
-    const rotated = await start((config) => ({ ...config, orchestration: { ...config.orchestration, authToken: `${TOKEN}-new` } }), namespace);
+    const rotated = await start(
+      (config) => ({ ...config, orchestration: { ...config.orchestration, authToken: `${TOKEN}-new` } }),
+      namespace,
+    );
     expect((await call(before, '/api/agents', withCookie(id))).status).toBe(200);
-    expect(json(await call(rotated, '/api/agents', withCookie(id)))).toEqual({ status: 401, body: { error: 'Sessão expirada ou encerrada: entre novamente em /sign-in' } });
+    expect(json(await call(rotated, '/api/agents', withCookie(id)))).toEqual({
+      status: 401,
+      body: { error: 'Sessão expirada ou encerrada: entre novamente em /sign-in' },
+    });
   });
 });
 
@@ -275,23 +314,29 @@ describe('the WebSocket accepts the session cookie', () => {
     server = await start();
   });
 
-  it.each(['/', '/ws'])('at %s: accepted with the cookie and greeted; refused (401) without it or with a forged one', async (socketPath) => {
-    const id = await sessionOf(server);
-    const url = wsUrl(server, socketPath);
-    const probe = await openSocket(url, { cookie: `${SESSION_COOKIE}=${id}`, origin: server.url });
-    expect(await probe.nextMessage()).toEqual({ type: 'connected', clientId: new URL(url).searchParams.get('clientId') });
-    probe.socket.close();
+  it.each(['/', '/ws'])(
+    'at %s: accepted with the cookie and greeted; refused (401) without it or with a forged one',
+    async (socketPath) => {
+      const id = await sessionOf(server);
+      const url = wsUrl(server, socketPath);
+      const probe = await openSocket(url, { cookie: `${SESSION_COOKIE}=${id}`, origin: server.url });
+      expect(await probe.nextMessage()).toEqual({ type: 'connected', clientId: new URL(url).searchParams.get('clientId') });
+      probe.socket.close();
 
-    expect(await refusedHandshake(url)).toEqual({ status: 401, authenticate: 'Bearer', body: { error: CREDENTIAL_REQUIRED_REASON } });
-    const forged = await refusedHandshake(url, { cookie: `${SESSION_COOKIE}=${randomBytes(32).toString('base64url')}` });
-    expect(forged).toEqual({ status: 401, authenticate: 'Bearer', body: { error: SESSION_INVALID_REASON } });
-  });
+      expect(await refusedHandshake(url)).toEqual({ status: 401, authenticate: 'Bearer', body: { error: CREDENTIAL_REQUIRED_REASON } });
+      const forged = await refusedHandshake(url, { cookie: `${SESSION_COOKIE}=${randomBytes(32).toString('base64url')}` });
+      expect(forged).toEqual({ status: 401, authenticate: 'Bearer', body: { error: SESSION_INVALID_REASON } });
+    },
+  );
 
-  it('lets a presented token decide alone, and refuses another site\'s page even with the cookie', async () => {
+  it("lets a presented token decide alone, and refuses another site's page even with the cookie", async () => {
     const id = await sessionOf(server);
     const wrongToken = await refusedHandshake(`${wsUrl(server, '/')}&token=wrong-token-xxxxxxxx`, { cookie: `${SESSION_COOKIE}=${id}` });
     expect(wrongToken).toEqual({ status: 401, authenticate: 'Bearer', body: { error: TOKEN_INVALID_REASON } });
-    const otherSite = await refusedHandshake(wsUrl(server, '/'), { cookie: `${SESSION_COOKIE}=${id}`, origin: 'https://outro.example.org' });
+    const otherSite = await refusedHandshake(wsUrl(server, '/'), {
+      cookie: `${SESSION_COOKIE}=${id}`,
+      origin: 'https://outro.example.org',
+    });
     expect(otherSite).toEqual({ status: 403, authenticate: null, body: { error: ORIGIN_REFUSED_REASON } });
     const byToken = await openSocket(`${wsUrl(server, '/ws')}&token=${TOKEN}`);
     expect(await byToken.nextMessage()).toMatchObject({ type: 'connected' });
@@ -300,9 +345,13 @@ describe('the WebSocket accepts the session cookie', () => {
 });
 
 describe('refusals of the sign-in itself', () => {
-  it('refuses a sign-in posted by another site\'s page with 403, setting no cookie and starting no session', async () => {
+  it("refuses a sign-in posted by another site's page with 403, setting no cookie and starting no session", async () => {
     const server = await start();
-    const pages: Array<Record<string, string>> = [{ origin: 'https://outro.example.org' }, { 'sec-fetch-site': 'cross-site' }, { origin: 'null' }];
+    const pages: Array<Record<string, string>> = [
+      { origin: 'https://outro.example.org' },
+      { 'sec-fetch-site': 'cross-site' },
+      { origin: 'null' },
+    ];
     for (const headers of pages) {
       const answer = await signIn(server, TOKEN, headers);
       expect([headers, answer.status, answer.cookies]).toEqual([headers, 403, []]);

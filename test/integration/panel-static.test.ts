@@ -25,7 +25,9 @@ function raw(server: TestServer, method: string, requestPath: string, headers: R
     const request = http.request({ host: hostname, port, method, path: requestPath, headers }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }),
+      );
     });
     request.on('error', reject);
     request.end();
@@ -69,7 +71,9 @@ beforeAll(async () => {
   fs.symlinkSync('/etc', path.join(panelDir, 'etc'));
   fs.symlinkSync('app.html', path.join(panelDir, 'alias.html'));
 
-  const withPanel = (dir: string | null) => (config: Config): Config => ({ ...config, panel: { dir } });
+  const withPanel =
+    (dir: string | null) =>
+    (config: Config): Config => ({ ...config, panel: { dir } });
   panel = await startTestServer(withPanel(panelDir));
   noPanel = await startTestServer(withPanel(null));
 });
@@ -91,7 +95,11 @@ describe('the panel at the site root', () => {
     ['/alias.html', '<h1>painel</h1>', 'text/html; charset=utf-8'],
   ])('GET %s serves the file with its type, nosniff and no caching', async (requestPath, content, type) => {
     const answer = await raw(panel, 'GET', requestPath);
-    expect({ status: answer.status, text: answer.text, type: answer.headers['content-type'] }).toEqual({ status: 200, text: content, type });
+    expect({ status: answer.status, text: answer.text, type: answer.headers['content-type'] }).toEqual({
+      status: 200,
+      text: content,
+      type,
+    });
     expect(answer.headers['x-content-type-options']).toBe('nosniff');
     expect(answer.headers['cache-control']).toBe(PANEL_CACHE_CONTROL);
     expect(answer.headers['content-length']).toBe(String(Buffer.byteLength(content)));
@@ -99,11 +107,21 @@ describe('the panel at the site root', () => {
 
   it('answers HEAD with the headers and no body', async () => {
     const answer = await raw(panel, 'HEAD', '/app.html');
-    expect({ status: answer.status, text: answer.text, length: answer.headers['content-length'] }).toEqual({ status: 200, text: '', length: '15' });
+    expect({ status: answer.status, text: answer.text, length: answer.headers['content-length'] }).toEqual({
+      status: 200,
+      text: '',
+      length: '15',
+    });
   });
 
   it('answers a missing file, a directory without index and a write with the JSON 404 of an unknown route', async () => {
-    const requests: Array<[string, string]> = [['GET', '/nada.html'], ['GET', '/js'], ['GET', '/js/'], ['POST', '/app.html'], ['DELETE', '/app.html']];
+    const requests: Array<[string, string]> = [
+      ['GET', '/nada.html'],
+      ['GET', '/js'],
+      ['GET', '/js/'],
+      ['POST', '/app.html'],
+      ['DELETE', '/app.html'],
+    ];
     for (const [method, requestPath] of requests) {
       expect([method, requestPath, answerOf(await raw(panel, method, requestPath))]).toEqual([method, requestPath, NOT_FOUND]);
     }
@@ -129,9 +147,12 @@ describe('the APIs win over the files', () => {
     expect(answer.text).not.toContain('file-v1');
   });
 
-  it.each(['/api/nada', '/API/nada', '/api//nada', '/%61pi/nada'])('GET %s is an unknown /api route (JSON 404), never the file', async (requestPath) => {
-    expect(answerOf(await raw(panel, 'GET', requestPath))).toEqual(NOT_FOUND);
-  });
+  it.each(['/api/nada', '/API/nada', '/api//nada', '/%61pi/nada'])(
+    'GET %s is an unknown /api route (JSON 404), never the file',
+    async (requestPath) => {
+      expect(answerOf(await raw(panel, 'GET', requestPath))).toEqual(NOT_FOUND);
+    },
+  );
 });
 
 describe('nothing outside PANEL_DIR, nothing hidden', () => {

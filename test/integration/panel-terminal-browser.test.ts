@@ -1,7 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { promptsOf, type StandInModel } from '../fixtures/stand-in-model';
-import { clickOn, openExecuteModal, openPanelPage, screenshotPath, startPanelSession, terminalLines, type PanelPage, type PanelSession } from '../support/browser';
+import {
+  clickOn,
+  openExecuteModal,
+  openPanelPage,
+  screenshotPath,
+  startPanelSession,
+  terminalLines,
+  type PanelPage,
+  type PanelSession,
+} from '../support/browser';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import { until } from '../support/waiting';
 
@@ -31,7 +40,12 @@ afterAll(async () => {
 const api: PanelSession['api'] = (method, route, body) => session.api(method, route, body);
 
 async function untilLine(panel: PanelPage, what: string, matches: (line: string) => boolean): Promise<string[]> {
-  return until(what, () => terminalLines(panel), (lines) => lines.some(matches), 90_000);
+  return until(
+    what,
+    () => terminalLines(panel),
+    (lines) => lines.some(matches),
+    90_000,
+  );
 }
 
 it('executes from the agent card, shows the tool line, the answer and the cost, continues in the chat and opens the run in the history', async () => {
@@ -50,7 +64,12 @@ it('executes from the agent card, shows the tool line, the answer and the cost, 
   const task = 'Crie o arquivo. stand-in:write-file path=out/ola.txt content=ola-painel';
   await page.waitForSelector('#execute-task-desc', { visible: true });
   // The modal moves the focus while it opens (its saved-task select loads): type once it has settled.
-  await until('the execute modal settles', () => page.evaluate(`document.activeElement && document.activeElement.id`), (id) => id !== null, 10_000);
+  await until(
+    'the execute modal settles',
+    () => page.evaluate(`document.activeElement && document.activeElement.id`),
+    (id) => id !== null,
+    10_000,
+  );
   await new Promise((resolve) => setTimeout(resolve, 500));
   await page.click('#execute-task-desc');
   await page.type('#execute-task-desc', task);
@@ -76,23 +95,39 @@ it('executes from the agent card, shows the tool line, the answer and the cost, 
   await page.type('#terminal-input', 'E agora? stand-in:text');
   await clickOn(panel, '#terminal-send-btn');
   await untilLine(panel, 'the continued answer', (line) => line === 'Stand-in answer in four parts.');
-  const continued = model.messages().filter((request) => request.answer === 'scenario:text').at(-1);
-  expect(promptsOf(continued?.body)).toEqual(expect.arrayContaining([expect.stringContaining('stand-in:write-file path=out/ola.txt'), 'E agora? stand-in:text']));
+  const continued = model
+    .messages()
+    .filter((request) => request.answer === 'scenario:text')
+    .at(-1);
+  expect(promptsOf(continued?.body)).toEqual(
+    expect.arrayContaining([expect.stringContaining('stand-in:write-file path=out/ola.txt'), 'E agora? stand-in:text']),
+  );
   // The answer's line arrives before the record is closed: wait for it.
   const runs = await until(
     'the continued run is completed',
-    async () => ((await api('GET', '/api/executions/history?limit=20&offset=0')).body.items as any[]).filter((item) => item.agentId === agentId),
+    async () =>
+      ((await api('GET', '/api/executions/history?limit=20&offset=0')).body.items as any[]).filter((item) => item.agentId === agentId),
     (items) => items.length === 2 && items[0].status !== 'running',
     30_000,
   );
-  expect(runs[0]).toMatchObject({ source: 'continue', status: 'completed', parentSessionId: run.sessionId, task: 'E agora? stand-in:text' });
+  expect(runs[0]).toMatchObject({
+    source: 'continue',
+    status: 'completed',
+    parentSessionId: run.sessionId,
+    task: 'E agora? stand-in:text',
+  });
   // Its report line too: `report_generated` makes the panel open the report in the modal the history's
   // detail uses, so a late one would cover the detail opened below.
-  await until('the continued run\'s report line', () => terminalLines(panel), (lines) => lines.filter((line) => line.includes('Relatório gerado')).length === 2, 30_000);
+  await until(
+    "the continued run's report line",
+    () => terminalLines(panel),
+    (lines) => lines.filter((line) => line.includes('Relatório gerado')).length === 2,
+    30_000,
+  );
   // The panel fetches that report after printing the line and then fills the detail modal with it: wait
   // for that too, or it lands on top of the detail opened below.
   await until(
-    'the continued run\'s report in the modal',
+    "the continued run's report in the modal",
     () => page.evaluate(`document.getElementById('execution-detail-content').textContent`) as Promise<string>,
     (text) => text.includes(runs[0].id),
     30_000,
@@ -142,8 +177,15 @@ it("stops a streaming run with the terminal's Stop button: no error toast, no er
   await clickOn(panel, '#terminal-stop-btn');
 
   await untilLine(panel, 'the cancel line', (line) => line === 'Execução cancelada');
-  const [run] = ((await api('GET', '/api/executions/history?limit=20&offset=0')).body.items as any[]).filter((item) => item.agentId === agentId);
-  const ended = await until('the record ends', async () => (await api('GET', `/api/executions/history/${run.id}`)).body, (view) => view.status !== 'running', 30_000);
+  const [run] = ((await api('GET', '/api/executions/history?limit=20&offset=0')).body.items as any[]).filter(
+    (item) => item.agentId === agentId,
+  );
+  const ended = await until(
+    'the record ends',
+    async () => (await api('GET', `/api/executions/history/${run.id}`)).body,
+    (view) => view.status !== 'running',
+    30_000,
+  );
   expect(ended).toMatchObject({ status: 'canceled', error: 'cancelada a pedido do usuário' });
   // The line comes once the record has ended: the panel's refresh of the active runs then finds none.
   await page.waitForSelector('#terminal-stop-btn[hidden]', { timeout: 10_000 });
@@ -166,13 +208,25 @@ it('shows the refusal of a run past its daily budget as an error toast, and star
   // One run spends more than the budget (a stand-in:text run costs US$ 0.00015).
   const first = await api('POST', `/api/agents/${agentId}/execute`, { task: 'stand-in:text', instructions: '' });
   expect(first.status).toBe(202);
-  await until('the first run', async () => (await api('GET', `/api/executions/history/${first.body.executionId}`)).body, (found) => found.status === 'completed', 90_000);
+  await until(
+    'the first run',
+    async () => (await api('GET', `/api/executions/history/${first.body.executionId}`)).body,
+    (found) => found.status === 'completed',
+    90_000,
+  );
 
   const panel = await openPanelPage(session.browser, session.server.url);
   await openExecuteModal(panel, agentId, 'stand-in:text de novo');
   await clickOn(panel, '#execute-form-submit');
-  const toasts = await until('the refusal toast', () => panel.toasts(), (shown) => shown.some((toast) => toast.kind === 'error'), 30_000);
-  expect(toasts.find((toast) => toast.kind === 'error')!.text).toContain(`O orçamento diário do agente ${name} de US$ 0.0001 foi atingido: US$ 0.00015 gastos hoje`);
+  const toasts = await until(
+    'the refusal toast',
+    () => panel.toasts(),
+    (shown) => shown.some((toast) => toast.kind === 'error'),
+    30_000,
+  );
+  expect(toasts.find((toast) => toast.kind === 'error')!.text).toContain(
+    `O orçamento diário do agente ${name} de US$ 0.0001 foi atingido: US$ 0.00015 gastos hoje`,
+  );
   await panel.page.screenshot({ path: screenshotPath('panel-budget-refused.png') });
   const history = (await api('GET', '/api/executions/history?limit=50&offset=0')).body.items as any[];
   expect(history.filter((item) => item.agentId === agentId)).toHaveLength(1);

@@ -2,7 +2,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ElementHandle } from 'puppeteer-core';
-import { clickOn, openExecuteModal, openPanelPage, screenshotPath, startPanelSession, terminalLines, type PanelSession } from '../support/browser';
+import {
+  clickOn,
+  openExecuteModal,
+  openPanelPage,
+  screenshotPath,
+  startPanelSession,
+  terminalLines,
+  type PanelSession,
+} from '../support/browser';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import { until } from '../support/waiting';
 
@@ -54,7 +62,10 @@ it('uploads two files dropped in the execute modal; the agent reads them and the
   await input!.uploadFile(...files.map((file) => file.local));
   const listed = await until(
     'the drop zone lists both files',
-    () => page.evaluate(`[...document.querySelectorAll('#execute-file-list .dropzone-file-name')].map((name) => name.textContent)`) as Promise<string[]>,
+    () =>
+      page.evaluate(`[...document.querySelectorAll('#execute-file-list .dropzone-file-name')].map((name) => name.textContent)`) as Promise<
+        string[]
+      >,
     (names) => names.length === 2,
     10_000,
   );
@@ -63,7 +74,12 @@ it('uploads two files dropped in the execute modal; the agent reads them and the
   await page.screenshot({ path: screenshotPath('panel-uploads-modal.png') });
   await clickOn(panel, '#execute-form-submit');
 
-  const lines = await until('the answer', () => terminalLines(panel), (seen) => seen.some((line) => line.startsWith('Read the files:')), 90_000);
+  const lines = await until(
+    'the answer',
+    () => terminalLines(panel),
+    (seen) => seen.some((line) => line.startsWith('Read the files:')),
+    90_000,
+  );
   const history = await session.api('GET', `/api/executions/history?agentId=${agentId}`);
   const [run] = history.body.items as any[];
   const stored = [...(run.task as string).matchAll(/^- (\/\S+) \((.+)\)$/gm)].map((match) => ({ path: match[1]!, name: match[2]! }));
@@ -73,7 +89,12 @@ it('uploads two files dropped in the execute modal; the agent reads them and the
   // The terminal shortens a long tool line: it starts with the first file.
   expect(lines.filter((line) => line.startsWith('▸ Bash: cat '))).toEqual([expect.stringContaining(`▸ Bash: cat '${stored[0]!.path}' '`)]);
   expect(lines).toContain('Read the files: pauta-da-reuniao-4b1coluna;valor-9d2');
-  await until('the run is completed', async () => (await session.api('GET', `/api/executions/history/${run.id}`)).body.status, (status) => status === 'completed', 30_000);
+  await until(
+    'the run is completed',
+    async () => (await session.api('GET', `/api/executions/history/${run.id}`)).body.status,
+    (status) => status === 'completed',
+    30_000,
+  );
   await page.screenshot({ path: screenshotPath('panel-uploads-terminal.png') });
 
   const toasts = await panel.toasts();

@@ -30,7 +30,12 @@ afterAll(async () => {
 const api: PanelSession['api'] = (method, route, body) => session.api(method, route, body);
 
 async function toastsUntil(panel: PanelPage, count: number) {
-  return until(`toast ${count}`, () => panel.toasts(), (list) => list.length >= count, 30_000);
+  return until(
+    `toast ${count}`,
+    () => panel.toasts(),
+    (list) => list.length >= count,
+    30_000,
+  );
 }
 
 const cardButton = (id: string, action: string) => `#webhooks-list [data-action="${action}"][data-id="${id}"]`;
@@ -43,11 +48,19 @@ async function cardText(panel: PanelPage, id: string): Promise<string> {
 }
 
 async function untilFinished(executionId: string) {
-  return until(`the end of ${executionId}`, async () => (await api('GET', `/api/executions/history/${executionId}`)).body, (record) => ['completed', 'error', 'canceled'].includes(record.status), 90_000);
+  return until(
+    `the end of ${executionId}`,
+    async () => (await api('GET', `/api/executions/history/${executionId}`)).body,
+    (record) => ['completed', 'error', 'canceled'].includes(record.status),
+    90_000,
+  );
 }
 
 it('creates a webhook in the form, shows its URL, tests it, is called from outside, pauses and deletes it', async () => {
-  const { id: agentId, name: agentName } = await agents.standInAgent('Gancho', { workingDirectory: path.join(workArea, 'gancho'), maxTurns: 0 });
+  const { id: agentId, name: agentName } = await agents.standInAgent('Gancho', {
+    workingDirectory: path.join(workArea, 'gancho'),
+    maxTurns: 0,
+  });
 
   const panel = await openPanelPage(session.browser, session.server.url);
   const { page } = panel;
@@ -68,7 +81,13 @@ it('creates a webhook in the form, shows its URL, tests it, is called from outsi
   expect((await toastsUntil(panel, 1))[0]).toEqual({ kind: 'success', text: 'Webhook criado com sucesso' });
 
   const webhook = ((await api('GET', '/api/webhooks')).body as any[]).find((item) => item.name === name);
-  expect(webhook).toMatchObject({ targetType: 'agent', targetId: agentId, active: true, triggerCount: 0, token: expect.stringMatching(/^[0-9a-f]{48}$/) });
+  expect(webhook).toMatchObject({
+    targetType: 'agent',
+    targetId: agentId,
+    active: true,
+    triggerCount: 0,
+    token: expect.stringMatching(/^[0-9a-f]{48}$/),
+  });
   const hookUrl = `${session.server.url}/hook/${webhook.token}`;
   await page.waitForSelector(cardButton(webhook.id, 'test-webhook'), { visible: true, timeout: 30_000 });
   const card = await cardText(panel, webhook.id);
@@ -88,27 +107,45 @@ it('creates a webhook in the form, shows its URL, tests it, is called from outsi
   await page.waitForFunction(`location.hash === '#terminal'`, { timeout: 30_000 });
   const heard = () => panel.sockets[0]!.received.map((frame) => JSON.parse(frame) as any);
   const complete = await until(
-    'the test run\'s execution_complete on the page\'s socket',
+    "the test run's execution_complete on the page's socket",
     async () => heard().find((message) => message.type === 'execution_complete' && message.agentId === agentId),
     (message) => message !== undefined,
     90_000,
   );
   expect(complete).toMatchObject({ status: 'completed', data: { result: 'OK' } });
-  expect(await untilFinished(complete.executionId)).toMatchObject({ source: 'webhook-test', task: 'Teste de webhook', status: 'completed' });
+  expect(await untilFinished(complete.executionId)).toMatchObject({
+    source: 'webhook-test',
+    task: 'Teste de webhook',
+    status: 'completed',
+  });
 
   // Called from outside, as the panel's sample curl does: JSON {task, instructions}.
-  const response = await fetch(hookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ task: 'Publique a versão', instructions: 'Seja breve' }) });
+  const response = await fetch(hookUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ task: 'Publique a versão', instructions: 'Seja breve' }),
+  });
   expect(response.status).toBe(202);
   const triggered = (await response.json()) as any;
   expect(triggered).toEqual({ executionId: expect.any(String), status: 'started', webhook: name });
   expect(await untilFinished(triggered.executionId)).toMatchObject({ source: 'webhook', task: 'Publique a versão', status: 'completed' });
-  await until('its broadcast on the page', async () => heard().some((message) => message.type === 'execution_complete' && message.executionId === triggered.executionId), (seen) => seen, 30_000);
+  await until(
+    'its broadcast on the page',
+    async () => heard().some((message) => message.type === 'execution_complete' && message.executionId === triggered.executionId),
+    (seen) => seen,
+    30_000,
+  );
 
   // Back on the page: counted once (the test is not a trigger), with its time.
   await page.goto(`${session.server.url}/app.html#webhooks`, { waitUntil: 'load' });
   await page.waitForSelector(cardButton(webhook.id, 'toggle-webhook'), { visible: true, timeout: 30_000 });
   // The hash change re-renders the list from a new GET: the card shown before may still be there a moment.
-  const counted = await until('the card counts the call', () => cardText(panel, webhook.id), (text) => text.includes('1 disparos'), 30_000);
+  const counted = await until(
+    'the card counts the call',
+    () => cardText(panel, webhook.id),
+    (text) => text.includes('1 disparos'),
+    30_000,
+  );
   expect(counted).toContain('1 disparos');
   expect(counted).not.toContain('Último: Nunca');
 
@@ -116,7 +153,12 @@ it('creates a webhook in the form, shows its URL, tests it, is called from outsi
   const toastsBefore = (await panel.toasts()).length;
   await clickOn(panel, cardButton(webhook.id, 'toggle-webhook'));
   expect((await toastsUntil(panel, toastsBefore + 1))[toastsBefore]).toEqual({ kind: 'success', text: 'Webhook desativado' });
-  await until('the paused card', () => cardText(panel, webhook.id), (text) => text.includes('Inativo'), 30_000);
+  await until(
+    'the paused card',
+    () => cardText(panel, webhook.id),
+    (text) => text.includes('Inativo'),
+    30_000,
+  );
   const paused = await fetch(hookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
   expect([paused.status, await paused.json()]).toEqual([403, { error: 'Webhook desativado' }]);
 
@@ -131,7 +173,9 @@ it('creates a webhook in the form, shows its URL, tests it, is called from outsi
   const failed = panel.failed.filter((entry) => !(entry.status === 0 && answered204.has(`${entry.method} ${entry.path}`)));
   expect(failed.filter((entry) => entry.path.startsWith('/api/'))).toEqual([]);
   // The panel has no favicon (panel-browser.test.ts: a harmless 404).
-  const ours = panel.consoleErrors.filter(({ url }) => (url === null || url.startsWith(session.server.url)) && url !== `${session.server.url}/favicon.ico`);
+  const ours = panel.consoleErrors.filter(
+    ({ url }) => (url === null || url.startsWith(session.server.url)) && url !== `${session.server.url}/favicon.ico`,
+  );
   expect(ours).toEqual([]);
 });
 
@@ -139,7 +183,10 @@ it('creates a webhook of a pipeline in the form and tests it: the pipeline runs'
   const agent = await agents.standInAgent('Etapa', { workingDirectory: path.join(workArea, 'etapa'), maxTurns: 0 });
   const pipelineName = `Publicação ${randomUUID().slice(0, 8)}`;
   const pipeline = await api('POST', '/api/pipelines', {
-    name: pipelineName, description: '', workingDirectory: path.join(workArea, 'publicacao'), status: 'active',
+    name: pipelineName,
+    description: '',
+    workingDirectory: path.join(workArea, 'publicacao'),
+    status: 'active',
     steps: [{ agentId: agent.id, inputTemplate: null, description: 'única', requiresApproval: false }],
   });
   expect(pipeline.status).toBe(201);
@@ -171,7 +218,12 @@ it('creates a webhook of a pipeline in the form and tests it: the pipeline runs'
   await clickOn(panel, cardButton(webhook.id, 'test-webhook'));
   expect((await toastsUntil(panel, 2))[1]).toEqual({ kind: 'success', text: 'Pipeline disparada com sucesso' });
   await page.waitForFunction(`location.hash === '#terminal'`, { timeout: 30_000 });
-  const runs = await until('the pipeline run of the test', async () => ((await api('GET', '/api/executions/recent?limit=20')).body as any[]).filter((item) => item.pipelineId === pipelineId), (list) => list.length > 0, 30_000);
+  const runs = await until(
+    'the pipeline run of the test',
+    async () => ((await api('GET', '/api/executions/recent?limit=20')).body as any[]).filter((item) => item.pipelineId === pipelineId),
+    (list) => list.length > 0,
+    30_000,
+  );
   expect(await untilFinished(runs[0].id)).toMatchObject({ source: 'webhook-test', status: 'completed' });
   await page.screenshot({ path: screenshotPath('panel-webhooks-pipeline.png') });
 

@@ -281,12 +281,17 @@ describe('GET /api/v1/consultor/{id_pessoa}/pdf', () => {
     expect(text).toContain('Não consta do último ranking processado: sem posição nem pontuação.');
     expect(text).not.toContain('PONTUAÇÃO TOTAL');
     expect(text).toContain('Nenhum selo.');
-    expect(savedFileName(response.disposition ?? '')).toMatch(new RegExp(`^ficha_consultor_${UNRANKED.id}_Carla Sem Ranking_\\d{8}\\.pdf$`));
+    expect(savedFileName(response.disposition ?? '')).toMatch(
+      new RegExp(`^ficha_consultor_${UNRANKED.id}_Carla Sem Ranking_\\d{8}\\.pdf$`),
+    );
   });
 
   it('answers 500 with the generation-error text and the cause when the person index cannot be read', async () => {
     const closedPort = await unusedPort();
-    const noIndex = await startTestServer((base) => ({ ...base, elasticsearch: { ...base.elasticsearch, url: `http://127.0.0.1:${closedPort}` } }));
+    const noIndex = await startTestServer((base) => ({
+      ...base,
+      elasticsearch: { ...base.elasticsearch, url: `http://127.0.0.1:${closedPort}` },
+    }));
     servers.push(noIndex);
     const response = await consultantPdf(ACCENTED.id, noIndex.url);
     expect(response.status).toBe(500);
@@ -311,7 +316,15 @@ describe('POST /api/v1/equipe/pdf', () => {
     tema: 'Inteligência Artificial/Saúde & Ética',
     area_avaliacao: 'Ciência da Computação',
     consultores: [
-      member(1, { nome: 'Ana Lima', situacao: 'Ativo', ies: 'UnB', foi_coordenador: true, foi_premiado: true, posicao_ranking: 12, pontuacao_ranking: 845.5 }),
+      member(1, {
+        nome: 'Ana Lima',
+        situacao: 'Ativo',
+        ies: 'UnB',
+        foi_coordenador: true,
+        foi_premiado: true,
+        posicao_ranking: 12,
+        pontuacao_ranking: 845.5,
+      }),
       member(2, { nome: 'Bruno Reis', situacao: 'Inativo', ies: 'UNB', foi_coordenador: true, score_match: 12.5 }),
       member(3, { nome: 'Célia Prado', situacao: 'ativo', ies: 'USP', motivos_match: ['Area: Computação'] }),
       member(4, { nome: 'Davi Souza', situacao: 'Falecido', ies: null }),
@@ -399,16 +412,56 @@ describe('POST /api/v1/equipe/pdf', () => {
   const long = 'x'.repeat(TEAM_TEXT_MAX + 1);
   const tooMany = Array.from({ length: TEAM_LIST_MAX + 1 }, (_, i) => `Item ${i}`);
   it.each([
-    ['tema', { tema: long, consultores: [member(1)] }, `body.tema: Demasiado grande: esperava que o texto tivesse <= ${TEAM_TEXT_MAX} caracteres`],
-    ['area_avaliacao', { tema: 'IA', area_avaliacao: long, consultores: [member(1)] }, `body.area_avaliacao: Demasiado grande: esperava que o texto tivesse <= ${TEAM_TEXT_MAX} caracteres`],
-    ['nome', { tema: 'IA', consultores: [member(1, { nome: long })] }, `body.consultores.0.nome: Demasiado grande: esperava que o texto tivesse <= ${TEAM_TEXT_MAX} caracteres`],
-    ['ies', { tema: 'IA', consultores: [member(1), member(2, { ies: long })] }, `body.consultores.1.ies: Demasiado grande: esperava que o texto tivesse <= ${TEAM_TEXT_MAX} caracteres`],
-    ['situacao', { tema: 'IA', consultores: [member(1, { situacao: long })] }, `body.consultores.0.situacao: Demasiado grande: esperava que o texto tivesse <= ${TEAM_TEXT_MAX} caracteres`],
-    ['an item of linhas_pesquisa', { tema: 'IA', consultores: [member(1, { linhas_pesquisa: ['ok', long] })] }, `body.consultores.0.linhas_pesquisa.1: Demasiado grande: esperava que o texto tivesse <= ${TEAM_TEXT_MAX} caracteres`],
-    ['areas_avaliacao', { tema: 'IA', consultores: [member(1, { areas_avaliacao: tooMany })] }, `body.consultores.0.areas_avaliacao: Demasiado grande: esperava que o vetor tivesse <= ${TEAM_LIST_MAX} elementos`],
-    ['areas_conhecimento', { tema: 'IA', consultores: [member(1, { areas_conhecimento: tooMany })] }, `body.consultores.0.areas_conhecimento: Demasiado grande: esperava que o vetor tivesse <= ${TEAM_LIST_MAX} elementos`],
-    ['linhas_pesquisa', { tema: 'IA', consultores: [member(1, { linhas_pesquisa: tooMany })] }, `body.consultores.0.linhas_pesquisa: Demasiado grande: esperava que o vetor tivesse <= ${TEAM_LIST_MAX} elementos`],
-    ['motivos_match', { tema: 'IA', consultores: [member(1, { motivos_match: tooMany })] }, `body.consultores.0.motivos_match: Demasiado grande: esperava que o vetor tivesse <= ${TEAM_LIST_MAX} elementos`],
+    [
+      'tema',
+      { tema: long, consultores: [member(1)] },
+      `body.tema: Demasiado grande: esperava que o texto tivesse <= ${TEAM_TEXT_MAX} caracteres`,
+    ],
+    [
+      'area_avaliacao',
+      { tema: 'IA', area_avaliacao: long, consultores: [member(1)] },
+      `body.area_avaliacao: Demasiado grande: esperava que o texto tivesse <= ${TEAM_TEXT_MAX} caracteres`,
+    ],
+    [
+      'nome',
+      { tema: 'IA', consultores: [member(1, { nome: long })] },
+      `body.consultores.0.nome: Demasiado grande: esperava que o texto tivesse <= ${TEAM_TEXT_MAX} caracteres`,
+    ],
+    [
+      'ies',
+      { tema: 'IA', consultores: [member(1), member(2, { ies: long })] },
+      `body.consultores.1.ies: Demasiado grande: esperava que o texto tivesse <= ${TEAM_TEXT_MAX} caracteres`,
+    ],
+    [
+      'situacao',
+      { tema: 'IA', consultores: [member(1, { situacao: long })] },
+      `body.consultores.0.situacao: Demasiado grande: esperava que o texto tivesse <= ${TEAM_TEXT_MAX} caracteres`,
+    ],
+    [
+      'an item of linhas_pesquisa',
+      { tema: 'IA', consultores: [member(1, { linhas_pesquisa: ['ok', long] })] },
+      `body.consultores.0.linhas_pesquisa.1: Demasiado grande: esperava que o texto tivesse <= ${TEAM_TEXT_MAX} caracteres`,
+    ],
+    [
+      'areas_avaliacao',
+      { tema: 'IA', consultores: [member(1, { areas_avaliacao: tooMany })] },
+      `body.consultores.0.areas_avaliacao: Demasiado grande: esperava que o vetor tivesse <= ${TEAM_LIST_MAX} elementos`,
+    ],
+    [
+      'areas_conhecimento',
+      { tema: 'IA', consultores: [member(1, { areas_conhecimento: tooMany })] },
+      `body.consultores.0.areas_conhecimento: Demasiado grande: esperava que o vetor tivesse <= ${TEAM_LIST_MAX} elementos`,
+    ],
+    [
+      'linhas_pesquisa',
+      { tema: 'IA', consultores: [member(1, { linhas_pesquisa: tooMany })] },
+      `body.consultores.0.linhas_pesquisa: Demasiado grande: esperava que o vetor tivesse <= ${TEAM_LIST_MAX} elementos`,
+    ],
+    [
+      'motivos_match',
+      { tema: 'IA', consultores: [member(1, { motivos_match: tooMany })] },
+      `body.consultores.0.motivos_match: Demasiado grande: esperava que o vetor tivesse <= ${TEAM_LIST_MAX} elementos`,
+    ],
   ])('answers 422 naming the field when %s is beyond its bound, before any render', async (_field, body, detail) => {
     const before = (await server.resources.pdf.status()).documents;
     const response = await teamPdf(body);
@@ -429,7 +482,11 @@ describe('the browser behind the sheets', () => {
     expectPdf(await consultantPdf(ACCENTED.id));
     const before = await server.resources.pdf.status();
     expect(before.pid).not.toBeNull();
-    for (const response of [await consultantPdf(LONG.id), await teamPdf({ tema: 'IA', consultores: [member(1)] }), await consultantPdf(UNRANKED.id)]) {
+    for (const response of [
+      await consultantPdf(LONG.id),
+      await teamPdf({ tema: 'IA', consultores: [member(1)] }),
+      await consultantPdf(UNRANKED.id),
+    ]) {
       expectPdf(response);
     }
     const after = await server.resources.pdf.status();
@@ -466,7 +523,9 @@ describe('the browser behind the sheets', () => {
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     })();
-    const responses = await Promise.all(Array.from({ length: 6 }, (_, i) => teamPdf({ tema: `Equipe ${i}`, consultores: [member(i)] }, pool.url)));
+    const responses = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => teamPdf({ tema: `Equipe ${i}`, consultores: [member(i)] }, pool.url)),
+    );
     done = true;
     await watching;
     for (const response of responses) expectPdf(response);
@@ -493,7 +552,11 @@ describe('the browser behind the sheets', () => {
 
       const detail = `${PDF_QUEUE_FULL}: 1 já aguardam a vez; tente novamente em ${PDF_RETRY_AFTER_SECONDS} s`;
       for (const refused of [
-        await fetch(`${pool.url}/api/v1/equipe/pdf`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tema: 'IA', consultores: [member(1)] }) }),
+        await fetch(`${pool.url}/api/v1/equipe/pdf`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ tema: 'IA', consultores: [member(1)] }),
+        }),
         await fetch(`${pool.url}/api/v1/consultor/${LONG.id}/pdf`),
       ]) {
         expect(refused.status).toBe(503);
@@ -559,11 +622,16 @@ describe('the browser behind the sheets', () => {
     servers.push(broken);
     const dirsBefore = await userDataDirs();
     try {
-      for (const response of [await consultantPdf(ACCENTED.id, broken.url), await teamPdf({ tema: 'IA', consultores: [member(1)] }, broken.url)]) {
+      for (const response of [
+        await consultantPdf(ACCENTED.id, broken.url),
+        await teamPdf({ tema: 'IA', consultores: [member(1)] }, broken.url),
+      ]) {
         expect(response.status).toBe(500);
         expect(response.disposition).toBeNull();
         expect(response.detail?.startsWith(`${PDF_GENERATION_ERROR}: `)).toBe(true);
-        expect(response.detail).toBe(`${PDF_GENERATION_ERROR}: Chromium at ${notExecutable} cannot be executed (EACCES); check CHROMIUM_PATH`);
+        expect(response.detail).toBe(
+          `${PDF_GENERATION_ERROR}: Chromium at ${notExecutable} cannot be executed (EACCES); check CHROMIUM_PATH`,
+        );
       }
       // A failed launch is not kept: each request tried again, and left no directory behind.
       await waitFor(async () => (await broken.resources.pdf.status()).browsers === 0, 'the failed launches to be cleaned up');

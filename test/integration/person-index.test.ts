@@ -58,7 +58,8 @@ describe('person index loaded by generatePersons', () => {
       size: 0,
       aggs: { areas: { terms: { field: 'consultoria.areas_avaliacao.keyword', size: 100 } } },
     });
-    const buckets = (response.aggregations?.areas as estypes.AggregationsStringTermsAggregate).buckets as estypes.AggregationsStringTermsBucket[];
+    const buckets = (response.aggregations?.areas as estypes.AggregationsStringTermsAggregate)
+      .buckets as estypes.AggregationsStringTermsBucket[];
     const keys = buckets.map((bucket) => bucket.key);
     expect(keys.length).toBeGreaterThan(20);
     expect(keys).toEqual(expect.arrayContaining(['Educação', 'Saúde Coletiva', 'Ciência da Computação']));

@@ -52,7 +52,12 @@ function panelBody(name: string, workingDirectory = '/home/projetos/site') {
     workingDirectory,
     steps: [
       { agentId: reviewer.id, inputTemplate: 'Revise\n\n{{input}}', description: 'Revise', requiresApproval: true },
-      { agentId: writer.id, inputTemplate: 'Resuma\n\nResultado do passo anterior:\n{{input}}', description: 'Resuma', requiresApproval: true },
+      {
+        agentId: writer.id,
+        inputTemplate: 'Resuma\n\nResultado do passo anterior:\n{{input}}',
+        description: 'Resuma',
+        requiresApproval: true,
+      },
     ],
   };
 }
@@ -61,10 +66,23 @@ describe('pipelines CRUD (rows 26-30)', () => {
   it('creates (201), lists with agentName per step, reads, and the first step never waits', async () => {
     const created = await call('POST', '/api/pipelines', panelBody('Revisão'));
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ name: 'Revisão', description: 'Revisa e resume', workingDirectory: '/home/projetos/site', status: 'active' });
+    expect(created.body).toMatchObject({
+      name: 'Revisão',
+      description: 'Revisa e resume',
+      workingDirectory: '/home/projetos/site',
+      status: 'active',
+    });
     expect(created.body.id).toMatch(UUID);
     expect(created.body.steps).toEqual([
-      { id: expect.stringMatching(UUID), agentId: reviewer.id, agentName: reviewer.name, order: 0, inputTemplate: 'Revise\n\n{{input}}', description: 'Revise', requiresApproval: false },
+      {
+        id: expect.stringMatching(UUID),
+        agentId: reviewer.id,
+        agentName: reviewer.name,
+        order: 0,
+        inputTemplate: 'Revise\n\n{{input}}',
+        description: 'Revise',
+        requiresApproval: false,
+      },
       {
         id: expect.stringMatching(UUID),
         agentId: writer.id,

@@ -137,8 +137,12 @@ describe('GET /api/v1/ranking/paginado', () => {
 
   it('stores with each entry the revision of the index document it was built from', async () => {
     const sample = ids.slice(0, 40);
-    const [rows] = await database.pool.query('SELECT id_pessoa, revisao_documento FROM ranking_entry_details WHERE id_pessoa IN (?)', [sample]);
-    const stored = new Map((rows as Array<{ id_pessoa: number; revisao_documento: string }>).map((row) => [row.id_pessoa, row.revisao_documento]));
+    const [rows] = await database.pool.query('SELECT id_pessoa, revisao_documento FROM ranking_entry_details WHERE id_pessoa IN (?)', [
+      sample,
+    ]);
+    const stored = new Map(
+      (rows as Array<{ id_pessoa: number; revisao_documento: string }>).map((row) => [row.id_pessoa, row.revisao_documento]),
+    );
     const current = await elasticsearch.mget({ index: personIndex, ids: sample.map(String), _source: false });
     expect(current.docs).toHaveLength(40);
     for (const doc of current.docs as Array<{ _id: string; _seq_no: number; _primary_term: number }>) {
@@ -242,10 +246,15 @@ describe('GET /api/v1/ranking/paginado', () => {
     }
 
     // What is served is the stored row: swap page 60's response for page 59's and page 60 shows it.
-    const [rows] = await database.pool.query('SELECT pagina, resposta_gzip, incompletos FROM ranking_pages WHERE pagina IN (59, 60) ORDER BY pagina');
+    const [rows] = await database.pool.query(
+      'SELECT pagina, resposta_gzip, incompletos FROM ranking_pages WHERE pagina IN (59, 60) ORDER BY pagina',
+    );
     const [page59, page60] = rows as Array<{ resposta_gzip: Buffer; incompletos: string }>;
     const swap = (row?: { resposta_gzip: Buffer; incompletos: string }) =>
-      database.pool.query('UPDATE ranking_pages SET resposta_gzip = ?, incompletos = ? WHERE pagina = 60', [row?.resposta_gzip, row?.incompletos]);
+      database.pool.query('UPDATE ranking_pages SET resposta_gzip = ?, incompletos = ? WHERE pagina = 60', [
+        row?.resposta_gzip,
+        row?.incompletos,
+      ]);
     await swap(page59);
     try {
       const swapped = await get('/api/v1/ranking/paginado?page=60');
@@ -433,7 +442,9 @@ describe('GET /api/v1/ranking/busca', () => {
 
   it('finds by word prefixes regardless of accents and case, best-ranked first', async () => {
     const accented = ranking.find((person) => /[À-ÿ]/.test(person.nome) && !/\d/.test(person.nome)) as ScoredPerson;
-    const words = foldForSearch(accented.nome).split(' ').filter((word) => word.length >= 3);
+    const words = foldForSearch(accented.nome)
+      .split(' ')
+      .filter((word) => word.length >= 3);
     const query = `${words[0]!.toUpperCase()} ${words.at(-1)!.slice(0, 4)}`;
     const matching = ranking.filter((person) => {
       const name = folded(person.id_pessoa).split(' ');
@@ -482,7 +493,11 @@ describe('GET /api/v1/ranking/busca', () => {
 
   it(`searches with the first ${SEARCH_WORDS_MAX} distinct words only: a word beyond them cannot narrow the answer`, async () => {
     const prefixesOf = (id: number) => [
-      ...new Set(folded(id).split(' ').flatMap((word) => Array.from({ length: Math.max(0, word.length - 2) }, (_, i) => word.slice(0, i + 3)))),
+      ...new Set(
+        folded(id)
+          .split(' ')
+          .flatMap((word) => Array.from({ length: Math.max(0, word.length - 2) }, (_, i) => word.slice(0, i + 3))),
+      ),
     ];
     const target = ranking.find((person) => prefixesOf(person.id_pessoa).length >= SEARCH_WORDS_MAX) as ScoredPerson;
     const matching = prefixesOf(target.id_pessoa).slice(0, SEARCH_WORDS_MAX);

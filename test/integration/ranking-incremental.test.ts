@@ -47,9 +47,14 @@ const query = async <T>(sql: string, values: unknown[] = []) => (await database.
 
 /** Every stored part of the ranking but what records which run wrote it (run_id) and its bookkeeping (pagina_pendente). */
 async function storedRanking() {
-  const pages = await query<{ pagina: number; total: number; cv_base: string; data_referencia: string; resposta_gzip: Buffer; incompletos: string }>(
-    'SELECT pagina, total, cv_base, data_referencia, resposta_gzip, incompletos FROM ranking_pages ORDER BY pagina',
-  );
+  const pages = await query<{
+    pagina: number;
+    total: number;
+    cv_base: string;
+    data_referencia: string;
+    resposta_gzip: Buffer;
+    incompletos: string;
+  }>('SELECT pagina, total, cv_base, data_referencia, resposta_gzip, incompletos FROM ranking_pages ORDER BY pagina');
   return {
     entries: await query(
       `SELECT id_pessoa, nome, nome_busca, posicao, pontuacao_total, bloco_a, bloco_b, bloco_c, bloco_d, bloco_e, ativo,
@@ -60,10 +65,12 @@ async function storedRanking() {
     seals: await query('SELECT selo, id_pessoa FROM ranking_entry_seals ORDER BY selo, id_pessoa'),
     pages: pages.map(({ resposta_gzip, ...page }) => ({ ...page, resposta: gunzipSync(resposta_gzip).toString() })),
     // The statistics but the time of the run that computed them.
-    statistics: (await query<{ dados: string; data_referencia: string }>('SELECT data_referencia, dados FROM ranking_statistics')).map((row) => {
-      const { ultima_atualizacao: _when, ...figures } = JSON.parse(row.dados) as Record<string, unknown>;
-      return { data_referencia: row.data_referencia, figures };
-    }),
+    statistics: (await query<{ dados: string; data_referencia: string }>('SELECT data_referencia, dados FROM ranking_statistics')).map(
+      (row) => {
+        const { ultima_atualizacao: _when, ...figures } = JSON.parse(row.dados) as Record<string, unknown>;
+        return { data_referencia: row.data_referencia, figures };
+      },
+    ),
   };
 }
 
@@ -108,10 +115,16 @@ async function indexDocuments(documents: PersonDocument[]): Promise<void> {
 }
 
 const fingerprints = async () =>
-  new Map((await query<{ id_pessoa: number; impressao: string }>('SELECT id_pessoa, HEX(impressao) AS impressao FROM ranking_entries')).map((row) => [row.id_pessoa, row.impressao]));
+  new Map(
+    (await query<{ id_pessoa: number; impressao: string }>('SELECT id_pessoa, HEX(impressao) AS impressao FROM ranking_entries')).map(
+      (row) => [row.id_pessoa, row.impressao],
+    ),
+  );
 
 const writtenBy = async (runId: string) =>
-  (await query<{ id_pessoa: number }>('SELECT id_pessoa FROM ranking_entries WHERE run_id = ? ORDER BY id_pessoa', [runId])).map((row) => row.id_pessoa);
+  (await query<{ id_pessoa: number }>('SELECT id_pessoa FROM ranking_entries WHERE run_id = ? ORDER BY id_pessoa', [runId])).map(
+    (row) => row.id_pessoa,
+  );
 
 describe('a ranking run over a mostly unchanged index', () => {
   it('rewrites only the entries whose document or score changed, and leaves what a full rebuild leaves, on another reference date', async () => {
@@ -139,7 +152,9 @@ describe('a ranking run over a mostly unchanged index', () => {
     // on the new day but for the date itself (docs/ranking-job.md).
     const changedDocuments = [5, 7, 8, 50, 500, PERSONS + 1, PERSONS + 2, PERSONS + 3];
     const scoreMoved = [...present.values()]
-      .filter((doc) => JSON.stringify(storedScore(scorePerson(doc, FIRST_DAY))) !== JSON.stringify(storedScore(scorePerson(doc, LATER_DAY))))
+      .filter(
+        (doc) => JSON.stringify(storedScore(scorePerson(doc, FIRST_DAY))) !== JSON.stringify(storedScore(scorePerson(doc, LATER_DAY))),
+      )
       .map((doc) => doc.id_pessoa);
     expect(scoreMoved.length).toBeGreaterThan(0);
     expect(scoreMoved.length).toBeLessThan(PERSONS / 2);

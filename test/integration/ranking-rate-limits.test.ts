@@ -76,7 +76,10 @@ describe('the PDF routes', () => {
     expect(third.status).toBe(422);
     expect(third.headers.get('x-ratelimit-remaining')).toBe('0');
 
-    expectRefusedForBudget(await call(server, 'POST', '/api/v1/equipe/pdf', { tema: 'IA', consultores: [{ id_pessoa: 1, nome: 'Ana' }] }), 3);
+    expectRefusedForBudget(
+      await call(server, 'POST', '/api/v1/equipe/pdf', { tema: 'IA', consultores: [{ id_pessoa: 1, nome: 'Ana' }] }),
+      3,
+    );
     expectRefusedForBudget(await call(server, 'GET', '/api/v1/consultor/1/pdf'), 3);
     expect(await server.resources.pdf.status()).toMatchObject({ launches: 0, documents: 0 });
   });

@@ -5,7 +5,13 @@ import { agentBaseEnv } from '../../activities/agents/agent-env';
 import { prepareAgentHost } from '../../activities/agents/agent-host';
 import { processesOf } from '../../activities/agents/agent-users';
 import { claudeCode } from '../../activities/agents/claude-code';
-import { AgentCancelledError, AgentProcessError, runAgent, type AgentRunSummary, type RunAgentOptions } from '../../activities/agents/run-agent';
+import {
+  AgentCancelledError,
+  AgentProcessError,
+  runAgent,
+  type AgentRunSummary,
+  type RunAgentOptions,
+} from '../../activities/agents/run-agent';
 import { agentIsolation } from '../../lib/agent-isolation';
 import { config } from '../../lib/config';
 import { logger } from '../../lib/logger';
@@ -117,19 +123,48 @@ describe('the real Claude Code CLI against the stand-in model', () => {
     expect(rest).toEqual([
       { kind: 'text', text: STAND_IN_TEXT, sessionId },
       // 10 input and 8 output tokens (the stand-in's usage: a token per 4 characters), priced by the CLI for its default model.
-      { kind: 'result', isError: false, subtype: 'success', resultText: STAND_IN_TEXT, sessionId, costUsd: expect.any(Number), durationMs: expect.any(Number), turns: 1,
-        tokens: { input: 10, output: 8, cacheRead: 0, cacheCreation: 0 } },
+      {
+        kind: 'result',
+        isError: false,
+        subtype: 'success',
+        resultText: STAND_IN_TEXT,
+        sessionId,
+        costUsd: expect.any(Number),
+        durationMs: expect.any(Number),
+        turns: 1,
+        tokens: { input: 10, output: 8, cacheRead: 0, cacheCreation: 0 },
+      },
     ]);
-    expect(summary).toMatchObject({ exitCode: 0, signal: null, error: null, sessionId, output: STAND_IN_TEXT, resultText: STAND_IN_TEXT, turns: 1 });
+    expect(summary).toMatchObject({
+      exitCode: 0,
+      signal: null,
+      error: null,
+      sessionId,
+      output: STAND_IN_TEXT,
+      resultText: STAND_IN_TEXT,
+      turns: 1,
+    });
     expect(summary.costUsd).toBeGreaterThan(0);
     // --include-partial-messages: a status line before the request, then the stream's events as they come,
     // the four text deltas among them (the live output's source: claude-code.ts, ClaudeOutputMapper).
     expect(run.partials[0]).toMatchObject({ type: 'system', subtype: 'status', status: 'requesting' });
-    const streamed = run.partials.flatMap((line) => (line.type === 'stream_event' ? [line.event as { type: string; delta?: { type: string; text: string } }] : []));
+    const streamed = run.partials.flatMap((line) =>
+      line.type === 'stream_event' ? [line.event as { type: string; delta?: { type: string; text: string } }] : [],
+    );
     expect(streamed.map((event) => event.type)).toEqual([
-      'message_start', 'content_block_start', ...Array(4).fill('content_block_delta'), 'content_block_stop', 'message_delta', 'message_stop',
+      'message_start',
+      'content_block_start',
+      ...Array(4).fill('content_block_delta'),
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
     ]);
-    expect(streamed.filter((event) => event.delta?.type === 'text_delta').map((event) => event.delta!.text).join('')).toBe(STAND_IN_TEXT);
+    expect(
+      streamed
+        .filter((event) => event.delta?.type === 'text_delta')
+        .map((event) => event.delta!.text)
+        .join(''),
+    ).toBe(STAND_IN_TEXT);
 
     // What the CLI asked of the API: one streamed message request, with the key and the prompt; nothing else.
     const [request] = requestsFor(prompt);
@@ -157,19 +192,40 @@ describe('the real Claude Code CLI against the stand-in model', () => {
     const [toolCall, toolResult] = run.raws();
     expect(toolCall).toMatchObject({
       type: 'assistant',
-      message: { content: [{ type: 'tool_use', name: 'Bash', input: { command: "mkdir -p 'out' && printf '%s\\n' 'hello-from-bash' > 'out/hello.txt' && cat 'out/hello.txt'" } }] },
+      message: {
+        content: [
+          {
+            type: 'tool_use',
+            name: 'Bash',
+            input: { command: "mkdir -p 'out' && printf '%s\\n' 'hello-from-bash' > 'out/hello.txt' && cat 'out/hello.txt'" },
+          },
+        ],
+      },
     });
     const toolUseId = (toolCall!.message as { content: Array<{ id: string }> }).content[0]!.id;
-    expect(toolResult).toMatchObject({ type: 'user', message: { content: [{ type: 'tool_result', tool_use_id: toolUseId, content: 'hello-from-bash', is_error: false }] } });
+    expect(toolResult).toMatchObject({
+      type: 'user',
+      message: { content: [{ type: 'tool_result', tool_use_id: toolUseId, content: 'hello-from-bash', is_error: false }] },
+    });
     expect(run.events[4]).toMatchObject({ kind: 'text', text: 'Wrote the file: hello-from-bash' });
-    expect(summary).toMatchObject({ error: null, turns: 2, resultText: 'Wrote the file: hello-from-bash', output: 'Writing out/hello.txt.\nWrote the file: hello-from-bash' });
+    expect(summary).toMatchObject({
+      error: null,
+      turns: 2,
+      resultText: 'Wrote the file: hello-from-bash',
+      output: 'Writing out/hello.txt.\nWrote the file: hello-from-bash',
+    });
     expect(summary.costUsd).toBeGreaterThan(0);
 
     // The second request carried the tool's outcome back to the model.
     const requests = requestsFor(prompt);
     expect(requests).toHaveLength(2);
     const lastTurn = turnsOf(requests[1]!.body).at(-1);
-    expect(lastTurn).toMatchObject({ role: 'user', content: expect.arrayContaining([expect.objectContaining({ type: 'tool_result', tool_use_id: toolUseId, content: 'hello-from-bash' })]) });
+    expect(lastTurn).toMatchObject({
+      role: 'user',
+      content: expect.arrayContaining([
+        expect.objectContaining({ type: 'tool_result', tool_use_id: toolUseId, content: 'hello-from-bash' }),
+      ]),
+    });
   });
 
   it('reports the tokens of the stand-in’s usage, cache reads and writes included, as the result’s tokens', async () => {
@@ -209,8 +265,17 @@ describe('the real Claude Code CLI against the stand-in model', () => {
     const controller = new AbortController();
     const run = start(prompt, { signal: controller.signal });
     const outcome = rejection(run.outcome);
-    await until('the slow stream started', async () => requestsFor(prompt).length, (count) => count === 1, 30_000);
-    const pid = (await until('the run is started', async () => pidOf(run), (value) => value !== null))!;
+    await until(
+      'the slow stream started',
+      async () => requestsFor(prompt).length,
+      (count) => count === 1,
+      30_000,
+    );
+    const pid = (await until(
+      'the run is started',
+      async () => pidOf(run),
+      (value) => value !== null,
+    ))!;
     controller.abort(new Error('cancelled by the test'));
     const error = await outcome;
 
@@ -220,7 +285,12 @@ describe('the real Claude Code CLI against the stand-in model', () => {
     expect(alive(pid)).toBe(false);
     const [request] = requestsFor(prompt);
     expect(request).toMatchObject({ answer: 'scenario:slow', status: 200 });
-    await until('the stand-in saw the client leave', async () => request!.streamCompleted, (completed) => completed === false, 5_000);
+    await until(
+      'the stand-in saw the client leave',
+      async () => request!.streamCompleted,
+      (completed) => completed === false,
+      5_000,
+    );
     expect(run.events.map((event) => event.kind)).toEqual(['init']);
   });
 
@@ -230,10 +300,19 @@ describe('the real Claude Code CLI against the stand-in model', () => {
     const run = start(prompt, { signal: controller.signal });
     const outcome = rejection(run.outcome);
     const pidFile = path.join(run.cwd, 'sleeper.pid');
-    await until('the tool wrote its pid', async () => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim() !== '', Boolean, 30_000);
+    await until(
+      'the tool wrote its pid',
+      async () => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim() !== '',
+      Boolean,
+      30_000,
+    );
     const shell = Number(fs.readFileSync(pidFile, 'utf8'));
     const uid = fs.statSync(pidFile).uid;
-    const cli = (await until('the run is started', async () => pidOf(run), (value) => value !== null))!;
+    const cli = (await until(
+      'the run is started',
+      async () => pidOf(run),
+      (value) => value !== null,
+    ))!;
     expect(alive(shell)).toBe(true);
     expect(alive(cli)).toBe(true);
     expect(await processesOf(uid)).toEqual(expect.arrayContaining([cli, shell]));
@@ -296,39 +375,88 @@ describe('the stand-in model itself', () => {
   const post = (pathname: string, body: unknown) =>
     fetch(`${model.url}${pathname}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const ask = (prompt: string, extra: Record<string, unknown> = {}) =>
-    post('/v1/messages', { model: 'claude-x', stream: true, messages: [{ role: 'user', content: [{ type: 'text', text: '<system-reminder>stand-in:error status=500</system-reminder>' }, { type: 'text', text: prompt }] }], ...extra });
-  const events = (text: string) => text.trim().split('\n\n').map((block) => {
-    const [event, data] = block.split('\n');
-    const parsed = JSON.parse(data!.slice('data: '.length)) as Record<string, unknown>;
-    expect(event).toBe(`event: ${String(parsed.type)}`);
-    return parsed;
-  });
+    post('/v1/messages', {
+      model: 'claude-x',
+      stream: true,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: '<system-reminder>stand-in:error status=500</system-reminder>' },
+            { type: 'text', text: prompt },
+          ],
+        },
+      ],
+      ...extra,
+    });
+  const events = (text: string) =>
+    text
+      .trim()
+      .split('\n\n')
+      .map((block) => {
+        const [event, data] = block.split('\n');
+        const parsed = JSON.parse(data!.slice('data: '.length)) as Record<string, unknown>;
+        expect(event).toBe(`event: ${String(parsed.type)}`);
+        return parsed;
+      });
 
   it('streams a tool call as the Messages API does: the input as input_json_delta pieces that join to the JSON input', async () => {
     const response = await ask('stand-in:write-file path=a.txt content=x');
     expect(response.headers.get('content-type')).toBe('text/event-stream');
     const stream = events(await response.text());
     expect(stream.map((event) => event.type)).toEqual([
-      'message_start', 'ping',
-      'content_block_start', 'content_block_delta', 'content_block_stop',
-      'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_stop',
-      'message_delta', 'message_stop',
+      'message_start',
+      'ping',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_stop',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
     ]);
-    expect(stream[5]).toEqual({ type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: expect.stringMatching(/^toolu_/), name: 'Bash', input: {} } });
-    const json = stream.slice(6, 8).map((event) => (event.delta as { type: string; partial_json: string })).map((delta) => { expect(delta.type).toBe('input_json_delta'); return delta.partial_json; }).join('');
+    expect(stream[5]).toEqual({
+      type: 'content_block_start',
+      index: 1,
+      content_block: { type: 'tool_use', id: expect.stringMatching(/^toolu_/), name: 'Bash', input: {} },
+    });
+    const json = stream
+      .slice(6, 8)
+      .map((event) => event.delta as { type: string; partial_json: string })
+      .map((delta) => {
+        expect(delta.type).toBe('input_json_delta');
+        return delta.partial_json;
+      })
+      .join('');
     expect(JSON.parse(json)).toEqual({ command: "printf '%s\\n' 'x' > 'a.txt' && cat 'a.txt'", description: 'Write a.txt' });
-    expect(stream[9]).toEqual({ type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: expect.any(Number) } });
+    expect(stream[9]).toEqual({
+      type: 'message_delta',
+      delta: { stop_reason: 'tool_use', stop_sequence: null },
+      usage: { output_tokens: expect.any(Number) },
+    });
   });
 
   it("answers errors with the API's body, a request without stream as one message, and any other call harmlessly, recording each", async () => {
     const failed = await ask('stand-in:error status=529');
     expect(failed.status).toBe(529);
-    expect(await failed.json()).toEqual({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' }, request_id: 'req_standin_529' });
+    expect(await failed.json()).toEqual({
+      type: 'error',
+      error: { type: 'overloaded_error', message: 'Overloaded' },
+      request_id: 'req_standin_529',
+    });
     const unsafe = await ask('stand-in:write-file path=../x content=y');
     expect(unsafe.status).toBe(400);
 
     const whole = await ask('stand-in:text', { stream: false });
-    expect(await whole.json()).toMatchObject({ type: 'message', role: 'assistant', model: 'claude-x', content: [{ type: 'text', text: STAND_IN_TEXT }], stop_reason: 'end_turn' });
+    expect(await whole.json()).toMatchObject({
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-x',
+      content: [{ type: 'text', text: STAND_IN_TEXT }],
+      stop_reason: 'end_turn',
+    });
 
     const counted = await post('/v1/messages/count_tokens', { messages: [] });
     expect(await counted.json()).toEqual({ input_tokens: 10 });

@@ -82,7 +82,12 @@ async function startLoop(input: ReconcilerLoopInput): Promise<WorkflowHandleWith
 
 const stateOf = (handle: WorkflowHandle) => handle.query(reconcilerStateQuery) as Promise<ReconcilerLoopState<RankingRunsReconcilePass>>;
 const passes = (handle: WorkflowHandle, count: number, timeoutMs = 15_000) =>
-  until(`${handle.workflowId}: pass ${count}`, () => stateOf(handle), (state) => (state.lastPass?.number ?? 0) >= count && !state.passRunning, timeoutMs);
+  until(
+    `${handle.workflowId}: pass ${count}`,
+    () => stateOf(handle),
+    (state) => (state.lastPass?.number ?? 0) >= count && !state.passRunning,
+    timeoutMs,
+  );
 
 it('a pass that fails is recorded, and the next interval runs the next one', async () => {
   let failNext = true;
@@ -111,7 +116,12 @@ it('pause answers once no pass is in flight and stops the timed passes; runNow s
   // An hour between passes: only the ones asked for run.
   const handle = await startLoop({ intervalSeconds: 3_600 });
   await handle.signal(reconcilerRunNowSignal);
-  await until('the pass in flight', () => stateOf(handle), (state) => state.passRunning, 10_000);
+  await until(
+    'the pass in flight',
+    () => stateOf(handle),
+    (state) => state.passRunning,
+    10_000,
+  );
   const paused = await handle.executeUpdate(reconcilerPauseUpdate);
   // The update waited for the pass that was running.
   expect(paused).toMatchObject({ paused: true, passRunning: false, lastPass: { number: 1, result: { checked: 1 } } });
@@ -136,7 +146,12 @@ it('an interval outside 1..3600 is ignored', async () => {
   await handle.signal(reconcilerSettingsSignal, { intervalSeconds: 0 });
   await handle.signal(reconcilerSettingsSignal, { intervalSeconds: 1.5 });
   await handle.signal(reconcilerSettingsSignal, { intervalSeconds: 5 });
-  await until('interval 5', () => stateOf(handle), (state) => state.intervalSeconds === 5, 10_000);
+  await until(
+    'interval 5',
+    () => stateOf(handle),
+    (state) => state.intervalSeconds === 5,
+    10_000,
+  );
   await handle.signal(reconcilerSettingsSignal, { intervalSeconds: 3_601 });
   await handle.signal(reconcilerRunNowSignal);
   await passes(handle, 1);
@@ -150,7 +165,12 @@ it('continues as new after its cycles, carrying interval, pause and last pass; e
   await handle.signal(reconcilerSettingsSignal, { intervalSeconds: 2 });
   // The second cycle ends the first run.
   const first = client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId);
-  await until('first run continued as new', async () => (await first.describe()).status.name, (status) => status === 'CONTINUED_AS_NEW', 15_000);
+  await until(
+    'first run continued as new',
+    async () => (await first.describe()).status.name,
+    (status) => status === 'CONTINUED_AS_NEW',
+    15_000,
+  );
   const events = (await first.fetchHistory()).events ?? [];
   // Two cycles: a few dozen events, not a day's worth.
   expect(events.length).toBeLessThan(60);
@@ -167,7 +187,12 @@ it('continues as new after its cycles, carrying interval, pause and last pass; e
     await handle.signal(reconcilerRunNowSignal);
     await passes(handle, before + 1);
   }
-  const latest = await until('a later run', () => handle.describe(), (description) => description.runId !== runBefore, 15_000);
+  const latest = await until(
+    'a later run',
+    () => handle.describe(),
+    (description) => description.runId !== runBefore,
+    15_000,
+  );
   expect(latest.status.name).toBe('RUNNING');
   expect(await stateOf(handle)).toMatchObject({ intervalSeconds: 2, paused: true });
 

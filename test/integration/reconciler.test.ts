@@ -20,7 +20,12 @@ import {
   reconcilerSettingsSignal,
   reconcilerStateQuery,
 } from '../../temporal/contracts/reconciler-loop';
-import { ensureReconcilerLoop, LEGACY_RECONCILER_WORKFLOW_TYPES, RECONCILER_LOOPS, type ReconcilerLoop } from '../../temporal/reconciler-loops';
+import {
+  ensureReconcilerLoop,
+  LEGACY_RECONCILER_WORKFLOW_TYPES,
+  RECONCILER_LOOPS,
+  type ReconcilerLoop,
+} from '../../temporal/reconciler-loops';
 import { ensureReconcilerSchedule } from '../../temporal/reconciler-schedules';
 import { startAgentsWorker } from '../../workers/agents';
 import type { QueueWorker } from '../../workers/queue-worker';
@@ -138,7 +143,12 @@ async function record(executionId: string): Promise<any> {
 
 /** The record once final with its report written (the reconciler writes it right after the record). */
 const finished = (executionId: string, timeoutMs = 60_000) =>
-  until(`execution ${executionId} final`, () => record(executionId), (r) => !['queued', 'running'].includes(r.status) && r.reportFile !== null, timeoutMs);
+  until(
+    `execution ${executionId} final`,
+    () => record(executionId),
+    (r) => !['queued', 'running'].includes(r.status) && r.reportFile !== null,
+    timeoutMs,
+  );
 
 /**
  * A long run's processes, once its tool runs: the CLI (as the stand-in saw it when it asked for
@@ -148,9 +158,17 @@ async function longRunProcesses(executionId: string, task: string): Promise<{ pi
   const { workingDirectory } = await record(executionId);
   const pidFile = path.join(workingDirectory, 'sleeper.pid');
   const shell = Number(
-    await until('the tool wrote its pid', async () => (fs.existsSync(pidFile) ? fs.readFileSync(pidFile, 'utf8').trim() : ''), (text) => text !== '', 60_000),
+    await until(
+      'the tool wrote its pid',
+      async () => (fs.existsSync(pidFile) ? fs.readFileSync(pidFile, 'utf8').trim() : ''),
+      (text) => text !== '',
+      60_000,
+    ),
   );
-  const request = model.messages().filter((candidate) => promptsOf(candidate.body).at(-1) === task && candidate.client?.cwd === workingDirectory).at(-1);
+  const request = model
+    .messages()
+    .filter((candidate) => promptsOf(candidate.body).at(-1) === task && candidate.client?.cwd === workingDirectory)
+    .at(-1);
   expect(request).toBeDefined();
   const pid = request!.client!.pid;
   agentPids.push(pid, shell);
@@ -163,7 +181,12 @@ async function longRunProcesses(executionId: string, task: string): Promise<{ pi
 async function runningSlowAgent(name: string): Promise<{ agentId: string; executionId: string; pid: number; shell: number }> {
   const agentId = await createAgent(name);
   const executionId = await execute(agentId, SLOW_TASK);
-  await until('agent running', () => record(executionId), (r) => r.status === 'running', 60_000);
+  await until(
+    'agent running',
+    () => record(executionId),
+    (r) => r.status === 'running',
+    60_000,
+  );
   // A leftover pid file of an earlier run would mislead: each agent has its own directory, new here.
   return { agentId, executionId, ...(await longRunProcesses(executionId, SLOW_TASK)) };
 }
@@ -197,9 +220,13 @@ describe('executions reconciler', () => {
     expect(description).toMatchObject({ type: 'reconcileExecutionsLoopWorkflow', taskQueue: 'agents', status: { name: 'RUNNING' } });
     expect(await handle.query(reconcilerStateQuery)).toMatchObject({ intervalSeconds: 1, paused: false });
     // The summary is the first run's (continue-as-new carries none): the worker started this one, or an earlier run of the chain.
-    const first = await temporal.workflow.getHandle(RECONCILER_LOOPS.executions.workflowId, description.raw.workflowExecutionInfo?.firstRunId || description.runId).describe();
+    const first = await temporal.workflow
+      .getHandle(RECONCILER_LOOPS.executions.workflowId, description.raw.workflowExecutionInfo?.firstRunId || description.runId)
+      .describe();
     expect(await first.staticSummary()).toMatch(/^Reconciler: ends agent executions whose workflow is gone, every \d+ s$/);
-    await expect(temporal.schedule.getHandle(RECONCILER_LOOPS.executions.legacyScheduleId).describe()).rejects.toBeInstanceOf(ScheduleNotFoundError);
+    await expect(temporal.schedule.getHandle(RECONCILER_LOOPS.executions.legacyScheduleId).describe()).rejects.toBeInstanceOf(
+      ScheduleNotFoundError,
+    );
   });
 
   it('ends a running execution whose workflow is terminated: agent killed, record failed, slot freed', async () => {
@@ -210,14 +237,28 @@ describe('executions reconciler', () => {
     const nextId = await execute(quickAgent, 'Next in line');
 
     // The run activity hears of the termination at its next heartbeat and ends the CLI; its tool's shell goes with its user's processes.
-    await until('agent process gone', async () => processRunning(pid), (alive) => !alive, 15_000);
-    await until('its tool gone', async () => processRunning(shell), (alive) => !alive, 15_000);
+    await until(
+      'agent process gone',
+      async () => processRunning(pid),
+      (alive) => !alive,
+      15_000,
+    );
+    await until(
+      'its tool gone',
+      async () => processRunning(shell),
+      (alive) => !alive,
+      15_000,
+    );
 
     const done = await finished(executionId);
     expect(done).toMatchObject({ status: 'error', error: TERMINATED_ERROR, reportFile: expect.any(String) });
     expect(done.endedAt).toEqual(expect.any(String));
     const notifications = (await api('GET', '/api/notifications?pageSize=100')).body.notifications as any[];
-    expect(notifications.find((item) => item.executionId === executionId)).toMatchObject({ kind: 'execution.error', title: 'Execução falhou', message: expect.stringContaining(`: ${TERMINATED_ERROR}`) });
+    expect(notifications.find((item) => item.executionId === executionId)).toMatchObject({
+      kind: 'execution.error',
+      title: 'Execução falhou',
+      message: expect.stringContaining(`: ${TERMINATED_ERROR}`),
+    });
 
     // The freed slot went to the execution queued behind it, which then ran to its end.
     const next = await finished(nextId);
@@ -233,7 +274,11 @@ describe('executions reconciler', () => {
     const { agentId, executionId: runningId, pid } = await runningSlowAgent('holding-slot');
     const waitingAgent = await createAgent('waiting');
     const waitingId = await execute(waitingAgent, 'Wait for the slot');
-    await until('waiting for the slot', () => record(waitingId), (r) => r.status === 'queued');
+    await until(
+      'waiting for the slot',
+      () => record(waitingId),
+      (r) => r.status === 'queued',
+    );
     await terminateExecution(waitingId);
 
     const done = await finished(waitingId);
@@ -249,7 +294,16 @@ describe('executions reconciler', () => {
 
   it('ends a record whose workflow does not exist once it is older than the grace; a young one waits', async () => {
     const { db } = server.resources.database;
-    const base = { kind: 'agent' as const, agentId: null, agentName: 'Never started', source: 'manual' as const, task: 'Nothing', instructions: '', workingDirectory: workArea, model: 'sonnet' };
+    const base = {
+      kind: 'agent' as const,
+      agentId: null,
+      agentName: 'Never started',
+      source: 'manual' as const,
+      task: 'Nothing',
+      instructions: '',
+      workingDirectory: workArea,
+      model: 'sonnet',
+    };
     const old = await createExecution(db, { ...base, createdAt: new Date(Date.now() - MISSING_WORKFLOW_GRACE_MS - 60_000) });
     const young = await createExecution(db, base);
     try {
@@ -280,7 +334,12 @@ describe('executions reconciler', () => {
     const started = await api('POST', `/api/pipelines/${created.body.id}/execute`, { input: 'Begin' });
     expect(started.status).toBe(202);
     const runId = started.body.executionId as string;
-    const running = await until('second step printing', () => record(runId), (r) => r.steps?.[1]?.status === 'running', 60_000);
+    const running = await until(
+      'second step printing',
+      () => record(runId),
+      (r) => r.steps?.[1]?.status === 'running',
+      60_000,
+    );
     const stepId = running.steps[1].executionId as string;
     const { pid } = await longRunProcesses(stepId, (await record(stepId)).task);
 
@@ -289,19 +348,41 @@ describe('executions reconciler', () => {
     expect((await handle.describe()).status.name).toBe('TERMINATED');
 
     // The step's own workflow (a child) is terminated with it: its agent is killed, its record ended.
-    await until('agent process gone', async () => processRunning(pid), (alive) => !alive, 15_000);
-    const run = await until('pipeline run ended', () => record(runId), (r) => r.status !== 'running', 60_000);
+    await until(
+      'agent process gone',
+      async () => processRunning(pid),
+      (alive) => !alive,
+      15_000,
+    );
+    const run = await until(
+      'pipeline run ended',
+      () => record(runId),
+      (r) => r.status !== 'running',
+      60_000,
+    );
     expect(run).toMatchObject({ status: 'error', error: TERMINATED_ERROR, failedAtStep: 1, endedAt: expect.any(String) });
     expect(await finished(stepId)).toMatchObject({ status: 'error', error: expect.stringContaining('TERMINATED') });
 
     // The resume starts at the step that was running, with the first step's answer as its input.
     const resumed = await api('POST', `/api/pipelines/resume/${runId}`);
     expect(resumed.status).toBe(202);
-    const resumedRun = await until('resumed run at step 2', () => record(resumed.body.executionId), (r) => r.steps?.some((step: any) => step.stepIndex === 1 && step.status === 'running'), 60_000);
+    const resumedRun = await until(
+      'resumed run at step 2',
+      () => record(resumed.body.executionId),
+      (r) => r.steps?.some((step: any) => step.stepIndex === 1 && step.status === 'running'),
+      60_000,
+    );
     expect(resumedRun.steps.map((step: any) => step.stepIndex)).toEqual([0, 1]);
     expect((await record(resumedRun.steps[1].executionId)).task).toBe(`stand-in:sleep seconds=300 Slowly: ${run.steps[0].result}`);
     expect((await api('POST', `/api/pipelines/${created.body.id}/cancel`)).status).toBe(200);
-    expect(await until('resumed run canceled', () => record(resumed.body.executionId), (r) => r.status === 'canceled', 60_000)).toMatchObject({ status: 'canceled' });
+    expect(
+      await until(
+        'resumed run canceled',
+        () => record(resumed.body.executionId),
+        (r) => r.status === 'canceled',
+        60_000,
+      ),
+    ).toMatchObject({ status: 'canceled' });
   });
 
   it('ends a pipeline run terminated while it waits for an approval: a resume starts at the awaited step with the answer before it', async () => {
@@ -318,10 +399,20 @@ describe('executions reconciler', () => {
     expect(created.status).toBe(201);
     const started = await api('POST', `/api/pipelines/${created.body.id}/execute`, { input: 'Begin' });
     const runId = started.body.executionId as string;
-    const waiting = await until('awaiting approval', () => record(runId), (r) => r.status === 'awaiting_approval', 60_000);
+    const waiting = await until(
+      'awaiting approval',
+      () => record(runId),
+      (r) => r.status === 'awaiting_approval',
+      60_000,
+    );
     await temporal.workflow.getHandle(pipelineExecutionWorkflowId(runId)).terminate('terminated by the test');
 
-    const run = await until('pipeline run ended', () => record(runId), (r) => r.status !== 'awaiting_approval', 60_000);
+    const run = await until(
+      'pipeline run ended',
+      () => record(runId),
+      (r) => r.status !== 'awaiting_approval',
+      60_000,
+    );
     expect(run).toMatchObject({ status: 'error', error: TERMINATED_ERROR, failedAtStep: 1, lastStepInput: waiting.steps[0].result });
     expect(run.steps.map((step: any) => step.status)).toEqual(['completed']);
   });
@@ -340,7 +431,12 @@ describe('executions reconciler', () => {
       model: 'sonnet',
       createdAt: new Date(Date.now() - MISSING_WORKFLOW_GRACE_MS - 60_000),
     });
-    const done = await until('pipeline record ended', () => record(old.id), (r) => r.status !== 'queued', 60_000);
+    const done = await until(
+      'pipeline record ended',
+      () => record(old.id),
+      (r) => r.status !== 'queued',
+      60_000,
+    );
     expect(done).toMatchObject({ status: 'error', error: NOT_FOUND_ERROR, failedAtStep: 0 });
   });
 
@@ -357,9 +453,17 @@ describe('executions reconciler', () => {
     );
     try {
       const closedAt = await terminateExecution(executionId);
-      await until('agent process gone', async () => processRunning(pid), (alive) => !alive, 15_000);
+      await until(
+        'agent process gone',
+        async () => processRunning(pid),
+        (alive) => !alive,
+        15_000,
+      );
       // A pass after the grace tried to end it and could not.
-      const pass = await passStartedAfter<ExecutionReconcilePass>(RECONCILER_LOOPS.executions, new Date(closedAt.getTime() + CLOSED_WORKFLOW_GRACE_MS));
+      const pass = await passStartedAfter<ExecutionReconcilePass>(
+        RECONCILER_LOOPS.executions,
+        new Date(closedAt.getTime() + CLOSED_WORKFLOW_GRACE_MS),
+      );
       expect(pass.failed).toBeGreaterThanOrEqual(1);
       expect(await record(executionId)).toMatchObject({ status: 'running', endedAt: null });
     } finally {
@@ -387,8 +491,16 @@ describe('ranking runs reconciler', () => {
         rankingJobStartOptions({ origem: 'manual', batchSize: 1, maxChildrenInFlight: 1 }),
       );
       runId = handle.firstExecutionRunId;
-      await until('run recorded', () => storedRun(runId), (run) => run?.estado === 'em_execucao');
-      expect((await api('GET', '/api/v1/ranking/status')).body).toMatchObject({ em_execucao: true, estado: 'em_execucao', fonte: 'temporal' });
+      await until(
+        'run recorded',
+        () => storedRun(runId),
+        (run) => run?.estado === 'em_execucao',
+      );
+      expect((await api('GET', '/api/v1/ranking/status')).body).toMatchObject({
+        em_execucao: true,
+        estado: 'em_execucao',
+        fonte: 'temporal',
+      });
 
       await handle.terminate('terminated by the test, as from the Web UI');
       const before = (await api('GET', '/api/v1/ranking/status')).body;
@@ -403,7 +515,11 @@ describe('ranking runs reconciler', () => {
       await loop.executeUpdate(reconcilerResumeUpdate);
     }
 
-    const stored = await until('run recorded as interrupted', () => storedRun(runId), (run) => run?.estado !== 'em_execucao');
+    const stored = await until(
+      'run recorded as interrupted',
+      () => storedRun(runId),
+      (run) => run?.estado !== 'em_execucao',
+    );
     expect(stored).toMatchObject({
       estado: 'falhou',
       finalizado_em: expect.any(Date),
@@ -420,10 +536,12 @@ describe('ranking runs reconciler', () => {
 
 describe('the reconcilers in the Web UI list', () => {
   const reconcilerTypes = [...Object.values(RECONCILER_LOOPS).map((loop) => loop.workflowType), ...LEGACY_RECONCILER_WORKFLOW_TYPES];
-  const startedSince = (since: Date) => `WorkflowType IN (${reconcilerTypes.map((type) => `'${type}'`).join(', ')}) AND StartTime >= '${since.toISOString()}'`;
+  const startedSince = (since: Date) =>
+    `WorkflowType IN (${reconcilerTypes.map((type) => `'${type}'`).join(', ')}) AND StartTime >= '${since.toISOString()}'`;
   async function listedSince(since: Date): Promise<string[]> {
     const listed: string[] = [];
-    for await (const execution of temporal.workflow.list({ query: startedSince(since) })) listed.push(`${execution.workflowId} ${execution.type} ${execution.status.name}`);
+    for await (const execution of temporal.workflow.list({ query: startedSince(since) }))
+      listed.push(`${execution.workflowId} ${execution.type} ${execution.status.name}`);
     return listed.sort();
   }
 
@@ -461,12 +579,22 @@ describe('the reconcilers in the Web UI list', () => {
 
     // Ten intervals of passes each (the loops started again count from 1): the Schedules of the previous version would have started 20 workflows.
     for (const loop of Object.values(RECONCILER_LOOPS)) {
-      await until(`${loop.workflowId}: 10 passes`, () => loopState(loop), ({ lastPass }) => (lastPass?.number ?? 0) >= 10, 30_000);
+      await until(
+        `${loop.workflowId}: 10 passes`,
+        () => loopState(loop),
+        ({ lastPass }) => (lastPass?.number ?? 0) >= 10,
+        30_000,
+      );
     }
     expect(await finished(orphan.id)).toMatchObject({ status: 'error', error: NOT_FOUND_ERROR });
 
     // Visibility follows the server by a moment: wait for both, then look again a second later.
-    await until('both loops listed', () => listedSince(since), (listed) => listed.length >= 2, 10_000);
+    await until(
+      'both loops listed',
+      () => listedSince(since),
+      (listed) => listed.length >= 2,
+      10_000,
+    );
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(await listedSince(since)).toEqual([
       'agent-executions-reconciler reconcileExecutionsLoopWorkflow RUNNING',
@@ -479,7 +607,11 @@ describe('the reconcilers in the Web UI list', () => {
     for (const loop of Object.values(RECONCILER_LOOPS)) {
       // The Schedule as the previous version made it: a pass workflow every interval.
       const legacyType = loop.taskQueue === 'agents' ? 'reconcileExecutionsWorkflow' : 'reconcileRankingRunsWorkflow';
-      await ensureReconcilerSchedule(temporal, { scheduleId: loop.legacyScheduleId, workflowType: legacyType, taskQueue: loop.taskQueue, description: 'the previous version' }, 60);
+      await ensureReconcilerSchedule(
+        temporal,
+        { scheduleId: loop.legacyScheduleId, workflowType: legacyType, taskQueue: loop.taskQueue, description: 'the previous version' },
+        60,
+      );
       const running = (await temporal.workflow.getHandle(loop.workflowId).describe()).runId;
 
       // Two workers of the queue starting at once.
@@ -489,9 +621,19 @@ describe('the reconcilers in the Web UI list', () => {
       await expect(temporal.schedule.getHandle(loop.legacyScheduleId).describe()).rejects.toBeInstanceOf(ScheduleNotFoundError);
 
       expect((await ensureReconcilerLoop(temporal, loop, 7)).runId).toBe(running);
-      await until(`${loop.workflowId} at 7 s`, () => loopState(loop), (state) => state.intervalSeconds === 7, 10_000);
+      await until(
+        `${loop.workflowId} at 7 s`,
+        () => loopState(loop),
+        (state) => state.intervalSeconds === 7,
+        10_000,
+      );
       expect((await ensureReconcilerLoop(temporal, loop, 1)).runId).toBe(running);
-      await until(`${loop.workflowId} at 1 s`, () => loopState(loop), (state) => state.intervalSeconds === 1, 10_000);
+      await until(
+        `${loop.workflowId} at 1 s`,
+        () => loopState(loop),
+        (state) => state.intervalSeconds === 1,
+        10_000,
+      );
       expect((await temporal.workflow.getHandle(loop.workflowId).describe()).runId).toBe(running);
     }
   });
@@ -506,8 +648,16 @@ describe('the reconcilers in the Web UI list', () => {
       expect((await loopState(loop)).lastPass?.number).toBe(paused.lastPass?.number);
       const asked = new Date();
       await handle.signal(reconcilerRunNowSignal);
-      const state = await until('the pass asked for', () => loopState(loop), ({ lastPass }) => (lastPass?.number ?? 0) > (paused.lastPass?.number ?? 0), 10_000);
-      expect(state).toMatchObject({ paused: true, lastPass: { number: (paused.lastPass?.number ?? 0) + 1, result: { checked: expect.any(Number), interrupted: [] } } });
+      const state = await until(
+        'the pass asked for',
+        () => loopState(loop),
+        ({ lastPass }) => (lastPass?.number ?? 0) > (paused.lastPass?.number ?? 0),
+        10_000,
+      );
+      expect(state).toMatchObject({
+        paused: true,
+        lastPass: { number: (paused.lastPass?.number ?? 0) + 1, result: { checked: expect.any(Number), interrupted: [] } },
+      });
       expect(new Date(state.lastPass!.startedAt).getTime()).toBeGreaterThanOrEqual(asked.getTime() - 1_000);
     } finally {
       await handle.executeUpdate(reconcilerResumeUpdate);

@@ -131,8 +131,14 @@ describe('reports', () => {
     expect(await call('DELETE', `/api/reports/${second}`)).toEqual(expect.objectContaining({ status: 200, body: { success: true } }));
     expect(fs.existsSync(path.join(dataReports, second))).toBe(false);
     expect(fs.existsSync(path.join(reportsDir, second))).toBe(true);
-    expect(await call('DELETE', `/api/reports/${second}`)).toMatchObject({ status: 404, body: { error: `Relatório não encontrado: ${second}` } });
-    expect(await call('GET', `/api/reports/${second}`)).toMatchObject({ status: 404, body: { error: `Relatório não encontrado: ${second}` } });
+    expect(await call('DELETE', `/api/reports/${second}`)).toMatchObject({
+      status: 404,
+      body: { error: `Relatório não encontrado: ${second}` },
+    });
+    expect(await call('GET', `/api/reports/${second}`)).toMatchObject({
+      status: 404,
+      body: { error: `Relatório não encontrado: ${second}` },
+    });
   });
 
   it.each([
@@ -149,7 +155,10 @@ describe('reports', () => {
     '2026-03-04_050607_Revisor_0f1e2d3c.md',
   ])('refuses the name %s with 400 on read and delete, touching nothing', async (name) => {
     const read = await rawCall('GET', `/api/reports/${name}`);
-    expect(read).toEqual({ status: 400, body: { error: 'Nome de arquivo de relatório inválido (esperado AAAA-MM-DD_HHMMSS_<slug-do-agente>_<8 hex>.md)' } });
+    expect(read).toEqual({
+      status: 400,
+      body: { error: 'Nome de arquivo de relatório inválido (esperado AAAA-MM-DD_HHMMSS_<slug-do-agente>_<8 hex>.md)' },
+    });
     expect((await rawCall('DELETE', `/api/reports/${name}`)).status).toBe(400);
     expect(fs.existsSync(path.join(dataReports, first))).toBe(true);
     expect(fs.existsSync(path.join(dataReports, 'notes.txt'))).toBe(true);
@@ -172,17 +181,62 @@ describe('reports', () => {
 
 describe('notifications', () => {
   it('lists {notifications, unreadCount} newest first with the fields the panel reads (row 44), paginated', async () => {
-    const old = await raiseNotification(database.db, { kind: 'execution.completed', title: 'Done', message: 'Reviewer finished', executionId: 'e-1', createdAt: new Date('2026-01-01T00:00:00.000Z')  }, KEPT.notifications);
-    const middle = await raiseNotification(database.db, { kind: 'execution.error', title: 'Failed', message: 'exit 1', createdAt: new Date('2026-01-02T00:00:00.000Z')  }, KEPT.notifications);
-    const newest = await raiseNotification(database.db, { kind: 'execution.canceled', title: 'Cancelled', message: 'by the user', createdAt: new Date('2026-01-03T00:00:00.000Z')  }, KEPT.notifications);
+    const old = await raiseNotification(
+      database.db,
+      {
+        kind: 'execution.completed',
+        title: 'Done',
+        message: 'Reviewer finished',
+        executionId: 'e-1',
+        createdAt: new Date('2026-01-01T00:00:00.000Z'),
+      },
+      KEPT.notifications,
+    );
+    const middle = await raiseNotification(
+      database.db,
+      { kind: 'execution.error', title: 'Failed', message: 'exit 1', createdAt: new Date('2026-01-02T00:00:00.000Z') },
+      KEPT.notifications,
+    );
+    const newest = await raiseNotification(
+      database.db,
+      { kind: 'execution.canceled', title: 'Cancelled', message: 'by the user', createdAt: new Date('2026-01-03T00:00:00.000Z') },
+      KEPT.notifications,
+    );
 
     const all = await call('GET', '/api/notifications');
     expect(all.status).toBe(200);
     expect(all.body).toEqual({
       notifications: [
-        { id: newest.id, type: 'info', kind: 'execution.canceled', title: 'Cancelled', message: 'by the user', executionId: null, read: false, createdAt: '2026-01-03T00:00:00.000Z' },
-        { id: middle.id, type: 'error', kind: 'execution.error', title: 'Failed', message: 'exit 1', executionId: null, read: false, createdAt: '2026-01-02T00:00:00.000Z' },
-        { id: old.id, type: 'success', kind: 'execution.completed', title: 'Done', message: 'Reviewer finished', executionId: 'e-1', read: false, createdAt: '2026-01-01T00:00:00.000Z' },
+        {
+          id: newest.id,
+          type: 'info',
+          kind: 'execution.canceled',
+          title: 'Cancelled',
+          message: 'by the user',
+          executionId: null,
+          read: false,
+          createdAt: '2026-01-03T00:00:00.000Z',
+        },
+        {
+          id: middle.id,
+          type: 'error',
+          kind: 'execution.error',
+          title: 'Failed',
+          message: 'exit 1',
+          executionId: null,
+          read: false,
+          createdAt: '2026-01-02T00:00:00.000Z',
+        },
+        {
+          id: old.id,
+          type: 'success',
+          kind: 'execution.completed',
+          title: 'Done',
+          message: 'Reviewer finished',
+          executionId: 'e-1',
+          read: false,
+          createdAt: '2026-01-01T00:00:00.000Z',
+        },
       ],
       unreadCount: 3,
       total: 3,
@@ -199,21 +253,39 @@ describe('notifications', () => {
   });
 
   it('marks one read with 200 {success:true} (row 45), 404 {error} for an unknown id', async () => {
-    const one = await raiseNotification(database.db, { kind: 'execution.completed', title: 'A', message: 'a', createdAt: new Date('2026-01-01T00:00:00.000Z') }, KEPT.notifications);
-    const other = await raiseNotification(database.db, { kind: 'execution.error', title: 'B', message: 'b', createdAt: new Date('2026-01-02T00:00:00.000Z') }, KEPT.notifications);
+    const one = await raiseNotification(
+      database.db,
+      { kind: 'execution.completed', title: 'A', message: 'a', createdAt: new Date('2026-01-01T00:00:00.000Z') },
+      KEPT.notifications,
+    );
+    const other = await raiseNotification(
+      database.db,
+      { kind: 'execution.error', title: 'B', message: 'b', createdAt: new Date('2026-01-02T00:00:00.000Z') },
+      KEPT.notifications,
+    );
     expect(await call('POST', `/api/notifications/${one.id}/read`)).toMatchObject({ status: 200, body: { success: true } });
     // Again is fine.
     expect(await call('POST', `/api/notifications/${one.id}/read`)).toMatchObject({ status: 200, body: { success: true } });
-    expect(await call('POST', '/api/notifications/no-such-id/read')).toMatchObject({ status: 404, body: { error: 'Notificação não encontrada: no-such-id' } });
+    expect(await call('POST', '/api/notifications/no-such-id/read')).toMatchObject({
+      status: 404,
+      body: { error: 'Notificação não encontrada: no-such-id' },
+    });
     const after = await call('GET', '/api/notifications');
     expect(after.body.unreadCount).toBe(1);
-    expect(after.body.notifications.map((n: { id: string; read: boolean }) => [n.id, n.read])).toEqual([[other.id, false], [one.id, true]]);
+    expect(after.body.notifications.map((n: { id: string; read: boolean }) => [n.id, n.read])).toEqual([
+      [other.id, false],
+      [one.id, true],
+    ]);
     await database.pool.query('DELETE FROM notifications');
   });
 
   it('marks all read with 200 {success:true, updated} (row 46)', async () => {
     for (const day of [1, 2, 3]) {
-      await raiseNotification(database.db, { kind: 'execution.completed', title: `D${day}`, message: 'm', createdAt: new Date(`2026-01-0${day}T00:00:00.000Z`) }, KEPT.notifications);
+      await raiseNotification(
+        database.db,
+        { kind: 'execution.completed', title: `D${day}`, message: 'm', createdAt: new Date(`2026-01-0${day}T00:00:00.000Z`) },
+        KEPT.notifications,
+      );
     }
     const [first] = (await call('GET', '/api/notifications')).body.notifications;
     await call('POST', `/api/notifications/${first.id}/read`);
@@ -229,7 +301,14 @@ describe('notifications', () => {
     await raiseNotification(database.db, { kind: 'execution.completed', title: 'A', message: 'a' }, KEPT.notifications);
     await raiseNotification(database.db, { kind: 'execution.error', title: 'B', message: 'b' }, KEPT.notifications);
     expect(await call('DELETE', '/api/notifications')).toMatchObject({ status: 200, body: { success: true, deleted: 2 } });
-    expect((await call('GET', '/api/notifications')).body).toEqual({ notifications: [], unreadCount: 0, total: 0, page: 1, pageSize: 50, totalPages: 0 });
+    expect((await call('GET', '/api/notifications')).body).toEqual({
+      notifications: [],
+      unreadCount: 0,
+      total: 0,
+      page: 1,
+      pageSize: 50,
+      totalPages: 0,
+    });
   });
 
   it('serves rows stored before the contract (no type column): the type comes from the stored kind', async () => {
@@ -237,7 +316,16 @@ describe('notifications', () => {
       "INSERT INTO notifications (id, kind, title, message, execution_id, `read`, created_at) VALUES ('legacy-0001', 'execution.error', 'Old', 'stored earlier', NULL, 1, '2025-12-31 23:59:59.000')",
     );
     expect((await call('GET', '/api/notifications')).body.notifications).toEqual([
-      { id: 'legacy-0001', type: 'error', kind: 'execution.error', title: 'Old', message: 'stored earlier', executionId: null, read: true, createdAt: '2025-12-31T23:59:59.000Z' },
+      {
+        id: 'legacy-0001',
+        type: 'error',
+        kind: 'execution.error',
+        title: 'Old',
+        message: 'stored earlier',
+        executionId: null,
+        read: true,
+        createdAt: '2025-12-31T23:59:59.000Z',
+      },
     ]);
     await database.pool.query('DELETE FROM notifications');
   });
@@ -256,7 +344,10 @@ describe('settings', () => {
     expect((await call('GET', '/api/settings')).body).toEqual(updated.body);
     // Stored under its own names: what the execution workflow reads for the slot limit and defaults.
     expect(await readExecutionSettings(database.db, config.orchestration.workdirRoots)).toEqual({
-      defaultModel: 'claude-sonnet-4-6', workingDirectory: '/home/projetos/agents', maxConcurrentExecutions: 4, dailyBudgetUsd: null,
+      defaultModel: 'claude-sonnet-4-6',
+      workingDirectory: '/home/projetos/agents',
+      maxConcurrentExecutions: 4,
+      dailyBudgetUsd: null,
     });
     const model = await call('PUT', '/api/settings', { defaultModel: 'claude-opus-4-1' });
     expect(model.body).toEqual({ ...updated.body, defaultModel: 'claude-opus-4-1' });
@@ -264,17 +355,29 @@ describe('settings', () => {
 
   it("takes the panel's whole save body; an empty working directory is the default root", async () => {
     const saved = await call('PUT', '/api/settings', { defaultModel: 'claude-sonnet-4-6', defaultWorkdir: '', maxConcurrent: 7 });
-    expect([saved.status, saved.body]).toEqual([200, { defaultModel: 'claude-sonnet-4-6', defaultWorkdir: '/home/projetos', maxConcurrent: 7, dailyBudgetUsd: null }]);
+    expect([saved.status, saved.body]).toEqual([
+      200,
+      { defaultModel: 'claude-sonnet-4-6', defaultWorkdir: '/home/projetos', maxConcurrent: 7, dailyBudgetUsd: null },
+    ]);
     expect((await readExecutionSettings(database.db, config.orchestration.workdirRoots)).maxConcurrentExecutions).toBe(7);
   });
 
   it('still reads a row stored under the old names, and accepts the old names from older clients', async () => {
     await database.pool.query('INSERT INTO settings (name, value) VALUES (?, ?) ON DUPLICATE KEY UPDATE value = VALUES(value)', [
-      SETTINGS_ROW, JSON.stringify({ defaultModel: 'opus', workingDirectory: '/home/projetos/old', maxConcurrentExecutions: 4 }),
+      SETTINGS_ROW,
+      JSON.stringify({ defaultModel: 'opus', workingDirectory: '/home/projetos/old', maxConcurrentExecutions: 4 }),
     ]);
-    expect((await call('GET', '/api/settings')).body).toEqual({ defaultModel: 'opus', defaultWorkdir: '/home/projetos/old', maxConcurrent: 4, dailyBudgetUsd: null });
+    expect((await call('GET', '/api/settings')).body).toEqual({
+      defaultModel: 'opus',
+      defaultWorkdir: '/home/projetos/old',
+      maxConcurrent: 4,
+      dailyBudgetUsd: null,
+    });
     const legacy = await call('PUT', '/api/settings', { maxConcurrentExecutions: 3, workingDirectory: '/home/projetos/' });
-    expect([legacy.status, legacy.body]).toEqual([200, { defaultModel: 'opus', defaultWorkdir: '/home/projetos', maxConcurrent: 3, dailyBudgetUsd: null }]);
+    expect([legacy.status, legacy.body]).toEqual([
+      200,
+      { defaultModel: 'opus', defaultWorkdir: '/home/projetos', maxConcurrent: 3, dailyBudgetUsd: null },
+    ]);
   });
 
   it.each([
@@ -283,15 +386,33 @@ describe('settings', () => {
     [{ maxConcurrent: 2.5 }, /^body\.maxConcurrent: /],
     [{ maxConcurrent: '3' }, /^body\.maxConcurrent: /],
     [{ maxConcurrentExecutions: 21 }, /^body\.maxConcurrentExecutions: /],
-    [{ defaultWorkdir: 'relative/dir' }, /^body\.defaultWorkdir: O diretório de trabalho deve ser um caminho absoluto \(recebido "relative\/dir"\)$/],
-    [{ defaultWorkdir: '/etc/agents' }, /^body\.defaultWorkdir: O diretório de trabalho "\/etc\/agents" está fora dos diretórios permitidos \(\/home\/projetos\)$/],
-    [{ workingDirectory: '/etc/agents' }, /^body\.workingDirectory: O diretório de trabalho "\/etc\/agents" está fora dos diretórios permitidos \(\/home\/projetos\)$/],
-    [{ defaultModel: '--dangerous' }, /^body\.defaultModel: Deve ser um nome de modelo: letras, dígitos e \. _ : \/ @ \[ \] - \(no máximo 100\)$/],
+    [
+      { defaultWorkdir: 'relative/dir' },
+      /^body\.defaultWorkdir: O diretório de trabalho deve ser um caminho absoluto \(recebido "relative\/dir"\)$/,
+    ],
+    [
+      { defaultWorkdir: '/etc/agents' },
+      /^body\.defaultWorkdir: O diretório de trabalho "\/etc\/agents" está fora dos diretórios permitidos \(\/home\/projetos\)$/,
+    ],
+    [
+      { workingDirectory: '/etc/agents' },
+      /^body\.workingDirectory: O diretório de trabalho "\/etc\/agents" está fora dos diretórios permitidos \(\/home\/projetos\)$/,
+    ],
+    [
+      { defaultModel: '--dangerous' },
+      /^body\.defaultModel: Deve ser um nome de modelo: letras, dígitos e \. _ : \/ @ \[ \] - \(no máximo 100\)$/,
+    ],
     [{ defaultModel: '' }, /^body\.defaultModel: /],
     [{ theme: 'dark' }, /^body: Chave inválida: "theme"$/],
     [{}, /^body: Informe ao menos um campo de configuração$/],
-    [{ maxConcurrent: 3, maxConcurrentExecutions: 4 }, /^body: maxConcurrent e maxConcurrentExecutions são o mesmo campo: informe apenas um$/],
-    [{ defaultWorkdir: '/home/projetos', workingDirectory: '/home/projetos' }, /^body: defaultWorkdir e workingDirectory são o mesmo campo: informe apenas um$/],
+    [
+      { maxConcurrent: 3, maxConcurrentExecutions: 4 },
+      /^body: maxConcurrent e maxConcurrentExecutions são o mesmo campo: informe apenas um$/,
+    ],
+    [
+      { defaultWorkdir: '/home/projetos', workingDirectory: '/home/projetos' },
+      /^body: defaultWorkdir e workingDirectory são o mesmo campo: informe apenas um$/,
+    ],
     [{ maxConcurrent: 3, defaultWorkdir: 'x' }, /^body\.defaultWorkdir: /],
   ])('refuses %j with 400 and changes nothing', async (body, message) => {
     const before = (await call('GET', '/api/settings')).body;
@@ -306,8 +427,14 @@ describe('GET /api/system/info', () => {
   it("answers the panel's fields (the installed CLI's version), then versions, uptime, memory and the active execution count", async () => {
     await createExecution(database.db, {
       id: 'cccccccc-0000-4000-8000-000000000001',
-      kind: 'agent', agentId: null, agentName: 'Info probe', source: 'manual',
-      task: 't', instructions: '', workingDirectory: '/w', model: 'sonnet',
+      kind: 'agent',
+      agentId: null,
+      agentName: 'Info probe',
+      source: 'manual',
+      task: 't',
+      instructions: '',
+      workingDirectory: '/w',
+      model: 'sonnet',
     });
     const packageJson = JSON.parse(fs.readFileSync(path.join(__dirname, '../../package.json'), 'utf8'));
     const answer = await call('GET', '/api/system/info');
@@ -336,14 +463,13 @@ describe('GET /api/system/info', () => {
   });
 });
 
-
 describe('bounds: the oldest reports and notifications are pruned where they are written', () => {
   it('keeps the newest REPORTS_KEPT reports in each directory, by creation time, and never touches other files', async () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'reports-kept-'));
     const dirs = { dataDir: path.join(root, 'data'), reportsDir: path.join(root, 'external') };
     try {
       fs.mkdirSync(dirs.reportsDir, { recursive: true });
-      fs.writeFileSync(path.join(dirs.reportsDir, 'my-notes.md'), 'the user\'s own file');
+      fs.writeFileSync(path.join(dirs.reportsDir, 'my-notes.md'), "the user's own file");
       // Written out of creation order: a long execution created first may finish last.
       const days = [3, 1, 5, 2, 4];
       const names: string[] = [];
@@ -354,7 +480,7 @@ describe('bounds: the oldest reports and notifications are pruned where they are
       const newestThree = [names[3], names[4], names[5]];
       expect(fs.readdirSync(path.join(dirs.dataDir, 'reports')).sort()).toEqual(newestThree);
       expect(fs.readdirSync(dirs.reportsDir).sort()).toEqual([...newestThree, 'my-notes.md'].sort());
-      expect(fs.readFileSync(path.join(dirs.reportsDir, 'my-notes.md'), 'utf8')).toBe('the user\'s own file');
+      expect(fs.readFileSync(path.join(dirs.reportsDir, 'my-notes.md'), 'utf8')).toBe("the user's own file");
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
     }
@@ -365,7 +491,9 @@ describe('bounds: the oldest reports and notifications are pruned where they are
     const at = (day: number) => new Date(`2026-02-0${day}T00:00:00.000Z`);
     const raised = [];
     for (const day of [1, 2, 2, 3, 4]) {
-      raised.push(await raiseNotification(database.db, { kind: 'execution.completed', title: `Day ${day}`, message: 'm', createdAt: at(day) }, 3));
+      raised.push(
+        await raiseNotification(database.db, { kind: 'execution.completed', title: `Day ${day}`, message: 'm', createdAt: at(day) }, 3),
+      );
     }
     const [, tieA, tieB, third, newest] = raised;
     // The bound falls between the two of day 2: the list's order (id, descending) decides which stays.

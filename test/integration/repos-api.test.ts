@@ -14,7 +14,8 @@ const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'repos-api-'));
 const reposDir = path.join(scratch, 'repos');
 let server: TestServer;
 
-const bareRepository = (dirName: string, branches: string[], description?: string) => makeBare(scratch, reposDir, dirName, branches, description);
+const bareRepository = (dirName: string, branches: string[], description?: string) =>
+  makeBare(scratch, reposDir, dirName, branches, description);
 
 let apiBare: string;
 
@@ -77,7 +78,10 @@ describe('GET /api/repos', () => {
   });
 
   it('answers an empty list when no repository is configured', async () => {
-    const bare = await startTestServer((config) => ({ ...config, orchestration: { ...config.orchestration, repositories: { ...config.orchestration.repositories, dir: null, remotes: [] } } }));
+    const bare = await startTestServer((config) => ({
+      ...config,
+      orchestration: { ...config.orchestration, repositories: { ...config.orchestration.repositories, dir: null, remotes: [] } },
+    }));
     try {
       const response = await fetch(`${bare.url}/api/repos`);
       expect({ status: response.status, body: await response.json() }).toEqual({ status: 200, body: [] });
@@ -90,7 +94,10 @@ describe('GET /api/repos', () => {
 describe('GIT_REMOTES', () => {
   it('reads name=url pairs and refuses a URL carrying credentials or a bad name', () => {
     const base = { MYSQL_PASSWORD: 'x' };
-    expect(loadConfig({ ...base, GIT_REMOTES: 'docs=https://git.example/org/docs.git, local=/srv/git/a.git' }).orchestration.repositories.remotes).toEqual([
+    expect(
+      loadConfig({ ...base, GIT_REMOTES: 'docs=https://git.example/org/docs.git, local=/srv/git/a.git' }).orchestration.repositories
+        .remotes,
+    ).toEqual([
       { name: 'docs', url: 'https://git.example/org/docs.git' },
       { name: 'local', url: '/srv/git/a.git' },
     ]);
@@ -99,8 +106,12 @@ describe('GIT_REMOTES', () => {
     expect(() => loadConfig({ ...base, GIT_REMOTES: 'x=ssh://git.example/x.git' })).toThrow(/GIT_REMOTES/);
     // Credentials never go to another machine over plain http; loopback (a local server) is fine.
     const credentials = { GIT_USERNAME: 'robot', GIT_PASSWORD: 'token' };
-    expect(() => loadConfig({ ...base, ...credentials, GIT_REMOTES: 'docs=http://git.example/docs.git' })).toThrow(/docs would receive GIT_USERNAME\/GIT_PASSWORD in clear text/);
-    expect(loadConfig({ ...base, ...credentials, GIT_REMOTES: 'docs=http://127.0.0.1:8080/docs.git' }).orchestration.repositories.credentials).toEqual({ username: 'robot', password: 'token' });
+    expect(() => loadConfig({ ...base, ...credentials, GIT_REMOTES: 'docs=http://git.example/docs.git' })).toThrow(
+      /docs would receive GIT_USERNAME\/GIT_PASSWORD in clear text/,
+    );
+    expect(
+      loadConfig({ ...base, ...credentials, GIT_REMOTES: 'docs=http://127.0.0.1:8080/docs.git' }).orchestration.repositories.credentials,
+    ).toEqual({ username: 'robot', password: 'token' });
     expect(loadConfig({ ...base, GIT_REMOTES: 'docs=http://git.example/docs.git' }).orchestration.repositories.remotes).toHaveLength(1);
   });
 });

@@ -26,7 +26,13 @@ const reposDir = path.join(scratch, 'repos');
 const suffix = randomUUID().slice(0, 6);
 const APP = `app-${suffix}`;
 const GUARDED = `guarded-${suffix}`;
-const repositories: Config['orchestration']['repositories'] = { dir: reposDir, remotes: [], credentials: null, mirrorsDir: path.join(scratch, 'mirrors'), publishDir: null };
+const repositories: Config['orchestration']['repositories'] = {
+  dir: reposDir,
+  remotes: [],
+  credentials: null,
+  mirrorsDir: path.join(scratch, 'mirrors'),
+  publishDir: null,
+};
 // A remote over HTTP behind Basic authentication (git's own http-backend): its credentials are the service's.
 const httpRoot = path.join(scratch, 'http');
 const SECURE = `secure-${suffix}`;
@@ -45,7 +51,11 @@ beforeAll(async () => {
   fs.mkdirSync(reposDir);
   bareRepository(APP, ['main', 'feature']);
   bareRepository(GUARDED, ['main']);
-  fs.writeFileSync(path.join(reposDir, `${GUARDED}.git`, 'hooks', 'pre-receive'), '#!/bin/sh\necho "pushes are closed by policy" >&2\nexit 1\n', { mode: 0o755 });
+  fs.writeFileSync(
+    path.join(reposDir, `${GUARDED}.git`, 'hooks', 'pre-receive'),
+    '#!/bin/sh\necho "pushes are closed by policy" >&2\nexit 1\n',
+    { mode: 0o755 },
+  );
   fs.mkdirSync(httpRoot);
   bareRepository(SECURE, ['main']);
   fs.renameSync(path.join(reposDir, `${SECURE}.git`), path.join(httpRoot, 'secure.git'));
@@ -76,7 +86,13 @@ afterAll(async () => {
 const call = (method: string, route: string, body?: unknown) => jsonCall(server.url, method, route, body);
 
 const detail = async (id: string) => (await call('GET', `/api/executions/history/${id}`)).body;
-const finished = (id: string) => until(`${id} final`, () => detail(id), (record) => !['queued', 'running'].includes(record.status), 90_000);
+const finished = (id: string) =>
+  until(
+    `${id} final`,
+    () => detail(id),
+    (record) => !['queued', 'running'].includes(record.status),
+    90_000,
+  );
 
 async function execute(body: Record<string, unknown>): Promise<string> {
   const answer = await call('POST', `/api/agents/${writer.id}/execute`, { instructions: '', ...body });
@@ -85,7 +101,10 @@ async function execute(body: Record<string, unknown>): Promise<string> {
 }
 
 async function storedRecord(id: string): Promise<Record<string, unknown>> {
-  const [rows] = await server.resources.database.pool.query('SELECT repo_name, repo_branch, repo_commit, working_directory, output FROM executions WHERE id = ?', [id]);
+  const [rows] = await server.resources.database.pool.query(
+    'SELECT repo_name, repo_branch, repo_commit, working_directory, output FROM executions WHERE id = ?',
+    [id],
+  );
   return (rows as Record<string, unknown>[])[0]!;
 }
 
@@ -103,7 +122,9 @@ describe('an execution in a repository', () => {
     expect(message).toContain(`Execução: ${id}`);
     expect(message).toContain(`Agente: ${writer.name}`);
     expect(message.split('\n')[0]).toBe(`${writer.name}: stand-in:write-file path=hello.txt content=ola`.slice(0, 72));
-    expect(String(stored.output)).toContain(`Git: commit ${head.slice(0, 7)} pushed para ${APP} (1 arquivos) → ${path.join(reposDir, `${APP}.git`)}`);
+    expect(String(stored.output)).toContain(
+      `Git: commit ${head.slice(0, 7)} pushed para ${APP} (1 arquivos) → ${path.join(reposDir, `${APP}.git`)}`,
+    );
   });
 
   it('checks out the branch asked for and pushes to it only', async () => {
@@ -132,7 +153,10 @@ describe('an execution in a repository', () => {
       [{ repoBranch: 'main' }, 400, 'repoBranch exige repoName'],
     ];
     for (const [fields, status, error] of refusals) {
-      expect(await call('POST', `/api/agents/${writer.id}/execute`, { task: 'x', instructions: '', ...fields })).toEqual({ status, body: { error } });
+      expect(await call('POST', `/api/agents/${writer.id}/execute`, { task: 'x', instructions: '', ...fields })).toEqual({
+        status,
+        body: { error },
+      });
     }
     expect(await count()).toBe(before);
   });
@@ -168,8 +192,18 @@ describe('an execution in a repository', () => {
       name: `repo pipeline ${suffix}`,
       description: '',
       steps: [
-        { agentId: writer.id, inputTemplate: 'stand-in:write-file path=step1.txt content=primeiro', description: '', requiresApproval: false },
-        { agentId: reviewer.id, inputTemplate: 'stand-in:write-file path=step2.txt content=segundo', description: '', requiresApproval: false },
+        {
+          agentId: writer.id,
+          inputTemplate: 'stand-in:write-file path=step1.txt content=primeiro',
+          description: '',
+          requiresApproval: false,
+        },
+        {
+          agentId: reviewer.id,
+          inputTemplate: 'stand-in:write-file path=step2.txt content=segundo',
+          description: '',
+          requiresApproval: false,
+        },
       ],
     });
     expect(created.status).toBe(201);
@@ -203,9 +237,17 @@ describe('an execution in a repository', () => {
         pipelineId: created.body.id,
         pipelineExecutionId: runId,
         stepIndex: 1,
-        data: { type: 'success', content: `Git: commit ${head.slice(0, 7)} pushed para ${APP} (2 arquivos) → ${path.join(reposDir, `${APP}.git`)}` },
+        data: {
+          type: 'success',
+          content: `Git: commit ${head.slice(0, 7)} pushed para ${APP} (2 arquivos) → ${path.join(reposDir, `${APP}.git`)}`,
+        },
       });
-      expect(await storedRecord(runId)).toMatchObject({ repo_name: APP, repo_branch: 'main', repo_commit: head, working_directory: path.join(projectsRoot, APP) });
+      expect(await storedRecord(runId)).toMatchObject({
+        repo_name: APP,
+        repo_branch: 'main',
+        repo_commit: head,
+        working_directory: path.join(projectsRoot, APP),
+      });
     } finally {
       probe.socket.terminate();
     }
@@ -219,7 +261,9 @@ describe('an execution in a repository', () => {
     expect(await storedRecord(id)).toMatchObject({ repo_commit: remote('rev-parse', 'refs/heads/main') });
     expect(remote('show', 'main:secure.txt')).toBe('seguro');
     // Every request that got through carried the service's credentials; the push among them.
-    const pushes = gitServer.requests.filter((request) => request.service === 'git-receive-pack' && request.credentials === `robot:${TOKEN}`);
+    const pushes = gitServer.requests.filter(
+      (request) => request.service === 'git-receive-pack' && request.credentials === `robot:${TOKEN}`,
+    );
     expect(pushes.length).toBeGreaterThan(0);
     // Neither the working copy (its .git included) nor the mirror's configuration holds the secret or a URL with it.
     const workingCopy = path.join(projectsRoot, SECURE);
@@ -243,7 +287,14 @@ describe('an execution in a repository', () => {
     const created = await call('POST', '/api/pipelines', {
       name: `guarded pipeline ${suffix}`,
       description: '',
-      steps: [{ agentId: writer.id, inputTemplate: 'stand-in:write-file path=guarded.txt content=guardado', description: '', requiresApproval: false }],
+      steps: [
+        {
+          agentId: writer.id,
+          inputTemplate: 'stand-in:write-file path=guarded.txt content=guardado',
+          description: '',
+          requiresApproval: false,
+        },
+      ],
     });
     expect(created.status).toBe(201);
     const started = await call('POST', `/api/pipelines/${created.body.id}/execute`, { input: 'Escreva', repoName: GUARDED });

@@ -22,7 +22,13 @@ fs.chmodSync(scratch, 0o755);
 const reposDir = path.join(scratch, 'repos');
 const markers = path.join(scratch, 'markers');
 const projects = path.join(config.orchestration.workdirRoots[0]!, `test-repos-${process.pid}-${Date.now()}`);
-const repoConfig: RepositoryConfig = { dir: reposDir, remotes: [], credentials: null, mirrorsDir: path.join(scratch, 'mirrors'), publishDir: null };
+const repoConfig: RepositoryConfig = {
+  dir: reposDir,
+  remotes: [],
+  credentials: null,
+  mirrorsDir: path.join(scratch, 'mirrors'),
+  publishDir: null,
+};
 
 const bareGit = (name: string, ...args: string[]) => gitIn(scratch, '--git-dir', path.join(reposDir, `${name}.git`), ...args);
 const bareRepository = (name: string, branches: string[]) => makeBare(scratch, reposDir, `${name}.git`, branches);
@@ -82,12 +88,18 @@ describe('a working copy of a repository', () => {
     const published = await commitAndPush(repoConfig, repo, prepared, dir, user, message);
     expect(published).toEqual({ commit: expect.stringMatching(/^[0-9a-f]{40}$/), files: 2, pushError: null });
     expect(bareGit('app', 'rev-parse', 'refs/heads/main')).toBe(published.commit);
-    expect(bareGit('app', 'log', '-1', '--format=%B', 'main')).toBe('Redator: Escreva o olá\n\nExecução: exec-123\nAgente: Redator\n\nTarefa:\nEscreva o olá\nem dois arquivos');
+    expect(bareGit('app', 'log', '-1', '--format=%B', 'main')).toBe(
+      'Redator: Escreva o olá\n\nExecução: exec-123\nAgente: Redator\n\nTarefa:\nEscreva o olá\nem dois arquivos',
+    );
     expect(bareGit('app', 'show', 'main:hello.txt')).toBe('hello');
 
     // A run that changes nothing pushes nothing.
     const again = await prepareWorkingCopy(repoConfig, repo, null, dir, user);
-    expect(await commitAndPush(repoConfig, repo, again, dir, user, commitMessage('Redator', 'nada', 'exec-124'))).toEqual({ commit: null, files: 0, pushError: null });
+    expect(await commitAndPush(repoConfig, repo, again, dir, user, commitMessage('Redator', 'nada', 'exec-124'))).toEqual({
+      commit: null,
+      files: 0,
+      pushError: null,
+    });
     expect(bareGit('app', 'rev-parse', 'refs/heads/main')).toBe(published.commit);
   });
 
@@ -100,7 +112,10 @@ describe('a working copy of a repository', () => {
       asAgent(dir, `printf '%s' '${planted(hook)}' > .git/hooks/${hook} && chmod +x .git/hooks/${hook}`);
     }
     asAgent(dir, `printf '%s' '${planted('fsmonitor')}' > /tmp/fsmonitor-${process.pid}.sh && chmod +x /tmp/fsmonitor-${process.pid}.sh`);
-    asAgent(dir, `printf '[core]\\n\\tfsmonitor = /tmp/fsmonitor-${process.pid}.sh\\n\\thooksPath = .git/hooks\\n\\tpager = /tmp/fsmonitor-${process.pid}.sh\\n[filter "x"]\\n\\tclean = /tmp/fsmonitor-${process.pid}.sh\\n' >> .git/config`);
+    asAgent(
+      dir,
+      `printf '[core]\\n\\tfsmonitor = /tmp/fsmonitor-${process.pid}.sh\\n\\thooksPath = .git/hooks\\n\\tpager = /tmp/fsmonitor-${process.pid}.sh\\n[filter "x"]\\n\\tclean = /tmp/fsmonitor-${process.pid}.sh\\n' >> .git/config`,
+    );
     asAgent(dir, `echo '* filter=x' > .gitattributes && echo changed >> hello.txt`);
 
     const published = await commitAndPush(repoConfig, repo, prepared, dir, user, commitMessage('Redator', 'mude', 'exec-125'));
@@ -124,7 +139,9 @@ describe('a working copy of a repository', () => {
     expect(bareGit('app', 'rev-parse', 'refs/heads/feature')).toBe(published.commit);
     expect(bareGit('app', 'rev-parse', 'refs/heads/main')).toBe(mainBefore);
 
-    await expect(prepareWorkingCopy(repoConfig, repo, 'nope', dir, user)).rejects.toThrow(new RepositoryRunError('branch "nope" não encontrado no repositório "app"'));
+    await expect(prepareWorkingCopy(repoConfig, repo, 'nope', dir, user)).rejects.toThrow(
+      new RepositoryRunError('branch "nope" não encontrado no repositório "app"'),
+    );
   });
 
   it('a refused push says why and loses nothing: the commit stays in the working copy', async () => {

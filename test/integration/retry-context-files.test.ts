@@ -25,14 +25,24 @@ it('refuses to retry an agent run whose uploaded file is gone, storing nothing',
   const gone = { originalName: 'pauta.txt', path: '/nonexistent/uploads/batch/1-pauta.txt', size: 5 };
   const { db, pool } = server.resources.database;
   const agentRun = await createExecution(db, {
-    kind: 'agent', agentId: agent.body.id, agentName: agent.body.agent_name, source: 'manual', task: `Leia.\n\nArquivos de contexto:\n- ${gone.path} (pauta.txt)`,
-    instructions: '', workingDirectory: '/home/projetos', model: 'claude-sonnet-4-6', contextFiles: [gone],
+    kind: 'agent',
+    agentId: agent.body.id,
+    agentName: agent.body.agent_name,
+    source: 'manual',
+    task: `Leia.\n\nArquivos de contexto:\n- ${gone.path} (pauta.txt)`,
+    instructions: '',
+    workingDirectory: '/home/projetos',
+    model: 'claude-sonnet-4-6',
+    contextFiles: [gone],
   });
   await finishExecution(db, agentRun.id, { status: 'error', error: 'failed' });
   const count = async () => ((await pool.query('SELECT COUNT(*) AS n FROM executions')) as any)[0][0].n;
   const before = await count();
 
   const retried = await call('POST', `/api/executions/${agentRun.id}/retry`);
-  expect(retried).toEqual({ status: 400, body: { error: `O arquivo de contexto ${gone.path} não é um envio deste serviço (POST /api/uploads)` } });
+  expect(retried).toEqual({
+    status: 400,
+    body: { error: `O arquivo de contexto ${gone.path} não é um envio deste serviço (POST /api/uploads)` },
+  });
   expect(await count()).toBe(before);
 });

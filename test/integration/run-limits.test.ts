@@ -64,7 +64,12 @@ describe('run time limits, with the real CLI', () => {
   /** The pid the stand-in:sleep tool call wrote in `dir` (its shell's), once written. */
   async function sleeperIn(dir: string): Promise<number> {
     const file = path.join(dir, 'sleeper.pid');
-    const text = await until('the tool wrote its pid', async () => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : ''), (found) => found !== '', 60_000);
+    const text = await until(
+      'the tool wrote its pid',
+      async () => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : ''),
+      (found) => found !== '',
+      60_000,
+    );
     pids.push(Number(text));
     return Number(text);
   }
@@ -82,11 +87,18 @@ describe('run time limits, with the real CLI', () => {
     expect(received.at(-1)).toMatchObject({ type: 'execution_error', executionId, status: 'error', data: { error: expected } });
     // The record says so only once the agent's whole process group is gone: the tool it ran too.
     expect(processRunning(sleeper)).toBe(false);
-    const record = await until('the report', () => detail(executionId), (found) => found.reportFile !== null);
+    const record = await until(
+      'the report',
+      () => detail(executionId),
+      (found) => found.reportFile !== null,
+    );
     expect(record).toMatchObject({ status: 'error', error: expected, attempt: 1 });
     const report = fs.readFileSync(path.join(baseConfig.orchestration.dataDir, 'reports', record.reportFile), 'utf8');
     expect(report).toContain(expected);
-    expect(await notificationOf(server.url, executionId)).toMatchObject({ title: 'Execução falhou', message: `${agent.name}: ${expected}` });
+    expect(await notificationOf(server.url, executionId)).toMatchObject({
+      title: 'Execução falhou',
+      message: `${agent.name}: ${expected}`,
+    });
 
     // The only slot (maxConcurrent 1) is free: the next run starts and completes.
     const next = await execute(agent.id, 'stand-in:text', clientId);
@@ -111,14 +123,21 @@ describe('run time limits, with the real CLI', () => {
     const marker = `lento-uma-vez-${randomUUID()}`;
     // The first attempt's model streams for a minute (past its limit); the second gets the quick scenario.
     model.enqueue({
-      kind: 'text', text: 'tick. '.repeat(60), deltas: 60, delayMs: 1_000,
+      kind: 'text',
+      text: 'tick. '.repeat(60),
+      deltas: 60,
+      delayMs: 1_000,
       when: (request) => (promptsOf(request.body).at(-1) ?? '').includes(marker),
     });
     const executionId = await execute(agent.id, `stand-in:text ${marker}`, clientId);
     const received = await untilFinal(probe, executionId);
 
     // The first attempt used its whole limit: the second completes only because its clock started anew.
-    expect(received.find((message) => message.type === 'execution_retry')).toMatchObject({ attempt: 1, maxRetries: 1, reason: timedOutError(6_000) });
+    expect(received.find((message) => message.type === 'execution_retry')).toMatchObject({
+      attempt: 1,
+      maxRetries: 1,
+      reason: timedOutError(6_000),
+    });
     expect(received.at(-1)).toMatchObject({ type: 'execution_complete', status: 'completed' });
     expect(await detail(executionId)).toMatchObject({ status: 'completed', attempt: 2, error: null });
   }, 120_000);
@@ -139,7 +158,12 @@ describe('run time limits, with the real CLI', () => {
     const runId = started.body.executionId;
 
     const failed = await untilPipelineMessage(probe, pipelineId, 'pipeline_error');
-    expect(failed.at(-1)).toMatchObject({ type: 'pipeline_error', executionId: runId, stepIndex: 0, error: expect.stringContaining(timedOutError(4_000)) });
+    expect(failed.at(-1)).toMatchObject({
+      type: 'pipeline_error',
+      executionId: runId,
+      stepIndex: 0,
+      error: expect.stringContaining(timedOutError(4_000)),
+    });
     const run = await detail(runId);
     expect(run).toMatchObject({ status: 'error' });
     expect(await detail(run.steps[0].executionId)).toMatchObject({ status: 'error', error: timedOutError(4_000) });

@@ -42,7 +42,13 @@ const call = (method: string, route: string, body?: unknown) => jsonCall(server.
 
 async function agent(name: string): Promise<{ id: string; name: string }> {
   const agentName = `${name} ${randomUUID().slice(0, 8)}`;
-  const created = await call('POST', '/api/agents', { agent_name: agentName, description: '', tags: [], status: 'active', config: { model: 'claude-sonnet-4-6' } });
+  const created = await call('POST', '/api/agents', {
+    agent_name: agentName,
+    description: '',
+    tags: [],
+    status: 'active',
+    config: { model: 'claude-sonnet-4-6' },
+  });
   expect(created.status).toBe(201);
   return { id: created.body.id, name: agentName };
 }
@@ -70,7 +76,11 @@ const nextFiring = (cron: string) => CronExpressionParser.parse(cron, { tz: TIME
 describe('schedules', () => {
   it('creates a schedule with the panel body: the view, its Temporal Schedule and next run', async () => {
     const owner = await agent('agendado');
-    const created = await call('POST', '/api/schedules', { agentId: owner.id, taskDescription: 'Revise os PRs abertos', cronExpression: '0 9 * * 1' });
+    const created = await call('POST', '/api/schedules', {
+      agentId: owner.id,
+      taskDescription: 'Revise os PRs abertos',
+      cronExpression: '0 9 * * 1',
+    });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
@@ -107,14 +117,26 @@ describe('schedules', () => {
     const other = await agent('outro');
     const counted = async () => (await call('GET', '/api/system/status')).body.schedules;
     const before = await counted();
-    const created = (await call('POST', '/api/schedules', { agentId: owner.id, taskDescription: 'Tarefa', cronExpression: '0 * * * *' })).body;
+    const created = (await call('POST', '/api/schedules', { agentId: owner.id, taskDescription: 'Tarefa', cronExpression: '0 * * * *' }))
+      .body;
     expect(await counted()).toEqual({ total: before.total + 1, active: before.active + 1 });
 
-    const updated = await call('PUT', `/api/schedules/${created.id}`, { agentId: other.id, taskDescription: 'Nova tarefa', cronExpression: '30 18 * * 1-5' });
+    const updated = await call('PUT', `/api/schedules/${created.id}`, {
+      agentId: other.id,
+      taskDescription: 'Nova tarefa',
+      cronExpression: '30 18 * * 1-5',
+    });
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({
-      id: created.id, agentId: other.id, agentName: other.name, taskDescription: 'Nova tarefa',
-      cronExpression: '30 18 * * 1-5', cronExpr: '30 18 * * 1-5', active: true, nextRun: nextFiring('30 18 * * 1-5'), createdAt: created.createdAt,
+      id: created.id,
+      agentId: other.id,
+      agentName: other.name,
+      taskDescription: 'Nova tarefa',
+      cronExpression: '30 18 * * 1-5',
+      cronExpr: '30 18 * * 1-5',
+      active: true,
+      nextRun: nextFiring('30 18 * * 1-5'),
+      createdAt: created.createdAt,
     });
     expect((await describeSchedule(created.id)).action).toMatchObject({ args: [{ cronExpression: '30 18 * * 1-5' }] });
 
@@ -143,7 +165,8 @@ describe('schedules', () => {
     const doomed = await agent('removido');
     const kept = await agent('mantido');
     const first = (await call('POST', '/api/schedules', { agentId: doomed.id, taskDescription: 'Um', cronExpression: '0 9 * * *' })).body;
-    const second = (await call('POST', '/api/schedules', { agentId: doomed.id, taskDescription: 'Dois', cronExpression: '0 10 * * *' })).body;
+    const second = (await call('POST', '/api/schedules', { agentId: doomed.id, taskDescription: 'Dois', cronExpression: '0 10 * * *' }))
+      .body;
     const other = (await call('POST', '/api/schedules', { agentId: kept.id, taskDescription: 'Três', cronExpression: '0 11 * * *' })).body;
     const before = await rows();
 
@@ -164,14 +187,30 @@ describe('schedules', () => {
     const owner = await agent('recusado');
     const before = await rows();
     const cases: [unknown, number, RegExp][] = [
-      [{ agentId: owner.id, taskDescription: 't', cronExpression: 'not a cron' }, 400, /^Expressão cron inválida: not a cron \(cinco campos: minuto hora dia mês dia-da-semana\)$/],
+      [
+        { agentId: owner.id, taskDescription: 't', cronExpression: 'not a cron' },
+        400,
+        /^Expressão cron inválida: not a cron \(cinco campos: minuto hora dia mês dia-da-semana\)$/,
+      ],
       [{ agentId: owner.id, taskDescription: 't', cronExpression: '61 * * * *' }, 400, /^Expressão cron inválida: /],
-      [{ agentId: owner.id, taskDescription: 't', cronExpression: '0 9 * *' }, 400, /^Expressão cron inválida: 0 9 \* \* \(cinco campos: minuto hora dia mês dia-da-semana\)$/],
+      [
+        { agentId: owner.id, taskDescription: 't', cronExpression: '0 9 * *' },
+        400,
+        /^Expressão cron inválida: 0 9 \* \* \(cinco campos: minuto hora dia mês dia-da-semana\)$/,
+      ],
       [{ agentId: owner.id, taskDescription: 't', cronExpression: '0 9 31 2 *' }, 400, /^Expressão cron inválida: /],
       [{ agentId: owner.id, taskDescription: 't', cronExpression: '@hourly' }, 400, /^Expressão cron inválida: /],
       // The minimum interval (contract 3.5): nothing more often than every 5 minutes.
-      [{ agentId: owner.id, taskDescription: 't', cronExpression: '* * * * *' }, 400, /^A expressão cron \* \* \* \* \* dispara a cada 1 minuto: o intervalo mínimo é de 5 minutos$/],
-      [{ agentId: owner.id, taskDescription: 't', cronExpression: '*/4 * * * *' }, 400, /dispara a cada 4 minutos: o intervalo mínimo é de 5 minutos$/],
+      [
+        { agentId: owner.id, taskDescription: 't', cronExpression: '* * * * *' },
+        400,
+        /^A expressão cron \* \* \* \* \* dispara a cada 1 minuto: o intervalo mínimo é de 5 minutos$/,
+      ],
+      [
+        { agentId: owner.id, taskDescription: 't', cronExpression: '*/4 * * * *' },
+        400,
+        /dispara a cada 4 minutos: o intervalo mínimo é de 5 minutos$/,
+      ],
       [{ agentId: owner.id, taskDescription: 't', cronExpression: '* 9 * * *' }, 400, /dispara a cada 1 minuto:/],
       [{ agentId: owner.id, taskDescription: 't', cronExpression: '58,1 * * * *' }, 400, /dispara a cada 3 minutos:/],
       [{ agentId: owner.id, taskDescription: '', cronExpression: '0 9 * * *' }, 400, /body.taskDescription/],
@@ -192,7 +231,9 @@ describe('schedules', () => {
     // An update with a bad cron leaves the row and its Schedule as they were.
     const refused = await call('PUT', `/api/schedules/${limit.body.id}`, { cronExpression: '*/2 * * * *' });
     expect(refused.status).toBe(400);
-    expect((await call('GET', '/api/schedules')).body.find((schedule: { id: string }) => schedule.id === limit.body.id)).toMatchObject({ cronExpression: '*/5 * * * *' });
+    expect((await call('GET', '/api/schedules')).body.find((schedule: { id: string }) => schedule.id === limit.body.id)).toMatchObject({
+      cronExpression: '*/5 * * * *',
+    });
     expect((await describeSchedule(limit.body.id)).action).toMatchObject({ args: [{ cronExpression: '*/5 * * * *' }] });
     expect((await call('DELETE', `/api/schedules/${limit.body.id}`)).status).toBe(204);
   });
@@ -200,9 +241,12 @@ describe('schedules', () => {
   it('reconciles when the agents worker starts: recreates, updates, deletes orphans, leaves foreign Schedules alone', async () => {
     const owner = await agent('reconciliado');
     const client = server.resources.temporal.client;
-    const missing = (await call('POST', '/api/schedules', { agentId: owner.id, taskDescription: 'perdido', cronExpression: '0 9 * * *' })).body;
-    const differing = (await call('POST', '/api/schedules', { agentId: owner.id, taskDescription: 'mudado', cronExpression: '0 9 * * *' })).body;
-    const orphan = (await call('POST', '/api/schedules', { agentId: owner.id, taskDescription: 'órfão', cronExpression: '0 9 * * *' })).body;
+    const missing = (await call('POST', '/api/schedules', { agentId: owner.id, taskDescription: 'perdido', cronExpression: '0 9 * * *' }))
+      .body;
+    const differing = (await call('POST', '/api/schedules', { agentId: owner.id, taskDescription: 'mudado', cronExpression: '0 9 * * *' }))
+      .body;
+    const orphan = (await call('POST', '/api/schedules', { agentId: owner.id, taskDescription: 'órfão', cronExpression: '0 9 * * *' }))
+      .body;
     const foreignId = `foreign-schedule-${randomUUID()}`;
     await client.schedule.create({
       scheduleId: foreignId,
@@ -212,7 +256,9 @@ describe('schedules', () => {
     });
     try {
       await client.schedule.getHandle(agentScheduleId(missing.id)).delete();
-      await server.resources.database.pool.query("UPDATE schedules SET cron_expression = '15 10 * * *', active = 0 WHERE id = ?", [differing.id]);
+      await server.resources.database.pool.query("UPDATE schedules SET cron_expression = '15 10 * * *', active = 0 WHERE id = ?", [
+        differing.id,
+      ]);
       await server.resources.database.pool.query('DELETE FROM schedules WHERE id = ?', [orphan.id]);
 
       // Temporal's list is eventually consistent: the orphan may take a moment to be listed.
@@ -224,11 +270,16 @@ describe('schedules', () => {
         await reconcileSchedules(deps);
       }
 
-      expect((await describeSchedule(missing.id)).action).toMatchObject({ args: [{ scheduleId: missing.id, cronExpression: '0 9 * * *' }] });
+      expect((await describeSchedule(missing.id)).action).toMatchObject({
+        args: [{ scheduleId: missing.id, cronExpression: '0 9 * * *' }],
+      });
       const updated = await describeSchedule(differing.id);
       expect(updated.action).toMatchObject({ args: [{ cronExpression: '15 10 * * *' }] });
       expect(updated.state.paused).toBe(true);
-      expect((await call('GET', '/api/schedules')).body.find((schedule: { id: string }) => schedule.id === differing.id)).toMatchObject({ active: false, nextRun: null });
+      expect((await call('GET', '/api/schedules')).body.find((schedule: { id: string }) => schedule.id === differing.id)).toMatchObject({
+        active: false,
+        nextRun: null,
+      });
       expect((await client.schedule.getHandle(foreignId).describe()).scheduleId).toBe(foreignId);
       // A second pass changes nothing.
       expect(await reconcileSchedules(deps)).toMatchObject({ created: 0, updated: 0 });

@@ -40,7 +40,12 @@ describe('scheduled runs, with the real CLI', () => {
     for (const probe of probes) probe.socket.terminate();
     await server?.resources.database.pool.query('DELETE FROM schedules');
     if (server) {
-      const deps = { db: server.resources.database.db, temporal: server.resources.temporal.client, logger, timezone: baseConfig.orchestration.scheduleTimezone };
+      const deps = {
+        db: server.resources.database.db,
+        temporal: server.resources.temporal.client,
+        logger,
+        timezone: baseConfig.orchestration.scheduleTimezone,
+      };
       await reconcileSchedules(deps).catch(() => undefined);
     }
     await agents?.close();
@@ -78,18 +83,40 @@ describe('scheduled runs, with the real CLI', () => {
 
     const [heardByFirst, heardBySecond] = await Promise.all([firstRunOf(first, agentId), firstRunOf(second, agentId)]);
     const executionId: string = heardByFirst[0].executionId;
-    expect(heardBySecond.map((message) => [message.type, message.executionId])).toEqual(heardByFirst.map((message) => [message.type, message.executionId]));
+    expect(heardBySecond.map((message) => [message.type, message.executionId])).toEqual(
+      heardByFirst.map((message) => [message.type, message.executionId]),
+    );
     expect(heardByFirst.map((message) => message.type)).toEqual(expect.arrayContaining(['execution_started', 'execution_complete']));
-    expect(heardByFirst.at(-1)).toMatchObject({ type: 'execution_complete', executionId, agentId, agentName, status: 'completed', data: { result: 'Stand-in answer in four parts.' } });
+    expect(heardByFirst.at(-1)).toMatchObject({
+      type: 'execution_complete',
+      executionId,
+      agentId,
+      agentName,
+      status: 'completed',
+      data: { result: 'Stand-in answer in four parts.' },
+    });
 
     const history = await call('GET', '/api/schedules/history');
     expect(history.status).toBe(200);
     expect(history.body[0]).toMatchObject({
-      id: executionId, executionId, type: 'agent', agentId, agentName, task, instructions: '', status: 'completed',
-      source: 'schedule', scheduleId: schedule.body.id, result: 'Stand-in answer in four parts.',
+      id: executionId,
+      executionId,
+      type: 'agent',
+      agentId,
+      agentName,
+      task,
+      instructions: '',
+      status: 'completed',
+      source: 'schedule',
+      scheduleId: schedule.body.id,
+      result: 'Stand-in answer in four parts.',
     });
     expect(history.body.every((record: { source: string }) => record.source === 'schedule')).toBe(true);
-    expect((await call('GET', `/api/executions/history/${executionId}`)).body).toMatchObject({ source: 'schedule', scheduleId: schedule.body.id, status: 'completed' });
+    expect((await call('GET', `/api/executions/history/${executionId}`)).body).toMatchObject({
+      source: 'schedule',
+      scheduleId: schedule.body.id,
+      status: 'completed',
+    });
     expect((await call('GET', '/api/schedules/history?limit=1')).body).toHaveLength(1);
     expect((await call('GET', '/api/schedules/history?limit=0')).status).toBe(400);
     expect((await call('GET', '/api/schedules/history?page=2')).status).toBe(400);
@@ -97,7 +124,13 @@ describe('scheduled runs, with the real CLI', () => {
 
   it("the panel's cancel ends a scheduled run canceled; a firing while it runs is skipped (overlap skip)", async () => {
     const { id: agentId } = await agents.standInAgent('lento');
-    const schedule = (await call('POST', '/api/schedules', { agentId, taskDescription: `stand-in:slow deltas=600 every=100 ${randomUUID()}`, cronExpression: '0 9 * * *' })).body;
+    const schedule = (
+      await call('POST', '/api/schedules', {
+        agentId,
+        taskDescription: `stand-in:slow deltas=600 every=100 ${randomUUID()}`,
+        cronExpression: '0 9 * * *',
+      })
+    ).body;
     const probe = await connect(`painel-${randomUUID()}`);
     const handle = server.resources.temporal.client.schedule.getHandle(agentScheduleId(schedule.id));
     // Both firings under the Schedule's own policy (skip): trigger() alone would allow all, and Temporal
@@ -130,7 +163,11 @@ describe('scheduled runs, with the real CLI', () => {
   it('a run delegated by a scheduled run is broadcast like it (contract 4.2), keeping the schedule it came from', async () => {
     const delegate = await agents.standInAgent('delegado');
     const { id: agentId } = await agents.standInAgent('agenda-delega', { delegateTo: delegate.id });
-    const schedule = await call('POST', '/api/schedules', { agentId, taskDescription: `stand-in:text ${randomUUID()}`, cronExpression: '0 9 * * *' });
+    const schedule = await call('POST', '/api/schedules', {
+      agentId,
+      taskDescription: `stand-in:text ${randomUUID()}`,
+      cronExpression: '0 9 * * *',
+    });
     expect(schedule.status).toBe(201);
     // Two panels, neither of which started anything: both must see the delegated run from start to end.
     const first = await connect(`painel-${randomUUID()}`);
@@ -139,16 +176,33 @@ describe('scheduled runs, with the real CLI', () => {
 
     const [heardByFirst, heardBySecond] = await Promise.all([firstRunOf(first, delegate.id), firstRunOf(second, delegate.id)]);
     for (const heard of [heardByFirst, heardBySecond]) {
-      expect(heard.map((message) => message.type)).toEqual(expect.arrayContaining(['execution_started', 'execution_output', 'execution_complete']));
+      expect(heard.map((message) => message.type)).toEqual(
+        expect.arrayContaining(['execution_started', 'execution_output', 'execution_complete']),
+      );
       expect(heard.at(-1)).toMatchObject({ type: 'execution_complete', agentId: delegate.id, source: 'delegation', status: 'completed' });
     }
     const delegated = (await call('GET', `/api/executions/history/${heardByFirst[0].executionId}`)).body;
-    expect(delegated).toMatchObject({ source: 'delegation', scheduleId: schedule.body.id, status: 'completed', task: 'Stand-in answer in four parts.' });
+    expect(delegated).toMatchObject({
+      source: 'delegation',
+      scheduleId: schedule.body.id,
+      status: 'completed',
+      task: 'Stand-in answer in four parts.',
+    });
   }, 120_000);
 
   it('a firing whose agent is inactive stores nothing', async () => {
-    const created = await call('POST', '/api/agents', { agent_name: `inativo ${randomUUID().slice(0, 8)}`, description: '', tags: [], status: 'inactive', config: { model: 'claude-sonnet-4-6' } });
-    const schedule = await call('POST', '/api/schedules', { agentId: created.body.id, taskDescription: 'nada', cronExpression: '0 9 * * *' });
+    const created = await call('POST', '/api/agents', {
+      agent_name: `inativo ${randomUUID().slice(0, 8)}`,
+      description: '',
+      tags: [],
+      status: 'inactive',
+      config: { model: 'claude-sonnet-4-6' },
+    });
+    const schedule = await call('POST', '/api/schedules', {
+      agentId: created.body.id,
+      taskDescription: 'nada',
+      cronExpression: '0 9 * * *',
+    });
     expect(schedule.status).toBe(201);
     const handle = server.resources.temporal.client.schedule.getHandle(agentScheduleId(schedule.body.id));
     await handle.trigger();
@@ -161,7 +215,9 @@ describe('scheduled runs, with the real CLI', () => {
     }
     const result = await server.resources.temporal.client.workflow.getHandle(runs[0]!).result();
     expect(result).toEqual({ executionId: null });
-    const [rows] = await server.resources.database.pool.query<any[]>('SELECT COUNT(*) AS n FROM executions WHERE schedule_id = ?', [schedule.body.id]);
+    const [rows] = await server.resources.database.pool.query<any[]>('SELECT COUNT(*) AS n FROM executions WHERE schedule_id = ?', [
+      schedule.body.id,
+    ]);
     expect(Number(rows[0].n)).toBe(0);
   }, 60_000);
 });

@@ -61,7 +61,13 @@ beforeAll(async () => {
   const created = await fetch(`${server.url}/api/agents`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ agent_name: `Alpha ${randomUUID().slice(0, 8)}`, description: 'stats', tags: [], status: 'active', config: { systemPrompt: 'Be brief.', model: 'sonnet', maxTurns: 0 } }),
+    body: JSON.stringify({
+      agent_name: `Alpha ${randomUUID().slice(0, 8)}`,
+      description: 'stats',
+      tags: [],
+      status: 'active',
+      config: { systemPrompt: 'Be brief.', model: 'sonnet', maxTurns: 0 },
+    }),
   });
   const agent = (await created.json()) as { id: string; agent_name: string };
   expect(created.status).toBe(201);
@@ -76,18 +82,48 @@ beforeAll(async () => {
   await seed({ ...gone, createdAt: D(1, '12:00:00.000') }, { status: 'canceled', costUsd: 0.00003 });
   await seed({ ...gone, createdAt: D(1, '13:00:00.000') }, { status: 'completed', costUsd: 0.12344 });
   // D2: a pipeline run of two steps; the run's cost is the sum of its steps'.
-  const run = await seed({ kind: 'pipeline', agentId: null, agentName: 'Release pipeline', pipelineId: PIPELINE, createdAt: D(2, '09:00:00.000') }, { status: 'completed', costUsd: 0.3 });
-  await seed({ pipelineId: PIPELINE, pipelineExecutionId: run, stepIndex: 0, createdAt: D(2, '09:00:01.000') }, { status: 'completed', costUsd: 0.1, tokens: tokens(10, 1) });
-  await seed({ ...gone, pipelineId: PIPELINE, pipelineExecutionId: run, stepIndex: 1, createdAt: D(2, '09:05:00.000') }, { status: 'completed', costUsd: 0.2, tokens: tokens(20, 2) });
+  const run = await seed(
+    { kind: 'pipeline', agentId: null, agentName: 'Release pipeline', pipelineId: PIPELINE, createdAt: D(2, '09:00:00.000') },
+    { status: 'completed', costUsd: 0.3 },
+  );
+  await seed(
+    { pipelineId: PIPELINE, pipelineExecutionId: run, stepIndex: 0, createdAt: D(2, '09:00:01.000') },
+    { status: 'completed', costUsd: 0.1, tokens: tokens(10, 1) },
+  );
+  await seed(
+    { ...gone, pipelineId: PIPELINE, pipelineExecutionId: run, stepIndex: 1, createdAt: D(2, '09:05:00.000') },
+    { status: 'completed', costUsd: 0.2, tokens: tokens(20, 2) },
+  );
   // D3: a run that failed at its second step, and its resume, whose cost includes the first run's step.
-  const failed = await seed({ kind: 'pipeline', agentId: null, agentName: 'Release pipeline', pipelineId: PIPELINE, createdAt: D(3, '08:00:00.000') }, { status: 'error', costUsd: 0.05 });
-  await seed({ pipelineId: PIPELINE, pipelineExecutionId: failed, stepIndex: 0, createdAt: D(3, '08:00:01.000') }, { status: 'completed', costUsd: 0.05 });
-  await seed({ ...gone, pipelineId: PIPELINE, pipelineExecutionId: failed, stepIndex: 1, createdAt: D(3, '08:01:00.000') }, { status: 'error', costUsd: 0 });
+  const failed = await seed(
+    { kind: 'pipeline', agentId: null, agentName: 'Release pipeline', pipelineId: PIPELINE, createdAt: D(3, '08:00:00.000') },
+    { status: 'error', costUsd: 0.05 },
+  );
+  await seed(
+    { pipelineId: PIPELINE, pipelineExecutionId: failed, stepIndex: 0, createdAt: D(3, '08:00:01.000') },
+    { status: 'completed', costUsd: 0.05 },
+  );
+  await seed(
+    { ...gone, pipelineId: PIPELINE, pipelineExecutionId: failed, stepIndex: 1, createdAt: D(3, '08:01:00.000') },
+    { status: 'error', costUsd: 0 },
+  );
   const resumed = await seed(
-    { kind: 'pipeline', agentId: null, agentName: 'Release pipeline', pipelineId: PIPELINE, source: 'resume', resumedFrom: failed, resumedAtStep: 1, createdAt: D(3, '09:00:00.000') },
+    {
+      kind: 'pipeline',
+      agentId: null,
+      agentName: 'Release pipeline',
+      pipelineId: PIPELINE,
+      source: 'resume',
+      resumedFrom: failed,
+      resumedAtStep: 1,
+      createdAt: D(3, '09:00:00.000'),
+    },
     { status: 'completed', costUsd: 0.12 },
   );
-  await seed({ ...gone, pipelineId: PIPELINE, pipelineExecutionId: resumed, stepIndex: 1, createdAt: D(3, '09:00:01.000') }, { status: 'completed', costUsd: 0.07 });
+  await seed(
+    { ...gone, pipelineId: PIPELINE, pipelineExecutionId: resumed, stepIndex: 1, createdAt: D(3, '09:00:01.000') },
+    { status: 'completed', costUsd: 0.07 },
+  );
   // D4: four agents (gone) with one free run each.
   for (const name of SOLO) await seed({ agentId: randomUUID(), agentName: name, createdAt: D(4) }, { status: 'completed', costUsd: 0 });
   // D6 00:00:00.000 is the 7-day window's first instant; D7 23:59:59.999 the last one before it.

@@ -48,10 +48,20 @@ afterAll(async () => {
 async function standInAgent(name: string): Promise<{ id: string; name: string }> {
   const agentName = `${name} ${randomUUID().slice(0, 8)}`;
   const created = await call('POST', '/api/agents', {
-    agent_name: agentName, description: '', tags: [], status: 'active',
+    agent_name: agentName,
+    description: '',
+    tags: [],
+    status: 'active',
     config: {
-      systemPrompt: '', model: 'claude-sonnet-4-6', workingDirectory: path.join(workArea, name), allowedTools: '', maxTurns: 5,
-      permissionMode: '', retryOnFailure: false, maxRetries: 3, delegateTo: '',
+      systemPrompt: '',
+      model: 'claude-sonnet-4-6',
+      workingDirectory: path.join(workArea, name),
+      allowedTools: '',
+      maxTurns: 5,
+      permissionMode: '',
+      retryOnFailure: false,
+      maxRetries: 3,
+      delegateTo: '',
     },
   });
   expect(created.status).toBe(201);
@@ -64,7 +74,12 @@ async function standInAgent(name: string): Promise<{ id: string; name: string }>
 /** The stand-in's message requests whose prompt holds `mark`. */
 const holding = (mark: string) => (request: { body: unknown }) => promptsOf(request.body).some((prompt) => prompt.includes(mark));
 const finished = (id: string) =>
-  until(`${id} finished`, async () => (await call('GET', `/api/executions/history/${id}`)).body, (body) => ['completed', 'error', 'canceled', 'rejected'].includes(body?.status), 90_000);
+  until(
+    `${id} finished`,
+    async () => (await call('GET', `/api/executions/history/${id}`)).body,
+    (body) => ['completed', 'error', 'canceled', 'rejected'].includes(body?.status),
+    90_000,
+  );
 const round4 = (value: number) => Math.round(value * 10_000) / 10_000;
 
 const USAGE = { input_tokens: 2345, output_tokens: 67, cache_read_input_tokens: 89_012, cache_creation_input_tokens: 3_456 };
@@ -72,9 +87,17 @@ const STEP_USAGES = [
   { input_tokens: 1000, output_tokens: 20, cache_read_input_tokens: 5_000, cache_creation_input_tokens: 300 },
   { input_tokens: 2000, output_tokens: 40, cache_read_input_tokens: 7_000, cache_creation_input_tokens: 0 },
 ];
-const asTokens = (usage: typeof USAGE) => ({ input: usage.input_tokens, output: usage.output_tokens, cacheRead: usage.cache_read_input_tokens, cacheCreation: usage.cache_creation_input_tokens });
+const asTokens = (usage: typeof USAGE) => ({
+  input: usage.input_tokens,
+  output: usage.output_tokens,
+  cacheRead: usage.cache_read_input_tokens,
+  cacheCreation: usage.cache_creation_input_tokens,
+});
 const asView = (usage: typeof USAGE) => ({
-  inputTokens: usage.input_tokens, outputTokens: usage.output_tokens, cacheReadTokens: usage.cache_read_input_tokens, cacheCreationTokens: usage.cache_creation_input_tokens,
+  inputTokens: usage.input_tokens,
+  outputTokens: usage.output_tokens,
+  cacheReadTokens: usage.cache_read_input_tokens,
+  cacheCreationTokens: usage.cache_creation_input_tokens,
 });
 
 let agentRun: any;
@@ -91,14 +114,21 @@ it('stores the tokens the CLI reported for the stand-in’s usage and answers th
   // One message of the model: the CLI's result usage is that message's, as the stand-in reported it.
   expect(model.messages().filter(holding(mark))).toHaveLength(1);
   expect(agentRun).toMatchObject({ status: 'completed', result: 'Contado.', ...asView(USAGE) });
-  expect(await getExecution(server.resources.database.db, agentRun.id)).toMatchObject({ inputTokens: 2345, outputTokens: 67, cacheReadTokens: 89_012, cacheCreationTokens: 3_456 });
+  expect(await getExecution(server.resources.database.db, agentRun.id)).toMatchObject({
+    inputTokens: 2345,
+    outputTokens: 67,
+    cacheReadTokens: 89_012,
+    cacheCreationTokens: 3_456,
+  });
   expect(agentRun.costUsd).toBeGreaterThan(0);
 });
 
 it('a pipeline of two steps: each step keeps its tokens; the stats count the run once and its cost once, from its steps', async () => {
   const [first, second] = [await standInAgent('primeiro'), await standInAgent('segundo')];
   const created = await call('POST', '/api/pipelines', {
-    name: `Tokens ${randomUUID().slice(0, 8)}`, description: '', workingDirectory: path.join(workArea, 'pipeline'),
+    name: `Tokens ${randomUUID().slice(0, 8)}`,
+    description: '',
+    workingDirectory: path.join(workArea, 'pipeline'),
     steps: [first, second].map((agent) => ({ agentId: agent.id, description: '', requiresApproval: false })),
   });
   expect(created.status).toBe(201);
@@ -126,16 +156,30 @@ it('a pipeline of two steps: each step keeps its tokens; the stats count the run
     totalExecutions: 3,
     totalCost: round4(agentRun.costUsd + stepCost),
     tokens: { input: sum('input'), output: sum('output'), cacheRead: sum('cacheRead'), cacheCreation: sum('cacheCreation') },
-    byPipeline: [{
-      pipelineId: created.body.id, name: created.body.name, cost: round4(stepCost), runs: 1, steps: 2,
-      tokens: { input: 3000, output: 60, cacheRead: 12_000, cacheCreation: 300 },
-    }],
+    byPipeline: [
+      {
+        pipelineId: created.body.id,
+        name: created.body.name,
+        cost: round4(stepCost),
+        runs: 1,
+        steps: 2,
+        tokens: { input: 3000, output: 60, cacheRead: 12_000, cacheCreation: 300 },
+      },
+    ],
   });
-  expect(costs.byAgent).toEqual(expect.arrayContaining([
-    { agentId: first.id, name: first.name, cost: round4(run.steps[0].costUsd), count: 1, tokens: asTokens(STEP_USAGES[0]!) },
-    { agentId: second.id, name: second.name, cost: round4(run.steps[1].costUsd), count: 1, tokens: asTokens(STEP_USAGES[1]!) },
-  ]));
+  expect(costs.byAgent).toEqual(
+    expect.arrayContaining([
+      { agentId: first.id, name: first.name, cost: round4(run.steps[0].costUsd), count: 1, tokens: asTokens(STEP_USAGES[0]!) },
+      { agentId: second.id, name: second.name, cost: round4(run.steps[1].costUsd), count: 1, tokens: asTokens(STEP_USAGES[1]!) },
+    ]),
+  );
   const charts = (await call('GET', '/api/stats/charts?days=1')).body;
   // Two runs (the agent's and the pipeline's), not four records; the day's cost is the costs' total.
-  expect(charts).toMatchObject({ successCounts: [2], errorCounts: [0], executionCounts: [2], costData: [costs.totalCost], statusDistribution: { completed: 2 } });
+  expect(charts).toMatchObject({
+    successCounts: [2],
+    errorCounts: [0],
+    executionCounts: [2],
+    costData: [costs.totalCost],
+    statusDistribution: { completed: 2 },
+  });
 });

@@ -341,7 +341,7 @@ describe('GET /api/v1/consultores/sugerir failures (rule 7)', () => {
     }
   });
 
-  it('answers 500 (not the ranking reads\' 503) when the ranking store cannot be reached', async () => {
+  it("answers 500 (not the ranking reads' 503) when the ranking store cannot be reached", async () => {
     const port = await unusedPort();
     const broken = await startTestServer((c) => ({ ...c, mysql: { ...c.mysql, port } }));
     try {

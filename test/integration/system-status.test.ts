@@ -29,8 +29,15 @@ async function status() {
 }
 
 const execution = (id: string) => ({
-  id, kind: 'agent' as const, agentId: null, agentName: 'Status probe', source: 'manual' as const,
-  task: 't', instructions: '', workingDirectory: '/home/projetos', model: 'sonnet',
+  id,
+  kind: 'agent' as const,
+  agentId: null,
+  agentName: 'Status probe',
+  source: 'manual' as const,
+  task: 't',
+  instructions: '',
+  workingDirectory: '/home/projetos',
+  model: 'sonnet',
 });
 
 describe('GET /api/system/status', () => {
@@ -46,7 +53,10 @@ describe('GET /api/system/status', () => {
       pipelines: { total: expect.any(Number), active: expect.any(Number), running: expect.any(Number) },
       webhooks: { total: expect.any(Number), active: expect.any(Number) },
       // Each daily budget beside today's spending (docs/budgets.md); agents of other suites keep theirs.
-      costs: { today: expect.any(Number), budgets: { day: new Date().toISOString().slice(0, 10), resetsAt: expect.any(String), global: null, agents: expect.any(Array) } },
+      costs: {
+        today: expect.any(Number),
+        budgets: { day: new Date().toISOString().slice(0, 10), resetsAt: expect.any(String), global: null, agents: expect.any(Array) },
+      },
     });
 
     // Other suites leave agents of both kinds: the counters are compared with their own earlier values.
@@ -54,7 +64,8 @@ describe('GET /api/system/status', () => {
     const agentIds: string[] = [];
     for (const agentStatus of ['active', 'inactive', 'inactive']) {
       const agent = await fetch(`${server.url}/api/agents`, {
-        method: 'POST', headers: { 'content-type': 'application/json' },
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ agent_name: `Status agent ${agentStatus} ${Date.now()} ${agentIds.length}`, status: agentStatus }),
       });
       expect(agent.status).toBe(201);
@@ -65,7 +76,8 @@ describe('GET /api/system/status', () => {
     const pipelineIds: string[] = [];
     for (const pipelineStatus of ['active', 'inactive']) {
       const pipeline = await fetch(`${server.url}/api/pipelines`, {
-        method: 'POST', headers: { 'content-type': 'application/json' },
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ name: `Status pipeline ${pipelineStatus}`, status: pipelineStatus, steps: [{ agentId: agentIds[0] }] }),
       });
       expect(pipeline.status).toBe(201);
@@ -76,14 +88,19 @@ describe('GET /api/system/status', () => {
     const webhookIds: string[] = [];
     for (const active of [true, false]) {
       const webhook = await fetch(`${server.url}/api/webhooks`, {
-        method: 'POST', headers: { 'content-type': 'application/json' },
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ name: `Status webhook ${active}`, targetType: 'agent', targetId: agentIds[0] }),
       });
       expect(webhook.status).toBe(201);
       const { id } = (await webhook.json()) as { id: string };
       webhookIds.push(id);
       if (!active) {
-        const paused = await fetch(`${server.url}/api/webhooks/${id}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ active: false }) });
+        const paused = await fetch(`${server.url}/api/webhooks/${id}`, {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ active: false }),
+        });
         expect(paused.status).toBe(200);
       }
     }
@@ -92,23 +109,41 @@ describe('GET /api/system/status', () => {
     for (const id of ids) await createExecution(database.db, execution(id));
     const today = utcDay(new Date());
     const yesterday = new Date(today.start.getTime() - 60 * 60 * 1000);
-    await database.pool.query("UPDATE executions SET status = 'completed', cost_usd = 0.12345, started_at = ? WHERE id = ?", [new Date(), ids[1]]);
-    await database.pool.query("UPDATE executions SET status = 'completed', cost_usd = 5, started_at = ?, created_at = ? WHERE id = ?", [yesterday, yesterday, ids[2]]);
+    await database.pool.query("UPDATE executions SET status = 'completed', cost_usd = 0.12345, started_at = ? WHERE id = ?", [
+      new Date(),
+      ids[1],
+    ]);
+    await database.pool.query("UPDATE executions SET status = 'completed', cost_usd = 5, started_at = ?, created_at = ? WHERE id = ?", [
+      yesterday,
+      yesterday,
+      ids[2],
+    ]);
     // A pipeline run today whose one step cost 0.2: the run's cost is its step's, counted once (docs/statistics.md).
     const run = randomUUID();
     await createExecution(database.db, { ...execution(run), kind: 'pipeline', pipelineId: pipelineIds[0]! });
     await createExecution(database.db, { ...execution(randomUUID()), pipelineId: pipelineIds[0]!, pipelineExecutionId: run, stepIndex: 0 });
-    await database.pool.query("UPDATE executions SET status = 'completed', cost_usd = 0.2, started_at = ? WHERE id = ? OR pipeline_execution_id = ?", [new Date(), run, run]);
+    await database.pool.query(
+      "UPDATE executions SET status = 'completed', cost_usd = 0.2, started_at = ? WHERE id = ? OR pipeline_execution_id = ?",
+      [new Date(), run, run],
+    );
 
     const after = await status();
-    expect(after.agents).toEqual({ total: before.agents.total + 3, active: before.agents.active + 1, inactive: before.agents.inactive + 2 });
+    expect(after.agents).toEqual({
+      total: before.agents.total + 3,
+      active: before.agents.active + 1,
+      inactive: before.agents.inactive + 2,
+    });
     // Runs as the panel counts them: the two agent runs of today and the pipeline run once, its step not again.
     expect(after.executions).toEqual({ active: before.executions.active + 1, today: before.executions.today + 3 });
     // Both answers are rounded to 4 decimals: other runs' costs today make `before` a rounded value, so the sum is compared within that rounding.
     expect(after.costs.today).toBeCloseTo(before.costs.today + 0.12345 + 0.2, 3);
     expect(Math.round(after.costs.today * 10_000) / 10_000).toBe(after.costs.today);
 
-    expect(after.pipelines).toEqual({ total: before.pipelines.total + 2, active: before.pipelines.active + 1, running: before.pipelines.running });
+    expect(after.pipelines).toEqual({
+      total: before.pipelines.total + 2,
+      active: before.pipelines.active + 1,
+      running: before.pipelines.running,
+    });
     expect(after.webhooks).toEqual({ total: before.webhooks.total + 2, active: before.webhooks.active + 1 });
     for (const webhookId of webhookIds) await fetch(`${server.url}/api/webhooks/${webhookId}`, { method: 'DELETE' });
     for (const pipelineId of pipelineIds) await fetch(`${server.url}/api/pipelines/${pipelineId}`, { method: 'DELETE' });

@@ -35,7 +35,11 @@ async function storedTasks(): Promise<number> {
 
 describe('tasks', () => {
   it('creates, lists newest first, updates and deletes a task with the panel body', async () => {
-    const first = await call('POST', '/api/tasks', { name: 'Code Review de PR', category: 'code-review', description: 'Revise o PR aberto' });
+    const first = await call('POST', '/api/tasks', {
+      name: 'Code Review de PR',
+      category: 'code-review',
+      description: 'Revise o PR aberto',
+    });
     expect(first.status).toBe(201);
     expect(first.body).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
@@ -56,20 +60,36 @@ describe('tasks', () => {
     expect(list.body.map((task: { id: string }) => task.id)).toEqual([second.body.id, first.body.id]);
     expect(list.body[1]).toEqual(first.body);
 
-    const updated = await call('PUT', `/api/tasks/${first.body.id}`, { name: 'Auditoria', category: 'security', description: 'Procure segredos' });
+    const updated = await call('PUT', `/api/tasks/${first.body.id}`, {
+      name: 'Auditoria',
+      category: 'security',
+      description: 'Procure segredos',
+    });
     expect(updated.status).toBe(200);
-    expect(updated.body).toMatchObject({ id: first.body.id, name: 'Auditoria', category: 'security', description: 'Procure segredos', createdAt: first.body.createdAt });
+    expect(updated.body).toMatchObject({
+      id: first.body.id,
+      name: 'Auditoria',
+      category: 'security',
+      description: 'Procure segredos',
+      createdAt: first.body.createdAt,
+    });
 
     // A partial body keeps the other fields.
     const partial = await call('PUT', `/api/tasks/${first.body.id}`, { description: 'Só a descrição' });
     expect(partial.body).toMatchObject({ name: 'Auditoria', category: 'security', description: 'Só a descrição' });
     // Nothing to change is a mistake, not a silent 200 (found by schemathesis).
     for (const body of [{}, undefined]) {
-      expect(await call('PUT', `/api/tasks/${first.body.id}`, body)).toMatchObject({ status: 400, body: { error: 'body: Informe ao menos um de name, category, description' } });
+      expect(await call('PUT', `/api/tasks/${first.body.id}`, body)).toMatchObject({
+        status: 400,
+        body: { error: 'body: Informe ao menos um de name, category, description' },
+      });
     }
 
     expect((await call('DELETE', `/api/tasks/${first.body.id}`)).status).toBe(204);
-    expect(await call('DELETE', `/api/tasks/${first.body.id}`)).toMatchObject({ status: 404, body: { error: `Tarefa não encontrada: ${first.body.id}` } });
+    expect(await call('DELETE', `/api/tasks/${first.body.id}`)).toMatchObject({
+      status: 404,
+      body: { error: `Tarefa não encontrada: ${first.body.id}` },
+    });
     expect((await call('PUT', `/api/tasks/${first.body.id}`, { name: 'x' })).status).toBe(404);
     expect((await call('GET', '/api/tasks')).body.map((task: { id: string }) => task.id)).toEqual([second.body.id]);
   });
@@ -94,7 +114,9 @@ describe('tasks', () => {
     expect((await call('POST', '/api/tasks', { name: 'x', category: 'other' })).body).toEqual({
       error: "body.category: Deve ser 'code-review', 'security', 'refactor', 'tests', 'docs', 'performance' ou ''",
     });
-    expect((await call('POST', '/api/tasks', { name: 42 })).body).toEqual({ error: 'body.name: Entrada inválida: esperava um texto, recebeu um número' });
+    expect((await call('POST', '/api/tasks', { name: 42 })).body).toEqual({
+      error: 'body.name: Entrada inválida: esperava um texto, recebeu um número',
+    });
     expect(await storedTasks()).toBe(before);
   });
 });

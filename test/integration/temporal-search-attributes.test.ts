@@ -33,7 +33,12 @@ type Attributes = Record<string, unknown>;
 /** A workflow's custom attributes as plain values (each a Keyword: one string). */
 function attributesOf(typed: TypedSearchAttributes): Attributes {
   const names = new Set<string>(RUN_SEARCH_ATTRIBUTES.map((key) => key.name));
-  return Object.fromEntries(typed.getAll().filter((pair) => names.has(pair.key.name)).map((pair) => [pair.key.name, pair.value]));
+  return Object.fromEntries(
+    typed
+      .getAll()
+      .filter((pair) => names.has(pair.key.name))
+      .map((pair) => [pair.key.name, pair.value]),
+  );
 }
 
 /** The summaries of a history's events in order: the workflow's own (its start event), then its commands'. */
@@ -70,7 +75,13 @@ describe('runs in the Temporal Web UI: search attributes and summaries', () => {
 
   const call = (method: string, route: string, body?: unknown) => jsonCall(server.url, method, route, body);
   const record = async (id: string) => (await call('GET', `/api/executions/history/${id}`)).body;
-  const ended = (id: string, status = 'completed') => until(`${id} ${status}`, () => record(id), (row) => row.status === status, 120_000);
+  const ended = (id: string, status = 'completed') =>
+    until(
+      `${id} ${status}`,
+      () => record(id),
+      (row) => row.status === status,
+      120_000,
+    );
 
   /** The workflows a visibility query lists (eventually consistent: read until `count` are there). */
   async function listed(query: string, count: number): Promise<WorkflowExecutionInfo[]> {
@@ -79,17 +90,31 @@ describe('runs in the Temporal Web UI: search attributes and summaries', () => {
       for await (const workflow of client.workflow.list({ query })) found.push(workflow);
       return found;
     };
-    const found = await until(query, async () => (await read()).map((workflow) => workflow.workflowId), (ids) => ids.length >= count, 30_000);
+    const found = await until(
+      query,
+      async () => (await read()).map((workflow) => workflow.workflowId),
+      (ids) => ids.length >= count,
+      30_000,
+    );
     expect(found).toHaveLength(count);
     return read();
   }
 
   it('the namespace has the eight Keyword attributes; registering again changes nothing; the CLI command names them all', async () => {
     expect(await ensureSearchAttributes(server.resources.temporal.connection, config.temporal.namespace)).toBe('present');
-    const { customAttributes } = await server.resources.temporal.connection.operatorService.listSearchAttributes({ namespace: config.temporal.namespace });
+    const { customAttributes } = await server.resources.temporal.connection.operatorService.listSearchAttributes({
+      namespace: config.temporal.namespace,
+    });
     const keyword = 2; // INDEXED_VALUE_TYPE_KEYWORD
     expect(Object.fromEntries(RUN_SEARCH_ATTRIBUTES.map((key) => [key.name, customAttributes?.[key.name]]))).toEqual({
-      AgentId: keyword, AgentName: keyword, PipelineId: keyword, PipelineName: keyword, RunSource: keyword, RunStatus: keyword, ScheduleId: keyword, WebhookId: keyword,
+      AgentId: keyword,
+      AgentName: keyword,
+      PipelineId: keyword,
+      PipelineName: keyword,
+      RunSource: keyword,
+      RunStatus: keyword,
+      ScheduleId: keyword,
+      WebhookId: keyword,
     });
     expect(createCommand('prod')).toBe(
       'temporal operator search-attribute create --namespace prod --name AgentId --name AgentName --name PipelineId --name PipelineName --name RunSource --name RunStatus --name ScheduleId --name WebhookId --type Keyword --type Keyword --type Keyword --type Keyword --type Keyword --type Keyword --type Keyword --type Keyword',
@@ -103,18 +128,31 @@ describe('runs in the Temporal Web UI: search attributes and summaries', () => {
     expect(manual.status).toBe(202);
     const manualId: string = manual.body.executionId;
 
-    const webhook = (await call('POST', '/api/webhooks', { name: `deploy ${randomUUID().slice(0, 8)}`, targetType: 'agent', targetId: agent.id })).body;
-    const hooked = await fetch(`${server.url}/hook/${webhook.token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ task: 'payload with a token abc123' }) });
+    const webhook = (
+      await call('POST', '/api/webhooks', { name: `deploy ${randomUUID().slice(0, 8)}`, targetType: 'agent', targetId: agent.id })
+    ).body;
+    const hooked = await fetch(`${server.url}/hook/${webhook.token}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ task: 'payload with a token abc123' }),
+    });
     expect(hooked.status).toBe(202);
     const webhookRunId: string = ((await hooked.json()) as { executionId: string }).executionId;
 
-    const schedule = await call('POST', '/api/schedules', { agentId: agent.id, taskDescription: 'nightly review', cronExpression: '0 9 * * *' });
+    const schedule = await call('POST', '/api/schedules', {
+      agentId: agent.id,
+      taskDescription: 'nightly review',
+      cronExpression: '0 9 * * *',
+    });
     expect(schedule.status).toBe(201);
     scheduleIds.push(schedule.body.id);
     await client.schedule.getHandle(agentScheduleId(schedule.body.id)).trigger(ScheduleOverlapPolicy.SKIP);
     const fired = await until(
       'the schedule fired',
-      async () => ((await call('GET', '/api/schedules/history')).body as Array<{ id: string; scheduleId: string }>).filter((row) => row.scheduleId === schedule.body.id),
+      async () =>
+        ((await call('GET', '/api/schedules/history')).body as Array<{ id: string; scheduleId: string }>).filter(
+          (row) => row.scheduleId === schedule.body.id,
+        ),
       (rows) => rows.length === 1,
     );
     const scheduledId = fired[0]!.id;
@@ -126,16 +164,35 @@ describe('runs in the Temporal Web UI: search attributes and summaries', () => {
     const byId = Object.fromEntries(runs.map((run) => [run.workflowId, attributesOf(run.typedSearchAttributes)]));
     expect(byId).toEqual({
       [agentExecutionWorkflowId(manualId)]: { AgentId: agent.id, AgentName: agent.name, RunSource: 'manual', RunStatus: 'completed' },
-      [agentExecutionWorkflowId(webhookRunId)]: { AgentId: agent.id, AgentName: agent.name, RunSource: 'webhook', RunStatus: 'completed', WebhookId: webhook.id },
-      [agentExecutionWorkflowId(scheduledId)]: { AgentId: agent.id, AgentName: agent.name, RunSource: 'schedule', RunStatus: 'completed', ScheduleId: schedule.body.id },
+      [agentExecutionWorkflowId(webhookRunId)]: {
+        AgentId: agent.id,
+        AgentName: agent.name,
+        RunSource: 'webhook',
+        RunStatus: 'completed',
+        WebhookId: webhook.id,
+      },
+      [agentExecutionWorkflowId(scheduledId)]: {
+        AgentId: agent.id,
+        AgentName: agent.name,
+        RunSource: 'schedule',
+        RunStatus: 'completed',
+        ScheduleId: schedule.body.id,
+      },
     });
     // The schedule's firing carries the labels too: the agent's name lists it with its run.
     const firings = await listed(`WorkflowType='scheduledAgentRunWorkflow' AND ScheduleId='${schedule.body.id}'`, 1);
-    expect(attributesOf(firings[0]!.typedSearchAttributes)).toEqual({ AgentId: agent.id, AgentName: agent.name, RunSource: 'schedule', ScheduleId: schedule.body.id });
+    expect(attributesOf(firings[0]!.typedSearchAttributes)).toEqual({
+      AgentId: agent.id,
+      AgentName: agent.name,
+      RunSource: 'schedule',
+      ScheduleId: schedule.body.id,
+    });
     expect((await listed(`AgentName='${agent.name}'`, 4)).map((run) => run.workflowId).sort()).toEqual(
       [...Object.keys(byId), firings[0]!.workflowId].sort(),
     );
-    expect((await listed(`AgentName='${agent.name}' AND RunSource='webhook'`, 1))[0]!.workflowId).toBe(agentExecutionWorkflowId(webhookRunId));
+    expect((await listed(`AgentName='${agent.name}' AND RunSource='webhook'`, 1))[0]!.workflowId).toBe(
+      agentExecutionWorkflowId(webhookRunId),
+    );
 
     // Summaries: the task's first line a person wrote, never a webhook's payload; the details name the ids.
     const summaryOf = async (workflowId: string) => {
@@ -152,7 +209,12 @@ describe('runs in the Temporal Web UI: search attributes and summaries', () => {
 
     // The run's activities say what they do, with the agent's name.
     const history = await client.workflow.getHandle(agentExecutionWorkflowId(manualId)).fetchHistory();
-    expect(summariesOf(history)).toEqual([`${agent.name}: review the PR (manual)`, 'wait for a concurrency slot', `run ${agent.name}`, 'close the record (completed), report, notify']);
+    expect(summariesOf(history)).toEqual([
+      `${agent.name}: review the PR (manual)`,
+      'wait for a concurrency slot',
+      `run ${agent.name}`,
+      'close the record (completed), report, notify',
+    ]);
   }, 240_000);
 
   it("a pipeline waiting for a person is listed by RunStatus='awaiting_approval' and its name; its steps by PipelineId; the history names the steps", async () => {
@@ -160,7 +222,9 @@ describe('runs in the Temporal Web UI: search attributes and summaries', () => {
     const reviewer = await agents.standInAgent('Reviewer', { workingDirectory: '' });
     const name = `Release ${randomUUID().slice(0, 8)}`;
     const created = await call('POST', '/api/pipelines', {
-      name, description: '', workingDirectory: path.join(agents.workArea, 'release'),
+      name,
+      description: '',
+      workingDirectory: path.join(agents.workArea, 'release'),
       steps: [
         { agentId: writer.id, inputTemplate: '{{input}}', description: '', requiresApproval: false },
         { agentId: reviewer.id, inputTemplate: 'Review:\n{{input}}', description: '', requiresApproval: true },
@@ -177,7 +241,12 @@ describe('runs in the Temporal Web UI: search attributes and summaries', () => {
     const waiting = await listed(`RunStatus='awaiting_approval' AND PipelineName='${name}'`, 1);
     expect(waiting[0]!.workflowId).toBe(pipelineExecutionWorkflowId(runId));
     expect(waiting[0]!.type).toBe('pipelineExecutionWorkflow');
-    expect(attributesOf(waiting[0]!.typedSearchAttributes)).toEqual({ PipelineId: pipelineId, PipelineName: name, RunSource: 'manual', RunStatus: 'awaiting_approval' });
+    expect(attributesOf(waiting[0]!.typedSearchAttributes)).toEqual({
+      PipelineId: pipelineId,
+      PipelineName: name,
+      RunSource: 'manual',
+      RunStatus: 'awaiting_approval',
+    });
     const handle = client.workflow.getHandle(pipelineExecutionWorkflowId(runId));
     const description = await handle.describe();
     expect(await description.staticSummary()).toBe(`Pipeline ${name}: 2 steps (manual)`);
@@ -200,15 +269,28 @@ describe('runs in the Temporal Web UI: search attributes and summaries', () => {
     expect(await listed(`RunStatus='awaiting_approval' AND PipelineName='${name}'`, 0)).toEqual([]);
     // The run and both steps by PipelineId, each step with its own agent.
     const all = await listed(`PipelineId='${pipelineId}' AND RunStatus='completed'`, 3);
-    const steps = all.filter((workflow) => workflow.type === 'agentExecutionWorkflow').map((workflow) => attributesOf(workflow.typedSearchAttributes));
+    const steps = all
+      .filter((workflow) => workflow.type === 'agentExecutionWorkflow')
+      .map((workflow) => attributesOf(workflow.typedSearchAttributes));
     expect(steps.sort((a, b) => String(a.AgentName).localeCompare(String(b.AgentName)))).toEqual(
-      [reviewer, writer].sort((a, b) => a.name.localeCompare(b.name)).map((agent) => ({
-        AgentId: agent.id, AgentName: agent.name, PipelineId: pipelineId, PipelineName: name, RunSource: 'manual', RunStatus: 'completed',
-      })),
+      [reviewer, writer]
+        .sort((a, b) => a.name.localeCompare(b.name))
+        .map((agent) => ({
+          AgentId: agent.id,
+          AgentName: agent.name,
+          PipelineId: pipelineId,
+          PipelineName: name,
+          RunSource: 'manual',
+          RunStatus: 'completed',
+        })),
     );
     const summaries = summariesOf(await handle.fetchHistory());
     expect(summaries).toContain(`approved: step 2 of 2: ${reviewer.name}`);
-    expect(summaries.slice(-3)).toEqual([`step 2 of 2: ${reviewer.name}`, `step 2 of 2: ${reviewer.name} (pipeline ${name})`, `step 2 of 2: ${reviewer.name}`]);
+    expect(summaries.slice(-3)).toEqual([
+      `step 2 of 2: ${reviewer.name}`,
+      `step 2 of 2: ${reviewer.name} (pipeline ${name})`,
+      `step 2 of 2: ${reviewer.name}`,
+    ]);
   }, 240_000);
 
   describe('the ranking job', () => {
@@ -224,10 +306,15 @@ describe('runs in the Temporal Web UI: search attributes and summaries', () => {
     it('the job and each batch carry a summary: "ranking batch 3 of 3 (documents 601-700)"', async () => {
       const result = await runRankingJob({ origem: 'manual', batchSize: 300, maxChildrenInFlight: 2 });
       expect(result.processados).toBe(700);
-      const summary = async (workflowId: string, runId?: string) => (await client.workflow.getHandle(workflowId, runId).describe()).staticSummary();
+      const summary = async (workflowId: string, runId?: string) =>
+        (await client.workflow.getHandle(workflowId, runId).describe()).staticSummary();
       expect(await summary(RANKING_JOB_WORKFLOW_ID, result.runId)).toBe('ranking job (manual, batches of 300 documents)');
       const batches = await Promise.all([0, 1, 2].map((batch) => summary(`${RANKING_JOB_WORKFLOW_ID}-${result.runId}-lote-${batch}`)));
-      expect(batches).toEqual(['ranking batch 1 of 3 (documents 1-300)', 'ranking batch 2 of 3 (documents 301-600)', 'ranking batch 3 of 3 (documents 601-700)']);
+      expect(batches).toEqual([
+        'ranking batch 1 of 3 (documents 1-300)',
+        'ranking batch 2 of 3 (documents 301-600)',
+        'ranking batch 3 of 3 (documents 601-700)',
+      ]);
       const history = await client.workflow.getHandle(`${RANKING_JOB_WORKFLOW_ID}-${result.runId}-lote-2`).fetchHistory();
       expect(summariesOf(history)).toEqual(['ranking batch 3 of 3 (documents 601-700)', 'score and store up to 300 documents']);
     }, 180_000);

@@ -36,7 +36,12 @@ describe('the Temporal Web UI finds a pipeline waiting for approval, in headless
     // Nothing left waiting for a person in the shared namespace: cancelled, and ended by the worker before it stops.
     if (runId) {
       await call('POST', `/api/pipelines/${runId}/cancel`);
-      await until('the run canceled', async () => (await call('GET', `/api/executions/history/${runId}`)).body.status, (status) => status === 'canceled', 60_000);
+      await until(
+        'the run canceled',
+        async () => (await call('GET', `/api/executions/history/${runId}`)).body.status,
+        (status) => status === 'canceled',
+        60_000,
+      );
     }
     await browser?.close();
     await agents?.close();
@@ -48,7 +53,10 @@ describe('the Temporal Web UI finds a pipeline waiting for approval, in headless
   const bodyText = () => page.evaluate('document.body.innerText') as Promise<string>;
 
   /** The visible text of the page and its frames (the UI renders summaries' Markdown in iframes). */
-  const allText = async () => (await Promise.all(page.frames().map((frame) => frame.evaluate('document.body ? document.body.innerText : ""').catch(() => '')))).join('\n');
+  const allText = async () =>
+    (await Promise.all(page.frames().map((frame) => frame.evaluate('document.body ? document.body.innerText : ""').catch(() => '')))).join(
+      '\n',
+    );
 
   /** The page's visible text, read until `done` holds (the UI loads its data after the page). */
   const pageText = (what: string, done: (text: string) => boolean) => until(what, allText, done, 30_000);
@@ -65,7 +73,9 @@ describe('the Temporal Web UI finds a pipeline waiting for approval, in headless
     const reviewer = await agents.standInAgent('Reviewer', { workingDirectory: '' });
     const name = `Release ${randomUUID().slice(0, 8)}`;
     const created = await call('POST', '/api/pipelines', {
-      name, description: '', workingDirectory: path.join(agents.workArea, 'release'),
+      name,
+      description: '',
+      workingDirectory: path.join(agents.workArea, 'release'),
       steps: [
         { agentId: writer.id, inputTemplate: '{{input}}', description: 'draft the notes', requiresApproval: false },
         { agentId: reviewer.id, inputTemplate: 'Review:\n{{input}}', description: 'review them', requiresApproval: true },
@@ -76,7 +86,12 @@ describe('the Temporal Web UI finds a pipeline waiting for approval, in headless
     expect(started.status).toBe(202);
     runId = started.body.executionId as string;
     const workflowId = pipelineExecutionWorkflowId(runId);
-    await until('the run waits for approval', async () => (await call('GET', `/api/executions/history/${runId}`)).body.status, (status) => status === 'awaiting_approval', 120_000);
+    await until(
+      'the run waits for approval',
+      async () => (await call('GET', `/api/executions/history/${runId}`)).body.status,
+      (status) => status === 'awaiting_approval',
+      120_000,
+    );
 
     // The list, filtered as a person types it in the UI's query box (here in its URL).
     const query = `RunStatus="awaiting_approval" AND PipelineName="${name}"`;
@@ -98,7 +113,10 @@ describe('the Temporal Web UI finds a pipeline waiting for approval, in headless
     await page.waitForSelector('[data-testid="drawer-close-button"]', { hidden: true, timeout: 10_000 });
     const rows = await until(
       'the columns shown',
-      () => page.evaluate(`[...document.querySelectorAll('table tbody tr')].map((tr) => tr.innerText.replace(/\\s+/g, ' ').trim())`) as Promise<string[]>,
+      () =>
+        page.evaluate(`[...document.querySelectorAll('table tbody tr')].map((tr) => tr.innerText.replace(/\\s+/g, ' ').trim())`) as Promise<
+          string[]
+        >,
       (found) => found.length === 1 && found[0]!.includes('awaiting_approval'),
       30_000,
     );
@@ -123,7 +141,9 @@ describe('the Temporal Web UI finds a pipeline waiting for approval, in headless
     await pageText('the history tab', (text) => text.includes('Event Type') && text.includes('Descending'));
     await page.evaluate(`[...document.querySelectorAll('button')].find((button) => button.innerText.trim() === 'Descending').click()`);
     await pageText('the history oldest first', (text) => text.includes('Ascending'));
-    const history = await pageText('the history with named steps', (text) => text.includes(`ask approval for step 2 of 2: ${reviewer.name}`));
+    const history = await pageText('the history with named steps', (text) =>
+      text.includes(`ask approval for step 2 of 2: ${reviewer.name}`),
+    );
     expect(history).toContain(`step 1 of 2: ${writer.name}`);
     expect(history).toContain(`budget of step 1 of 2: ${writer.name}`);
     expect(history).toContain('Upsert Workflow Search Attributes');
@@ -133,7 +153,10 @@ describe('the Temporal Web UI finds a pipeline waiting for approval, in headless
 
     // The workflow's own summary and details (User Metadata).
     await page.click('[data-testid="user-metadata-tab"]');
-    const metadata = await pageText('the summary, details and current details', (text) => text.includes(`2. ${reviewer.name}`) && text.includes('waiting for approval of'));
+    const metadata = await pageText(
+      'the summary, details and current details',
+      (text) => text.includes(`2. ${reviewer.name}`) && text.includes('waiting for approval of'),
+    );
     expect(metadata).toContain(`Pipeline ${name}: 2 steps (manual)`);
     expect(metadata).toContain(`1. ${writer.name}`);
     expect(metadata).toContain(`waiting for approval of step 2 of 2: ${reviewer.name}`);

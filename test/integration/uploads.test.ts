@@ -34,7 +34,10 @@ describe('uploads', () => {
       name: 'uploads',
       maxConcurrent: 2,
       serve: async () => {
-        const started = await startTestServer((config) => ({ ...config, orchestration: { ...config.orchestration, uploads: { ...config.orchestration.uploads, dir: uploadsDir } } }));
+        const started = await startTestServer((config) => ({
+          ...config,
+          orchestration: { ...config.orchestration, uploads: { ...config.orchestration.uploads, dir: uploadsDir } },
+        }));
         return { server: started, close: () => started.close() };
       },
     });
@@ -85,14 +88,20 @@ describe('uploads', () => {
     expect(files).toEqual([
       { originalName: 'notas.txt', path: expect.stringMatching(new RegExp(`^${uploadsDir}/${sessionId}/\\d{13}-notas\\.txt$`)), size: 15 },
       // busboy keeps only the last segment of the name; on disk: no leading dot, only letters, digits and ._-.
-      { originalName: '.hidden name?.md', path: expect.stringMatching(new RegExp(`^${uploadsDir}/${sessionId}/\\d{13}-hidden_name_\\.md$`)), size: Buffer.byteLength('# título\n') },
+      {
+        originalName: '.hidden name?.md',
+        path: expect.stringMatching(new RegExp(`^${uploadsDir}/${sessionId}/\\d{13}-hidden_name_\\.md$`)),
+        size: Buffer.byteLength('# título\n'),
+      },
     ]);
     expect(fs.readFileSync(files[0].path, 'utf8')).toBe('primeira linha\n');
     expect(fs.readFileSync(files[1].path, 'utf8')).toBe('# título\n');
     const rows = await db().select().from(uploads).where(eq(uploads.batchId, sessionId));
-    expect(rows.map(({ path: filePath, originalName, size, clientId }) => ({ path: filePath, originalName, size, clientId })).sort((a, b) => a.path.localeCompare(b.path))).toEqual(
-      files.map((file: any) => ({ ...file, clientId: 'uploads-test' })).sort((a: any, b: any) => a.path.localeCompare(b.path)),
-    );
+    expect(
+      rows
+        .map(({ path: filePath, originalName, size, clientId }) => ({ path: filePath, originalName, size, clientId }))
+        .sort((a, b) => a.path.localeCompare(b.path)),
+    ).toEqual(files.map((file: any) => ({ ...file, clientId: 'uploads-test' })).sort((a: any, b: any) => a.path.localeCompare(b.path)));
     if (agentIsolation().mode === 'user-pool') {
       // The pool's group enters the directories and reads the files; nobody else does anything.
       const group = agentGroupId();
@@ -128,11 +137,17 @@ describe('uploads', () => {
     const [rowsBefore, diskBefore] = [await uploadRows(), onDisk()];
     const many = Array.from({ length: 21 }, (_, index) => ({ name: `f${index}.txt`, content: `file ${index}` }));
     expect(await upload(many)).toEqual({ status: 400, body: { error: 'Arquivos demais: no máximo 20 por envio' } });
-    expect(await upload([])).toEqual({ status: 400, body: { error: 'Nenhum arquivo: envie-os como partes multipart/form-data chamadas "files"' } });
+    expect(await upload([])).toEqual({
+      status: 400,
+      body: { error: 'Nenhum arquivo: envie-os como partes multipart/form-data chamadas "files"' },
+    });
     const form = new FormData();
     form.append('other', new Blob(['x']), 'x.txt');
     const other = await fetch(`${server.url}/api/uploads`, { method: 'POST', body: form });
-    expect({ status: other.status, body: await other.json() }).toEqual({ status: 400, body: { error: 'Parte inesperada "other": os arquivos vão em partes chamadas "files"' } });
+    expect({ status: other.status, body: await other.json() }).toEqual({
+      status: 400,
+      body: { error: 'Parte inesperada "other": os arquivos vão em partes chamadas "files"' },
+    });
     expect(await call('POST', '/api/uploads', { files: [] })).toEqual({
       status: 400,
       body: { error: 'O corpo deve ser multipart/form-data, com os arquivos em partes chamadas "files"' },
@@ -153,7 +168,11 @@ describe('uploads', () => {
       { status: 400, body: { error: 'Parte inesperada "": os arquivos vão em partes chamadas "files"' } },
     ];
     for (const [index, body] of bodies.entries()) {
-      const answer = await fetch(`${server.url}/api/uploads`, { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, body });
+      const answer = await fetch(`${server.url}/api/uploads`, {
+        method: 'POST',
+        headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+        body,
+      });
       expect({ status: answer.status, body: await answer.json() }).toEqual(expected[index]);
     }
     expect((await upload([{ name: 'depois.txt', content: 'ainda de pé' }])).status).toBe(200);
@@ -164,14 +183,27 @@ describe('uploads', () => {
   it('removes what was written of a request the client abandons mid-file', async () => {
     const [rowsBefore, diskBefore] = [await uploadRows(), onDisk()];
     const boundary = 'abandoned-upload-boundary';
-    const request = http.request(`${server.url}/api/uploads`, { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+    const request = http.request(`${server.url}/api/uploads`, {
+      method: 'POST',
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    });
     request.on('error', () => undefined);
-    request.write(`--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="metade.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+    request.write(
+      `--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="metade.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+    );
     request.write(Buffer.alloc(1024 * 1024, 1));
     // The partial file is on disk while the body still arrives.
-    await until('the partial file', async () => onDisk().length, (entries) => entries > diskBefore.length + 1);
+    await until(
+      'the partial file',
+      async () => onDisk().length,
+      (entries) => entries > diskBefore.length + 1,
+    );
     request.destroy();
-    await until('the partial file removed', async () => onDisk(), (entries) => entries.length === diskBefore.length);
+    await until(
+      'the partial file removed',
+      async () => onDisk(),
+      (entries) => entries.length === diskBefore.length,
+    );
     expect(onDisk()).toEqual(diskBefore);
     expect(await uploadRows()).toBe(rowsBefore);
   });
@@ -186,10 +218,26 @@ describe('uploads', () => {
     const before = await executionRows();
     const uploaded = (await upload([{ name: 'real.txt', content: 'real' }])).body.files[0];
     const cases: Array<[string, unknown, string]> = [
-      [`/api/agents/${agent.id}/execute`, { task: 'x', contextFiles: [{ originalName: 'passwd', path: '/etc/passwd', size: 1 }] }, 'O arquivo de contexto /etc/passwd não é um envio deste serviço (POST /api/uploads)'],
-      [`/api/agents/${agent.id}/execute`, { task: 'x', contextFiles: [uploaded, { originalName: 'stray.txt', path: stray, size: 12 }] }, `O arquivo de contexto ${stray} não é um envio deste serviço (POST /api/uploads)`],
-      [`/api/pipelines/${pipeline.body.id}/execute`, { input: 'x', contextFiles: [{ originalName: 'passwd', path: '/etc/passwd', size: 1 }] }, 'O arquivo de contexto /etc/passwd não é um envio deste serviço (POST /api/uploads)'],
-      [`/api/agents/${agent.id}/execute`, { task: 'x', contextFiles: Array.from({ length: 21 }, () => uploaded) }, 'body.contextFiles: No máximo 20 arquivos de contexto'],
+      [
+        `/api/agents/${agent.id}/execute`,
+        { task: 'x', contextFiles: [{ originalName: 'passwd', path: '/etc/passwd', size: 1 }] },
+        'O arquivo de contexto /etc/passwd não é um envio deste serviço (POST /api/uploads)',
+      ],
+      [
+        `/api/agents/${agent.id}/execute`,
+        { task: 'x', contextFiles: [uploaded, { originalName: 'stray.txt', path: stray, size: 12 }] },
+        `O arquivo de contexto ${stray} não é um envio deste serviço (POST /api/uploads)`,
+      ],
+      [
+        `/api/pipelines/${pipeline.body.id}/execute`,
+        { input: 'x', contextFiles: [{ originalName: 'passwd', path: '/etc/passwd', size: 1 }] },
+        'O arquivo de contexto /etc/passwd não é um envio deste serviço (POST /api/uploads)',
+      ],
+      [
+        `/api/agents/${agent.id}/execute`,
+        { task: 'x', contextFiles: Array.from({ length: 21 }, () => uploaded) },
+        'body.contextFiles: No máximo 20 arquivos de contexto',
+      ],
     ];
     for (const [route, body, error] of cases) expect(await call('POST', route, body)).toEqual({ status: 400, body: { error } });
     // A stored upload whose file is gone.
@@ -203,13 +251,24 @@ describe('uploads', () => {
 
   it('names the files in the prompt; the agent (real CLI, its pool user) reads them with its Bash tool and the content reaches the result', async () => {
     const agent = await agents.standInAgent('leitor');
-    const { files } = (await upload([
-      { name: 'alfa.txt', content: 'conteudo-alfa-7f3' },
-      { name: 'beta.md', content: 'conteudo-beta-91c' },
-    ])).body;
-    const answer = await call('POST', `/api/agents/${agent.id}/execute`, { task: 'stand-in:read-files', instructions: '', contextFiles: files });
+    const { files } = (
+      await upload([
+        { name: 'alfa.txt', content: 'conteudo-alfa-7f3' },
+        { name: 'beta.md', content: 'conteudo-beta-91c' },
+      ])
+    ).body;
+    const answer = await call('POST', `/api/agents/${agent.id}/execute`, {
+      task: 'stand-in:read-files',
+      instructions: '',
+      contextFiles: files,
+    });
     expect(answer.status).toBe(202);
-    const done = await until('the run', () => call('GET', `/api/executions/history/${answer.body.executionId}`), (view) => !['queued', 'running'].includes(view.body.status), 120_000);
+    const done = await until(
+      'the run',
+      () => call('GET', `/api/executions/history/${answer.body.executionId}`),
+      (view) => !['queued', 'running'].includes(view.body.status),
+      120_000,
+    );
     const task = `stand-in:read-files\n\nArquivos de contexto:\n- ${files[0].path} (alfa.txt)\n- ${files[1].path} (beta.md)`;
     expect(done.body).toMatchObject({ status: 'completed', task });
     // cat prints both files one after the other (neither ends in a newline).
@@ -218,15 +277,26 @@ describe('uploads', () => {
     expect(record?.contextFiles).toEqual(files);
   }, 150_000);
 
-  it('a pipeline names the files in its first step\'s prompt and keeps them in the run', async () => {
+  it("a pipeline names the files in its first step's prompt and keeps them in the run", async () => {
     const agent = await agents.standInAgent('leitor-pipeline');
-    const pipeline = await call('POST', '/api/pipelines', { name: `uploads ${Date.now()}`, steps: [{ agentId: agent.id, inputTemplate: '{{input}}' }] });
+    const pipeline = await call('POST', '/api/pipelines', {
+      name: `uploads ${Date.now()}`,
+      steps: [{ agentId: agent.id, inputTemplate: '{{input}}' }],
+    });
     pipelines.push(pipeline.body.id);
     const { files } = (await upload([{ name: 'gama.txt', content: 'conteudo-gama-55e' }])).body;
     const started = await call('POST', `/api/pipelines/${pipeline.body.id}/execute`, { input: 'stand-in:read-files', contextFiles: files });
     expect(started.status).toBe(202);
-    const done = await until('the run', () => call('GET', `/api/executions/history/${started.body.executionId}`), (view) => !['queued', 'running'].includes(view.body.status), 120_000);
-    expect(done.body).toMatchObject({ status: 'completed', task: `stand-in:read-files\n\nArquivos de contexto:\n- ${files[0].path} (gama.txt)` });
+    const done = await until(
+      'the run',
+      () => call('GET', `/api/executions/history/${started.body.executionId}`),
+      (view) => !['queued', 'running'].includes(view.body.status),
+      120_000,
+    );
+    expect(done.body).toMatchObject({
+      status: 'completed',
+      task: `stand-in:read-files\n\nArquivos de contexto:\n- ${files[0].path} (gama.txt)`,
+    });
     expect(done.body.result).toBe('Read the files: conteudo-gama-55e');
     expect((await getExecution(db(), started.body.executionId))?.contextFiles).toEqual(files);
   }, 150_000);
@@ -238,10 +308,21 @@ describe('uploads', () => {
       (await upload([{ name: 'novo.txt', content: 'new' }])).body,
     ];
     const twoDaysAgo = new Date(Date.now() - 48 * 3_600_000);
-    await db().update(uploads).set({ createdAt: twoDaysAgo }).where(inArray(uploads.batchId, [old.sessionId, named.sessionId]));
+    await db()
+      .update(uploads)
+      .set({ createdAt: twoDaysAgo })
+      .where(inArray(uploads.batchId, [old.sessionId, named.sessionId]));
     // A queued record naming one of them (no workflow: it is ended below).
     const queued = await createExecution(db(), {
-      kind: 'agent', agentId: null, agentName: 'retention', source: 'manual', task: 'x', instructions: '', workingDirectory: '/tmp', model: 'm', contextFiles: named.files,
+      kind: 'agent',
+      agentId: null,
+      agentName: 'retention',
+      source: 'manual',
+      task: 'x',
+      instructions: '',
+      workingDirectory: '/tmp',
+      model: 'm',
+      contextFiles: named.files,
     });
     try {
       const pass = await removeExpiredUploads({ db: db(), logger: server.resources.logger }, 24);
@@ -250,14 +331,21 @@ describe('uploads', () => {
       expect(fs.existsSync(path.dirname(old.files[0].path))).toBe(false);
       expect(fs.existsSync(named.files[0].path)).toBe(true);
       expect(fs.existsSync(recent.files[0].path)).toBe(true);
-      const left = await db().select({ batchId: uploads.batchId }).from(uploads).where(inArray(uploads.batchId, [old.sessionId, named.sessionId, recent.sessionId]));
+      const left = await db()
+        .select({ batchId: uploads.batchId })
+        .from(uploads)
+        .where(inArray(uploads.batchId, [old.sessionId, named.sessionId, recent.sessionId]));
       expect(left.map((row) => row.batchId).sort()).toEqual([named.sessionId, recent.sessionId].sort());
     } finally {
       await finishExecution(db(), queued.id, { status: 'canceled', error: 'test' });
     }
     // Once no active execution names it, the Schedule's pass (run now, by the agents worker) removes it.
     await server.resources.temporal.client.schedule.getHandle(UPLOADS_RETENTION.scheduleId).trigger();
-    await until('the scheduled pass', async () => (await db().select().from(uploads).where(eq(uploads.batchId, named.sessionId))).length, (n) => n === 0);
+    await until(
+      'the scheduled pass',
+      async () => (await db().select().from(uploads).where(eq(uploads.batchId, named.sessionId))).length,
+      (n) => n === 0,
+    );
     expect(fs.existsSync(named.files[0].path)).toBe(false);
     expect(fs.existsSync(recent.files[0].path)).toBe(true);
   });

@@ -62,8 +62,17 @@ describe('webhooks, with the real CLI', () => {
   const call = (method: string, route: string, body?: unknown, on: TestServer = server) => jsonCall(on.url, method, route, body);
 
   /** POST /hook/:token with a body sent as these exact bytes. */
-  async function hook(token: string, body: string, headers: Record<string, string> = {}, on: TestServer = server): Promise<{ status: number; body: any }> {
-    const response = await fetch(`${on.url}/hook/${token}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  async function hook(
+    token: string,
+    body: string,
+    headers: Record<string, string> = {},
+    on: TestServer = server,
+  ): Promise<{ status: number; body: any }> {
+    const response = await fetch(`${on.url}/hook/${token}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+    });
     const answer = { status: response.status, body: JSON.parse(await response.text()) };
     if (answer.body?.executionId) started.push(answer.body.executionId);
     return answer;
@@ -109,9 +118,17 @@ describe('webhooks, with the real CLI', () => {
 
       const created = await newWebhook({ name: 'Do GitHub', targetType: 'agent', targetId: agent.id });
       expect(created).toEqual({
-        id: expect.any(String), name: 'Do GitHub', targetType: 'agent', targetId: agent.id, token: expect.stringMatching(/^[0-9a-f]{48}$/),
-        active: true, hasSecret: false, lastTriggeredAt: null, triggerCount: 0,
-        created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), updated_at: expect.any(String),
+        id: expect.any(String),
+        name: 'Do GitHub',
+        targetType: 'agent',
+        targetId: agent.id,
+        token: expect.stringMatching(/^[0-9a-f]{48}$/),
+        active: true,
+        hasSecret: false,
+        lastTriggeredAt: null,
+        triggerCount: 0,
+        created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        updated_at: expect.any(String),
       });
       const listed = (await call('GET', '/api/webhooks')).body;
       expect(Array.isArray(listed)).toBe(true);
@@ -127,7 +144,10 @@ describe('webhooks, with the real CLI', () => {
 
       expect((await call('DELETE', `/api/webhooks/${created.id}`)).status).toBe(204);
       expect(await call('DELETE', `/api/webhooks/${created.id}`)).toEqual({ status: 404, body: { error: 'Webhook não encontrado' } });
-      expect(await call('PUT', `/api/webhooks/${created.id}`, { active: true })).toEqual({ status: 404, body: { error: 'Webhook não encontrado' } });
+      expect(await call('PUT', `/api/webhooks/${created.id}`, { active: true })).toEqual({
+        status: 404,
+        body: { error: 'Webhook não encontrado' },
+      });
       expect((await call('GET', '/api/system/status')).body.webhooks).toEqual(before);
     });
 
@@ -140,13 +160,24 @@ describe('webhooks, with the real CLI', () => {
       const targetType = { status: 400, body: { error: 'targetType deve ser "agent" ou "pipeline"' } };
       expect(await call('POST', '/api/webhooks', { name: 'x', targetType: 'task', targetId: agent.id })).toEqual(targetType);
       const missing = randomUUID();
-      expect(await call('POST', '/api/webhooks', { name: 'x', targetType: 'agent', targetId: missing })).toEqual({ status: 400, body: { error: `targetId: Agente ${missing} não encontrado` } });
-      expect(await call('POST', '/api/webhooks', { name: 'x', targetType: 'pipeline', targetId: agent.id })).toEqual({ status: 400, body: { error: `targetId: Pipeline ${agent.id} não encontrado` } });
+      expect(await call('POST', '/api/webhooks', { name: 'x', targetType: 'agent', targetId: missing })).toEqual({
+        status: 400,
+        body: { error: `targetId: Agente ${missing} não encontrado` },
+      });
+      expect(await call('POST', '/api/webhooks', { name: 'x', targetType: 'pipeline', targetId: agent.id })).toEqual({
+        status: 400,
+        body: { error: `targetId: Pipeline ${agent.id} não encontrado` },
+      });
       expect((await call('POST', '/api/webhooks', { name: 'x'.repeat(201), targetType: 'agent', targetId: agent.id })).status).toBe(400);
-      expect((await call('POST', '/api/webhooks', { name: 'x', targetType: 'agent', targetId: agent.id, secret: 'short' })).status).toBe(400);
+      expect((await call('POST', '/api/webhooks', { name: 'x', targetType: 'agent', targetId: agent.id, secret: 'short' })).status).toBe(
+        400,
+      );
 
       const webhook = await newWebhook({ name: 'limites', targetType: 'agent', targetId: agent.id });
-      expect(await call('PUT', `/api/webhooks/${webhook.id}`, { targetType: 'pipeline' })).toEqual({ status: 400, body: { error: `targetId: Pipeline ${agent.id} não encontrado` } });
+      expect(await call('PUT', `/api/webhooks/${webhook.id}`, { targetType: 'pipeline' })).toEqual({
+        status: 400,
+        body: { error: `targetId: Pipeline ${agent.id} não encontrado` },
+      });
       expect((await call('PUT', `/api/webhooks/${webhook.id}`, { active: 'yes' })).status).toBe(400);
     });
 
@@ -168,16 +199,32 @@ describe('webhooks, with the real CLI', () => {
       const [first, second] = [await connect(`painel-${randomUUID()}`), await connect(`painel-${randomUUID()}`)];
 
       const answer = await call('POST', `/api/webhooks/${webhook.id}/test`);
-      expect(answer).toEqual({ status: 202, body: { success: true, message: 'Webhook disparado com sucesso', executionId: expect.any(String) } });
+      expect(answer).toEqual({
+        status: 202,
+        body: { success: true, message: 'Webhook disparado com sucesso', executionId: expect.any(String) },
+      });
       const { executionId } = answer.body;
       started.push(executionId);
 
       for (const probe of [first, second]) {
         const received = await untilFinal(probe, executionId);
         expect(received.map((message) => message.type)).toContain('execution_started');
-        expect(received.at(-1)).toMatchObject({ type: 'execution_complete', executionId, agentId: agent.id, status: 'completed', data: { result: 'OK' } });
+        expect(received.at(-1)).toMatchObject({
+          type: 'execution_complete',
+          executionId,
+          agentId: agent.id,
+          status: 'completed',
+          data: { result: 'OK' },
+        });
       }
-      expect(await record(executionId)).toMatchObject({ source: 'webhook-test', webhookId: webhook.id, task: 'Teste de webhook', instructions: '', clientId: null, status: 'completed' });
+      expect(await record(executionId)).toMatchObject({
+        source: 'webhook-test',
+        webhookId: webhook.id,
+        task: 'Teste de webhook',
+        instructions: '',
+        clientId: null,
+        status: 'completed',
+      });
       // A test is not a trigger.
       const listed = (await call('GET', '/api/webhooks')).body.find((item: any) => item.id === webhook.id);
       expect(listed).toMatchObject({ triggerCount: 0, lastTriggeredAt: null });
@@ -188,7 +235,10 @@ describe('webhooks, with the real CLI', () => {
 
       const inactive = await standInAgent('inativo', 'inactive');
       const toInactive = await newWebhook({ name: 'inativo', targetType: 'agent', targetId: inactive.id });
-      expect(await call('POST', `/api/webhooks/${toInactive.id}/test`)).toEqual({ status: 400, body: { error: `O agente ${inactive.id} está inativo` } });
+      expect(await call('POST', `/api/webhooks/${toInactive.id}/test`)).toEqual({
+        status: 400,
+        body: { error: `O agente ${inactive.id} está inativo` },
+      });
     });
   });
 
@@ -204,15 +254,33 @@ describe('webhooks, with the real CLI', () => {
     it('maps each payload form to the run: task, message, input, none; instructions; counts every trigger', async () => {
       const marker = randomUUID();
       const forms: Array<[unknown, { task: string; instructions: string }]> = [
-        [{ task: `pela task ${marker}`, instructions: 'seja breve', message: 'ignorada' }, { task: `pela task ${marker}`, instructions: 'seja breve' }],
-        [{ message: `pela message ${marker}`, input: 'ignorado' }, { task: `pela message ${marker}`, instructions: '' }],
-        [{ input: `pelo input ${marker}`, task: '' }, { task: `pelo input ${marker}`, instructions: '' }],
-        [{ action: 'opened', input: { not: 'a string' } }, { task: 'Webhook trigger', instructions: '' }],
+        [
+          { task: `pela task ${marker}`, instructions: 'seja breve', message: 'ignorada' },
+          { task: `pela task ${marker}`, instructions: 'seja breve' },
+        ],
+        [
+          { message: `pela message ${marker}`, input: 'ignorado' },
+          { task: `pela message ${marker}`, instructions: '' },
+        ],
+        [
+          { input: `pelo input ${marker}`, task: '' },
+          { task: `pelo input ${marker}`, instructions: '' },
+        ],
+        [
+          { action: 'opened', input: { not: 'a string' } },
+          { task: 'Webhook trigger', instructions: '' },
+        ],
       ];
       for (const [payload, expected] of forms) {
         const answer = await hook(webhook.token, JSON.stringify(payload));
         expect(answer).toEqual({ status: 202, body: { executionId: expect.any(String), status: 'started', webhook: 'gancho externo' } });
-        expect(await record(answer.body.executionId)).toMatchObject({ ...expected, agentId: agent.id, source: 'webhook', webhookId: webhook.id, clientId: null });
+        expect(await record(answer.body.executionId)).toMatchObject({
+          ...expected,
+          agentId: agent.id,
+          source: 'webhook',
+          webhookId: webhook.id,
+          clientId: null,
+        });
       }
       // An empty body is an empty payload.
       const empty = await hook(webhook.token, '');
@@ -223,9 +291,13 @@ describe('webhooks, with the real CLI', () => {
       expect(listed.triggerCount).toBe(5);
       expect(Date.parse(listed.lastTriggeredAt)).toBeGreaterThan(Date.parse(webhook.created_at) - 1);
       // Each call recorded with its caller and its run.
-      const deliveries = await server.resources.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, webhook.id));
+      const deliveries = await server.resources.database.db
+        .select()
+        .from(webhookDeliveries)
+        .where(eq(webhookDeliveries.webhookId, webhook.id));
       expect(deliveries).toHaveLength(5);
-      for (const delivery of deliveries) expect(delivery).toMatchObject({ deliveryId: null, caller: expect.stringContaining('127.0.0.1'), executionId: expect.any(String) });
+      for (const delivery of deliveries)
+        expect(delivery).toMatchObject({ deliveryId: null, caller: expect.stringContaining('127.0.0.1'), executionId: expect.any(String) });
       const finished = await untilFinished(empty.body.executionId);
       expect(finished).toMatchObject({ status: 'completed', result: 'OK' });
     }, 150_000);
@@ -236,7 +308,12 @@ describe('webhooks, with the real CLI', () => {
       expect(answer.status).toBe(202);
       for (const probe of [first, second]) {
         const received = await untilFinal(probe, answer.body.executionId);
-        expect(received.at(-1)).toMatchObject({ type: 'execution_complete', agentId: agent.id, status: 'completed', data: { result: 'OK' } });
+        expect(received.at(-1)).toMatchObject({
+          type: 'execution_complete',
+          agentId: agent.id,
+          status: 'completed',
+          data: { result: 'OK' },
+        });
       }
     }, 150_000);
 
@@ -246,12 +323,18 @@ describe('webhooks, with the real CLI', () => {
       const first = await hook(webhook.token, JSON.stringify({ task: `entrega ${delivery}` }), { 'X-GitHub-Delivery': delivery });
       expect(first).toMatchObject({ status: 202, body: { status: 'started' } });
       const repeat = await hook(webhook.token, JSON.stringify({ task: `entrega ${delivery}` }), { 'X-GitHub-Delivery': delivery });
-      expect(repeat).toEqual({ status: 202, body: { executionId: first.body.executionId, status: 'duplicate', webhook: 'gancho externo' } });
+      expect(repeat).toEqual({
+        status: 202,
+        body: { executionId: first.body.executionId, status: 'duplicate', webhook: 'gancho externo' },
+      });
       // The other header names the same delivery the same way.
       const other = await hook(webhook.token, '{}', { 'X-Webhook-Delivery': delivery });
       expect(other.body).toMatchObject({ executionId: first.body.executionId, status: 'duplicate' });
 
-      const runs = await server.resources.database.db.select({ id: executions.id }).from(executions).where(eq(executions.task, `entrega ${delivery}`));
+      const runs = await server.resources.database.db
+        .select({ id: executions.id })
+        .from(executions)
+        .where(eq(executions.task, `entrega ${delivery}`));
       expect(runs).toEqual([{ id: first.body.executionId }]);
       const after = (await call('GET', '/api/webhooks')).body.find((item: any) => item.id === webhook.id).triggerCount;
       expect(after).toBe(before + 1);
@@ -263,17 +346,31 @@ describe('webhooks, with the real CLI', () => {
         (await server.resources.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.deliveryId, deliveryId)))[0]!;
       /** The record a call leaves when its process dies after recording the delivery, before storing its run. */
       async function abandonedClaim(deliveryId: string, secondsAgo: number, fields: { counted?: boolean; refused?: string } = {}) {
-        const row = { id: randomUUID(), webhookId: webhook.id, deliveryId, caller: '127.0.0.1', executionId: randomUUID(), receivedAt: new Date(Date.now() - secondsAgo * 1000), counted: true, ...fields };
+        const row = {
+          id: randomUUID(),
+          webhookId: webhook.id,
+          deliveryId,
+          caller: '127.0.0.1',
+          executionId: randomUUID(),
+          receivedAt: new Date(Date.now() - secondsAgo * 1000),
+          counted: true,
+          ...fields,
+        };
         await server.resources.database.db.insert(webhookDeliveries).values(row);
         return row;
       }
-      const runsOf = async (task: string) => server.resources.database.db.select({ id: executions.id }).from(executions).where(eq(executions.task, task));
+      const runsOf = async (task: string) =>
+        server.resources.database.db.select({ id: executions.id }).from(executions).where(eq(executions.task, task));
 
       it('answers 503 with Retry-After while the first call may still be storing its run, and starts nothing', async () => {
         const deliveryId = randomUUID();
         const claim = await abandonedClaim(deliveryId, 1);
         const before = await triggerCount();
-        const response = await fetch(`${server.url}/hook/${webhook.token}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-webhook-delivery': deliveryId }, body: JSON.stringify({ task: `em andamento ${deliveryId}` }) });
+        const response = await fetch(`${server.url}/hook/${webhook.token}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-webhook-delivery': deliveryId },
+          body: JSON.stringify({ task: `em andamento ${deliveryId}` }),
+        });
         expect(response.status).toBe(503);
         expect(response.headers.get('retry-after')).toBe('10');
         expect(await response.json()).toEqual({ error: 'Esta entrega ainda está sendo iniciada: envie-a de novo em alguns segundos' });
@@ -291,7 +388,12 @@ describe('webhooks, with the real CLI', () => {
         expect(taken).toEqual({ status: 202, body: { executionId: claim.executionId, status: 'started', webhook: 'gancho externo' } });
         // The first call had counted it: not counted again.
         expect(await triggerCount()).toBe(before);
-        expect(await untilFinished(claim.executionId)).toMatchObject({ status: 'completed', task, source: 'webhook', webhookId: webhook.id });
+        expect(await untilFinished(claim.executionId)).toMatchObject({
+          status: 'completed',
+          task,
+          source: 'webhook',
+          webhookId: webhook.id,
+        });
         const repeat = await hook(webhook.token, JSON.stringify({ task }), { 'X-GitHub-Delivery': deliveryId });
         expect(repeat).toEqual({ status: 202, body: { executionId: claim.executionId, status: 'duplicate', webhook: 'gancho externo' } });
         expect(await runsOf(task)).toEqual([{ id: claim.executionId }]);
@@ -299,7 +401,9 @@ describe('webhooks, with the real CLI', () => {
         // A first call that died before counting: the call that takes it over counts it.
         const uncounted = randomUUID();
         const second = await abandonedClaim(uncounted, 11, { counted: false });
-        expect(await hook(webhook.token, JSON.stringify({ task: `não contada ${uncounted}` }), { 'X-GitHub-Delivery': uncounted })).toMatchObject({ status: 202, body: { executionId: second.executionId, status: 'started' } });
+        expect(
+          await hook(webhook.token, JSON.stringify({ task: `não contada ${uncounted}` }), { 'X-GitHub-Delivery': uncounted }),
+        ).toMatchObject({ status: 202, body: { executionId: second.executionId, status: 'started' } });
         expect(await triggerCount()).toBe(before + 1);
         expect(await deliveryRow(uncounted)).toMatchObject({ executionId: second.executionId, refused: null, counted: true });
       }, 150_000);
@@ -338,10 +442,19 @@ describe('webhooks, with the real CLI', () => {
       expect(await hook('0'.repeat(48), '{}')).toEqual(notFound);
       expect(await hook('not-a-token', '{}')).toEqual(notFound);
 
-      expect(await hook(webhook.token, '{"task": ')).toMatchObject({ status: 400, body: { error: expect.stringMatching(/^Corpo JSON inválido: /) } });
+      expect(await hook(webhook.token, '{"task": ')).toMatchObject({
+        status: 400,
+        body: { error: expect.stringMatching(/^Corpo JSON inválido: /) },
+      });
       expect(await hook(webhook.token, '["task"]')).toEqual({ status: 400, body: { error: 'O corpo deve ser um objeto JSON' } });
-      expect(await hook(webhook.token, JSON.stringify({ task: 'x'.repeat(100_001) }))).toEqual({ status: 400, body: { error: 'body.task: No máximo 100000 caracteres' } });
-      expect(await hook(webhook.token, JSON.stringify({ task: 'x'.repeat(1024 * 1024) }))).toEqual({ status: 413, body: { error: 'O corpo é maior que 1048576 bytes' } });
+      expect(await hook(webhook.token, JSON.stringify({ task: 'x'.repeat(100_001) }))).toEqual({
+        status: 400,
+        body: { error: 'body.task: No máximo 100000 caracteres' },
+      });
+      expect(await hook(webhook.token, JSON.stringify({ task: 'x'.repeat(1024 * 1024) }))).toEqual({
+        status: 413,
+        body: { error: 'O corpo é maior que 1048576 bytes' },
+      });
 
       const paused = await newWebhook({ name: 'pausado', targetType: 'agent', targetId: agent.id });
       expect((await call('PUT', `/api/webhooks/${paused.id}`, { active: false })).status).toBe(200);
@@ -358,10 +471,18 @@ describe('webhooks, with the real CLI', () => {
       const signed = await newWebhook({ name: 'assinado', targetType: 'agent', targetId: agent.id, secret: 'per-webhook-secret' });
       const body = JSON.stringify({ task: `assinado ${randomUUID()}` });
       expect(await hook(signed.token, body)).toEqual({ status: 401, body: { error: 'Assinatura ausente' } });
-      expect(await hook(signed.token, body, { 'X-Hub-Signature-256': sign('another-secret', body) })).toEqual({ status: 401, body: { error: 'Assinatura inválida' } });
-      expect(await hook(signed.token, body, { 'X-Hub-Signature-256': 'sha256=short' })).toEqual({ status: 401, body: { error: 'Assinatura inválida' } });
+      expect(await hook(signed.token, body, { 'X-Hub-Signature-256': sign('another-secret', body) })).toEqual({
+        status: 401,
+        body: { error: 'Assinatura inválida' },
+      });
+      expect(await hook(signed.token, body, { 'X-Hub-Signature-256': 'sha256=short' })).toEqual({
+        status: 401,
+        body: { error: 'Assinatura inválida' },
+      });
       // The signature covers the bytes as sent: the same JSON spelled otherwise does not match.
-      expect(await hook(signed.token, ` ${body}`, { 'X-Hub-Signature-256': sign('per-webhook-secret', body) })).toMatchObject({ status: 401 });
+      expect(await hook(signed.token, ` ${body}`, { 'X-Hub-Signature-256': sign('per-webhook-secret', body) })).toMatchObject({
+        status: 401,
+      });
       const right = await hook(signed.token, body, { 'X-Hub-Signature-256': sign('per-webhook-secret', body) });
       expect(right).toMatchObject({ status: 202, body: { status: 'started', webhook: 'assinado' } });
       expect((await call('GET', '/api/webhooks')).body.find((item: any) => item.id === signed.id).triggerCount).toBe(1);
@@ -371,10 +492,16 @@ describe('webhooks, with the real CLI', () => {
     });
 
     it('needs no API token: with AUTH_TOKEN set, /api refuses the call and /hook takes it', async () => {
-      const guarded = await startTestServer((config) => ({ ...withHooks(unlimited)(config), orchestration: { ...withHooks(unlimited)(config).orchestration, authToken: 'a-token-of-at-least-16-characters' } }));
+      const guarded = await startTestServer((config) => ({
+        ...withHooks(unlimited)(config),
+        orchestration: { ...withHooks(unlimited)(config).orchestration, authToken: 'a-token-of-at-least-16-characters' },
+      }));
       try {
         expect((await call('GET', '/api/webhooks', undefined, guarded)).status).toBe(401);
-        expect(await hook(webhook.token, JSON.stringify({ task: `sem token ${randomUUID()}` }), {}, guarded)).toMatchObject({ status: 202, body: { status: 'started' } });
+        expect(await hook(webhook.token, JSON.stringify({ task: `sem token ${randomUUID()}` }), {}, guarded)).toMatchObject({
+          status: 202,
+          body: { status: 'started' },
+        });
       } finally {
         await guarded.close();
       }
@@ -385,12 +512,23 @@ describe('webhooks, with the real CLI', () => {
       try {
         const body = JSON.stringify({ task: `global ${randomUUID()}` });
         expect(await hook(webhook.token, body, {}, guarded)).toEqual({ status: 401, body: { error: 'Assinatura ausente' } });
-        expect(await hook(webhook.token, body, { 'X-Hub-Signature-256': sign('wrong', body) }, guarded)).toEqual({ status: 401, body: { error: 'Assinatura inválida' } });
-        expect(await hook(webhook.token, body, { 'X-Hub-Signature-256': sign(GLOBAL_SECRET, body) }, guarded)).toMatchObject({ status: 202, body: { status: 'started' } });
+        expect(await hook(webhook.token, body, { 'X-Hub-Signature-256': sign('wrong', body) }, guarded)).toEqual({
+          status: 401,
+          body: { error: 'Assinatura inválida' },
+        });
+        expect(await hook(webhook.token, body, { 'X-Hub-Signature-256': sign(GLOBAL_SECRET, body) }, guarded)).toMatchObject({
+          status: 202,
+          body: { status: 'started' },
+        });
 
         const own = await newWebhook({ name: 'próprio', targetType: 'agent', targetId: agent.id, secret: 'its-own-secret' });
-        expect(await hook(own.token, body, { 'X-Hub-Signature-256': sign(GLOBAL_SECRET, body) }, guarded)).toEqual({ status: 401, body: { error: 'Assinatura inválida' } });
-        expect(await hook(own.token, body, { 'X-Hub-Signature-256': sign('its-own-secret', body) }, guarded)).toMatchObject({ status: 202 });
+        expect(await hook(own.token, body, { 'X-Hub-Signature-256': sign(GLOBAL_SECRET, body) }, guarded)).toEqual({
+          status: 401,
+          body: { error: 'Assinatura inválida' },
+        });
+        expect(await hook(own.token, body, { 'X-Hub-Signature-256': sign('its-own-secret', body) }, guarded)).toMatchObject({
+          status: 202,
+        });
       } finally {
         await guarded.close();
       }
@@ -401,7 +539,10 @@ describe('webhooks, with the real CLI', () => {
     it('tests and triggers a pipeline run: input from input|task|message, workingDirectory honoured, inactive refused at once', async () => {
       const agent = await standInAgent('etapa');
       const created = await call('POST', '/api/pipelines', {
-        name: `pipeline ${randomUUID().slice(0, 8)}`, description: '', workingDirectory: path.join(workArea, 'pipeline'), status: 'active',
+        name: `pipeline ${randomUUID().slice(0, 8)}`,
+        description: '',
+        workingDirectory: path.join(workArea, 'pipeline'),
+        status: 'active',
         steps: [{ agentId: agent.id, inputTemplate: null, description: 'única', requiresApproval: false }],
       });
       expect(created.status).toBe(201);
@@ -409,15 +550,36 @@ describe('webhooks, with the real CLI', () => {
       const webhook = await newWebhook({ name: 'dispara pipeline', targetType: 'pipeline', targetId: pipelineId });
 
       const tested = await call('POST', `/api/webhooks/${webhook.id}/test`);
-      expect(tested).toEqual({ status: 202, body: { success: true, message: 'Pipeline disparada com sucesso', pipelineId, executionId: expect.any(String) } });
+      expect(tested).toEqual({
+        status: 202,
+        body: { success: true, message: 'Pipeline disparada com sucesso', pipelineId, executionId: expect.any(String) },
+      });
       started.push(tested.body.executionId);
-      expect(await record(tested.body.executionId)).toMatchObject({ kind: 'pipeline', pipelineId, source: 'webhook-test', webhookId: webhook.id, task: 'Teste de webhook', clientId: null });
+      expect(await record(tested.body.executionId)).toMatchObject({
+        kind: 'pipeline',
+        pipelineId,
+        source: 'webhook-test',
+        webhookId: webhook.id,
+        task: 'Teste de webhook',
+        clientId: null,
+      });
 
       const elsewhere = path.join(workArea, 'pipeline-do-chamador');
-      const called = await hook(webhook.token, JSON.stringify({ input: 'entrada do chamador', task: 'ignorada', workingDirectory: elsewhere }));
-      expect(called).toEqual({ status: 202, body: { pipelineId, executionId: expect.any(String), status: 'started', webhook: 'dispara pipeline' } });
+      const called = await hook(
+        webhook.token,
+        JSON.stringify({ input: 'entrada do chamador', task: 'ignorada', workingDirectory: elsewhere }),
+      );
+      expect(called).toEqual({
+        status: 202,
+        body: { pipelineId, executionId: expect.any(String), status: 'started', webhook: 'dispara pipeline' },
+      });
       expect(await record(called.body.executionId)).toMatchObject({
-        kind: 'pipeline', pipelineId, source: 'webhook', webhookId: webhook.id, task: 'entrada do chamador', workingDirectory: elsewhere,
+        kind: 'pipeline',
+        pipelineId,
+        source: 'webhook',
+        webhookId: webhook.id,
+        task: 'entrada do chamador',
+        workingDirectory: elsewhere,
       });
       const byTask = await hook(webhook.token, JSON.stringify({ task: 'pela task', message: 'ignorada' }));
       expect(await record(byTask.body.executionId)).toMatchObject({ task: 'pela task', workingDirectory: path.join(workArea, 'pipeline') });
@@ -427,7 +589,10 @@ describe('webhooks, with the real CLI', () => {
       }
 
       expect((await call('PUT', `/api/pipelines/${pipelineId}`, { status: 'inactive' })).status).toBe(200);
-      expect(await call('POST', `/api/webhooks/${webhook.id}/test`)).toEqual({ status: 400, body: { error: `O pipeline ${pipelineId} está inativo` } });
+      expect(await call('POST', `/api/webhooks/${webhook.id}/test`)).toEqual({
+        status: 400,
+        body: { error: `O pipeline ${pipelineId} está inativo` },
+      });
     }, 150_000);
   });
 
@@ -440,7 +605,9 @@ describe('webhooks, with the real CLI', () => {
       const refused = await fetch(`${limited.url}/hook/${unknown}`, { method: 'POST', body: '{}' });
       expect(refused.status).toBe(429);
       expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
-      expect(await refused.json()).toEqual({ error: expect.stringMatching(/^Muitas requisições: no máximo 3 a cada 60 s por cliente; tente novamente em \d+ s$/) });
+      expect(await refused.json()).toEqual({
+        error: expect.stringMatching(/^Muitas requisições: no máximo 3 a cada 60 s por cliente; tente novamente em \d+ s$/),
+      });
       // /api keeps its own budget.
       expect((await call('GET', '/api/webhooks', undefined, limited)).status).toBe(200);
     } finally {

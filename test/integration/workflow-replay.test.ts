@@ -40,7 +40,9 @@ function recorded(file: string): { events: string[]; activities: string[]; patch
   );
   return {
     events: events.map((event) => event.eventType),
-    activities: events.flatMap((event) => (event.activityTaskScheduledEventAttributes ? [event.activityTaskScheduledEventAttributes.activityType.name] : [])),
+    activities: events.flatMap((event) =>
+      event.activityTaskScheduledEventAttributes ? [event.activityTaskScheduledEventAttributes.activityType.name] : [],
+    ),
     patches,
   };
 }
@@ -57,13 +59,17 @@ function searchable(file: string): { statuses: string[]; summaries: string[]; pa
       markerRecordedEventAttributes?: { details: Record<string, { payloads: Payload[] }> };
     }>;
   };
-  const decoded = (payload: Payload | undefined): unknown => (payload ? JSON.parse(Buffer.from(payload.data, 'base64').toString('utf8')) : undefined);
+  const decoded = (payload: Payload | undefined): unknown =>
+    payload ? JSON.parse(Buffer.from(payload.data, 'base64').toString('utf8')) : undefined;
   const statuses = events.flatMap((event) => {
-    const fields = (event.workflowExecutionStartedEventAttributes ?? event.upsertWorkflowSearchAttributesEventAttributes)?.searchAttributes?.indexedFields;
+    const fields = (event.workflowExecutionStartedEventAttributes ?? event.upsertWorkflowSearchAttributesEventAttributes)?.searchAttributes
+      ?.indexedFields;
     return fields?.RunStatus ? [decoded(fields.RunStatus) as string] : [];
   });
   const summaries = events.flatMap((event) => (event.userMetadata?.summary ? [decoded(event.userMetadata.summary) as string] : []));
-  const patches = events.flatMap((event) => (event.markerRecordedEventAttributes?.details['patch-data']?.payloads ?? []).map((payload) => (decoded(payload) as { id: string }).id));
+  const patches = events.flatMap((event) =>
+    (event.markerRecordedEventAttributes?.details['patch-data']?.payloads ?? []).map((payload) => (decoded(payload) as { id: string }).id),
+  );
   return { statuses, summaries, patches };
 }
 
@@ -146,10 +152,21 @@ describe('workflow replay', () => {
     // The step's local activities (markers) and child workflows carry the step's summary.
     expect(summaries.filter((summary) => /^step \d of 2: /.test(summary))).toHaveLength(6);
     expect(searchable('pipeline-execution-searchable-cancelled.json').statuses).toEqual(['queued', 'running', 'canceled']);
-    expect(searchable('agent-execution-searchable-retried.json').statuses).toEqual(['queued', 'running', 'retrying', 'queued', 'running', 'error']);
+    expect(searchable('agent-execution-searchable-retried.json').statuses).toEqual([
+      'queued',
+      'running',
+      'retrying',
+      'queued',
+      'running',
+      'error',
+    ]);
     expect(searchable('agent-execution-searchable-delegated.json').statuses).toEqual(['queued', 'running', 'completed']);
     // Histories recorded before the patch have neither: they replay without the upserts (below).
-    expect(searchable('pipeline-execution-approved.json')).toEqual({ statuses: [], summaries: [], patches: expect.not.arrayContaining(['run-search-attributes']) });
+    expect(searchable('pipeline-execution-approved.json')).toEqual({
+      statuses: [],
+      summaries: [],
+      patches: expect.not.arrayContaining(['run-search-attributes']),
+    });
   });
 
   it.each(histories)('replays %s deterministically', async (file) => {

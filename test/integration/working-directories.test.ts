@@ -74,7 +74,9 @@ describe('confineWorkingDirectory against the file system', () => {
   });
 
   it('refuses a path outside every root, and a relative one (never resolved against the cwd)', async () => {
-    await expect(confineWorkingDirectory(outside, roots)).rejects.toThrow(`the working directory "${outside}" is outside the allowed roots`);
+    await expect(confineWorkingDirectory(outside, roots)).rejects.toThrow(
+      `the working directory "${outside}" is outside the allowed roots`,
+    );
     await expect(confineWorkingDirectory(`${root}-sibling`, roots)).rejects.toThrow('is outside the allowed roots');
     process.chdir(root);
     try {
@@ -90,7 +92,9 @@ describe('confineWorkingDirectory against the file system', () => {
     fs.mkdirSync(path.join(outside, 'inner'));
     fs.symlinkSync(root, path.join(outside, 'inner', 'back'));
     // Inside the linked root as written, but the symlink leads to a directory outside its real path.
-    await expect(confineWorkingDirectory(path.join(linkedRoot, 'inner', 'back'), [linkedRoot])).rejects.toThrow('leads outside the allowed roots');
+    await expect(confineWorkingDirectory(path.join(linkedRoot, 'inner', 'back'), [linkedRoot])).rejects.toThrow(
+      'leads outside the allowed roots',
+    );
   });
 });
 
@@ -110,7 +114,10 @@ describe('the API refuses working directories outside the roots (400, nothing cr
     fs.symlinkSync('/etc', link);
     database = createDatabase(config.mysql);
     server = await startTestServer();
-    const created = await call('POST', '/api/agents', { agent_name: `Workdir ${unique}`, config: { workingDirectory: `${projects}/${unique}` } });
+    const created = await call('POST', '/api/agents', {
+      agent_name: `Workdir ${unique}`,
+      config: { workingDirectory: `${projects}/${unique}` },
+    });
     expect(created.status).toBe(201);
     agentId = created.body.id;
   });
@@ -147,7 +154,11 @@ describe('the API refuses working directories outside the roots (400, nothing cr
   /** The requests of the issue's cases; `/etc/<name>` answered 202 and created the directory before. */
   const refused: Array<[string, string, string]> = [
     ['/etc/<name>', etcTarget, `O diretório de trabalho "${etcTarget}" está fora dos diretórios permitidos (/home/projetos)`],
-    ['".." out of the projects area', `/home/projetos/../../etc/${unique}`, `O diretório de trabalho não pode conter ".." (recebido "/home/projetos/../../etc/${unique}")`],
+    [
+      '".." out of the projects area',
+      `/home/projetos/../../etc/${unique}`,
+      `O diretório de trabalho não pode conter ".." (recebido "/home/projetos/../../etc/${unique}")`,
+    ],
     ['a relative path', `${unique}/app`, `O diretório de trabalho deve ser um caminho absoluto (recebido "${unique}/app")`],
     [
       'a symlink inside the projects area pointing at /etc',
@@ -158,22 +169,40 @@ describe('the API refuses working directories outside the roots (400, nothing cr
 
   /** Asserts the refusal, then that nothing was made in /etc nor stored in any table. */
   async function expectRefused(request: () => Promise<{ status: number; body: any }>, field: string, message: string): Promise<void> {
-    const before = { agents: await count('agents'), versions: await count('agent_versions'), executions: await count('executions'), settings: await storedSettings() };
+    const before = {
+      agents: await count('agents'),
+      versions: await count('agent_versions'),
+      executions: await count('executions'),
+      settings: await storedSettings(),
+    };
     const agent = (await call('GET', `/api/agents/${agentId}`)).body;
     const answer = await request();
     expect(answer).toEqual({ status: 400, body: { error: `${field}: ${message}` } });
     expect(fs.existsSync(etcTarget)).toBe(false);
     expect(fs.existsSync(path.join(projects, unique))).toBe(false);
-    expect({ agents: await count('agents'), versions: await count('agent_versions'), executions: await count('executions'), settings: await storedSettings() }).toEqual(before);
+    expect({
+      agents: await count('agents'),
+      versions: await count('agent_versions'),
+      executions: await count('executions'),
+      settings: await storedSettings(),
+    }).toEqual(before);
     expect((await call('GET', `/api/agents/${agentId}`)).body).toEqual(agent);
   }
 
   it.each(refused)('POST /api/agents with %s', async (_case, workingDirectory, message) => {
-    await expectRefused(() => call('POST', '/api/agents', { agent_name: `Refused ${unique}`, config: { workingDirectory } }), 'body.config.workingDirectory', message);
+    await expectRefused(
+      () => call('POST', '/api/agents', { agent_name: `Refused ${unique}`, config: { workingDirectory } }),
+      'body.config.workingDirectory',
+      message,
+    );
   });
 
   it.each(refused)('PUT /api/agents/{id} with %s', async (_case, workingDirectory, message) => {
-    await expectRefused(() => call('PUT', `/api/agents/${agentId}`, { config: { workingDirectory } }), 'body.config.workingDirectory', message);
+    await expectRefused(
+      () => call('PUT', `/api/agents/${agentId}`, { config: { workingDirectory } }),
+      'body.config.workingDirectory',
+      message,
+    );
   });
 
   it.each(refused)('POST /api/agents/import with %s', async (_case, workingDirectory, message) => {
@@ -189,11 +218,18 @@ describe('the API refuses working directories outside the roots (400, nothing cr
   });
 
   it.each(refused)('PUT /api/settings with %s', async (_case, workingDirectory, message) => {
-    await expectRefused(() => call('PUT', '/api/settings', { workingDirectory, maxConcurrentExecutions: 3 }), 'body.workingDirectory', message);
+    await expectRefused(
+      () => call('PUT', '/api/settings', { workingDirectory, maxConcurrentExecutions: 3 }),
+      'body.workingDirectory',
+      message,
+    );
   });
 
   it("accepts the panel's prefilled /home/projetos/ (the root itself) and an empty field (the settings' default)", async () => {
-    const prefilled = await call('POST', '/api/agents', { agent_name: `Prefilled ${unique}`, config: { workingDirectory: '/home/projetos/' } });
+    const prefilled = await call('POST', '/api/agents', {
+      agent_name: `Prefilled ${unique}`,
+      config: { workingDirectory: '/home/projetos/' },
+    });
     expect(prefilled).toMatchObject({ status: 201, body: { config: { workingDirectory: '/home/projetos' } } });
     // '' is the settings' directory: stored null, answered '' (docs/agents.md).
     const empty = await call('PUT', `/api/agents/${prefilled.body.id}`, { config: { workingDirectory: '' } });
@@ -207,12 +243,32 @@ describe('the API refuses working directories outside the roots (400, nothing cr
     const saved = await storedSettings();
     try {
       // As stored before the roots existed: the old default inside the data directory.
-      const legacy = { defaultModel: 'sonnet', workingDirectory: path.join(config.orchestration.dataDir, 'projects'), maxConcurrentExecutions: 4 };
-      await database.pool.query('INSERT INTO settings (name, value) VALUES (?, ?) ON DUPLICATE KEY UPDATE value = VALUES(value)', [SETTINGS_ROW, JSON.stringify(legacy)]);
+      const legacy = {
+        defaultModel: 'sonnet',
+        workingDirectory: path.join(config.orchestration.dataDir, 'projects'),
+        maxConcurrentExecutions: 4,
+      };
+      await database.pool.query('INSERT INTO settings (name, value) VALUES (?, ?) ON DUPLICATE KEY UPDATE value = VALUES(value)', [
+        SETTINGS_ROW,
+        JSON.stringify(legacy),
+      ]);
       // Answered under the panel's names (services/settings.ts).
-      expect(await call('GET', '/api/settings')).toEqual({ status: 200, body: { defaultModel: 'sonnet', defaultWorkdir: '/home/projetos', maxConcurrent: 4, dailyBudgetUsd: null } });
-      expect((await call('PUT', '/api/settings', { maxConcurrent: 3 })).body).toEqual({ defaultModel: 'sonnet', defaultWorkdir: '/home/projetos', maxConcurrent: 3, dailyBudgetUsd: null });
-      expect(await storedSettings()).toEqual({ ...legacy, workingDirectory: '/home/projetos', maxConcurrentExecutions: 3, dailyBudgetUsd: null });
+      expect(await call('GET', '/api/settings')).toEqual({
+        status: 200,
+        body: { defaultModel: 'sonnet', defaultWorkdir: '/home/projetos', maxConcurrent: 4, dailyBudgetUsd: null },
+      });
+      expect((await call('PUT', '/api/settings', { maxConcurrent: 3 })).body).toEqual({
+        defaultModel: 'sonnet',
+        defaultWorkdir: '/home/projetos',
+        maxConcurrent: 3,
+        dailyBudgetUsd: null,
+      });
+      expect(await storedSettings()).toEqual({
+        ...legacy,
+        workingDirectory: '/home/projetos',
+        maxConcurrentExecutions: 3,
+        dailyBudgetUsd: null,
+      });
     } finally {
       await database.pool.query('DELETE FROM settings WHERE name = ?', [SETTINGS_ROW]);
       if (saved) await database.pool.query('INSERT INTO settings (name, value) VALUES (?, ?)', [SETTINGS_ROW, JSON.stringify(saved)]);

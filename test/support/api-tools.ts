@@ -9,6 +9,9 @@ let bin: string | null = null;
  * from PyPI on first use by scripts/api-tools.sh; an install that fails fails the test that needs them.
  */
 export function apiToolsBin(): string {
-  bin ??= execFileSync('bash', [path.join(repoRoot, 'scripts', 'api-tools.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+  bin ??= execFileSync('bash', [path.join(repoRoot, 'scripts', 'api-tools.sh')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  }).trim();
   return bin;
 }

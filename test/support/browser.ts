@@ -20,7 +20,9 @@ export const DEFAULT_TEST_PANEL_DIR = path.resolve(repoRoot, '../shared/admin-pa
 export function panelDirForTests(): string {
   const dir = config.panel.dir ?? DEFAULT_TEST_PANEL_DIR;
   if (!fs.existsSync(path.join(dir, 'app.html'))) {
-    throw new Error(`the admin panel is not at ${dir} (no app.html): set PANEL_DIR to the panel's public/ directory (default ${DEFAULT_TEST_PANEL_DIR})`);
+    throw new Error(
+      `the admin panel is not at ${dir} (no app.html): set PANEL_DIR to the panel's public/ directory (default ${DEFAULT_TEST_PANEL_DIR})`,
+    );
   }
   return fs.realpathSync(dir);
 }
@@ -274,9 +276,13 @@ export async function openExecuteModal(panel: PanelPage, agentId: string, task: 
   await clickOn(panel, `[data-action="execute"][data-id="${agentId}"]`);
   await page.waitForSelector('#execute-task-desc', { visible: true });
   // The modal moves the focus while it opens (its saved-task select loads): type once it has settled.
-  await until('the execute modal settles', () => page.evaluate(`document.activeElement && document.activeElement.id`), (id) => id !== null, 10_000);
+  await until(
+    'the execute modal settles',
+    () => page.evaluate(`document.activeElement && document.activeElement.id`),
+    (id) => id !== null,
+    10_000,
+  );
   await new Promise((resolve) => setTimeout(resolve, 500));
   await page.click('#execute-task-desc');
   await page.type('#execute-task-desc', task);
 }
-

@@ -22,7 +22,17 @@ export async function startGitHttpServer(root: string, username: string, passwor
     const url = new URL(request.url ?? '/', 'http://localhost');
     const authorization = request.headers.authorization ?? null;
     const credentials = authorization?.startsWith('Basic ') ? Buffer.from(authorization.slice(6), 'base64').toString('utf8') : null;
-    requests.push({ service: url.searchParams.get('service') ?? (url.pathname.endsWith('git-receive-pack') ? 'git-receive-pack' : url.pathname.endsWith('git-upload-pack') ? 'git-upload-pack' : null), path: url.pathname, credentials });
+    requests.push({
+      service:
+        url.searchParams.get('service') ??
+        (url.pathname.endsWith('git-receive-pack')
+          ? 'git-receive-pack'
+          : url.pathname.endsWith('git-upload-pack')
+            ? 'git-upload-pack'
+            : null),
+      path: url.pathname,
+      credentials,
+    });
     if (authorization !== expected) {
       response.writeHead(401, { 'WWW-Authenticate': 'Basic realm="git"' });
       response.end('authentication required\n');

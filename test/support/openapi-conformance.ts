@@ -89,11 +89,12 @@ export function openApiConformance(): Middleware {
     const { templates, documents } = checkerOf();
     const template = templates.find((candidate) => candidate.method === method && candidate.regex.test(ctx.path));
     // Not an operation (the panel's files, /sites, an unknown path, a method a path does not take): nothing described to check.
-    if (template === undefined || ctx.status === 404 && ctx.body == null) return;
+    if (template === undefined || (ctx.status === 404 && ctx.body == null)) return;
     const where = `${ctx.method} ${ctx.path} → ${ctx.status}`;
     const operation = documents[template.document]!.paths[template.path]![method]!;
     const status = String(ctx.status);
-    const response = (operation.responses[status] ?? operation.responses.default) as { content?: Record<string, { schema?: unknown }> } | undefined;
+    const response = (operation.responses[status] ?? operation.responses.default) as
+      { content?: Record<string, { schema?: unknown }> } | undefined;
     if (response === undefined) {
       violations.push(`${where}: status ${status} is not described for ${operation.operationId}`);
       return;
@@ -101,7 +102,8 @@ export function openApiConformance(): Middleware {
     const contentType = (ctx.response.type || '').toLowerCase();
     const hasBody = ctx.body !== null && ctx.body !== undefined && ctx.status !== 204;
     if (!hasBody) {
-      if (response.content !== undefined && ctx.method !== 'HEAD') violations.push(`${where}: no body, but ${operation.operationId} describes one`);
+      if (response.content !== undefined && ctx.method !== 'HEAD')
+        violations.push(`${where}: no body, but ${operation.operationId} describes one`);
       return;
     }
     if (response.content === undefined) {
@@ -110,7 +112,9 @@ export function openApiConformance(): Middleware {
     }
     const media = Object.keys(response.content).find((type) => contentType === type.toLowerCase());
     if (media === undefined) {
-      violations.push(`${where}: content type ${contentType} is not among ${Object.keys(response.content).join(', ')} of ${operation.operationId}`);
+      violations.push(
+        `${where}: content type ${contentType} is not among ${Object.keys(response.content).join(', ')} of ${operation.operationId}`,
+      );
       return;
     }
     if (media !== 'application/json') return;
@@ -122,9 +126,21 @@ export function openApiConformance(): Middleware {
       return;
     }
     if (parsed === undefined) return;
-    const validate = schemaValidator(template.document, 'paths', template.path, method, 'responses', response === operation.responses[status] ? status : 'default', 'content', media, 'schema');
+    const validate = schemaValidator(
+      template.document,
+      'paths',
+      template.path,
+      method,
+      'responses',
+      response === operation.responses[status] ? status : 'default',
+      'content',
+      media,
+      'schema',
+    );
     if (!validate(parsed.value)) {
-      const problems = (validate.errors ?? []).slice(0, 5).map((error) => `${error.instancePath || '/'} ${error.message ?? ''} ${JSON.stringify(error.params)}`);
+      const problems = (validate.errors ?? [])
+        .slice(0, 5)
+        .map((error) => `${error.instancePath || '/'} ${error.message ?? ''} ${JSON.stringify(error.params)}`);
       violations.push(`${where}: the body does not match ${operation.operationId}'s ${status} schema: ${problems.join('; ')}`);
     }
   };

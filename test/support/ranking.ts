@@ -9,7 +9,12 @@ import { config } from '../../lib/config';
 import { createElasticsearch, indexName } from '../../lib/elasticsearch';
 import { generatePersons } from '../../scripts/generate-persons';
 import { generatePersonFor } from '../../scripts/sample-data/generate-person';
-import { RANKING_JOB_WORKFLOW, type RankingJobInput, type RankingJobResult, type RankingJobWorkflow } from '../../temporal/contracts/ranking-job';
+import {
+  RANKING_JOB_WORKFLOW,
+  type RankingJobInput,
+  type RankingJobResult,
+  type RankingJobWorkflow,
+} from '../../temporal/contracts/ranking-job';
 
 export const personIndex = indexName(config.elasticsearch, PERSON_INDEX_BASE);
 
@@ -57,9 +62,7 @@ export async function withTemporalClient<T>(work: (client: Client) => Promise<T>
 
 /** Runs the ranking job to completion through Temporal (a worker must be polling `ranking`). */
 export function runRankingJob(input: RankingJobInput): Promise<RankingJobResult> {
-  return withTemporalClient((client) =>
-    client.workflow.execute<RankingJobWorkflow>(RANKING_JOB_WORKFLOW, rankingJobStartOptions(input)),
-  );
+  return withTemporalClient((client) => client.workflow.execute<RankingJobWorkflow>(RANKING_JOB_WORKFLOW, rankingJobStartOptions(input)));
 }
 
 export async function emptyRanking(pool: Pool): Promise<void> {

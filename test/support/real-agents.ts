@@ -60,11 +60,16 @@ export interface RealAgents<S extends Served = Served> {
 export async function startRealAgents<S extends Served = Served>(options: RealAgentsOptions<S>): Promise<RealAgents<S>> {
   if (process.getuid?.() !== 0) throw new Error('the CLI runs as the pool users a root service uses: run these tests as root');
   const workArea = path.join(baseConfig.orchestration.workdirRoots[0]!, `test-${options.name}-${process.pid}-${Date.now()}`);
-  const serve = options.serve ?? (async () => {
-    const server = await startTestServer();
-    return { server, close: () => server.close() } as unknown as S;
-  });
-  const workerConfig: Config = { ...baseConfig, orchestration: { ...baseConfig.orchestration, ...options.orchestration, agentCommand: CLAUDE_CLI } };
+  const serve =
+    options.serve ??
+    (async () => {
+      const server = await startTestServer();
+      return { server, close: () => server.close() } as unknown as S;
+    });
+  const workerConfig: Config = {
+    ...baseConfig,
+    orchestration: { ...baseConfig.orchestration, ...options.orchestration, agentCommand: CLAUDE_CLI },
+  };
 
   let model: StandInModel | undefined;
   let service: S | undefined;
@@ -99,10 +104,22 @@ export async function startRealAgents<S extends Served = Served>(options: RealAg
       async standInAgent(name, config = {}, fields = {}) {
         const agentName = `${name} ${randomUUID().slice(0, 8)}`;
         const created = await call('POST', '/api/agents', {
-          agent_name: agentName, description: '', tags: [], status: 'active', ...fields,
+          agent_name: agentName,
+          description: '',
+          tags: [],
+          status: 'active',
+          ...fields,
           config: {
-            systemPrompt: '', model: 'claude-sonnet-4-6', workingDirectory: path.join(workArea, name), allowedTools: '', maxTurns: 5,
-            permissionMode: '', retryOnFailure: false, maxRetries: 3, delegateTo: '', ...config,
+            systemPrompt: '',
+            model: 'claude-sonnet-4-6',
+            workingDirectory: path.join(workArea, name),
+            allowedTools: '',
+            maxTurns: 5,
+            permissionMode: '',
+            retryOnFailure: false,
+            maxRetries: 3,
+            delegateTo: '',
+            ...config,
           },
         });
         expect(created.status).toBe(201);

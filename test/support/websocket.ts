@@ -85,7 +85,11 @@ export function refusedHandshake(url: string, headers: Record<string, string> = 
       response.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
         const authenticate = response.headers['www-authenticate'];
-        resolve({ status: response.statusCode ?? 0, authenticate: typeof authenticate === 'string' ? authenticate : null, body: text ? JSON.parse(text) : null });
+        resolve({
+          status: response.statusCode ?? 0,
+          authenticate: typeof authenticate === 'string' ? authenticate : null,
+          body: text ? JSON.parse(text) : null,
+        });
       });
     });
     socket.once('error', reject);

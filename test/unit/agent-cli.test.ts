@@ -10,43 +10,96 @@ import type { OutputChunk } from '../../lib/live-output';
 // Lines as Claude Code 2.x prints them with `-p --output-format stream-json --verbose` (ids shortened).
 const lines = {
   init: '{"type":"system","subtype":"init","cwd":"/srv/agents/site","session_id":"0b4a6c3e-5f1d-4c8e-9a57-3e2f1d7c9b10","tools":["Task","Bash","Glob","Grep","Read","Edit","Write","TodoWrite"],"mcp_servers":[],"model":"claude-sonnet-4-5-20250929","permissionMode":"bypassPermissions","slash_commands":["compact","review"],"apiKeySource":"ANTHROPIC_API_KEY","output_style":"default","uuid":"6f1c2d3e-0000-4000-8000-000000000001"}',
-  assistantText: '{"type":"assistant","message":{"id":"msg_01GXv2id9iRP2AkB3A6ASNu9","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[{"type":"text","text":"I\'ll read the README first."}],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":4,"cache_creation_input_tokens":7924,"cache_read_input_tokens":13368,"output_tokens":9,"service_tier":"standard"}},"parent_tool_use_id":null,"session_id":"0b4a6c3e-5f1d-4c8e-9a57-3e2f1d7c9b10","uuid":"6f1c2d3e-0000-4000-8000-000000000002"}',
-  assistantTwoTexts: '{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Part one, "},{"type":"tool_use","id":"toolu_01","name":"Bash","input":{"command":"ls"}},{"type":"text","text":"part two."}]},"session_id":"s-1"}',
-  assistantToolUse: '{"type":"assistant","message":{"id":"msg_02","type":"message","role":"assistant","content":[{"type":"tool_use","id":"toolu_01ABC123","name":"Bash","input":{"command":"ls -la"}}]},"parent_tool_use_id":null,"session_id":"0b4a6c3e-5f1d-4c8e-9a57-3e2f1d7c9b10"}',
-  userToolResult: '{"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_01ABC123","type":"tool_result","content":"total 2\\nREADME.md\\n","is_error":false}]},"parent_tool_use_id":null,"session_id":"0b4a6c3e-5f1d-4c8e-9a57-3e2f1d7c9b10"}',
-  resultSuccess: '{"type":"result","subtype":"success","is_error":false,"duration_ms":3952,"duration_api_ms":12932,"num_turns":4,"result":"The README now has an install section.","session_id":"0b4a6c3e-5f1d-4c8e-9a57-3e2f1d7c9b10","total_cost_usd":0.10457895,"usage":{"input_tokens":2,"output_tokens":9},"permission_denials":[],"uuid":"6f1c2d3e-0000-4000-8000-000000000003"}',
-  resultMaxTurns: '{"type":"result","subtype":"error_max_turns","is_error":false,"duration_ms":61000,"duration_api_ms":58000,"num_turns":11,"session_id":"0b4a6c3e-5f1d-4c8e-9a57-3e2f1d7c9b10","total_cost_usd":0.5,"usage":{"input_tokens":2,"output_tokens":9}}',
-  resultErrors: '{"type":"result","subtype":"error_during_execution","is_error":true,"duration_ms":120,"num_turns":0,"session_id":"s-2","total_cost_usd":0,"errors":["API Error: 401 invalid x-api-key","aborted"]}',
+  assistantText:
+    '{"type":"assistant","message":{"id":"msg_01GXv2id9iRP2AkB3A6ASNu9","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[{"type":"text","text":"I\'ll read the README first."}],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":4,"cache_creation_input_tokens":7924,"cache_read_input_tokens":13368,"output_tokens":9,"service_tier":"standard"}},"parent_tool_use_id":null,"session_id":"0b4a6c3e-5f1d-4c8e-9a57-3e2f1d7c9b10","uuid":"6f1c2d3e-0000-4000-8000-000000000002"}',
+  assistantTwoTexts:
+    '{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Part one, "},{"type":"tool_use","id":"toolu_01","name":"Bash","input":{"command":"ls"}},{"type":"text","text":"part two."}]},"session_id":"s-1"}',
+  assistantToolUse:
+    '{"type":"assistant","message":{"id":"msg_02","type":"message","role":"assistant","content":[{"type":"tool_use","id":"toolu_01ABC123","name":"Bash","input":{"command":"ls -la"}}]},"parent_tool_use_id":null,"session_id":"0b4a6c3e-5f1d-4c8e-9a57-3e2f1d7c9b10"}',
+  userToolResult:
+    '{"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_01ABC123","type":"tool_result","content":"total 2\\nREADME.md\\n","is_error":false}]},"parent_tool_use_id":null,"session_id":"0b4a6c3e-5f1d-4c8e-9a57-3e2f1d7c9b10"}',
+  resultSuccess:
+    '{"type":"result","subtype":"success","is_error":false,"duration_ms":3952,"duration_api_ms":12932,"num_turns":4,"result":"The README now has an install section.","session_id":"0b4a6c3e-5f1d-4c8e-9a57-3e2f1d7c9b10","total_cost_usd":0.10457895,"usage":{"input_tokens":2,"output_tokens":9},"permission_denials":[],"uuid":"6f1c2d3e-0000-4000-8000-000000000003"}',
+  resultMaxTurns:
+    '{"type":"result","subtype":"error_max_turns","is_error":false,"duration_ms":61000,"duration_api_ms":58000,"num_turns":11,"session_id":"0b4a6c3e-5f1d-4c8e-9a57-3e2f1d7c9b10","total_cost_usd":0.5,"usage":{"input_tokens":2,"output_tokens":9}}',
+  resultErrors:
+    '{"type":"result","subtype":"error_during_execution","is_error":true,"duration_ms":120,"num_turns":0,"session_id":"s-2","total_cost_usd":0,"errors":["API Error: 401 invalid x-api-key","aborted"]}',
 };
 
 describe('Claude Code adapter: argument list', () => {
   it('builds print mode with stream-json, --verbose, the turn limit and bypassPermissions by default', () => {
     expect(claudeCode.buildArgs({ prompt: 'Fix the tests', maxTurns: 10 })).toEqual([
-      '-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages', '--max-turns', '10', '--permission-mode', 'bypassPermissions',
+      '-p',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--include-partial-messages',
+      '--max-turns',
+      '10',
+      '--permission-mode',
+      'bypassPermissions',
     ]);
   });
 
   it('adds the model, the chosen permission mode and --resume with the session id', () => {
     expect(
-      claudeCode.buildArgs({ prompt: 'Go on', maxTurns: 3, model: 'claude-sonnet-4-5', permissionMode: 'acceptEdits', resumeSessionId: 'abc-123' }),
+      claudeCode.buildArgs({
+        prompt: 'Go on',
+        maxTurns: 3,
+        model: 'claude-sonnet-4-5',
+        permissionMode: 'acceptEdits',
+        resumeSessionId: 'abc-123',
+      }),
     ).toEqual([
-      '-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages', '--max-turns', '3', '--permission-mode', 'acceptEdits',
-      '--model', 'claude-sonnet-4-5', '--resume', 'abc-123',
+      '-p',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--include-partial-messages',
+      '--max-turns',
+      '3',
+      '--permission-mode',
+      'acceptEdits',
+      '--model',
+      'claude-sonnet-4-5',
+      '--resume',
+      'abc-123',
     ]);
   });
 
   it('adds the system prompt and the allowed tools as one comma-separated value', () => {
     expect(
-      claudeCode.buildArgs({ prompt: 'Review', maxTurns: 4, systemPrompt: 'You review code.\n- Be brief.', allowedTools: ['Read', 'Grep', 'Bash(git diff:*)'] }),
+      claudeCode.buildArgs({
+        prompt: 'Review',
+        maxTurns: 4,
+        systemPrompt: 'You review code.\n- Be brief.',
+        allowedTools: ['Read', 'Grep', 'Bash(git diff:*)'],
+      }),
     ).toEqual([
-      '-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages', '--max-turns', '4', '--permission-mode', 'bypassPermissions',
-      '--system-prompt=You review code.\n- Be brief.', '--allowedTools', 'Read,Grep,Bash(git diff:*)',
+      '-p',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--include-partial-messages',
+      '--max-turns',
+      '4',
+      '--permission-mode',
+      'bypassPermissions',
+      '--system-prompt=You review code.\n- Be brief.',
+      '--allowedTools',
+      'Read,Grep,Bash(git diff:*)',
     ]);
   });
 
   it('leaves out --max-turns for 0 (no limit) and --allowedTools for an empty list', () => {
     expect(claudeCode.buildArgs({ prompt: 'x', maxTurns: 0, allowedTools: [] })).toEqual([
-      '-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages', '--permission-mode', 'bypassPermissions',
+      '-p',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--include-partial-messages',
+      '--permission-mode',
+      'bypassPermissions',
     ]);
   });
 
@@ -58,10 +111,16 @@ describe('Claude Code adapter: argument list', () => {
     [{ maxTurns: -1 }, 'maxTurns must be a non-negative integer, got -1'],
     [{ maxTurns: 2.5 }, 'maxTurns must be a non-negative integer, got 2.5'],
     [{ maxTurns: 1, permissionMode: 'yolo' }, 'permissionMode must be one of default, acceptEdits, bypassPermissions, plan, got yolo'],
-    [{ maxTurns: 1, model: '--dangerously-skip-permissions' }, 'model must be non-empty and must not start with "-", got "--dangerously-skip-permissions"'],
+    [
+      { maxTurns: 1, model: '--dangerously-skip-permissions' },
+      'model must be non-empty and must not start with "-", got "--dangerously-skip-permissions"',
+    ],
     [{ maxTurns: 1, resumeSessionId: '' }, 'resumeSessionId must be non-empty and must not start with "-", got ""'],
     [{ maxTurns: 1, systemPrompt: ' ' }, 'systemPrompt must be non-empty, got " "'],
-    [{ maxTurns: 1, allowedTools: ['Read', '--dangerously-skip-permissions'] }, 'allowedTools entry must be non-empty and must not start with "-", got "--dangerously-skip-permissions"'],
+    [
+      { maxTurns: 1, allowedTools: ['Read', '--dangerously-skip-permissions'] },
+      'allowedTools entry must be non-empty and must not start with "-", got "--dangerously-skip-permissions"',
+    ],
     [{ maxTurns: 1, allowedTools: ['Read', ''] }, 'allowedTools entry must be non-empty and must not start with "-", got ""'],
     [{ maxTurns: 1, allowedTools: ['Read,Write'] }, 'allowedTools entries must not contain ",", got "Read,Write"'],
   ])('refuses %j', (options, message) => {
@@ -106,21 +165,42 @@ describe('Claude Code adapter: parsing stdout lines', () => {
   });
 
   it('reads the result usage: input, output, cache read and cache creation tokens; none without a usage', () => {
-    const usage = { input_tokens: 1200, output_tokens: 340, cache_read_input_tokens: 56_000, cache_creation_input_tokens: 780, service_tier: 'standard' };
+    const usage = {
+      input_tokens: 1200,
+      output_tokens: 340,
+      cache_read_input_tokens: 56_000,
+      cache_creation_input_tokens: 780,
+      service_tier: 'standard',
+    };
     expect(claudeCode.parseLine(JSON.stringify({ type: 'result', subtype: 'success', usage }))).toMatchObject({
       kind: 'result',
       tokens: { input: 1200, output: 340, cacheRead: 56_000, cacheCreation: 780 },
     });
     expect(claudeCode.parseLine(JSON.stringify({ type: 'result', subtype: 'success' }))).toMatchObject({ tokens: null });
-    expect(claudeCode.parseLine(JSON.stringify({ type: 'result', subtype: 'success', usage: { service_tier: 'standard' } }))).toMatchObject({ tokens: null });
+    expect(claudeCode.parseLine(JSON.stringify({ type: 'result', subtype: 'success', usage: { service_tier: 'standard' } }))).toMatchObject(
+      { tokens: null },
+    );
     // Not a count (negative, fractional, a string): read as absent.
-    expect(claudeCode.parseLine(JSON.stringify({ type: 'result', usage: { input_tokens: -1, output_tokens: 2.5, cache_read_input_tokens: '7', cache_creation_input_tokens: 3 } }))).toMatchObject({
+    expect(
+      claudeCode.parseLine(
+        JSON.stringify({
+          type: 'result',
+          usage: { input_tokens: -1, output_tokens: 2.5, cache_read_input_tokens: '7', cache_creation_input_tokens: 3 },
+        }),
+      ),
+    ).toMatchObject({
       tokens: { input: 0, output: 0, cacheRead: 0, cacheCreation: 3 },
     });
   });
 
   it('takes any subtype other than success as an error, and reads `errors` when there is no `result`', () => {
-    expect(claudeCode.parseLine(lines.resultMaxTurns)).toMatchObject({ kind: 'result', isError: true, subtype: 'error_max_turns', resultText: null, turns: 11 });
+    expect(claudeCode.parseLine(lines.resultMaxTurns)).toMatchObject({
+      kind: 'result',
+      isError: true,
+      subtype: 'error_max_turns',
+      resultText: null,
+      turns: 11,
+    });
     expect(claudeCode.parseLine(lines.resultErrors)).toEqual({
       kind: 'result',
       isError: true,
@@ -144,7 +224,10 @@ describe('Claude Code adapter: parsing stdout lines', () => {
     ['an init without a session id', '{"type":"system","subtype":"init"}'],
     ['another system event', '{"type":"system","subtype":"compact_boundary","session_id":"s"}'],
     // As Claude Code 2.1.331 prints them against the stand-in model (docs/claude-code-cli.md).
-    ['a retry notice', '{"type":"system","subtype":"api_retry","attempt":1,"max_retries":1,"retry_delay_ms":599,"error_status":401,"error":"authentication_failed","session_id":"s"}'],
+    [
+      'a retry notice',
+      '{"type":"system","subtype":"api_retry","attempt":1,"max_retries":1,"retry_delay_ms":599,"error_status":401,"error":"authentication_failed","session_id":"s"}',
+    ],
     [
       'an API error printed as a synthetic assistant message',
       '{"type":"assistant","message":{"id":"b22b","model":"<synthetic>","role":"assistant","stop_reason":"stop_sequence","type":"message","content":[{"type":"text","text":"Invalid API key · Fix external API key"}]},"parent_tool_use_id":null,"session_id":"s","error":"authentication_failed","is_api_error_message":true,"api_error_status":401,"api_error_type":"authentication_error"}',
@@ -166,17 +249,35 @@ describe('agentBaseEnv', () => {
   it('keeps what a shell and the CLI need and drops the service credentials', () => {
     expect(
       agentBaseEnv({
-        PATH: '/usr/bin', HOME: '/home/app', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', ANTHROPIC_API_KEY: 'sk-ant', CLAUDE_CONFIG_DIR: '/c',
-        MYSQL_PASSWORD: 'app', AUTH_TOKEN: 'token-token-token', AGENT_SECRETS_KEY: 'ff', REDIS_HOST: '127.0.0.1',
+        PATH: '/usr/bin',
+        HOME: '/home/app',
+        LANG: 'C.UTF-8',
+        LC_ALL: 'C.UTF-8',
+        ANTHROPIC_API_KEY: 'sk-ant',
+        CLAUDE_CONFIG_DIR: '/c',
+        MYSQL_PASSWORD: 'app',
+        AUTH_TOKEN: 'token-token-token',
+        AGENT_SECRETS_KEY: 'ff',
+        REDIS_HOST: '127.0.0.1',
       }),
-    ).toEqual({ PATH: '/usr/bin', HOME: '/home/app', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', ANTHROPIC_API_KEY: 'sk-ant', CLAUDE_CONFIG_DIR: '/c' });
+    ).toEqual({
+      PATH: '/usr/bin',
+      HOME: '/home/app',
+      LANG: 'C.UTF-8',
+      LC_ALL: 'C.UTF-8',
+      ANTHROPIC_API_KEY: 'sk-ant',
+      CLAUDE_CONFIG_DIR: '/c',
+    });
   });
 });
 
 /** Lines the real CLI 2.1.331 printed against the stand-in model (test/fixtures/stand-in-model/captured/). */
 function captured(name: string): string[] {
   const file = path.join(__dirname, '..', 'fixtures', 'stand-in-model', 'captured', `${name}.jsonl`);
-  return fs.readFileSync(file, 'utf8').split('\n').filter((line) => line.trim() !== '');
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
 }
 
 function mapAll(stdout: string[], stderr: string[] = []): OutputChunk[] {
@@ -207,23 +308,33 @@ describe('Claude Code adapter: output as the terminal lines of the panel (contra
     expect(mapAll(captured('text'))).toEqual([
       { type: 'chunk', content: 'Stand-in answer in four parts.' },
       { type: 'turn', content: 'Turno 1', turn: 1 },
-      { type: 'system', content: expect.stringMatching(/^Resultado: 1 turnos \| custo: \$0\.0002 \| duração: \d+\.\ds \| sessão: 3ab75c44\.\.\.$/) },
+      {
+        type: 'system',
+        content: expect.stringMatching(/^Resultado: 1 turnos \| custo: \$0\.0002 \| duração: \d+\.\ds \| sessão: 3ab75c44\.\.\.$/),
+      },
     ]);
   });
 
   it('shows no line for an API error printed as a message (the final message carries it), nor a turn', () => {
-    expect(mapAll(captured('error-401'))).toEqual([{ type: 'system', content: expect.stringMatching(/^Resultado: 1 turnos \| custo: \$0\.0000 \| /) }]);
+    expect(mapAll(captured('error-401'))).toEqual([
+      { type: 'system', content: expect.stringMatching(/^Resultado: 1 turnos \| custo: \$0\.0000 \| /) },
+    ]);
   });
 
   it('sends each finished line of streamed text at once and holds the rest until its block stops', () => {
     const mapper = claudeCode.outputMapper();
-    const delta = (text: string) => JSON.stringify({ type: 'stream_event', event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }, api_message_id: 'm1' });
+    const delta = (text: string) =>
+      JSON.stringify({
+        type: 'stream_event',
+        event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } },
+        api_message_id: 'm1',
+      });
     expect(mapper.stdout(delta('First line\nSec'))).toEqual([{ type: 'chunk', content: 'First line' }]);
     expect(mapper.stdout(delta('ond line\n\nThird'))).toEqual([{ type: 'chunk', content: 'Second line' }]);
     expect(mapper.stdout(delta(' part'))).toEqual([]);
-    expect(mapper.stdout(JSON.stringify({ type: 'stream_event', event: { type: 'content_block_stop', index: 0 }, api_message_id: 'm1' }))).toEqual([
-      { type: 'chunk', content: 'Third part' },
-    ]);
+    expect(
+      mapper.stdout(JSON.stringify({ type: 'stream_event', event: { type: 'content_block_stop', index: 0 }, api_message_id: 'm1' })),
+    ).toEqual([{ type: 'chunk', content: 'Third part' }]);
     // A line without an end is not held without bound.
     expect(mapper.stdout(delta('x'.repeat(MAX_HELD_TEXT)))).toEqual([{ type: 'chunk', content: 'x'.repeat(MAX_HELD_TEXT) }]);
   });
@@ -244,11 +355,13 @@ describe('Claude Code adapter: output as the terminal lines of the panel (contra
 
   it('shows system messages, error events, plain lines and standard error', () => {
     const mapper = claudeCode.outputMapper();
-    expect(mapper.stdout('{"type":"system","subtype":"permission_denied","tool_name":"Bash","message":"Permission to use Bash was denied"}')).toEqual([
-      { type: 'system', content: 'Permission to use Bash was denied' },
-    ]);
+    expect(
+      mapper.stdout('{"type":"system","subtype":"permission_denied","tool_name":"Bash","message":"Permission to use Bash was denied"}'),
+    ).toEqual([{ type: 'system', content: 'Permission to use Bash was denied' }]);
     expect(mapper.stdout('{"type":"system","subtype":"api_retry","attempt":1}')).toEqual([]);
-    expect(mapper.stdout('{"type":"error","error":{"message":"stream interrupted"}}')).toEqual([{ type: 'system', content: 'stream interrupted' }]);
+    expect(mapper.stdout('{"type":"error","error":{"message":"stream interrupted"}}')).toEqual([
+      { type: 'system', content: 'stream interrupted' },
+    ]);
     expect(mapper.stdout('Warning: running as root')).toEqual([{ type: 'chunk', content: 'Warning: running as root' }]);
     expect(mapper.stderr('  npm WARN deprecated  ')).toEqual([{ type: 'stderr', content: 'npm WARN deprecated' }]);
     expect(mapper.stderr('   ')).toEqual([]);
@@ -272,14 +385,18 @@ describe('Claude Code adapter: output as the terminal lines of the panel (contra
         { type: 'turn', content: 'Turno 1', turn: 1 },
         { type: 'stderr', content: 'aviso' },
         { type: 'system', content: 'Resultado: 1 turnos' },
-      ].map((chunk) => recordLineOf(chunk as OutputChunk)).join(''),
+      ]
+        .map((chunk) => recordLineOf(chunk as OutputChunk))
+        .join(''),
     ).toBe('Vou ler.\nDepois escrever.\n▸ Read: README.md\n── Turno 1 ──\n[stderr] aviso\nResultado: 1 turnos\n');
   });
 });
 
 describe('claude-code failure hints', () => {
   it('tells the operator what to do when the CLI has no credentials, as the real CLI 2.1.331 says it', () => {
-    expect(claudeCode.failureHint?.('Not logged in · Please run /login')).toMatch(/^the model refused the credentials: set ANTHROPIC_API_KEY/);
+    expect(claudeCode.failureHint?.('Not logged in · Please run /login')).toMatch(
+      /^the model refused the credentials: set ANTHROPIC_API_KEY/,
+    );
     expect(claudeCode.failureHint?.('Invalid API key · Fix external API key')).toMatch(/ANTHROPIC_API_KEY/);
     expect(claudeCode.failureHint?.('Overloaded')).toBeNull();
   });

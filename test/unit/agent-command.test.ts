@@ -13,8 +13,9 @@ describe('the default agent command', () => {
     expect(platformPackageName('darwin', 'arm64', false)).toBe('@anthropic-ai/claude-code-darwin-arm64');
   });
 
-  it('is the platform package\'s binary, which reports the pinned version, whatever the wrapper\'s install script did', () => {
-    const pinned = (JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies['@anthropic-ai/claude-code'];
+  it("is the platform package's binary, which reports the pinned version, whatever the wrapper's install script did", () => {
+    const pinned = (JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { dependencies: Record<string, string> })
+      .dependencies['@anthropic-ai/claude-code'];
     const command = defaultAgentCommand();
     expect(command).toBe(path.join(repoRoot, 'node_modules', platformPackageName(), 'claude'));
     expect(execFileSync(command, ['--version'], { encoding: 'utf8' })).toBe(`${pinned} (Claude Code)\n`);

@@ -3,7 +3,13 @@ import { loadConfig } from '../../lib/config';
 
 /** Which agents host a run goes to (domain/agent-hosts.ts; docs/multi-host.md). */
 
-const host = (name: string, roots: string[], extra: Partial<AgentHostEntry> = {}): AgentHostEntry => ({ name, roots, live: true, running: 0, ...extra });
+const host = (name: string, roots: string[], extra: Partial<AgentHostEntry> = {}): AgentHostEntry => ({
+  name,
+  roots,
+  live: true,
+  running: 0,
+  ...extra,
+});
 
 describe('deepestRootHolding', () => {
   it('is the length of the longest root that is the directory or lies above it; -1 for none', () => {

@@ -1,7 +1,19 @@
 import { budgetExhaustedText, budgetWarningText, exhaustedBudget, nearBudget, usd, type DailyBudget } from '../../domain/budgets';
 
-const global = (limitUsd: number, spentUsd: number): DailyBudget => ({ scope: 'global', agentId: null, agentName: null, limitUsd, spentUsd });
-const agent = (limitUsd: number, spentUsd: number): DailyBudget => ({ scope: 'agent', agentId: 'a1', agentName: 'revisor', limitUsd, spentUsd });
+const global = (limitUsd: number, spentUsd: number): DailyBudget => ({
+  scope: 'global',
+  agentId: null,
+  agentName: null,
+  limitUsd,
+  spentUsd,
+});
+const agent = (limitUsd: number, spentUsd: number): DailyBudget => ({
+  scope: 'agent',
+  agentId: 'a1',
+  agentName: 'revisor',
+  limitUsd,
+  spentUsd,
+});
 
 describe('daily budgets (domain/budgets.ts)', () => {
   it('a budget is exhausted when spent reaches its amount; the global one is named first', () => {

@@ -24,9 +24,7 @@ describe('loadConfig', () => {
       elasticsearch: { url: 'http://127.0.0.1:9999' },
       temporal: { address: '127.0.0.1:7000' },
     });
-    expect(
-      loadConfig({ ELASTICSEARCH_URL: 'http://es.internal:9200', TEMPORAL_ADDRESS: 'temporal.internal:7233' }),
-    ).toMatchObject({
+    expect(loadConfig({ ELASTICSEARCH_URL: 'http://es.internal:9200', TEMPORAL_ADDRESS: 'temporal.internal:7233' })).toMatchObject({
       elasticsearch: { url: 'http://es.internal:9200' },
       temporal: { address: 'temporal.internal:7233' },
     });
@@ -77,24 +75,32 @@ describe('AGENT_WORKDIR_ROOTS and system directories', () => {
     ['/lib64', `"/lib64" is a system directory: ${given('it')}`],
     ['/root/projects', `"/root/projects" is inside the system directory /root: ${given('it')}`],
     ['/proc/self', `"/proc/self" is inside the system directory /proc: ${given('it')}`],
-    ['/var/lib/agent-users/agentrun1', `"/var/lib/agent-users/agentrun1" is inside the system directory /var/lib/agent-users: ${given('it')}`],
+    [
+      '/var/lib/agent-users/agentrun1',
+      `"/var/lib/agent-users/agentrun1" is inside the system directory /var/lib/agent-users: ${given('it')}`,
+    ],
   ])('refuses %p with a ConfigError naming the variable', (root, reason) => {
-    expect(() => loadConfig({ AGENT_WORKDIR_ROOTS: `/home/projetos,${root}` })).toThrow(new ConfigError(`invalid environment: AGENT_WORKDIR_ROOTS: ${reason}`));
+    expect(() => loadConfig({ AGENT_WORKDIR_ROOTS: `/home/projetos,${root}` })).toThrow(
+      new ConfigError(`invalid environment: AGENT_WORKDIR_ROOTS: ${reason}`),
+    );
   });
 
   it("refuses a root that is or holds the service's repository", () => {
     const repo = path.resolve(__dirname, '../..');
     for (const root of [repo, path.dirname(repo)]) {
       expect(() => loadConfig({ AGENT_WORKDIR_ROOTS: root })).toThrow(
-        new ConfigError(`invalid environment: AGENT_WORKDIR_ROOTS: "${root}" holds the service's own files (${repo}): ${given('them')}; use a directory of its own`),
+        new ConfigError(
+          `invalid environment: AGENT_WORKDIR_ROOTS: "${root}" holds the service's own files (${repo}): ${given('them')}; use a directory of its own`,
+        ),
       );
     }
   });
 
   it('accepts a directory below the system directories, and one below the repository', () => {
     const below = path.resolve(__dirname, '../../.data/projects');
-    expect(loadConfig({ AGENT_WORKDIR_ROOTS: `/home/projetos,/srv/projects,/opt/work,/tmp/agents,/var/projects,${below}` }).orchestration.workdirRoots).toEqual([
-      '/home/projetos', '/srv/projects', '/opt/work', '/tmp/agents', '/var/projects', below,
-    ]);
+    expect(
+      loadConfig({ AGENT_WORKDIR_ROOTS: `/home/projetos,/srv/projects,/opt/work,/tmp/agents,/var/projects,${below}` }).orchestration
+        .workdirRoots,
+    ).toEqual(['/home/projetos', '/srv/projects', '/opt/work', '/tmp/agents', '/var/projects', below]);
   });
 });

@@ -10,7 +10,17 @@ const REFERENCE = '2026-01-15';
 describe('the detailed record of a person outside the ranking', () => {
   it.each([1, 2, 3, 17, 40])('is the ranked record of the same document with posicao and rank null (person %p)', (id) => {
     const doc = generatePersonFor(9, id, new Date(Date.UTC(2026, 0, 15)));
-    const { id_pessoa, nome, nome_busca: _key, run_id: _run, impressao: _fingerprint, chave_documento: _documentKey, verificada_em: _verified, detalhes, ...row } = toRankingRow(scorePerson(doc, REFERENCE), doc, 'run', '1:7');
+    const {
+      id_pessoa,
+      nome,
+      nome_busca: _key,
+      run_id: _run,
+      impressao: _fingerprint,
+      chave_documento: _documentKey,
+      verificada_em: _verified,
+      detalhes,
+      ...row
+    } = toRankingRow(scorePerson(doc, REFERENCE), doc, 'run', '1:7');
     // In the column order of the ranking reads (db/ranking-queries.ts): the position third.
     const stored: StoredEntryWithDetails = { id_pessoa, nome, posicao: 12, ...row, detalhes: Buffer.from(detalhes) };
     const ranked = JSON.parse(rankedDetailJson(stored, doc, BASE).toString());

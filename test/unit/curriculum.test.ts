@@ -35,7 +35,10 @@ describe('the two encontrado: false answers', () => {
   it.each([[{}], [{ id_cv: null }], [{ id_cv: '' }], [{ id_cv: '   ' }], [{ id_cv: {} as unknown as string }]])(
     'no curriculum registered: %p',
     (doc) => {
-      expect(curriculumAnswer({ id_pessoa: 1, nome: 'Ana', ...doc }, BASE)).toEqual({ encontrado: false, motivo: 'Currículo não cadastrado' });
+      expect(curriculumAnswer({ id_pessoa: 1, nome: 'Ana', ...doc }, BASE)).toEqual({
+        encontrado: false,
+        motivo: 'Currículo não cadastrado',
+      });
       expect(NO_CURRICULUM).toBe('Currículo não cadastrado');
     },
   );
@@ -111,13 +114,31 @@ describe('idiomas', () => {
       nome: 'Ana',
       id_cv: '1',
       idiomas: [
-        { idioma: 'Ingl234s', proficiencia_leitura: 'Bem', proficiencia_escrita: 'Razoavelmente', proficiencia_fala: 'Pouco', proficiencia_compreensao: 'Bem' },
+        {
+          idioma: 'Ingl234s',
+          proficiencia_leitura: 'Bem',
+          proficiencia_escrita: 'Razoavelmente',
+          proficiencia_fala: 'Pouco',
+          proficiencia_compreensao: 'Bem',
+        },
         { idioma: 'Espanhol' },
       ],
     });
     expect(cv.idiomas).toEqual([
-      { idioma: 'Inglês', proficiencia_leitura: 'Bem', proficiencia_escrita: 'Razoavelmente', proficiencia_fala: 'Pouco', proficiencia_compreensao: 'Bem' },
-      { idioma: 'Espanhol', proficiencia_leitura: null, proficiencia_escrita: null, proficiencia_fala: null, proficiencia_compreensao: null },
+      {
+        idioma: 'Inglês',
+        proficiencia_leitura: 'Bem',
+        proficiencia_escrita: 'Razoavelmente',
+        proficiencia_fala: 'Pouco',
+        proficiencia_compreensao: 'Bem',
+      },
+      {
+        idioma: 'Espanhol',
+        proficiencia_leitura: null,
+        proficiencia_escrita: null,
+        proficiencia_fala: null,
+        proficiencia_compreensao: null,
+      },
     ]);
   });
 });
@@ -166,7 +187,14 @@ describe('areas_conhecimento', () => {
 });
 
 describe('endereco_profissional', () => {
-  const professional = { tipo: 'Profissional', logradouro: 'Rua S227o Jo227o', numero: 's/n', cep: '40170-110', cidade: 'Salvador', pais: 'Brasil' };
+  const professional = {
+    tipo: 'Profissional',
+    logradouro: 'Rua S227o Jo227o',
+    numero: 's/n',
+    cep: '40170-110',
+    cidade: 'Salvador',
+    pais: 'Brasil',
+  };
   const residential = { tipo: 'Residencial', logradouro: 'Avenida Paulista', numero: '1000', cidade: 'São Paulo' };
 
   it('is the first Profissional address when none before it is main', () => {
@@ -188,7 +216,12 @@ describe('endereco_profissional', () => {
 
   it('matches the type in any case and without accents; principal must be true', () => {
     expect(professionalAddress([residential, { ...professional, tipo: 'PROFISSIONAL', logradouro: 'B' }])?.logradouro).toBe('B');
-    expect(professionalAddress([{ ...residential, principal: 'sim' }, { ...residential, principal: false }])).toBeNull();
+    expect(
+      professionalAddress([
+        { ...residential, principal: 'sim' },
+        { ...residential, principal: false },
+      ]),
+    ).toBeNull();
   });
 
   it('is null with no qualifying address, no addresses, or a list that is not a list', () => {
@@ -311,7 +344,9 @@ describe('estatisticas_orientacoes', () => {
   it('is null when nothing counts: no supervisions, or only ones of unknown level or state', () => {
     expect(supervisionStatistics(undefined)).toBeNull();
     expect(supervisionStatistics([])).toBeNull();
-    expect(supervisionStatistics([supervision({ nivel: 'Graduação' as Supervision['nivel'] }), supervision({ tipo: 'Cancelada' })])).toBeNull();
+    expect(
+      supervisionStatistics([supervision({ nivel: 'Graduação' as Supervision['nivel'] }), supervision({ tipo: 'Cancelada' })]),
+    ).toBeNull();
     expect(found({ nome: 'Ana', id_cv: '1' }).estatisticas_orientacoes).toBeNull();
   });
 

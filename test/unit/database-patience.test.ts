@@ -33,9 +33,13 @@ describe('reads made again while the database restarts (docs/reliability.md)', (
   it('throws any other error at once, and a refusal that outlasts the patience', async () => {
     const wrong = failedQuery('ER_PARSE_ERROR');
     let tries = 0;
-    await expect(untilDatabaseAnswers(async () => ((tries += 1), Promise.reject(wrong)), { patienceMs: 60_000, sleep: async () => undefined })).rejects.toBe(wrong);
+    await expect(
+      untilDatabaseAnswers(async () => ((tries += 1), Promise.reject(wrong)), { patienceMs: 60_000, sleep: async () => undefined }),
+    ).rejects.toBe(wrong);
     expect(tries).toBe(1);
     const down = failedQuery('ECONNREFUSED');
-    await expect(untilDatabaseAnswers(async () => Promise.reject(down), { patienceMs: 0, sleep: async () => undefined })).rejects.toBe(down);
+    await expect(untilDatabaseAnswers(async () => Promise.reject(down), { patienceMs: 0, sleep: async () => undefined })).rejects.toBe(
+      down,
+    );
   });
 });

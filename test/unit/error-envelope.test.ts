@@ -60,7 +60,7 @@ describe('errorEnvelope', () => {
     expect(await get('/api/edge')).toEqual({ status: 403, body: { error: 'Recusado na borda' } });
   });
 
-  it('gives a library\'s generic text in pt-BR under /api only', async () => {
+  it("gives a library's generic text in pt-BR under /api only", async () => {
     expect(await get('/api/v1/method')).toEqual({ status: 405, body: { detail: 'Method Not Allowed' } });
     expect(await get('/api/method')).toEqual({ status: 405, body: { error: 'Método não permitido' } });
   });

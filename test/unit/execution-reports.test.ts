@@ -43,12 +43,19 @@ describe('report file names', () => {
     expect(isReportFileName(name)).toBe(true);
   });
 
-  it.each(['..', '../2026-03-04_050607_a_0f1e2d3c.md', '2026-03-04_050607_a_0f1e2d3c.md/', 'a\\b.md', '2026-03-04_050607_a_0f1e2d3c.md\u0000', '2026-03-04_050607_a_0f1e2d3c.MD', '2026-03-04_050607__0f1e2d3c.md', '2026-03-04_050607_a_0f1e2d3.md', ''])(
-    'refuses %j',
-    (name) => {
-      expect(isReportFileName(name)).toBe(false);
-    },
-  );
+  it.each([
+    '..',
+    '../2026-03-04_050607_a_0f1e2d3c.md',
+    '2026-03-04_050607_a_0f1e2d3c.md/',
+    'a\\b.md',
+    '2026-03-04_050607_a_0f1e2d3c.md\u0000',
+    '2026-03-04_050607_a_0f1e2d3c.MD',
+    '2026-03-04_050607__0f1e2d3c.md',
+    '2026-03-04_050607_a_0f1e2d3.md',
+    '',
+  ])('refuses %j', (name) => {
+    expect(isReportFileName(name)).toBe(false);
+  });
 });
 
 describe('report Markdown', () => {
@@ -100,7 +107,9 @@ describe('report Markdown', () => {
   });
 
   it('titles a pipeline and leaves the error section out when there is none', () => {
-    const markdown = reportMarkdown(record({ kind: 'pipeline', agentName: 'Release | train', error: null, durationMs: 1500, costUsd: null, sessionId: null }));
+    const markdown = reportMarkdown(
+      record({ kind: 'pipeline', agentName: 'Release | train', error: null, durationMs: 1500, costUsd: null, sessionId: null }),
+    );
     expect(markdown.startsWith('# Execução de pipeline: Release \\| train\n')).toBe(true);
     expect(markdown).toContain('| Pipeline | Release \\| train |');
     expect(markdown).toContain('| Duração | 1.5 s |');
@@ -117,7 +126,9 @@ describe('report Markdown', () => {
   });
 
   it('names the agents host the run worked on, when it was pinned to one (docs/multi-host.md)', () => {
-    expect(reportMarkdown(record({ host: 'maquina-2' }))).toContain('| Diretório de trabalho | /srv/work |\n| Máquina | maquina-2 |\n| Criada |');
+    expect(reportMarkdown(record({ host: 'maquina-2' }))).toContain(
+      '| Diretório de trabalho | /srv/work |\n| Máquina | maquina-2 |\n| Criada |',
+    );
     expect(reportMarkdown(record({ host: null }))).not.toContain('| Máquina |');
   });
 });
@@ -126,7 +137,10 @@ describe('execution store helpers', () => {
   it('bounds output at the cap with one note', () => {
     expect(boundOutput('short')).toEqual({ output: 'short', truncated: false });
     expect(boundOutput('z'.repeat(OUTPUT_MAX_CHARS))).toEqual({ output: 'z'.repeat(OUTPUT_MAX_CHARS), truncated: false });
-    expect(boundOutput('z'.repeat(OUTPUT_MAX_CHARS + 1))).toEqual({ output: 'z'.repeat(OUTPUT_MAX_CHARS) + OUTPUT_TRUNCATED_NOTE, truncated: true });
+    expect(boundOutput('z'.repeat(OUTPUT_MAX_CHARS + 1))).toEqual({
+      output: 'z'.repeat(OUTPUT_MAX_CHARS) + OUTPUT_TRUNCATED_NOTE,
+      truncated: true,
+    });
   });
 
   it('escapes LIKE wildcards in the text filter', () => {
@@ -136,12 +150,53 @@ describe('execution store helpers', () => {
 
 describe('CSV helpers', () => {
   const stored = {
-    id: 'e1', kind: 'agent' as const, agentId: null, agentName: 'A', pipelineId: null, status: 'completed' as const, source: 'manual' as const,
-    scheduleId: null, task: 't', instructions: 'i', workingDirectory: '/w', model: 'm', sessionId: null,
-    parentExecutionId: null, parentSessionId: null, delegatedFrom: null, delegationDepth: 0, result: null, exitCode: null, attempt: 1,
-      pipelineExecutionId: null, stepIndex: null, failedAtStep: null, lastStepInput: null, resumedFrom: null, resumedAtStep: null, webhookId: null,
-    repoName: null, repoBranch: null, repoCommit: null, contextFiles: null, host: null, inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheCreationTokens: null, costUsd: 0.5, durationMs: 10, turns: null, outputTruncated: false, outputSeq: 0, agentStartedAttempt: null, error: null, reportFile: null,
-    createdAt: new Date('2026-01-01T00:00:00.000Z'), startedAt: null, finishedAt: null,
+    id: 'e1',
+    kind: 'agent' as const,
+    agentId: null,
+    agentName: 'A',
+    pipelineId: null,
+    status: 'completed' as const,
+    source: 'manual' as const,
+    scheduleId: null,
+    task: 't',
+    instructions: 'i',
+    workingDirectory: '/w',
+    model: 'm',
+    sessionId: null,
+    parentExecutionId: null,
+    parentSessionId: null,
+    delegatedFrom: null,
+    delegationDepth: 0,
+    result: null,
+    exitCode: null,
+    attempt: 1,
+    pipelineExecutionId: null,
+    stepIndex: null,
+    failedAtStep: null,
+    lastStepInput: null,
+    resumedFrom: null,
+    resumedAtStep: null,
+    webhookId: null,
+    repoName: null,
+    repoBranch: null,
+    repoCommit: null,
+    contextFiles: null,
+    host: null,
+    inputTokens: null,
+    outputTokens: null,
+    cacheReadTokens: null,
+    cacheCreationTokens: null,
+    costUsd: 0.5,
+    durationMs: 10,
+    turns: null,
+    outputTruncated: false,
+    outputSeq: 0,
+    agentStartedAttempt: null,
+    error: null,
+    reportFile: null,
+    createdAt: new Date('2026-01-01T00:00:00.000Z'),
+    startedAt: null,
+    finishedAt: null,
   };
 
   it('names the download by the UTC day and writes the contract columns: dates as ISO, numbers as numbers, nulls as null', () => {
@@ -149,7 +204,24 @@ describe('CSV helpers', () => {
     // ID, Tipo, Nome, Status, Início (never ran: when it was queued), Fim, Duração (ms), Custo (USD), Turnos.
     // Numbers stay numbers, so the formula escaping (which applies to text cells) never prefixes them.
     expect(csvRow(stored)).toEqual(['e1', 'agent', 'A', 'completed', '2026-01-01T00:00:00.000Z', null, 10, 0.5, null]);
-    const pipeline = csvRow({ ...stored, kind: 'pipeline', agentName: 'Release', startedAt: new Date('2026-01-01T00:00:01.000Z'), finishedAt: new Date('2026-01-01T00:00:02.000Z'), turns: 3 });
-    expect(pipeline).toEqual(['e1', 'pipeline', 'Release', 'completed', '2026-01-01T00:00:01.000Z', '2026-01-01T00:00:02.000Z', 10, 0.5, 3]);
+    const pipeline = csvRow({
+      ...stored,
+      kind: 'pipeline',
+      agentName: 'Release',
+      startedAt: new Date('2026-01-01T00:00:01.000Z'),
+      finishedAt: new Date('2026-01-01T00:00:02.000Z'),
+      turns: 3,
+    });
+    expect(pipeline).toEqual([
+      'e1',
+      'pipeline',
+      'Release',
+      'completed',
+      '2026-01-01T00:00:01.000Z',
+      '2026-01-01T00:00:02.000Z',
+      10,
+      0.5,
+      3,
+    ]);
   });
 });

@@ -13,7 +13,12 @@ describe('the fault schedule (docs/reliability.md)', () => {
   it('strikes every fault alone once, then the pairs of two different faults, each inside the window', () => {
     const phases = faultSchedule(options);
     expect(phases).toHaveLength(FAULTS.length + 5);
-    expect(phases.slice(0, FAULTS.length).map((phase) => phase.faults[0]).sort()).toEqual([...FAULTS].sort());
+    expect(
+      phases
+        .slice(0, FAULTS.length)
+        .map((phase) => phase.faults[0])
+        .sort(),
+    ).toEqual([...FAULTS].sort());
     for (const phase of phases.slice(0, FAULTS.length)) expect(phase.faults).toHaveLength(1);
     for (const phase of phases.slice(FAULTS.length)) {
       expect(phase.faults).toHaveLength(2);
@@ -49,23 +54,50 @@ describe("a client's lines of a run, judged (docs/reliability.md)", () => {
   });
 
   it('counts a line shown twice and a line after a later one', () => {
-    expect(judgeRunLines([1, 2, 2, 3, 5, 4].map(line), 'p1c0r0', 5, 'completed')).toMatchObject({ shown: 5, lost: 0, doubled: 1, outOfOrder: 1 });
+    expect(judgeRunLines([1, 2, 2, 3, 5, 4].map(line), 'p1c0r0', 5, 'completed')).toMatchObject({
+      shown: 5,
+      lost: 0,
+      doubled: 1,
+      outOfOrder: 1,
+    });
   });
 
   it("reads only this run's tag and count: another run's lines are not its own", () => {
-    expect(judgeRunLines(['p1c0r01 line 1 of 5', 'p1c0r0 line 1 of 50', line(1)], 'p1c0r0', 5, 'error')).toMatchObject({ shown: 1, lost: 0, neverWritten: 4 });
+    expect(judgeRunLines(['p1c0r01 line 1 of 5', 'p1c0r0 line 1 of 50', line(1)], 'p1c0r0', 5, 'error')).toMatchObject({
+      shown: 1,
+      lost: 0,
+      neverWritten: 4,
+    });
   });
 });
 
 describe('a phase judged (docs/reliability.md, "The checks")', () => {
   const at = (seconds: number) => 1_800_000_000_000 + seconds * 1_000;
   const record = (id: string, status: string, error: string | null, finishedAt: number): RecordRow =>
-    ({ id, kind: 'agent', status, source: 'manual', error, attempt: 1, pipeline_execution_id: null, started_at: new Date(at(0)), finished_at: new Date(finishedAt) }) as RecordRow;
+    ({
+      id,
+      kind: 'agent',
+      status,
+      source: 'manual',
+      error,
+      attempt: 1,
+      pipeline_execution_id: null,
+      started_at: new Date(at(0)),
+      finished_at: new Date(finishedAt),
+    }) as RecordRow;
   const lostWorker = 'o worker que executava esta execução parou (sem heartbeat por 30 s)';
   const judge = (records: RecordRow[], starts: Array<{ executionId: string; at: number }>) =>
     judgePhase({
       faults: ['redis-restart', 'agents-worker-kill'],
-      load: { runs: [], pipelineRuns: [], deliveries: [], probes: records.map((row) => row.id), refused: 0, scheduleTriggers: 0, rankingJob: false },
+      load: {
+        runs: [],
+        pipelineRuns: [],
+        deliveries: [],
+        probes: records.map((row) => row.id),
+        refused: 0,
+        scheduleTriggers: 0,
+        rankingJob: false,
+      },
       records,
       // Redis restarted at 10 s (back at 13 s), the agents worker killed at 12 s.
       strikes: [
@@ -79,15 +111,31 @@ describe('a phase judged (docs/reliability.md, "The checks")', () => {
 
   it('lets the second fault end a run started between the two strikes, not one started after both', () => {
     const verdict = judge(
-      [record('between', 'error', lostWorker, at(44)), record('after', 'error', lostWorker, at(45)), record('probe', 'completed', null, at(20))],
-      [{ executionId: 'between', at: at(11) }, { executionId: 'after', at: at(12.5) }, { executionId: 'probe', at: at(14) }],
+      [
+        record('between', 'error', lostWorker, at(44)),
+        record('after', 'error', lostWorker, at(45)),
+        record('probe', 'completed', null, at(20)),
+      ],
+      [
+        { executionId: 'between', at: at(11) },
+        { executionId: 'after', at: at(12.5) },
+        { executionId: 'probe', at: at(14) },
+      ],
     );
-    expect(verdict.violations).toEqual([`agent after had not started when redis-restart + agents-worker-kill struck and ended error: ${lostWorker}`]);
+    expect(verdict.violations).toEqual([
+      `agent after had not started when redis-restart + agents-worker-kill struck and ended error: ${lostWorker}`,
+    ]);
     expect(verdict.figures).toMatchObject({ accepted: 3, completed: 1, errorWithCause: 2, lost: 0, doubled: 0, recoverMs: 10_000 });
   });
 
   it('counts an agent process started twice for one attempt as a run doubled', () => {
-    const verdict = judge([record('probe', 'completed', null, at(20))], [{ executionId: 'probe', at: at(14) }, { executionId: 'probe', at: at(15) }]);
+    const verdict = judge(
+      [record('probe', 'completed', null, at(20))],
+      [
+        { executionId: 'probe', at: at(14) },
+        { executionId: 'probe', at: at(15) },
+      ],
+    );
     expect(verdict.figures.doubled).toBe(1);
     expect(verdict.violations).toEqual(['agent process of probe#1 started 2 times']);
   });

@@ -32,7 +32,10 @@ function violationsIn(dir: string): string[] {
   const report = JSON.parse(result.stdout) as { summary: { violations: Violation[]; totalCruised: number } };
   expect(report.summary.totalCruised).toBeGreaterThan(0);
   return report.summary.violations
-    .map(({ rule, from, to, cycle }) => `${rule.name}: ${from} -> ${cycle && cycle.length > 0 ? cycle.map((step) => step.name).join(' -> ') : to}`)
+    .map(
+      ({ rule, from, to, cycle }) =>
+        `${rule.name}: ${from} -> ${cycle && cycle.length > 0 ? cycle.map((step) => step.name).join(' -> ') : to}`,
+    )
     .sort();
 }
 

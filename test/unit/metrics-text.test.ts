@@ -22,7 +22,12 @@ describe("reading a process's /metrics for the suite's figures (docs/reliability
     expect(total(samples, 'agent_runs_waiting_slot')).toBe(3);
     expect(total(samples, 'no_such_metric')).toBeNull();
     expect(total(samples, 'http_server_request_duration_seconds_bucket', (labels) => labels.le === '+Inf')).toBe(6);
-    expect(samples.find((sample) => sample.labels.route === '/api/agents/:id')?.labels).toEqual({ method: 'GET', route: '/api/agents/:id', status_code: '200', le: '0.1' });
+    expect(samples.find((sample) => sample.labels.route === '/api/agents/:id')?.labels).toEqual({
+      method: 'GET',
+      route: '/api/agents/:id',
+      status_code: '200',
+      le: '0.1',
+    });
   });
 
   it("answers a histogram's quantiles as histogram_quantile does: linear inside the bucket", () => {
@@ -33,10 +38,23 @@ describe("reading a process's /metrics for the suite's figures (docs/reliability
   });
 
   it('takes what happened between two readings, and leaves out filtered label sets', () => {
-    const before = new Map([[0.1, 2], [0.5, 4], [1, 4], [Infinity, 4]]);
+    const before = new Map([
+      [0.1, 2],
+      [0.5, 4],
+      [1, 4],
+      [Infinity, 4],
+    ]);
     const after = buckets(samples, 'live_output_delay_seconds');
-    expect([...bucketsBetween(before, after)]).toEqual([[0.1, 3], [0.5, 6], [1, 6], [Infinity, 6]]);
+    expect([...bucketsBetween(before, after)]).toEqual([
+      [0.1, 3],
+      [0.5, 6],
+      [1, 6],
+      [Infinity, 6],
+    ]);
     const api = buckets(samples, 'http_server_request_duration_seconds', (labels) => labels.route !== '/metrics');
-    expect([...api]).toEqual([[0.1, 4], [Infinity, 4]]);
+    expect([...api]).toEqual([
+      [0.1, 4],
+      [Infinity, 4],
+    ]);
   });
 });

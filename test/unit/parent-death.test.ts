@@ -13,15 +13,30 @@ describe('agentLaunch', () => {
     expect(agentLaunch('claude', ['-p', '--model', 'a b'], true, { uid: 995, gid: 994 })).toEqual({
       command: SETPRIV,
       args: [
-        '--reuid=995', '--regid=994', '--groups=994', '--no-new-privs', '--pdeathsig', 'KILL', '--',
-        '/bin/sh', '-c', 'umask 0007 && exec "$@"', 'agent', 'claude', '-p', '--model', 'a b',
+        '--reuid=995',
+        '--regid=994',
+        '--groups=994',
+        '--no-new-privs',
+        '--pdeathsig',
+        'KILL',
+        '--',
+        '/bin/sh',
+        '-c',
+        'umask 0007 && exec "$@"',
+        'agent',
+        'claude',
+        '-p',
+        '--model',
+        'a b',
       ],
       throughSetpriv: true,
     });
   });
 
   it('refuses to start as another user without setpriv', () => {
-    expect(() => agentLaunch('claude', [], false, { uid: 995, gid: 994 })).toThrow('/usr/bin/setpriv is missing: cannot start the agent as uid 995');
+    expect(() => agentLaunch('claude', [], false, { uid: 995, gid: 994 })).toThrow(
+      '/usr/bin/setpriv is missing: cannot start the agent as uid 995',
+    );
   });
 
   it('starts the agent directly without setpriv', () => {

@@ -21,7 +21,7 @@ describe('escapeHtml and the html template', () => {
     expect(html`<p title="${'"x"'}">${inner}${['<a>', 1, null, undefined, false]}</p>`.markup).toBe(
       '<p title="&quot;x&quot;"><b>&lt;i&gt;</b>&lt;a&gt;1</p>',
     );
-    expect(joinHtml(['a<b', html`<br>`, '', 'c'], ' & ').markup).toBe('a&lt;b &amp; <br> &amp; c');
+    expect(joinHtml(['a<b', html`<br />`, '', 'c'], ' & ').markup).toBe('a&lt;b &amp; <br> &amp; c');
   });
 });
 
@@ -176,7 +176,13 @@ describe('consultantSheet', () => {
 
 describe('sheet documents', () => {
   it('the consultant sheet escapes every text and allows no fetch', () => {
-    const sheet = consultantSheet({ idPessoa: 77, entry, doc: { id_cv: '"><b>' }, totalConsultores: 300000, cvBaseUrl: 'https://cv.example.org' });
+    const sheet = consultantSheet({
+      idPessoa: 77,
+      entry,
+      doc: { id_cv: '"><b>' },
+      totalConsultores: 300000,
+      cvBaseUrl: 'https://cv.example.org',
+    });
     const document = consultantSheetDocument(sheet, '15/01/2026 10:00');
     expect(document.html).toContain(`<h1>${HOSTILE_ESCAPED}</h1>`);
     expect(document.html).not.toContain('<img');

@@ -1,10 +1,4 @@
-import {
-  distinctInstitutions,
-  isActiveSituation,
-  teamStatistics,
-  uniqueMembers,
-  type TeamMember,
-} from '../../domain/pdf/team-statistics';
+import { distinctInstitutions, isActiveSituation, teamStatistics, uniqueMembers, type TeamMember } from '../../domain/pdf/team-statistics';
 
 function member(id: number, fields: Partial<TeamMember> = {}): TeamMember {
   return {

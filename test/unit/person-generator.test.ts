@@ -92,7 +92,11 @@ describe('generated distributions', () => {
     expect(damagedNames).toBeLessThan(0.05);
 
     const areaTexts = sample.flatMap((p) =>
-      (p.consultoria ?? []).flatMap((c) => [...(c.areas_avaliacao ?? []), ...(c.linhas_pesquisa ?? []), ...(c.areas_conhecimento ?? []).map((k) => k.nome)]),
+      (p.consultoria ?? []).flatMap((c) => [
+        ...(c.areas_avaliacao ?? []),
+        ...(c.linhas_pesquisa ?? []),
+        ...(c.areas_conhecimento ?? []).map((k) => k.nome),
+      ]),
     );
     const accented = areaTexts.filter((text) => /[À-ü]|\d{3}/.test(text));
     const damagedShare = accented.filter((text) => /\d{3}/.test(text)).length / accented.length;
@@ -130,7 +134,7 @@ describe('generated distributions', () => {
   it('stores degree hierarchy and year as strings, sometimes not digits', () => {
     const degrees = sample.flatMap((p) => p.titulacoes ?? []);
     const hierarchies = new Set(degrees.map((d) => d.hierarquia));
-        expect(hierarchies).toEqual(new Set(['1', '2', '3', '4', '', 'N/I', undefined]));
+    expect(hierarchies).toEqual(new Set(['1', '2', '3', '4', '', 'N/I', undefined]));
     const years = degrees.map((d) => d.ano);
     expect(years).toContain('s/d');
     expect(years).toContain('');
@@ -160,7 +164,8 @@ describe('generated invariants', () => {
     for (const person of sample) {
       for (const [key, value] of dateValues(person)) {
         if (value === null) continue;
-        const valid = typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
+        const valid =
+          typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
         if (!valid) bad.push(`${person.id_pessoa}.${key}=${String(value)}`);
         checked += 1;
       }
@@ -181,7 +186,9 @@ describe('generated invariants', () => {
           ? last?.situacao === 'Ativo' && last.fim == null
           : periods.every((c) => c.situacao !== 'Ativo' && typeof c.fim === 'string')) &&
         // Ordered periods, each ending after it starts, the next one starting after a gap.
-        periods.every((c, i) => (!c.fim || c.fim > c.inicio) && (i === 0 || periods[i - 1]?.fim == null || c.inicio >= (periods[i - 1]?.fim ?? ''))) &&
+        periods.every(
+          (c, i) => (!c.fim || c.fim > c.inicio) && (i === 0 || periods[i - 1]?.fim == null || c.inicio >= (periods[i - 1]?.fim ?? '')),
+        ) &&
         Number.isInteger(person.anos_atuacao);
       if (!consistent) inconsistent.push(person.id_pessoa);
     }

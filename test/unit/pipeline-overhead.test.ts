@@ -17,14 +17,21 @@ describe('stepOverheadsSeconds', () => {
     expect(shares.reduce((sum, share) => sum + share, 0)).toBeCloseTo(20 - 12.5, 9);
   });
 
-  it('leaves out the gap before a step that waited for an approval, keeping the last step\'s tail', () => {
+  it("leaves out the gap before a step that waited for an approval, keeping the last step's tail", () => {
     const run = { createdAt: at(0), finishedAt: at(100) };
-    expect(stepOverheadsSeconds(run, [step(0, 1, 5), step(1, 90, 99), step(2, 99.5, 99.8)], (index) => index === 1)).toEqual([1, 0.5 + 0.2]);
+    expect(stepOverheadsSeconds(run, [step(0, 1, 5), step(1, 90, 99), step(2, 99.5, 99.8)], (index) => index === 1)).toEqual([
+      1,
+      0.5 + 0.2,
+    ]);
     expect(stepOverheadsSeconds(run, [step(0, 1, 5), step(1, 90, 99)], (index) => index === 1)).toEqual([1, 1]);
   });
 
   it('skips a step that never started or ended, and the gap after it', () => {
-    const shares = stepOverheadsSeconds({ createdAt: at(0), finishedAt: at(30) }, [step(0, 1, null), step(1, 10, 20), step(2, 21, 29)], never);
+    const shares = stepOverheadsSeconds(
+      { createdAt: at(0), finishedAt: at(30) },
+      [step(0, 1, null), step(1, 10, 20), step(2, 21, 29)],
+      never,
+    );
     expect(shares).toEqual([1 + 1]);
   });
 

@@ -210,7 +210,9 @@ describe('complements in response form (complete entries)', () => {
     const spliced = rankingEntryJson({ ...withDetails, complementos: ready(complete) }, undefined, BASE, { rank: 3 });
     expect(JSON.parse(spliced.toString())).toEqual(JSON.parse(parsed.toString()));
     expect(JSON.parse(spliced.toString())).toMatchObject({ cv: { url: `${BASE}/K%207` }, rank: 3 });
-    const otherBase = JSON.parse(rankingEntryJson({ ...withDetails, complementos: ready(complete) }, undefined, 'https://cv.test/p').toString());
+    const otherBase = JSON.parse(
+      rankingEntryJson({ ...withDetails, complementos: ready(complete) }, undefined, 'https://cv.test/p').toString(),
+    );
     expect(otherBase.cv.url).toBe('https://cv.test/p/K%207');
   });
 
@@ -222,7 +224,11 @@ describe('complements in response form (complete entries)', () => {
       if (json === null || !complements.id_cv) continue;
       completeEntries += 1;
       const parsed = rankingEntryJson({ ...withDetails, complementos: complements }, undefined, BASE);
-      const spliced = rankingEntryJson({ ...withDetails, complementos: { json: Buffer.from(json), idCv: complements.id_cv } }, undefined, BASE);
+      const spliced = rankingEntryJson(
+        { ...withDetails, complementos: { json: Buffer.from(json), idCv: complements.id_cv } },
+        undefined,
+        BASE,
+      );
       expect(JSON.parse(spliced.toString())).toEqual(JSON.parse(parsed.toString()));
     }
     expect(completeEntries).toBeGreaterThan(1000);

@@ -53,7 +53,12 @@ describe('RecordOutput', () => {
     const { state, store } = memoryRecord();
     const output = new RecordOutput(store, () => undefined, 4);
     state.down = true;
-    for (const [seq, text] of [[1, 'ab'], [2, 'cd'], [3, 'ef'], [4, 'gh']] as const) {
+    for (const [seq, text] of [
+      [1, 'ab'],
+      [2, 'cd'],
+      [3, 'ef'],
+      [4, 'gh'],
+    ] as const) {
       output.add(text, seq);
       await output.flush();
     }

@@ -1,10 +1,19 @@
 import { budgetExhaustedText } from '../../domain/budgets';
-import { CANCELLED_ERROR, ENGINE_UNAVAILABLE_ERROR, hostDownError, WORKER_LOST_ERROR, WORKER_STOPPED_ERROR } from '../../domain/execution-errors';
+import {
+  CANCELLED_ERROR,
+  ENGINE_UNAVAILABLE_ERROR,
+  hostDownError,
+  WORKER_LOST_ERROR,
+  WORKER_STOPPED_ERROR,
+} from '../../domain/execution-errors';
 import { runOutcomeReason } from '../../domain/run-outcomes';
 import { timedOutError } from '../../domain/run-limits';
 
 describe('the reason label of an ended run (domain/run-outcomes.ts)', () => {
-  const budget = budgetExhaustedText({ scope: 'global', agentId: null, agentName: null, limitUsd: 1, spentUsd: 2 }, new Date('2026-11-27T00:00:00Z'));
+  const budget = budgetExhaustedText(
+    { scope: 'global', agentId: null, agentName: null, limitUsd: 1, spentUsd: 2 },
+    new Date('2026-11-27T00:00:00Z'),
+  );
   it.each([
     ['completed', null, 'none'],
     ['canceled', CANCELLED_ERROR, 'canceled'],

@@ -14,8 +14,7 @@ function person(details: Record<string, unknown>): PersonDocument {
 }
 
 const codes = (block: BlockScore): string[] => block.itens.map((item) => item.codigo);
-const points = (block: BlockScore): Record<string, number> =>
-  Object.fromEntries(block.itens.map((item) => [item.codigo, item.pontos]));
+const points = (block: BlockScore): Record<string, number> => Object.fromEntries(block.itens.map((item) => [item.codigo, item.pontos]));
 
 describe('parameters', () => {
   it('block A shares add up to the type maximum', () => {
@@ -60,7 +59,8 @@ describe('block A — agency coordinations', () => {
   });
 
   it('time counts whole years, at most 4', () => {
-    const score = (inicio: string, fim: string) => scoreBlockA(person({ coordenacoes_agency: [coordination('CA', inicio, fim)] }), REF).pontos;
+    const score = (inicio: string, fim: string) =>
+      scoreBlockA(person({ coordenacoes_agency: [coordination('CA', inicio, fim)] }), REF).pontos;
     expect(score('2020-01-01', '2020-12-30')).toBe(270); // 364 days: no whole year
     expect(score('2020-01-01', '2020-12-31')).toBe(292.5);
     expect(score('2000-01-01', '2019-12-31')).toBe(360);
@@ -200,7 +200,10 @@ describe('block B — consultancy', () => {
 
   it('the return bonus needs an interruption of at least one year', () => {
     const score = (secondStart: string) =>
-      scoreBlockB(person({ consultoria: [period('Inativo', '2015-01-01', '2015-12-31'), period('Ativo', secondStart, '2017-06-30')] }), REF);
+      scoreBlockB(
+        person({ consultoria: [period('Inativo', '2015-01-01', '2015-12-31'), period('Ativo', secondStart, '2017-06-30')] }),
+        REF,
+      );
     expect(codes(score('2016-12-31'))).toEqual(['CONS_ATIVO']);
     expect(points(score('2017-01-01'))).toEqual({ CONS_ATIVO: 150, RETORNO: 15 });
   });
@@ -221,13 +224,23 @@ describe('block B — consultancy', () => {
   });
 
   it('overlapping periods are no return', () => {
-    const block = scoreBlockB(person({ consultoria: [period('Inativo', '2020-01-01', '2021-12-31'), period('Ativo', '2021-06-01', null)] }), REF);
+    const block = scoreBlockB(
+      person({ consultoria: [period('Inativo', '2020-01-01', '2021-12-31'), period('Ativo', '2021-06-01', null)] }),
+      REF,
+    );
     expect(codes(block)).toEqual(['CONS_ATIVO', 'CONT_3_ANOS']);
   });
 
   it('skips unreadable and future periods', () => {
     const block = scoreBlockB(
-      person({ consultoria: [period('Ativo', '2025-01-01', null), period('Ativo', '2020-02-31', null), null, period('Inativo', '2023-01-01', null)] }),
+      person({
+        consultoria: [
+          period('Ativo', '2025-01-01', null),
+          period('Ativo', '2020-02-31', null),
+          null,
+          period('Inativo', '2023-01-01', null),
+        ],
+      }),
       REF,
     );
     expect(codes(block)).toEqual(['CONS_HIST']);
@@ -242,7 +255,9 @@ describe('block C — evaluations and awards', () => {
     const score = (tipo: string, papel: string) => scoreBlockC(person({ premiacoes: [award(tipo, papel)] }), REF).pontos;
     expect([score('PREMIACAO_GP', 'Autor'), score('PREMIACAO', 'Autor'), score('MENCAO', 'Autor')]).toEqual([60, 40, 20]);
     expect([score('PREMIACAO_GP', 'Orientador'), score('PREMIACAO', 'Orientador'), score('MENCAO', 'Orientador')]).toEqual([60, 40, 20]);
-    expect([score('PREMIACAO_GP', 'Coorientador'), score('PREMIACAO', 'Coorientador'), score('MENCAO', 'Coorientador')]).toEqual([30, 20, 10]);
+    expect([score('PREMIACAO_GP', 'Coorientador'), score('PREMIACAO', 'Coorientador'), score('MENCAO', 'Coorientador')]).toEqual([
+      30, 20, 10,
+    ]);
   });
 
   it('aggregates awards by type with the arithmetic in the description', () => {
@@ -268,7 +283,11 @@ describe('block C — evaluations and awards', () => {
   it('coordinating a committee is worth more than evaluating; grand prize more than prize', () => {
     const block = scoreBlockC(
       person({
-        avaliacoes_comissao: ['AVAL_COMIS_PREMIO', 'AVAL_COMIS_GP', 'COORD_COMIS_PREMIO', 'COORD_COMIS_GP'].map((tipo) => ({ tipo, premio: 'P', ano: 2021 })),
+        avaliacoes_comissao: ['AVAL_COMIS_PREMIO', 'AVAL_COMIS_GP', 'COORD_COMIS_PREMIO', 'COORD_COMIS_GP'].map((tipo) => ({
+          tipo,
+          premio: 'P',
+          ano: 2021,
+        })),
       }),
       REF,
     );
@@ -277,7 +296,10 @@ describe('block C — evaluations and awards', () => {
   });
 
   it('inscriptions: author 5, institution 3, capped at 30', () => {
-    const inscricoes = [...Array(5).fill({ tipo: 'INSC_AUTOR', premio: 'P', ano: 2020 }), ...Array(3).fill({ tipo: 'INSC_INST', premio: 'P', ano: 2020 })];
+    const inscricoes = [
+      ...Array(5).fill({ tipo: 'INSC_AUTOR', premio: 'P', ano: 2020 }),
+      ...Array(3).fill({ tipo: 'INSC_INST', premio: 'P', ano: 2020 }),
+    ];
     const block = scoreBlockC(person({ inscricoes }), REF);
     expect(block.itens).toEqual([
       { codigo: 'INSC_AUTOR', descricao: '5 inscrição(ões) como autor × 5', pontos: 25 },
@@ -333,7 +355,13 @@ describe('block D — indicators', () => {
 
   it('grants by modality: current in full, finished at half', () => {
     const block = scoreBlockD(
-      person({ bolsas_funder: [grant('PQ-1B', '2021-03-01', '2026-02-28'), grant('PQ-2', '2015-03-01', '2018-02-28'), grant('PQ-2', '2018-03-01', '2021-02-28')] }),
+      person({
+        bolsas_funder: [
+          grant('PQ-1B', '2021-03-01', '2026-02-28'),
+          grant('PQ-2', '2015-03-01', '2018-02-28'),
+          grant('PQ-2', '2018-03-01', '2021-02-28'),
+        ],
+      }),
       REF,
     );
     expect(block.itens).toEqual([
@@ -377,7 +405,13 @@ describe('block D — indicators', () => {
 
   it('grants are capped at 80', () => {
     const block = scoreBlockD(
-      person({ bolsas_funder: [grant('PQ-1A', '2023-01-01', null), grant('PQ-1B', '2019-01-01', '2022-12-31'), grant('PQ', '2015-01-01', '2018-12-31')] }),
+      person({
+        bolsas_funder: [
+          grant('PQ-1A', '2023-01-01', null),
+          grant('PQ-1B', '2019-01-01', '2022-12-31'),
+          grant('PQ', '2015-01-01', '2018-12-31'),
+        ],
+      }),
       REF,
     );
     expect(points(block)).toEqual({ 'BOLSA_PQ-1A': 50, 'BOLSA_PQ-1B': 22.5, BOLSA_PQ: 15, TETO_BOLSAS: -7.5 });
@@ -385,7 +419,13 @@ describe('block D — indicators', () => {
   });
 
   it('supervisions: by level, main supervisor over co-supervisor, concluded over ongoing', () => {
-    const supervision = (nivel: string, papel: string, concluida: unknown, tipo = 'Orientação') => ({ tipo, nivel, papel, concluida, ano: 2020 });
+    const supervision = (nivel: string, papel: string, concluida: unknown, tipo = 'Orientação') => ({
+      tipo,
+      nivel,
+      papel,
+      concluida,
+      ano: 2020,
+    });
     const block = scoreBlockD(
       person({
         orientacoes: [
@@ -411,16 +451,28 @@ describe('block D — indicators', () => {
       COORIENT_DOUT_CONCL: 4,
       COORIENT_DOUT_ANDAM: 2,
     });
-    expect(block.itens[1]).toEqual({ codigo: 'ORIENT_DOUT_CONCL', descricao: '1 orientação(ões) de doutorado concluída(s) × 8', pontos: 8 });
+    expect(block.itens[1]).toEqual({
+      codigo: 'ORIENT_DOUT_CONCL',
+      descricao: '1 orientação(ões) de doutorado concluída(s) × 8',
+      pontos: 8,
+    });
   });
 
   it('participations 2 each (cap 20), boards by level (cap 30), supervisions cap 80, block cap 200', () => {
     const block = scoreBlockD(
       person({
-        bolsas_funder: [grant('PQ-1A', '2023-01-01', null), grant('PQ-1A', '2013-01-01', '2022-12-31'), grant('PQ-1A', '2003-01-01', '2012-12-31')],
+        bolsas_funder: [
+          grant('PQ-1A', '2023-01-01', null),
+          grant('PQ-1A', '2013-01-01', '2022-12-31'),
+          grant('PQ-1A', '2003-01-01', '2012-12-31'),
+        ],
         participacoes: Array(11).fill({ tipo: 'Reunião', ano: 2020 }),
         orientacoes: Array(11).fill({ tipo: 'Orientação Concluída', nivel: 'Doutorado', papel: 'Orientador', concluida: true }),
-        membros_banca: [...Array(9).fill({ nivel: 'Doutorado', ano: 2020 }), { nivel: 'Mestrado', ano: 2021 }, { nivel: 'Graduação', ano: 2022 }],
+        membros_banca: [
+          ...Array(9).fill({ nivel: 'Doutorado', ano: 2020 }),
+          { nivel: 'Mestrado', ano: 2021 },
+          { nivel: 'Graduação', ano: 2022 },
+        ],
       }),
       REF,
     );
@@ -448,7 +500,10 @@ describe('block D — indicators', () => {
           { tipo: 'Orientação Concluída', nivel: 'Mestrado', papel: 'Orientador', concluida: true, ano: 'N/I' },
           { tipo: 'Orientação Concluída', nivel: 'Mestrado', papel: 'Orientador', concluida: true, ano: null },
         ],
-        membros_banca: [{ nivel: 'Mestrado', ano: null }, { nivel: 'Livre-Docência', ano: 2020 }],
+        membros_banca: [
+          { nivel: 'Mestrado', ano: null },
+          { nivel: 'Livre-Docência', ano: 2020 },
+        ],
       }),
       REF,
     );
@@ -462,7 +517,11 @@ describe('block E — PPG coordination', () => {
   it('base 40 + 10 per whole year (at most 4) + 20 while current', () => {
     const block = scoreBlockE(person({ docencias: [teaching('Química', [{ inicio: '2021-03-01', fim: null }])] }), REF);
     expect(block.itens).toEqual([
-      { codigo: 'COORD_PPG', descricao: 'Coordenação de PPG — Química (2021-03-01 a atual): base 40 + 3 ano(s) × 10 + vigente 20', pontos: 90 },
+      {
+        codigo: 'COORD_PPG',
+        descricao: 'Coordenação de PPG — Química (2021-03-01 a atual): base 40 + 3 ano(s) × 10 + vigente 20',
+        pontos: 90,
+      },
     ]);
     expect(scoreBlockE(person({ docencias: [teaching('Química', [{ inicio: '2000-01-01', fim: '2019-12-31' }])] }), REF).pontos).toBe(80);
   });
@@ -471,7 +530,14 @@ describe('block E — PPG coordination', () => {
     const block = scoreBlockE(
       person({
         docencias: [
-          teaching('Química', [{ inicio: '2016-01-01', fim: '2017-12-31' }, { inicio: '2018-03-01', fim: '2019-12-31' }], '123'),
+          teaching(
+            'Química',
+            [
+              { inicio: '2016-01-01', fim: '2017-12-31' },
+              { inicio: '2018-03-01', fim: '2019-12-31' },
+            ],
+            '123',
+          ),
           teaching('Química (outro vínculo)', [{ inicio: '2021-01-01', fim: '2021-12-31' }], '123'),
         ],
       }),
@@ -486,7 +552,12 @@ describe('block E — PPG coordination', () => {
 
   it('different programmes count separately, capped at 150', () => {
     const block = scoreBlockE(
-      person({ docencias: [teaching('Física', [{ inicio: '2010-03-01', fim: '2014-02-28' }]), teaching('Química', [{ inicio: '2021-03-01', fim: null }])] }),
+      person({
+        docencias: [
+          teaching('Física', [{ inicio: '2010-03-01', fim: '2014-02-28' }]),
+          teaching('Química', [{ inicio: '2021-03-01', fim: null }]),
+        ],
+      }),
       REF,
     );
     expect(block.itens.map((item) => item.pontos)).toEqual([80, 90, -20]);
@@ -500,7 +571,9 @@ describe('block E — PPG coordination', () => {
   });
 
   it('skips unreadable periods and teaching without coordination', () => {
-    const doc = person({ docencias: [teaching('A', null), teaching('B', [{ inicio: '2020-13-01' }, null]), null, teaching('C', 'x'), { programa: 'D' }] });
+    const doc = person({
+      docencias: [teaching('A', null), teaching('B', [{ inicio: '2020-13-01' }, null]), null, teaching('C', 'x'), { programa: 'D' }],
+    });
     expect(scoreBlockE(doc, REF)).toEqual({ pontos: 0, itens: [] });
   });
 });

@@ -145,7 +145,12 @@ describe('periods', () => {
   const p = (inicio: string, fim: string | null): Period => readPeriod(inicio, fim, ref) as Period;
 
   it('merges overlapping and touching periods, in order, without changing the input', () => {
-    const periods = [p('2015-01-01', '2016-12-31'), p('2010-01-01', '2012-12-31'), p('2012-06-01', '2013-12-31'), p('2014-01-01', '2014-06-30')];
+    const periods = [
+      p('2015-01-01', '2016-12-31'),
+      p('2010-01-01', '2012-12-31'),
+      p('2012-06-01', '2013-12-31'),
+      p('2014-01-01', '2014-06-30'),
+    ];
     const copy = structuredClone(periods);
     expect(mergePeriods(periods, false).map(describePeriod)).toEqual(['2010-01-01 a 2014-06-30', '2015-01-01 a 2016-12-31']);
     expect(periods).toEqual(copy);

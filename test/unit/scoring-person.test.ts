@@ -41,9 +41,21 @@ const MID_CAREER: PersonDocument = {
   bolsas_funder: [{ modalidade: 'PQ-2', inicio: '2022-03-01', fim: '2025-02-28' }],
   participacoes: times(5, (i) => ({ tipo: 'Reunião de Avaliação Quadrienal', ano: 2019 + i })),
   orientacoes: [
-    ...times(3, () => ({ tipo: 'Orientação Concluída', nivel: 'Mestrado' as const, papel: 'Orientador' as const, concluida: true, ano: 2018 })),
+    ...times(3, () => ({
+      tipo: 'Orientação Concluída',
+      nivel: 'Mestrado' as const,
+      papel: 'Orientador' as const,
+      concluida: true,
+      ano: 2018,
+    })),
     { tipo: 'Orientação Concluída', nivel: 'Doutorado', papel: 'Orientador', concluida: true, ano: 2021 },
-    ...times(2, () => ({ tipo: 'Orientação em Andamento', nivel: 'Doutorado' as const, papel: 'Orientador' as const, concluida: false, ano: 2022 })),
+    ...times(2, () => ({
+      tipo: 'Orientação em Andamento',
+      nivel: 'Doutorado' as const,
+      papel: 'Orientador' as const,
+      concluida: false,
+      ano: 2022,
+    })),
     { tipo: 'Orientação Concluída', nivel: 'Doutorado', papel: 'Coorientador', concluida: true, ano: 2020 },
   ],
   membros_banca: [
@@ -89,12 +101,33 @@ const TOP_PERSON: PersonDocument = {
   ],
   participacoes: times(12, (i) => ({ tipo: 'Comitê Técnico-Científico', ano: 2012 + i })),
   orientacoes: [
-    ...times(6, () => ({ tipo: 'Orientação Concluída', nivel: 'Doutorado' as const, papel: 'Orientador' as const, concluida: true, ano: 2015 })),
-    ...times(5, () => ({ tipo: 'Orientação Concluída', nivel: 'Mestrado' as const, papel: 'Orientador' as const, concluida: true, ano: 2012 })),
-    ...times(2, () => ({ tipo: 'Orientação Concluída', nivel: 'Pós-Doutorado' as const, papel: 'Orientador' as const, concluida: true, ano: 2019 })),
+    ...times(6, () => ({
+      tipo: 'Orientação Concluída',
+      nivel: 'Doutorado' as const,
+      papel: 'Orientador' as const,
+      concluida: true,
+      ano: 2015,
+    })),
+    ...times(5, () => ({
+      tipo: 'Orientação Concluída',
+      nivel: 'Mestrado' as const,
+      papel: 'Orientador' as const,
+      concluida: true,
+      ano: 2012,
+    })),
+    ...times(2, () => ({
+      tipo: 'Orientação Concluída',
+      nivel: 'Pós-Doutorado' as const,
+      papel: 'Orientador' as const,
+      concluida: true,
+      ano: 2019,
+    })),
     { tipo: 'Orientação Concluída', nivel: 'Doutorado', papel: 'Coorientador', concluida: true, ano: 2010 },
   ],
-  membros_banca: [...times(8, () => ({ nivel: 'Doutorado' as const, ano: 2018 })), ...times(4, () => ({ nivel: 'Mestrado' as const, ano: 2017 }))],
+  membros_banca: [
+    ...times(8, () => ({ nivel: 'Doutorado' as const, ano: 2018 })),
+    ...times(4, () => ({ nivel: 'Mestrado' as const, ano: 2017 })),
+  ],
   docencias: [
     { programa: 'Química', codigo_programa: '33001010001P0', coordenacoes: [{ inicio: '2010-03-01', fim: '2014-02-28' }] },
     { programa: 'Química Aplicada', codigo_programa: '33001010002P0', coordenacoes: [{ inicio: '2021-03-01', fim: null }] },
@@ -176,7 +209,11 @@ describe('worked examples of docs/scoring.md', () => {
         descricao: 'CA Química (2020-01-01 a atual): base 270 + 4 ano(s) × 22.5 + vigente 45 + retorno 45',
         pontos: 450,
       },
-      { codigo: 'CA', descricao: 'CA Química (2014-01-01 a 2017-12-31): base 270 + 4 ano(s) × 22.5 + retorno 45; conta 10% de 405', pontos: 40.5 },
+      {
+        codigo: 'CA',
+        descricao: 'CA Química (2014-01-01 a 2017-12-31): base 270 + 4 ano(s) × 22.5 + retorno 45; conta 10% de 405',
+        pontos: 40.5,
+      },
       { codigo: 'CAM', descricao: 'CAM Química (2008-01-01 a 2011-12-31): base 168 + 4 ano(s) × 14; conta 10% de 224', pontos: 22.4 },
       { codigo: 'TETO_BLOCO', descricao: 'Teto do bloco A: 500 (512.9 → 500)', pontos: -12.9 },
     ]);
@@ -322,9 +359,15 @@ describe('robustness', () => {
       person({
         nome: 42,
         ativo: 'sim',
-        consultoria: [{ situacao: null, inicio: '2020-06-31', fim: null }, { situacao: 7, inicio: '2020-06-01', fim: 'sem fim' }],
+        consultoria: [
+          { situacao: null, inicio: '2020-06-31', fim: null },
+          { situacao: 7, inicio: '2020-06-01', fim: 'sem fim' },
+        ],
         coordenacoes_agency: [{ tipo: 'CA', inicio: '01/06/2020', fim: null }],
-        bolsas_funder: [{ modalidade: 7, inicio: '2020-01-01' }, { modalidade: 'PQ-1A', inicio: '2020-01-01', fim: '2019-01-01' }],
+        bolsas_funder: [
+          { modalidade: 7, inicio: '2020-01-01' },
+          { modalidade: 'PQ-1A', inicio: '2020-01-01', fim: '2019-01-01' },
+        ],
         docencias: [{ programa: null, coordenacoes: [{ inicio: '2020-1-1', fim: null }] }],
         premiacoes: [{ tipo: 'PREMIACAO', papel: null, ano: 2020 }],
       }),

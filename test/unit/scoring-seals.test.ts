@@ -77,10 +77,17 @@ describe('deriveSeals', () => {
   });
 
   it('BPQ: a PQ grant current at the reference date', () => {
-    const doc = person({ bolsas_funder: [{ modalidade: 'PQ-2', inicio: '2021-03-01', fim: '2024-02-29' }, { modalidade: 'DT-1', inicio: '2021-03-01', fim: null }] });
+    const doc = person({
+      bolsas_funder: [
+        { modalidade: 'PQ-2', inicio: '2021-03-01', fim: '2024-02-29' },
+        { modalidade: 'DT-1', inicio: '2021-03-01', fim: null },
+      ],
+    });
     expect(deriveSeals(doc, '2024-02-29')).toEqual(['BPQ']);
     expect(deriveSeals(doc, '2024-03-01')).toEqual([]);
-    expect(deriveSeals(person({ bolsas_funder: [{ modalidade: 'PQ', nivel: '1A', inicio: '2021-03-01', fim: null }] }), REF)).toEqual(['BPQ']);
+    expect(deriveSeals(person({ bolsas_funder: [{ modalidade: 'PQ', nivel: '1A', inicio: '2021-03-01', fim: null }] }), REF)).toEqual([
+      'BPQ',
+    ]);
   });
 
   it.each([
@@ -132,7 +139,11 @@ describe('deriveSeals', () => {
     expect(
       deriveSeals(
         person({
-          premiacoes: [{ tipo: 'MENCAO', papel: 'Autor', premio: 'P', ano: 2025 }, { tipo: 'MENCAO', papel: 'Leitor', premio: 'P', ano: 2020 }, null],
+          premiacoes: [
+            { tipo: 'MENCAO', papel: 'Autor', premio: 'P', ano: 2025 },
+            { tipo: 'MENCAO', papel: 'Leitor', premio: 'P', ano: 2020 },
+            null,
+          ],
           orientacoes: 'muitas',
           bolsas_funder: [{ modalidade: 'PQ-1A', inicio: null }],
         }),

@@ -1,9 +1,5 @@
 import { damageEncoding } from '../../domain/text';
-import {
-  SUGGESTION_SOURCE_FIELDS,
-  suggestionSearchRequest,
-  themeSearchText,
-} from '../../domain/suggestion/search-request';
+import { SUGGESTION_SOURCE_FIELDS, suggestionSearchRequest, themeSearchText } from '../../domain/suggestion/search-request';
 
 const match = (query: string) => [
   { match: { 'consultoria.areas_avaliacao': { query } } },

@@ -13,11 +13,9 @@ describe('workflow contracts', () => {
   it('name workflow types the bundles of their queues export', () => {
     const agents: Record<string, unknown> = agentsQueue;
     const ranking: Record<string, unknown> = rankingQueue;
-    expect([AGENT_EXECUTION_WORKFLOW, PIPELINE_EXECUTION_WORKFLOW, SCHEDULED_AGENT_RUN_WORKFLOW].map((name) => typeof agents[name])).toEqual([
-      'function',
-      'function',
-      'function',
-    ]);
+    expect(
+      [AGENT_EXECUTION_WORKFLOW, PIPELINE_EXECUTION_WORKFLOW, SCHEDULED_AGENT_RUN_WORKFLOW].map((name) => typeof agents[name]),
+    ).toEqual(['function', 'function', 'function']);
     expect(typeof ranking[RANKING_JOB_WORKFLOW]).toBe('function');
     expect(agents[AGENT_EXECUTION_WORKFLOW]).toBe(agentsQueue.agentExecutionWorkflow);
     expect(ranking[RANKING_JOB_WORKFLOW]).toBe(rankingQueue.rankingJobWorkflow);

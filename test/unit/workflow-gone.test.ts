@@ -7,7 +7,11 @@ import {
 
 const now = new Date('2026-03-01T12:00:00.000Z');
 const ago = (ms: number) => new Date(now.getTime() - ms);
-const closed = (status: string, closedMsAgo = CLOSED_WORKFLOW_GRACE_MS) => ({ kind: 'closed' as const, status, closedAt: ago(closedMsAgo) });
+const closed = (status: string, closedMsAgo = CLOSED_WORKFLOW_GRACE_MS) => ({
+  kind: 'closed' as const,
+  status,
+  closedAt: ago(closedMsAgo),
+});
 
 describe('strandedExecutionOutcome', () => {
   it('leaves a record whose workflow is open alone, however old', () => {

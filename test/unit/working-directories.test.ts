@@ -1,5 +1,11 @@
 import { loadConfig } from '../../lib/config';
-import { isWithin, lexicalRoot, normaliseWorkingDirectory, WORKING_DIRECTORY_MAX, WorkingDirectoryError } from '../../lib/working-directories';
+import {
+  isWithin,
+  lexicalRoot,
+  normaliseWorkingDirectory,
+  WORKING_DIRECTORY_MAX,
+  WorkingDirectoryError,
+} from '../../lib/working-directories';
 
 describe('normaliseWorkingDirectory (no file system)', () => {
   it.each([
@@ -36,9 +42,12 @@ describe('normaliseWorkingDirectory (no file system)', () => {
     ['/home/projetos/../../etc', 'O diretório de trabalho não pode conter ".." (recebido "/home/projetos/../../etc")'],
     ['/home/projetos/a\nb', 'O diretório de trabalho não pode conter caracteres de controle'],
     [`/${'a'.repeat(WORKING_DIRECTORY_MAX)}`, 'O diretório de trabalho deve ter no máximo 1000 caracteres'],
-  ])('says in pt-BR why it refuses path %# (the API\'s text, docs/errors.md); the message stays for the worker', (requested, ptBrMessage) => {
-    expect(() => normaliseWorkingDirectory(requested)).toThrow(expect.objectContaining({ ptBrMessage }));
-  });
+  ])(
+    "says in pt-BR why it refuses path %# (the API's text, docs/errors.md); the message stays for the worker",
+    (requested, ptBrMessage) => {
+      expect(() => normaliseWorkingDirectory(requested)).toThrow(expect.objectContaining({ ptBrMessage }));
+    },
+  );
 
   it('accepts 1000 characters (the column width), refuses 1001', () => {
     const longest = `/${'a'.repeat(WORKING_DIRECTORY_MAX - 1)}`;

@@ -36,7 +36,14 @@ import { CANCELLED_ERROR, hostDownError, WORKER_LOST_ERROR, WORKER_STOPPED_ERROR
 import { timedOutError } from '../../domain/run-limits';
 
 /** Failures where another attempt cannot help: the record, the agent, its options or secrets are wrong. */
-const NON_RETRYABLE = ['ExecutionNotFound', 'AgentNotFound', 'AgentProcessError', 'AgentOptionsError', 'SecretDecryptionError', 'SecretsKeyMissingError'];
+const NON_RETRYABLE = [
+  'ExecutionNotFound',
+  'AgentNotFound',
+  'AgentProcessError',
+  'AgentOptionsError',
+  'SecretDecryptionError',
+  'SecretsKeyMissingError',
+];
 
 // Waiting for a slot can last as long as the queue: one long activity that heartbeats; retried when its
 // worker dies. On its own queue, so waiters never hold the activity slots the runs need.
@@ -146,7 +153,9 @@ export async function agentExecutionWorkflow(input: AgentExecutionInput): Promis
   let host: string | undefined;
   try {
     for (let attempt = 1; outcome === undefined; attempt++) {
-      const mayRun: RunGrant | string | boolean = await slot.waitForSlot.executeWithOptions({ summary: 'wait for a concurrency slot' }, [executionId]);
+      const mayRun: RunGrant | string | boolean = await slot.waitForSlot.executeWithOptions({ summary: 'wait for a concurrency slot' }, [
+        executionId,
+      ]);
       if (!mayRun) {
         // Ended while queued (the API cancels a queued record itself): the report and notification still follow.
         const closed = await CancellationScope.nonCancellable(() => close({ executionId, status: 'canceled', error: CANCELLED_ERROR }));
@@ -170,7 +179,9 @@ export async function agentExecutionWorkflow(input: AgentExecutionInput): Promis
         if (isCancellation(error) && CancellationScope.current().consideredCancelled) throw error;
         const failure: FinishExecutionInput = { executionId, status: 'error', ...failureOf(error, host, timeLimitMs) };
         const retry = patched(RETRY_ON_FAILURE_PATCH)
-          ? await followUp.planRetry.executeWithOptions({ summary: `attempt ${attempt} failed: retry?` }, [{ executionId, attempt, reason: failure.error ?? '' }])
+          ? await followUp.planRetry.executeWithOptions({ summary: `attempt ${attempt} failed: retry?` }, [
+              { executionId, attempt, reason: failure.error ?? '' },
+            ])
           : null;
         if (retry === null) {
           outcome = failure;
@@ -219,7 +230,16 @@ export function agentExecutionChild(executionId: string, labels?: RunLabels, sum
     workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
     ...(labels ? { typedSearchAttributes: runSearchAttributes({ ...labels, status: 'queued' }) } : {}),
     ...(summary
-      ? { staticSummary: summary, staticDetails: detailLines({ execution: executionId, agent: labels?.agentId, source: labels?.source, schedule: labels?.scheduleId, webhook: labels?.webhookId }) }
+      ? {
+          staticSummary: summary,
+          staticDetails: detailLines({
+            execution: executionId,
+            agent: labels?.agentId,
+            source: labels?.source,
+            schedule: labels?.scheduleId,
+            webhook: labels?.webhookId,
+          }),
+        }
       : {}),
   };
 }
@@ -232,13 +252,20 @@ export function agentExecutionChild(executionId: string, labels?: RunLabels, sum
  */
 async function delegate(executionId: string): Promise<void> {
   try {
-    const delegated: DelegatedRun | null = await followUp.storeDelegatedRun.executeWithOptions({ summary: 'store the run this result is delegated to' }, [executionId]);
+    const delegated: DelegatedRun | null = await followUp.storeDelegatedRun.executeWithOptions(
+      { summary: 'store the run this result is delegated to' },
+      [executionId],
+    );
     if (delegated === null) return;
     // The delegated record keeps this run's schedule and webhook (services/executions/delegate.ts); its agent is the target.
     const { scheduleId, webhookId } = labelsOf(workflowInfo().typedSearchAttributes);
     const labels: RunLabels = { agentId: delegated.agentId, agentName: delegated.agentName, source: 'delegation', scheduleId, webhookId };
     await startChild<AgentExecutionWorkflow>(AGENT_EXECUTION_WORKFLOW, {
-      ...agentExecutionChild(delegated.executionId, labels, delegated.agentName ? agentRunSummary({ agentName: delegated.agentName, source: 'delegation' }) : undefined),
+      ...agentExecutionChild(
+        delegated.executionId,
+        labels,
+        delegated.agentName ? agentRunSummary({ agentName: delegated.agentName, source: 'delegation' }) : undefined,
+      ),
       parentClosePolicy: ParentClosePolicy.ABANDON,
     });
   } catch (error) {
@@ -284,7 +311,8 @@ function neverReachedTheActivity(error: unknown): boolean {
 /** Ends the record (a record already ended keeps its outcome), then its report and notification. */
 async function close(outcome: FinishExecutionInput): Promise<Pick<ClosedExecution, 'status' | 'error'> & { delegates?: boolean }> {
   // One activity round trip instead of three: a pipeline step's overhead is mostly such round trips (docs/benchmarks.md).
-  if (patched(CLOSE_IN_ONE_PATCH)) return finish.closeExecution.executeWithOptions({ summary: `close the record (${outcome.status}), report, notify` }, [outcome]);
+  if (patched(CLOSE_IN_ONE_PATCH))
+    return finish.closeExecution.executeWithOptions({ summary: `close the record (${outcome.status}), report, notify` }, [outcome]);
   const stored = await finish.finishExecutionRecord(outcome);
   await finish.writeReport(outcome.executionId);
   await finish.notifyFinished(outcome.executionId);
@@ -295,9 +323,11 @@ async function close(outcome: FinishExecutionInput): Promise<Pick<ClosedExecutio
 function failureOf(error: unknown, host: string | undefined, timeLimitMs?: number): { error: string } & Partial<AgentRunOutcome> {
   const cause = error instanceof ActivityFailure ? error.cause : error;
   // Temporal ended the run activity at its limit and margin: the activity's own clock did not stop it.
-  if (cause instanceof TimeoutFailure && cause.timeoutType === 'START_TO_CLOSE' && timeLimitMs !== undefined) return { error: timedOutError(timeLimitMs) };
+  if (cause instanceof TimeoutFailure && cause.timeoutType === 'START_TO_CLOSE' && timeLimitMs !== undefined)
+    return { error: timedOutError(timeLimitMs) };
   if (cause instanceof TimeoutFailure && cause.timeoutType === 'HEARTBEAT') return { error: WORKER_LOST_ERROR };
-  if (cause instanceof TimeoutFailure && cause.timeoutType === 'SCHEDULE_TO_START') return { error: hostDownError(host ?? '?', HOST_PICKUP_MINUTES) };
+  if (cause instanceof TimeoutFailure && cause.timeoutType === 'SCHEDULE_TO_START')
+    return { error: hostDownError(host ?? '?', HOST_PICKUP_MINUTES) };
   if (cause instanceof CancelledFailure) return { error: WORKER_STOPPED_ERROR };
   if (cause instanceof ApplicationFailure) {
     const reported = cause.details?.[0] as Partial<AgentRunOutcome> | undefined;

@@ -21,7 +21,9 @@ const record = proxyActivities<ScheduleActivities>({
  */
 export async function scheduledAgentRunWorkflow(input: ScheduledAgentRunInput): Promise<ScheduledAgentRunResult> {
   const executionId = uuid4();
-  const created = await record.createScheduledExecution.executeWithOptions({ summary: 'store the run of this firing' }, [{ scheduleId: input.scheduleId, executionId }]);
+  const created = await record.createScheduledExecution.executeWithOptions({ summary: 'store the run of this firing' }, [
+    { scheduleId: input.scheduleId, executionId },
+  ]);
   if (!created) return { executionId: null };
   try {
     // The Schedule labelled this firing (temporal/agent-schedules.ts): its run carries the same labels and summary.

@@ -17,7 +17,12 @@ import {
 } from '@temporalio/workflow';
 import type { AfterStep, PipelineActivities, StepOutcome } from '../../activities/pipelines/pipeline-activities';
 import { agentExecutionWorkflowId } from '../../temporal/contracts/agent-execution';
-import { approveSignal, rejectSignal, type PipelineExecutionInput, type PipelineExecutionResult } from '../../temporal/contracts/pipeline-execution';
+import {
+  approveSignal,
+  rejectSignal,
+  type PipelineExecutionInput,
+  type PipelineExecutionResult,
+} from '../../temporal/contracts/pipeline-execution';
 import { agentsHostQueue } from '../../temporal/task-queues';
 import { labelsOf, runSearchAttributes } from '../../temporal/contracts/search-attributes';
 import { pipelineStepRunSummary, stepSummary } from '../../temporal/contracts/summaries';
@@ -28,7 +33,12 @@ import { agentExecutionWorkflow, HOST_PICKUP_TIMEOUT, runStatusSetter } from '..
 // is a few queries, and the pipeline's overhead per step is what they cost (scripts/bench/pipeline.ts).
 const acts = proxyLocalActivities<PipelineActivities>({
   startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 20, nonRetryableErrorTypes: ['ExecutionNotFound', 'PipelineStepFailed'] },
+  retry: {
+    initialInterval: '1 second',
+    maximumInterval: '30 seconds',
+    maximumAttempts: 20,
+    nonRetryableErrorTypes: ['ExecutionNotFound', 'PipelineStepFailed'],
+  },
 });
 
 // A run in a repository pushes its changes after its last step: git and a user of the pool may take
@@ -93,7 +103,9 @@ export async function pipelineExecutionWorkflow(input: PipelineExecutionInput): 
     const decided = await condition(() => decision !== undefined, timeoutSeconds * 1000);
     waitingFor = null;
     if (!decided || decision === 'reject') {
-      await acts.rejectRun.executeWithOptions({ summary: `${decided ? 'rejected' : 'approval timed out'} before ${step(index)}` }, [{ runId, stepIndex: index, reason: decided ? 'rejected' : 'timeout' }]);
+      await acts.rejectRun.executeWithOptions({ summary: `${decided ? 'rejected' : 'approval timed out'} before ${step(index)}` }, [
+        { runId, stepIndex: index, reason: decided ? 'rejected' : 'timeout' },
+      ]);
       setStatus('rejected');
       return false;
     }
@@ -119,7 +131,10 @@ export async function pipelineExecutionWorkflow(input: PipelineExecutionInput): 
     for (stepIndex = plan.startStep; stepIndex < plan.totalSteps; stepIndex++) {
       const planned = plan.steps[stepIndex]!;
       if (stepIndex > 0 && planned.requiresApproval) {
-        const request = () => acts.requestApproval.executeWithOptions({ summary: `ask approval for ${step(stepIndex)}` }, [{ runId, stepIndex, previousExecutionId: previous }]);
+        const request = () =>
+          acts.requestApproval.executeWithOptions({ summary: `ask approval for ${step(stepIndex)}` }, [
+            { runId, stepIndex, previousExecutionId: previous },
+          ]);
         if (!(await approved(stepIndex, planned.approvalTimeoutSeconds, request))) return { runId, status: 'rejected' };
       }
       // A step not started yet by the previous one's finishStep (which checked its budget when it did).
@@ -127,13 +142,18 @@ export async function pipelineExecutionWorkflow(input: PipelineExecutionInput): 
         const budget = await acts.stepBudget.executeWithOptions({ summary: `budget of ${step(stepIndex)}` }, [{ runId, stepIndex }]);
         if (budget !== null) {
           const request = () =>
-            acts.requestApproval.executeWithOptions({ summary: `ask approval past the budget for ${step(stepIndex)}` }, [{ runId, stepIndex, previousExecutionId: previous, budget }]);
+            acts.requestApproval.executeWithOptions({ summary: `ask approval past the budget for ${step(stepIndex)}` }, [
+              { runId, stepIndex, previousExecutionId: previous, budget },
+            ]);
           if (!(await approved(stepIndex, planned.approvalTimeoutSeconds, request))) return { runId, status: 'rejected' };
           pastBudget = true;
         }
       }
       const stepExecutionId: string = started ?? uuid4();
-      if (started === null) await acts.startStep.executeWithOptions({ summary: step(stepIndex) }, [{ runId, stepIndex, stepExecutionId, previousExecutionId: previous }]);
+      if (started === null)
+        await acts.startStep.executeWithOptions({ summary: step(stepIndex) }, [
+          { runId, stepIndex, stepExecutionId, previousExecutionId: previous },
+        ]);
       const agent = input.steps?.[stepIndex];
       setCurrentDetails(`running ${step(stepIndex)}`);
       const child = await executeChild(agentExecutionWorkflow, {
@@ -147,12 +167,18 @@ export async function pipelineExecutionWorkflow(input: PipelineExecutionInput): 
       // The next step's start (or the run's end) in the same local activity: a step's overhead is round trips.
       const next = plan.steps[stepIndex + 1];
       // A run in a repository completes after its push, below.
-      const then: AfterStep =
-        !inOne ? null
-        : next === undefined ? (plan.repository ? null : 'completeRun')
-        : next.requiresApproval ? null
-        : { startStep: uuid4(), ...(budgets && !pastBudget ? { checkBudget: true } : {}) };
-      const outcome: StepOutcome = await acts.finishStep.executeWithOptions({ summary: step(stepIndex) }, [{ runId, stepIndex, stepExecutionId, then }]);
+      const then: AfterStep = !inOne
+        ? null
+        : next === undefined
+          ? plan.repository
+            ? null
+            : 'completeRun'
+          : next.requiresApproval
+            ? null
+            : { startStep: uuid4(), ...(budgets && !pastBudget ? { checkBudget: true } : {}) };
+      const outcome: StepOutcome = await acts.finishStep.executeWithOptions({ summary: step(stepIndex) }, [
+        { runId, stepIndex, stepExecutionId, then },
+      ]);
       if (outcome.error !== null) {
         await acts.failRun.executeWithOptions({ summary: `failed at ${step(stepIndex)}` }, [{ runId, stepIndex, error: outcome.error }]);
         setStatus('error');
@@ -163,15 +189,21 @@ export async function pipelineExecutionWorkflow(input: PipelineExecutionInput): 
     }
     if (plan.repository) {
       // One commit and push after every step (docs/repositories.md); refused: the run fails after its last step (a resume pushes again).
-      const pushed = await (host !== undefined && patched(PUSH_ON_HOST_PATCH) ? pushOnHost(host) : push).pushRun.executeWithOptions({ summary: "commit and push the run's changes" }, [runId]);
+      const pushed = await (host !== undefined && patched(PUSH_ON_HOST_PATCH) ? pushOnHost(host) : push).pushRun.executeWithOptions(
+        { summary: "commit and push the run's changes" },
+        [runId],
+      );
       if (pushed.error !== null) {
-        await acts.failRun.executeWithOptions({ summary: 'failed at the push' }, [{ runId, stepIndex: plan.totalSteps, error: pushed.error }]);
+        await acts.failRun.executeWithOptions({ summary: 'failed at the push' }, [
+          { runId, stepIndex: plan.totalSteps, error: pushed.error },
+        ]);
         setStatus('error');
         return { runId, status: 'error' };
       }
     }
     // The last step's finishStep completed the run (inOne); else, or with no step left to run, here.
-    if (!inOne || plan.repository || plan.startStep >= plan.totalSteps) await acts.completeRun.executeWithOptions({ summary: 'complete the run' }, [runId]);
+    if (!inOne || plan.repository || plan.startStep >= plan.totalSteps)
+      await acts.completeRun.executeWithOptions({ summary: 'complete the run' }, [runId]);
     setStatus('completed');
     return { runId, status: 'completed' };
   } catch (error) {

@@ -14,7 +14,14 @@ import {
 import type { RankingActivities, SortCursor } from '../../activities/ranking';
 import { rankingBatchWorkflow } from './batch';
 import { grouped, rankingBatchSummary } from '../../temporal/contracts/summaries';
-import { progressQuery, RANKING_JOB_DEFAULTS, type RankingJobInput, type RankingJobResult, type RankingPhase, type RankingProgress } from '../../temporal/contracts/ranking-job';
+import {
+  progressQuery,
+  RANKING_JOB_DEFAULTS,
+  type RankingJobInput,
+  type RankingJobResult,
+  type RankingPhase,
+  type RankingProgress,
+} from '../../temporal/contracts/ranking-job';
 
 /** State carried across continue-as-new: cursors and counters only, never documents. */
 interface Carry {
@@ -88,7 +95,9 @@ export async function rankingJobWorkflow(input: RankingJobInput = {}, carried?: 
 
   try {
     if (!carried) {
-      await acts.startRun.executeWithOptions({ summary: `record the run (${origem})` }, [{ runId: state.runId, origem, limparAntes, startedAt: state.startedAt }]);
+      await acts.startRun.executeWithOptions({ summary: `record the run (${origem})` }, [
+        { runId: state.runId, origem, limparAntes, startedAt: state.startedAt },
+      ]);
       const snapshot = await acts.openIndexSnapshot.executeWithOptions({ summary: 'open a point-in-time of the index' }, []);
       state.pitId = snapshot.pitId;
       state.total = snapshot.total;
@@ -121,14 +130,17 @@ export async function rankingJobWorkflow(input: RankingJobInput = {}, carried?: 
     for (;;) {
       while (inFlight.size < options.maxChildrenInFlight && mayStartMore()) {
         if (state.pending.length === 0 && !state.exhausted) {
-          const plan = await acts.planBatches.executeWithOptions({ summary: `plan batches ${grouped(state.batchesStarted + 1)} to ${grouped(state.batchesStarted + BATCHES_PLANNED_AT_ONCE)}` }, [
-            {
-              pitId: state.pitId,
-              after: state.nextCursor,
-              batchSize: options.batchSize,
-              batches: BATCHES_PLANNED_AT_ONCE,
-            },
-          ]);
+          const plan = await acts.planBatches.executeWithOptions(
+            { summary: `plan batches ${grouped(state.batchesStarted + 1)} to ${grouped(state.batchesStarted + BATCHES_PLANNED_AT_ONCE)}` },
+            [
+              {
+                pitId: state.pitId,
+                after: state.nextCursor,
+                batchSize: options.batchSize,
+                batches: BATCHES_PLANNED_AT_ONCE,
+              },
+            ],
+          );
           state.pitId = plan.pitId;
           state.pending.push(...plan.starts);
           state.nextCursor = plan.next;

@@ -15,4 +15,11 @@ export {
   sessionCookieOf,
   setSessionCookie,
 } from './session';
-export { AUTHENTICATE_CHALLENGE, SESSION_INVALID_MESSAGE, bearerTokenOf, credentialRequiredMessage, requireToken, tokenMatches } from './token';
+export {
+  AUTHENTICATE_CHALLENGE,
+  SESSION_INVALID_MESSAGE,
+  bearerTokenOf,
+  credentialRequiredMessage,
+  requireToken,
+  tokenMatches,
+} from './token';

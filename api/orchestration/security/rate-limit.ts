@@ -23,9 +23,7 @@ export interface RateLimitOptions {
   timeoutMs: number;
 }
 
-type Spending =
-  | { outcome: 'allowed' | 'exceeded'; budget: RateLimiterRes }
-  | { outcome: 'unavailable'; error: unknown };
+type Spending = { outcome: 'allowed' | 'exceeded'; budget: RateLimiterRes } | { outcome: 'unavailable'; error: unknown };
 
 /**
  * At most `limit.requests` requests per client address (`ctx.ip`) and window of `limit.windowSeconds`,

@@ -76,7 +76,8 @@ export class PanelSessions {
   }
 
   private async ask<T>(what: string, command: () => Promise<T>): Promise<T> {
-    if (REDIS_DISCONNECTED.has(this.redis.status)) throw new SessionsUnavailableError(`cannot ${what}: Redis connection is ${this.redis.status}`);
+    if (REDIS_DISCONNECTED.has(this.redis.status))
+      throw new SessionsUnavailableError(`cannot ${what}: Redis connection is ${this.redis.status}`);
     try {
       return await withTimeout(command(), this.timeoutMs, `Redis (${what})`);
     } catch (error) {

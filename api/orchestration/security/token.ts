@@ -61,7 +61,10 @@ async function sessionOrUnavailable(sessions: PanelSessions, ctx: ParameterizedC
     return await sessions.requestHasSession(ctx);
   } catch (error) {
     if (error instanceof SessionsUnavailableError) {
-      throw new HttpError(503, 'A sessão não pode ser verificada agora (Redis indisponível); Authorization: Bearer <token> continua funcionando');
+      throw new HttpError(
+        503,
+        'A sessão não pode ser verificada agora (Redis indisponível); Authorization: Bearer <token> continua funcionando',
+      );
     }
     throw error;
   }
