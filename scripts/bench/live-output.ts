@@ -3,7 +3,7 @@ import { migrateDatabase } from '../../db/migrate';
 import { config } from '../../lib/config';
 import { FINAL_EXECUTION_MESSAGE_TYPES } from '../../lib/live-output';
 import { ensureNamespace } from '../../temporal/namespace';
-import { startStandInModel, type StandInModel } from '../../test/fixtures/stand-in-model';
+import { startStandInModel, type StandInModel } from '../../test/support/stand-in-model';
 import {
   benchAgent,
   notCompleted,

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import WebSocket from 'ws';
 import { FINAL_EXECUTION_MESSAGE_TYPES } from '../../lib/live-output';
-import { standInEnv, type StandInModel } from '../../test/fixtures/stand-in-model';
+import { standInEnv, type StandInModel } from '../../test/support/stand-in-model';
 import { CLAUDE_CLI, startApi, startService, stopService, waitForLine } from './services';
 
 /**

@@ -7,7 +7,7 @@ import { PERSON_INDEX_BASE } from '../../domain/person-index';
 import { config } from '../../lib/config';
 import { createElasticsearch, indexName } from '../../lib/elasticsearch';
 import { ensureNamespace } from '../../temporal/namespace';
-import { startStandInModel } from '../../test/fixtures/stand-in-model';
+import { startStandInModel } from '../../test/support/stand-in-model';
 import { startAgentServices, streamAtOnce, waitUntilIdle, type FailedRun } from './live-streams';
 import { fmt, getOk, percentile, runLoad } from './measure';
 import { ensureBenchPersons, freePort, runRankingJobOnWorker, startApi, stopService } from './services';

@@ -5,7 +5,7 @@ import { migrateDatabase } from '../../db/migrate';
 import { config } from '../../lib/config';
 import { repoRoot } from '../../lib/paths';
 import { ensureNamespace } from '../../temporal/namespace';
-import { standInEnv, startStandInModel, type StandInModel } from '../../test/fixtures/stand-in-model';
+import { standInEnv, startStandInModel, type StandInModel } from '../../test/support/stand-in-model';
 import { fmt, percentile } from './measure';
 import { apiCall, CLAUDE_CLI, freePort, stopService, waitForLine } from './services';
 

@@ -4,7 +4,7 @@ import { config } from '../../lib/config';
 import { agentScheduleId } from '../../temporal/agent-schedules';
 import { closeTemporalClient, createTemporalClient } from '../../temporal/client';
 import { ensureNamespace } from '../../temporal/namespace';
-import { standInEnv, startStandInModel } from '../../test/fixtures/stand-in-model';
+import { standInEnv, startStandInModel } from '../../test/support/stand-in-model';
 import { fmt, percentile } from './measure';
 import { apiCall, CLAUDE_CLI, startApi, startService, stopService, waitForLine } from './services';
 

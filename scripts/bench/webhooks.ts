@@ -2,7 +2,7 @@ import './bench-env';
 import { migrateDatabase } from '../../db/migrate';
 import { config } from '../../lib/config';
 import { ensureNamespace } from '../../temporal/namespace';
-import { standInEnv, startStandInModel, type StandInModel } from '../../test/fixtures/stand-in-model';
+import { standInEnv, startStandInModel, type StandInModel } from '../../test/support/stand-in-model';
 import { fmt, percentile } from './measure';
 import { apiCall, CLAUDE_CLI, startApi, startService, stopService, waitForLine } from './services';
 

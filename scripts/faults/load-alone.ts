@@ -1,4 +1,4 @@
-import { startStandInModel } from '../../test/fixtures/stand-in-model';
+import { startStandInModel } from '../../test/support/stand-in-model';
 import { FINAL_STATUSES } from './checks';
 import { call, prepareFixture, read } from './load';
 import { buckets, bucketsBetween, parseMetrics, quantile, total, type Sample } from './metrics-text';

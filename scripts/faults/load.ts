@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { standInEnv, type StandInModel } from '../../test/fixtures/stand-in-model';
+import { standInEnv, type StandInModel } from '../../test/support/stand-in-model';
 import { agentScheduleId } from '../../temporal/agent-schedules';
 import type { FaultService } from './service';
 import { FAULTS_TOKEN } from './service';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { promisify } from 'node:util';
 import type { RowDataPacket } from 'mysql2/promise';
 import { DEFAULT_LEASE_DIR, leaseClaimState } from '../../activities/agents/agent-users';
-import { startStandInModel } from '../../test/fixtures/stand-in-model';
+import { startStandInModel } from '../../test/support/stand-in-model';
 import { agentStarts, FINAL_STATUSES, judgePhase, untilFinal, type PhaseFigures } from './checks';
 import { faultSchedule, type Phase } from './fault-schedule';
 import { strike, type Strike } from './injectors';

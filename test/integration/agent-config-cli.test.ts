@@ -10,7 +10,7 @@ import { createAgent, deleteAgent, findAgent, type Agent } from '../../db/agents
 import { config } from '../../lib/config';
 import { logger } from '../../lib/logger';
 import { repoRoot } from '../../lib/paths';
-import { promptsOf, standInEnv, startStandInModel, type StandInModel } from '../fixtures/stand-in-model';
+import { promptsOf, standInEnv, startStandInModel, type StandInModel } from '../support/stand-in-model';
 import { agentWorkspace } from '../support/agent-workspace';
 
 /**

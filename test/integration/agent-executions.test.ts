@@ -9,7 +9,7 @@ import { repoRoot } from '../../lib/paths';
 import { startAgentsWorker } from '../../workers/agents';
 import { processRunning } from '../../scripts/process-state';
 import { CANCELLED_ERROR, WORKER_LOST_ERROR, WORKER_STOPPED_ERROR } from '../../domain/execution-errors';
-import { promptsOf, standInEnv, STAND_IN_TEXT, toolResultsOf, type RecordedRequest, type StandInModel } from '../fixtures/stand-in-model';
+import { promptsOf, standInEnv, STAND_IN_TEXT, toolResultsOf, type RecordedRequest, type StandInModel } from '../support/stand-in-model';
 import { startServiceProcess, waitForLog, type ServiceProcess } from '../support/processes';
 import { unusedPort } from '../support/ports';
 import { startRealAgents, type RealAgents } from '../support/real-agents';

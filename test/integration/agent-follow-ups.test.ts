@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { executions } from '../../db/schema';
 import { claudeCode } from '../../activities/agents/claude-code';
 import { withTimeout } from '../../lib/timeout';
-import { promptsOf, type StandInModel } from '../fixtures/stand-in-model';
+import { promptsOf, type StandInModel } from '../support/stand-in-model';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import type { TestServer } from '../support/server';
 import { connectClient, untilFinal, type SocketProbe } from '../support/websocket';

@@ -31,7 +31,7 @@ import {
   type ClientProcess,
   type RecordedRequest,
   type StandInModel,
-} from '../fixtures/stand-in-model';
+} from '../support/stand-in-model';
 import { rejection, until } from '../support/waiting';
 
 /**

@@ -9,7 +9,7 @@ import { runAgent } from '../../activities/agents/run-agent';
 import { agentIsolation } from '../../lib/agent-isolation';
 import { config } from '../../lib/config';
 import { repoRoot } from '../../lib/paths';
-import { promptsOf, standInEnv, startStandInModel, toolResultsOf, type StandInModel } from '../fixtures/stand-in-model';
+import { promptsOf, standInEnv, startStandInModel, toolResultsOf, type StandInModel } from '../support/stand-in-model';
 import { agentWorkspace } from '../support/agent-workspace';
 
 /**

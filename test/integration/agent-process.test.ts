@@ -22,7 +22,7 @@ import {
   toolResultsOf,
   type RecordedRequest,
   type StandInModel,
-} from '../fixtures/stand-in-model';
+} from '../support/stand-in-model';
 import { agentWorkspace } from '../support/agent-workspace';
 import { rejection, until } from '../support/waiting';
 

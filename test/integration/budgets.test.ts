@@ -4,7 +4,7 @@ import type { RowDataPacket } from 'mysql2';
 import { budgetExhaustedText, roundUsd, type DailyBudget } from '../../domain/budgets';
 import { utcDay } from '../../domain/utc-day';
 import { agentScheduleId } from '../../temporal/agent-schedules';
-import { promptsOf, type StandInModel } from '../fixtures/stand-in-model';
+import { promptsOf, type StandInModel } from '../support/stand-in-model';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import type { TestServer } from '../support/server';
 import { until } from '../support/waiting';

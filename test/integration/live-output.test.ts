@@ -23,7 +23,7 @@ import { createAgent, setSecret } from '../../services/agents';
 import { startAgentsWorker } from '../../workers/agents';
 import type { QueueWorker } from '../../workers/queue-worker';
 import { CANCELLED_ERROR } from '../../domain/execution-errors';
-import { standInEnv, startStandInModel, type StandInModel } from '../fixtures/stand-in-model';
+import { standInEnv, startStandInModel, type StandInModel } from '../support/stand-in-model';
 import { closeRedis, createRedis } from '../../lib/redis';
 import { withTimeout } from '../../lib/timeout';
 import { unusedPort } from '../support/ports';

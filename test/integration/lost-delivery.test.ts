@@ -10,7 +10,7 @@ import { agentExecutionWorkflowId } from '../../temporal/contracts/agent-executi
 import { startAgentsWorker } from '../../workers/agents';
 import type { QueueWorker } from '../../workers/queue-worker';
 import { startBlackHoleWorker, type BlackHoleWorker } from '../fixtures/lost-delivery';
-import { STAND_IN_TEXT } from '../fixtures/stand-in-model';
+import { STAND_IN_TEXT } from '../support/stand-in-model';
 import { jsonCall } from '../support/json-api';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import { until } from '../support/waiting';

@@ -8,7 +8,7 @@ import { createFollowUpActivities } from '../../activities/agents/follow-ups';
 import { createScheduleActivities } from '../../activities/schedules/scheduled-run';
 import { startAgentsWorker } from '../../workers/agents';
 import type { QueueWorker } from '../../workers/queue-worker';
-import { promptsOf } from '../fixtures/stand-in-model';
+import { promptsOf } from '../support/stand-in-model';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import { startTestServer, type TestServer } from '../support/server';
 import { until } from '../support/waiting';

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { promptsOf, type StandInModel } from '../fixtures/stand-in-model';
+import { promptsOf, type StandInModel } from '../support/stand-in-model';
 import {
   clickOn,
   openExecuteModal,

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { config as baseConfig } from '../../lib/config';
 import { pipelineExecutionWorkflowId } from '../../temporal/contracts/pipeline-execution';
-import { promptsOf, type StandInModel } from '../fixtures/stand-in-model';
+import { promptsOf, type StandInModel } from '../support/stand-in-model';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import type { TestServer } from '../support/server';
 import { until } from '../support/waiting';

@@ -16,14 +16,14 @@ import { agentIsolation } from '../../lib/agent-isolation';
 import { config } from '../../lib/config';
 import { logger } from '../../lib/logger';
 import { repoRoot } from '../../lib/paths';
-import { promptsOf, standInEnv, STAND_IN_TEXT, startStandInModel, turnsOf, type StandInModel } from '../fixtures/stand-in-model';
+import { promptsOf, standInEnv, STAND_IN_TEXT, startStandInModel, turnsOf, type StandInModel } from '../support/stand-in-model';
 import { agentWorkspace } from '../support/agent-workspace';
 import { rejection, until } from '../support/waiting';
 
 /**
  * Issue 14, section 3: the REAL Claude Code CLI (node_modules/.bin/claude, 2.1.331) run through
  * runAgent as the service runs it (root, the pool's users), against the stand-in Messages API of
- * test/fixtures/stand-in-model; what it prints and sends is in docs/claude-code-cli.md.
+ * test/support/stand-in-model; what it prints and sends is in docs/claude-code-cli.md.
  */
 
 const claudeCli = path.join(repoRoot, 'node_modules/.bin/claude');

@@ -31,7 +31,7 @@ import { startAgentsWorker } from '../../workers/agents';
 import type { QueueWorker } from '../../workers/queue-worker';
 import { startRankingWorker } from '../../workers/ranking';
 import type { RankingJobWorkflow } from '../../temporal/contracts/ranking-job';
-import { promptsOf, standInEnv, startStandInModel, type StandInModel } from '../fixtures/stand-in-model';
+import { promptsOf, standInEnv, startStandInModel, type StandInModel } from '../support/stand-in-model';
 import { seedPersonIndex } from '../support/ranking';
 import { startTestServer, type TestServer } from '../support/server';
 import { until } from '../support/waiting';

@@ -7,7 +7,7 @@ import { logger } from '../../lib/logger';
 import { repoRoot } from '../../lib/paths';
 import { startAgentsWorker } from '../../workers/agents';
 import type { QueueWorker } from '../../workers/queue-worker';
-import { promptsOf, standInEnv, startStandInModel, type StandInModel } from '../fixtures/stand-in-model';
+import { promptsOf, standInEnv, startStandInModel, type StandInModel } from '../support/stand-in-model';
 import { startTestServer, type TestServer } from '../support/server';
 import { until } from '../support/waiting';
 import { jsonCall } from '../support/json-api';

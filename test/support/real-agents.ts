@@ -6,7 +6,7 @@ import { logger } from '../../lib/logger';
 import { repoRoot } from '../../lib/paths';
 import { startAgentsWorker } from '../../workers/agents';
 import type { QueueWorker } from '../../workers/queue-worker';
-import { standInEnv, startStandInModel, type StandInModel } from '../fixtures/stand-in-model';
+import { standInEnv, startStandInModel, type StandInModel } from './stand-in-model';
 import { jsonCall } from './json-api';
 import { startTestServer, type TestServer } from './server';
 
