@@ -15,7 +15,8 @@ import {
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { AfterStep, PipelineActivities, StepOutcome } from '../../activities/pipelines/pipeline-activities';
+import type { PipelineActivities } from '../../activities/pipelines/pipeline-activities';
+import { PIPELINE_PUSH_NON_RETRYABLE, PIPELINE_PUSH_ON_HOST_NON_RETRYABLE, PIPELINE_STEP_NON_RETRYABLE } from '../../domain/failure-types';
 import { agentExecutionWorkflowId } from '../../temporal/contracts/agent-execution';
 import {
   approveSignal,
@@ -23,6 +24,7 @@ import {
   type PipelineExecutionInput,
   type PipelineExecutionResult,
 } from '../../temporal/contracts/pipeline-execution';
+import type { AfterStep, StepOutcome } from '../../temporal/contracts/pipeline-activities';
 import { agentsHostQueue } from '../../temporal/task-queues';
 import { labelsOf, runSearchAttributes } from '../../temporal/contracts/search-attributes';
 import { pipelineStepRunSummary, stepSummary } from '../../temporal/contracts/summaries';
@@ -37,7 +39,7 @@ const acts = proxyLocalActivities<PipelineActivities>({
     initialInterval: '1 second',
     maximumInterval: '30 seconds',
     maximumAttempts: 20,
-    nonRetryableErrorTypes: ['ExecutionNotFound', 'PipelineStepFailed'],
+    nonRetryableErrorTypes: [...PIPELINE_STEP_NON_RETRYABLE],
   },
 });
 
@@ -46,7 +48,7 @@ const acts = proxyLocalActivities<PipelineActivities>({
 const PUSH_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '30 minutes',
   heartbeatTimeout: '1 minute',
-  retry: { initialInterval: '5 seconds', maximumAttempts: 3, nonRetryableErrorTypes: ['ExecutionNotFound'] },
+  retry: { initialInterval: '5 seconds', maximumAttempts: 3, nonRetryableErrorTypes: [...PIPELINE_PUSH_NON_RETRYABLE] },
 };
 const push = proxyActivities<PipelineActivities>(PUSH_OPTIONS);
 /** The push on the run's host queue (docs/multi-host.md): the same activity, where the working copy is. */
@@ -55,7 +57,7 @@ const pushOnHost = (host: string) =>
     ...PUSH_OPTIONS,
     taskQueue: agentsHostQueue(host),
     scheduleToStartTimeout: HOST_PICKUP_TIMEOUT,
-    retry: { ...PUSH_OPTIONS.retry, nonRetryableErrorTypes: ['ExecutionNotFound', 'WrongAgentHost'] },
+    retry: { ...PUSH_OPTIONS.retry, nonRetryableErrorTypes: [...PIPELINE_PUSH_ON_HOST_NON_RETRYABLE] },
   });
 
 /** Runs started before it (still running at a deploy) replay with startStep and completeRun on their own. */
