@@ -25,7 +25,7 @@ async function main(): Promise<void> {
   const steps: ShutdownStep[] = [];
   if (config.roles.includes('api')) {
     const http = await startHttpServer(createApp(resources), config.http, logger);
-    steps.push({ name: 'http', run: http.close });
+    steps.push({ name: 'http', run: () => http.close() });
     logger.info(
       { api: `${http.url}/api`, rankingApi: `${http.url}/api/v1`, metrics: `${http.url}/metrics`, temporalUi: config.temporal.uiUrl },
       'ready',
@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   } else if (config.metrics.enabled) {
     // A worker alone serves its metrics on METRICS_PORT (docs/observability.md).
     const metrics = await startMetricsServer(config, logger);
-    steps.push({ name: 'metrics', run: metrics.close });
+    steps.push({ name: 'metrics', run: () => metrics.close() });
   }
   steps.push({ name: 'workers', run: async () => void (await Promise.all(workers.map((worker) => worker.stop()))) });
   steps.push({ name: 'connections', run: () => closeApiResources(resources) });

@@ -2,7 +2,7 @@ import type { Pool, PoolConnection } from 'mysql2/promise';
 import { readyComplementsJson } from '../domain/ranking-entry';
 import { replaceRows } from './load-data';
 import { rankOrderBy } from './ranking-order';
-import type { RankingRow, StoredComplements } from '../domain/ranking-row';
+import type { RankingRow } from '../domain/ranking-row';
 import { monotonicSeconds } from '../lib/monotonic-clock';
 
 /** A ranking row as the job writes it (column names as in the table); built by the domain (domain/ranking-row.ts). */

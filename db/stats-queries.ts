@@ -178,7 +178,7 @@ export async function costsByPipeline(db: Database, window: StatsWindow, limit: 
   );
   return found.map((row) => ({
     pipelineId: (row.pipeline_id as string | null) ?? null,
-    name: String(row.name ?? ''),
+    name: (row.name as string | null) ?? '',
     runs: num(row.runs),
     ...costRow(row),
   }));

@@ -175,7 +175,8 @@ export interface Degree {
 }
 
 export interface Address {
-  tipo: 'Profissional' | 'Residencial' | string;
+  /** 'Profissional' or 'Residencial' in the documents seen; any text is kept. */
+  tipo: string;
   principal?: boolean;
   logradouro?: string | null;
   numero?: string | null;

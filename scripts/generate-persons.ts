@@ -114,7 +114,7 @@ async function bulkIndex(es: Client, index: string, documents: AsyncGenerator<Pe
     onDrop: (dropped) => {
       const reason = dropped.error ? `${dropped.error.type}: ${dropped.error.reason ?? ''}` : `status ${dropped.status}`;
       rejections.push(`id_pessoa ${dropped.document.id_pessoa}: ${reason}`);
-      helper.abort();
+      void helper.abort();
     },
     flushBytes: FLUSH_BYTES,
     concurrency: CONCURRENT_REQUESTS,

@@ -110,7 +110,8 @@ export async function readPersonDocument(
     });
     return response._source ?? null;
   } catch (error) {
-    const documentMissing = error instanceof errors.ResponseError && error.statusCode === 404 && error.body?.found === false;
+    const documentMissing =
+      error instanceof errors.ResponseError && error.statusCode === 404 && (error.body as { found?: unknown } | undefined)?.found === false;
     if (documentMissing) return null;
     throw new PersonIndexError(error);
   }

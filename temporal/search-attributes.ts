@@ -46,6 +46,7 @@ export async function ensureSearchAttributes(connection: Connection, namespace: 
       const reason = error instanceof Error ? error.message : String(error);
       throw new Error(
         `search attributes ${absent.join(', ')} missing in namespace ${namespace} and not added (${reason}); add them with: ${createCommand(namespace)}`,
+        { cause: error },
       );
     }
   }

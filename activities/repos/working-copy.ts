@@ -24,7 +24,7 @@ export class RepositoryRunError extends Error {
 }
 
 /** A branch name git accepts and a config file can hold as it is. */
-const BRANCH_NAME = /^(?!.*\.\.)(?!.*\/\/)(?!\/)(?!.*\/$)(?!.*\.lock$)(?!-)[A-Za-z0-9._\/-]{1,200}$/;
+const BRANCH_NAME = /^(?!.*\.\.)(?!.*\/\/)(?!\/)(?!.*\/$)(?!.*\.lock$)(?!-)[A-Za-z0-9._/-]{1,200}$/;
 
 export function validBranchName(name: string): boolean {
   return BRANCH_NAME.test(name);

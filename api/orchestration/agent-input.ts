@@ -130,7 +130,7 @@ function dataChangesOf(body: AgentInput): Partial<AgentData> {
     timeoutMs: config.timeout,
     dailyBudgetUsd: config.dailyBudgetUsd,
   };
-  return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as Partial<AgentData>;
+  return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
 }
 
 /** What a new agent has when its body leaves a field out (the legacy server's defaults, contract 3.1). */

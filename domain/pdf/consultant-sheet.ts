@@ -112,7 +112,10 @@ function institution(record: Record<string, unknown>): string {
 
 /** Latest first by a `YYYY-MM-DD` (or year) field; unreadable values last. */
 function latestFirst(records: Record<string, unknown>[], field: string): Record<string, unknown>[] {
-  const key = (record: Record<string, unknown>) => String(record[field] ?? '');
+  const key = (record: Record<string, unknown>) => {
+    const value = record[field];
+    return typeof value === 'string' || typeof value === 'number' ? String(value) : '';
+  };
   return [...records].sort((a, b) => key(b).localeCompare(key(a)));
 }
 

@@ -49,7 +49,6 @@ const say = (line: string) => process.stdout.write(`${line}\n`);
 const run = promisify(execFile);
 const ms = (since: bigint) => Number(process.hrtime.bigint() - since) / 1e6;
 const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
-const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
 /** A small seeded generator (mulberry32): the same records and files on every run. */
 function seeded(seed: number): () => number {

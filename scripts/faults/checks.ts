@@ -125,7 +125,11 @@ export function judgePhase(input: {
   ];
   const scheduled = records.filter((row) => row.kind !== 'pipeline' && row.pipeline_execution_id === null && !topLevel.includes(row.id));
   let lost = 0;
-  for (const id of topLevel) if (!byId.has(id)) ((lost += 1), violations.push(`accepted run ${id} has no record`));
+  for (const id of topLevel) {
+    if (byId.has(id)) continue;
+    lost += 1;
+    violations.push(`accepted run ${id} has no record`);
+  }
   if (scheduled.length !== input.scheduleFirings)
     violations.push(`the schedule fired ${input.scheduleFirings} times in the phase and ${scheduled.length} records were made`);
   const causes: Record<string, number> = {};

@@ -62,7 +62,7 @@ export function superviseRole(spec: RoleSpec, logDir: string): Role {
     });
     child = started;
     let seen = '';
-    started.stdout!.on('data', (chunk: Buffer) => {
+    started.stdout.on('data', (chunk: Buffer) => {
       log.write(chunk);
       if (isReady) return;
       seen = (seen + chunk.toString()).slice(-20_000);
@@ -73,7 +73,7 @@ export function superviseRole(spec: RoleSpec, logDir: string): Role {
         for (const wake of waiters) wake();
       }
     });
-    started.stderr!.on('data', (chunk: Buffer) => log.write(chunk));
+    started.stderr.on('data', (chunk: Buffer) => log.write(chunk));
     started.once('exit', (code, signal) => {
       log.write(`=== faults: ${spec.name} exited (code ${code}, signal ${signal}) at ${new Date().toISOString()} ===\n`);
       if (child === started) child = null;

@@ -67,7 +67,7 @@ export async function startFaultService(options: ServiceOptions): Promise<FaultS
   await run('npm', ['run', '--silent', 'build'], { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 });
 
   // What is made is undone in reverse order, by stop() or at once when the start fails half-way.
-  const undo: Array<() => Promise<unknown> | unknown> = [];
+  const undo: Array<() => unknown> = [];
   const undoAll = async () => {
     for (const step of undo.splice(0).reverse())
       await Promise.resolve()
@@ -92,7 +92,7 @@ export async function startFaultService(options: ServiceOptions): Promise<FaultS
 async function startProcesses(
   options: ServiceOptions,
   logDir: string,
-  undo: Array<() => Promise<unknown> | unknown>,
+  undo: Array<() => unknown>,
   undoAll: () => Promise<void>,
 ): Promise<FaultService> {
   const dataMount = path.join(repoRoot, '.data', 'faults');
@@ -261,6 +261,7 @@ async function mountDataArea(dir: string): Promise<void> {
   } catch (error) {
     throw new Error(
       `the disk-full fault needs a small filesystem of its own for the data area, and mounting a tmpfs at ${dir} failed: ${(error as Error).message.trim()}`,
+      { cause: error },
     );
   }
 }

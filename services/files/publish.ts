@@ -67,7 +67,7 @@ export async function publishProject(deps: PublishDeps, relative: string | undef
   const { handle } = opened;
   await fs.mkdir(deps.sitesDir, { recursive: true, mode: 0o755 });
   const staging = await fs.mkdtemp(path.join(deps.sitesDir, '.staging-'));
-  let repository: PublishedRepository = { repoUrl: null, problem: null };
+  let repository: PublishedRepository;
   try {
     let files = 0;
     let bytes = 0;

@@ -1,6 +1,6 @@
 import type { Stats } from 'node:fs';
 import fs, { type FileHandle } from 'node:fs/promises';
-import { DEPTH_MAX, DIRECTORY_FLAGS, openChild, READ_FLAGS, viaDescriptor } from './area';
+import { DEPTH_MAX, openChild, READ_FLAGS, viaDescriptor } from './area';
 
 /** What a walk meets: each folder before what it holds, and each regular file open (the visitor reads it; the walk closes it). */
 export interface TreeVisitor {

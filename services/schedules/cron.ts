@@ -26,8 +26,8 @@ export function validCronExpression(expression: string): string {
   let hours: readonly number[];
   try {
     const parsed = CronExpressionParser.parse(normalised, { strict: false });
-    minutes = parsed.fields.minute.values as readonly number[];
-    hours = parsed.fields.hour.values as readonly number[];
+    minutes = parsed.fields.minute.values;
+    hours = parsed.fields.hour.values;
   } catch (error) {
     throw new InvalidInputError(`Expressão cron inválida: ${expression} (${error instanceof Error ? error.message : String(error)})`);
   }
