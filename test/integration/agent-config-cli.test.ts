@@ -12,6 +12,7 @@ import { logger } from '../../lib/logger';
 import { repoRoot } from '../../lib/paths';
 import { promptsOf, standInEnv, startStandInModel, type StandInModel } from '../support/stand-in-model';
 import { agentWorkspace } from '../support/agent-workspace';
+import { requireRoot } from '../support/root';
 
 /**
  * An agent's stored config as the REAL Claude Code CLI receives it (docs/agents.md, "At run time"):
@@ -28,7 +29,7 @@ let database: DatabaseHandle;
 const created: string[] = [];
 
 beforeAll(async () => {
-  if (process.getuid?.() !== 0) throw new Error('these tests run the CLI as the pool users a root service uses: run them as root');
+  requireRoot('agent-config-cli');
   model = await startStandInModel();
   workspace = agentWorkspace('agent-config-cli-');
   await prepareAgentHost({ orchestration: { ...config.orchestration, workdirRoots: [workspace] } }, logger);

@@ -9,15 +9,15 @@ import { repoRoot } from '../../lib/paths';
 import { startAgentsWorker } from '../../workers/agents';
 import { processRunning } from '../../scripts/process-state';
 import { CANCELLED_ERROR, WORKER_LOST_ERROR, WORKER_STOPPED_ERROR } from '../../domain/execution-errors';
-import { promptsOf, standInEnv, STAND_IN_TEXT, toolResultsOf, type RecordedRequest, type StandInModel } from '../support/stand-in-model';
+import { promptsOf, STAND_IN_TEXT, toolResultsOf, type RecordedRequest, type StandInModel } from '../support/stand-in-model';
 import { startServiceProcess, waitForLog, type ServiceProcess } from '../support/processes';
 import { unusedPort } from '../support/ports';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import { startTestServer, type TestServer } from '../support/server';
 import { openSocket, type SocketProbe } from '../support/websocket';
-import { createAgent as storeAgent, deleteAgent, setSecret, type AgentDataInput } from '../../services/agents';
+import { deleteAgent } from '../../services/agents';
 import { until } from '../support/waiting';
-import { notificationOf } from '../support/json-api';
+import { jsonCall, notificationOf } from '../support/json-api';
 import { FINAL_EXECUTION_MESSAGE_TYPES } from '../../lib/live-output';
 import { agentExecutionWorkflowId } from '../../temporal/contracts/agent-execution';
 import { agentDepsOf, scheduleDepsOf } from '../../api/use-case-deps';
@@ -68,49 +68,27 @@ function killGroup(pid: number): void {
   }
 }
 
-interface Answer {
-  status: number;
-  body: any;
-  text: string;
-}
-
-async function api(method: string, urlPath: string, body?: unknown, clientId?: string): Promise<Answer> {
-  const headers: Record<string, string> = {};
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  if (clientId) headers['x-client-id'] = clientId;
-  const response = await fetch(server.url + urlPath, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-  const text = await response.text();
-  let parsed: unknown = null;
-  try {
-    parsed = text ? JSON.parse(text) : null;
-  } catch {
-    // not JSON (a report's Markdown)
-  }
-  return { status: response.status, text, body: parsed };
-}
+const api = (method: string, urlPath: string, body?: unknown, clientId?: string) => jsonCall(server.url, method, urlPath, body, clientId);
 
 /**
  * An agent whose runs reach the stand-in (its address and key are secrets, so they reach the CLI's
- * environment as any other secret does), with `secrets` besides. Made through the agent use case
- * (the agents' own routes are tested in agents.test.ts); its instructions are the system prompt.
+ * environment as any other secret does), with `secrets` besides; its instructions (the system prompt)
+ * "Be brief.", no model of its own (the settings' default). `config` and `fields` (status, ...) override.
  */
-async function createAgent(name: string, secrets: Record<string, string>, data: Partial<AgentDataInput> = {}): Promise<string> {
-  const deps = agentDepsOf(server.resources);
-  const created = await storeAgent(deps, {
-    name: `${name} ${Date.now()}`,
-    description: '',
-    model: null,
-    instructions: 'Be brief.',
-    workingDirectory: path.join(agents.workArea, name.replace(/\W+/g, '-')),
-    permissionMode: 'bypassPermissions',
-    maxTurns: 7,
-    ...data,
-  });
-  for (const [secretName, value] of Object.entries({ ...standInEnv(model), CLAUDE_CODE_MAX_RETRIES: '0', ...secrets })) {
-    await setSecret(deps, created.id, secretName, value);
-  }
-  return created.id;
-}
+const createAgent = async (
+  name: string,
+  secrets: Record<string, string>,
+  config: Record<string, unknown> = {},
+  fields: Record<string, unknown> = {},
+): Promise<string> =>
+  (
+    await agents.standInAgent(
+      name,
+      { systemPrompt: 'Be brief.', model: '', permissionMode: 'bypassPermissions', maxTurns: 7, ...config },
+      fields,
+      secrets,
+    )
+  ).id;
 
 async function record(executionId: string): Promise<any> {
   const answer = await api('GET', `/api/executions/history/${executionId}`);
@@ -298,7 +276,7 @@ describe('POST /agents/{id}/execute', () => {
       ['prefilled', '/home/projetos/'],
       ['empty', ''],
     ] as const) {
-      const agentId = await createAgent(`Panel ${label}`, {}, { workingDirectory: workingDirectory === '' ? null : workingDirectory });
+      const agentId = await createAgent(`Panel ${label}`, {}, { workingDirectory });
       // The panel sends no workingDirectory when its execute field is empty.
       const task = `Panel ${label} ${randomUUID()}`;
       const done = await finished(await execute(agentId, { task, instructions: '' }));
@@ -310,7 +288,7 @@ describe('POST /agents/{id}/execute', () => {
   it('answers 400 on bad bodies and 404 on an unknown agent, creating nothing', async () => {
     const agentId = await createAgent('refused', {});
     const before = await executionCount();
-    const inactiveId = await createAgent('inactive', {}, { status: 'inactive' });
+    const inactiveId = await createAgent('inactive', {}, {}, { status: 'inactive' });
     const cases: Array<[string, unknown, number, string]> = [
       [agentId, {}, 400, 'body.task: task é obrigatório'],
       [agentId, { task: '   ' }, 400, 'body.task: task é obrigatório'],

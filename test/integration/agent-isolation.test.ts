@@ -33,6 +33,7 @@ import {
   type StandInModel,
 } from '../support/stand-in-model';
 import { rejection, until } from '../support/waiting';
+import { requireRoot } from '../support/root';
 
 /**
  * Issue 13, item 2: agents run unprivileged and apart (docs/agent-process.md). These tests run as
@@ -52,7 +53,7 @@ let pool: Extract<AgentIsolation, { mode: 'user-pool' }>;
 let model: StandInModel;
 
 beforeAll(async () => {
-  if (process.getuid?.() !== 0) throw new Error('these tests prove what a root service does: run them as root');
+  requireRoot('agent-isolation');
   const isolation = agentIsolation();
   if (isolation.mode !== 'user-pool') throw new Error(`no pool of agent users (${isolation.reason})`);
   pool = isolation;

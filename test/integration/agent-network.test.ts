@@ -11,6 +11,7 @@ import { config } from '../../lib/config';
 import { repoRoot } from '../../lib/paths';
 import { promptsOf, standInEnv, startStandInModel, toolResultsOf, type StandInModel } from '../support/stand-in-model';
 import { agentWorkspace } from '../support/agent-workspace';
+import { requireRoot } from '../support/root';
 
 /**
  * Issue 13, item 2: an agent cannot reach the stack's services, whose loopback ports take
@@ -37,7 +38,7 @@ let control: net.Server;
 let controlTarget: string;
 
 beforeAll(async () => {
-  if (process.getuid?.() !== 0) throw new Error('these tests prove what a root service does: run them as root');
+  requireRoot('agent-network');
   const isolation = agentIsolation();
   if (isolation.mode !== 'user-pool') throw new Error(`no pool of agent users (${isolation.reason})`);
   workspace = agentWorkspace('agent-network-');

@@ -25,6 +25,7 @@ import {
 } from '../support/stand-in-model';
 import { agentWorkspace } from '../support/agent-workspace';
 import { rejection, until } from '../support/waiting';
+import { requireRoot } from '../support/root';
 
 /**
  * The process layer (docs/agent-process.md) with the pinned Claude Code CLI against the stand-in
@@ -39,7 +40,7 @@ let workspace: string;
 let sessionStore: string;
 let model: StandInModel;
 beforeAll(async () => {
-  if (process.getuid?.() !== 0) throw new Error('these tests run the CLI as the pool users a root service uses: run them as root');
+  requireRoot('agent-process');
   // The root of these runs' working directories, open to the pool's agent users.
   workspace = agentWorkspace('agent-process-');
   sessionStore = fs.mkdtempSync(path.join(config.orchestration.dataDir, 'agent-process-sessions-'));

@@ -7,6 +7,7 @@ import { createDatabase, type DatabaseHandle } from '../../db';
 import { findAgent } from '../../db/agents-store';
 import { config } from '../../lib/config';
 import { SecretDecryptionError, SecretsKeyMissingError } from '../../lib/secret-box';
+import { jsonCall, type JsonAnswer } from '../support/json-api';
 import { startTestServer, type TestServer } from '../support/server';
 
 /**
@@ -35,23 +36,9 @@ afterAll(async () => {
   await database?.pool.end();
 });
 
-interface Answer {
-  status: number;
-  body: any;
-  text: string;
-  headers: Headers;
-}
-
 /** As the panel's API.request: JSON content type and client id on every call, the body only when given. */
-async function call(method: string, path: string, body?: unknown, raw?: string, base = server.url): Promise<Answer> {
-  const response = await fetch(base + path, {
-    method,
-    headers: { 'content-type': 'application/json', 'x-client-id': CLIENT_ID },
-    body: raw ?? (body === undefined ? undefined : JSON.stringify(body)),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null, text, headers: response.headers };
-}
+const call = (method: string, path: string, body?: unknown, raw?: string, base = server.url): Promise<JsonAnswer> =>
+  jsonCall(base, method, path, body, { clientId: CLIENT_ID, raw });
 
 async function count(table: 'agents' | 'agent_versions' | 'agent_secrets', agentId?: string): Promise<number> {
   const where = agentId === undefined ? '' : ' WHERE ' + (table === 'agents' ? 'id' : 'agent_id') + ' = ?';

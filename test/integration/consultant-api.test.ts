@@ -21,6 +21,7 @@ import {
   seedPersonIndex,
   seededDocument,
 } from '../support/ranking';
+import { httpCall } from '../support/json-api';
 import { startTestServer, type TestServer } from '../support/server';
 
 const SEED = 23;
@@ -60,8 +61,8 @@ afterAll(async () => {
 });
 
 async function get(path: string, base: TestServer = server) {
-  const response = await fetch(base.url + path);
-  return { status: response.status, type: response.headers.get('content-type'), body: (await response.json()) as any };
+  const answer = await httpCall(base.url + path);
+  return { status: answer.status, type: answer.headers.get('content-type'), body: answer.body };
 }
 
 const documentOf = (id: number) => documents.get(id) as PersonDocument;

@@ -15,26 +15,14 @@ import {
 import { randomUUID } from 'node:crypto';
 import { CSV_HEADER } from '../../api/orchestration/executions-csv';
 import { config } from '../../lib/config';
+import { httpCall, type JsonAnswer } from '../support/json-api';
 import { startTestServer, type TestServer } from '../support/server';
 import type { Config } from '../../lib/config';
 
 let server: TestServer;
 let database: DatabaseHandle;
 
-interface Answer {
-  status: number;
-  body: any;
-  text: string;
-  headers: Headers;
-}
-
-async function call(method: string, path: string, on: TestServer = server): Promise<Answer> {
-  const response = await fetch(on.url + path, { method });
-  // The bytes as sent: response.text() would drop the export's byte order mark.
-  const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(await response.arrayBuffer());
-  const json = (response.headers.get('content-type') ?? '').includes('json');
-  return { status: response.status, body: json && text ? JSON.parse(text) : null, text, headers: response.headers };
-}
+const call = (method: string, path: string, on: TestServer = server): Promise<JsonAnswer> => httpCall(on.url + path, { method });
 
 const AGENT_1 = '11111111-1111-4111-8111-111111111111';
 const AGENT_2 = '22222222-2222-4222-8222-222222222222';

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { config as baseConfig } from '../../lib/config';
 import { sitesDirectory } from '../../services/files';
+import { jsonCall } from '../support/json-api';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import type { TestServer } from '../support/server';
 import { until } from '../support/waiting';
@@ -20,16 +21,7 @@ let server: TestServer;
 /** The suite's work area, a top-level folder of the projects area: the project here. */
 let project: string;
 
-async function call(method: string, route: string, body?: unknown): Promise<{ status: number; body: any; text: string }> {
-  const response = await fetch(server.url + route, {
-    method,
-    headers: { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  const json = (response.headers.get('content-type') ?? '').includes('json');
-  return { status: response.status, body: json && text ? JSON.parse(text) : null, text };
-}
+const call = (method: string, route: string, body?: unknown) => jsonCall(server.url, method, route, body);
 
 beforeAll(async () => {
   agents = await startRealAgents({ name: 'files' });

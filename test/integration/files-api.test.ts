@@ -9,6 +9,7 @@ import tar from 'tar-stream';
 import { config } from '../../lib/config';
 import { ENTRIES_LISTED, sitesDirectory } from '../../services/files';
 import { agentWorkspace } from '../support/agent-workspace';
+import { jsonCall, rawPathCall } from '../support/json-api';
 import { startTestServer, type TestServer } from '../support/server';
 import { until } from '../support/waiting';
 
@@ -24,29 +25,8 @@ let outside: string;
 let secretFile: string;
 const SECRET = `SEGREDO-${randomUUID()}`;
 
-interface Answer {
-  status: number;
-  body: any;
-  bytes: Buffer;
-  headers: Headers;
-}
-
-async function call(method: string, route: string, body?: unknown): Promise<Answer> {
-  const response = await fetch(server.url + route, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    redirect: 'manual',
-  });
-  const bytes = Buffer.from(await response.arrayBuffer());
-  const json = (response.headers.get('content-type') ?? '').includes('json');
-  return {
-    status: response.status,
-    body: json && bytes.length > 0 ? JSON.parse(bytes.toString('utf8')) : null,
-    bytes,
-    headers: response.headers,
-  };
-}
+/** As the panel calls it, a redirect read as it comes. */
+const call = (method: string, route: string, body?: unknown) => jsonCall(server.url, method, route, body, { redirect: 'manual' });
 
 const q = (relative: string) => encodeURIComponent(relative);
 
@@ -56,19 +36,7 @@ const randomBytesText = (bytes: number) =>
     .toString('base64')
     .slice(0, bytes);
 
-/** Sends the path exactly as written (fetch would resolve `%2e%2e` segments first). */
-function rawGet(rawPath: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(server.url + '/', { method: 'GET', path: rawPath }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
-    });
-    request.on('error', reject);
-    request.end();
-  });
-}
+const rawGet = (rawPath: string) => rawPathCall(server.url, 'GET', rawPath);
 
 /** The entries of a .tar.gz: name, type and content of files. */
 async function untar(gzipped: Buffer): Promise<Array<{ name: string; type: string; content?: string }>> {
@@ -168,10 +136,7 @@ describe('GET /api/files (row 64)', () => {
       expect([bad, answer.status, answer.body]).toEqual([bad, 400, { error: 'Caminho inválido' }]);
     }
     // Encoded once more than a client would: still a `..` once the query is read.
-    expect(await rawGet('/api/files?path=%2e%2e%2f%2e%2e%2fetc')).toEqual({
-      status: 400,
-      text: JSON.stringify({ error: 'Caminho inválido' }),
-    });
+    expect(await rawGet('/api/files?path=%2e%2e%2f%2e%2e%2fetc')).toEqual({ status: 400, body: { error: 'Caminho inválido' } });
     // Through the link to a directory outside: never listed.
     expect((await call('GET', `/api/files?path=${q('atalho')}`)).body).toEqual({ error: 'Caminho inválido' });
     // A name longer than a file name can be (256 bytes; 2-byte characters count twice): refused, not a 500 (found by schemathesis).

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { config } from '../../lib/config';
 import { sitesDirectory } from '../../services/files';
 import { agentWorkspace } from '../support/agent-workspace';
+import { jsonCall } from '../support/json-api';
 import { startTestServer, type TestServer } from '../support/server';
 
 /**
@@ -20,19 +21,7 @@ let outside: string;
 const suffix = `${process.pid}-${Date.now()}`;
 const published = `so-segunda-${suffix}`;
 
-async function call(method: string, route: string, body?: unknown): Promise<{ status: number; body: any; text: string }> {
-  const response = await fetch(server.url + route, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return {
-    status: response.status,
-    body: (response.headers.get('content-type') ?? '').includes('json') && text ? JSON.parse(text) : null,
-    text,
-  };
-}
+const call = (method: string, route: string, body?: unknown) => jsonCall(server.url, method, route, body);
 
 function write(root: string, relative: string, content: string): void {
   const file = path.join(root, relative);

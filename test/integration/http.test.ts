@@ -1,3 +1,4 @@
+import { httpCall } from '../support/json-api';
 import { startTestServer, type TestServer } from '../support/server';
 import { unusedPort } from '../support/ports';
 
@@ -9,9 +10,10 @@ beforeAll(async () => {
 
 afterAll(() => server.close());
 
+/** The answer's status, content type and JSON body. */
 async function call(path: string, init?: RequestInit) {
-  const response = await fetch(server.url + path, init);
-  return { status: response.status, type: response.headers.get('content-type'), body: (await response.json()) as any };
+  const answer = await httpCall(server.url + path, init);
+  return { status: answer.status, type: answer.headers.get('content-type'), body: answer.body };
 }
 
 describe('GET /api/v1/health', () => {

@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import type Redis from 'ioredis';
 import { WebSocketServer } from 'ws';
 import { CLOSE_TRY_AGAIN_LATER, LiveRelay, SLOW_CLIENT_REASON } from '../../api/live-relay';
@@ -18,19 +16,16 @@ import {
   type LiveMessage,
 } from '../../lib/live-output';
 import { logger } from '../../lib/logger';
-import { repoRoot } from '../../lib/paths';
-import { createAgent, setSecret } from '../../services/agents';
-import { startAgentsWorker } from '../../workers/agents';
-import type { QueueWorker } from '../../workers/queue-worker';
 import { CANCELLED_ERROR } from '../../domain/execution-errors';
-import { standInEnv, startStandInModel, type StandInModel } from '../support/stand-in-model';
+import type { StandInModel } from '../support/stand-in-model';
+import { jsonCall } from '../support/json-api';
+import { startRealAgents, type RealAgents } from '../support/real-agents';
 import { closeRedis, createRedis } from '../../lib/redis';
 import { withTimeout } from '../../lib/timeout';
 import { unusedPort } from '../support/ports';
 import { startTestServer, type TestServer } from '../support/server';
 import { until } from '../support/waiting';
 import { openSocket, type SocketProbe } from '../support/websocket';
-import { agentDepsOf } from '../../api/use-case-deps';
 
 /** Bound of every wait: a message that should arrive does well within it; a failure does not hang the suite. */
 const BOUND_MS = 5_000;
@@ -494,56 +489,22 @@ describe('a slow client', () => {
  * (contract 4.1, 4.3-4.5; docs/websocket.md).
  */
 describe('an agent run over the socket, with the real Claude Code CLI against the stand-in model', () => {
-  const claudeCli = path.join(repoRoot, 'node_modules/.bin/claude');
-  const workArea = path.join(baseConfig.orchestration.workdirRoots[0]!, `test-live-output-${process.pid}-${Date.now()}`);
+  let agents: RealAgents;
   let server: TestServer;
-  let worker: QueueWorker;
   let model: StandInModel;
 
   beforeAll(async () => {
-    if (process.getuid?.() !== 0) throw new Error('the CLI runs as the pool users a root service uses: run these tests as root');
-    model = await startStandInModel();
-    server = await start();
-    // Records left active by an interrupted earlier run would hold slots.
-    await server.resources.database.pool.query(
-      "UPDATE executions SET status = 'error', finished_at = NOW(3), error = 'left by an earlier test run' WHERE status IN ('queued', 'running')",
-    );
-    expect((await call('PUT', '/api/settings', { maxConcurrent: 4 })).status).toBe(200);
-    worker = await startAgentsWorker({ ...baseConfig, orchestration: { ...baseConfig.orchestration, agentCommand: claudeCli } }, logger);
+    agents = await startRealAgents({ name: 'live-output', maxConcurrent: 4 });
+    ({ server, model } = agents);
   }, 60_000);
 
-  afterAll(async () => {
-    await worker?.stop();
-    await model?.close();
-    fs.rmSync(workArea, { recursive: true, force: true });
-  });
+  afterAll(() => agents?.close());
 
-  async function call(method: string, urlPath: string, body?: unknown, clientId?: string): Promise<{ status: number; body: any }> {
-    const headers: Record<string, string> = {
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      ...(clientId ? { 'x-client-id': clientId } : {}),
-    };
-    const response = await fetch(server.url + urlPath, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : null };
-  }
+  const call = (method: string, urlPath: string, body?: unknown, clientId?: string) =>
+    jsonCall(server.url, method, urlPath, body, clientId);
 
-  /** An agent whose runs reach the stand-in: its address and key are the agent's secrets (its process's environment). */
-  async function standInAgent(name: string): Promise<{ id: string; name: string }> {
-    const deps = agentDepsOf(server.resources);
-    const agent = await createAgent(deps, {
-      name: `${name} ${Date.now()}`,
-      description: '',
-      model: null,
-      instructions: '',
-      permissionMode: 'bypassPermissions',
-      maxTurns: 5,
-      workingDirectory: path.join(workArea, name),
-    });
-    const env = { ...standInEnv(model), CLAUDE_CODE_MAX_RETRIES: '0' };
-    for (const [secret, value] of Object.entries(env)) await setSecret(deps, agent.id, secret, value);
-    return { id: agent.id, name: agent.agent_name };
-  }
+  /** An agent whose runs reach the stand-in (its address and key are the agent's secrets), on the settings' default model. */
+  const standInAgent = (name: string) => agents.standInAgent(name, { model: '', permissionMode: 'bypassPermissions' });
 
   async function execute(agentId: string, task: string, clientId: string): Promise<string> {
     const answer = await call('POST', `/api/agents/${agentId}/execute`, { task }, clientId);

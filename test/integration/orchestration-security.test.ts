@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { RATE_LIMIT_KEY_PREFIX } from '../../api/orchestration/security';
 import { CLOSE_POLICY_VIOLATION, ORIGIN_REFUSED_REASON, TOKEN_INVALID_REASON, TOKEN_REQUIRED_REASON } from '../../api/websocket';
 import type { Config } from '../../lib/config';
+import { httpCall } from '../support/json-api';
 import { unusedPort } from '../support/ports';
 import { startTestServer, type TestServer } from '../support/server';
 import { openSocket, refusedHandshake } from '../support/websocket';
@@ -27,11 +28,7 @@ function secured(security: Security, namespace = randomUUID()) {
 
 const generousLimit = { rateLimit: { requests: 1_000, windowSeconds: 60 } };
 
-async function call(base: TestServer, path: string, init: RequestInit = {}) {
-  const response = await fetch(base.url + path, init);
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as any) : null };
-}
+const call = (base: TestServer, path: string, init: RequestInit = {}) => httpCall(base.url + path, init);
 
 function bearer(token: string): RequestInit {
   return { headers: { authorization: `Bearer ${token}` } };

@@ -13,6 +13,7 @@ import {
   TOKEN_REQUIRED_REASON,
 } from '../../api/websocket';
 import type { Config } from '../../lib/config';
+import { httpCall, type JsonAnswer } from '../support/json-api';
 import { unusedPort } from '../support/ports';
 import { startTestServer, type TestServer } from '../support/server';
 import { until } from '../support/waiting';
@@ -46,17 +47,13 @@ async function start(change: (config: Config) => Config = (config) => config, na
   return server;
 }
 
-interface Answer {
-  status: number;
-  headers: Headers;
-  text: string;
-  /** The Set-Cookie lines of the answer. */
-  cookies: string[];
-}
+/** An answer and its Set-Cookie lines. */
+type Answer = JsonAnswer & { cookies: string[] };
 
+/** One request as given, a redirect read as it comes. */
 async function call(server: TestServer, requestPath: string, init: RequestInit = {}): Promise<Answer> {
-  const response = await fetch(server.url + requestPath, { redirect: 'manual', ...init });
-  return { status: response.status, headers: response.headers, text: await response.text(), cookies: response.headers.getSetCookie() };
+  const answer = await httpCall(server.url + requestPath, { redirect: 'manual', ...init });
+  return Object.assign(answer, { cookies: answer.headers.getSetCookie() });
 }
 
 const json = (answer: Answer) => ({ status: answer.status, body: JSON.parse(answer.text) as unknown });

@@ -32,6 +32,7 @@ import type { QueueWorker } from '../../workers/queue-worker';
 import { startRankingWorker } from '../../workers/ranking';
 import { emptyRanking, personIndex, runRankingJob, runReferenceDate, seedPersonIndex, seededDocument } from '../support/ranking';
 import { unusedPort } from '../support/ports';
+import { httpCall, jsonCall } from '../support/json-api';
 import { startTestServer, type TestServer } from '../support/server';
 
 const run = promisify(execFile);
@@ -112,15 +113,14 @@ interface PdfResponse {
 }
 
 async function request(base: string, pathName: string, body?: unknown): Promise<PdfResponse> {
-  const response = await fetch(base + pathName, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const bytes = Buffer.from(await response.arrayBuffer());
-  const type = response.headers.get('content-type');
-  const detail = type?.startsWith('application/json') ? (JSON.parse(bytes.toString()) as { detail: string }).detail : undefined;
-  return { status: response.status, type, disposition: response.headers.get('content-disposition'), bytes, detail };
+  const answer = body === undefined ? await httpCall(base + pathName) : await jsonCall(base, 'POST', pathName, body);
+  return {
+    status: answer.status,
+    type: answer.headers.get('content-type'),
+    disposition: answer.headers.get('content-disposition'),
+    bytes: answer.bytes,
+    detail: answer.body?.detail,
+  };
 }
 
 const consultantPdf = (id: number | string, base = server.url) => request(base, `/api/v1/consultor/${id}/pdf`);
@@ -191,8 +191,9 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** This process's browser directories: a suite on another jest worker renders PDFs meanwhile. */
 async function userDataDirs(): Promise<string[]> {
-  return (await readdir(os.tmpdir())).filter((name) => name.startsWith('pdf-chromium-')).sort();
+  return (await readdir(os.tmpdir())).filter((name) => name.startsWith(`pdf-chromium-${process.pid}-`)).sort();
 }
 
 function member(id: number, fields: Record<string, unknown> = {}) {

@@ -25,6 +25,7 @@ import {
   seedPersonIndex,
   seededDocument,
 } from '../support/ranking';
+import { httpCall } from '../support/json-api';
 import { startTestServer, type TestServer } from '../support/server';
 
 const SEED = 5;
@@ -56,10 +57,7 @@ afterAll(async () => {
   await elasticsearch.close();
 });
 
-async function get(path: string) {
-  const response = await fetch(server.url + path);
-  return { status: response.status, body: (await response.json()) as any };
-}
+const get = (path: string) => httpCall(server.url + path);
 
 /** A GET with node:http, which neither asks for nor decodes compression unless told: the bytes as sent. */
 function rawGet(path: string, acceptEncoding?: string): Promise<{ status: number; headers: IncomingHttpHeaders; bytes: Buffer }> {

@@ -18,6 +18,7 @@ import {
   withTemporalClient,
 } from '../support/ranking';
 import { unusedPort } from '../support/ports';
+import { httpCall } from '../support/json-api';
 import { startTestServer, type TestServer } from '../support/server';
 
 const SEED = 11;
@@ -42,10 +43,7 @@ afterAll(async () => {
   await database?.pool.end();
 });
 
-async function api(path: string, init?: RequestInit) {
-  const response = await fetch(server.url + path, init);
-  return { status: response.status, body: (await response.json()) as any };
-}
+const api = (path: string, init?: RequestInit) => httpCall(server.url + path, init);
 
 const post = (path: string, body?: unknown) =>
   api(path, {

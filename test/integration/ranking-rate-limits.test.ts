@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../../lib/config';
+import { jsonCall } from '../support/json-api';
 import { startTestServer, type TestServer } from '../support/server';
 
 /**
@@ -29,16 +30,7 @@ afterAll(async () => {
   for (const server of servers) await server.close();
 });
 
-async function call(server: TestServer, method: string, path: string, body?: unknown) {
-  const response = await fetch(server.url + path, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  const json = (response.headers.get('content-type') ?? '').includes('json');
-  return { status: response.status, headers: response.headers, body: json && text ? (JSON.parse(text) as any) : null };
-}
+const call = (server: TestServer, method: string, path: string, body?: unknown) => jsonCall(server.url, method, path, body);
 
 function expectRefusedForBudget(answer: Awaited<ReturnType<typeof call>>, requests: number): void {
   expect(answer.status).toBe(429);

@@ -19,6 +19,7 @@ import { repoRoot } from '../../lib/paths';
 import { promptsOf, standInEnv, STAND_IN_TEXT, startStandInModel, turnsOf, type StandInModel } from '../support/stand-in-model';
 import { agentWorkspace } from '../support/agent-workspace';
 import { rejection, until } from '../support/waiting';
+import { requireRoot } from '../support/root';
 
 /**
  * Issue 14, section 3: the REAL Claude Code CLI (node_modules/.bin/claude, 2.1.331) run through
@@ -33,7 +34,7 @@ let workspace: string;
 let sessionStore: string;
 
 beforeAll(async () => {
-  if (process.getuid?.() !== 0) throw new Error('these tests run the CLI as the pool users a root service uses: run them as root');
+  requireRoot('real-cli');
   const isolation = agentIsolation();
   if (isolation.mode !== 'user-pool') throw new Error(`no pool of agent users (${isolation.reason})`);
   if (!fs.existsSync(claudeCli)) throw new Error(`the Claude Code CLI is not installed at ${claudeCli}: run npm ci`);

@@ -31,8 +31,11 @@ import { startAgentsWorker } from '../../workers/agents';
 import type { QueueWorker } from '../../workers/queue-worker';
 import { startRankingWorker } from '../../workers/ranking';
 import type { RankingJobWorkflow } from '../../temporal/contracts/ranking-job';
-import { promptsOf, standInEnv, startStandInModel, type StandInModel } from '../support/stand-in-model';
+import { promptsOf, startStandInModel, type StandInModel } from '../support/stand-in-model';
+import { jsonCall } from '../support/json-api';
 import { seedPersonIndex } from '../support/ranking';
+import { createStandInAgent } from '../support/real-agents';
+import { requireRoot } from '../support/root';
 import { startTestServer, type TestServer } from '../support/server';
 import { until } from '../support/waiting';
 
@@ -65,7 +68,7 @@ const agentPids: number[] = [];
 const workArea = path.join(config.orchestration.workdirRoots[0]!, `test-reconciler-${process.pid}-${Date.now()}`);
 
 beforeAll(async () => {
-  if (process.getuid?.() !== 0) throw new Error('the CLI runs as the pool users a root service uses: run these tests as root');
+  requireRoot('reconciler');
   model = await startStandInModel();
   model.recordClients();
   server = await startTestServer();
@@ -101,33 +104,11 @@ afterAll(async () => {
   fs.rmSync(workArea, { recursive: true, force: true });
 });
 
-interface Answer {
-  status: number;
-  body: any;
-}
-
-async function api(method: string, urlPath: string, body?: unknown): Promise<Answer> {
-  const response = await fetch(server.url + urlPath, {
-    method,
-    ...(body !== undefined ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-}
+const api = (method: string, urlPath: string, body?: unknown) => jsonCall(server.url, method, urlPath, body);
 
 /** An agent whose runs reach the stand-in (its address and key are the agent's secrets), working in its own directory. */
-async function createAgent(name: string): Promise<string> {
-  const agentName = `${name} ${Date.now()}`;
-  const created = await api('POST', '/api/agents', {
-    agent_name: agentName,
-    config: { systemPrompt: 'Be brief.', maxTurns: 7, workingDirectory: path.join(workArea, agentName.replace(/\W+/g, '-')) },
-  });
-  expect(created.status).toBe(201);
-  for (const [secretName, value] of Object.entries({ ...standInEnv(model), CLAUDE_CODE_MAX_RETRIES: '0' })) {
-    expect((await api('POST', `/api/agents/${created.body.id}/secrets`, { name: secretName, value })).status).toBe(201);
-  }
-  return created.body.id as string;
-}
+const createAgent = async (name: string): Promise<string> =>
+  (await createStandInAgent({ serverUrl: server.url, model, workArea }, name, { systemPrompt: 'Be brief.', maxTurns: 7 })).id;
 
 async function execute(agentId: string, task: string): Promise<string> {
   const answer = await api('POST', `/api/agents/${agentId}/execute`, { task });

@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { writeExecutionReport, type ReportRecord } from '../../db/reports-store';
@@ -10,6 +9,7 @@ import { countActiveExecutions, createExecution } from '../../db/executions-stor
 import { raiseNotification } from '../../db/notifications-store';
 import { config } from '../../lib/config';
 import { listReports, REPORTS_LISTED } from '../../services/reports';
+import { jsonCall, rawPathCall } from '../support/json-api';
 import { startTestServer, type TestServer } from '../support/server';
 
 let server: TestServer;
@@ -19,40 +19,8 @@ const dataReports = path.join(dataDir, 'reports');
 /** What the service keeps (REPORTS_KEPT, NOTIFICATIONS_KEPT): far more than these tests write. */
 const KEPT = config.orchestration.limits;
 
-interface Answer {
-  status: number;
-  body: any;
-  text: string;
-  headers: Headers;
-}
-
-async function call(method: string, path: string, body?: unknown): Promise<Answer> {
-  const response = await fetch(server.url + path, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  const json = (response.headers.get('content-type') ?? '').includes('json');
-  return { status: response.status, body: json && text ? JSON.parse(text) : null, text, headers: response.headers };
-}
-
-/**
- * Sends the path exactly as written: fetch would resolve `%2e%2e` segments (WHATWG URL rules)
- * before sending, which hides what a raw client can send.
- */
-function rawCall(method: string, rawPath: string): Promise<{ status: number; body: any }> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(server.url + '/', { method, path: rawPath }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text ? JSON.parse(text) : null }));
-    });
-    request.on('error', reject);
-    request.end();
-  });
-}
+const call = (method: string, path: string, body?: unknown) => jsonCall(server.url, method, path, body);
+const rawCall = (method: string, rawPath: string) => rawPathCall(server.url, method, rawPath);
 
 const record = (overrides: Partial<ReportRecord> = {}): ReportRecord => ({
   id: '0f1e2d3c-4b5a-4678-9abc-def012345678',

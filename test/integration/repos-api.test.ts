@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../lib/config';
 import { bareRepository as makeBare } from '../support/git-repos';
+import { jsonCall } from '../support/json-api';
 import { startTestServer, type TestServer } from '../support/server';
 
 /**
@@ -41,10 +42,7 @@ afterAll(async () => {
   fs.rmSync(scratch, { recursive: true, force: true });
 });
 
-async function call(urlPath: string): Promise<{ status: number; body: any }> {
-  const response = await fetch(server.url + urlPath);
-  return { status: response.status, body: await response.json() };
-}
+const call = (route: string) => jsonCall(server.url, 'GET', route);
 
 describe('GET /api/repos', () => {
   it('lists the bare repositories of GIT_REPOS_DIR and the named remotes, by name, from git', async () => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createDatabase, type DatabaseHandle } from '../../db';
 import { createExecution, finishExecution, markExecutionRunning, type ExecutionResult, type NewExecution } from '../../db/executions-store';
 import { config } from '../../lib/config';
+import { jsonCall } from '../support/json-api';
 import { startTestServer, type TestServer } from '../support/server';
 
 /**
@@ -13,10 +14,7 @@ import { startTestServer, type TestServer } from '../support/server';
 let server: TestServer;
 let database: DatabaseHandle;
 
-async function call(path: string): Promise<{ status: number; body: any }> {
-  const response = await fetch(server.url + path);
-  return { status: response.status, body: await response.json() };
-}
+const call = (route: string) => jsonCall(server.url, 'GET', route);
 
 const DAY = 86_400_000;
 const now = new Date();

@@ -1,14 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import { getExecution } from '../../db/executions-store';
-import { config as baseConfig } from '../../lib/config';
-import { logger } from '../../lib/logger';
-import { repoRoot } from '../../lib/paths';
-import { startAgentsWorker } from '../../workers/agents';
-import type { QueueWorker } from '../../workers/queue-worker';
-import { promptsOf, standInEnv, startStandInModel, type StandInModel } from '../support/stand-in-model';
-import { startTestServer, type TestServer } from '../support/server';
+import { promptsOf, type StandInModel } from '../support/stand-in-model';
+import { startRealAgents, type RealAgents } from '../support/real-agents';
+import type { TestServer } from '../support/server';
 import { until } from '../support/waiting';
 import { jsonCall } from '../support/json-api';
 
@@ -20,56 +15,24 @@ import { jsonCall } from '../support/json-api';
 
 jest.setTimeout(120_000);
 
-const claudeCli = path.join(repoRoot, 'node_modules/.bin/claude');
-const workArea = path.join(baseConfig.orchestration.workdirRoots[0]!, `test-stats-tokens-${process.pid}-${Date.now()}`);
+let agents: RealAgents;
 let server: TestServer;
-let worker: QueueWorker;
 let model: StandInModel;
+let workArea: string;
 
 const call = (method: string, route: string, body?: unknown) => jsonCall(server.url, method, route, body);
+const standInAgent = (name: string) => agents.standInAgent(name);
 
 beforeAll(async () => {
-  if (process.getuid?.() !== 0) throw new Error('the CLI runs as the pool users a root service uses: run these tests as root');
-  model = await startStandInModel();
-  server = await startTestServer();
-  // Today's costs are this suite's alone (suites run one at a time).
-  await server.resources.database.pool.query('DELETE FROM executions');
-  worker = await startAgentsWorker({ ...baseConfig, orchestration: { ...baseConfig.orchestration, agentCommand: claudeCli } }, logger);
+  agents = await startRealAgents({
+    name: 'stats-tokens',
+    // Today's costs are this suite's alone (suites run one at a time).
+    beforeWorker: async (started) => void (await started.resources.database.pool.query('DELETE FROM executions')),
+  });
+  ({ server, model, workArea } = agents);
 }, 60_000);
 
-afterAll(async () => {
-  await worker?.stop();
-  await model?.close();
-  await server?.close();
-  fs.rmSync(workArea, { recursive: true, force: true });
-});
-
-/** An agent created with the panel's body; its runs reach the stand-in through its secrets. */
-async function standInAgent(name: string): Promise<{ id: string; name: string }> {
-  const agentName = `${name} ${randomUUID().slice(0, 8)}`;
-  const created = await call('POST', '/api/agents', {
-    agent_name: agentName,
-    description: '',
-    tags: [],
-    status: 'active',
-    config: {
-      systemPrompt: '',
-      model: 'claude-sonnet-4-6',
-      workingDirectory: path.join(workArea, name),
-      allowedTools: '',
-      maxTurns: 5,
-      permissionMode: '',
-      retryOnFailure: false,
-      maxRetries: 3,
-      delegateTo: '',
-    },
-  });
-  expect(created.status).toBe(201);
-  for (const [secret, value] of Object.entries({ ...standInEnv(model), CLAUDE_CODE_MAX_RETRIES: '0' })) {
-    expect((await call('POST', `/api/agents/${created.body.id}/secrets`, { name: secret, value })).status).toBe(201);
-  }
-  return { id: created.body.id, name: agentName };
-}
+afterAll(() => agents?.close());
 
 /** The stand-in's message requests whose prompt holds `mark`. */
 const holding = (mark: string) => (request: { body: unknown }) => promptsOf(request.body).some((prompt) => prompt.includes(mark));

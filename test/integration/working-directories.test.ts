@@ -6,6 +6,7 @@ import { createDatabase, type DatabaseHandle } from '../../db';
 import { SETTINGS_ROW } from '../../db/execution-settings';
 import { config } from '../../lib/config';
 import { confineWorkingDirectory, WorkingDirectoryError } from '../../lib/working-directories';
+import { jsonCall } from '../support/json-api';
 import { startTestServer, type TestServer } from '../support/server';
 
 /**
@@ -129,15 +130,7 @@ describe('the API refuses working directories outside the roots (400, nothing cr
     await database?.pool.end();
   });
 
-  async function call(method: string, urlPath: string, body?: unknown): Promise<{ status: number; body: any }> {
-    const response = await fetch(server.url + urlPath, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : null };
-  }
+  const call = (method: string, urlPath: string, body?: unknown) => jsonCall(server.url, method, urlPath, body);
 
   async function count(table: 'agents' | 'agent_versions' | 'executions'): Promise<number> {
     const [rows] = await database.pool.query<RowDataPacket[]>(`SELECT COUNT(*) AS n FROM ${table}`);

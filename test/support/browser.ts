@@ -4,6 +4,7 @@ import path from 'node:path';
 import puppeteer, { type Browser, type HTTPRequest, type Page } from 'puppeteer-core';
 import { config, type Config } from '../../lib/config';
 import { repoRoot } from '../../lib/paths';
+import { jsonCall, type JsonAnswer } from './json-api';
 import { startTestServer, type TestServer } from './server';
 import { until } from './waiting';
 
@@ -32,7 +33,7 @@ export interface PanelSession {
   server: TestServer;
   browser: TestBrowser;
   /** A JSON call to the service as the panel makes it (JSON content type even without a body); 204 has a null body. */
-  api(method: string, route: string, body?: unknown): Promise<{ status: number; body: any }>;
+  api(method: string, route: string, body?: unknown): Promise<JsonAnswer>;
   close(): Promise<void>;
 }
 
@@ -49,14 +50,7 @@ export async function startPanelSession(override: (config: Config) => Config = (
   return {
     server,
     browser,
-    async api(method, route, body) {
-      const response = await fetch(`${server.url}${route}`, {
-        method,
-        headers: { 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return { status: response.status, body: response.status === 204 ? null : ((await response.json()) as any) };
-    },
+    api: (method, route, body) => jsonCall(server.url, method, route, body),
     async close() {
       await browser.close();
       await server.close();

@@ -8,6 +8,7 @@ import { startAgentsWorker } from '../../workers/agents';
 import type { QueueWorker } from '../../workers/queue-worker';
 import { standInEnv, startStandInModel, type StandInModel } from './stand-in-model';
 import { jsonCall } from './json-api';
+import { requireRoot } from './root';
 import { startTestServer, type TestServer } from './server';
 
 /**
@@ -43,11 +44,13 @@ export interface RealAgents<S extends Served = Served> {
   server: TestServer;
   /** This suite's directory for agents' working directories; removed by `close`. */
   workArea: string;
-  /**
-   * An agent created with the panel's body, named `<name> <8 hex>`, working in `workArea/<name>`;
-   * `config` and `fields` (description, tags, status) override the defaults. Its runs reach the stand-in.
-   */
-  standInAgent(name: string, config?: Record<string, unknown>, fields?: Record<string, unknown>): Promise<{ id: string; name: string }>;
+  /** createStandInAgent on this suite's service, stand-in and working area. */
+  standInAgent(
+    name: string,
+    config?: Record<string, unknown>,
+    fields?: Record<string, unknown>,
+    secrets?: Record<string, string>,
+  ): Promise<{ id: string; name: string }>;
   /** Stops the worker and starts another like it. */
   restartWorker(): Promise<void>;
   /** Stops the worker (for good: `close` then has nothing to stop). */
@@ -56,9 +59,56 @@ export interface RealAgents<S extends Served = Served> {
   close(): Promise<void>;
 }
 
+/** Where a stand-in agent is made: the service, the stand-in its runs reach, the directory its working directory goes under. */
+export interface StandInTarget {
+  serverUrl: string;
+  model: Pick<StandInModel, 'url'>;
+  workArea: string;
+}
+
+/**
+ * An agent created with the panel's body, named `<name> <8 hex>`, working in `workArea/<name>`;
+ * `config` and `fields` (description, tags, status) override the defaults. Its secrets point the CLI
+ * at the stand-in (standInEnv, no retries), with `secrets` besides: its runs reach the stand-in.
+ */
+export async function createStandInAgent(
+  target: StandInTarget,
+  name: string,
+  config: Record<string, unknown> = {},
+  fields: Record<string, unknown> = {},
+  secrets: Record<string, string> = {},
+): Promise<{ id: string; name: string }> {
+  const call = (method: string, route: string, body?: unknown) => jsonCall(target.serverUrl, method, route, body);
+  const agentName = `${name} ${randomUUID().slice(0, 8)}`;
+  const created = await call('POST', '/api/agents', {
+    agent_name: agentName,
+    description: '',
+    tags: [],
+    status: 'active',
+    ...fields,
+    config: {
+      systemPrompt: '',
+      model: 'claude-sonnet-4-6',
+      workingDirectory: path.join(target.workArea, name),
+      allowedTools: '',
+      maxTurns: 5,
+      permissionMode: '',
+      retryOnFailure: false,
+      maxRetries: 3,
+      delegateTo: '',
+      ...config,
+    },
+  });
+  expect(created.status).toBe(201);
+  for (const [secret, value] of Object.entries({ ...standInEnv(target.model), CLAUDE_CODE_MAX_RETRIES: '0', ...secrets })) {
+    expect((await call('POST', `/api/agents/${created.body.id}/secrets`, { name: secret, value })).status).toBe(201);
+  }
+  return { id: created.body.id as string, name: agentName };
+}
+
 /** Starts the stand-in, the service and an agents worker with the real CLI; the caller's afterAll calls `close`. */
 export async function startRealAgents<S extends Served = Served>(options: RealAgentsOptions<S>): Promise<RealAgents<S>> {
-  if (process.getuid?.() !== 0) throw new Error('the CLI runs as the pool users a root service uses: run these tests as root');
+  requireRoot(options.name);
   const workArea = path.join(baseConfig.orchestration.workdirRoots[0]!, `test-${options.name}-${process.pid}-${Date.now()}`);
   const serve =
     options.serve ??
@@ -101,33 +151,8 @@ export async function startRealAgents<S extends Served = Served>(options: RealAg
       service,
       server,
       workArea,
-      async standInAgent(name, config = {}, fields = {}) {
-        const agentName = `${name} ${randomUUID().slice(0, 8)}`;
-        const created = await call('POST', '/api/agents', {
-          agent_name: agentName,
-          description: '',
-          tags: [],
-          status: 'active',
-          ...fields,
-          config: {
-            systemPrompt: '',
-            model: 'claude-sonnet-4-6',
-            workingDirectory: path.join(workArea, name),
-            allowedTools: '',
-            maxTurns: 5,
-            permissionMode: '',
-            retryOnFailure: false,
-            maxRetries: 3,
-            delegateTo: '',
-            ...config,
-          },
-        });
-        expect(created.status).toBe(201);
-        for (const [secret, value] of Object.entries({ ...standInEnv(stand), CLAUDE_CODE_MAX_RETRIES: '0' })) {
-          expect((await call('POST', `/api/agents/${created.body.id}/secrets`, { name: secret, value })).status).toBe(201);
-        }
-        return { id: created.body.id as string, name: agentName };
-      },
+      standInAgent: (name, config, fields, secrets) =>
+        createStandInAgent({ serverUrl: server.url, model: stand, workArea }, name, config, fields, secrets),
       async stopWorker() {
         const stopping = worker;
         worker = undefined;

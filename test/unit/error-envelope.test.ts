@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { envelopeFor, errorEnvelope, HttpError } from '../../api/errors';
 import { parseInput } from '../../api/validation';
 import { logger } from '../../lib/logger';
+import { httpCall } from '../support/json-api';
 
 // The real middleware on a real Koa server, with routes that fail in each way a handler can.
 let server: Server;
@@ -29,10 +30,7 @@ beforeAll(async () => {
 
 afterAll(() => new Promise((resolve) => server.close(resolve)));
 
-async function get(path: string) {
-  const response = await fetch(base + path);
-  return { status: response.status, body: (await response.json()) as any };
-}
+const get = (path: string) => httpCall(base + path);
 
 describe('envelopeFor', () => {
   it.each([
