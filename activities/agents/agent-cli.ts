@@ -4,12 +4,8 @@
  * the runner, the activity and the routes do not change. See docs/agent-process.md.
  */
 
+import { FAILURE_TYPES } from '../../domain/failure-types';
 import type { OutputChunk } from '../../lib/live-output';
-
-/** Claude Code's permission modes; the agents' default is `bypassPermissions` (nobody answers prompts). */
-export const PERMISSION_MODES = ['default', 'acceptEdits', 'bypassPermissions', 'plan'] as const;
-export type PermissionMode = (typeof PERMISSION_MODES)[number];
-export const DEFAULT_PERMISSION_MODE: PermissionMode = 'bypassPermissions';
 
 /** What one run asks of the agent. The prompt goes to standard input, never into the argument list. */
 export interface AgentRunOptions {
@@ -18,8 +14,8 @@ export interface AgentRunOptions {
   maxTurns: number;
   /** The CLI's default model when absent. */
   model?: string;
-  /** `bypassPermissions` when absent. */
-  permissionMode?: PermissionMode;
+  /** One of the CLI's `permissionModes`; its `defaultPermissionMode` when absent. */
+  permissionMode?: string;
   /** Continue this session (the id an earlier run's init or result event reported). */
   resumeSessionId?: string;
   /** Replaces the CLI's default system prompt (the agent's own prompt). */
@@ -61,6 +57,16 @@ export interface AgentTokens {
 export interface AgentCli {
   /** Short name used in logs and docs. */
   readonly name: string;
+  /**
+   * The permission modes the CLI accepts (an agent's `permissionMode`), and the one an agent gets
+   * when it sets none or one the CLI does not know (nobody is there to answer permission prompts).
+   */
+  readonly permissionModes: readonly string[];
+  readonly defaultPermissionMode: string;
+  /** Prefixes of the environment variables the CLI reads its settings from: kept in the agent's environment (agent-env.ts). */
+  readonly envPrefixes: readonly string[];
+  /** Where the CLI keeps its sessions in its user's HOME, so that a `continue` can resume one (agent-sessions.ts). */
+  readonly sessions: SessionLayout;
   /** The argument list after the command; throws AgentOptionsError on options the CLI would misread. */
   buildArgs(options: AgentRunOptions): string[];
   /** Understands one line of standard output (without its newline). Never throws. */
@@ -81,7 +87,18 @@ export interface OutputMapper {
   end(): OutputChunk[];
 }
 
-/** Options that cannot be turned into a safe argument list (not retryable: the input is wrong). */
+/**
+ * Where a CLI keeps its sessions in its user's HOME: `<HOME>/<dir...>/<project>/<file>`, a directory
+ * per working directory (named as the CLI names it) holding a file per session.
+ */
+export interface SessionLayout {
+  /** The directory of the project directories, as path parts below HOME. */
+  readonly dir: readonly string[];
+  /** The file of the session `sessionId` (a plain file name), or null when the id cannot name one. */
+  fileOf(sessionId: string): string | null;
+}
+
+/** Options that cannot be turned into a safe argument list (not retryable: the input is wrong; domain/failure-types.ts). */
 export class AgentOptionsError extends Error {
-  override name = 'AgentOptionsError';
+  override name: string = FAILURE_TYPES.agentOptions;
 }

@@ -7,11 +7,14 @@ const adaptersByCommand: Record<string, AgentCli> = {
   claude: claudeCode,
 };
 
+/** The adapter of a command not listed above (the stand-in CLI, a wrapper script): they speak Claude Code's protocol. */
+export const defaultAgentCli: AgentCli = claudeCode;
+
 /**
  * The adapter for a configured command (AGENT_COMMAND): chosen by the file name of the command, so
  * `/opt/bin/claude` is Claude Code. A command not listed is taken to speak Claude Code's protocol,
  * as the project's stand-in CLI (test/fixtures/fake-agent) and wrappers around `claude` do.
  */
 export function agentCliFor(command: string): AgentCli {
-  return adaptersByCommand[path.basename(command)] ?? claudeCode;
+  return adaptersByCommand[path.basename(command)] ?? defaultAgentCli;
 }

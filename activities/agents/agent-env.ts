@@ -1,3 +1,5 @@
+import type { AgentCli } from './agent-cli';
+import { defaultAgentCli } from './agent-clis';
 import { tmpDirOf } from './agent-sessions';
 
 /**
@@ -5,7 +7,8 @@ import { tmpDirOf } from './agent-sessions';
  * whole environment: the agent runs tools without asking (bypassPermissions), and the service's own
  * credentials (database password, AUTH_TOKEN, AGENT_SECRETS_KEY) must not be readable by it. Kept:
  * what a shell and the agent CLI need to work (path, home, locale, proxies, certificates) and the
- * CLI's own settings (ANTHROPIC_*, CLAUDE_*). Anything else an agent needs is given as a secret.
+ * CLI's own settings (its adapter's `envPrefixes`: ANTHROPIC_*, CLAUDE_* for Claude Code). Anything
+ * else an agent needs is given as a secret.
  */
 const KEPT_NAMES = new Set([
   'PATH',
@@ -28,13 +31,15 @@ const KEPT_NAMES = new Set([
   'SSL_CERT_FILE',
   'SSL_CERT_DIR',
 ]);
-const KEPT_PREFIXES = ['LC_', 'ANTHROPIC_', 'CLAUDE_', 'XDG_'];
+const KEPT_PREFIXES = ['LC_', 'XDG_'];
 
-export function agentBaseEnv(source: NodeJS.ProcessEnv): Record<string, string> {
+/** The base environment for the CLI `cli` (the default adapter's when absent, agent-clis.ts). */
+export function agentBaseEnv(source: NodeJS.ProcessEnv, cli: Pick<AgentCli, 'envPrefixes'> = defaultAgentCli): Record<string, string> {
+  const prefixes = [...KEPT_PREFIXES, ...cli.envPrefixes];
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(source)) {
     if (value === undefined) continue;
-    if (KEPT_NAMES.has(name) || KEPT_PREFIXES.some((prefix) => name.startsWith(prefix))) kept[name] = value;
+    if (KEPT_NAMES.has(name) || prefixes.some((prefix) => name.startsWith(prefix))) kept[name] = value;
   }
   return kept;
 }

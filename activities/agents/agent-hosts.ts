@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { AgentHostEntry } from '../../domain/agent-hosts';
+import { FAILURE_TYPES } from '../../domain/failure-types';
 
 /** What the activities say about agents hosts (docs/multi-host.md). */
 
@@ -18,6 +19,6 @@ export function noHostMessage(workingDirectory: string, hosts: readonly AgentHos
  */
 export function refuseOtherHost(pinned: string | null, here: string, what: string): void {
   if (pinned !== null && pinned !== here) {
-    throw ApplicationFailure.nonRetryable(`${what} is pinned to the agents host ${pinned}, not ${here}`, 'WrongAgentHost');
+    throw ApplicationFailure.nonRetryable(`${what} is pinned to the agents host ${pinned}, not ${here}`, FAILURE_TYPES.wrongAgentHost);
   }
 }

@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentUser } from '../../lib/agent-isolation';
+import type { SessionLayout } from './agent-cli';
 
 /**
  * A pool user's HOME lasts one lease (docs/agent-process.md, "HOME and sessions"): it is emptied
@@ -19,10 +20,24 @@ import type { AgentUser } from '../../lib/agent-isolation';
 /** The store inside the service's data area (0700, agent-host.ts). */
 export const sessionStoreIn = (dataDir: string): string => path.join(dataDir, 'agent-sessions');
 
-/** Claude Code's sessions: `~/.claude/projects/<cwd, escaped>/<session id>.jsonl`. */
-const PROJECTS = ['.claude', 'projects'];
-const SESSION_FILE = /^[A-Za-z0-9_-]{1,128}\.jsonl$/;
+/**
+ * Where the CLI keeps its sessions in HOME is its adapter's (AgentCli.sessions; Claude Code:
+ * `~/.claude/projects/<cwd, escaped>/<session id>.jsonl`); the store keeps the same project directories.
+ */
 const NAME = /^[A-Za-z0-9._-]{1,255}$/;
+/** A session's file as its CLI names it, when that is one plain file name; null otherwise. */
+function sessionFileOf(layout: SessionLayout, sessionId: string): string | null {
+  const file = layout.fileOf(sessionId);
+  return file !== null && NAME.test(file) && file !== '.' && file !== '..' ? file : null;
+}
+
+/** Each directory from HOME down to the layout's (`.claude`, then `.claude/projects`) is a real directory, not a link. */
+async function realDirectories(home: string, parts: readonly string[]): Promise<boolean> {
+  for (let depth = 1; depth <= parts.length; depth += 1) {
+    if (!(await isRealDirectory(path.join(home, ...parts.slice(0, depth))))) return false;
+  }
+  return true;
+}
 /** A session bigger than this is not kept (a run could otherwise fill the service's disk through it). */
 export const SESSION_MAX_BYTES = 64 * 1024 * 1024;
 /** Sessions kept in the whole store; beyond, the least recently written are deleted (a `continue` of those fails). */
@@ -98,12 +113,18 @@ export function agentNamespace(store: string, agentId: string): string {
  * there is not kept, so a run can neither plant a transcript for another id nor flood the store.
  * When several project directories hold the id, the most recently written one is kept.
  */
-export async function stashSession(user: AgentUser, store: string, agentId: string, sessionId: string | null): Promise<boolean> {
-  const file = `${sessionId}.jsonl`;
+export async function stashSession(
+  user: AgentUser,
+  store: string,
+  agentId: string,
+  sessionId: string | null,
+  layout: SessionLayout,
+): Promise<boolean> {
   const namespace = agentNamespace(store, agentId);
-  const projects = path.join(user.home, ...PROJECTS);
-  if (sessionId === null || !SESSION_FILE.test(file)) return false;
-  if (!(await isRealDirectory(path.join(user.home, PROJECTS[0]!))) || !(await isRealDirectory(projects))) return false;
+  const projects = path.join(user.home, ...layout.dir);
+  const file = sessionId === null ? null : sessionFileOf(layout, sessionId);
+  if (file === null) return false;
+  if (!(await realDirectories(user.home, layout.dir))) return false;
   let newest: { project: string; mtimeMs: number } | null = null;
   for (const project of await fs.readdir(projects)) {
     if (!NAME.test(project) || !(await isRealDirectory(path.join(projects, project)))) continue;
@@ -161,10 +182,16 @@ export async function pruneStore(store: string, keep: number, depth = 1): Promis
 }
 
 /** Puts the session `sessionId` of the agent's namespace into the (emptied) HOME of `user`; false when it has none. */
-export async function restoreSession(user: AgentUser, store: string, agentId: string, sessionId: string): Promise<boolean> {
-  const file = `${sessionId}.jsonl`;
+export async function restoreSession(
+  user: AgentUser,
+  store: string,
+  agentId: string,
+  sessionId: string,
+  layout: SessionLayout,
+): Promise<boolean> {
+  const file = sessionFileOf(layout, sessionId);
   const namespace = agentNamespace(store, agentId);
-  if (!SESSION_FILE.test(file) || !(await isRealDirectory(namespace))) return false;
+  if (file === null || !(await isRealDirectory(namespace))) return false;
   for (const project of await fs.readdir(namespace)) {
     const stored = path.join(namespace, project, file);
     if (
@@ -176,7 +203,7 @@ export async function restoreSession(user: AgentUser, store: string, agentId: st
     )
       continue;
     let dir = user.home;
-    for (const part of [...PROJECTS, project]) {
+    for (const part of [...layout.dir, project]) {
       dir = path.join(dir, part);
       await fs.mkdir(dir, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
         if (error.code !== 'EEXIST') throw error;

@@ -4,6 +4,8 @@ import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentUser } from '../../lib/agent-isolation';
+import type { SessionLayout } from './agent-cli';
+import { defaultAgentCli } from './agent-clis';
 import { emptyHome, privateTmpDir, restoreSession, stashSession } from './agent-sessions';
 import { asUser } from './parent-death';
 
@@ -62,9 +64,10 @@ export interface LeaseOptions {
    * The root-only store of the CLI's sessions (agent-sessions.ts), in the namespace of the agent
    * `agentId`: the session the run reported is moved there at the release, and `resume` is copied
    * from there (that agent's sessions only) into the user's emptied HOME at the start. Without it,
-   * sessions are not kept beyond the lease.
+   * sessions are not kept beyond the lease. `layout`: where the run's CLI keeps its sessions in HOME
+   * (its adapter's; the default adapter's when absent, agent-clis.ts).
    */
-  sessions?: { store: string; agentId: string; resume?: string };
+  sessions?: { store: string; agentId: string; resume?: string; layout?: SessionLayout };
   /**
    * The uid to take first when free: the owner of the run's working directory, so a project keeps
    * one owner while nothing else runs (git refuses a repository of another user). Any free user otherwise.
@@ -188,9 +191,12 @@ async function killAllAs(user: AgentUser): Promise<void> {
 
 function abortable(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
+    // The wait ends as the signal says: with its reason as it came (the activity's CancelledFailure).
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
     if (signal?.aborted) return reject(signal.reason);
     const onAbort = () => {
       clearTimeout(timer);
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
       reject(signal?.reason);
     };
     const timer = setTimeout(() => {
@@ -220,7 +226,8 @@ async function tryLease(users: readonly AgentUser[], dir: string, options: Lease
       await killUserProcesses(user);
       await emptyHome(user);
       await privateTmpDir(user);
-      if (sessions?.resume !== undefined) await restoreSession(user, sessions.store, sessions.agentId, sessions.resume);
+      if (sessions?.resume !== undefined)
+        await restoreSession(user, sessions.store, sessions.agentId, sessions.resume, sessions.layout ?? defaultAgentCli.sessions);
     } catch (error) {
       await removeQuietly(file);
       throw error;
@@ -235,10 +242,12 @@ async function tryLease(users: readonly AgentUser[], dir: string, options: Lease
         try {
           await killUserProcesses(user);
           if (sessions !== undefined) {
-            await stashSession(user, sessions.store, sessions.agentId, sessionId).catch((error: unknown) => {
-              const message = (error as { message?: unknown } | null)?.message;
-              sessionNotKept = typeof message === 'string' ? message : String(error);
-            });
+            await stashSession(user, sessions.store, sessions.agentId, sessionId, sessions.layout ?? defaultAgentCli.sessions).catch(
+              (error: unknown) => {
+                const message = (error as { message?: unknown } | null)?.message;
+                sessionNotKept = typeof message === 'string' ? message : String(error);
+              },
+            );
           }
           await emptyHome(user);
         } finally {

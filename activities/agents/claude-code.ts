@@ -1,14 +1,11 @@
 import type { OutputChunk } from '../../lib/live-output';
-import {
-  AgentOptionsError,
-  DEFAULT_PERMISSION_MODE,
-  PERMISSION_MODES,
-  type AgentCli,
-  type AgentEvent,
-  type AgentTokens,
-  type AgentRunOptions,
-  type OutputMapper,
-} from './agent-cli';
+import { AgentOptionsError, type AgentCli, type AgentEvent, type AgentTokens, type AgentRunOptions, type OutputMapper } from './agent-cli';
+
+/** The values Claude Code's `--permission-mode` accepts; the agents' default is `bypassPermissions` (nobody answers prompts). */
+export const CLAUDE_PERMISSION_MODES: readonly string[] = ['default', 'acceptEdits', 'bypassPermissions', 'plan'];
+const CLAUDE_DEFAULT_PERMISSION_MODE = 'bypassPermissions';
+/** Its sessions: `~/.claude/projects/<cwd, escaped>/<session id>.jsonl`. */
+const CLAUDE_SESSION_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
 /**
  * Claude Code in print mode with streaming JSON output:
@@ -20,14 +17,22 @@ import {
  */
 export const claudeCode: AgentCli = {
   name: 'claude-code',
+  permissionModes: CLAUDE_PERMISSION_MODES,
+  defaultPermissionMode: CLAUDE_DEFAULT_PERMISSION_MODE,
+  // The CLI's own settings (the API key, the base URL, its options) come from the environment.
+  envPrefixes: ['ANTHROPIC_', 'CLAUDE_'],
+  sessions: {
+    dir: ['.claude', 'projects'],
+    fileOf: (sessionId) => (CLAUDE_SESSION_ID.test(sessionId) ? `${sessionId}.jsonl` : null),
+  },
 
   buildArgs(options: AgentRunOptions): string[] {
     if (!Number.isInteger(options.maxTurns) || options.maxTurns < 0) {
       throw new AgentOptionsError(`maxTurns must be a non-negative integer, got ${options.maxTurns}`);
     }
-    const permissionMode = options.permissionMode ?? DEFAULT_PERMISSION_MODE;
-    if (!PERMISSION_MODES.includes(permissionMode)) {
-      throw new AgentOptionsError(`permissionMode must be one of ${PERMISSION_MODES.join(', ')}, got ${permissionMode}`);
+    const permissionMode = options.permissionMode ?? CLAUDE_DEFAULT_PERMISSION_MODE;
+    if (!CLAUDE_PERMISSION_MODES.includes(permissionMode)) {
+      throw new AgentOptionsError(`permissionMode must be one of ${CLAUDE_PERMISSION_MODES.join(', ')}, got ${permissionMode}`);
     }
     const args = ['-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages'];
     // 0 is the panel's "no limit": the CLI's own default applies.

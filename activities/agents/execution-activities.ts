@@ -1,4 +1,4 @@
-import { ApplicationFailure, CancelledFailure, Context, heartbeat, sleep } from '@temporalio/activity';
+import { ApplicationFailure, Context, heartbeat, sleep } from '@temporalio/activity';
 import type Redis from 'ioredis';
 import type { Pool } from 'mysql2/promise';
 import type { Database } from '../../db';
@@ -7,29 +7,25 @@ import { findAgent } from '../../db/agents-store';
 import { pinExecutionHost } from '../../db/execution-hosts';
 import { readExecutionSettings } from '../../db/execution-settings';
 import { tryTakeExecutionSlot } from '../../db/execution-slots';
-import { agentTimeoutOfExecution, appendOutputPiece, claimAgentStart, OUTPUT_MAX_CHARS, type Execution } from '../../db/executions-store';
+import { agentTimeoutOfExecution, claimAgentStart, type Execution } from '../../db/executions-store';
 import { untilDatabaseAnswers } from '../../db/mysql-errors';
-import {
-  AGENT_ALREADY_STARTED_FAILURE,
-  AGENT_TIMEOUT_FAILURE,
-  WORKER_LOST_ERROR,
-  WORKER_STOPPED_ERROR,
-} from '../../domain/execution-errors';
+import { AGENT_ALREADY_STARTED_FAILURE, WORKER_LOST_ERROR } from '../../domain/execution-errors';
+import { FAILURE_TYPES } from '../../domain/failure-types';
 import { runTimeLimitMs } from '../../domain/run-limits';
 import type { Config } from '../../lib/config';
-import type { OutputChunk } from '../../lib/live-output';
 import type { Logger } from '../../lib/logger';
 import { liveStreamOf, published } from '../../services/executions/live';
 import { countSlotWait, countStartedRun } from '../../services/executions/run-metrics';
-import { liveOutputLines } from '../../lib/metrics';
 import { repositoryWorkspace } from '../repos/workspace';
 import { agentCliFor } from './agent-clis';
 import { noHostMessage, refuseOtherHost } from './agent-hosts';
 import { sessionStoreIn } from './agent-sessions';
 import { createCloseActivities } from './close-execution';
 import { existingRecord } from './records';
-import { RecordOutput, recordLineOf } from './record-output';
-import { AgentCancelledError, AgentProcessError, AgentTimeoutError, runAgent } from './run-agent';
+import { executionOutput, type ExecutionOutput } from './execution-output';
+import { runAgent } from './run-agent';
+import { runFailureOf, secretsFailureOf, shuttingDown } from './run-failures';
+import { startRunHeartbeat } from './run-heartbeat';
 import { agentRunConfigOf, composePrompt } from './run-options';
 import { outcomeOf, type AgentRunOutcome } from './run-outcome';
 
@@ -62,12 +58,6 @@ export interface RunGrant {
   timeLimitMs: number;
 }
 
-/** How often output is written to the record, and how often a silent agent is still reported alive. */
-export const OUTPUT_FLUSH_MS = 250;
-/** After the run, how long output the database refused is tried again (every OUTPUT_RETRY_MS) before it is given up. */
-const OUTPUT_STORE_PATIENCE_MS = 60_000;
-const OUTPUT_RETRY_MS = 1_000;
-const HEARTBEAT_EVERY_MS = 1_000;
 /**
  * How often a waiter looks for its slot: every 250 ms while fewer than `limit` waiters are ahead of
  * it (a slot may be handed to it any moment), less often further back (a burst of hundreds must not
@@ -77,44 +67,6 @@ const HEARTBEAT_EVERY_MS = 1_000;
 const SLOT_POLL_MS = 250;
 const SLOT_POLL_MAX_MS = 2_000;
 const slotPollDelay = (ahead: number, limit: number) => Math.min(SLOT_POLL_MS * (1 + Math.max(0, ahead - limit)), SLOT_POLL_MAX_MS);
-
-/** The activity was cancelled because its worker is shutting down (not by the workflow). */
-function shuttingDown(context: Context): boolean {
-  return context.cancellationDetails?.workerShutdown === true;
-}
-
-/** What a failed run throws to the workflow: a user's cancel, a worker's shutdown, or the agent's failure with what it reported. */
-function runFailureOf(error: unknown, context: Context): unknown {
-  if (error instanceof AgentCancelledError) {
-    // The worker's own shutdown killed the agent: a failure of the run, not the user's cancel.
-    if (shuttingDown(context)) {
-      return ApplicationFailure.create({
-        message: WORKER_STOPPED_ERROR,
-        type: 'WorkerShutdown',
-        nonRetryable: true,
-        details: [outcomeOf(error.summary)],
-      });
-    }
-    return error.cause instanceof CancelledFailure ? error.cause : new CancelledFailure('agent run cancelled');
-  }
-  if (error instanceof AgentTimeoutError) {
-    return ApplicationFailure.create({
-      message: error.message,
-      type: AGENT_TIMEOUT_FAILURE,
-      nonRetryable: true,
-      details: [outcomeOf(error.summary)],
-    });
-  }
-  if (error instanceof AgentProcessError) {
-    return ApplicationFailure.create({
-      message: error.message,
-      type: 'AgentProcessError',
-      nonRetryable: true,
-      details: [outcomeOf(error.summary)],
-    });
-  }
-  return error;
-}
 
 /**
  * How long a run's preparation waits for its database to answer again (a restart takes seconds). The
@@ -135,7 +87,7 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
     const pinned = await pinExecutionHost(pool, executionId);
     if (pinned.host !== null) return pinned.host;
     const record = await existingRecord(db, executionId);
-    throw ApplicationFailure.nonRetryable(noHostMessage(record.workingDirectory, pinned.hosts), 'NoAgentHost');
+    throw ApplicationFailure.nonRetryable(noHostMessage(record.workingDirectory, pinned.hosts), FAILURE_TYPES.noAgentHost);
   }
 
   const timeLimitOf = async (executionId: string): Promise<number> =>
@@ -147,6 +99,12 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
   }
 
   const streamOf = (record: Execution, firstSeq?: number) => liveStreamOf({ redis }, record, firstSeq);
+
+  /** Claims the attempt's agent start, just before the spawn: an earlier delivery whose worker died before its heartbeat said so may have started it. */
+  async function claimStart(context: Context, record: Execution): Promise<void> {
+    const claimed = await whileDatabaseRestarts(context, () => claimAgentStart(db, record.id, record.attempt));
+    if (!claimed) throw ApplicationFailure.create({ message: WORKER_LOST_ERROR, type: AGENT_ALREADY_STARTED_FAILURE, nonRetryable: true });
+  }
   const publish = (promise: Promise<unknown> | undefined) => published({ logger }, promise);
 
   const activities = {
@@ -173,7 +131,8 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
           await sleep(slotPollDelay(attempt.ahead, maxConcurrentExecutions)); // rejects with CancelledFailure when cancelled
         } catch (error) {
           // A worker shutting down hands the wait to another worker (retried); a cancel is rethrown.
-          if (shuttingDown(context)) throw ApplicationFailure.retryable('the worker shut down while waiting for a slot', 'WorkerShutdown');
+          if (shuttingDown(context))
+            throw ApplicationFailure.retryable('the worker shut down while waiting for a slot', FAILURE_TYPES.workerShutdown);
           throw error;
         }
       }
@@ -188,69 +147,41 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
      */
     async runAgentExecution(input: RunAgentExecutionInput): Promise<AgentRunOutcome> {
       const context = Context.current();
-      // Alive from the first instant, before any query, and without details until the agent's process
-      // starts: a heartbeat timeout without details is a delivery that started no agent (lost on its way
-      // here, or its worker died while preparing), and the workflow schedules it again
-      // (workflows/agents/execution.ts). Heartbeats are throttled, so the details can reach the server
-      // late: claimAgentStart, not the heartbeat, keeps a second delivery from starting a second agent.
-      let seq = 0;
-      let spawned = false;
-      const beat = () => (spawned ? heartbeat({ seq }) : heartbeat());
-      beat();
-      const heartbeatTimer = setInterval(beat, HEARTBEAT_EVERY_MS);
-      let flushTimer: NodeJS.Timeout | undefined;
+      let output: ExecutionOutput | undefined;
+      // Alive from the first instant (run-heartbeat.ts), with the output's progress once the agent started.
+      const heartbeat = startRunHeartbeat(() => output?.seq ?? 0);
       try {
         // Nothing has run yet: while the database restarts, the reads are made again rather than the run failed.
         const { record, agent, secrets } = await whileDatabaseRestarts(context, async () => {
           const record = await existingRecord(db, input.executionId);
           refuseOtherHost(record.host, config.orchestration.host, `execution ${record.id}`);
-          if (!record.agentId) throw ApplicationFailure.nonRetryable(`execution ${record.id} has no agent`, 'AgentNotFound');
+          if (!record.agentId) throw ApplicationFailure.nonRetryable(`execution ${record.id} has no agent`, FAILURE_TYPES.agentNotFound);
           const agent = await findAgent(db, record.agentId);
-          if (!agent) throw ApplicationFailure.nonRetryable(`agent ${record.agentId} no longer exists`, 'AgentNotFound');
-          return { record, agent, secrets: await agentSecretsForRun(pool, agent.id, config.orchestration.secretsKey) };
+          if (!agent) throw ApplicationFailure.nonRetryable(`agent ${record.agentId} no longer exists`, FAILURE_TYPES.agentNotFound);
+          const secrets = await agentSecretsForRun(pool, agent.id, config.orchestration.secretsKey).catch((error: unknown) => {
+            throw secretsFailureOf(error);
+          });
+          return { record, agent, secrets };
         });
         countStartedRun(record);
-        // A delivery after a lost one goes on from what the lost one stored (its preparation's lines).
-        seq = record.outputSeq;
         const live = streamOf(record);
         await publish(live?.started());
-
-        let lastRefusalLogged = 0;
-        const output = new RecordOutput(
-          (piece) => appendOutputPiece(db, record.id, piece),
-          (error, unsavedChars) => {
-            if (Date.now() - lastRefusalLogged < OUTPUT_RETRY_MS * 10) return;
-            lastRefusalLogged = Date.now();
-            logger.warn({ err: error, executionId: record.id, unsavedChars }, 'execution output not stored yet: kept for the next write');
-          },
-          OUTPUT_MAX_CHARS,
+        // A delivery after a lost one goes on from what the lost one stored (its preparation's lines).
+        const sink = executionOutput(
+          { db, logger, publish: (chunk) => publish(live?.output(chunk)), cancelled: context.cancellationSignal },
+          record,
         );
-        // The run goes on while the database refuses its output; what it refused is tried again here.
-        const settleOutput = async (): Promise<void> => {
-          await output.flush();
-          const deadline = Date.now() + OUTPUT_STORE_PATIENCE_MS;
-          while (!output.settled && Date.now() < deadline && !context.cancellationSignal.aborted) {
-            await new Promise((resolve) => setTimeout(resolve, OUTPUT_RETRY_MS));
-            await output.flush();
-          }
-          if (!output.settled) logger.error({ executionId: record.id, lostChars: output.unsavedLength }, 'execution output not stored');
-        };
-        const showLine = async (chunk: OutputChunk): Promise<void> => {
-          seq += 1;
-          liveOutputLines.inc();
-          output.add(recordLineOf(chunk), seq);
-          await publish(live?.output(chunk));
-        };
-        flushTimer = setInterval(() => void output.flush(), OUTPUT_FLUSH_MS);
+        output = sink;
+        const cli = agentCliFor(config.orchestration.agentCommand);
 
         try {
           const summary = await runAgent({
             command: config.orchestration.agentCommand,
-            cli: agentCliFor(config.orchestration.agentCommand),
+            cli,
             run: {
               prompt: composePrompt(record),
               model: record.model,
-              ...agentRunConfigOf(agent),
+              ...agentRunConfigOf(agent, cli),
               ...(input.resumeSessionId ? { resumeSessionId: input.resumeSessionId } : {}),
             },
             cwd: record.workingDirectory,
@@ -259,34 +190,26 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
             secrets,
             runEnv: { AGENT_EXECUTION_ID: record.id, AGENT_EXECUTION_ATTEMPT: String(record.attempt) },
             signal: context.cancellationSignal,
-            beforeSpawn: async () => {
-              const claimed = await whileDatabaseRestarts(context, () => claimAgentStart(db, record.id, record.attempt));
-              // An earlier delivery started this attempt's agent, and its worker died before its heartbeat said so.
-              if (!claimed)
-                throw ApplicationFailure.create({ message: WORKER_LOST_ERROR, type: AGENT_ALREADY_STARTED_FAILURE, nonRetryable: true });
-            },
-            onSpawn: () => {
-              spawned = true;
-              beat();
-            },
+            beforeSpawn: () => claimStart(context, record),
+            onSpawn: () => heartbeat.spawned(),
             timeLimitMs: input.timeLimitMs ?? (await whileDatabaseRestarts(context, () => timeLimitOf(record.id))),
             // The terminal's lines (contract 4.4): published live and kept in the record, one line each.
-            onOutput: showLine,
+            onOutput: (chunk) => sink.show(chunk),
             // A run in a repository: its working copy before the agent, commit and push after (docs/repositories.md).
             workspace: repositoryWorkspace(
-              { db, config: config.orchestration.repositories, announce: (content) => showLine({ type: 'success', content }) },
+              { db, config: config.orchestration.repositories, announce: (content) => sink.show({ type: 'success', content }) },
               record,
             ),
           });
-          await settleOutput();
+          await sink.settle();
           return outcomeOf(summary);
         } catch (error) {
-          await settleOutput();
+          await sink.settle();
           throw runFailureOf(error, context);
         }
       } finally {
-        clearInterval(flushTimer);
-        clearInterval(heartbeatTimer);
+        output?.stop();
+        heartbeat.stop();
       }
     },
   };

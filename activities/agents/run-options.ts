@@ -1,7 +1,8 @@
 import type { Agent } from '../../db/agents-store';
 import type { Execution } from '../../db/executions-store';
 import { NO_GIT_INSTRUCTION } from '../repos/workspace';
-import { DEFAULT_PERMISSION_MODE, PERMISSION_MODES, type AgentRunOptions, type PermissionMode } from './agent-cli';
+import type { AgentCli, AgentRunOptions } from './agent-cli';
+import { defaultAgentCli } from './agent-clis';
 
 /** What an agent run is given: its prompt and the options its agent's config sets (docs/agents.md). */
 
@@ -17,17 +18,20 @@ export function composePrompt(record: Pick<Execution, 'task' | 'instructions'> &
   return record.repoName ? `${prompt}\n\n${NO_GIT_INSTRUCTION}` : prompt;
 }
 
-function permissionModeOf(value: string): PermissionMode {
-  return (PERMISSION_MODES as readonly string[]).includes(value) ? (value as PermissionMode) : DEFAULT_PERMISSION_MODE;
+/** The agent's permission mode when the CLI knows it, else the CLI's default. */
+function permissionModeOf(value: string, cli: Pick<AgentCli, 'permissionModes' | 'defaultPermissionMode'>): string {
+  return cli.permissionModes.includes(value) ? value : cli.defaultPermissionMode;
 }
 
 /**
  * The agent's config as run options (docs/agents.md, "At run time"): its system prompt (none when
  * empty), allowed tools (comma-separated, blanks dropped), turn limit (0: none) and permission mode
- * ('' and unknown values: bypassPermissions). The execution's own `instructions` go into the prompt.
+ * ('' and values the CLI does not know: its default, bypassPermissions for Claude Code). The
+ * execution's own `instructions` go into the prompt.
  */
 export function agentRunConfigOf(
   agent: Pick<Agent, 'instructions' | 'allowedTools' | 'maxTurns' | 'permissionMode'>,
+  cli: Pick<AgentCli, 'permissionModes' | 'defaultPermissionMode'> = defaultAgentCli,
 ): Pick<AgentRunOptions, 'systemPrompt' | 'allowedTools' | 'maxTurns' | 'permissionMode'> {
   const allowedTools = agent.allowedTools
     .split(',')
@@ -35,7 +39,7 @@ export function agentRunConfigOf(
     .filter((tool) => tool !== '');
   return {
     maxTurns: agent.maxTurns,
-    permissionMode: permissionModeOf(agent.permissionMode),
+    permissionMode: permissionModeOf(agent.permissionMode, cli),
     ...(agent.instructions.trim() !== '' ? { systemPrompt: agent.instructions } : {}),
     ...(allowedTools.length > 0 ? { allowedTools } : {}),
   };

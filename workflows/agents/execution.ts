@@ -34,16 +34,10 @@ import { agentRunSummary, detailLines } from '../../temporal/contracts/summaries
 import type { ExecutionStatus } from '../../domain/execution-status';
 import { CANCELLED_ERROR, hostDownError, WORKER_LOST_ERROR, WORKER_STOPPED_ERROR } from '../../domain/execution-errors';
 import { timedOutError } from '../../domain/run-limits';
+import { AGENT_EXECUTION_NON_RETRYABLE } from '../../domain/failure-types';
 
-/** Failures where another attempt cannot help: the record, the agent, its options or secrets are wrong. */
-const NON_RETRYABLE = [
-  'ExecutionNotFound',
-  'AgentNotFound',
-  'AgentProcessError',
-  'AgentOptionsError',
-  'SecretDecryptionError',
-  'SecretsKeyMissingError',
-];
+/** Failures where another attempt cannot help: the record, the agent, its options or secrets are wrong (domain/failure-types.ts). */
+const NON_RETRYABLE = [...AGENT_EXECUTION_NON_RETRYABLE];
 
 // Waiting for a slot can last as long as the queue: one long activity that heartbeats; retried when its
 // worker dies. On its own queue, so waiters never hold the activity slots the runs need.
