@@ -6,7 +6,7 @@ import { agents, executions } from '../db/schema';
 import { countSchedules } from '../db/schedules-store';
 import { countWebhooks } from '../db/webhooks-store';
 import { countPipelines, countRunningPipelines } from '../db/pipelines-store';
-import { agentCliVersion } from '../lib/claude-version';
+import { agentCliVersion } from '../lib/agent-cli-version';
 import { utcDay } from '../domain/utc-day';
 import { budgetsOverview, budgetsOverviewSchema } from './budgets';
 
