@@ -1,12 +1,20 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
+import type { Config as JestConfig } from '@jest/types';
+import { applyEnvironmentDefaults } from '../lib/env-defaults';
+import { SHARED_TEST_DEFAULTS, testEnvironmentOf } from './support/test-environment';
 
 /**
- * Brings the local stack up (or reuses it: seconds when it runs), then proves each part answers
- * and prepares the test database and namespace. Any missing part fails the whole run loudly.
+ * The integration suites' global set-up (the unit suites have none: they need no service). Brings the
+ * local stack up (or reuses it: seconds when it runs), proves each part answers, then prepares what
+ * each jest worker's suites use (test/support/test-environment.ts): its database migrated, its Temporal
+ * namespace registered with the runs' search attributes. Any missing part fails the whole run loudly.
+ *
+ * Only the defaults every worker shares go into this process's environment, which the workers inherit:
+ * a per-worker value set here would count as explicit in every worker, and all would share it.
  */
-export default async function globalSetup(): Promise<void> {
-  require('./test-env');
+export default async function globalSetup(globalConfig: JestConfig.GlobalConfig): Promise<void> {
+  applyEnvironmentDefaults({ ...SHARED_TEST_DEFAULTS });
   const root = path.resolve(__dirname, '..');
   try {
     execFileSync('bash', [path.join(root, 'scripts/stack/up.sh')], { stdio: 'inherit' });
@@ -14,8 +22,8 @@ export default async function globalSetup(): Promise<void> {
     throw new Error('the local stack did not start (scripts/stack/up.sh failed; its message names the part and log)');
   }
 
-  // Loaded only now: the config module reads the environment set above when it is imported.
-  const { config } = await import('../lib/config');
+  // Loaded only now: modules that read the environment when they are imported see the defaults above.
+  const { loadConfig } = await import('../lib/config');
   const { logger } = await import('../lib/logger');
   const { createApiResources, closeApiResources } = await import('../api/resources');
   const { checkDependencies } = await import('../api/dependency-status');
@@ -24,17 +32,27 @@ export default async function globalSetup(): Promise<void> {
   const { ensureSearchAttributes } = await import('../temporal/search-attributes');
   const { Connection } = await import('@temporalio/client');
 
-  await migrateDatabase(config.mysql);
-  await ensureNamespace(config.temporal.address, config.temporal.namespace);
+  // Worker ids are 1..maxWorkers (in band: 1). Explicit variables may give several workers one database
+  // or namespace: each is prepared once.
+  const workers = Math.max(1, globalConfig.maxWorkers);
+  const configs = Array.from({ length: workers }, (_, index) => loadConfig(testEnvironmentOf(String(index + 1))));
+  const databases = new Map(configs.map((config) => [config.mysql.database, config.mysql]));
+  const namespaces = new Set(configs.map((config) => config.temporal.namespace));
+  const address = configs[0]!.temporal.address;
+
+  for (const mysql of databases.values()) await migrateDatabase(mysql);
   // The runs' custom search attributes (docs/observability.md): a suite may start runs before any worker registered them.
-  const connection = await Connection.connect({ address: config.temporal.address });
+  const connection = await Connection.connect({ address });
   try {
-    await ensureSearchAttributes(connection, config.temporal.namespace);
+    for (const namespace of namespaces) {
+      await ensureNamespace(address, namespace);
+      await ensureSearchAttributes(connection, namespace);
+    }
   } finally {
     await connection.close();
   }
 
-  const resources = createApiResources(config, logger);
+  const resources = createApiResources(configs[0]!, logger);
   try {
     const dependencies = await checkDependencies(resources);
     const down = Object.entries(dependencies).filter(([, dependency]) => dependency.status === 'down');
