@@ -17,7 +17,7 @@ import { startTestServer, type TestServer } from '../support/server';
 import { openSocket, type SocketProbe } from '../support/websocket';
 import { deleteAgent } from '../../services/agents';
 import { until } from '../support/waiting';
-import { jsonCall, notificationOf } from '../support/json-api';
+import { endedExecution, executionRecord, jsonCall, notificationOf } from '../support/json-api';
 import { FINAL_EXECUTION_MESSAGE_TYPES } from '../../lib/live-output';
 import { agentExecutionWorkflowId } from '../../temporal/contracts/agent-execution';
 import { agentDepsOf, scheduleDepsOf } from '../../api/use-case-deps';
@@ -90,20 +90,9 @@ const createAgent = async (
     )
   ).id;
 
-async function record(executionId: string): Promise<any> {
-  const answer = await api('GET', `/api/executions/history/${executionId}`);
-  expect(answer.status).toBe(200);
-  return answer.body;
-}
-
-/** The record once final and its report written (the report follows the final status). */
-const finished = (executionId: string, timeoutMs = 60_000) =>
-  until(
-    `execution ${executionId} finished`,
-    () => record(executionId),
-    (r) => !['queued', 'running', 'retrying'].includes(r.status) && r.reportFile !== null,
-    timeoutMs,
-  );
+const record = (executionId: string) => executionRecord(server.url, executionId);
+/** The record once final with its report written. */
+const finished = (executionId: string, timeoutMs?: number) => endedExecution(server.url, executionId, timeoutMs);
 
 async function execute(agentId: string, body: Record<string, unknown>, clientId?: string): Promise<string> {
   const answer = await api('POST', `/api/agents/${agentId}/execute`, body, clientId);

@@ -59,20 +59,8 @@ it('executes from the agent card, shows the tool line, the answer and the cost, 
 
   const panel = await openPanelPage(session.browser, session.server.url);
   const { page } = panel;
-  await page.goto(`${session.server.url}/app.html#agents`, { waitUntil: 'load' });
-  await clickOn(panel, `[data-action="execute"][data-id="${agentId}"]`);
   const task = 'Crie o arquivo. stand-in:write-file path=out/ola.txt content=ola-painel';
-  await page.waitForSelector('#execute-task-desc', { visible: true });
-  // The modal moves the focus while it opens (its saved-task select loads): type once it has settled.
-  await until(
-    'the execute modal settles',
-    () => page.evaluate(`document.activeElement && document.activeElement.id`),
-    (id) => id !== null,
-    10_000,
-  );
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  await page.click('#execute-task-desc');
-  await page.type('#execute-task-desc', task);
+  await openExecuteModal(panel, agentId, task);
   expect(await page.$eval('#execute-task-desc', (element) => (element as unknown as { value: string }).value)).toBe(task);
   await clickOn(panel, '#execute-form-submit');
 

@@ -32,7 +32,7 @@ import type { QueueWorker } from '../../workers/queue-worker';
 import { startRankingWorker } from '../../workers/ranking';
 import type { RankingJobWorkflow } from '../../temporal/contracts/ranking-job';
 import { promptsOf, startStandInModel, type StandInModel } from '../support/stand-in-model';
-import { jsonCall } from '../support/json-api';
+import { endedExecution, executionRecord, jsonCall } from '../support/json-api';
 import { seedPersonIndex } from '../support/ranking';
 import { createStandInAgent } from '../support/real-agents';
 import { requireRoot } from '../support/root';
@@ -116,20 +116,9 @@ async function execute(agentId: string, task: string): Promise<string> {
   return answer.body.executionId as string;
 }
 
-async function record(executionId: string): Promise<any> {
-  const answer = await api('GET', `/api/executions/history/${executionId}`);
-  expect(answer.status).toBe(200);
-  return answer.body;
-}
-
-/** The record once final with its report written (the reconciler writes it right after the record). */
-const finished = (executionId: string, timeoutMs = 60_000) =>
-  until(
-    `execution ${executionId} final`,
-    () => record(executionId),
-    (r) => !['queued', 'running'].includes(r.status) && r.reportFile !== null,
-    timeoutMs,
-  );
+const record = (executionId: string) => executionRecord(server.url, executionId);
+/** The record once final with its report written. */
+const finished = (executionId: string, timeoutMs?: number) => endedExecution(server.url, executionId, timeoutMs);
 
 /**
  * A long run's processes, once its tool runs: the CLI (as the stand-in saw it when it asked for

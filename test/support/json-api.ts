@@ -86,6 +86,23 @@ export function rawPathCall(baseUrl: string, method: string, rawPath: string): P
   });
 }
 
+/** The view of execution `executionId` (GET /api/executions/history/:id); the test fails unless it answers 200. */
+export async function executionRecord(baseUrl: string, executionId: string): Promise<any> {
+  const answer = await jsonCall(baseUrl, 'GET', `/api/executions/history/${executionId}`);
+  expect(answer.status).toBe(200);
+  return answer.body;
+}
+
+/** The view of execution `executionId` once it has ended and its report is written (the report follows the final status). */
+export function endedExecution(baseUrl: string, executionId: string, timeoutMs = 60_000): Promise<any> {
+  return until(
+    `execution ${executionId} ends, its report written`,
+    () => executionRecord(baseUrl, executionId),
+    (record) => !['queued', 'running', 'retrying'].includes(record.status) && record.reportFile !== null,
+    timeoutMs,
+  );
+}
+
 /** The notification of execution `executionId` on the service at `baseUrl`, once raised (right after its report). */
 export async function notificationOf(baseUrl: string, executionId: string): Promise<any> {
   const items = await until(
