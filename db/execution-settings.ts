@@ -37,19 +37,6 @@ export const executionSettingsSchema = z.strictObject({
 
 export type ExecutionSettings = z.output<typeof executionSettingsSchema>;
 
-/** PUT /settings: the fields given replace the stored ones; at least one; unknown fields refused. */
-export const executionSettingsUpdate = z
-  .strictObject({
-    defaultModel: modelName.optional(),
-    // Confined to the roots (symlinks resolved) by the route before it is stored.
-    workingDirectory: workingDirectoryPath.optional(),
-    maxConcurrentExecutions: maxConcurrent.optional(),
-  })
-  .refine((body) => Object.values(body).some((value) => value !== undefined), {
-    message: 'Informe ao menos um campo de configuração',
-    when: (payload) => payload.issues.length === 0,
-  });
-
 export function defaultExecutionSettings(roots: WorkdirRoots): ExecutionSettings {
   return {
     defaultModel: DEFAULT_MODEL,

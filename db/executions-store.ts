@@ -13,12 +13,6 @@ import { agentDailyCosts, agents, executions, type StoredContextFile } from './s
 /** The execution record and its store (docs/executions.md). */
 
 export type Execution = typeof executions.$inferSelect;
-/**
- * What the history routes show: the record without `clientId` (it addresses a client's live output,
- * so it is never handed to other clients) and without `waitingHeartbeatAt` (the slot queue's own
- * bookkeeping, db/execution-slots.ts).
- */
-export type PublicExecution = Omit<Execution, 'clientId' | 'waitingHeartbeatAt'>;
 /** A history or recent-list item: the public record without its output (up to megabytes each). */
 export type ExecutionSummary = Omit<Execution, 'output' | 'clientId' | 'waitingHeartbeatAt'>;
 
@@ -76,12 +70,6 @@ const summaryColumns = (() => {
   const { output: _output, clientId: _clientId, waitingHeartbeatAt: _waiting, ...columns } = getTableColumns(executions);
   return { ...columns, result: sql<string | null>`LEFT(${executions.result}, ${RESULT_PREVIEW_CHARS})` };
 })();
-
-/** The record as the routes answer it. */
-export function publicExecution(execution: Execution): PublicExecution {
-  const { clientId: _clientId, waitingHeartbeatAt: _waiting, ...rest } = execution;
-  return rest;
-}
 
 /** Cuts `output` to the cap, adding the note once when it had to cut. */
 export function boundOutput(output: string): { output: string; truncated: boolean } {

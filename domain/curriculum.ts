@@ -188,7 +188,6 @@ export const curriculumNotFoundSchema = z
       .meta({ description: 'No document for the person, or a document without a curriculum identifier' }),
   })
   .meta({ id: 'CurriculumNotFound' });
-export type CurriculumNotFound = z.infer<typeof curriculumNotFoundSchema>;
 
 /** The answer of GET /consultor/{id_pessoa}/cv (always 200). */
 export const curriculumAnswerSchema = z.discriminatedUnion('encontrado', [curriculumSchema, curriculumNotFoundSchema]);

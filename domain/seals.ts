@@ -14,7 +14,6 @@ import { parseReferenceDate, yearOfDay } from './scoring/dates';
 
 /** The seals' groups; `outros` holds the codes the catalogue does not know. */
 export const SEAL_GROUPS = ['funcoes', 'premiacoes', 'orientacoes', 'coorientacoes', 'outros'] as const;
-export type SealGroup = (typeof SEAL_GROUPS)[number];
 
 export const sealCatalogueEntrySchema = z
   .object({

@@ -292,8 +292,6 @@ export type LiveMessage =
   | ExecutionRetryMessage
   | ReportGeneratedMessage;
 
-export type LiveMessageType = LiveMessage['type'];
-
 /** Channels live under `<REDIS_KEY_PREFIX>live:`; the rest of the name says who receives the message. */
 export const LIVE_CHANNEL_SEGMENT = 'live:';
 export const BROADCAST_CHANNEL_SUFFIX = 'all';

@@ -18,8 +18,6 @@ export const TAGS = { max: 20, length: 50 } as const;
 export const DESCRIPTION_MAX = 2_000;
 export const SYSTEM_PROMPT_MAX = 50_000;
 export const ALLOWED_TOOLS_MAX = 2_000;
-export { WORKING_DIRECTORY_MAX } from '../../lib/working-directories';
-
 const MODEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._:/@[\]-]{0,99}$/;
 const MODEL_RULE = 'Deve ser um nome de modelo: letras, dígitos e . _ : / @ [ ] - (no máximo 100)';
 

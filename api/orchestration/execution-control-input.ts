@@ -30,8 +30,6 @@ const contextFile = z.object({
   size: z.number().int().min(0).optional(),
 });
 
-export type ContextFile = z.output<typeof contextFile>;
-
 /** POST /agents/{id}/execute, as the panel sends it (contract 3.1). Unknown fields are refused. */
 export const executeBody = z.strictObject({
   task: z.string({ error: 'task é obrigatório' }).trim().min(1, 'task é obrigatório').max(TASK_MAX),

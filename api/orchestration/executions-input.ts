@@ -115,9 +115,3 @@ export const recentQuery = z.strictObject({
     description: `${RECENT_LIMIT.min}..${RECENT_LIMIT.max}, default ${RECENT_LIMIT.default}`,
   }),
 });
-
-/** GET /notifications: `page` and `pageSize` as in the history. */
-export const pageQuery = z.strictObject({
-  page: integerIn(1, 1_000_000, 1),
-  pageSize: integerIn(PAGE_SIZE.min, PAGE_SIZE.max, PAGE_SIZE.default),
-});

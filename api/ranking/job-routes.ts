@@ -6,8 +6,6 @@ import { useCaseErrors } from '../use-case-errors';
 import { parseInput } from '../validation';
 import { jobDepsOf } from '../use-case-deps';
 
-export { ALREADY_RUNNING_DETAIL, percentOf, WORKFLOWS_UNAVAILABLE_DETAIL, type JobStatus } from '../../services/ranking';
-
 export const processBody = z.object({
   limpar_antes: z.boolean().default(false).meta({ description: 'Clear the stored ranking before processing' }),
 });

@@ -19,8 +19,6 @@ import { parseInput } from '../validation';
 import { boolParam, componentParam, intParam } from './params';
 import { rankingDepsOf } from '../use-case-deps';
 
-export { NOT_PROCESSED_DETAIL } from '../../services/ranking';
-
 const blockFilter = componentParam
   .optional()
   .meta({ description: '`a`, `c` or `d` (any case): only persons scoring in that block, best in it first' });

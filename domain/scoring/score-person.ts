@@ -15,8 +15,6 @@ import { isRecord, listOf, parseReferenceDate, textOf, truncateYears, unionYears
 import { z } from 'zod';
 import { blockScoreSchema, roundPoints, SCORING } from './parameters';
 
-export type { BlockScore, ScoreItem } from './parameters';
-
 /** The detail of a score, stored and returned as the ranking entry's `pontuacao`. */
 export const scoreBreakdownSchema = z
   .object({

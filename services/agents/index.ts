@@ -12,27 +12,9 @@ export {
   restoreVersion,
   updateAgent,
   agentExportSchema,
-  type AgentExport,
 } from './agents';
-export {
-  deleteSecret,
-  listSecrets,
-  secretCreatedSchema,
-  secretUpdatedSchema,
-  secretViewSchema,
-  setSecret,
-  type SecretStored,
-  type SecretView,
-} from './secrets';
-export {
-  agentConfigViewSchema,
-  agentVersionViewSchema,
-  agentView,
-  agentViewSchema,
-  type AgentConfigView,
-  type AgentVersionView,
-  type AgentView,
-} from './view';
+export { deleteSecret, listSecrets, secretCreatedSchema, secretUpdatedSchema, secretViewSchema, setSecret } from './secrets';
+export { agentVersionViewSchema, agentViewSchema } from './view';
 // What the request schemas check against and parse into: the store's and the run's own rules, one definition each.
 export { AGENT_NAME_MAX } from '../../db/agents-store';
 export type { AgentData, AgentDataInput } from '../../db/agent-data';

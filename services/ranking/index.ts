@@ -3,7 +3,6 @@ export type { RankingDeps } from './deps';
 export { assessmentAreas, consultantCurriculum, consultantDetail, consultantDocument, CONSULTANT_NOT_FOUND_DETAIL } from './consultants';
 export { suggestConsultants } from './suggestions';
 export {
-  NOT_PROCESSED_DETAIL,
   rankingDetailed,
   rankingList,
   rankingPage,
@@ -12,7 +11,6 @@ export {
   sealList,
   searchRanking,
   type JsonBytes,
-  type PageQuery,
 } from './reads';
 export {
   consultantSheetPdf,
@@ -22,13 +20,4 @@ export {
   teamSheetPdf,
   type SheetDeps,
 } from './sheets';
-export {
-  ALREADY_RUNNING_DETAIL,
-  percentOf,
-  rankingJobStatus,
-  startRankingJob,
-  WORKFLOWS_UNAVAILABLE_DETAIL,
-  type JobDeps,
-  type JobStarted,
-  type JobStatus,
-} from './job';
+export { rankingJobStatus, startRankingJob, type JobDeps, type JobStarted } from './job';

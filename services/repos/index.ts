@@ -1,15 +1,4 @@
 /** Repositories executions work in (docs/repositories.md): the catalogue, branches, credentials. */
-export {
-  configuredRepositories,
-  findRepository,
-  listBranches,
-  listRepositories,
-  remoteHeads,
-  REPOSITORIES_MAX,
-  type Repository,
-  type RepositoryConfig,
-  type RepositoryView,
-  repositoryViewSchema,
-} from './catalog';
+export { findRepository, listBranches, listRepositories, type Repository, type RepositoryConfig, repositoryViewSchema } from './catalog';
 export { askPassEnvironment } from './credentials';
-export { repositoryTarget, requestedRepository, type RepositoryTarget } from './target';
+export { requestedRepository } from './target';

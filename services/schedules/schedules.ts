@@ -218,7 +218,3 @@ export async function deleteSchedulesOfAgent(deps: ScheduleDeps, agentId: string
 export async function scheduleHistory(deps: Pick<ScheduleDeps, 'db'>, limit: number): Promise<ExecutionView[]> {
   return (await executionHistory(deps, { source: ['schedule'] }, { limit, offset: 0 })).items;
 }
-
-export function countSchedules(deps: Pick<ScheduleDeps, 'db'>): Promise<{ total: number; active: number }> {
-  return storedCount(deps.db);
-}

@@ -1,11 +1,1 @@
-export {
-  chartStats,
-  chartStatsSchema,
-  costStats,
-  costStatsSchema,
-  statsWindow,
-  tokenTotalsSchema,
-  type ChartStats,
-  type CostStats,
-  type StatsDeps,
-} from './stats';
+export { chartStats, chartStatsSchema, costStats, costStatsSchema, statsWindow } from './stats';

@@ -5,12 +5,9 @@ export {
   deleteWebhook,
   listWebhooks,
   updateWebhook,
-  WEBHOOK_NOT_FOUND,
-  WEBHOOK_TARGET_TYPES,
   webhookViewSchema,
   type WebhookInput,
   type WebhookUpdate,
-  type WebhookView,
 } from './webhooks';
 export {
   DELIVERY_TAKEOVER_AFTER_MS,
@@ -21,7 +18,5 @@ export {
   triggerWebhook,
   WebhookInactiveError,
   WebhookSignatureError,
-  type HookAnswer,
-  type HookCall,
 } from './trigger';
-export { SIGNATURE_HEADER, signatureOf } from './signature';
+export { SIGNATURE_HEADER } from './signature';
