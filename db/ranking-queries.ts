@@ -6,11 +6,9 @@ import type { EntryComplements, StoredEntry, StoredEntryWithDetails } from '../d
 import { passThroughDetailsJson, withReferenceDate, type StoredComplements } from '../domain/ranking-row';
 import { referenceDateOf } from '../domain/scoring/dates';
 
-/**
- * Reads of the persisted ranking. Only positioned rows are visible: a run in progress writes rows
- * first and positions them at its end, so readers always see the last completed ranking
- * (docs/ranking-storage.md).
- */
+// Reads of the persisted ranking. Only positioned rows are visible: a run in progress writes rows
+// first and positions them at its end, so readers always see the last completed ranking
+// (docs/ranking-storage.md).
 
 export type BlockKey = 'bloco_a' | 'bloco_b' | 'bloco_c' | 'bloco_d' | 'bloco_e';
 

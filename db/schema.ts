@@ -132,7 +132,6 @@ export const rankingJobRuns = mysqlTable(
   (table) => [index('ranking_job_runs_started').on(table.iniciadoEm), index('ranking_job_runs_state').on(table.estado, table.finalizadoEm)],
 );
 
-/** The statistics record, computed once per run after positions, so requests never scan the ranking. */
 /**
  * The unfiltered pages of the default size, rendered once per run after positions
  * (db/ranking-pages.ts): `respostaGzip` is the page's whole response, gzip-compressed, for a ranking
@@ -150,6 +149,7 @@ export const rankingPages = mysqlTable('ranking_pages', {
   incompletos: jsonText<unknown[]>('incompletos').notNull(),
 });
 
+/** The statistics record, computed once per run after positions, so requests never scan the ranking. */
 export const rankingStatistics = mysqlTable('ranking_statistics', {
   id: tinyint('id').primaryKey(),
   runId: varchar('run_id', { length: 64 }).notNull(),

@@ -8,7 +8,7 @@ import type { FinalStatus } from '../../domain/execution-status';
 import type { Config } from '../../lib/config';
 import { CANCELED_LINE, type OutputChunk } from '../../lib/live-output';
 import type { Logger } from '../../lib/logger';
-import { liveStreamOf, published } from '../../services/executions/live';
+import { liveStreamOf, publishBestEffort } from '../../services/executions/live';
 import { countFinishedRun } from '../../services/executions/run-metrics';
 import { warnNearBudgets } from '../../services/budgets';
 import type { AgentRunOutcome } from './run-outcome';
@@ -50,7 +50,7 @@ export function createCloseActivities(deps: CloseActivityDeps) {
   const { db, redis, config, logger } = deps;
   const { dataDir, reportsDir } = config.orchestration;
   const streamOf = (record: Execution, firstSeq?: number) => liveStreamOf({ redis }, record, firstSeq);
-  const publish = (promise: Promise<unknown> | undefined) => published({ logger }, promise);
+  const publish = (promise: Promise<unknown> | undefined) => publishBestEffort({ logger }, promise);
 
   const activities = {
     /**

@@ -14,7 +14,7 @@ import { FAILURE_TYPES } from '../../domain/failure-types';
 import { runTimeLimitMs } from '../../domain/run-limits';
 import type { Config } from '../../lib/config';
 import type { Logger } from '../../lib/logger';
-import { liveStreamOf, published } from '../../services/executions/live';
+import { liveStreamOf, publishBestEffort } from '../../services/executions/live';
 import { countSlotWait, countStartedRun } from '../../services/executions/run-metrics';
 import { repositoryWorkspace } from '../repos/workspace';
 import { agentCliFor } from './agent-clis';
@@ -105,7 +105,7 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
     const claimed = await whileDatabaseRestarts(context, () => claimAgentStart(db, record.id, record.attempt));
     if (!claimed) throw ApplicationFailure.create({ message: WORKER_LOST_ERROR, type: AGENT_ALREADY_STARTED_FAILURE, nonRetryable: true });
   }
-  const publish = (promise: Promise<unknown> | undefined) => published({ logger }, promise);
+  const publish = (promise: Promise<unknown> | undefined) => publishBestEffort({ logger }, promise);
 
   const activities = {
     /**

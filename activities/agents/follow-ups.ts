@@ -11,7 +11,7 @@ import { UseCaseError } from '../../services/errors';
 import type { ExecutionDeps } from '../../services/executions/deps';
 import { storeDelegatedExecution } from '../../services/executions/delegate';
 import { budgetRefusal } from '../../services/budgets';
-import { lifecycleStreamOf, published } from '../../services/executions/live';
+import { lifecycleStreamOf, publishBestEffort } from '../../services/executions/live';
 import { startAgentExecution } from '../../temporal/agent-execution';
 import { executionGone, existingRecord } from './records';
 
@@ -88,7 +88,7 @@ export function createFollowUpActivities(deps: FollowUpDeps) {
       const delayMs = input.attempt * retryDelayMs;
       const moved = await markExecutionRetrying(db, record.id, input.reason, input.attempt + 1);
       if (!moved && !(record.status === 'retrying' && record.attempt === input.attempt + 1)) return null;
-      await published(
+      await publishBestEffort(
         deps,
         lifecycleStreamOf(deps, record)?.retry({ attempt: input.attempt, maxRetries, nextRetryIn: delayMs / 1000, reason: input.reason }),
       );

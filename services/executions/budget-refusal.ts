@@ -1,6 +1,6 @@
 import { finishExecution, type Execution } from '../../db/executions-store';
 import type { ExecutionDeps } from './deps';
-import { lifecycleStreamOf, published } from './live';
+import { lifecycleStreamOf, publishBestEffort } from './live';
 import { countFinishedRun } from './run-metrics';
 
 /**
@@ -14,5 +14,5 @@ export async function endRefusedExecution(deps: ExecutionDeps, execution: Execut
   if (!finished?.changed) return;
   countFinishedRun(finished.execution);
   const outcome = { status: 'error', error, costUsd: null, durationMs: null, sessionId: null };
-  await published(deps, lifecycleStreamOf(deps, finished.execution)?.finished(outcome));
+  await publishBestEffort(deps, lifecycleStreamOf(deps, finished.execution)?.finished(outcome));
 }

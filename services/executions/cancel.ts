@@ -6,7 +6,7 @@ import { CANCELLED_ERROR } from '../../domain/execution-errors';
 import { NotFoundError } from '../errors';
 import { cancelPipelineRun } from '../pipelines/runs';
 import type { ExecutionDeps } from './deps';
-import { lifecycleStreamOf, published } from './live';
+import { lifecycleStreamOf, publishBestEffort } from './live';
 import { activeExecutionView, type ActiveExecutionView } from './view';
 import { countFinishedRun } from './run-metrics';
 
@@ -31,7 +31,7 @@ async function cancelActive(deps: ExecutionDeps, execution: ExecutionSummary): P
     const ended = await getExecution(deps.db, execution.id);
     if (ended) {
       countFinishedRun(ended);
-      await published(
+      await publishBestEffort(
         deps,
         lifecycleStreamOf(deps, ended)?.finished({
           status: 'canceled',

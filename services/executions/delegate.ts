@@ -4,7 +4,7 @@ import { delegatedExecutionOf, getExecution } from '../../db/executions-store';
 import { executionNotFound } from '../errors';
 import type { ExecutionDeps } from './deps';
 import { storeExecution } from './launch';
-import { lifecycleStreamOf, published } from './live';
+import { lifecycleStreamOf, publishBestEffort } from './live';
 import { endRefusedExecution } from './budget-refusal';
 import { budgetRefusal } from '../budgets';
 
@@ -41,7 +41,7 @@ export async function storeDelegatedExecution(
   if (!agent?.delegateTo || result === '') return null;
   const live = lifecycleStreamOf(deps, record);
   if (record.delegationDepth >= depthMax) {
-    await published(
+    await publishBestEffort(
       deps,
       live?.output({
         type: 'system',
@@ -57,13 +57,13 @@ export async function storeDelegatedExecution(
   }
   const target = await findAgent(deps.db, agent.delegateTo);
   if (!target || target.status !== 'active') {
-    await published(
+    await publishBestEffort(
       deps,
       live?.output({ type: 'system', content: `Delegação não feita: o agente ${agent.delegateTo} não existe ou está inativo` }),
     );
     return null;
   }
-  await published(deps, live?.output({ type: 'system', content: `Delegando para ${target.name}...` }));
+  await publishBestEffort(deps, live?.output({ type: 'system', content: `Delegando para ${target.name}...` }));
   const settings = await readExecutionSettings(deps.db, deps.workdirRoots);
   const refusal = await budgetRefusal(deps, target, new Date(), settings.dailyBudgetUsd);
   const delegated = await storeExecution(deps, target, record.clientId, {

@@ -9,7 +9,7 @@ import { storedContextFiles, withContextFiles, type ContextFileRequest } from '.
 import { confinedWorkingDirectory } from '../working-directories';
 import { requestedRepository } from '../repos';
 import type { ExecutionDeps } from './deps';
-import { lifecycleStreamOf, published } from './live';
+import { lifecycleStreamOf, publishBestEffort } from './live';
 import { startRecordWorkflow } from './workflow-start';
 import { refuseOverBudget } from '../budgets';
 
@@ -62,7 +62,7 @@ export async function storeExecution(
     workingDirectory,
   });
   // Before the start, so the client always hears `queued` before the worker's `started`.
-  await published(deps, lifecycleStreamOf(deps, execution)?.queued());
+  await publishBestEffort(deps, lifecycleStreamOf(deps, execution)?.queued());
   return execution;
 }
 

@@ -44,7 +44,7 @@ export function lifecycleStreamOf(deps: Pick<ExecutionDeps, 'redis'>, record: Li
   return liveStreamOf(deps, { ...record, pipelineExecutionId: null });
 }
 
-/** Live output is best effort: a Redis failure is logged, never the caller's failure (the record has it all). */
-export async function published(deps: Pick<ExecutionDeps, 'logger'>, promise: Promise<unknown> | undefined): Promise<void> {
+/** Awaits a live-output publication as best effort: a Redis failure is logged, never the caller's failure (the record has it all). */
+export async function publishBestEffort(deps: Pick<ExecutionDeps, 'logger'>, promise: Promise<unknown> | undefined): Promise<void> {
   await promise?.catch((error: unknown) => deps.logger.warn({ err: error }, 'live output not published'));
 }

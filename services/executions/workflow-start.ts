@@ -3,7 +3,7 @@ import { ENGINE_UNAVAILABLE_ERROR } from '../../domain/execution-errors';
 import type { ExecutionLiveStream } from '../../lib/live-output';
 import { UnavailableError } from '../errors';
 import type { ExecutionDeps } from './deps';
-import { published } from './live';
+import { publishBestEffort } from './live';
 import { countFinishedRun } from './run-metrics';
 
 /**
@@ -25,7 +25,7 @@ export async function startRecordWorkflow(
     deps.logger.error({ err: error, executionId: record.id }, 'workflow of a stored record not started');
     const finished = await finishExecution(deps.db, record.id, { status: 'error', error: ENGINE_UNAVAILABLE_ERROR });
     if (finished?.changed) countFinishedRun(finished.execution);
-    await published(
+    await publishBestEffort(
       deps,
       live?.finished({ status: 'error', costUsd: null, durationMs: null, sessionId: record.sessionId, error: ENGINE_UNAVAILABLE_ERROR }),
     );

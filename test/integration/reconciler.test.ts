@@ -26,7 +26,7 @@ import {
   RECONCILER_LOOPS,
   type ReconcilerLoop,
 } from '../../temporal/reconciler-loops';
-import { ensureReconcilerSchedule } from '../../temporal/reconciler-schedules';
+import { ensureIntervalSchedule } from '../../temporal/interval-schedules';
 import { startAgentsWorker } from '../../workers/agents';
 import type { QueueWorker } from '../../workers/queue-worker';
 import { startRankingWorker } from '../../workers/ranking';
@@ -577,7 +577,7 @@ describe('the reconcilers in the Web UI list', () => {
     for (const loop of Object.values(RECONCILER_LOOPS)) {
       // The Schedule as the previous version made it: a pass workflow every interval.
       const legacyType = loop.taskQueue === 'agents' ? 'reconcileExecutionsWorkflow' : 'reconcileRankingRunsWorkflow';
-      await ensureReconcilerSchedule(
+      await ensureIntervalSchedule(
         temporal,
         { scheduleId: loop.legacyScheduleId, workflowType: legacyType, taskQueue: loop.taskQueue, description: 'the previous version' },
         60,

@@ -8,33 +8,33 @@ import {
 import type { TaskQueueName } from './task-queues';
 
 /**
- * Housekeeping Schedules, each created (or brought up to date) when the worker of its queue starts,
- * that start a short workflow every interval: today only the uploads' hourly retention
- * (temporal/uploads-retention-schedule.ts; one workflow an hour). The reconcilers were such Schedules,
- * every minute, until they became loop workflows (temporal/reconciler-loops.ts): a Schedule suits a
- * job of an hour or more, not a pass a minute, which floods the Web UI's list.
+ * A Temporal Schedule that starts a short housekeeping workflow every interval, created (or brought
+ * up to date) when the worker of its queue starts. Used by the uploads' hourly retention
+ * (temporal/uploads-retention-schedule.ts). The reconcilers were such Schedules, every minute, until
+ * they became loop workflows (temporal/reconciler-loops.ts): a Schedule suits a job of an hour or
+ * more, not a pass a minute, which floods the Web UI's list.
  */
-export interface Reconciler {
+export interface IntervalSchedule {
   scheduleId: string;
   workflowType: string;
   taskQueue: TaskQueueName;
   description: string;
 }
 
-function reconcilerSpec(intervalSeconds: number): ScheduleSpec {
+function intervalSpec(intervalSeconds: number): ScheduleSpec {
   return { intervals: [{ every: `${intervalSeconds} seconds` }] };
 }
 
-function reconcilerAction(reconciler: Reconciler): ScheduleOptionsAction {
+function intervalAction(schedule: IntervalSchedule): ScheduleOptionsAction {
   return {
     type: 'startWorkflow',
-    workflowType: reconciler.workflowType,
-    taskQueue: reconciler.taskQueue,
-    workflowId: reconciler.scheduleId,
+    workflowType: schedule.workflowType,
+    taskQueue: schedule.taskQueue,
+    workflowId: schedule.scheduleId,
     // A pass waiting for a worker that never comes must not block the Schedule (overlap: skip) for ever.
     workflowExecutionTimeout: '15 minutes',
     // What the Web UI shows of each workflow the Schedule starts.
-    staticSummary: `Housekeeping: ${reconciler.description}`,
+    staticSummary: `Housekeeping: ${schedule.description}`,
   };
 }
 
@@ -43,25 +43,25 @@ function reconcilerAction(reconciler: Reconciler): ScheduleOptionsAction {
  * interval takes effect when the worker restarts. Overlap policy skip: a pass still
  * running (or waiting for a worker) makes the next tick do nothing, so passes never pile up.
  */
-export async function ensureReconcilerSchedule(
+export async function ensureIntervalSchedule(
   client: Client,
-  reconciler: Reconciler,
+  schedule: IntervalSchedule,
   intervalSeconds: number,
 ): Promise<'created' | 'updated'> {
-  const spec = reconcilerSpec(intervalSeconds);
-  const action = reconcilerAction(reconciler);
+  const spec = intervalSpec(intervalSeconds);
+  const action = intervalAction(schedule);
   try {
     await client.schedule.create({
-      scheduleId: reconciler.scheduleId,
+      scheduleId: schedule.scheduleId,
       spec,
       action,
       policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
-      memo: { description: reconciler.description },
+      memo: { description: schedule.description },
     });
     return 'created';
   } catch (error) {
     if (!(error instanceof ScheduleAlreadyRunning)) throw error;
-    await client.schedule.getHandle(reconciler.scheduleId).update((previous) => ({ ...previous, spec, action }));
+    await client.schedule.getHandle(schedule.scheduleId).update((previous) => ({ ...previous, spec, action }));
     return 'updated';
   }
 }
