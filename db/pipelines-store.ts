@@ -10,44 +10,43 @@ import { executions, pipelines, type StoredPipelineStep } from './schema';
 export type Pipeline = typeof pipelines.$inferSelect;
 export type { StoredPipelineStep };
 
-/** A step as a caller gives it: `id` and `order` are kept when given, else made here. */
-export interface PipelineStepInput {
-  id?: string;
-  agentId: string;
-  order?: number;
-  inputTemplate: string | null;
-  description: string;
-  requiresApproval: boolean;
-  approvalTimeoutSeconds?: number | null;
-}
+/**
+ * A step as a caller gives it: the stored step (db/schema.ts), but `id` and `order`, kept when given,
+ * else made here. Derived, not listed: a field added to StoredPipelineStep is a field of this type.
+ */
+export type PipelineStepInput = Omit<StoredPipelineStep, 'id' | 'order'> & { id?: string; order?: number };
 
-export interface PipelineInput {
-  name: string;
-  description: string;
-  /** null: the settings' working directory at run time. */
-  workingDirectory: string | null;
-  status: 'active' | 'inactive';
+/**
+ * A pipeline as a caller gives it: every column of `pipelines` (db/schema.ts) but those the store sets
+ * itself, with the steps as given. Derived from the table, so a new column is a field here, stored by
+ * createPipeline and updatePipeline without a line of theirs (the request schema must name it too:
+ * api/orchestration/pipelines-input.ts checks the two have the same keys).
+ */
+export type PipelineInput = Omit<typeof pipelines.$inferInsert, 'id' | 'steps' | 'createdAt' | 'updatedAt'> & {
   steps: PipelineStepInput[];
-}
+};
 
 /**
  * The steps as stored, in the legacy server's way: ids kept or made, `order` given or the index, the
  * first step never waits for an approval; then sorted by `order` (and renumbered 0..n-1, so `order`
- * is always the step's index).
+ * is always the step's index). Every other field of a step is stored as given.
  */
 export function storedSteps(steps: readonly PipelineStepInput[]): StoredPipelineStep[] {
-  return steps
-    .map((step, index) => ({ step, index, order: step.order ?? index }))
-    .sort((a, b) => a.order - b.order || a.index - b.index)
-    .map(({ step }, index) => ({
-      id: step.id ?? randomUUID(),
-      agentId: step.agentId,
-      order: index,
-      inputTemplate: step.inputTemplate === '' ? null : step.inputTemplate,
-      description: step.description,
-      requiresApproval: index === 0 ? false : step.requiresApproval,
-      ...(step.approvalTimeoutSeconds ? { approvalTimeoutSeconds: step.approvalTimeoutSeconds } : {}),
-    }));
+  return (
+    steps
+      .map((step, index) => ({ step, index, order: step.order ?? index }))
+      .sort((a, b) => a.order - b.order || a.index - b.index)
+      // agentId named only to keep the stored key order of before (id, agentId, order, then the rest).
+      .map(({ step: { id, agentId, order: _order, approvalTimeoutSeconds, ...fields } }, index) => ({
+        id: id ?? randomUUID(),
+        agentId,
+        order: index,
+        ...fields,
+        inputTemplate: fields.inputTemplate === '' ? null : fields.inputTemplate,
+        requiresApproval: index === 0 ? false : fields.requiresApproval,
+        ...(approvalTimeoutSeconds ? { approvalTimeoutSeconds } : {}),
+      }))
+  );
 }
 
 export async function listPipelines(db: Database): Promise<Pipeline[]> {
@@ -69,16 +68,7 @@ export async function countPipelines(db: Database): Promise<{ total: number; act
 export async function createPipeline(db: Database, input: PipelineInput): Promise<Pipeline> {
   const now = new Date();
   const id = randomUUID();
-  await db.insert(pipelines).values({
-    id,
-    name: input.name,
-    description: input.description,
-    workingDirectory: input.workingDirectory,
-    status: input.status,
-    steps: storedSteps(input.steps),
-    createdAt: now,
-    updatedAt: now,
-  });
+  await db.insert(pipelines).values({ ...input, id, steps: storedSteps(input.steps), createdAt: now, updatedAt: now });
   const stored = await findPipeline(db, id);
   if (!stored) throw new Error(`pipeline ${id} vanished right after its insert`);
   return stored;
@@ -86,12 +76,13 @@ export async function createPipeline(db: Database, input: PipelineInput): Promis
 
 /** A partial update (the fields given); null when the pipeline does not exist. */
 export async function updatePipeline(db: Database, id: string, changes: Partial<PipelineInput>): Promise<Pipeline | null> {
-  const set: Partial<typeof pipelines.$inferInsert> = { updatedAt: new Date() };
-  if (changes.name !== undefined) set.name = changes.name;
-  if (changes.description !== undefined) set.description = changes.description;
-  if (changes.workingDirectory !== undefined) set.workingDirectory = changes.workingDirectory;
-  if (changes.status !== undefined) set.status = changes.status;
-  if (changes.steps !== undefined) set.steps = storedSteps(changes.steps);
+  const { steps, ...fields } = changes;
+  const set: Partial<typeof pipelines.$inferInsert> = {
+    // Every field given (a key left out, or undefined, keeps its stored value).
+    ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
+    ...(steps !== undefined ? { steps: storedSteps(steps) } : {}),
+    updatedAt: new Date(),
+  };
   // Found rows, not changed rows: an update that changes nothing still answers the pipeline.
   if ((await findPipeline(db, id)) === null) return null;
   await db.update(pipelines).set(set).where(eq(pipelines.id, id));

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AGENT_NAME_MAX, ENV_NAME, type AgentData, type AgentDataInput } from '../../services/agents';
 import { dailyBudgetUsd } from '../../services/settings';
 import { RUN_TIMEOUT_MS } from '../../domain/run-limits';
+import { definedEntriesOf, optionalShape, type Same } from './strict-body-input';
 import { optionalWorkingDirectoryPath } from './working-directory-input';
 
 /**
@@ -100,35 +101,26 @@ const fields = {
 };
 
 type ConfigInput = { [K in keyof typeof configFields]?: z.output<(typeof configFields)[K]> };
-interface AgentInput {
-  agent_name?: string;
-  description?: string;
-  tags?: string[];
-  status?: 'active' | 'inactive';
-  config?: ConfigInput;
-}
+type AgentInput = { [K in keyof typeof fields]?: z.output<(typeof fields)[K]> } & { config?: ConfigInput };
 
-/** The data fields a parsed body gives (absent keys stay absent). */
+/** The body's keys whose data field (db/agent-data.ts) has another name; every other key is its field's name. */
+const RENAMED = { agent_name: 'name', systemPrompt: 'instructions', timeout: 'timeoutMs' } as const;
+type DataKeyOf<K> = K extends keyof typeof RENAMED ? (typeof RENAMED)[K] : K;
+// Every field of the body (top level and config) is a field of the agent's data, and every data field has its body field.
+const _everyFieldIsData: Same<DataKeyOf<keyof typeof fields | keyof typeof configFields>, keyof AgentData> = true;
+
+const DATA_NAMES = new Map<string, string>(Object.entries(RENAMED));
+const IGNORED = new Set(Object.keys(IGNORED_KEYS));
+
+/**
+ * The data fields a parsed body gives (absent keys stay absent): every field the schema parsed, top
+ * level and `config`, by its data name. No list of kept keys: a field added to the schema is kept.
+ */
 function dataChangesOf(body: AgentInput): Partial<AgentData> {
-  const config = body.config ?? {};
-  const changes: Partial<AgentData> = {
-    name: body.agent_name,
-    description: body.description,
-    tags: body.tags,
-    status: body.status,
-    instructions: config.systemPrompt,
-    model: config.model,
-    workingDirectory: config.workingDirectory,
-    allowedTools: config.allowedTools,
-    maxTurns: config.maxTurns,
-    permissionMode: config.permissionMode,
-    retryOnFailure: config.retryOnFailure,
-    maxRetries: config.maxRetries,
-    delegateTo: config.delegateTo,
-    timeoutMs: config.timeout,
-    dailyBudgetUsd: config.dailyBudgetUsd,
-  };
-  return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+  const { config, ...top } = body;
+  const given = { ...definedEntriesOf(top, IGNORED), ...definedEntriesOf(config ?? {}) };
+  // The key mapping is checked above (_everyFieldIsData); the values are the schema's outputs.
+  return Object.fromEntries(Object.entries(given).map(([key, value]): [string, unknown] => [DATA_NAMES.get(key) ?? key, value]));
 }
 
 /** What a new agent has when its body leaves a field out (the legacy server's defaults, contract 3.1). */
@@ -149,14 +141,8 @@ export const AGENT_DEFAULTS: Omit<AgentData, 'name'> = {
   dailyBudgetUsd: null,
 };
 
-const configBody = z.strictObject(mapOptional(configFields));
-const importedConfigBody = z.strictObject(mapOptional({ ...configFields, timeout: clampedTimeout }));
-
-function mapOptional<T extends Record<string, z.ZodType>>(shape: T): { [K in keyof T]: z.ZodOptional<T[K]> } {
-  return Object.fromEntries(Object.entries(shape).map(([key, schema]) => [key, schema.optional()])) as {
-    [K in keyof T]: z.ZodOptional<T[K]>;
-  };
-}
+const configBody = z.strictObject(optionalShape(configFields));
+const importedConfigBody = z.strictObject(optionalShape({ ...configFields, timeout: clampedTimeout }));
 
 /**
  * POST /agents and POST /agents/import: the panel's body (every key present when the panel sends
@@ -181,9 +167,9 @@ export const agentImportBody = createBodyWith(importedConfigBody);
 
 /** PUT /agents/{id}: partial; the keys given replace the stored ones, `config` merged over the stored config. */
 export const agentUpdateBody = z
-  .strictObject({ ...mapOptional(fields), config: configBody.optional(), ...IGNORED_KEYS })
-  .refine((body) => [body.agent_name, body.description, body.tags, body.status, body.config].some((value) => value !== undefined), {
-    message: 'Informe ao menos um de agent_name, description, tags, status, config',
+  .strictObject({ ...optionalShape(fields), config: configBody.optional(), ...IGNORED_KEYS })
+  .refine((body) => Object.keys(definedEntriesOf(body, IGNORED)).length > 0, {
+    message: `Informe ao menos um de ${[...Object.keys(fields), 'config'].join(', ')}`,
     // Only for an otherwise valid body: an unknown key alone is reported as such.
     when: (payload) => payload.issues.length === 0,
   })

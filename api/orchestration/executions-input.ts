@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EXECUTION_SOURCES, EXECUTION_STATUSES, type HistoryFilters } from '../../services/executions';
+import { definedEntriesOf } from './strict-body-input';
 
 const EXECUTION_TYPES = ['agent', 'pipeline'] as const;
 
@@ -73,18 +74,25 @@ const filterFields = {
 
 type FilterInput = z.output<z.ZodObject<typeof filterFields>>;
 
-/** `to` is inclusive: a date means up to the end of that day, a date-time up to that millisecond. */
-function filtersOf(input: FilterInput): HistoryFilters {
-  const filters: HistoryFilters = {};
-  if (input.type) filters.kind = input.type;
-  if (input.status) filters.status = input.status;
-  if (input.source) filters.source = input.source;
-  if (input.agentId !== undefined) filters.agentId = input.agentId;
-  if (input.pipelineId !== undefined) filters.pipelineId = input.pipelineId;
-  if (input.from) filters.from = input.from.date;
-  if (input.to) filters.before = new Date(input.to.date.getTime() + (input.to.wholeDay ? DAY_MS : 1));
-  if (input.search) filters.search = input.search;
-  return filters;
+/** The query's filters whose HistoryFilters field has the same name and value: passed on as parsed. */
+type SameNameFilters = Omit<FilterInput, 'type' | 'from' | 'to' | 'search'>;
+// A filter added to the query without its HistoryFilters field (or under another name) fails to compile here.
+const _sameNamesAreFilters: Required<SameNameFilters> extends Required<Pick<HistoryFilters, keyof SameNameFilters>> ? true : never = true;
+
+/**
+ * The filters as the store takes them: every parsed filter, no list of kept keys (a filter added to
+ * the query reaches the store); those that change name or shape here. `to` is inclusive: a date means
+ * up to the end of that day, a date-time up to that millisecond.
+ */
+function filtersOf({ type, from, to, search, ...sameName }: FilterInput): HistoryFilters {
+  return {
+    ...(type ? { kind: type } : {}),
+    ...(definedEntriesOf(sameName) as SameNameFilters),
+    ...(from ? { from: from.date } : {}),
+    ...(to ? { before: new Date(to.date.getTime() + (to.wholeDay ? DAY_MS : 1)) } : {}),
+    // '' (a search box left empty) is no filter.
+    ...(search ? { search } : {}),
+  };
 }
 
 const fromNotAfterTo = {

@@ -1,13 +1,14 @@
 import { z } from 'zod';
-import type { Pipeline, PipelineInput } from '../../db/pipelines-store';
+import type { Pipeline, StoredPipelineStep } from '../../db/pipelines-store';
 import { isoDateTime } from '../view-schema';
 
 /** A pipeline as the admin panel reads it (contract 3.6 and 5.4). */
 
 /** The states a pipeline is stored with (the request bodies accept only these). */
-export const PIPELINE_STATUSES = ['active', 'inactive'] as const satisfies readonly PipelineInput['status'][];
+export const PIPELINE_STATUSES = ['active', 'inactive'] as const;
 
-export const pipelineStepViewSchema = z
+/** A step of a pipeline's definition as stored (its agent, template, approval), with its agent's name. */
+export const pipelineStepDefinitionSchema = z
   .object({
     id: z.string(),
     agentId: z.string(),
@@ -28,7 +29,6 @@ export const pipelineStepViewSchema = z
       .meta({ description: 'How long an approval of this step is awaited; absent: PIPELINE_APPROVAL_TIMEOUT_SECONDS' }),
   })
   .meta({ id: 'PipelineStepDefinition' });
-export type PipelineStepView = z.infer<typeof pipelineStepViewSchema>;
 
 export const pipelineViewSchema = z
   .object({
@@ -37,24 +37,30 @@ export const pipelineViewSchema = z
     description: z.string(),
     workingDirectory: z.string().nullable().meta({ description: "null: the settings' working directory at run time" }),
     status: z.enum(PIPELINE_STATUSES),
-    steps: z.array(pipelineStepViewSchema),
+    steps: z.array(pipelineStepDefinitionSchema),
     created_at: isoDateTime,
     updated_at: isoDateTime,
   })
   .meta({ id: 'Pipeline' });
 export type PipelineView = z.infer<typeof pipelineViewSchema>;
 
-/** `names`: agent id -> name. */
+/**
+ * `names`: agent id -> name. Every stored column is answered as stored (but the computed ones below):
+ * a new column needs no line here, only its place in pipelineViewSchema (checked just below).
+ */
 export function pipelineView(pipeline: Pipeline, names: ReadonlyMap<string, string>): PipelineView {
+  const { createdAt, updatedAt, ...stored } = pipeline;
   return {
-    id: pipeline.id,
-    name: pipeline.name,
-    description: pipeline.description,
-    workingDirectory: pipeline.workingDirectory,
+    ...stored,
     // Stored only from the request bodies' enum (or the column's default, 'active').
     status: pipeline.status as PipelineView['status'],
     steps: pipeline.steps.map((step) => ({ ...step, agentName: names.get(step.agentId) ?? step.agentId })),
-    created_at: pipeline.createdAt.toISOString(),
-    updated_at: pipeline.updatedAt.toISOString(),
+    created_at: createdAt.toISOString(),
+    updated_at: updatedAt.toISOString(),
   };
 }
+
+// Fail to compile when a column of `pipelines`, or a stored step's field, is answered but not in the
+// view's schema (so not in the OpenAPI document).
+const _viewNamesEveryColumn: Exclude<keyof Pipeline, 'createdAt' | 'updatedAt'> extends keyof PipelineView ? true : never = true;
+const _viewNamesEveryStepField: keyof StoredPipelineStep extends keyof PipelineView['steps'][number] ? true : never = true;

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { RowDataPacket } from 'mysql2/promise';
+import { pipelineFields, pipelineStepFields } from '../../api/orchestration/pipelines-input';
 import { createDatabase, type DatabaseHandle } from '../../db';
+import { findPipeline } from '../../db/pipelines-store';
 import { config } from '../../lib/config';
 import { startTestServer, type TestServer } from '../support/server';
 import { jsonCall } from '../support/json-api';
@@ -126,6 +128,60 @@ describe('pipelines CRUD (rows 26-30)', () => {
     const cleared = await call('PUT', `/api/pipelines/${created.body.id}`, { workingDirectory: '' });
     expect(cleared.body.workingDirectory).toBeNull();
     expect(cleared.body.name).toBe('Fluxo 2');
+  });
+
+  it('every field of the request schemas, sent over HTTP, is stored and read back (issue 38)', async () => {
+    const steps = [
+      {
+        id: 'passo-1',
+        agentId: reviewer.id,
+        order: 0,
+        inputTemplate: 'Revise {{input}}',
+        description: 'Revise',
+        requiresApproval: false,
+        approvalTimeoutSeconds: 60,
+      },
+      {
+        id: 'passo-2',
+        agentId: writer.id,
+        order: 1,
+        inputTemplate: 'Resuma {{input}}',
+        description: 'Resuma',
+        requiresApproval: true,
+        approvalTimeoutSeconds: 120,
+      },
+    ];
+    const body = { name: 'Todos os campos', description: 'Cada campo', workingDirectory: '/home/projetos/site', status: 'inactive', steps };
+    // Each field of the schemas, none left at its default: a field added to a schema must be added here.
+    expect(Object.keys(body).sort()).toEqual(Object.keys(pipelineFields).sort());
+    expect(Object.keys(steps[0]!).sort()).toEqual(Object.keys(pipelineStepFields).sort());
+
+    const created = await call('POST', '/api/pipelines', body);
+    expect(created.status).toBe(201);
+    const withNames = [
+      { ...steps[0], agentName: reviewer.name },
+      { ...steps[1], agentName: writer.name },
+    ];
+    expect(created.body).toMatchObject({ ...body, steps: withNames });
+    const stored = await findPipeline(database.db, created.body.id);
+    expect(stored).toMatchObject({ ...body, steps });
+    expect((await call('GET', `/api/pipelines/${created.body.id}`)).body).toMatchObject({ ...body, steps: withNames });
+
+    // A PUT of each field alone changes that field only.
+    const changes = {
+      name: 'Todos 2',
+      description: 'Outro',
+      workingDirectory: '/home/projetos/fluxo',
+      status: 'active',
+      steps: [steps[1]],
+    };
+    expect(Object.keys(changes).sort()).toEqual(Object.keys(pipelineFields).sort());
+    for (const [key, value] of Object.entries(changes)) {
+      const put = await call('PUT', `/api/pipelines/${created.body.id}`, { [key]: value });
+      expect(put.status).toBe(200);
+      const expected = key === 'steps' ? [{ ...steps[1], order: 0, requiresApproval: false }] : value;
+      expect((await findPipeline(database.db, created.body.id))?.[key as keyof typeof changes]).toEqual(expected);
+    }
   });
 
   it('deletes (204), then 404 for the detail, a PUT and a second DELETE', async () => {

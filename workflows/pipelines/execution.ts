@@ -24,7 +24,7 @@ import {
   type PipelineExecutionInput,
   type PipelineExecutionResult,
 } from '../../temporal/contracts/pipeline-execution';
-import type { AfterStep, StepOutcome } from '../../temporal/contracts/pipeline-activities';
+import type { AfterStep, PipelinePlan, StepOutcome } from '../../temporal/contracts/pipeline-activities';
 import { agentsHostQueue } from '../../temporal/task-queues';
 import { labelsOf, runSearchAttributes } from '../../temporal/contracts/search-attributes';
 import { pipelineStepRunSummary, stepSummary } from '../../temporal/contracts/summaries';
@@ -168,16 +168,7 @@ export async function pipelineExecutionWorkflow(input: PipelineExecutionInput): 
       host = child.host ?? host;
       // The next step's start (or the run's end) in the same local activity: a step's overhead is round trips.
       const next = plan.steps[stepIndex + 1];
-      // A run in a repository completes after its push, below.
-      const then: AfterStep = !inOne
-        ? null
-        : next === undefined
-          ? plan.repository
-            ? null
-            : 'completeRun'
-          : next.requiresApproval
-            ? null
-            : { startStep: uuid4(), ...(budgets && !pastBudget ? { checkBudget: true } : {}) };
+      const then = inOne ? afterStep(next, plan.repository === true, budgets && !pastBudget) : null;
       const outcome: StepOutcome = await acts.finishStep.executeWithOptions({ summary: step(stepIndex) }, [
         { runId, stepIndex, stepExecutionId, then },
       ]);
@@ -220,6 +211,17 @@ export async function pipelineExecutionWorkflow(input: PipelineExecutionInput): 
     setStatus('error');
     return { runId, status: 'error' };
   }
+}
+
+/**
+ * What finishStep does after a step: start `next` at once (checking its budget when `checkBudget`),
+ * complete the run after the last step, or nothing (an approval first; a run in a repository
+ * completes after its push). uuid4 is the workflow's own: deterministic.
+ */
+function afterStep(next: PipelinePlan['steps'][number] | undefined, repository: boolean, checkBudget: boolean): AfterStep {
+  if (next === undefined) return repository ? null : 'completeRun';
+  if (next.requiresApproval) return null;
+  return { startStep: uuid4(), ...(checkBudget ? { checkBudget: true } : {}) };
 }
 
 function messageOf(error: unknown): string {
