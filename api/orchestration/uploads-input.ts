@@ -35,8 +35,8 @@ export function assertMultipart(headers: IncomingHttpHeaders): void {
 export function readMultipartFiles(req: IncomingMessage, limits: MultipartLimits, save: SaveFile): Promise<void> {
   assertMultipart(req.headers);
   return new Promise<void>((resolve, reject) => {
-    let failure: unknown = null;
-    const fail = (error: unknown) => (failure ??= error);
+    let failure: Error | null = null;
+    const fail = (error: unknown) => (failure ??= error instanceof Error ? error : new Error(String(error)));
     let saving: Promise<void> = Promise.resolve();
     let parser: busboy.Busboy;
     try {
@@ -89,8 +89,8 @@ export function readMultipartFiles(req: IncomingMessage, limits: MultipartLimits
     parser.on('error', (error: Error) => {
       req.unpipe(parser);
       req.resume();
-      fail(new InvalidInputError(`Corpo multipart inválido: ${error.message}`));
-      void saving.then(() => reject(failure));
+      const refusal = fail(new InvalidInputError(`Corpo multipart inválido: ${error.message}`));
+      void saving.then(() => reject(refusal));
     });
     parser.on('close', () => {
       void saving.then(() => (failure === null ? resolve() : reject(failure)));

@@ -69,7 +69,7 @@ export const executionViewSchema = z.object(executionFields).meta({ id: 'Executi
 export type ExecutionView = z.infer<typeof executionViewSchema>;
 
 /** A step of a pipeline run's detail (contract 3.8), from the step's agent record. */
-export const pipelineStepViewSchema = z
+export const pipelineRunStepViewSchema = z
   .object({
     stepIndex: z.number().int().meta({ description: '0-based' }),
     executionId: z.string().meta({ description: "The step's own agent execution" }),
@@ -88,7 +88,7 @@ export const pipelineStepViewSchema = z
     ...tokenFields,
   })
   .meta({ id: 'ExecutionPipelineStep' });
-export type PipelineStepView = z.infer<typeof pipelineStepViewSchema>;
+export type PipelineRunStepView = z.infer<typeof pipelineRunStepViewSchema>;
 
 /** The detail adds the stored output and the live `seq` it ends at (a late client catches up from it). */
 export const executionDetailViewSchema = z
@@ -98,7 +98,7 @@ export const executionDetailViewSchema = z
     outputTruncated: z.boolean(),
     outputSeq: z.number().int().meta({ description: 'The seq of the last live output chunk `output` contains (0: none)' }),
     /** A pipeline run: its steps, and the input its current (or failed) step was given (resume starts there). */
-    steps: z.array(pipelineStepViewSchema).optional().meta({ description: 'A pipeline run only: its steps' }),
+    steps: z.array(pipelineRunStepViewSchema).optional().meta({ description: 'A pipeline run only: its steps' }),
     lastStepInput: nullableText.optional().meta({ description: 'A pipeline run only: the input its current (or failed) step was given' }),
   })
   .meta({ id: 'ExecutionDetail' });
@@ -175,7 +175,7 @@ function tokensOf(
   };
 }
 
-export function pipelineStepView(step: Execution): PipelineStepView {
+export function pipelineRunStepView(step: Execution): PipelineRunStepView {
   return {
     stepIndex: step.stepIndex ?? 0,
     executionId: step.id,
@@ -200,7 +200,7 @@ export function executionDetailView(record: Execution, steps?: Execution[]): Exe
   const view = executionView(record);
   return {
     ...view,
-    ...(record.kind === 'pipeline' ? { steps: (steps ?? []).map(pipelineStepView), lastStepInput: record.lastStepInput } : {}),
+    ...(record.kind === 'pipeline' ? { steps: (steps ?? []).map(pipelineRunStepView), lastStepInput: record.lastStepInput } : {}),
     result: record.result ?? (record.output === '' ? null : record.output),
     output: record.output,
     outputTruncated: record.outputTruncated,
