@@ -20,7 +20,7 @@ import { fmt, percentile } from './measure';
 /**
  * Live-output benchmark (issues 5 and 14), with the REAL Claude Code CLI (the pinned
  * node_modules/.bin/claude, run by the worker as the pool's users) against the stand-in model
- * (test/fixtures/stand-in-model, in this process):
+ * (test/support/stand-in-model, in this process):
  * - BENCH_STREAMS executions (default 20) streaming at once, each to its own WebSocket client at `/`
  *   (as the admin panel connects): the stand-in sends BENCH_CHUNKS text deltas per run, each one line,
  *   BENCH_LINE_MS apart (`stand-in:lines`); the delay is from the stand-in writing a delta to the client
