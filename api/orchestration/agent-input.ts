@@ -11,8 +11,8 @@ import { optionalWorkingDirectoryPath } from './working-directory-input';
  * the agent's data (db/agent-data.ts).
  */
 
-/** Claude Code's `--permission-mode` values, and '' (the panel's "default": bypassPermissions at run time). */
-export const PERMISSION_MODES = ['', 'default', 'plan', 'acceptEdits', 'bypassPermissions'] as const;
+/** What the panel may send as `permissionMode`: Claude Code's `--permission-mode` values, and '' (the panel's "default": the CLI's default mode at run time). */
+export const PANEL_PERMISSION_MODES = ['', 'default', 'plan', 'acceptEdits', 'bypassPermissions'] as const;
 export const MAX_TURNS = { min: 0, max: 500, default: 0 } as const;
 export const MAX_RETRIES = { min: 1, max: 3, default: 3 } as const;
 export const TAGS = { max: 20, length: 50 } as const;
@@ -56,7 +56,7 @@ const configFields = {
   workingDirectory: optionalWorkingDirectoryPath,
   allowedTools,
   maxTurns: z.number().int().min(MAX_TURNS.min).max(MAX_TURNS.max),
-  permissionMode: z.enum(PERMISSION_MODES),
+  permissionMode: z.enum(PANEL_PERMISSION_MODES),
   retryOnFailure: z.boolean(),
   maxRetries: z.number().int().min(MAX_RETRIES.min).max(MAX_RETRIES.max),
   // '' and null: no delegate. Another existing agent's id, checked by the store.
