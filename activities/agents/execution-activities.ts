@@ -115,7 +115,7 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
      * the record is already finished (cancelled before it started). No live host holding its
      * working directory fails the run (NoAgentHost).
      */
-    async waitForSlot(executionId: string): Promise<RunGrant | false> {
+    waitForSlot: async (executionId: string): Promise<RunGrant | false> => {
       const context = Context.current();
       for (;;) {
         const { maxConcurrentExecutions } = await readExecutionSettings(db, config.orchestration.workdirRoots);
@@ -145,7 +145,7 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
      * Cancellation kills the process group and rethrows; so does the time limit, counted from the
      * agent's process start, which fails the run with AgentTimeout.
      */
-    async runAgentExecution(input: RunAgentExecutionInput): Promise<AgentRunOutcome> {
+    runAgentExecution: async (input: RunAgentExecutionInput): Promise<AgentRunOutcome> => {
       const context = Context.current();
       let output: ExecutionOutput | undefined;
       // Alive from the first instant (run-heartbeat.ts), with the output's progress once the agent started.
