@@ -8,11 +8,13 @@
  * configuration and run alone afterwards with jest.serial.config.js.
  */
 
-const { SERIAL_SUITES, unit, integration } = require('./jest.projects');
+const { SERIAL_SUITES, common, unit, integration } = require('./jest.projects');
 
 /** @type {import('jest').Config} */
 module.exports = {
   projects: [unit, { ...integration, testPathIgnorePatterns: ['/node_modules/', ...SERIAL_SUITES.map((suite) => `<rootDir>/${suite}`)] }],
   // Two cores: each worker has its own database, prefixes, namespace and data area.
   maxWorkers: 2,
+  // A global option: jest ignores it in a project.
+  testTimeout: common.testTimeout,
 };

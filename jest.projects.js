@@ -32,4 +32,4 @@ const integration = {
   globalSetup: '<rootDir>/test/global-setup.ts',
 };
 
-module.exports = { SERIAL_SUITES, unit, integration };
+module.exports = { SERIAL_SUITES, common, unit, integration };

@@ -1,3 +1,5 @@
+import path from 'node:path';
+
 /**
  * The environment of the tests (docs: test/test-env.ts applies it in every test process; the integration
  * global set-up prepares what it names). Two parts:
@@ -6,7 +8,8 @@
  * - `workerTestDefaults(id)`: what must differ between jest workers running suites at the same time:
  *   each worker (JEST_WORKER_ID 1..maxWorkers) gets its own database, Elasticsearch index prefix, Redis key
  *   prefix, Temporal namespace (hence its own task queues, workflow ids and schedules), data and reports
- *   area, uploads and mirrors directories, and the METRICS_PORT of the worker processes its suites spawn.
+ *   area, uploads and mirrors directories; and each test process a METRICS_PORT for the worker processes
+ *   its suites spawn.
  *
  * Explicit variables win over both (applyEnvironmentDefaults): `MYSQL_DATABASE=consultores_ha npx jest …`
  * runs in that database whatever the worker. The global set-up never writes the per-worker values into its
@@ -27,37 +30,49 @@ export const SHARED_TEST_DEFAULTS: Readonly<Record<string, string>> = {
   AGENT_SECRETS_KEY: '0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef',
 };
 
-/** Ports of worker processes' /metrics: below Linux's ephemeral range (32768+), so no `unusedPort()` draws them. */
-const METRICS_PORT_BASE = 19400;
-
 /** A jest worker's id as jest gives it (JEST_WORKER_ID, "1" in band); "1" outside jest. */
 export function currentWorkerId(env: NodeJS.ProcessEnv = process.env): string {
   const id = env.JEST_WORKER_ID;
   return id !== undefined && /^[1-9][0-9]{0,2}$/.test(id) ? id : '1';
 }
 
-/** The names of worker `id`; kept out of the developer's data (`consultores`, `app:`, `default`, `.data`). */
-export function workerTestDefaults(id: string): Record<string, string> {
+/**
+ * /metrics of the worker processes a suite spawns (startServiceProcess): one port per test process,
+ * so two processes never want the same one, whatever names they were given. Between 20000 and 31999:
+ * below Linux's ephemeral range (32768+), so no `unusedPort()` draws it.
+ */
+export function metricsPortOf(pid: number): number {
+  return 20_000 + (pid % 12_000);
+}
+
+/**
+ * The names of worker `id`, kept out of the developer's data (`consultores`, `app:`, `default`, `.data`).
+ * `env` is what is set already: the directories that follow the data area follow an explicit
+ * AGENT_DATA_DIR (`AGENT_DATA_DIR=.data/hd` reports to `.data/hd/external-reports`, uploads to `.uploads/hd`).
+ */
+export function workerTestDefaults(id: string, env: NodeJS.ProcessEnv = process.env, pid: number = process.pid): Record<string, string> {
   const w = `w${id}`;
+  const dataDir = env.AGENT_DATA_DIR || `.data/test-${w}`;
+  const area = path.basename(dataDir);
   return {
     MYSQL_DATABASE: `consultores_test_${w}`,
     ELASTICSEARCH_INDEX_PREFIX: `test_${w}_`,
     REDIS_KEY_PREFIX: `test:${w}:`,
     TEMPORAL_NAMESPACE: `test-${w}`,
     // Reports and working data of tests stay out of a developer's data area, and apart per worker.
-    AGENT_DATA_DIR: `.data/test-${w}`,
-    AGENT_REPORTS_DIR: `.data/test-${w}/external-reports`,
+    AGENT_DATA_DIR: dataDir,
+    AGENT_REPORTS_DIR: path.join(dataDir, 'external-reports'),
     // Not in the data area (0700): the agents' pool users read uploads and mirrors (docs/uploads.md).
-    AGENT_UPLOADS_DIR: `.uploads/test-${w}`,
-    GIT_MIRRORS_DIR: `.git-mirrors/test-${w}`,
-    METRICS_PORT: String(METRICS_PORT_BASE + Number(id)),
+    AGENT_UPLOADS_DIR: `.uploads/${area}`,
+    GIT_MIRRORS_DIR: `.git-mirrors/${area}`,
+    METRICS_PORT: String(metricsPortOf(pid)),
   };
 }
 
 /** `env` with the tests' defaults for worker `id` under it (a copy; explicit values of `env` win). */
 export function testEnvironmentOf(id: string, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   const result: NodeJS.ProcessEnv = { ...env };
-  for (const [name, value] of Object.entries({ ...SHARED_TEST_DEFAULTS, ...workerTestDefaults(id) })) {
+  for (const [name, value] of Object.entries({ ...SHARED_TEST_DEFAULTS, ...workerTestDefaults(id, env) })) {
     if (!result[name]) result[name] = value;
   }
   return result;
