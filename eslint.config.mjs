@@ -50,6 +50,8 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-return': 'off',
       // A WebSocket's RawData and a child's output chunks are Buffers: their toString() is the text.
       '@typescript-eslint/no-base-to-string': 'off',
+      // package.json and the dependency-cruiser configuration are read with require().
+      '@typescript-eslint/no-require-imports': 'off',
     },
   },
   {

@@ -5,7 +5,6 @@
 if (!process.env.MYSQL_DATABASE) process.env.MYSQL_DATABASE = 'consultores_bench_budgets';
 
 // A require, not an import: imports are hoisted, and bench-env's defaults must come after the value above.
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
 require('./bench-env');
 
 export {};

@@ -19,5 +19,4 @@ for (const [name, value] of Object.entries(FILES_BENCH_ENV)) {
 }
 
 // A require, not an import: imports are hoisted, and bench-env's defaults must come after the values above.
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
 require('./bench-env');

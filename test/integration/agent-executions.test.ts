@@ -457,7 +457,7 @@ describe('live output', () => {
     const sockets: Record<string, SocketProbe> = {};
     for (const clientId of ['live-a', 'live-b']) {
       sockets[clientId] = await openSocket(`${wsBase}/ws?clientId=${clientId}`);
-      expect(await sockets[clientId]!.nextMessage()).toEqual({ type: 'connected', clientId });
+      expect(await sockets[clientId].nextMessage()).toEqual({ type: 'connected', clientId });
     }
     const ids = {
       'live-a': await execute(agentId, { task: 'Task of A stand-in:lines count=5 every=30 tag=A' }, 'live-a'),

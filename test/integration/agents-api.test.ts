@@ -598,7 +598,7 @@ describe('agents: versions and restore (rows 15-16, contract 7.2)', () => {
     });
 
     const versions = await call('GET', `/api/agents/${id}/versions`);
-    expect(versions.body.map(({ snapshot, ...rest }: any) => rest)).toEqual([
+    expect(versions.body.map(({ snapshot: _snapshot, ...rest }: any) => rest)).toEqual([
       {
         version: 2,
         changedAt: '2026-11-02T10:00:00.000Z',

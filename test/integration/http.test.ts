@@ -32,7 +32,7 @@ describe('GET /api/system/status', () => {
     expect(status).toBe(200);
     expect(body.status).toBe('ok');
     expect(Object.keys(body.dependencies)).toEqual(['mysql', 'redis', 'elasticsearch', 'temporal']);
-    for (const dependency of Object.values(body.dependencies) as Array<Record<string, unknown>>) {
+    for (const dependency of Object.values<Record<string, unknown>>(body.dependencies)) {
       expect(dependency).toEqual({ status: 'up', latencyMs: expect.any(Number) });
       expect(dependency.latencyMs).toBeGreaterThanOrEqual(0);
     }

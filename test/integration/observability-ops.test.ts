@@ -169,7 +169,8 @@ interface Run {
 /** Runs promtool; fails loudly, naming the package, when it is not installed. */
 function promtool(args: string[], cwd = ROOT): Run {
   const result = spawnSync('promtool', args, { cwd, encoding: 'utf8', timeout: 120_000 });
-  if ((result.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') {
+  const failure: NodeJS.ErrnoException | undefined = result.error;
+  if (failure?.code === 'ENOENT') {
     throw new Error(`promtool is not installed: it comes with ${PROVIDER}`);
   }
   if (result.error) throw result.error;
@@ -360,7 +361,7 @@ describe('ops/prometheus/alerts.yml', () => {
     const dir = tempDir();
     try {
       // Only the test groups that check the mutated alert: promtool takes seconds on the day-long ones.
-      const [header, ...groups] = fs.readFileSync(RULE_TESTS, 'utf8').split(/\n(?=  - name: )/);
+      const [header, ...groups] = fs.readFileSync(RULE_TESTS, 'utf8').split(/\n(?= {2}- name: )/);
       expect(header).toMatch(/\ntests:\n/);
       for (const mutation of mutations) {
         const own = groups.filter((group) => group.includes(`alertname: ${mutation.alert}\n`));

@@ -111,7 +111,7 @@ describe('the OpenAPI documents', () => {
           const media: Array<[string[], any]> = [];
           for (const [type, content] of Object.entries(operation.requestBody?.content ?? {}))
             media.push([['requestBody', 'content', type], content]);
-          for (const [status, response] of Object.entries(operation.responses) as Array<[string, any]>) {
+          for (const [status, response] of Object.entries<any>(operation.responses)) {
             for (const [type, content] of Object.entries(response.content ?? {}))
               media.push([['responses', status, 'content', type], content]);
           }

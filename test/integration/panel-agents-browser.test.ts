@@ -93,7 +93,7 @@ it('creates, edits, keeps a secret, restores a version, duplicates, exports, imp
       const cards = await page.evaluate(`document.querySelectorAll('.agent-card').length`);
       const stored = (await agentNamed(name)) !== undefined;
       throw new Error(
-        `${(error as Error).message}; cards shown: ${cards}; stored: ${stored}; toasts: ${JSON.stringify(await panel.toasts())}; ` +
+        `${(error as Error).message}; cards shown: ${String(cards)}; stored: ${stored}; toasts: ${JSON.stringify(await panel.toasts())}; ` +
           `failed: ${JSON.stringify(panel.failed)}; console errors: ${JSON.stringify(panel.consoleErrors)}`,
       );
     });

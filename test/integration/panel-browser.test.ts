@@ -86,7 +86,7 @@ describe('the admin panel in Chromium', () => {
       (count) => count > 0,
       30_000,
     );
-    expect(panel.sockets.map((socket) => socket.url)).toEqual([`${server.url.replace(/^http/, 'ws')}/?clientId=${clientId}`]);
+    expect(panel.sockets.map((socket) => socket.url)).toEqual([`${server.url.replace(/^http/, 'ws')}/?clientId=${String(clientId)}`]);
     expect(panel.sockets[0]!.received.map((frame) => JSON.parse(frame) as unknown)).toEqual([{ type: 'connected', clientId }]);
 
     const shown = await panel.page.evaluate(`({

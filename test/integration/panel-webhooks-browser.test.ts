@@ -105,7 +105,7 @@ it('creates a webhook in the form, shows its URL, tests it, is called from outsi
   await clickOn(panel, cardButton(webhook.id, 'test-webhook'));
   expect((await toastsUntil(panel, 2))[1]).toEqual({ kind: 'success', text: 'Webhook disparado com sucesso' });
   await page.waitForFunction(`location.hash === '#terminal'`, { timeout: 30_000 });
-  const heard = () => panel.sockets[0]!.received.map((frame) => JSON.parse(frame) as any);
+  const heard = () => panel.sockets[0]!.received.map((frame) => JSON.parse(frame));
   const complete = await until(
     "the test run's execution_complete on the page's socket",
     async () => heard().find((message) => message.type === 'execution_complete' && message.agentId === agentId),

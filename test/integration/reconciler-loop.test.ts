@@ -198,7 +198,7 @@ it('continues as new after its cycles, carrying interval, pause and last pass; e
 
   // A continued run has no static summary (continue-as-new carries none): its current details say what it does.
   expect(await latest.staticSummary()).toBeUndefined();
-  const metadata = (await handle.query('__temporal_workflow_metadata')) as { currentDetails?: string };
+  const metadata = await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
   expect(metadata.currentDetails).toMatch(/^Records ranking runs whose workflow is gone as interrupted, every 2 s \(paused/);
   expect(metadata.currentDetails).toMatch(/Last pass #\d+, .*: checked 2, interrupted 0\./);
 });

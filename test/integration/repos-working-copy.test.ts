@@ -40,7 +40,7 @@ let user: AgentUser | null = null;
 function asAgent(cwd: string, script: string): void {
   const { command, args } = user ? asUser(user, '/bin/sh', ['-c', script]) : { command: '/bin/sh', args: ['-c', script] };
   const done = spawnSync(command, args, { cwd, env: { PATH: '/usr/bin:/bin', HOME: '/nonexistent' } });
-  if (done.status !== 0) throw new Error(`${script}: ${done.stderr}`);
+  if (done.status !== 0) throw new Error(`${script}: ${done.stderr.toString()}`);
 }
 
 async function workingDirectory(name: string): Promise<string> {

@@ -137,7 +137,7 @@ describe('scheduled runs, with the real CLI', () => {
     // does not track what it starts that way.
     await handle.trigger(ScheduleOverlapPolicy.SKIP);
     // Running: its first output line has arrived.
-    let executionId = '';
+    let executionId: string;
     for (;;) {
       const message: any = await withTimeout(probe.nextMessage(), 90_000, 'the slow run');
       if (message.agentId === agentId && message.type === 'execution_output') {

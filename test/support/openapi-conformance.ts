@@ -38,7 +38,7 @@ function checkerOf() {
   addFormats(ajv);
   const templates: Template[] = [];
   for (const [name, document] of Object.entries(documents) as Array<['orchestration' | 'ranking', OpenApiDocument]>) {
-    ajv.addSchema({ ...document, $id: `${name}.json` } as object);
+    ajv.addSchema({ ...document, $id: `${name}.json` });
     for (const [path, item] of Object.entries(document.paths)) {
       const pattern = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+');
       for (const method of Object.keys(item).filter((key) => METHODS.includes(key))) {

@@ -124,7 +124,7 @@ describe('Claude Code adapter: argument list', () => {
     [{ maxTurns: 1, allowedTools: ['Read', ''] }, 'allowedTools entry must be non-empty and must not start with "-", got ""'],
     [{ maxTurns: 1, allowedTools: ['Read,Write'] }, 'allowedTools entries must not contain ",", got "Read,Write"'],
   ])('refuses %j', (options, message) => {
-    const build = () => claudeCode.buildArgs({ prompt: 'x', ...(options as { maxTurns: number }) });
+    const build = () => claudeCode.buildArgs({ prompt: 'x', ...options });
     expect(build).toThrow(AgentOptionsError);
     expect(build).toThrow(message);
   });

@@ -12,7 +12,7 @@ describe('parseDigitString (ano, hierarquia)', () => {
     ['2004.0', null],
     [null, null],
     [undefined, null],
-  ])('%p → %p', (input, expected) => expect(parseDigitString(input as string | null | undefined)).toBe(expected));
+  ])('%p → %p', (input, expected) => expect(parseDigitString(input)).toBe(expected));
 });
 
 describe('toDegreeItem', () => {

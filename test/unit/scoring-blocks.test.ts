@@ -10,7 +10,7 @@ const REF = '2024-06-01';
 
 /** A person with only the given details; dirty values are passed through `unknown` on purpose. */
 function person(details: Record<string, unknown>): PersonDocument {
-  return { id_pessoa: 1, nome: 'Teste', ativo: true, ...details } as unknown as PersonDocument;
+  return { id_pessoa: 1, nome: 'Teste', ativo: true, ...details };
 }
 
 const codes = (block: BlockScore): string[] => block.itens.map((item) => item.codigo);

@@ -299,7 +299,7 @@ describe('worked examples of docs/scoring.md', () => {
 
 /** A person with only the given details; dirty values are passed through `unknown` on purpose. */
 function person(details: Record<string, unknown>): PersonDocument {
-  return { id_pessoa: 9, nome: 'Teste', ativo: false, ...details } as unknown as PersonDocument;
+  return { id_pessoa: 9, nome: 'Teste', ativo: false, ...details };
 }
 
 const ZERO_BLOCK = { pontos: 0, itens: [] };

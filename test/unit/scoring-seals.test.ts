@@ -5,7 +5,7 @@ import { deriveSeals, normaliseSealCode, SEAL_CATALOGUE, sealCatalogue, sealCata
 const REF = '2024-06-01';
 
 function person(details: Record<string, unknown>): PersonDocument {
-  return { id_pessoa: 1, nome: 'Teste', ativo: true, ...details } as unknown as PersonDocument;
+  return { id_pessoa: 1, nome: 'Teste', ativo: true, ...details };
 }
 
 describe('seal catalogue', () => {
