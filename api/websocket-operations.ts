@@ -7,13 +7,9 @@ import { errorAnswer, type OperationSpec } from './openapi/operation';
  * not a router, and it is not fuzzed (schemathesis speaks HTTP). `/` takes the same handshake.
  */
 const handshakeQuery = z.object({
-  clientId: z
-    .string()
-    .max(128)
-    .optional()
-    .meta({
-      description: 'The client id (the X-Client-Id of its HTTP calls); without it, or the header, the socket is closed at once with 1008',
-    }),
+  clientId: z.string().max(128).optional().meta({
+    description: 'The client id (the X-Client-Id of its HTTP calls); without it, or the header, the socket is closed at once with 1008',
+  }),
   token: z.string().optional().meta({ description: 'AUTH_TOKEN, for browsers (which cannot set Authorization on a WebSocket)' }),
 });
 const handshakeHeaders = z.object({

@@ -191,16 +191,14 @@ async function writeNextVersion(
       const updated: Agent = { ...current, ...data, version: current.version + 1, updatedAt: now };
       const changedFields = changedDataFields(before, data);
       await tx.update(agents).set(updated).where(eq(agents.id, id));
-      await tx
-        .insert(agentVersions)
-        .values({
-          agentId: id,
-          version: updated.version,
-          data,
-          changelog: describe(changelog, changedFields),
-          changedFields,
-          createdAt: now,
-        });
+      await tx.insert(agentVersions).values({
+        agentId: id,
+        version: updated.version,
+        data,
+        changelog: describe(changelog, changedFields),
+        changedFields,
+        createdAt: now,
+      });
       const newestPruned = updated.version - limits.versionsPerAgent;
       await tx.delete(agentVersions).where(and(eq(agentVersions.agentId, id), lte(agentVersions.version, newestPruned)));
       return updated;

@@ -16,13 +16,10 @@ const agentPath = z.object({ id: idParam.meta({ description: "The agent's id" })
 
 /** The header the routes read the live output's client from (api/orchestration/execution-control-routes.ts, requestClientId). */
 const clientIdHeaders = z.object({
-  'X-Client-Id': z
-    .string()
-    .optional()
-    .meta({
-      description:
-        "The WebSocket client that receives the run's live output (trimmed, cut to 128 characters); absent or blank: nobody is told live",
-    }),
+  'X-Client-Id': z.string().optional().meta({
+    description:
+      "The WebSocket client that receives the run's live output (trimmed, cut to 128 characters); absent or blank: nobody is told live",
+  }),
 });
 
 const launchedExample = { executionId: '0f1e2d3c-4b5a-4678-9abc-def012345678', status: 'queued' };

@@ -77,12 +77,9 @@ export const hookPayloadBody = z
 
 /** The public call's headers the route reads (api/hook-routes.ts), for the OpenAPI document. */
 export const hookHeaders = z.object({
-  'X-Hub-Signature-256': z
-    .string()
-    .optional()
-    .meta({
-      description: "`sha256=<hex HMAC-SHA256(secret, raw body)>`: required when a secret applies (the webhook's own, else WEBHOOK_SECRET)",
-    }),
+  'X-Hub-Signature-256': z.string().optional().meta({
+    description: "`sha256=<hex HMAC-SHA256(secret, raw body)>`: required when a secret applies (the webhook's own, else WEBHOOK_SECRET)",
+  }),
   'X-GitHub-Delivery': z
     .string()
     .optional()
