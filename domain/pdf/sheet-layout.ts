@@ -67,19 +67,11 @@ export function sheetDocument(title: string, body: SafeHtml, footerText: string)
 /** A complete HTML document for page.setContent. */
 function sheetHtml(title: string, body: SafeHtml): string {
   return html`<!DOCTYPE html>
-    <html lang="pt-BR">
-      <head>
-        <meta charset="utf-8" />
-        <meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY}" />
-        <title>${title}</title>
-        <style>
-          ${STYLE_SHEET}
-        </style>
-      </head>
-      <body>
-        ${body}
-      </body>
-    </html>`.markup;
+<html lang="pt-BR"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY}">
+<title>${title}</title>
+<style>${STYLE_SHEET}</style>
+</head><body>${body}</body></html>`.markup;
 }
 
 /**
@@ -87,10 +79,6 @@ function sheetHtml(title: string, body: SafeHtml): string {
  * `totalPages` are filled in by Chromium.
  */
 function sheetFooter(text: string): string {
-  return html`<div
-    style="width:100%;font-family:'DejaVu Sans',Arial,sans-serif;font-size:7px;color:#7b8794;padding:0 14mm;display:flex;justify-content:space-between;gap:8px"
-  >
-    <span style="overflow:hidden;white-space:nowrap;text-overflow:ellipsis">${text}</span
-    ><span style="white-space:nowrap">Página <span class="pageNumber"></span> de <span class="totalPages"></span></span>
-  </div>`.markup;
+  return html`<div style="width:100%;font-family:'DejaVu Sans',Arial,sans-serif;font-size:7px;color:#7b8794;padding:0 14mm;display:flex;justify-content:space-between;gap:8px"><span style="overflow:hidden;white-space:nowrap;text-overflow:ellipsis">${text}</span><span style="white-space:nowrap">Página <span class="pageNumber"></span> de <span class="totalPages"></span></span></div>`
+    .markup;
 }

@@ -180,7 +180,7 @@ describe('POST /agents/{id}/execute', () => {
       executionId,
       type: 'agent',
       agentId,
-      agentName: expect.stringMatching(/^complete \d+$/),
+      agentName: expect.stringMatching(/^complete [0-9a-f]{8}$/),
       status: 'completed',
       source: 'manual',
       task: 'Say hello stand-in:text',
@@ -572,9 +572,9 @@ describe('cancel, continue, retry', () => {
     const active = await api('GET', '/api/executions/active');
     const mine = active.body.filter((item: any) => ids.includes(item.id));
     expect(mine.map((item: any) => [item.executionId, item.status, item.agentConfig.agent_name])).toEqual([
-      [ids[0], 'running', expect.stringMatching(/^many \d+$/)],
-      [ids[1], 'running', expect.stringMatching(/^many \d+$/)],
-      [ids[2], 'queued', expect.stringMatching(/^many \d+$/)],
+      [ids[0], 'running', expect.stringMatching(/^many [0-9a-f]{8}$/)],
+      [ids[1], 'running', expect.stringMatching(/^many [0-9a-f]{8}$/)],
+      [ids[2], 'queued', expect.stringMatching(/^many [0-9a-f]{8}$/)],
     ]);
     expect(mine.every((item: any) => item.agentId === agentId && !Number.isNaN(new Date(item.startedAt).getTime()))).toBe(true);
     expect(active.body.every((item: any) => !('output' in item) && !('clientId' in item))).toBe(true);

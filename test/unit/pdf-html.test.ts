@@ -21,7 +21,7 @@ describe('escapeHtml and the html template', () => {
     expect(html`<p title="${'"x"'}">${inner}${['<a>', 1, null, undefined, false]}</p>`.markup).toBe(
       '<p title="&quot;x&quot;"><b>&lt;i&gt;</b>&lt;a&gt;1</p>',
     );
-    expect(joinHtml(['a<b', html`<br />`, '', 'c'], ' & ').markup).toBe('a&lt;b &amp; <br> &amp; c');
+    expect(joinHtml(['a<b', html`<br>`, '', 'c'], ' & ').markup).toBe('a&lt;b &amp; <br> &amp; c');
   });
 });
 
