@@ -12,7 +12,18 @@ status=0
 bash scripts/lint.sh || { status=1; echo "lint: FAILED (above)"; }
 
 results=$(mktemp)
-trap 'rm -f "$results"' EXIT
+serial=$(mktemp)
+trap 'rm -f "$results" "$serial"' EXIT
+started=$SECONDS
+# Unit and integration suites on both cores (jest.config.js: each worker its own names), then, for a
+# whole run, the suites that cannot share the machine, alone (SERIAL_SUITES in jest.projects.js).
 npx jest --json --outputFile="$results" "$@" || status=$?
-node scripts/print-test-summary.js "$results" || status=1
+if [[ $# -eq 0 ]]; then
+  npx jest -c jest.serial.config.js --json --outputFile="$serial" || status=$?
+  files=("$results" "$serial")
+else
+  files=("$results")
+fi
+echo "jest: $((SECONDS - started)) s"
+node scripts/print-test-summary.js "${files[@]}" || status=1
 exit "$status"
