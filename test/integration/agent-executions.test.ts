@@ -226,7 +226,7 @@ describe('POST /agents/{id}/execute', () => {
     expect(seen.cwd).toBe(path.join(agents.workArea, 'complete'));
 
     // The report, in both directories.
-    expect(done.reportFile).toMatch(/^\d{4}-\d{2}-\d{2}_\d{6}_complete-\d+_[0-9a-f]{8}\.md$/);
+    expect(done.reportFile).toMatch(/^\d{4}-\d{2}-\d{2}_\d{6}_complete-[0-9a-f]{8}_[0-9a-f]{8}\.md$/);
     const inData = fs.readFileSync(path.join(config.orchestration.dataDir, 'reports', done.reportFile), 'utf8');
     const external = fs.readFileSync(path.join(config.orchestration.reportsDir, done.reportFile), 'utf8');
     expect(external).toBe(inData);

@@ -10,6 +10,7 @@ import { TASK_QUEUES } from '../../temporal/task-queues';
 import { startAgentsWorker } from '../../workers/agents';
 import { startTestServer, type TestServer } from '../support/server';
 import { jsonCall } from '../support/json-api';
+import { createPanelAgent } from '../support/panel-agents';
 
 /**
  * The schedules routes as the panel calls them (contract rows 21-24, 3.5, 5.3, 7.9) and their
@@ -40,17 +41,8 @@ afterAll(async () => {
 
 const call = (method: string, route: string, body?: unknown) => jsonCall(server.url, method, route, body, 'painel-schedules');
 
-async function agent(name: string): Promise<{ id: string; name: string }> {
-  const agentName = `${name} ${randomUUID().slice(0, 8)}`;
-  const created = await call('POST', '/api/agents', {
-    agent_name: agentName,
-    description: '',
-    tags: [],
-    status: 'active',
-    config: { model: 'claude-sonnet-4-6' },
-  });
-  expect(created.status).toBe(201);
-  return { id: created.body.id, name: agentName };
+function agent(name: string): Promise<{ id: string; name: string }> {
+  return createPanelAgent(server.url, name, { clientId: 'painel-schedules' });
 }
 
 async function rows(): Promise<number> {

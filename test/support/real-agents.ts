@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { config as baseConfig, type Config } from '../../lib/config';
@@ -8,6 +7,7 @@ import { startAgentsWorker } from '../../workers/agents';
 import type { QueueWorker } from '../../workers/queue-worker';
 import { standInEnv, startStandInModel, type StandInModel } from './stand-in-model';
 import { jsonCall } from './json-api';
+import { createPanelAgent } from './panel-agents';
 import { requireRoot } from './root';
 import { startTestServer, type TestServer } from './server';
 
@@ -78,17 +78,10 @@ export async function createStandInAgent(
   fields: Record<string, unknown> = {},
   secrets: Record<string, string> = {},
 ): Promise<{ id: string; name: string }> {
-  const call = (method: string, route: string, body?: unknown) => jsonCall(target.serverUrl, method, route, body);
-  const agentName = `${name} ${randomUUID().slice(0, 8)}`;
-  const created = await call('POST', '/api/agents', {
-    agent_name: agentName,
-    description: '',
-    tags: [],
-    status: 'active',
-    ...fields,
+  const created = await createPanelAgent(target.serverUrl, name, {
+    fields,
     config: {
       systemPrompt: '',
-      model: 'claude-sonnet-4-6',
       workingDirectory: path.join(target.workArea, name),
       allowedTools: '',
       maxTurns: 5,
@@ -99,11 +92,11 @@ export async function createStandInAgent(
       ...config,
     },
   });
-  expect(created.status).toBe(201);
+  const call = (method: string, route: string, body?: unknown) => jsonCall(target.serverUrl, method, route, body);
   for (const [secret, value] of Object.entries({ ...standInEnv(target.model), CLAUDE_CODE_MAX_RETRIES: '0', ...secrets })) {
-    expect((await call('POST', `/api/agents/${created.body.id}/secrets`, { name: secret, value })).status).toBe(201);
+    expect((await call('POST', `/api/agents/${created.id}/secrets`, { name: secret, value })).status).toBe(201);
   }
-  return { id: created.body.id as string, name: agentName };
+  return created;
 }
 
 /** Starts the stand-in, the service and an agents worker with the real CLI; the caller's afterAll calls `close`. */
