@@ -10,6 +10,7 @@ import {
   ParentClosePolicy,
   patched,
   proxyActivities,
+  type RetryPolicy,
   sleep,
   startChild,
   TimeoutFailure,
@@ -39,6 +40,20 @@ import { AGENT_EXECUTION_NON_RETRYABLE } from '../../domain/failure-types';
 /** Failures where another attempt cannot help: the record, the agent, its options or secrets are wrong (domain/failure-types.ts). */
 const NON_RETRYABLE = [...AGENT_EXECUTION_NON_RETRYABLE];
 
+/** The slot waiter's retries (its worker died): quick, as a waiter only holds a place in the queue. */
+export const SLOT_RETRY: RetryPolicy = {
+  initialInterval: '1 second',
+  maximumInterval: '10 seconds',
+  nonRetryableErrorTypes: NON_RETRYABLE,
+};
+/** Finishing, the report, the notification, retries and delegation are idempotent: retried freely. */
+export const BOOKKEEPING_RETRY: RetryPolicy = {
+  initialInterval: '1 second',
+  maximumInterval: '30 seconds',
+  maximumAttempts: 20,
+  nonRetryableErrorTypes: NON_RETRYABLE,
+};
+
 // Waiting for a slot can last as long as the queue: one long activity that heartbeats; retried when its
 // worker dies. On its own queue, so waiters never hold the activity slots the runs need.
 const slot = proxyActivities<AgentExecutionActivities>({
@@ -46,7 +61,7 @@ const slot = proxyActivities<AgentExecutionActivities>({
   startToCloseTimeout: '7 days',
   heartbeatTimeout: '10 seconds',
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-  retry: { initialInterval: '1 second', maximumInterval: '10 seconds', nonRetryableErrorTypes: NON_RETRYABLE },
+  retry: SLOT_RETRY,
 });
 // The agent run has side effects (files, money): one attempt, never repeated behind the user's back.
 const RUN_OPTIONS: ActivityOptions = {
@@ -79,16 +94,14 @@ function runner(host: string | undefined, timeLimitMs: number | undefined) {
   });
 }
 
-// Finishing, the report and the notification are idempotent: retried freely.
 const finish = proxyActivities<AgentExecutionActivities>({
   startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 20, nonRetryableErrorTypes: NON_RETRYABLE },
+  retry: BOOKKEEPING_RETRY,
 });
 
-// Retries and delegation read the agent and write records: idempotent, retried freely.
 const followUp = proxyActivities<FollowUpActivities>({
   startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 20, nonRetryableErrorTypes: NON_RETRYABLE },
+  retry: BOOKKEEPING_RETRY,
 });
 
 /** Patch ids: histories recorded before these features replay without them (test/fixtures/histories). */
