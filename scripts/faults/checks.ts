@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import type { RowDataPacket } from 'mysql2/promise';
+import { WORKER_LOST_ERROR } from '../../domain/execution-errors';
 import type { Fault } from './fault-schedule';
 import type { Strike } from './injectors';
 import type { PhaseLoad } from './load';
@@ -40,6 +41,8 @@ export interface RecordRow extends RowDataPacket {
   source: string;
   error: string | null;
   attempt: number;
+  /** The attempt whose agent start the service claimed, just before spawning it (docs/agent-executions.md). */
+  agent_started_attempt: number | null;
   pipeline_execution_id: string | null;
   started_at: Date | null;
   finished_at: Date | null;
@@ -66,7 +69,7 @@ export async function phaseRecords(service: FaultService, load: PhaseLoad, sched
     ...load.probes,
   ];
   const [rows] = await service.pool.query<RecordRow[]>(
-    `SELECT id, kind, status, source, error, attempt, pipeline_execution_id, started_at, finished_at FROM executions
+    `SELECT id, kind, status, source, error, attempt, agent_started_attempt, pipeline_execution_id, started_at, finished_at FROM executions
      WHERE id IN (?) OR pipeline_execution_id IN (?) OR (schedule_id = ? AND created_at >= ?)`,
     [ids.length > 0 ? ids : [''], load.pipelineRuns.length > 0 ? load.pipelineRuns : [''], scheduleId, since],
   );
@@ -97,6 +100,15 @@ export async function untilFinal(
     if (rows === null && Date.now() > deadline) throw new Error('the records could not be read within the bound');
     await new Promise((resolve) => setTimeout(resolve, 1_000));
   }
+}
+
+/**
+ * A run whose start the killed worker claimed but whose process never wrote its line: the worker died
+ * between the claim and the spawned command's first instruction. The service cannot tell that the
+ * process did not start, so it ends the run as lost rather than risk a second agent (docs/reliability.md).
+ */
+function claimedThenLost(row: RecordRow): boolean {
+  return row.agent_started_attempt === row.attempt && row.status === 'error' && row.error === WORKER_LOST_ERROR;
 }
 
 export interface PhaseVerdict {
@@ -158,7 +170,9 @@ export function judgePhase(input: {
     // A run whose agent had not started when the faults struck (the last of them) must complete normally after them.
     const firstStart = starts.find((start) => start.executionId === row.id);
     const notStartedAtStrike =
-      row.kind !== 'pipeline' && (firstStart === undefined || firstStart.at > lastStrike) && row.status !== 'canceled';
+      row.kind !== 'pipeline' &&
+      (firstStart === undefined ? !claimedThenLost(row) : firstStart.at > lastStrike) &&
+      row.status !== 'canceled';
     if (notStartedAtStrike && row.status !== 'completed') {
       violations.push(
         `${row.kind} ${row.id} had not started when ${input.faults.join(' + ')} struck and ended ${row.status}: ${row.error}`,

@@ -81,6 +81,7 @@ describe('a phase judged (docs/reliability.md, "The checks")', () => {
       source: 'manual',
       error,
       attempt: 1,
+      agent_started_attempt: 1,
       pipeline_execution_id: null,
       started_at: new Date(at(0)),
       finished_at: new Date(finishedAt),
@@ -126,6 +127,23 @@ describe('a phase judged (docs/reliability.md, "The checks")', () => {
       `agent after had not started when redis-restart + agents-worker-kill struck and ended error: ${lostWorker}`,
     ]);
     expect(verdict.figures).toMatchObject({ accepted: 3, completed: 1, errorWithCause: 2, lost: 0, doubled: 0, recoverMs: 10_000 });
+  });
+
+  it('lets the fault end a run whose start the killed worker claimed before its process wrote a line, and no other', () => {
+    const unclaimed = { ...record('unclaimed', 'error', lostWorker, at(44)), agent_started_attempt: null } as RecordRow;
+    const verdict = judge(
+      [
+        record('claimed', 'error', lostWorker, at(44)),
+        unclaimed,
+        record('failed', 'error', 'exit 1', at(44)),
+        record('probe', 'completed', null, at(20)),
+      ],
+      [{ executionId: 'probe', at: at(14) }],
+    );
+    expect(verdict.violations).toEqual([
+      `agent unclaimed had not started when redis-restart + agents-worker-kill struck and ended error: ${lostWorker}`,
+      'agent failed had not started when redis-restart + agents-worker-kill struck and ended error: exit 1',
+    ]);
   });
 
   it('counts an agent process started twice for one attempt as a run doubled', () => {
