@@ -5,7 +5,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh
-bash scripts/stack/up.sh
+# START_LOCAL_STACK=false: MariaDB, Redis, Elasticsearch and Temporal are elsewhere (e.g. the secured
+# stack's .stack/secure/service.env, docs/secure-stack.md): the local stack is left alone.
+if [[ ${START_LOCAL_STACK:-true} != false ]]; then
+  bash scripts/stack/up.sh
+else
+  echo "stack: START_LOCAL_STACK=false: the local stack is not started"
+fi
 
 # Rebuild only when a source file is newer than the last build.
 stamp=dist/.build-stamp
@@ -19,9 +25,20 @@ fi
 
 node dist/db/migrate-cli.js
 # A sample of persons when the index is empty (SAMPLE_PERSONS, default 20000; 0 = none) and the first job.
-node dist/scripts/prepare-sample.js
+# With START_LOCAL_STACK=false the service's own credentials may not write the person index: the sample
+# is loaded only with SAMPLE_ELASTICSEARCH_API_KEY_FILE (a key that may create and fill it), else skipped.
+if [[ ${START_LOCAL_STACK:-true} != false ]]; then
+  node dist/scripts/prepare-sample.js
+elif [[ -n ${SAMPLE_ELASTICSEARCH_API_KEY_FILE:-} ]]; then
+  ELASTICSEARCH_API_KEY_FILE=$SAMPLE_ELASTICSEARCH_API_KEY_FILE node dist/scripts/prepare-sample.js
+else
+  echo "sample: START_LOCAL_STACK=false and no SAMPLE_ELASTICSEARCH_API_KEY_FILE: no sample loaded"
+fi
 
+mysql_password_given=${MYSQL_PASSWORD+given}
 source scripts/stack/env.sh
+# env.sh's default MYSQL_PASSWORD must not stand beside a MYSQL_PASSWORD_FILE (service.env gives one).
+if [[ -z $mysql_password_given && -n ${MYSQL_PASSWORD_FILE:-} ]]; then unset MYSQL_PASSWORD; fi
 # Agent secrets are encrypted with AGENT_SECRETS_KEY: a local run without one gets its own key, kept
 # (readable by the owner only) with the stack's state, so secrets stored earlier stay readable. It is
 # passed as a file (AGENT_SECRETS_KEY_FILE), so it is not in the service's environment either.
