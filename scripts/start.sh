@@ -3,6 +3,8 @@
 # service (HTTP server + both Temporal workers) in the foreground until Ctrl-C / SIGTERM.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The pinned Node first on PATH for everything below, the service and its agents included (docs/runtime.md).
+source scripts/node/ensure-node.sh
 
 bash scripts/install-deps.sh
 # START_LOCAL_STACK=false: MariaDB, Redis, Elasticsearch and Temporal are elsewhere (e.g. the secured

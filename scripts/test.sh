@@ -3,6 +3,9 @@
 # starts or reuses the local stack), then print one closing line "tests: N passed, N failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The pinned Node first on PATH for everything below: tsc, jest and its workers, the stack's checks,
+# the services the suites spawn (docs/runtime.md).
+source scripts/node/ensure-node.sh
 
 bash scripts/install-deps.sh
 echo "typecheck: tsc --noEmit"

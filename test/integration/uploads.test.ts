@@ -53,7 +53,7 @@ describe('uploads', () => {
 
   const db = () => server.resources.database.db;
 
-  async function upload(files: Array<{ name: string; content: string | Uint8Array }>): Promise<{ status: number; body: any }> {
+  async function upload(files: Array<{ name: string; content: string | Uint8Array<ArrayBuffer> }>): Promise<{ status: number; body: any }> {
     const form = new FormData();
     for (const file of files) form.append('files', new Blob([file.content]), file.name);
     const response = await fetch(`${server.url}/api/uploads`, { method: 'POST', headers: { 'x-client-id': 'uploads-test' }, body: form });
