@@ -4,13 +4,16 @@
 # credentials every local user can read in this repository (or none at all), so an agent could
 # otherwise read every record, start or end workflows, or call /api. An nftables rule refuses
 # (TCP reset) every loopback connection to those ports from a process of the agents' group; other
-# loopback ports stay open (a dev server an agent starts, a model stand-in in tests).
+# loopback ports stay open (a dev server an agent starts, a model stand-in in tests). The secured
+# stack's ports and the Redis Sentinel set-up's (secure-env.sh) are refused the same way.
 # Idempotent: the table is replaced whole. Without root there are no agent users to guard.
 # A deployment whose firewall already does this sets AGENT_NETWORK_GUARD=off.
 # Usage: agent-network.sh [up|check]   (default: up)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 source "$STACK_SCRIPTS_DIR/lib.sh"
+# The secured stack's and the Sentinel set-up's ports (secure-env.sh, docs/secure-stack.md).
+source "$STACK_SCRIPTS_DIR/secure-env.sh"
 
 PART=agent-network
 TABLE=agent_guard
@@ -20,6 +23,8 @@ AGENT_GROUP=agents
 
 guarded_ports() {
   local ports=("$MYSQL_PORT" "$REDIS_PORT" "$ELASTICSEARCH_PORT" "$ELASTICSEARCH_TRANSPORT_PORT" "$TEMPORAL_PORT" "$TEMPORAL_UI_PORT" "$HTTP_PORT")
+  # shellcheck disable=SC2207 # port numbers, no spaces
+  ports+=($(secure_stack_ports))
   local IFS=,
   echo "${ports[*]}"
 }
