@@ -9,6 +9,7 @@ import type { QueueWorker } from './workers/queue-worker';
 import { startRankingWorker } from './workers/ranking';
 import { startMetricsServer } from './api/metrics';
 import { serveSdkMetrics } from './workers/runtime';
+import { verifyConnectionsAtStart } from './workers/connection-check';
 
 /**
  * The process entry point. By default one process runs the HTTP server and both workers;
@@ -16,6 +17,7 @@ import { serveSdkMetrics } from './workers/runtime';
  * On SIGTERM: HTTP is drained first, then the workers finish their activities, then connections close.
  */
 async function main(): Promise<void> {
+  await verifyConnectionsAtStart(config, logger);
   const resources = createApiResources(config, logger);
   serveSdkMetrics(config.metrics.enabled);
   const workers: QueueWorker[] = [];

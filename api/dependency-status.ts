@@ -1,4 +1,6 @@
 import type { ApiResources } from './resources';
+import { PERSON_INDEX_BASE } from '../domain/person-index';
+import { indexName } from '../lib/elasticsearch';
 import { withTimeout } from '../lib/timeout';
 
 export type DependencyName = 'mysql' | 'redis' | 'elasticsearch' | 'temporal';
@@ -17,11 +19,13 @@ type Probe = (resources: ApiResources, timeoutMs: number) => Promise<unknown>;
 const probes: Record<DependencyName, Probe> = {
   mysql: (resources) => resources.database.pool.query('SELECT 1'),
   redis: (resources) => resources.redis.ping(),
-  // The integ-test distribution has no `GET /` (ping); cluster health is as cheap and exists everywhere.
-  elasticsearch: async (resources, timeoutMs) => {
-    const health = await resources.elasticsearch.cluster.health({}, { requestTimeout: timeoutMs, maxRetries: 0 });
-    if (health.status === 'red') throw new Error('cluster health is red');
-  },
+  // The person index's existence: what a least-privilege key may ask (`view_index_metadata` on that index,
+  // docs/connections.md); cluster health needs a cluster privilege the service does not otherwise need.
+  elasticsearch: (resources, timeoutMs) =>
+    resources.elasticsearch.indices.exists(
+      { index: indexName(resources.config.elasticsearch, PERSON_INDEX_BASE) },
+      { requestTimeout: timeoutMs, maxRetries: 0 },
+    ),
   temporal: (resources, timeoutMs) => {
     const { healthConnection } = resources.temporal;
     return healthConnection.withDeadline(Date.now() + timeoutMs, () => healthConnection.healthService.check({}));

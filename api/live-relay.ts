@@ -1,9 +1,9 @@
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
 import { WebSocket } from 'ws';
 import type { Config } from '../lib/config';
 import { BROADCAST_CHANNEL_SUFFIX, CLIENT_CHANNEL_SUFFIX, LIVE_CHANNEL_SEGMENT, liveChannelPattern } from '../lib/live-output';
 import type { Logger } from '../lib/logger';
-import { closeRedis } from '../lib/redis';
+import { closeRedis, createRedisSubscriber } from '../lib/redis';
 import { liveOutputDelay } from '../lib/metrics';
 
 /**
@@ -104,14 +104,8 @@ export class LiveRelay {
 
   private async subscribe(): Promise<void> {
     const { redis, logger } = this.options;
-    // Not createRedis: a subscription must wait out a Redis outage (no retry limit per command), and
-    // ioredis subscribes again by itself after a reconnect. Channels are not prefixed by ioredis.
-    const subscriber = new Redis({
-      host: redis.host,
-      port: redis.port,
-      connectionName: `live-relay:${redis.keyPrefix.replace(/[^\w:.-]/g, '_')}`,
-      maxRetriesPerRequest: null,
-    });
+    // Channels are not prefixed by ioredis (the pattern carries the prefix).
+    const subscriber = createRedisSubscriber(redis, `live-relay:${redis.keyPrefix.replace(/[^\w:.-]/g, '_')}`);
     this.subscriber = subscriber;
     subscriber.on('error', (error: Error) => logger.debug({ err: error }, 'live relay redis connection error'));
     subscriber.on('pmessage', (_pattern: string, channel: string, message: string) => this.relay(channel, message));

@@ -1,6 +1,7 @@
 import { drizzle, type MySql2Database } from 'drizzle-orm/mysql2';
 import mysql from 'mysql2/promise';
 import type { Config } from '../lib/config';
+import { mysqlConnectionOptions } from './connection-options';
 import * as schema from './schema';
 
 export type Database = MySql2Database<typeof schema>;
@@ -13,10 +14,7 @@ export interface DatabaseHandle {
 /** One pool per process; every repository module receives `db` from here. */
 export function createDatabase(mysqlConfig: Config['mysql']): DatabaseHandle {
   const pool = mysql.createPool({
-    host: mysqlConfig.host,
-    port: mysqlConfig.port,
-    user: mysqlConfig.user,
-    password: mysqlConfig.password,
+    ...mysqlConnectionOptions(mysqlConfig),
     database: mysqlConfig.database,
     connectionLimit: mysqlConfig.poolSize,
     charset: 'utf8mb4_unicode_ci',

@@ -6,6 +6,20 @@ import { repoRoot } from './paths';
 import { defaultAgentCommand } from './agent-command';
 import { refusedRootReason } from './workdir-roots';
 import { normaliseWorkingDirectory, WorkingDirectoryError } from './working-directories';
+import {
+  elasticsearchSettings,
+  MYSQL_SSL_MODES,
+  mysqlTls,
+  redisSettings,
+  SettingProblem,
+  temporalSettings,
+  type ElasticsearchSettings,
+  type MysqlTls,
+  type RedisSettings,
+  type TemporalSettings,
+} from './connection-settings';
+import { AGENT_MODEL_SECRETS, resolveSecretFiles, type SecretSetting } from './secret-files';
+import { productionProblems, plainConnectionWarnings } from './production-rules';
 
 /**
  * The one place that reads the environment. Every variable is validated when the
@@ -15,6 +29,13 @@ import { normaliseWorkingDirectory, WorkingDirectoryError } from './working-dire
 
 const port = z.coerce.number().int().min(1).max(65535);
 const positiveInt = z.coerce.number().int().positive();
+const flag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
+const filePath = z.string().min(1).max(4096);
+const commaList = (value: string) =>
+  value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 
 /** An agents host's name: it is part of a task-queue name. */
 export const AGENT_HOST_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
@@ -49,23 +70,78 @@ const envSchema = z.object({
     .regex(/^[A-Za-z0-9_]{1,64}$/, 'letters, digits and underscores only (at most 64)')
     .default('consultores'),
   MYSQL_POOL_SIZE: positiveInt.default(10),
+  /** A Unix socket instead of host and port (a server on this machine, a Cloud SQL proxy). */
+  MYSQL_SOCKET_PATH: filePath.optional(),
+  /** The MySQL client's own words, any case (docs/connections.md). */
+  MYSQL_SSL_MODE: z
+    .string()
+    .transform((value) => value.toUpperCase())
+    .pipe(z.enum(MYSQL_SSL_MODES as [string, ...string[]]))
+    .default('DISABLED'),
+  MYSQL_SSL_CA_FILE: filePath.optional(),
+  MYSQL_SSL_CERT_FILE: filePath.optional(),
+  MYSQL_SSL_KEY_FILE: filePath.optional(),
 
   REDIS_HOST: z.string().min(1).default('127.0.0.1'),
   REDIS_PORT: port.default(6380),
   REDIS_KEY_PREFIX: z.string().default('app:'),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\/[^\s]+$/, 'a redis:// or rediss:// URL')
+    .refine((value) => URL.canParse(value), 'a redis:// or rediss:// URL')
+    .optional(),
+  REDIS_USERNAME: z.string().min(1).max(256).optional(),
+  REDIS_PASSWORD: z.string().min(1).max(4096).optional(),
+  REDIS_DB: z.coerce.number().int().min(0).max(10_000).optional(),
+  REDIS_TLS: flag.optional(),
+  REDIS_TLS_CA_FILE: filePath.optional(),
+  REDIS_TLS_SERVERNAME: z.string().min(1).max(253).optional(),
+  /** Sentinels, `host:port,host:port`: the primary named REDIS_SENTINEL_NAME is asked of them. */
+  REDIS_SENTINELS: z
+    .string()
+    .transform((value, context) => hostPorts(value, context))
+    .optional(),
+  REDIS_SENTINEL_NAME: z.string().min(1).max(256).optional(),
+  REDIS_SENTINEL_PASSWORD: z.string().min(1).max(4096).optional(),
 
   ELASTICSEARCH_PORT: port.default(9201),
-  ELASTICSEARCH_URL: z.url().optional(),
+  /** One node or several, comma-separated. */
+  ELASTICSEARCH_URL: z
+    .string()
+    .transform(commaList)
+    .pipe(z.array(z.url({ protocol: /^https?$/ })).min(1))
+    .optional(),
   ELASTICSEARCH_INDEX_PREFIX: z
     .string()
     .regex(/^[a-z0-9_-]*$/, 'lower-case letters, digits, "_" and "-" only')
     .default(''),
+  ELASTICSEARCH_API_KEY: z.string().min(1).max(4096).optional(),
+  ELASTICSEARCH_USERNAME: z.string().min(1).max(1024).optional(),
+  ELASTICSEARCH_PASSWORD: z.string().min(1).max(4096).optional(),
+  ELASTICSEARCH_CLOUD_ID: z
+    .string()
+    .regex(/^[^:\s]*:[A-Za-z0-9+/=]+$/, 'an Elastic Cloud ID (name:base64)')
+    .optional(),
+  ELASTICSEARCH_CA_FILE: filePath.optional(),
+  ELASTICSEARCH_CA_FINGERPRINT: z
+    .string()
+    .regex(/^([0-9A-Fa-f]{2}:?){31}[0-9A-Fa-f]{2}$/, 'a SHA-256 fingerprint (64 hexadecimal digits, colons allowed)')
+    .optional(),
 
+  // Temporal's connection (address, namespace, TLS, API key) is read by @temporalio/envconfig (lib/connection-settings.ts).
   TEMPORAL_PORT: port.default(7233),
   TEMPORAL_UI_PORT: port.default(8233),
-  TEMPORAL_ADDRESS: z.string().min(1).optional(),
+  TEMPORAL_ADDRESS: z.string().min(1).max(1024).optional(),
   TEMPORAL_UI_URL: z.url().optional(),
-  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_NAMESPACE: z.string().min(1).max(1024).optional(),
+  TEMPORAL_API_KEY: z.string().min(1).max(16_384).optional(),
+  TEMPORAL_TLS: flag.optional(),
+  TEMPORAL_TLS_CLIENT_CERT_PATH: filePath.optional(),
+  TEMPORAL_TLS_CLIENT_KEY_PATH: filePath.optional(),
+  TEMPORAL_TLS_SERVER_CA_CERT_PATH: filePath.optional(),
+  TEMPORAL_TLS_SERVER_NAME: z.string().min(1).max(253).optional(),
+  TEMPORAL_PROFILE: z.string().min(1).max(256).optional(),
+  TEMPORAL_CONFIG_FILE: filePath.optional(),
 
   DEPENDENCY_TIMEOUT_MS: positiveInt.default(2_000),
 
@@ -138,8 +214,6 @@ const envSchema = z.object({
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, '64 hexadecimal characters (32 bytes)')
     .optional(),
-  /** A file holding that key instead (readable by its owner only): kept out of the environment. */
-  AGENT_SECRETS_KEY_FILE: z.string().min(1).optional(),
   /** Unprivileged users the agents run as when the service is root (scripts/stack/agent-users.sh). */
   AGENT_USERS: positiveInt.max(999).default(20),
   /** The coding-agent command line tool and its adapter (activities/agents); default: the pinned Claude Code's binary (lib/agent-command.ts). */
@@ -218,6 +292,18 @@ const envSchema = z.object({
     )
     .pipe(z.array(z.enum(['api', 'ranking-worker', 'agents-worker'])).min(1)),
 });
+
+function hostPorts(value: string, context: z.RefinementCtx): { host: string; port: number }[] {
+  const nodes: { host: string; port: number }[] = [];
+  for (const entry of commaList(value)) {
+    const match = /^(\[[^\]]+\]|[^:[\]]+):(\d{1,5})$/.exec(entry);
+    const number = match ? Number(match[2]) : 0;
+    if (!match || number < 1 || number > 65_535) context.addIssue({ code: 'custom', message: `"${entry}" is not host:port` });
+    else nodes.push({ host: match[1]!.replace(/^\[|\]$/g, ''), port: number });
+  }
+  if (nodes.length === 0) context.addIssue({ code: 'custom', message: 'at least one host:port' });
+  return nodes;
+}
 
 /** A repository name: what the panel sends back as `repoName` and the working copy's folder name. */
 export const REPOSITORY_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
@@ -306,33 +392,6 @@ function allowedHosts(listed: string[], httpHost: string): string[] {
 }
 
 /**
- * The secrets key from AGENT_SECRETS_KEY or from the file AGENT_SECRETS_KEY_FILE names (one of
- * them). The file must be a regular file that neither its group nor others can read: the agents
- * run tools as other users of the machine (docs/agent-process.md).
- */
-function secretsKey(inline: string | undefined, file: string | undefined): string | null {
-  if (file === undefined) return inline ?? null;
-  if (inline !== undefined) throw new ConfigError('invalid environment: set AGENT_SECRETS_KEY or AGENT_SECRETS_KEY_FILE, not both');
-  const problem = (message: string) => new ConfigError(`invalid environment: AGENT_SECRETS_KEY_FILE: ${message}`);
-  if (!path.isAbsolute(file)) throw problem(`an absolute path, got "${file}"`);
-  let stat: fs.Stats;
-  let text: string;
-  try {
-    stat = fs.statSync(file);
-    text = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    throw problem(`cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
-  }
-  if (!stat.isFile()) throw problem(`${file} is not a regular file`);
-  if ((stat.mode & 0o077) !== 0) {
-    throw problem(`${file} is open to other users (mode ${(stat.mode & 0o777).toString(8)}): chmod 600 it`);
-  }
-  const key = text.trim();
-  if (!/^[0-9a-fA-F]{64}$/.test(key)) throw problem(`${file} must hold 64 hexadecimal characters (32 bytes)`);
-  return key;
-}
-
-/**
  * PANEL_DIR resolved (relative to the repository) to its real path, so the static middleware can tell
  * a symlink that leads out. It must be an existing directory, and never `/` or a directory holding
  * the repository: everything below it is served to anyone who reaches the port.
@@ -362,10 +421,23 @@ export interface Config {
   http: { host: string; port: number; shutdownTimeoutMs: number };
   /** The metrics' own port, for a process that serves no API (its /metrics is then the only HTTP it serves). */
   metrics: { port: number; enabled: boolean };
-  mysql: { host: string; port: number; user: string; password: string; database: string; poolSize: number };
-  redis: { host: string; port: number; keyPrefix: string };
-  elasticsearch: { url: string; indexPrefix: string };
-  temporal: { address: string; namespace: string; uiUrl: string };
+  mysql: {
+    host: string;
+    port: number;
+    /** A Unix socket instead of host and port; null: TCP. */
+    socketPath: string | null;
+    user: string;
+    password: string;
+    database: string;
+    poolSize: number;
+    /** null: plain (MYSQL_SSL_MODE=DISABLED). */
+    tls: MysqlTls | null;
+  };
+  redis: RedisSettings;
+  elasticsearch: ElasticsearchSettings;
+  temporal: TemporalSettings;
+  /** One line each, logged at start: plain connections to other machines in production (lib/production-rules.ts). */
+  warnings: string[];
   dependencyTimeoutMs: number;
   roles: ProcessRole[];
   ranking: {
@@ -407,6 +479,8 @@ export interface Config {
     /** The time zone of the agent schedules' cron expressions. */
     scheduleTimezone: string;
     secretsKey: string | null;
+    /** Model credentials given as files (ANTHROPIC_API_KEY_FILE, ...): the agents receive the values. */
+    agentModelSecrets: Record<string, string>;
     agentCommand: string;
     /** Absolute paths. */
     dataDir: string;
@@ -442,10 +516,16 @@ export class ConfigError extends Error {
 /** Validates an environment and derives the typed configuration; throws ConfigError naming every bad variable. */
 export function loadConfig(source: NodeJS.ProcessEnv): Config {
   // An empty variable means "not set": shells and .env files often leave them empty.
-  const present = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== ''));
-  const parsed = envSchema.safeParse(present);
+  const present = Object.fromEntries(
+    Object.entries(source).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ''),
+  );
+  const secrets = resolveSecretFiles(present);
+  if (secrets.problems.length > 0) throw new ConfigError(`invalid environment: ${secrets.problems.join('; ')}`);
+  const parsed = envSchema.safeParse(secrets.env);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    // A value read from a file is named by the variable that gave the file; the value itself never appears.
+    const named = (key: string) => (secrets.fromFiles.includes(key as SecretSetting) ? `${key}_FILE` : key);
+    const problems = parsed.error.issues.map((issue) => `${named(issue.path.join('.'))}: ${issue.message}`);
     throw new ConfigError(`invalid environment: ${problems.join('; ')}`);
   }
   const env = parsed.data;
@@ -455,29 +535,53 @@ export function loadConfig(source: NodeJS.ProcessEnv): Config {
       `invalid environment: GIT_REMOTES: ${cleartext.map((remote) => remote.name).join(', ')} would receive GIT_USERNAME/GIT_PASSWORD in clear text (http:// to another machine): use https://`,
     );
   }
+  const production = productionProblems(env, secrets.fromFiles);
+  if (production.length > 0) throw new ConfigError(`invalid environment: ${production.join('; ')}`);
+  let connections: Pick<Config, 'mysql' | 'redis' | 'elasticsearch' | 'temporal'>;
+  try {
+    connections = connectionSettings(env, secrets.env);
+  } catch (error) {
+    if (error instanceof SettingProblem) throw new ConfigError(`invalid environment: ${error.message}`);
+    throw error;
+  }
+  const config = buildConfig(env, connections, secrets.env);
+  config.warnings = env.NODE_ENV === 'production' ? plainConnectionWarnings(config) : [];
+  return config;
+}
+
+function connectionSettings(env: Env, resolved: Record<string, string>): Pick<Config, 'mysql' | 'redis' | 'elasticsearch' | 'temporal'> {
+  return {
+    mysql: {
+      host: env.MYSQL_HOST,
+      port: env.MYSQL_PORT,
+      socketPath: env.MYSQL_SOCKET_PATH ?? null,
+      user: env.MYSQL_USER,
+      password: env.MYSQL_PASSWORD,
+      database: env.MYSQL_DATABASE,
+      poolSize: env.MYSQL_POOL_SIZE,
+      tls: mysqlTls({ ...env, MYSQL_SSL_MODE: env.MYSQL_SSL_MODE as MysqlTls['mode'] | 'DISABLED' }),
+    },
+    redis: redisSettings(env),
+    elasticsearch: elasticsearchSettings(env),
+    temporal: temporalSettings(resolved, {
+      port: env.TEMPORAL_PORT,
+      uiUrl: env.TEMPORAL_UI_URL ?? `http://127.0.0.1:${env.TEMPORAL_UI_PORT}`,
+    }),
+  };
+}
+
+function buildConfig(
+  env: Env,
+  connections: Pick<Config, 'mysql' | 'redis' | 'elasticsearch' | 'temporal'>,
+  resolved: Record<string, string>,
+): Config {
   return {
     env: env.NODE_ENV,
     logLevel: env.LOG_LEVEL,
     http: { host: env.HTTP_HOST, port: env.HTTP_PORT, shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS },
     metrics: { port: env.METRICS_PORT, enabled: env.METRICS_ENABLED },
-    mysql: {
-      host: env.MYSQL_HOST,
-      port: env.MYSQL_PORT,
-      user: env.MYSQL_USER,
-      password: env.MYSQL_PASSWORD,
-      database: env.MYSQL_DATABASE,
-      poolSize: env.MYSQL_POOL_SIZE,
-    },
-    redis: { host: env.REDIS_HOST, port: env.REDIS_PORT, keyPrefix: env.REDIS_KEY_PREFIX },
-    elasticsearch: {
-      url: env.ELASTICSEARCH_URL ?? `http://127.0.0.1:${env.ELASTICSEARCH_PORT}`,
-      indexPrefix: env.ELASTICSEARCH_INDEX_PREFIX,
-    },
-    temporal: {
-      address: env.TEMPORAL_ADDRESS ?? `127.0.0.1:${env.TEMPORAL_PORT}`,
-      namespace: env.TEMPORAL_NAMESPACE,
-      uiUrl: env.TEMPORAL_UI_URL ?? `http://127.0.0.1:${env.TEMPORAL_UI_PORT}`,
-    },
+    ...connections,
+    warnings: [],
     dependencyTimeoutMs: env.DEPENDENCY_TIMEOUT_MS,
     roles: [...new Set(env.PROCESS_ROLES)],
     ranking: {
@@ -515,7 +619,10 @@ export function loadConfig(source: NodeJS.ProcessEnv): Config {
       followUps: { retryDelayMs: env.AGENT_RETRY_DELAY_SECONDS * 1000, delegationDepthMax: env.AGENT_DELEGATION_DEPTH_MAX },
       pipelines: { approvalTimeoutSeconds: env.PIPELINE_APPROVAL_TIMEOUT_SECONDS },
       scheduleTimezone: env.AGENT_SCHEDULE_TIMEZONE,
-      secretsKey: secretsKey(env.AGENT_SECRETS_KEY, env.AGENT_SECRETS_KEY_FILE),
+      secretsKey: env.AGENT_SECRETS_KEY ?? null,
+      agentModelSecrets: Object.fromEntries(
+        AGENT_MODEL_SECRETS.filter((name) => resolved[name] !== undefined).map((name) => [name, resolved[name]!]),
+      ),
       agentCommand: env.AGENT_COMMAND ?? defaultAgentCommand(),
       dataDir: path.resolve(repoRoot, env.AGENT_DATA_DIR),
       reportsDir: path.resolve(repoRoot, env.AGENT_REPORTS_DIR),

@@ -1,9 +1,23 @@
-import { Client } from '@elastic/elasticsearch';
+import { Client, type ClientOptions } from '@elastic/elasticsearch';
 import type { Config } from './config';
 
+/**
+ * The Elasticsearch client's options from the configuration: one node or several or an Elastic Cloud
+ * ID, an API key or a user and password, the CA certificate or its fingerprint (docs/connections.md).
+ */
+export function elasticsearchOptions(settings: Config['elasticsearch']): ClientOptions {
+  const tls = settings.tls.ca ? { tls: { ca: settings.tls.ca } } : {};
+  return {
+    ...(settings.cloudId ? { cloud: { id: settings.cloudId } } : { nodes: settings.nodes }),
+    ...(settings.auth ? { auth: settings.auth } : {}),
+    ...(settings.tls.caFingerprint ? { caFingerprint: settings.tls.caFingerprint } : {}),
+    ...tls,
+  };
+}
+
 /** One Elasticsearch client per process (it keeps its own connection pool). */
-export function createElasticsearch(esConfig: Config['elasticsearch'], requestTimeoutMs = 30_000): Client {
-  return new Client({ node: esConfig.url, requestTimeout: requestTimeoutMs, maxRetries: 2 });
+export function createElasticsearch(settings: Config['elasticsearch'], requestTimeoutMs = 30_000): Client {
+  return new Client({ ...elasticsearchOptions(settings), requestTimeout: requestTimeoutMs, maxRetries: 2 });
 }
 
 /** Index names carry the configured prefix so tests and development never share an index. */

@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   const database = createDatabase(config.mysql);
   const temporal = createTemporalClient(config.temporal);
   try {
-    await ensureNamespace(config.temporal.address, config.temporal.namespace);
+    await ensureNamespace(config.temporal, config.temporal.namespace);
     const existing = await personCount(es, index);
     if (existing > 0 || sampleSize === 0) {
       console.log(`sample: ${index} holds ${existing} persons; nothing generated`);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { createDatabase } from '../db';
 import { putSecret, secretContext } from '../db/agent-secrets-store';
 import { registerAgentHost } from '../db/agent-hosts-store';
@@ -16,6 +16,7 @@ import { sealSecret, secretsKeyFromHex } from '../lib/secret-box';
 import { startAgentExecution } from '../temporal/agent-execution';
 import { agentsHostQueue } from '../temporal/task-queues';
 import { startAgentsWorker } from '../workers/agents';
+import { connectTemporal } from '../temporal/connection';
 
 /**
  * Records the histories of the agent execution workflow (a completed run, a failed start-up of the
@@ -42,7 +43,7 @@ const RECORDINGS = [
 const fakeAgent = path.join(repoRoot, 'test', 'fixtures', 'fake-agent', 'fake-agent.js');
 
 async function main(): Promise<void> {
-  const connection = await Connection.connect({ address: config.temporal.address });
+  const connection = await connectTemporal(config.temporal);
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const database = createDatabase(config.mysql);
   const wanted = new Set(process.argv.length > 2 ? process.argv.slice(2) : RECORDINGS);

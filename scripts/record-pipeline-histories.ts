@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, Connection, NamespaceNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import { Client, NamespaceNotFoundError, type WorkflowHandle } from '@temporalio/client';
 import { pipelineCreateBody } from '../api/orchestration/pipelines-input';
 import { createDatabase } from '../db';
 import { putSecret, secretContext } from '../db/agent-secrets-store';
@@ -31,6 +31,7 @@ import { bareRepository, gitIn } from '../test/support/git-repos';
 import { startAgentsWorker } from '../workers/agents';
 import type { PipelineExecutionResult } from '../temporal/contracts/pipeline-execution';
 import { saveHistoryFixture } from './history-fixtures';
+import { connectTemporal } from '../temporal/connection';
 
 /**
  * Records the histories of the pipeline workflow (workflows/pipelines/execution.ts) into
@@ -71,9 +72,9 @@ async function main(): Promise<void> {
   const wants = (name: Recording) => wanted.has(name);
 
   await migrateDatabase(config.mysql);
-  await ensureNamespace(config.temporal.address, config.temporal.namespace);
+  await ensureNamespace(config.temporal, config.temporal.namespace);
 
-  const connection = await Connection.connect({ address: config.temporal.address });
+  const connection = await connectTemporal(config.temporal);
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const database = createDatabase(config.mysql);
   const redis = createRedis(config.redis, 'record-pipeline-histories');

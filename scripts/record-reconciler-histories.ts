@@ -1,4 +1,4 @@
-import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { Client, type WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import {
   reconcilerPauseUpdate,
@@ -14,6 +14,7 @@ import { RECONCILER_LOOPS, reconcilerLoopStartOptions, type ReconcilerLoop } fro
 import { startAgentsWorker } from '../workers/agents';
 import { startRankingWorker } from '../workers/ranking';
 import { saveHistoryFixture } from './history-fixtures';
+import { connectTemporal } from '../temporal/connection';
 
 /**
  * Records one run of each reconciler's loop workflow (temporal/reconciler-loops.ts) into
@@ -28,7 +29,7 @@ import { saveHistoryFixture } from './history-fixtures';
  * while their workflow types stay registered.
  */
 async function main(): Promise<void> {
-  const connection = await Connection.connect({ address: config.temporal.address });
+  const connection = await connectTemporal(config.temporal);
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const quick = { ...config, reconciler: { intervalSeconds: 1 } };
   const workers = [await startAgentsWorker(quick, logger), await startRankingWorker(quick, logger)];

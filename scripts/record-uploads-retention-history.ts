@@ -1,9 +1,10 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { config } from '../lib/config';
 import { logger } from '../lib/logger';
 import { UPLOADS_RETENTION } from '../temporal/uploads-retention-schedule';
 import { startAgentsWorker } from '../workers/agents';
 import { saveHistoryFixture } from './history-fixtures';
+import { connectTemporal } from '../temporal/connection';
 
 /**
  * Records one pass of the uploads retention (docs/uploads.md) into test/fixtures/histories/ for the
@@ -12,7 +13,7 @@ import { saveHistoryFixture } from './history-fixtures';
  * TEMPORAL_NAMESPACE=test ... node --import tsx scripts/record-uploads-retention-history.ts`.
  */
 async function main(): Promise<void> {
-  const connection = await Connection.connect({ address: config.temporal.address });
+  const connection = await connectTemporal(config.temporal);
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const worker = await startAgentsWorker(config, logger);
   try {

@@ -1,11 +1,12 @@
 import { rankingJobStartOptions } from '../temporal/ranking-job';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { config } from '../lib/config';
 import { logger } from '../lib/logger';
 import { saveHistoryFixture } from './history-fixtures';
 import { TASK_QUEUES } from '../temporal/task-queues';
 import { RANKING_JOB_WORKFLOW_ID } from '../temporal/contracts/ranking-job';
 import { startRankingWorker } from '../workers/ranking';
+import { connectTemporal } from '../temporal/connection';
 
 /**
  * Records one history per ranking workflow type into test/fixtures/histories/ (agent executions: scripts/record-agent-histories.ts), for the replay test that
@@ -15,7 +16,7 @@ import { startRankingWorker } from '../workers/ranking';
  */
 
 async function main(): Promise<void> {
-  const connection = await Connection.connect({ address: config.temporal.address });
+  const connection = await connectTemporal(config.temporal);
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const worker = await startRankingWorker(config, logger);
   try {

@@ -1,5 +1,6 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client, type Connection } from '@temporalio/client';
 import type { Config } from '../lib/config';
+import { lazyTemporal } from './connection';
 
 export interface TemporalHandle {
   connection: Connection;
@@ -16,9 +17,9 @@ export interface TemporalHandle {
  * Temporal server is unreachable; the first call connects.
  */
 export function createTemporalClient(temporalConfig: Config['temporal']): TemporalHandle {
-  const connection = Connection.lazy({ address: temporalConfig.address });
+  const connection = lazyTemporal(temporalConfig);
   const client = new Client({ connection, namespace: temporalConfig.namespace });
-  const healthConnection = Connection.lazy({ address: temporalConfig.address, interceptors: [] });
+  const healthConnection = lazyTemporal(temporalConfig, { interceptors: [] });
   return { connection, client, healthConnection };
 }
 

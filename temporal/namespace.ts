@@ -1,14 +1,19 @@
-import { Connection } from '@temporalio/client';
 import { status as grpcStatus } from '@grpc/grpc-js';
 import { msToTs } from '@temporalio/common/lib/time';
+import type { Config } from '../lib/config';
+import { connectTemporal } from './connection';
 
 /**
  * Registers a namespace when it does not exist yet (tests run in their own namespace so
  * a developer's running workers never pick up test tasks). Waits until it is usable:
  * registration is asynchronous on the server.
  */
-export async function ensureNamespace(address: string, namespace: string, retentionDays = 1): Promise<void> {
-  const connection = await Connection.connect({ address });
+export async function ensureNamespace(
+  temporal: Config['temporal'],
+  namespace: string = temporal.namespace,
+  retentionDays = 1,
+): Promise<void> {
+  const connection = await connectTemporal(temporal);
   try {
     const service = connection.workflowService;
     try {

@@ -14,15 +14,21 @@ import { RUN_SEARCH_ATTRIBUTES } from './contracts/search-attributes';
 
 const KEYWORD = encodeSearchAttributeIndexedValueType('KEYWORD')!;
 
-/** The same, by hand (docs/observability.md). */
-export function createCommand(namespace: string): string {
+/** The same, by hand (docs/observability.md); on Temporal Cloud with `tcld` (or the Cloud UI), whose operator API refuses it. */
+export function createCommand(namespace: string, cloud = false): string {
+  if (cloud)
+    return `tcld namespace search-attributes add --namespace ${namespace} ${RUN_SEARCH_ATTRIBUTES.map((key) => `--search-attribute "${key.name}=Keyword"`).join(' ')}`;
   const names = RUN_SEARCH_ATTRIBUTES.map((key) => `--name ${key.name}`).join(' ');
   return `temporal operator search-attribute create --namespace ${namespace} ${names} --type ${RUN_SEARCH_ATTRIBUTES.map(() => 'Keyword').join(' --type ')}`;
 }
 
 export type SearchAttributesOutcome = 'present' | 'added';
 
-export async function ensureSearchAttributes(connection: Connection, namespace: string): Promise<SearchAttributesOutcome> {
+export async function ensureSearchAttributes(
+  connection: Connection,
+  namespace: string,
+  where: { cloud?: boolean } = {},
+): Promise<SearchAttributesOutcome> {
   const operator = connection.operatorService;
   const missing = async (): Promise<string[]> => {
     const { customAttributes } = await operator.listSearchAttributes({ namespace });
@@ -45,7 +51,7 @@ export async function ensureSearchAttributes(connection: Connection, namespace: 
     if (codeOf(error) !== grpcStatus.ALREADY_EXISTS) {
       const reason = error instanceof Error ? error.message : String(error);
       throw new Error(
-        `search attributes ${absent.join(', ')} missing in namespace ${namespace} and not added (${reason}); add them with: ${createCommand(namespace)}`,
+        `search attributes ${absent.join(', ')} missing in namespace ${namespace} and not added (${reason}); add them with: ${createCommand(namespace, where.cloud)}`,
         { cause: error },
       );
     }

@@ -30,7 +30,7 @@ export default async function globalSetup(globalConfig: JestConfig.GlobalConfig)
   const { migrateDatabase } = await import('../db/migrate');
   const { ensureNamespace } = await import('../temporal/namespace');
   const { ensureSearchAttributes } = await import('../temporal/search-attributes');
-  const { Connection } = await import('@temporalio/client');
+  const { connectTemporal } = await import('../temporal/connection');
 
   // Worker ids are 1..maxWorkers (in band: 1). Explicit variables may give several workers one database
   // or namespace: each is prepared once.
@@ -38,14 +38,14 @@ export default async function globalSetup(globalConfig: JestConfig.GlobalConfig)
   const configs = Array.from({ length: workers }, (_, index) => loadConfig(testEnvironmentOf(String(index + 1))));
   const databases = new Map(configs.map((config) => [config.mysql.database, config.mysql]));
   const namespaces = new Set(configs.map((config) => config.temporal.namespace));
-  const address = configs[0]!.temporal.address;
+  const temporal = configs[0]!.temporal;
 
   for (const mysql of databases.values()) await migrateDatabase(mysql);
   // The runs' custom search attributes (docs/observability.md): a suite may start runs before any worker registered them.
-  const connection = await Connection.connect({ address });
+  const connection = await connectTemporal(temporal);
   try {
     for (const namespace of namespaces) {
-      await ensureNamespace(address, namespace);
+      await ensureNamespace(temporal, namespace);
       await ensureSearchAttributes(connection, namespace);
     }
   } finally {

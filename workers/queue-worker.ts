@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Duration } from '@temporalio/common';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
 import { repoRoot } from '../lib/paths';
 import { TASK_QUEUES, type ActivityQueueName, type AgentsHostQueueName, type TaskQueueName } from '../temporal/task-queues';
+import { connectNativeTemporal } from '../temporal/connection';
 import { installTemporalRuntime } from './runtime';
 
 export interface QueueWorkerOptions {
@@ -53,7 +54,7 @@ const isWorkflowQueue = (taskQueue: string): taskQueue is TaskQueueName => WORKF
 /** Connects to Temporal and starts polling one task queue. */
 export async function startQueueWorker(options: QueueWorkerOptions): Promise<QueueWorker> {
   await installTemporalRuntime(options.logger);
-  const connection = await NativeConnection.connect({ address: options.temporal.address });
+  const connection = await connectNativeTemporal(options.temporal);
   let worker: Worker;
   try {
     worker = await Worker.create({

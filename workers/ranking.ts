@@ -9,6 +9,7 @@ import type { Logger } from '../lib/logger';
 import { closeTemporalClient, createTemporalClient } from '../temporal/client';
 import { ensureRankingSchedule } from '../temporal/ranking-schedule';
 import { ensureSearchAttributes } from '../temporal/search-attributes';
+import { isTemporalCloud } from '../lib/connection-settings';
 import { RECONCILER_LOOPS, startReconcilerLoop, type ReconcilerLoopKeeper } from '../temporal/reconciler-loops';
 import { TASK_QUEUES } from '../temporal/task-queues';
 import { startQueueWorker, type QueueWorker } from './queue-worker';
@@ -21,7 +22,14 @@ export async function startRankingWorker(config: Config, logger: Logger): Promis
   let reconcilerLoop: ReconcilerLoopKeeper;
   try {
     // Registered by every worker kind: whichever starts first makes the namespace ready (docs/observability.md).
-    logger.info({ outcome: await ensureSearchAttributes(temporal.connection, config.temporal.namespace) }, 'run search attributes ready');
+    logger.info(
+      {
+        outcome: await ensureSearchAttributes(temporal.connection, config.temporal.namespace, {
+          cloud: isTemporalCloud(config.temporal.address),
+        }),
+      },
+      'run search attributes ready',
+    );
     const outcome = await ensureRankingSchedule(temporal.client, config.ranking.scheduleTimezone);
     logger.info({ outcome, timezone: config.ranking.scheduleTimezone }, 'ranking schedule ready');
     // The runs reconciler's loop workflow: started, or sent this worker's interval; restarted while this worker runs if it stops.

@@ -1,6 +1,7 @@
 import type { AgentCli } from './agent-cli';
 import { defaultAgentCli } from './agent-clis';
 import { tmpDirOf } from './agent-sessions';
+import { AGENT_MODEL_SECRETS } from '../../lib/secret-files';
 
 /**
  * The environment an agent process starts from, before its secrets are added. Not the service's
@@ -33,14 +34,26 @@ const KEPT_NAMES = new Set([
 ]);
 const KEPT_PREFIXES = ['LC_', 'XDG_'];
 
-/** The base environment for the CLI `cli` (the default adapter's when absent, agent-clis.ts). */
-export function agentBaseEnv(source: NodeJS.ProcessEnv, cli: Pick<AgentCli, 'envPrefixes'> = defaultAgentCli): Record<string, string> {
+/** `ANTHROPIC_API_KEY_FILE` and the like: a path the agent cannot read (the service read it: `modelSecrets`). */
+const SECRET_FILE_NAMES = new Set(AGENT_MODEL_SECRETS.map((name) => `${name}_FILE`));
+
+/**
+ * The base environment for the CLI `cli` (the default adapter's when absent, agent-clis.ts), with the
+ * model credentials the service read from files (`<NAME>_FILE`, lib/secret-files.ts) as values.
+ */
+export function agentBaseEnv(
+  source: NodeJS.ProcessEnv,
+  cli: Pick<AgentCli, 'envPrefixes'> = defaultAgentCli,
+  modelSecrets: Record<string, string> = {},
+): Record<string, string> {
   const prefixes = [...KEPT_PREFIXES, ...cli.envPrefixes];
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(source)) {
-    if (value === undefined) continue;
+    if (value === undefined || SECRET_FILE_NAMES.has(name)) continue;
     if (KEPT_NAMES.has(name) || prefixes.some((prefix) => name.startsWith(prefix))) kept[name] = value;
   }
+  for (const [name, value] of Object.entries(modelSecrets))
+    if (cli.envPrefixes.some((prefix) => name.startsWith(prefix))) kept[name] = value;
   return kept;
 }
 

@@ -188,6 +188,7 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
             workdirRoots: config.orchestration.workdirRoots,
             sessions: { store: sessionStoreIn(dataDir), agentId: agent.id },
             secrets,
+            modelSecrets: config.orchestration.agentModelSecrets,
             runEnv: { AGENT_EXECUTION_ID: record.id, AGENT_EXECUTION_ATTEMPT: String(record.attempt) },
             signal: context.cancellationSignal,
             beforeSpawn: () => claimStart(context, record),

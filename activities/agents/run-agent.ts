@@ -51,8 +51,10 @@ export interface RunAgentOptions {
    * sessions do not outlive the run.
    */
   sessions?: { store: string; agentId: string };
-  /** The environment before secrets; agentBaseEnv(process.env) when absent. */
+  /** The environment before secrets; agentBaseEnv(process.env, cli, modelSecrets) when absent. */
   baseEnv?: Record<string, string>;
+  /** Model credentials the service read from files (config.orchestration.agentModelSecrets). */
+  modelSecrets?: Record<string, string>;
   /** Added to the environment (overriding baseEnv); never put in the argument list. */
   secrets?: Record<string, string>;
   /** The run's own variables (its record and attempt, docs/agent-process.md), added last: no secret passes for them. */
@@ -159,7 +161,7 @@ async function runAs(
   summary: AgentRunSummary,
 ): Promise<AgentRunSummary> {
   const user = lease?.user ?? null;
-  const baseEnv = options.baseEnv ?? agentBaseEnv(process.env, options.cli);
+  const baseEnv = options.baseEnv ?? agentBaseEnv(process.env, options.cli, options.modelSecrets);
   const env = { ...(user === null ? baseEnv : agentUserEnv(baseEnv, user)), ...secrets, ...options.runEnv };
 
   let cwd: string;

@@ -1,5 +1,5 @@
 import './bench-env';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { createDatabase } from '../../db';
 import { migrateDatabase } from '../../db/migrate';
 import { rankingTotals } from '../../db/ranking-queries';
@@ -10,6 +10,7 @@ import { ensureNamespace } from '../../temporal/namespace';
 import { ASSESSMENT_AREAS } from '../sample-data/vocabulary';
 import { fmt, getOk, processTreeMemory, runLoad, type LoadResult } from './measure';
 import { ensureBenchPersons, runRankingJobOnWorker, startApi, stopService } from './services';
+import { connectTemporal } from '../../temporal/connection';
 
 /**
  * Consultant endpoints benchmark (issue 4): at BENCH_PERSONS indexed and ranked persons (default
@@ -33,10 +34,10 @@ const THEMES = ASSESSMENT_AREAS.flatMap((area) => [...area.topics, ...area.knowl
 async function ensureRankedPersons(): Promise<void> {
   const es = createElasticsearch(config.elasticsearch, 120_000);
   const database = createDatabase(config.mysql);
-  const connection = await Connection.connect({ address: config.temporal.address });
+  const connection = await connectTemporal(config.temporal);
   try {
     await migrateDatabase(config.mysql);
-    await ensureNamespace(config.temporal.address, config.temporal.namespace);
+    await ensureNamespace(config.temporal, config.temporal.namespace);
     await ensureBenchPersons(es, index, PERSONS);
     if ((await rankingTotals(database.pool)).total !== PERSONS) {
       say('ranking the persons first ...');

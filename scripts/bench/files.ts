@@ -575,7 +575,7 @@ async function removeCreated(created: string[], folder: string, root: string): P
 
 async function main(): Promise<void> {
   await migrateDatabase(config.mysql);
-  await ensureNamespace(config.temporal.address, config.temporal.namespace);
+  await ensureNamespace(config.temporal, config.temporal.namespace);
   const database = createDatabase(config.mysql);
   const root = config.orchestration.workdirRoots[0]!;
   await fsp.mkdir(root, { recursive: true });

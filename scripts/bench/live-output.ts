@@ -113,7 +113,7 @@ async function cancelTimes(api: Api, model: StandInModel, wsBase: string) {
 
 async function main(): Promise<void> {
   await migrateDatabase(config.mysql);
-  await ensureNamespace(config.temporal.address, config.temporal.namespace);
+  await ensureNamespace(config.temporal, config.temporal.namespace);
   const sentAt = new Map<string, number>();
   // Each delta of `stand-in:lines` is one line; the client receives it without its line end.
   const model = await startStandInModel({ onTextDelta: (text) => sentAt.set(text.trimEnd(), Date.now()) });

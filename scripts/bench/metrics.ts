@@ -1,5 +1,5 @@
 import './bench-env';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { createDatabase } from '../../db';
 import { migrateDatabase } from '../../db/migrate';
 import { rankingTotals } from '../../db/ranking-queries';
@@ -11,6 +11,7 @@ import { startStandInModel } from '../../test/support/stand-in-model';
 import { startAgentServices, streamAtOnce, waitUntilIdle, type FailedRun } from './live-streams';
 import { fmt, getOk, percentile, runLoad } from './measure';
 import { ensureBenchPersons, freePort, runRankingJobOnWorker, startApi, stopService } from './services';
+import { connectTemporal } from '../../temporal/connection';
 
 /**
  * What the metrics cost on the hottest paths (issue 24): the service with its metrics on (the
@@ -124,10 +125,10 @@ async function checkSwitch(side: Side, url: string, family: string): Promise<voi
 async function ensureRankedPersons(): Promise<void> {
   const es = createElasticsearch(config.elasticsearch, 120_000);
   const database = createDatabase(config.mysql);
-  const connection = await Connection.connect({ address: config.temporal.address });
+  const connection = await connectTemporal(config.temporal);
   try {
     await migrateDatabase(config.mysql);
-    await ensureNamespace(config.temporal.address, config.temporal.namespace);
+    await ensureNamespace(config.temporal, config.temporal.namespace);
     const indexed = (await es.indices.exists({ index })) ? (await es.count({ index })).count : 0;
     await ensureBenchPersons(es, index, PERSONS);
     // A regenerated index is ranked again even if the stored ranking happens to hold as many rows.
@@ -215,7 +216,7 @@ interface LiveFigures {
 
 async function liveOutput(scraper: Scraper): Promise<Record<Side, LiveFigures>> {
   await migrateDatabase(config.mysql);
-  await ensureNamespace(config.temporal.address, config.temporal.namespace);
+  await ensureNamespace(config.temporal, config.temporal.namespace);
   const sentAt = new Map<string, number>();
   // Each delta of `stand-in:lines` is one line; the client receives it without its line end.
   const model = await startStandInModel({ onTextDelta: (text) => sentAt.set(text.trimEnd(), Date.now()) });

@@ -110,7 +110,7 @@ const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.le
 
 async function main(): Promise<void> {
   await migrateDatabase(config.mysql);
-  await ensureNamespace(config.temporal.address, config.temporal.namespace);
+  await ensureNamespace(config.temporal, config.temporal.namespace);
   const model = await startStandInModel();
   const agentEnv = { AGENT_COMMAND: CLAUDE_CLI };
   const sides: Side[] = [];
@@ -125,7 +125,7 @@ async function main(): Promise<void> {
         ELASTICSEARCH_INDEX_PREFIX: `${process.env.ELASTICSEARCH_INDEX_PREFIX ?? 'bench_'}baseline_`,
       };
       await migrateDatabase({ ...config.mysql, database: env.MYSQL_DATABASE });
-      await ensureNamespace(config.temporal.address, env.TEMPORAL_NAMESPACE);
+      await ensureNamespace(config.temporal, env.TEMPORAL_NAMESPACE);
       sides.push(await startSide('baseline', path.resolve(BASELINE), env, model));
     }
     sides.push(await startSide('this build', repoRoot, agentEnv, model));

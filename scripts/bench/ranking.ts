@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import type { estypes } from '@elastic/elasticsearch';
 import { FIELDS_NOT_RANKED } from '../../activities/ranking';
 import { createDatabase } from '../../db';
@@ -25,6 +25,7 @@ import { bareScan, profiledRun, type BareScan, type RunProfile } from './ranking
 import { ensureBenchPersons, RANKING_WORKER_FLAGS, runRankingJobOnWorker, startApi, stopService } from './services';
 import { generatePersonFor } from '../sample-data/generate-person';
 import { todayUtc } from '../generate-persons';
+import { connectTemporal } from '../../temporal/connection';
 
 /**
  * Ranking benchmark (issue 3): ranks BENCH_PERSONS generated persons (default 300 000) and prints,
@@ -220,11 +221,11 @@ async function waitForSettledDatabase(pool: ReturnType<typeof createDatabase>['p
 async function main(): Promise<void> {
   const es = createElasticsearch(config.elasticsearch, 120_000);
   const database = createDatabase(config.mysql);
-  const connection = await Connection.connect({ address: config.temporal.address });
+  const connection = await connectTemporal(config.temporal);
   const client = new Client({ connection, namespace: config.temporal.namespace });
   try {
     await migrateDatabase(config.mysql);
-    await ensureNamespace(config.temporal.address, config.temporal.namespace);
+    await ensureNamespace(config.temporal, config.temporal.namespace);
     await ensureBenchPersons(es, index, PERSONS);
 
     let scan: BareScan | undefined;

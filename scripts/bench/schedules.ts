@@ -41,7 +41,7 @@ interface HistoryRecord {
 
 async function main(): Promise<void> {
   await migrateDatabase(config.mysql);
-  await ensureNamespace(config.temporal.address, config.temporal.namespace);
+  await ensureNamespace(config.temporal, config.temporal.namespace);
   const model = await startStandInModel();
   const env = { AGENT_COMMAND: CLAUDE_CLI, AGENT_SCHEDULE_TIMEZONE: 'UTC' };
   const worker = startService('agents-worker', env);

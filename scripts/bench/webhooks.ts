@@ -115,7 +115,7 @@ function report(title: string, result: Burst): void {
 
 async function main(): Promise<void> {
   await migrateDatabase(config.mysql);
-  await ensureNamespace(config.temporal.address, config.temporal.namespace);
+  await ensureNamespace(config.temporal, config.temporal.namespace);
   const model = await startStandInModel();
   const agentEnv = { AGENT_COMMAND: CLAUDE_CLI };
   const worker = startService('agents-worker', agentEnv);

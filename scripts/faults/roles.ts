@@ -57,7 +57,7 @@ export function superviseRole(spec: RoleSpec, logDir: string): Role {
     log.write(`\n=== faults: starting ${spec.name} (${spec.roles}) at ${new Date().toISOString()} ===\n`);
     const started = spawn(process.execPath, [...(spec.nodeFlags ?? []), path.join(repoRoot, 'dist', 'main.js')], {
       cwd: repoRoot,
-      env: { ...process.env, ...spec.env, PROCESS_ROLES: spec.roles, LOG_LEVEL: 'info' },
+      env: { ...withoutReplaced(process.env, spec.env), ...spec.env, PROCESS_ROLES: spec.roles, LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child = started;
@@ -126,4 +126,10 @@ export function superviseRole(spec: RoleSpec, logDir: string): Role {
       await new Promise((resolve) => log.end(resolve));
     },
   };
+}
+
+/** The suite's environment less what the role's replaces: `X_FILE` given replaces an inherited `X` (both set is refused). */
+function withoutReplaced(inherited: NodeJS.ProcessEnv, given: Record<string, string>): NodeJS.ProcessEnv {
+  const replaced = new Set(Object.keys(given).flatMap((name) => (name.endsWith('_FILE') ? [name.slice(0, -'_FILE'.length)] : [])));
+  return Object.fromEntries(Object.entries(inherited).filter(([name]) => !replaced.has(name)));
 }

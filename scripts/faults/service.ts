@@ -1,14 +1,17 @@
 import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import mysql from 'mysql2/promise';
-import { Client, Connection, NamespaceNotFoundError, WorkflowNotFoundError } from '@temporalio/client';
+import { Client, NamespaceNotFoundError, WorkflowNotFoundError } from '@temporalio/client';
+import { mysqlConnectionOptions } from '../../db/connection-options';
 import { migrateDatabase } from '../../db/migrate';
 import { PERSON_INDEX_BASE } from '../../domain/person-index';
 import { config } from '../../lib/config';
 import { createElasticsearch } from '../../lib/elasticsearch';
 import { repoRoot } from '../../lib/paths';
+import { connectTemporal } from '../../temporal/connection';
 import { ensureNamespace } from '../../temporal/namespace';
 import { freePort } from '../bench/services';
 import { generatePersons } from '../generate-persons';
@@ -27,6 +30,7 @@ export const FAULTS_NAMESPACE = 'faults';
 const FAULTS_INDEX_PREFIX = 'faults_';
 const FAULTS_REDIS_PREFIX = 'faults:';
 export const FAULTS_TOKEN = 'faults-token-0123456789abcdef';
+const FAULTS_MYSQL_USER = 'faults';
 export const HOSTS = { a: 'faults-a', b: 'faults-b' } as const;
 /**
  * The data area's filesystem: a tmpfs of its own, so that "full" is one file away. Room for what the long
@@ -111,27 +115,27 @@ async function startProcesses(
   fs.chmodSync(startsFile, 0o666);
 
   // Every run starts from nothing: an earlier run's records, schedules and waiting pipelines would be counted as this one's.
+  // The roles run with NODE_ENV=production, which refuses the local stack's development password:
+  // they get a user of their own, its password in a file (MYSQL_PASSWORD_FILE) as a deployment gives it.
   const mysqlConfig = { ...config.mysql, database: FAULTS_DATABASE };
-  const server = await mysql.createConnection({
-    host: mysqlConfig.host,
-    port: mysqlConfig.port,
-    user: mysqlConfig.user,
-    password: mysqlConfig.password,
-  });
+  const server = await mysql.createConnection(mysqlConnectionOptions(mysqlConfig));
+  const rolesPassword = crypto.randomBytes(18).toString('base64url');
   await server.query(`DROP DATABASE IF EXISTS ${FAULTS_DATABASE}`);
+  for (const host of ['127.0.0.1', 'localhost']) {
+    await server.query(`CREATE USER IF NOT EXISTS ${FAULTS_MYSQL_USER}@? IDENTIFIED BY ?`, [host, rolesPassword]);
+    await server.query(`ALTER USER ${FAULTS_MYSQL_USER}@? IDENTIFIED BY ?`, [host, rolesPassword]);
+    await server.query(`GRANT ALL PRIVILEGES ON ${FAULTS_DATABASE}.* TO ${FAULTS_MYSQL_USER}@?`, [host]);
+  }
   await server.end();
+  const secretsDir = fs.mkdtempSync('/tmp/faults-secrets-'); // 0700, the service's user only
+  undo.push(() => fs.rmSync(secretsDir, { recursive: true, force: true }));
+  const passwordFile = path.join(secretsDir, 'mysql-password');
+  fs.writeFileSync(passwordFile, `${rolesPassword}\n`, { mode: 0o400 });
   await migrateDatabase(mysqlConfig);
-  const pool = mysql.createPool({
-    host: mysqlConfig.host,
-    port: mysqlConfig.port,
-    user: mysqlConfig.user,
-    password: mysqlConfig.password,
-    database: FAULTS_DATABASE,
-    connectionLimit: 4,
-  });
+  const pool = mysql.createPool({ ...mysqlConnectionOptions(mysqlConfig), database: FAULTS_DATABASE, connectionLimit: 4 });
   undo.push(() => pool.end());
-  await ensureNamespace(config.temporal.address, FAULTS_NAMESPACE);
-  const connection = await Connection.connect({ address: config.temporal.address });
+  await ensureNamespace(config.temporal, FAULTS_NAMESPACE);
+  const connection = await connectTemporal(config.temporal);
   undo.push(() => connection.close());
   const temporal = new Client({ connection, namespace: FAULTS_NAMESPACE });
   const ended = await terminateOpenWorkflows(temporal);
@@ -153,6 +157,8 @@ async function startProcesses(
   const shared: Record<string, string> = {
     NODE_ENV: 'production',
     MYSQL_DATABASE: FAULTS_DATABASE,
+    MYSQL_USER: FAULTS_MYSQL_USER,
+    MYSQL_PASSWORD_FILE: passwordFile,
     ELASTICSEARCH_INDEX_PREFIX: FAULTS_INDEX_PREFIX,
     REDIS_KEY_PREFIX: FAULTS_REDIS_PREFIX,
     TEMPORAL_NAMESPACE: FAULTS_NAMESPACE,

@@ -20,6 +20,7 @@ import { PERSON_INDEX_BASE } from '../../domain/person-index';
 import { createElasticsearch, indexName } from '../../lib/elasticsearch';
 import { generatePersons } from '../../scripts/generate-persons';
 import { startTestServer, type TestServer } from '../support/server';
+import { connectTemporal } from '../../temporal/connection';
 
 /**
  * schemathesis (PyPI) attacks both services from their OpenAPI documents on the real stack
@@ -67,8 +68,8 @@ describe('schemathesis against both OpenAPI documents', () => {
     await admin.query(`DROP DATABASE IF EXISTS ${FUZZ_DATABASE}`);
     await admin.end();
     await migrateDatabase(mysqlConfig);
-    await ensureNamespace(config.temporal.address, FUZZ_NAMESPACE);
-    connection = await Connection.connect({ address: config.temporal.address });
+    await ensureNamespace(config.temporal, FUZZ_NAMESPACE);
+    connection = await connectTemporal(config.temporal);
     await ensureSearchAttributes(connection, FUZZ_NAMESPACE);
     temporal = new Client({ connection, namespace: FUZZ_NAMESPACE });
     const unlimited = { requests: 1_000_000, windowSeconds: 60 };

@@ -1,10 +1,11 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { config } from '../../lib/config';
 import { TASK_QUEUES } from '../../temporal/task-queues';
 import type { probeWorkflow } from '../../workflows/probe';
 import { unusedPort } from '../support/ports';
 import { startServiceProcess as startMain, type ServiceProcess as Started } from '../support/processes';
 import { openSocket } from '../support/websocket';
+import { connectTemporal } from '../../temporal/connection';
 
 async function waitForHealth(url: string, started: Started): Promise<void> {
   for (let attempt = 0; attempt < 240; attempt += 1) {
@@ -31,7 +32,7 @@ describe('the service process (main.ts)', () => {
     const port = await unusedPort();
     const url = `http://127.0.0.1:${port}`;
     const started = startMain({ HTTP_PORT: String(port) });
-    const connection = await Connection.connect({ address: config.temporal.address });
+    const connection = await connectTemporal(config.temporal);
     try {
       await waitForHealth(url, started);
       const client = new Client({ connection, namespace: config.temporal.namespace });

@@ -13,6 +13,7 @@ import {
   type ReconcilerLoopState,
 } from '../../temporal/contracts/reconciler-loop';
 import { until } from '../support/waiting';
+import { connectNativeTemporal, connectTemporal } from '../../temporal/connection';
 
 /**
  * The reconcilers' loop workflow (workflows/reconciler-loop.ts) on its own, against the Temporal dev
@@ -38,7 +39,7 @@ const calls = new Map<string, number>();
 beforeAll(async () => {
   // The SDK's own logs: warnings only (the loop warns of a failed pass and of ignored settings).
   Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
-  nativeConnection = await NativeConnection.connect({ address: config.temporal.address });
+  nativeConnection = await connectNativeTemporal(config.temporal);
   worker = await Worker.create({
     connection: nativeConnection,
     namespace: config.temporal.namespace,
@@ -53,7 +54,7 @@ beforeAll(async () => {
     },
   });
   running = worker.run();
-  connection = await Connection.connect({ address: config.temporal.address });
+  connection = await connectTemporal(config.temporal);
   client = new Client({ connection, namespace: config.temporal.namespace });
 }, 60_000);
 

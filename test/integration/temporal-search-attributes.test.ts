@@ -119,6 +119,9 @@ describe('runs in the Temporal Web UI: search attributes and summaries', () => {
     expect(createCommand('prod')).toBe(
       'temporal operator search-attribute create --namespace prod --name AgentId --name AgentName --name PipelineId --name PipelineName --name RunSource --name RunStatus --name ScheduleId --name WebhookId --type Keyword --type Keyword --type Keyword --type Keyword --type Keyword --type Keyword --type Keyword --type Keyword',
     );
+    expect(createCommand('prod.a1b2c', true)).toBe(
+      'tcld namespace search-attributes add --namespace prod.a1b2c --search-attribute "AgentId=Keyword" --search-attribute "AgentName=Keyword" --search-attribute "PipelineId=Keyword" --search-attribute "PipelineName=Keyword" --search-attribute "RunSource=Keyword" --search-attribute "RunStatus=Keyword" --search-attribute "ScheduleId=Keyword" --search-attribute "WebhookId=Keyword"',
+    );
   });
 
   it("an agent's runs started by a person, a webhook and a schedule are listed by AgentName, with their source, status, webhook, schedule and summary", async () => {

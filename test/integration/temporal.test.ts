@@ -6,13 +6,14 @@ import { startAgentsWorker } from '../../workers/agents';
 import type { QueueWorker } from '../../workers/queue-worker';
 import { startRankingWorker } from '../../workers/ranking';
 import type { probeWorkflow } from '../../workflows/probe';
+import { connectTemporal } from '../../temporal/connection';
 
 let connection: Connection;
 let client: Client;
 const workers: QueueWorker[] = [];
 
 beforeAll(async () => {
-  connection = await Connection.connect({ address: config.temporal.address });
+  connection = await connectTemporal(config.temporal);
   client = new Client({ connection, namespace: config.temporal.namespace });
   workers.push(await startRankingWorker(config, logger), await startAgentsWorker(config, logger));
 });

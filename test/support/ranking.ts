@@ -1,5 +1,5 @@
 import { rankingJobStartOptions } from '../../temporal/ranking-job';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import type { Pool } from 'mysql2/promise';
 import { clearRanking } from '../../db/ranking-store';
 import { PERSON_INDEX_BASE } from '../../domain/person-index';
@@ -15,6 +15,7 @@ import {
   type RankingJobResult,
   type RankingJobWorkflow,
 } from '../../temporal/contracts/ranking-job';
+import { connectTemporal } from '../../temporal/connection';
 
 export const personIndex = indexName(config.elasticsearch, PERSON_INDEX_BASE);
 
@@ -52,7 +53,7 @@ export function expectedRanking(seed: number, ids: number[], referenceDate: stri
 }
 
 export async function withTemporalClient<T>(work: (client: Client) => Promise<T>): Promise<T> {
-  const connection = await Connection.connect({ address: config.temporal.address });
+  const connection = await connectTemporal(config.temporal);
   try {
     return await work(new Client({ connection, namespace: config.temporal.namespace }));
   } finally {

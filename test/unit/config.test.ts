@@ -8,14 +8,40 @@ describe('loadConfig', () => {
     expect(config.mysql).toEqual({
       host: '127.0.0.1',
       port: 3307,
+      socketPath: null,
       user: 'app',
       password: 'app',
       database: 'consultores',
       poolSize: 10,
+      tls: null,
     });
-    expect(config.redis).toEqual({ host: '127.0.0.1', port: 6380, keyPrefix: 'app:' });
-    expect(config.elasticsearch).toEqual({ url: 'http://127.0.0.1:9201', indexPrefix: '' });
-    expect(config.temporal).toEqual({ address: '127.0.0.1:7233', namespace: 'default', uiUrl: 'http://127.0.0.1:8233' });
+    expect(config.redis).toEqual({
+      host: '127.0.0.1',
+      port: 6380,
+      keyPrefix: 'app:',
+      username: null,
+      password: null,
+      db: 0,
+      tls: null,
+      sentinel: null,
+    });
+    expect(config.elasticsearch).toEqual({
+      url: 'http://127.0.0.1:9201',
+      nodes: ['http://127.0.0.1:9201'],
+      cloudId: null,
+      auth: null,
+      tls: { ca: null, caFingerprint: null },
+      indexPrefix: '',
+    });
+    expect(config.temporal).toEqual({
+      address: '127.0.0.1:7233',
+      namespace: 'default',
+      uiUrl: 'http://127.0.0.1:8233',
+      tls: undefined,
+      apiKey: undefined,
+      metadata: undefined,
+    });
+    expect(config.warnings).toEqual([]);
     expect(config.roles).toEqual(['api', 'ranking-worker', 'agents-worker']);
   });
 

@@ -1,0 +1,91 @@
+import { Client as ElasticsearchClient } from '@elastic/elasticsearch';
+import Redis from 'ioredis';
+import mysql from 'mysql2/promise';
+import { mysqlConnectionOptions } from '../db/connection-options';
+import type { Config } from '../lib/config';
+import { describeConnectionFailure, type BackendPart, type ConnectionFailure } from '../lib/connection-failures';
+import { elasticsearchOptions, indexName } from '../lib/elasticsearch';
+import type { Logger } from '../lib/logger';
+import { redisOptions } from '../lib/redis';
+import { PERSON_INDEX_BASE } from '../domain/person-index';
+import { connectTemporal } from '../temporal/connection';
+
+/** The longest a first contact may take before it counts as "not reachable yet". */
+const CHECK_TIMEOUT_MS = 10_000;
+
+type Attempt = (config: Config, timeoutMs: number) => Promise<void>;
+
+/** One real round trip per part, with the settings the service will use, no retry. */
+const ATTEMPTS: Record<BackendPart, Attempt> = {
+  MySQL: async (config, timeoutMs) => {
+    const connection = await mysql.createConnection({ ...mysqlConnectionOptions(config.mysql), connectTimeout: timeoutMs });
+    await connection.end();
+  },
+  Redis: async (config, timeoutMs) => {
+    const redis = new Redis({
+      ...redisOptions(config.redis, 'connection-check'),
+      lazyConnect: true,
+      connectTimeout: timeoutMs,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+      sentinelRetryStrategy: () => null,
+    });
+    redis.on('error', () => undefined); // the connect() promise carries it
+    try {
+      await redis.connect();
+      await redis.ping();
+    } finally {
+      redis.disconnect();
+    }
+  },
+  Elasticsearch: async (config, timeoutMs) => {
+    const client = new ElasticsearchClient({ ...elasticsearchOptions(config.elasticsearch), requestTimeout: timeoutMs, maxRetries: 0 });
+    try {
+      await client.indices.exists({ index: indexName(config.elasticsearch, PERSON_INDEX_BASE) });
+    } finally {
+      await client.close();
+    }
+  },
+  Temporal: async (config, timeoutMs) => {
+    const connection = await connectTemporal(config.temporal, { connectTimeout: timeoutMs, interceptors: [] });
+    await connection.close();
+  },
+};
+
+const tlsOn = (part: BackendPart, config: Config): boolean =>
+  ({
+    MySQL: config.mysql.tls !== null,
+    Redis: config.redis.tls !== null,
+    Elasticsearch: config.elasticsearch.cloudId !== null || config.elasticsearch.nodes.some((node) => node.startsWith('https:')),
+    Temporal: Boolean(config.temporal.tls) || config.temporal.apiKey !== undefined,
+  })[part];
+
+/** Each part's first contact: null when it answered, else what its failure means. */
+export async function checkConnections(config: Config, parts: readonly BackendPart[] = Object.keys(ATTEMPTS) as BackendPart[]) {
+  const outcomes = await Promise.all(
+    parts.map(async (part): Promise<[BackendPart, ConnectionFailure | null]> => {
+      try {
+        await ATTEMPTS[part](config, CHECK_TIMEOUT_MS);
+        return [part, null];
+      } catch (error) {
+        return [part, describeConnectionFailure(part, error, tlsOn(part, config))];
+      }
+    }),
+  );
+  return Object.fromEntries(outcomes) as Partial<Record<BackendPart, ConnectionFailure | null>>;
+}
+
+/**
+ * At start: the configuration's warnings, then each part reached once. A failure waiting will not
+ * mend ends the process (exit code 1) with one line naming the part, the cause and the variable; a
+ * part not reachable yet is logged and waited for, as the clients reconnect by themselves.
+ */
+export async function verifyConnectionsAtStart(config: Config, logger: Logger): Promise<void> {
+  for (const warning of config.warnings) logger.warn(warning);
+  const outcomes = await checkConnections(config);
+  const fatal = Object.values(outcomes).filter((failure): failure is ConnectionFailure => failure?.permanent === true);
+  for (const failure of Object.values(outcomes)) if (failure && !failure.permanent) logger.warn(failure.line);
+  if (fatal.length === 0) return;
+  for (const failure of fatal) process.stderr.write(`${failure.line}\n`);
+  process.exit(1);
+}
