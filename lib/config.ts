@@ -301,7 +301,7 @@ function hostPorts(value: string, context: z.RefinementCtx): { host: string; por
     if (!match || number < 1 || number > 65_535) context.addIssue({ code: 'custom', message: `"${entry}" is not host:port` });
     else nodes.push({ host: match[1]!.replace(/^\[|\]$/g, ''), port: number });
   }
-  if (nodes.length === 0) context.addIssue({ code: 'custom', message: 'at least one host:port' });
+  if (commaList(value).length === 0) context.addIssue({ code: 'custom', message: 'at least one host:port' });
   return nodes;
 }
 
