@@ -41,6 +41,15 @@ code_is() {
   [[ $code == "$want" ]]
 }
 
+# One of several HTTP statuses (a HEAD on an index: 200 present, 404 absent; 403 would be a refusal).
+code_in() {
+  local wanted=$1 code
+  shift
+  code=$("$@" -o /dev/null -w '%{http_code}' 2>&1)
+  echo "HTTP $code"
+  [[ " $wanted " == *" $code "* ]]
+}
+
 M=(mariadb --no-defaults --protocol=TCP -h127.0.0.1 -P"$SECURE_MYSQL_PORT" --connect-timeout=3 -N -B)
 APP_PW=$(cat "$S_MYSQL_PASSWORD_FILE")
 echo "== MariaDB 127.0.0.1:$SECURE_MYSQL_PORT"
@@ -68,7 +77,8 @@ expect refused "http:// (plain)" curl -sS --max-time 5 -f "http://127.0.0.1:$SEC
 expect refused "https, anonymous" code_is 200 curl -sS --max-time 5 --cacert "$S_CA" "$S_ES_URL/_cluster/health"
 expect refused "https, elastic with a wrong password" code_is 200 curl -sS --max-time 5 --cacert "$S_CA" -u elastic:wrong "$S_ES_URL/_cluster/health"
 expect works "https, elastic superuser" code_is 200 s_es_elastic "$S_ES_URL/_cluster/health"
-expect works "service API key: cluster health (monitor)" code_is 200 s_es_key "$S_ES_API_KEY_FILE" "$S_ES_URL/_cluster/health"
+expect refused "service API key: cluster health (no cluster privilege)" code_is 200 s_es_key "$S_ES_API_KEY_FILE" "$S_ES_URL/_cluster/health"
+expect works "service API key: person index exists (view_index_metadata)" code_in '200 404' s_es_key "$S_ES_API_KEY_FILE" -I "$S_ES_URL/pessoas"
 expect works "service API key: search pessoas (read)" code_is 200 s_es_key "$S_ES_API_KEY_FILE" -H 'Content-Type: application/json' "$S_ES_URL/pessoas/_search?size=0&ignore_unavailable=true"
 expect refused "service API key: write to pessoas" code_is 201 s_es_key "$S_ES_API_KEY_FILE" -X POST -H 'Content-Type: application/json' -d '{"probe":1}' "$S_ES_URL/pessoas/_doc"
 expect refused "service API key: read another index" code_is 200 s_es_key "$S_ES_API_KEY_FILE" "$S_ES_URL/.security/_search"

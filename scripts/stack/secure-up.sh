@@ -412,7 +412,8 @@ es_start() {
 es_ensure_api_key() {
   local file=$1 name=$2 roles=$3 code encoded log_path
   log_path=$(s_log_of elasticsearch)
-  if [[ -s $file ]]; then
+  # Kept while it authenticates and was made with these privileges (its .roles file); otherwise made anew.
+  if [[ -s $file && -f $file.roles && $(cat "$file.roles") == "$roles" ]]; then
     code=$(s_es_key "$file" -o /dev/null -w '%{http_code}' "$S_ES_URL/_security/_authenticate" || true)
     [[ $code == 200 ]] && return 0
   fi
@@ -423,7 +424,7 @@ es_ensure_api_key() {
     -d "{\"name\":\"$name\",\"role_descriptors\":{\"$name\":$roles}}" "$S_ES_URL/_security/api_key" |
     python3 -c 'import json,sys; sys.stdout.write(json.load(sys.stdin)["encoded"])') ||
     fail_part "secure elasticsearch" "$log_path" "could not create the API key $name"
-  (umask 077 && printf '%s' "$encoded" >"$file")
+  (umask 077 && printf '%s' "$encoded" >"$file" && printf '%s' "$roles" >"$file.roles")
   chmod 0600 "$file"
   log "secure elasticsearch: API key $name written to $file"
 }
@@ -448,10 +449,11 @@ es_up() {
     s_es_elastic -f -o /dev/null -X POST -H 'Content-Type: application/json' --data-binary @- \
       "$S_ES_URL/_security/user/elastic/_password" || fail_part "secure elasticsearch" "$log_path" "could not set the elastic password"
   # The service reads the person index (<ELASTICSEARCH_INDEX_PREFIX>pessoas, no prefix here): search,
-  # point in time, mget, count (read), its settings (view_index_metadata), and cluster health for
-  # /health (monitor). The sample loader (scripts/prepare-sample.ts) creates, fills and deletes it.
+  # point in time, mget, count (read), its existence and settings (view_index_metadata: the status
+  # check and the ranking job), and nothing of the cluster. The sample loader (scripts/prepare-sample.ts)
+  # creates, fills and deletes it.
   es_ensure_api_key "$S_ES_API_KEY_FILE" consultores-service \
-    '{"cluster":["monitor"],"indices":[{"names":["pessoas"],"privileges":["read","view_index_metadata"]}]}'
+    '{"cluster":[],"indices":[{"names":["pessoas"],"privileges":["read","view_index_metadata"]}]}'
   es_ensure_api_key "$S_ES_LOADER_API_KEY_FILE" consultores-loader \
     '{"cluster":["monitor"],"indices":[{"names":["pessoas"],"privileges":["read","write","view_index_metadata","create_index","delete_index","manage"]}]}'
   log "secure elasticsearch: ready on $S_ES_URL"
