@@ -14,11 +14,18 @@ marker=node_modules/.package-lock.json
 # The Node (version and ABI) node_modules was last installed or rebuilt under.
 node_stamp=node_modules/.node-version
 node_now="$(node -p 'process.version + " abi " + process.versions.modules')"
+# An install into an existing node_modules (a newer lock) changes only what changed: the rest keeps the
+# Node it was installed under, so the stamp is written here only for a fresh tree.
 if [[ ! -f "$marker" || package-lock.json -nt "$marker" ]]; then
+  fresh=false
+  [[ -d node_modules ]] || fresh=true
   echo "deps: installing npm packages from package-lock.json"
   npm install --no-save --no-audit --no-fund
-  echo "$node_now" >"$node_stamp"
-elif [[ $(cat "$node_stamp" 2>/dev/null) != "$node_now" ]]; then
+  if [[ $fresh == true ]]; then echo "$node_now" >"$node_stamp"; fi
+else
+  echo "deps: npm packages up to date"
+fi
+if [[ $(cat "$node_stamp" 2>/dev/null) != "$node_now" ]]; then
   # Installed under another Node. The prebuilt native modules (@temporalio/core-bridge, @swc/core, ...)
   # are N-API, the same binary for every Node; what builds against Node's own headers is a package
   # with a binding.gyp: rebuild those (a build from source takes the headers shipped with the pinned
@@ -29,6 +36,4 @@ elif [[ $(cat "$node_stamp" 2>/dev/null) != "$node_now" ]]; then
   echo "deps: node_modules was installed under $(cat "$node_stamp" 2>/dev/null || echo 'an unknown Node'), now $node_now: npm rebuild ${addons[*]:-(no addon to rebuild)}"
   if ((${#addons[@]})); then npm rebuild "${addons[@]}"; fi
   echo "$node_now" >"$node_stamp"
-else
-  echo "deps: npm packages up to date"
 fi
