@@ -650,4 +650,18 @@ function buildConfig(
   };
 }
 
-export const config: Config = loadConfig(process.env);
+/**
+ * The process's configuration. A bad environment ends the process at once with one line naming the
+ * variables (exit code 1), before anything connects or logs: an operator reads it as a pod's last words.
+ */
+function processConfig(): Config {
+  try {
+    return loadConfig(process.env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+}
+
+export const config: Config = processConfig();

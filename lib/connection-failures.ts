@@ -6,6 +6,9 @@
  */
 export type BackendPart = 'MySQL' | 'Redis' | 'Elasticsearch' | 'Temporal';
 
+/** The code of the error a check throws when a TLS client's server turned out to speak plain text. */
+export const PLAIN_SERVER = 'PLAIN_SERVER';
+
 export interface ConnectionFailure {
   permanent: boolean;
   /** `Redis: TLS certificate verification failed (REDIS_TLS_CA_FILE)`; never a secret's value. */
@@ -81,9 +84,12 @@ export function describeConnectionFailure(part: BackendPart, error: unknown, tls
       return permanent('TLS certificate is not valid for the host name', variables.serverName);
     return permanent('TLS certificate verification failed', variables.ca);
   }
-  if (tlsOn && TLS_AGAINST_PLAIN.test(facts.message))
+  if (tlsOn && (facts.code === PLAIN_SERVER || TLS_AGAINST_PLAIN.test(facts.message)))
     return permanent('TLS was configured but the server speaks plain text', variables.tls);
   const refusal = AUTH_REFUSALS[part](facts);
+  // A MySQL user may REQUIRE SSL: the server then refuses its plain login as a wrong password.
+  if (refusal && part === 'MySQL' && !tlsOn)
+    return permanent(`${refusal}, or requires TLS of this user`, `${variables.credentials}, MYSQL_SSL_MODE`);
   if (refusal) return permanent(refusal, variables.credentials);
   if (REQUIRES_TLS[part](facts)) return permanent('the server requires TLS', variables.tls);
   if (part === 'MySQL' && facts.code === 'HANDSHAKE_NO_SSL_SUPPORT') return permanent('the server offers no TLS', 'MYSQL_SSL_MODE');
@@ -126,7 +132,7 @@ const AUTH_REFUSALS: Record<BackendPart, (facts: ErrorFacts) => string | null> =
   Temporal: (facts) =>
     facts.code === '16' ||
     facts.code === '7' ||
-    /UNAUTHENTICATED|PERMISSION_DENIED|Request unauthorized|status code 401|status code 403/i.test(facts.message)
+    /UNAUTHENTICATED|PERMISSION_DENIED|Request unauthorized|status code 40[13]|status: 40[13]\b/i.test(facts.message)
       ? 'the server refused the API key or client certificate'
       : /certificate required|alert number 116|peer did not return a certificate|No required SSL certificate/i.test(facts.message)
         ? 'the server requires a client certificate'

@@ -6,7 +6,7 @@ import { SHARED_TEST_DEFAULTS, testEnvironmentOf } from './support/test-environm
 
 /**
  * The integration suites' global set-up (the unit suites have none: they need no service). Brings the
- * local stack up (or reuses it: seconds when it runs), proves each part answers, then prepares what
+ * local stack and the secured one up (or reuses them: seconds when they run), proves each part answers, then prepares what
  * each jest worker's suites use (test/support/test-environment.ts): its database migrated, its Temporal
  * namespace registered with the runs' search attributes. Any missing part fails the whole run loudly.
  *
@@ -20,6 +20,12 @@ export default async function globalSetup(globalConfig: JestConfig.GlobalConfig)
     execFileSync('bash', [path.join(root, 'scripts/stack/up.sh')], { stdio: 'inherit' });
   } catch {
     throw new Error('the local stack did not start (scripts/stack/up.sh failed; its message names the part and log)');
+  }
+  // The secured stack beside it (docs/secure-stack.md), once here: suites started together must not race to start it.
+  try {
+    execFileSync('bash', [path.join(root, 'scripts/stack/secure-up.sh')], { stdio: 'inherit' });
+  } catch {
+    throw new Error('the secured local stack did not start (scripts/stack/secure-up.sh failed; its message names the part and log)');
   }
 
   // Loaded only now: modules that read the environment when they are imported see the defaults above.

@@ -1,14 +1,16 @@
+import net from 'node:net';
 import { Client as ElasticsearchClient } from '@elastic/elasticsearch';
 import Redis from 'ioredis';
 import mysql from 'mysql2/promise';
 import { mysqlConnectionOptions } from '../db/connection-options';
 import type { Config } from '../lib/config';
-import { describeConnectionFailure, type BackendPart, type ConnectionFailure } from '../lib/connection-failures';
+import { describeConnectionFailure, PLAIN_SERVER, type BackendPart, type ConnectionFailure } from '../lib/connection-failures';
 import { elasticsearchOptions, indexName } from '../lib/elasticsearch';
 import type { Logger } from '../lib/logger';
 import { redisOptions } from '../lib/redis';
 import { PERSON_INDEX_BASE } from '../domain/person-index';
-import { connectTemporal } from '../temporal/connection';
+import { withTimeout } from '../lib/timeout';
+import { connectNativeTemporal } from '../temporal/connection';
 
 /** The longest a first contact may take before it counts as "not reachable yet". */
 const CHECK_TIMEOUT_MS = 10_000;
@@ -30,10 +32,17 @@ const ATTEMPTS: Record<BackendPart, Attempt> = {
       retryStrategy: () => null,
       sentinelRetryStrategy: () => null,
     });
-    redis.on('error', () => undefined); // the connect() promise carries it
+    // The connect() promise says only "Connection is closed."; the cause came as an 'error' event before.
+    let cause: unknown;
+    redis.on('error', (error: unknown) => (cause ??= error));
     try {
       await redis.connect();
       await redis.ping();
+    } catch (error) {
+      // A TLS handshake a plain server never answers only times out: ask the port in plain text.
+      if (config.redis.tls && !config.redis.sentinel && (await answersPlainPing(config.redis.host, config.redis.port)))
+        throw Object.assign(new Error('the server answered a plain PING'), { code: PLAIN_SERVER });
+      throw cause ?? error;
     } finally {
       redis.disconnect();
     }
@@ -46,11 +55,27 @@ const ATTEMPTS: Record<BackendPart, Attempt> = {
       await client.close();
     }
   },
+  // The worker's native connection: it names the transport's cause (grpc-js says only "before the deadline").
   Temporal: async (config, timeoutMs) => {
-    const connection = await connectTemporal(config.temporal, { connectTimeout: timeoutMs, interceptors: [] });
+    const connection = await withTimeout(connectNativeTemporal(config.temporal), timeoutMs, 'Temporal');
     await connection.close();
   },
 };
+
+/** True when a Redis server answers `PING` in plain text on that port within a second. */
+function answersPlainPing(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    const done = (answer: boolean) => {
+      socket.destroy();
+      resolve(answer);
+    };
+    socket.setTimeout(1_000, () => done(false));
+    socket.on('error', () => done(false));
+    socket.on('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (data: Buffer) => done(/^[+-]/.test(data.toString('latin1'))));
+  });
+}
 
 const tlsOn = (part: BackendPart, config: Config): boolean =>
   ({
