@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -206,10 +205,30 @@ async function connect(): Promise<{ probe: SocketProbe; clientId: string }> {
 const standInAgent = (name: string, config: Record<string, unknown> = {}) =>
   createStandInAgent({ serverUrl: baseUrl, model, workArea }, name, { model: '', permissionMode: 'bypassPermissions', ...config });
 
-/** The pids with an established TCP connection to `port` on the loopback (ss). */
-function pidsConnectedTo(port: string): Set<number> {
-  const listing = execFileSync('ss', ['-tnpH', 'state', 'established', `( dport = :${port} )`], { encoding: 'utf8' });
-  return new Set([...listing.matchAll(/pid=(\d+)/g)].map((match) => Number(match[1])));
+/** Whether process `pid` holds an established TCP connection to `port` (its sockets' inodes in /proc/net/tcp and tcp6). */
+function connectedTo(pid: number, port: string): boolean {
+  const sockets = new Set(
+    fs
+      .readdirSync(`/proc/${pid}/fd`)
+      .map((fd) => {
+        try {
+          return /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
+        } catch {
+          return undefined; // closed meanwhile
+        }
+      })
+      .filter((inode): inode is string => inode !== undefined),
+  );
+  const remotePort = Number(port).toString(16).toUpperCase().padStart(4, '0');
+  return ['/proc/net/tcp', '/proc/net/tcp6'].some((table) =>
+    fs
+      .readFileSync(table, 'utf8')
+      .split('\n')
+      .slice(1)
+      .map((line) => line.trim().split(/\s+/))
+      // sl, local_address, rem_address, st (01: ESTABLISHED), ..., inode (the 10th field)
+      .some((fields) => fields[2]?.endsWith(`:${remotePort}`) && fields[3] === '01' && sockets.has(fields[9]!)),
+  );
 }
 
 describe('the service on the secured stack, as three processes', () => {
@@ -374,9 +393,10 @@ describe('the service on the secured stack, as three processes', () => {
   it('reached Temporal through both fronts: the ranking worker through the API-key port only, the API and the agents worker through the mTLS port only', () => {
     const mtlsPort = portsEnv.SECURE_TEMPORAL_MTLS_ADDRESS!.split(':').at(-1)!;
     const apiKeyPort = portsEnv.SECURE_TEMPORAL_APIKEY_ADDRESS!.split(':').at(-1)!;
-    const overMtls = pidsConnectedTo(mtlsPort);
-    const overApiKey = pidsConnectedTo(apiKeyPort);
-    const through = (service: ServiceProcess) => ({ mtls: overMtls.has(service.child.pid!), apiKey: overApiKey.has(service.child.pid!) });
+    const through = (service: ServiceProcess) => ({
+      mtls: connectedTo(service.child.pid!, mtlsPort),
+      apiKey: connectedTo(service.child.pid!, apiKeyPort),
+    });
     expect({ api: through(api), agentsWorker: through(agentsWorker), rankingWorker: through(rankingWorker) }).toEqual({
       api: { mtls: true, apiKey: false },
       agentsWorker: { mtls: true, apiKey: false },
