@@ -127,7 +127,9 @@ interface RedisEnv {
 
 /**
  * Redis from REDIS_URL (`redis://` or `rediss://`, user, password and database in it) or from the
- * separate variables; a separate variable wins over the URL's part. Sentinel replaces host and port.
+ * separate variables. The URL's host and port win over REDIS_HOST/REDIS_PORT (which default to the
+ * local stack); REDIS_USERNAME, REDIS_PASSWORD, REDIS_DB and REDIS_TLS win over the URL's parts.
+ * Sentinel replaces host and port.
  */
 export function redisSettings(env: RedisEnv): RedisSettings {
   const url = env.REDIS_URL === undefined ? null : new URL(env.REDIS_URL);
@@ -185,6 +187,8 @@ export function elasticsearchSettings(env: ElasticsearchEnv): ElasticsearchSetti
   if (env.ELASTICSEARCH_CA_FILE !== undefined && env.ELASTICSEARCH_CA_FINGERPRINT !== undefined)
     throw new SettingProblem('ELASTICSEARCH_CA_FINGERPRINT', 'set ELASTICSEARCH_CA_FILE or ELASTICSEARCH_CA_FINGERPRINT, not both');
   const nodes = env.ELASTICSEARCH_URL ?? (env.ELASTICSEARCH_CLOUD_ID ? [] : [`http://127.0.0.1:${env.ELASTICSEARCH_PORT}`]);
+  if (env.ELASTICSEARCH_CA_FINGERPRINT !== undefined && nodes.some((node) => node.startsWith('http:')))
+    throw new SettingProblem('ELASTICSEARCH_CA_FINGERPRINT', 'a fingerprint needs https:// nodes in ELASTICSEARCH_URL');
   const auth =
     env.ELASTICSEARCH_API_KEY !== undefined
       ? { apiKey: env.ELASTICSEARCH_API_KEY }
@@ -213,6 +217,14 @@ export function elasticsearchSettings(env: ElasticsearchEnv): ElasticsearchSetti
 export function temporalSettings(env: Record<string, string>, defaults: { port: number; uiUrl: string }): TemporalSettings {
   const keyPath = env.TEMPORAL_TLS_CLIENT_KEY_PATH;
   if (keyPath !== undefined) readKeyFile('TEMPORAL_TLS_CLIENT_KEY_PATH', keyPath);
+  // envconfig reads a missing default file as "no file"; one named explicitly must exist.
+  if (env.TEMPORAL_CONFIG_FILE !== undefined) readPemFile('TEMPORAL_CONFIG_FILE', env.TEMPORAL_CONFIG_FILE);
+  // The TypeScript SDK has no switch for it (other SDKs do): refused rather than silently ignored.
+  if (env.TEMPORAL_TLS_DISABLE_HOST_VERIFICATION === 'true' || env.TEMPORAL_TLS_DISABLE_HOST_VERIFICATION === '1')
+    throw new SettingProblem(
+      'TEMPORAL_TLS_DISABLE_HOST_VERIFICATION',
+      'not supported by the TypeScript SDK: set TEMPORAL_TLS_SERVER_NAME to the name in the certificate',
+    );
   let loaded: ReturnType<typeof loadClientConnectConfig>;
   try {
     loaded = loadClientConnectConfig({ overrideEnvVars: env });

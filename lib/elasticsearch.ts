@@ -6,7 +6,9 @@ import type { Config } from './config';
  * ID, an API key or a user and password, the CA certificate or its fingerprint (docs/connections.md).
  */
 export function elasticsearchOptions(settings: Config['elasticsearch']): ClientOptions {
-  const tls = settings.tls.ca ? { tls: { ca: settings.tls.ca } } : {};
+  // A fingerprint pins the CA that signed the server's certificate (Elastic's way for a private CA):
+  // the client checks it after the handshake, so the usual chain check, which that CA would fail, is off.
+  const tls = settings.tls.ca ? { tls: { ca: settings.tls.ca } } : settings.tls.caFingerprint ? { tls: { rejectUnauthorized: false } } : {};
   return {
     ...(settings.cloudId ? { cloud: { id: settings.cloudId } } : { nodes: settings.nodes }),
     ...(settings.auth ? { auth: settings.auth } : {}),

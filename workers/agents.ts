@@ -17,6 +17,7 @@ import { closeTemporalClient, createTemporalClient } from '../temporal/client';
 import { RECONCILER_LOOPS, startReconcilerLoop, type ReconcilerLoopKeeper } from '../temporal/reconciler-loops';
 import { ensureUploadsRetentionSchedule } from '../temporal/uploads-retention-schedule';
 import { ensureSearchAttributes } from '../temporal/search-attributes';
+import { isTemporalCloud } from '../lib/connection-settings';
 import { ACTIVITY_QUEUES, agentsHostQueue, TASK_QUEUES } from '../temporal/task-queues';
 import { combineQueueWorkers, startQueueWorker, type QueueWorker } from './queue-worker';
 
@@ -98,7 +99,14 @@ export async function startAgentsWorker(config: Config, logger: Logger, options:
     logger.info(reconciled, 'agent schedules reconciled');
     logger.info({ outcome: await ensureUploadsRetentionSchedule(temporal.client) }, 'uploads retention schedule ready (docs/uploads.md)');
     // Before polling: the workflows set them, and a start that sets one not registered fails (docs/observability.md).
-    logger.info({ outcome: await ensureSearchAttributes(temporal.connection, config.temporal.namespace) }, 'run search attributes ready');
+    logger.info(
+      {
+        outcome: await ensureSearchAttributes(temporal.connection, config.temporal.namespace, {
+          cloud: isTemporalCloud(config.temporal.address),
+        }),
+      },
+      'run search attributes ready',
+    );
     started.push(
       await startQueueWorker({
         temporal: config.temporal,

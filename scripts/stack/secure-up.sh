@@ -358,7 +358,10 @@ es_write_config() {
   local data="$S_ES_BASE/data" tmp="$S_ES_BASE/tmp" logs="$S_ES_BASE/logs"
   mkdir -p "$ES_CONF/certs" "$data" "$tmp" "$logs"
   cp -r "$S_ES_HOME/config/." "$ES_CONF/"
-  cp "$S_CA" "$S_SERVER_CERT" "$S_SERVER_KEY" "$ES_CONF/certs/"
+  cp "$S_CA" "$S_SERVER_KEY" "$ES_CONF/certs/"
+  # The chain, leaf then CA, as Elasticsearch's own security set-up serves it: a client pinning the
+  # CA by its fingerprint (ELASTICSEARCH_CA_FINGERPRINT) finds it in the handshake.
+  cat "$S_SERVER_CERT" "$S_CA" >"$ES_CONF/certs/server.pem"
   cat >"$ES_CONF/elasticsearch.yml" <<YML
 # Written by scripts/stack/secure-up.sh at each start: edit that script.
 cluster.name: stack-secure
@@ -455,7 +458,7 @@ es_up() {
   es_ensure_api_key "$S_ES_API_KEY_FILE" consultores-service \
     '{"cluster":[],"indices":[{"names":["pessoas"],"privileges":["read","view_index_metadata"]}]}'
   es_ensure_api_key "$S_ES_LOADER_API_KEY_FILE" consultores-loader \
-    '{"cluster":["monitor"],"indices":[{"names":["pessoas"],"privileges":["read","write","view_index_metadata","create_index","delete_index","manage"]}]}'
+    '{"cluster":[],"indices":[{"names":["pessoas"],"privileges":["read","write","view_index_metadata","create_index","delete_index","manage"]}]}'
   log "secure elasticsearch: ready on $S_ES_URL"
 }
 

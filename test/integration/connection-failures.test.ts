@@ -172,6 +172,21 @@ describe('the first contact with each part, with one setting wrong', () => {
     expect(await lines(change())).toEqual([`fatal: ${line}`]);
   });
 
+  it("Elasticsearch: the CA's fingerprint instead of its file is accepted; another fingerprint is refused", async () => {
+    const fingerprint = execFileSync('openssl', ['x509', '-in', ports.SECURE_CA_FILE!, '-noout', '-fingerprint', '-sha256'], {
+      encoding: 'utf8',
+    })
+      .trim()
+      .replace(/^.*=/, '');
+    expect(await lines({ ELASTICSEARCH_CA_FILE: undefined, ELASTICSEARCH_CA_FINGERPRINT: fingerprint })).toEqual([]);
+    const other = execFileSync('openssl', ['x509', '-in', otherCa, '-noout', '-fingerprint', '-sha256'], { encoding: 'utf8' })
+      .trim()
+      .replace(/^.*=/, '');
+    expect(await lines({ ELASTICSEARCH_CA_FILE: undefined, ELASTICSEARCH_CA_FINGERPRINT: other })).toEqual([
+      'fatal: Elasticsearch: TLS certificate fingerprint does not match (ELASTICSEARCH_CA_FINGERPRINT)',
+    ]);
+  });
+
   it('the right API key on the API-key port is accepted', async () => {
     expect(
       await lines({

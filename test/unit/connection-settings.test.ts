@@ -186,6 +186,7 @@ describe('connection settings', () => {
       ).toEqual({
         nodes: ['https://es:9200'],
         caFingerprint: fingerprint,
+        tls: { rejectUnauthorized: false },
       });
     });
 
@@ -201,6 +202,10 @@ describe('connection settings', () => {
       ],
       [{ ELASTICSEARCH_USERNAME: 'u' }, /ELASTICSEARCH_USERNAME: a user name needs its password/],
       [{ ELASTICSEARCH_CA_FINGERPRINT: 'abc' }, /ELASTICSEARCH_CA_FINGERPRINT: a SHA-256 fingerprint/],
+      [
+        { ELASTICSEARCH_CA_FINGERPRINT: 'ab'.repeat(32) },
+        /ELASTICSEARCH_CA_FINGERPRINT: a fingerprint needs https:\/\/ nodes in ELASTICSEARCH_URL$/,
+      ],
     ])('refuses %p naming the variable', (env, message) => {
       expect(() => loadConfig(env)).toThrow(message);
     });
@@ -248,6 +253,17 @@ describe('connection settings', () => {
       });
       expect(() => loadConfig({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'nope' })).toThrow(
         invalid("TEMPORAL_PROFILE: Profile 'nope' not found in config data"),
+      );
+    });
+
+    it('refuses a config file that is not there, and host verification turned off (the TypeScript SDK cannot)', () => {
+      expect(() => loadConfig({ TEMPORAL_CONFIG_FILE: '/nowhere/temporal.toml' })).toThrow(
+        invalid('TEMPORAL_CONFIG_FILE: cannot read /nowhere/temporal.toml (ENOENT)'),
+      );
+      expect(() => loadConfig({ TEMPORAL_TLS_DISABLE_HOST_VERIFICATION: 'true' })).toThrow(
+        invalid(
+          'TEMPORAL_TLS_DISABLE_HOST_VERIFICATION: not supported by the TypeScript SDK: set TEMPORAL_TLS_SERVER_NAME to the name in the certificate',
+        ),
       );
     });
 
