@@ -514,7 +514,7 @@ temporal_start() {
   setsid nohup unshare --net -- bash -c '
     set -e
     ip link set lo up
-    socat "UNIX-LISTEN:$1,fork,unlink-early,user=$2,group=$2,mode=0600" "TCP:127.0.0.1:$3" &
+    socat "UNIX-LISTEN:$1,fork,unlink-early,backlog=1024,user=$2,group=$2,mode=0600" "TCP:127.0.0.1:$3" &
     shift 3
     exec "$@"' secure-temporal "$S_TEMPORAL_SOCKET" "$S_PROXY_USER" "$SECURE_TEMPORAL_INNER_PORT" \
     "$S_TEMPORAL_BIN" server start-dev --headless --ip 127.0.0.1 --port "$SECURE_TEMPORAL_INNER_PORT" \
@@ -584,7 +584,10 @@ http {
 
   upstream temporal_frontend {
     server unix:$S_TEMPORAL_SOCKET;
-    keepalive 16;
+    # nginx opens an upstream connection per gRPC call in flight (each long poll holds one): a worker
+    # process starts tens at once, so socat listens with a deep backlog (its default, 5, refused the
+    # burst with EAGAIN) and idle ones are kept.
+    keepalive 128;
   }
 
   map \$http_authorization \$temporal_api_key_ok {
@@ -726,6 +729,12 @@ ENV
 
 t0=$(now_us)
 mkdir -p "$S_LOGS"
+# One start at a time (two test runs, a person and a test): a second waits for the first, then finds
+# it all up. flock -o: the servers started below must not inherit (and hold) the lock.
+if [[ -z ${SECURE_UP_LOCKED:-} ]]; then
+  mkdir -p "$SECURE_DIR"
+  SECURE_UP_LOCKED=1 exec flock -o "$SECURE_DIR/.up.lock" bash "${BASH_SOURCE[0]}" "$@"
+fi
 ensure_packages
 ensure_system_user "$ES_USER"
 ensure_system_user "$S_PROXY_USER"
