@@ -46,7 +46,7 @@ describe('GET /api/system/status', () => {
       dependencyTimeoutMs: 1_500,
       mysql: { ...config.mysql, port: closedPort },
       redis: { ...config.redis, port: closedPort },
-      elasticsearch: { ...config.elasticsearch, url: `http://127.0.0.1:${closedPort}` },
+      elasticsearch: { ...config.elasticsearch, url: `http://127.0.0.1:${closedPort}`, nodes: [`http://127.0.0.1:${closedPort}`] },
       temporal: { ...config.temporal, address: `127.0.0.1:${closedPort}` },
     }));
     try {

@@ -291,7 +291,7 @@ describe('GET /api/v1/consultor/{id_pessoa}/pdf', () => {
     const closedPort = await unusedPort();
     const noIndex = await startTestServer((base) => ({
       ...base,
-      elasticsearch: { ...base.elasticsearch, url: `http://127.0.0.1:${closedPort}` },
+      elasticsearch: { ...base.elasticsearch, url: `http://127.0.0.1:${closedPort}`, nodes: [`http://127.0.0.1:${closedPort}`] },
     }));
     servers.push(noIndex);
     const response = await consultantPdf(ACCENTED.id, noIndex.url);
