@@ -48,7 +48,7 @@ ensure_node_install() {
   echo "node: installing v$NODE_PINNED_VERSION from the npm registry (node-linux-$_en_arch) into $_en_dest" >&2
   # --ignore-scripts: the tarball is only downloaded, never run by npm. npm checks it against the
   # registry's own integrity; the pinned one below guards against a changed registry entry.
-  if ! (cd "$_en_tmp" && npm pack --loglevel=error --ignore-scripts "node-linux-$_en_arch@$NODE_PINNED_VERSION" >/dev/null); then
+  if ! (cd "$_en_tmp" && npm pack --loglevel=error --no-update-notifier --ignore-scripts "node-linux-$_en_arch@$NODE_PINNED_VERSION" >/dev/null); then
     rm -rf "$_en_tmp"
     ensure_node_fail "npm pack node-linux-$_en_arch@$NODE_PINNED_VERSION failed (above)"
     return 1
