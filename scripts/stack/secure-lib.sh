@@ -65,6 +65,12 @@ s_pattern_of() {
 s_running_pid() {
   local part=$1 pidfile pid
   pidfile=$(s_pidfile_of "$part")
+  # nginx writes and removes its own pidfile: a master whose file was lost is still found by its command line.
+  if [[ $part == proxy && ! -r $pidfile ]]; then
+    pid=$(pgrep -o -f "^nginx: master process nginx -c $S_PROXY_BASE/nginx.conf") || return 1
+    echo "$pid"
+    return 0
+  fi
   [[ -r $pidfile ]] || return 1
   pid=$(tr -dc '0-9' <"$pidfile")
   [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null || return 1
