@@ -120,17 +120,20 @@ process_pattern_of() {
 
 write_pidfile() { printf '%s\n' "$2" >"$1"; }
 
-# Print the pid recorded for <part> if that process is alive and is the
-# expected program; return 1 otherwise.
-running_pid() {
-  local part=$1 pidfile pid
-  pidfile=$(pidfile_of "$part")
+# Print the pid recorded in <pidfile> if that process is alive and its command
+# line contains <pattern>; return 1 otherwise.
+pid_from_file() {
+  local pidfile=$1 pattern=$2 pid
   [[ -r $pidfile ]] || return 1
   pid=$(tr -dc '0-9' <"$pidfile")
   [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null || return 1
-  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$(process_pattern_of "$part")" || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$pattern" || return 1
   echo "$pid"
 }
+
+# Print the pid recorded for <part> if that process is alive and is the
+# expected program; return 1 otherwise.
+running_pid() { pid_from_file "$(pidfile_of "$1")" "$(process_pattern_of "$1")"; }
 
 is_running() { running_pid "$1" >/dev/null; }
 

@@ -63,19 +63,14 @@ s_pattern_of() {
 
 # The recorded pid of <part> when that process is alive and is the expected program.
 s_running_pid() {
-  local part=$1 pidfile pid
+  local part=$1 pidfile
   pidfile=$(s_pidfile_of "$part")
   # nginx writes and removes its own pidfile: a master whose file was lost is still found by its command line.
   if [[ $part == proxy && ! -r $pidfile ]]; then
-    pid=$(pgrep -o -f "^nginx: master process nginx -c $S_PROXY_BASE/nginx.conf") || return 1
-    echo "$pid"
-    return 0
+    pgrep -o -f "^nginx: master process nginx -c $S_PROXY_BASE/nginx.conf"
+    return
   fi
-  [[ -r $pidfile ]] || return 1
-  pid=$(tr -dc '0-9' <"$pidfile")
-  [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null || return 1
-  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$(s_pattern_of "$part")" || return 1
-  echo "$pid"
+  pid_from_file "$pidfile" "$(s_pattern_of "$part")"
 }
 
 s_address_of() {

@@ -24,42 +24,10 @@ source "$STACK_SCRIPTS_DIR/secure-lib.sh"
 [[ $(id -u) -eq 0 ]] ||
   die "secure stack: run as root (it creates system users, a network namespace and root-only secret files)"
 
-PACKAGES=(openssl mariadb-server mariadb-client redis-server nginx socat iproute2 util-linux acl curl unzip python3-venv)
-# Debian's nginx package may start its own daemon on :80 at install: this stack runs its own.
-UNWANTED_SERVICES=(nginx)
 START_TIMEOUT=180
 ES_USER=$STACK_ES_USER
 ES_HOME="$STACK_DIR/elasticsearch/elasticsearch-$ELASTICSEARCH_VERSION" # shared with the plain stack
 TEMPORAL_VENV="$STACK_DIR/tools/venv"                                    # shared with the plain stack
-
-# --- packages -------------------------------------------------------------------------------
-
-ensure_packages() {
-  local pkg status log_path missing=()
-  log_path=$(s_log_of packages)
-  for pkg in "${PACKAGES[@]}"; do
-    status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
-    [[ $status == "install ok installed" ]] || missing+=("$pkg")
-  done
-  if ((${#missing[@]} > 0)); then
-    log "secure: installing ${missing[*]} (log: $log_path)"
-    { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"; } \
-      >>"$log_path" 2>&1 || fail_part secure "$log_path" "could not install ${missing[*]}"
-  fi
-  local svc
-  for svc in "${UNWANTED_SERVICES[@]}"; do
-    [[ -x /etc/init.d/$svc ]] || continue
-    if [[ -d /run/systemd/system ]]; then
-      if systemctl is-enabled --quiet "$svc" 2>/dev/null || systemctl is-active --quiet "$svc" 2>/dev/null; then
-        log "secure: stopping and disabling the $svc service its package started"
-        systemctl disable --now "$svc" >>"$log_path" 2>&1 || true
-      fi
-    elif /etc/init.d/"$svc" status >/dev/null 2>&1; then
-      log "secure: stopping the $svc daemon its package started"
-      { /etc/init.d/"$svc" stop && update-rc.d "$svc" disable; } >>"$log_path" 2>&1 || true
-    fi
-  done
-}
 
 ensure_system_user() {
   id -u "$1" >/dev/null 2>&1 && return 0
@@ -735,7 +703,8 @@ if [[ -z ${SECURE_UP_LOCKED:-} ]]; then
   mkdir -p "$SECURE_DIR"
   SECURE_UP_LOCKED=1 exec flock -o "$SECURE_DIR/.up.lock" bash "${BASH_SOURCE[0]}" "$@"
 fi
-ensure_packages
+# The secured stack's Debian packages (nginx, socat, ...), nginx's own daemon stopped (system-packages.sh).
+bash "$STACK_SCRIPTS_DIR/system-packages.sh" up secure
 ensure_system_user "$ES_USER"
 ensure_system_user "$S_PROXY_USER"
 ensure_dirs_secure

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Debian packages the stack (and the app's tests) need. Fast path: one
 # dpkg-query call; apt runs only when something is missing.
-# Usage: system-packages.sh [up|check]   (default: up)
+# Usage: system-packages.sh [up|check] [secure]   (default: up; secure: also the secured stack's, secure-up.sh)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 source "$STACK_SCRIPTS_DIR/lib.sh"
@@ -13,6 +13,13 @@ PACKAGES=(mariadb-server mariadb-client redis-server chromium poppler-utils font
 # servers and wants none of these running. Prometheus would serve on :9090 and keep
 # scraping localhost for good.
 UNWANTED_SERVICES=(prometheus)
+if [[ ${2:-} == secure ]]; then
+  # The secured stack (secure-up.sh): its CA and certificates, the TLS front of Temporal and the socket
+  # relay to it, its network namespace and ACLs, the Elasticsearch module's unpacking, the temporal CLI's venv.
+  PACKAGES+=(openssl nginx socat iproute2 util-linux acl curl unzip python3-venv)
+  # nginx's package starts its own daemon on :80 at install: the secured stack runs its own.
+  UNWANTED_SERVICES+=(nginx)
+fi
 LOG="$(log_of $PART)"
 
 # Print the packages that are not fully installed, one per line.
@@ -69,5 +76,5 @@ check() { [[ -z $(missing_packages) ]]; }
 case ${1:-up} in
   up) up ;;
   check) check ;;
-  *) die "usage: $0 [up|check]" ;;
+  *) die "usage: $0 [up|check] [secure]" ;;
 esac
