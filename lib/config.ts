@@ -544,9 +544,7 @@ export function loadConfig(source: NodeJS.ProcessEnv): Config {
     if (error instanceof SettingProblem) throw new ConfigError(`invalid environment: ${error.message}`);
     throw error;
   }
-  const config = buildConfig(env, connections, secrets.env);
-  config.warnings = env.NODE_ENV === 'production' ? plainConnectionWarnings(config) : [];
-  return config;
+  return buildConfig(env, connections, secrets.env);
 }
 
 function connectionSettings(env: Env, resolved: Record<string, string>): Pick<Config, 'mysql' | 'redis' | 'elasticsearch' | 'temporal'> {
@@ -581,7 +579,7 @@ function buildConfig(
     http: { host: env.HTTP_HOST, port: env.HTTP_PORT, shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS },
     metrics: { port: env.METRICS_PORT, enabled: env.METRICS_ENABLED },
     ...connections,
-    warnings: [],
+    warnings: env.NODE_ENV === 'production' ? plainConnectionWarnings(connections) : [],
     dependencyTimeoutMs: env.DEPENDENCY_TIMEOUT_MS,
     roles: [...new Set(env.PROCESS_ROLES)],
     ranking: {

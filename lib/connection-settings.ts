@@ -67,8 +67,8 @@ export class SettingProblem extends Error {
   }
 }
 
-/** A PEM file's content (a certificate or CA: not a secret, readable by anyone the operator chooses). */
-export function readPemFile(variable: string, file: string | undefined): string | null {
+/** A file a setting names that is not a secret (a certificate, a CA, a profile file): its content. */
+export function readSettingFile(variable: string, file: string | undefined): string | null {
   if (file === undefined) return null;
   try {
     return fs.readFileSync(file, 'utf8');
@@ -103,8 +103,8 @@ export function mysqlTls(env: {
     throw new SettingProblem('MYSQL_SSL_CERT_FILE', 'a client certificate needs its key (MYSQL_SSL_KEY_FILE), and the other way round');
   return {
     mode,
-    ca: readPemFile('MYSQL_SSL_CA_FILE', env.MYSQL_SSL_CA_FILE),
-    cert: readPemFile('MYSQL_SSL_CERT_FILE', env.MYSQL_SSL_CERT_FILE),
+    ca: readSettingFile('MYSQL_SSL_CA_FILE', env.MYSQL_SSL_CA_FILE),
+    cert: readSettingFile('MYSQL_SSL_CERT_FILE', env.MYSQL_SSL_CERT_FILE),
     key: readKeyFile('MYSQL_SSL_KEY_FILE', env.MYSQL_SSL_KEY_FILE),
   };
 }
@@ -157,7 +157,7 @@ export function redisSettings(env: RedisEnv): RedisSettings {
     username: env.REDIS_USERNAME ?? fromUrl.username ?? null,
     password: env.REDIS_PASSWORD ?? fromUrl.password ?? null,
     db: env.REDIS_DB ?? fromUrl.db ?? 0,
-    tls: tlsOn ? { ca: readPemFile('REDIS_TLS_CA_FILE', env.REDIS_TLS_CA_FILE), servername: env.REDIS_TLS_SERVERNAME ?? null } : null,
+    tls: tlsOn ? { ca: readSettingFile('REDIS_TLS_CA_FILE', env.REDIS_TLS_CA_FILE), servername: env.REDIS_TLS_SERVERNAME ?? null } : null,
     sentinel:
       env.REDIS_SENTINELS && env.REDIS_SENTINEL_NAME
         ? { nodes: env.REDIS_SENTINELS, name: env.REDIS_SENTINEL_NAME, password: env.REDIS_SENTINEL_PASSWORD ?? null }
@@ -201,7 +201,7 @@ export function elasticsearchSettings(env: ElasticsearchEnv): ElasticsearchSetti
     cloudId: env.ELASTICSEARCH_CLOUD_ID ?? null,
     auth,
     tls: {
-      ca: readPemFile('ELASTICSEARCH_CA_FILE', env.ELASTICSEARCH_CA_FILE),
+      ca: readSettingFile('ELASTICSEARCH_CA_FILE', env.ELASTICSEARCH_CA_FILE),
       caFingerprint: env.ELASTICSEARCH_CA_FINGERPRINT ?? null,
     },
     indexPrefix: env.ELASTICSEARCH_INDEX_PREFIX,
@@ -218,7 +218,7 @@ export function temporalSettings(env: Record<string, string>, defaults: { port: 
   const keyPath = env.TEMPORAL_TLS_CLIENT_KEY_PATH;
   if (keyPath !== undefined) readKeyFile('TEMPORAL_TLS_CLIENT_KEY_PATH', keyPath);
   // envconfig reads a missing default file as "no file"; one named explicitly must exist.
-  if (env.TEMPORAL_CONFIG_FILE !== undefined) readPemFile('TEMPORAL_CONFIG_FILE', env.TEMPORAL_CONFIG_FILE);
+  if (env.TEMPORAL_CONFIG_FILE !== undefined) readSettingFile('TEMPORAL_CONFIG_FILE', env.TEMPORAL_CONFIG_FILE);
   // The TypeScript SDK has no switch for it (other SDKs do): refused rather than silently ignored.
   if (env.TEMPORAL_TLS_DISABLE_HOST_VERIFICATION === 'true' || env.TEMPORAL_TLS_DISABLE_HOST_VERIFICATION === '1')
     throw new SettingProblem(

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { loadConfig } from '../../lib/config';
 import { checkConnections } from '../../workers/connection-check';
 import { unusedPort } from '../support/ports';
-import { baseProcessEnv, secureServiceEnv, securePortsEnv, startSourceProcess } from '../support/secure-stack';
-import { waitForLog } from '../support/processes';
+import { baseProcessEnv, secureServiceEnv, securePortsEnv } from '../support/secure-stack';
+import { startSourceProcess, waitForLog } from '../support/processes';
 
 /**
  * "Failing clearly" (docs/connections.md): against the secured local stack (test/global-setup.ts starts

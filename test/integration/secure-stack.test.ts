@@ -18,19 +18,11 @@ import { ensureNamespace } from '../../temporal/namespace';
 import { ensureSearchAttributes } from '../../temporal/search-attributes';
 import { endedExecution, jsonCall } from '../support/json-api';
 import { unusedPort } from '../support/ports';
-import { waitForLog, type ServiceProcess } from '../support/processes';
+import { startSourceProcess, waitForLog, type ServiceProcess } from '../support/processes';
 import { expectedRanking, runReferenceDate, SEED_DATE } from '../support/ranking';
 import { createStandInAgent } from '../support/real-agents';
 import { requireRoot } from '../support/root';
-import {
-  baseProcessEnv,
-  ensureSecureStack,
-  presentTokenTo,
-  SECURE_DIR,
-  securePortsEnv,
-  secureServiceEnv,
-  startSourceProcess,
-} from '../support/secure-stack';
+import { baseProcessEnv, ensureSecureStack, presentTokenTo, SECURE_DIR, securePortsEnv, secureServiceEnv } from '../support/secure-stack';
 import { STAND_IN_TEXT, startStandInModel, type StandInModel } from '../support/stand-in-model';
 import { until } from '../support/waiting';
 import { openSocket, refusedHandshake, untilFinal, untilPipelineMessage, type SocketProbe } from '../support/websocket';

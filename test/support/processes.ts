@@ -11,10 +11,12 @@ export interface ServiceProcess {
 
 /** Runs main.ts from source (as `npm start` runs its compiled form) with the test environment plus `env`. */
 export function startServiceProcess(env: Record<string, string>): ServiceProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], {
-    cwd: root,
-    env: { ...process.env, LOG_LEVEL: 'info', ...env },
-  });
+  return startSourceProcess('main.ts', { ...process.env, LOG_LEVEL: 'info', ...env });
+}
+
+/** Runs a TypeScript entry point of the repository from source (`node --import tsx <entry>`) with exactly `env`. */
+export function startSourceProcess(entry: string, env: NodeJS.ProcessEnv): ServiceProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: root, env });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -1,8 +1,7 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from '../../lib/paths';
-import type { ServiceProcess } from './processes';
 
 /**
  * The secured local stack (scripts/stack/secure-up.sh, docs/secure-stack.md) as the tests use it: its
@@ -55,19 +54,6 @@ export function baseProcessEnv(): Record<string, string> {
     if (value !== undefined) kept[name] = value;
   }
   return kept;
-}
-
-/**
- * Runs a TypeScript entry point of the repository from source (`node --import tsx <entry>`, as
- * test/support/processes.ts#startServiceProcess runs main.ts) with exactly `env`.
- */
-export function startSourceProcess(entry: string, env: Record<string, string>): ServiceProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: repoRoot, env });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output: () => output, exited };
 }
 
 /**
