@@ -155,6 +155,13 @@ const envSchema = z.object({
 
   /** The Chromium that renders the PDF sheets (never downloaded: the system's browser). */
   CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
+  /**
+   * Chromium's own sandbox around the PDF renderer. `off` where the container is the boundary (the
+   * image sets it, docs/image.md: Docker's default seccomp profile refuses the namespaces the sandbox
+   * needs; the page is the service's own HTML, whose CSP forbids every fetch). Root never has it:
+   * Chromium refuses to start as root with it.
+   */
+  CHROMIUM_SANDBOX: z.enum(['on', 'off']).default('on'),
   /** PDF documents rendered at once by the one browser of a process; the others wait. */
   PDF_CONCURRENCY: positiveInt.max(32).default(3),
   /** Documents a browser renders before it is replaced by a fresh one. */
@@ -452,6 +459,8 @@ export interface Config {
   panel: { dir: string | null };
   pdf: {
     chromiumPath: string;
+    /** Chromium's sandbox (CHROMIUM_SANDBOX); never for root, whatever this says. */
+    chromiumSandbox: boolean;
     concurrency: number;
     restartAfter: number;
     timeoutMs: number;
@@ -591,6 +600,7 @@ function buildConfig(
     panel: { dir: panelDir(env.PANEL_DIR) },
     pdf: {
       chromiumPath: env.CHROMIUM_PATH,
+      chromiumSandbox: env.CHROMIUM_SANDBOX === 'on',
       concurrency: env.PDF_CONCURRENCY,
       restartAfter: env.PDF_RESTART_AFTER,
       timeoutMs: env.PDF_TIMEOUT_MS,

@@ -4,6 +4,7 @@ import { access, mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, PDFOptions } from 'puppeteer-core';
+import { config } from '../config';
 import type { Logger } from '../logger';
 import { Semaphore } from './semaphore';
 
@@ -44,6 +45,11 @@ export interface BrowserPoolOptions {
   restartAfter: number;
   /** Bound of each step of a render (launch, page load, printing) and of every DevTools call. */
   timeoutMs: number;
+  /**
+   * Chromium's own sandbox (default: CHROMIUM_SANDBOX). Off where the container is the boundary
+   * (docs/image.md, "Chromium"); never for root, where Chromium refuses to start with it.
+   */
+  sandbox?: boolean;
   logger: Logger;
 }
 
@@ -228,8 +234,7 @@ export class BrowserPool {
       executablePath: this.options.executablePath,
       headless: true,
       userDataDir: instance.userDataDir,
-      // Chromium refuses to run as root with its sandbox on (containers); otherwise keep it.
-      args: process.getuid?.() === 0 ? [...CHROMIUM_ARGS, '--no-sandbox'] : CHROMIUM_ARGS,
+      args: this.sandboxed() ? CHROMIUM_ARGS : [...CHROMIUM_ARGS, '--no-sandbox'],
       // Shutdown is ours (close(), called by closeApiResources): puppeteer's own handlers would kill the browser mid-drain.
       handleSIGINT: false,
       handleSIGTERM: false,
@@ -248,6 +253,11 @@ export class BrowserPool {
     const context = await browser.createBrowserContext();
     this.options.logger.info({ pid: instance.pid, userDataDir: instance.userDataDir }, 'PDF browser started');
     return context;
+  }
+
+  /** Chromium refuses to run as root with its sandbox on; otherwise as the option (CHROMIUM_SANDBOX) says. */
+  private sandboxed(): boolean {
+    return process.getuid?.() !== 0 && (this.options.sandbox ?? config.pdf.chromiumSandbox);
   }
 
   /** A clear cause for a wrong CHROMIUM_PATH, before puppeteer tries (and lingers 5 s cleaning up). */

@@ -1,9 +1,10 @@
 import { ConfigError, loadConfig } from '../../lib/config';
 
 describe('PDF settings', () => {
-  it('defaults to the system Chromium, 3 sheets at once, 30 waiting, a fresh browser every 500 sheets, 30 s per step, 60 sheets a minute per client', () => {
+  it('defaults to the system Chromium with its sandbox, 3 sheets at once, 30 waiting, a fresh browser every 500 sheets, 30 s per step, 60 sheets a minute per client', () => {
     expect(loadConfig({}).pdf).toEqual({
       chromiumPath: '/usr/bin/chromium',
+      chromiumSandbox: true,
       concurrency: 3,
       restartAfter: 500,
       timeoutMs: 30_000,
@@ -12,9 +13,10 @@ describe('PDF settings', () => {
     });
   });
 
-  it('reads CHROMIUM_PATH, PDF_CONCURRENCY, PDF_RESTART_AFTER, PDF_TIMEOUT_MS, PDF_QUEUE_LIMIT and the PDF rate limit', () => {
+  it('reads CHROMIUM_PATH, CHROMIUM_SANDBOX, PDF_CONCURRENCY, PDF_RESTART_AFTER, PDF_TIMEOUT_MS, PDF_QUEUE_LIMIT and the PDF rate limit', () => {
     const env = {
       CHROMIUM_PATH: '/opt/chromium/chrome',
+      CHROMIUM_SANDBOX: 'off',
       PDF_CONCURRENCY: '1',
       PDF_RESTART_AFTER: '50',
       PDF_TIMEOUT_MS: '5000',
@@ -24,6 +26,7 @@ describe('PDF settings', () => {
     };
     expect(loadConfig(env).pdf).toEqual({
       chromiumPath: '/opt/chromium/chrome',
+      chromiumSandbox: false,
       concurrency: 1,
       restartAfter: 50,
       timeoutMs: 5000,
@@ -33,6 +36,7 @@ describe('PDF settings', () => {
   });
 
   it.each([
+    [{ CHROMIUM_SANDBOX: 'no' }, 'CHROMIUM_SANDBOX'],
     [{ PDF_CONCURRENCY: '0' }, 'PDF_CONCURRENCY'],
     [{ PDF_CONCURRENCY: '33' }, 'PDF_CONCURRENCY'],
     [{ PDF_CONCURRENCY: '1.5' }, 'PDF_CONCURRENCY'],
