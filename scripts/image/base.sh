@@ -19,11 +19,12 @@ if [[ -z ${BASE_FORCE:-} ]] && docker image inspect "$tag" >/dev/null 2>&1; then
   echo "base: $tag already present"
   exit 0
 fi
-command -v mmdebstrap >/dev/null || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q mmdebstrap; }
+command -v mmdebstrap >/dev/null || bash "$(dirname "$0")/../stack/system-packages.sh" up image
 
 echo "base: building $tag with mmdebstrap ($codename, minbase) from $mirror"
 # The sources written into the image are the ones a container uses for its own apt-get (the build
 # stage's and the runtime stage's installs): the same mirror, plus updates and security.
+# shellcheck disable=SC2016 # the hook's $1 is mmdebstrap's (the root it builds), not ours
 mmdebstrap --variant=minbase --format=tar \
   --components=main \
   --dpkgopt='path-exclude=/usr/share/man/*' \

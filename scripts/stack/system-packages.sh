@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Debian packages the stack (and the app's tests) need. Fast path: one
 # dpkg-query call; apt runs only when something is missing.
-# Usage: system-packages.sh [up|check] [secure]   (default: up; secure: also the secured stack's, secure-up.sh)
+# Usage: system-packages.sh [up|check] [secure|image]   (default: up; secure: also the secured stack's,
+# secure-up.sh; image: only what builds and runs the container image, scripts/image/docker.sh)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 source "$STACK_SCRIPTS_DIR/lib.sh"
@@ -19,6 +20,11 @@ if [[ ${2:-} == secure ]]; then
   PACKAGES+=(openssl nginx socat iproute2 util-linux acl curl unzip python3-venv)
   # nginx's package starts its own daemon on :80 at install: the secured stack runs its own.
   UNWANTED_SERVICES+=(nginx)
+elif [[ ${2:-} == image ]]; then
+  # The container image (docs/image.md): Debian's Docker, and mmdebstrap for the local base image
+  # where no container registry is reached. Docker's own daemon is wanted (scripts/image/docker.sh).
+  PACKAGES=(docker.io mmdebstrap)
+  UNWANTED_SERVICES=()
 fi
 LOG="$(log_of $PART)"
 
@@ -76,5 +82,5 @@ check() { [[ -z $(missing_packages) ]]; }
 case ${1:-up} in
   up) up ;;
   check) check ;;
-  *) die "usage: $0 [up|check] [secure]" ;;
+  *) die "usage: $0 [up|check] [secure|image]" ;;
 esac
