@@ -16,14 +16,17 @@ bash scripts/lint.sh || { status=1; echo "lint: FAILED (above)"; }
 
 results=$(mktemp)
 serial=$(mktemp)
-trap 'rm -f "$results" "$serial"' EXIT
+deploy=$(mktemp)
+trap 'rm -f "$results" "$serial" "$deploy"' EXIT
 started=$SECONDS
 # Unit and integration suites on both cores (jest.config.js: each worker its own names), then, for a
 # whole run, the suites that cannot share the machine, alone (SERIAL_SUITES in jest.projects.js).
 npx jest --json --outputFile="$results" "$@" || status=$?
 if [[ $# -eq 0 ]]; then
   npx jest -c jest.serial.config.js --json --outputFile="$serial" || status=$?
-  files=("$results" "$serial")
+  # Then the image, scaled out and restarted under load (docs/deploy-test.md): builds the image first.
+  bash scripts/deploy/test.sh --json --outputFile="$deploy" || status=$?
+  files=("$results" "$serial" "$deploy")
 else
   files=("$results")
 fi

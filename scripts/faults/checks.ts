@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import type { RowDataPacket } from 'mysql2/promise';
+import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { WORKER_LOST_ERROR } from '../../domain/execution-errors';
 import type { Fault } from './fault-schedule';
 import type { Strike } from './injectors';
@@ -16,8 +16,9 @@ import type { Watcher } from './watcher';
 
 export const FINAL_STATUSES = ['completed', 'error', 'canceled', 'rejected'];
 
-export interface PhaseFigures {
-  faults: Fault[];
+/** What struck a phase: the fault suite's faults, or (the deploy test, scripts/deploy) a rolling restart. */
+export interface PhaseFigures<F extends string = Fault> {
+  faults: F[];
   accepted: number;
   completed: number;
   /** Ended `error` with a text that names the cause. */
@@ -61,7 +62,12 @@ export function agentStarts(startsFile: string): Array<{ at: number; executionId
 }
 
 /** Every record of the phase: its runs, its pipeline runs with their steps, its webhook runs, the schedule's firings since it began. */
-export async function phaseRecords(service: FaultService, load: PhaseLoad, scheduleId: string, since: Date): Promise<RecordRow[]> {
+export async function phaseRecords(
+  service: Pick<FaultService, 'pool'>,
+  load: PhaseLoad,
+  scheduleId: string,
+  since: Date,
+): Promise<RecordRow[]> {
   const ids = [
     ...load.runs.map((run) => run.executionId),
     ...load.pipelineRuns,
@@ -78,7 +84,7 @@ export async function phaseRecords(service: FaultService, load: PhaseLoad, sched
 
 /** Waits until every record of the phase exists (one per schedule firing too) and is final, up to `boundMs`; the records as they then are. */
 export async function untilFinal(
-  service: FaultService,
+  service: Pick<FaultService, 'pool'>,
   load: PhaseLoad,
   scheduleId: string,
   since: Date,
@@ -111,20 +117,21 @@ function claimedThenLost(row: RecordRow): boolean {
   return row.agent_started_attempt === row.attempt && row.status === 'error' && row.error === WORKER_LOST_ERROR;
 }
 
-export interface PhaseVerdict {
-  figures: PhaseFigures;
+export interface PhaseVerdict<F extends string = Fault> {
+  figures: PhaseFigures<F>;
   violations: string[];
 }
 
-export function judgePhase(input: {
-  faults: Fault[];
+export function judgePhase<F extends string = Fault>(input: {
+  faults: F[];
   load: PhaseLoad;
   records: RecordRow[];
-  strikes: Strike[];
+  /** When each strike hit and when its part was back (what and whom it hit: for the caller's own report). */
+  strikes: Array<Pick<Strike, 'struckAt' | 'backAt'> & { fault?: string; target?: string }>;
   watchers: Watcher[];
   starts: ReturnType<typeof agentStarts>;
   scheduleFirings: number;
-}): PhaseVerdict {
+}): PhaseVerdict<F> {
   const { load, records, strikes, watchers, starts } = input;
   const violations: string[] = [];
   const byId = new Map(records.map((row) => [row.id, row]));
@@ -225,5 +232,39 @@ export function judgePhase(input: {
   return {
     figures: { faults: input.faults, accepted, completed, errorWithCause, lost, doubled, linesLost, linesDoubled, recoverMs, causes },
     violations,
+  };
+}
+
+/** The ranking job's end, read until it is no longer running (at most `timeoutMs`): a violation, or null when it completed with every person. */
+export async function rankingJobProblem(
+  read: (route: string) => Promise<any>,
+  persons: number,
+  timeoutMs = 300_000,
+): Promise<string | null> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const status = await read('/api/v1/ranking/status');
+    if (!status.em_execucao && status.estado !== 'em_execucao') {
+      if (status.estado !== 'concluido') return `the ranking job ended ${status.estado}: ${status.ultimo_erro}`;
+      if (status.processados !== persons) return `the ranking job processed ${status.processados} of ${persons} persons`;
+      return null;
+    }
+    if (Date.now() > deadline) return `the ranking job did not end within ${timeoutMs / 1000} s`;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+}
+
+/** The ranking as stored: every person once, at positions 1..n; the persons held and a violation (or null). */
+export async function rankingPositionsProblem(pool: Pool, persons: number): Promise<{ persons: number; problem: string | null }> {
+  const [[ranking]] = await pool.query<RowDataPacket[]>(
+    'SELECT COUNT(*) AS n, COUNT(DISTINCT id_pessoa) AS persons, MIN(posicao) AS first, MAX(posicao) AS last FROM ranking_entries',
+  );
+  const held = Number(ranking!.persons);
+  const whole = Number(ranking!.n) === persons && held === persons && Number(ranking!.first) === 1 && Number(ranking!.last) === persons;
+  return {
+    persons: held,
+    problem: whole
+      ? null
+      : `the ranking holds ${ranking!.n} entries of ${held} persons, positions ${ranking!.first}..${ranking!.last}; expected ${persons} persons at 1..${persons}`,
   };
 }

@@ -227,7 +227,7 @@ async function startProcesses(
 }
 
 /** Ends every workflow still open in the suite's namespace (the workers start their reconciler loops again). */
-async function terminateOpenWorkflows(temporal: Client): Promise<number> {
+export async function terminateOpenWorkflows(temporal: Client, reason = 'the fault suite starts again from nothing'): Promise<number> {
   // A namespace just registered (a fresh stack) is unknown to the server's cache for a few seconds.
   for (const deadline = Date.now() + 60_000; ;) {
     try {
@@ -236,7 +236,7 @@ async function terminateOpenWorkflows(temporal: Client): Promise<number> {
         // The list lags: a child its parent's termination already ended can still be listed as running.
         const terminated = await temporal.workflow
           .getHandle(workflow.workflowId, workflow.runId)
-          .terminate('the fault suite starts again from nothing')
+          .terminate(reason)
           .then(
             () => true,
             (error: unknown) => {

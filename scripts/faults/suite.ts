@@ -4,7 +4,15 @@ import { promisify } from 'node:util';
 import type { RowDataPacket } from 'mysql2/promise';
 import { DEFAULT_LEASE_DIR, leaseClaimState } from '../../activities/agents/agent-users';
 import { startStandInModel } from '../../test/support/stand-in-model';
-import { agentStarts, FINAL_STATUSES, judgePhase, untilFinal, type PhaseFigures } from './checks';
+import {
+  agentStarts,
+  FINAL_STATUSES,
+  judgePhase,
+  rankingJobProblem,
+  rankingPositionsProblem,
+  untilFinal,
+  type PhaseFigures,
+} from './checks';
 import { faultSchedule, type Phase } from './fault-schedule';
 import { strike, type Strike } from './injectors';
 import { call, prepareFixture, read, submitLoad, submitProbe, type Fixture, type LoadShape, type PhaseLoad } from './load';
@@ -264,21 +272,8 @@ async function scheduleFiringsSince(service: FaultService, fixture: Fixture, sin
 }
 
 async function rankingCompleted(service: FaultService, violations: string[]): Promise<void> {
-  const deadline = Date.now() + 300_000;
-  for (;;) {
-    const status = await read(service, '/api/v1/ranking/status');
-    if (!status.em_execucao && status.estado !== 'em_execucao') {
-      if (status.estado !== 'concluido') violations.push(`the ranking job ended ${status.estado}: ${status.ultimo_erro}`);
-      else if (status.processados !== service.persons)
-        violations.push(`the ranking job processed ${status.processados} of ${service.persons} persons`);
-      return;
-    }
-    if (Date.now() > deadline) {
-      violations.push('the ranking job did not end within 300 s');
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-  }
+  const problem = await rankingJobProblem((route) => read(service, route), service.persons);
+  if (problem !== null) violations.push(problem);
 }
 
 async function finalChecks(
@@ -312,20 +307,9 @@ async function finalChecks(
   }
 
   // The ranking: every person once, positions 1..n.
-  const [[ranking]] = await service.pool.query<RowDataPacket[]>(
-    'SELECT COUNT(*) AS n, COUNT(DISTINCT id_pessoa) AS persons, MIN(posicao) AS first, MAX(posicao) AS last FROM ranking_entries',
-  );
-  const rankingPersons = Number(ranking!.persons);
-  if (
-    Number(ranking!.n) !== service.persons ||
-    rankingPersons !== service.persons ||
-    Number(ranking!.first) !== 1 ||
-    Number(ranking!.last) !== service.persons
-  ) {
-    violations.push(
-      `the ranking holds ${ranking!.n} entries of ${rankingPersons} persons, positions ${ranking!.first}..${ranking!.last}; expected ${service.persons} persons at 1..${service.persons}`,
-    );
-  }
+  const ranking = await rankingPositionsProblem(service.pool, service.persons);
+  const rankingPersons = ranking.persons;
+  if (ranking.problem !== null) violations.push(ranking.problem);
 
   // Webhook deliveries counted once, each answered with a run of its own; any other run of the webhook is a start that failed (told to the sender as such).
   const [[hooks]] = await service.pool.query<RowDataPacket[]>(
