@@ -1,45 +1,70 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createApp } from './api/app';
 import { startHttpServer } from './api/server';
-import { config } from './lib/config';
+import { config, type ProcessRole } from './lib/config';
 import { logger } from './lib/logger';
 import { closeApiResources, createApiResources } from './api/resources';
-import { shutdownOnSignals, type ShutdownStep } from './lib/shutdown';
+import { shutdownDeadlineMs, shutdownOnSignals, type ShutdownStep } from './lib/shutdown';
 import { startAgentsWorker } from './workers/agents';
 import type { QueueWorker } from './workers/queue-worker';
 import { startRankingWorker } from './workers/ranking';
-import { startMetricsServer } from './api/metrics';
+import { startProbeServer } from './api/metrics';
+import { addApiReadiness, type ProcessProbes } from './api/probes';
+import { EventLoopLiveness } from './lib/event-loop-liveness';
+import { Readiness, ReadinessProblem } from './lib/readiness';
 import { serveSdkMetrics } from './workers/runtime';
 import { verifyConnectionsAtStart } from './workers/connection-check';
+
+const WORKER_ROLES = { 'ranking-worker': startRankingWorker, 'agents-worker': startAgentsWorker } as const;
 
 /**
  * The process entry point. By default one process runs the HTTP server and both workers;
  * PROCESS_ROLES splits them across processes (e.g. `PROCESS_ROLES=ranking-worker`).
- * On SIGTERM: HTTP is drained first, then the workers finish their activities, then connections close.
+ * On SIGTERM (docs/probes-and-drains.md): /readyz turns 503 at once; the API serves for DRAIN_DELAY_MS
+ * more, then closes, while the workers stop taking tasks and drain theirs; then connections close.
  */
 async function main(): Promise<void> {
+  const probes: ProcessProbes = { liveness: new EventLoopLiveness(), readiness: new Readiness(config.dependencyTimeoutMs, logger) };
+  // A worker alone serves its probes (and its metrics) on METRICS_PORT from the start: alive, not ready yet.
+  const probeServer = config.roles.includes('api') ? null : await startProbeServer(config, logger, probes);
   await verifyConnectionsAtStart(config, logger);
   const resources = createApiResources(config, logger);
   serveSdkMetrics(config.metrics.enabled);
   const workers: QueueWorker[] = [];
-  if (config.roles.includes('ranking-worker')) workers.push(await startRankingWorker(config, logger));
-  if (config.roles.includes('agents-worker')) workers.push(await startAgentsWorker(config, logger));
+  for (const role of config.roles) {
+    if (role === 'api') continue;
+    workers.push(await startWorkerRole(role, probes));
+  }
 
-  const steps: ShutdownStep[] = [];
+  const drains: ShutdownStep[] = [];
   if (config.roles.includes('api')) {
-    const http = await startHttpServer(createApp(resources), config.http, logger);
-    steps.push({ name: 'http', run: () => http.close() });
+    addApiReadiness(probes.readiness, resources);
+    const http = await startHttpServer(createApp(resources, probes), config.http, logger);
+    drains.push({
+      name: 'http',
+      run: async () => {
+        // /readyz answers 503 already: load balancers stop sending while this goes on serving.
+        logger.info({ drainDelayMs: config.shutdown.drainDelayMs }, 'http draining');
+        await sleep(config.shutdown.drainDelayMs);
+        await http.close();
+      },
+    });
     logger.info(
       { api: `${http.url}/api`, rankingApi: `${http.url}/api/v1`, metrics: `${http.url}/metrics`, temporalUi: config.temporal.uiUrl },
       'ready',
     );
-  } else if (config.metrics.enabled) {
-    // A worker alone serves its metrics on METRICS_PORT (docs/observability.md).
-    const metrics = await startMetricsServer(config, logger);
-    steps.push({ name: 'metrics', run: () => metrics.close() });
   }
-  steps.push({ name: 'workers', run: async () => void (await Promise.all(workers.map((worker) => worker.stop()))) });
-  steps.push({ name: 'connections', run: () => closeApiResources(resources) });
-  shutdownOnSignals(steps, logger, config.http.shutdownTimeoutMs);
+  drains.push({ name: 'workers', run: async () => void (await Promise.all(workers.map((worker) => worker.stop()))) });
+  shutdownOnSignals({
+    plan: [
+      drains,
+      ...(probeServer ? [{ name: 'probes', run: () => probeServer.close() }] : []),
+      { name: 'connections', run: () => closeApiResources(resources) },
+    ],
+    logger,
+    deadlineMs: shutdownDeadlineMs(config.shutdown, config.roles),
+    onSignal: () => probes.readiness.shutDown(),
+  });
 
   // A worker that dies on its own (e.g. lost connection beyond retries) takes the process down for a restart.
   for (const worker of workers) {
@@ -48,6 +73,14 @@ async function main(): Promise<void> {
       process.exit(1);
     });
   }
+}
+
+/** Starts a worker role; its readiness check says "starting" until it has started, then asks the worker. */
+async function startWorkerRole(role: Exclude<ProcessRole, 'api'>, probes: ProcessProbes): Promise<QueueWorker> {
+  let worker: QueueWorker | null = null;
+  probes.readiness.add(role, () => (worker ? worker.ready(config.dependencyTimeoutMs) : Promise.reject(new ReadinessProblem('iniciando'))));
+  worker = await WORKER_ROLES[role](config, logger);
+  return worker;
 }
 
 main().catch((error: unknown) => {

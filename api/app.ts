@@ -4,7 +4,8 @@ import websockify from 'koa-websocket';
 import type { ApiResources } from './resources';
 import { ALLOWED_METHODS, errorEnvelope, HttpError } from './errors';
 import { hookRoutes, onHookPaths } from './hook-routes';
-import { hookCallMetrics, metricsRoutes, onMetricsPath, requestMetrics } from './metrics';
+import { hookCallMetrics, metricsRoutes, onMetricsPath, requestMetrics, requireKnownHostOrMetricsToken } from './metrics';
+import { apiProbes, probeRoutes, type ProcessProbes } from './probes';
 import { serveRecordGauges } from '../services/record-gauges';
 import { collectProcessMetrics } from '../lib/metrics';
 import { orchestrationApi } from './orchestration';
@@ -27,8 +28,11 @@ import { sitesDirectory } from '../services/files';
 import { panelGate, signInRoutes } from './sign-in';
 import { MAX_INCOMING_FRAME_BYTES, SocketsByAddress, socketHandshakeGuard, websocketHandler, type SocketAccess } from './websocket';
 
-/** One Koa application serving both APIs over HTTP, the live-output WebSocket at / and /ws, and the admin panel's files when PANEL_DIR is set. */
-export function createApp(resources: ApiResources): websockify.App {
+/**
+ * One Koa application serving both APIs over HTTP, the live-output WebSocket at / and /ws, the probes
+ * (`probes`: the process's; by default the API's own), and the admin panel's files when PANEL_DIR is set.
+ */
+export function createApp(resources: ApiResources, probes: ProcessProbes = apiProbes(resources)): websockify.App {
   const { orchestration: security, dependencyTimeoutMs } = resources.config;
   const koa = new Koa();
   trustProxyHeaders(koa, security.trustProxy);
@@ -48,20 +52,24 @@ export function createApp(resources: ApiResources): websockify.App {
     verifyClient: socketHandshakeGuard(koa, socketAccess, sockets),
   });
 
-  const metricsEnabled = resources.config.metrics.enabled;
-  if (metricsEnabled) {
+  if (resources.config.metrics.enabled) {
     collectProcessMetrics();
     app.use(requestMetrics());
     // The service-wide gauges (runs running, waiting, approvals, last ranking) come from this API's database.
     serveRecordGauges(resources.database);
   }
   app.use(errorEnvelope(resources.logger));
+  // /livez and /readyz before the edge: a platform probes the pod's address, without the token (api/probes.ts).
+  app.use(probeRoutes(probes));
   // The edge (docs/orchestration-security.md), in this order: a Host the service does not answer to
-  // and a write from another site's page are refused for both services; on /api (however spelled)
-  // an allowed CORS preflight is answered before anything else, the rate limit counts unauthenticated
-  // requests too (it slows down token guessing), and nothing, not even the body parser, runs without
-  // the token.
-  app.use(requireKnownHost(security.allowedHosts));
+  // and a write from another site's page are refused for both services (but /metrics asked with a
+  // token set: the token protects it, api/metrics.ts); on /api (however spelled) an allowed CORS
+  // preflight is answered before anything else, the rate limit counts unauthenticated requests too (it
+  // slows down token guessing), and nothing, not even the body parser, runs without the token.
+  const metricsEnabled = resources.config.metrics.enabled;
+  app.use(
+    metricsEnabled ? requireKnownHostOrMetricsToken(security.allowedHosts, security.authToken) : requireKnownHost(security.allowedHosts),
+  );
   app.use(onOrchestrationPaths(corsPolicy(security.corsOrigins)));
   app.use(refuseCrossSiteWrites(security.corsOrigins));
   const budget = { limit: security.rateLimit, timeoutMs: dependencyTimeoutMs };

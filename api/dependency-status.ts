@@ -32,6 +32,11 @@ const probes: Record<DependencyName, Probe> = {
   },
 };
 
+/** One round trip to `name` (the readiness probe's check; api/probes.ts): rejects when it fails, not bounded here. */
+export function pingDependency(name: DependencyName, resources: ApiResources): Promise<unknown> {
+  return probes[name](resources, resources.config.dependencyTimeoutMs);
+}
+
 async function measure(name: DependencyName, resources: ApiResources): Promise<DependencyStatus> {
   const started = process.hrtime.bigint();
   const elapsed = () => Math.round(Number(process.hrtime.bigint() - started) / 10_000) / 100;

@@ -93,7 +93,7 @@ export class LiveRelay {
     };
   }
 
-  /** Releases the subscriber connection; the sockets are left to the HTTP server, which closes them with 1001. */
+  /** Releases the subscriber connection; the sockets are left to the HTTP server, which closes them with 1012 (reconnect). */
   async close(): Promise<void> {
     this.closed = true;
     this.socketsByClient.clear();

@@ -8,6 +8,7 @@ import { collectProcessMetrics, httpRequestDuration, metricsRegistry, metricsTex
 import { ALLOWED_METHODS, errorEnvelope, RequestValidationError } from './errors';
 import { requireKnownHost, requireToken } from './orchestration/security';
 import { canonicalPath } from './orchestration/security/paths';
+import { probeRoutes, type ProcessProbes } from './probes';
 
 /**
  * `GET /metrics` (docs/observability.md) and the request-duration histogram of both services. The
@@ -24,6 +25,19 @@ export const UNMATCHED_ROUTE = 'unmatched';
 /** Whether a request is for the metrics, however spelled (`/METRICS`, `/metrics/`, `//metrics`). */
 export function isMetricsPath(rawPath: string): boolean {
   return canonicalPath(rawPath) === '/metrics';
+}
+
+/**
+ * The Host check (ALLOWED_HOSTS), but for /metrics (however spelled) when a token is set: the token is
+ * what protects the metrics, and Prometheus scrapes a pod by its address, a Host no list names. The
+ * check is against DNS rebinding, a page of another name reading this port through the victim's
+ * browser: such a page can send neither the token nor the panel's session cookie (the browser keeps
+ * that one for the service's real name). Without a token, /metrics keeps the Host check.
+ */
+export function requireKnownHostOrMetricsToken(allowedHosts: readonly string[], authToken: string | null): Middleware {
+  const check = requireKnownHost(allowedHosts);
+  if (authToken === null) return check;
+  return (ctx, next) => (isMetricsPath(ctx.path) ? next() : check(ctx, next));
 }
 
 /** Runs `middleware` for the metrics path only (the token, when one is set, as on /api). */
@@ -91,25 +105,36 @@ export function metricsRoutes(): Router {
 }
 
 /**
- * The HTTP server of a process without the `api` role (a worker alone): `GET /metrics` only, on
- * METRICS_PORT at HTTP_HOST, behind the same Host check and token as the API's (docs/observability.md).
+ * The HTTP server of a process without the `api` role (a worker alone), on METRICS_PORT at HTTP_HOST:
+ * the probes always (api/probes.ts), and `GET /metrics` when METRICS_ENABLED, behind the same Host
+ * rule and token as the API's (docs/observability.md). Started before the workers, so a platform sees
+ * the process alive, and not ready, while they start.
  */
-export async function startMetricsServer(config: Config, logger: Logger): Promise<{ url: string; close(): Promise<void> }> {
-  collectProcessMetrics();
+export async function startProbeServer(
+  config: Config,
+  logger: Logger,
+  probes: ProcessProbes,
+): Promise<{ url: string; close(): Promise<void> }> {
   const koa = new Koa();
   koa.use(errorEnvelope(logger));
-  koa.use(requireKnownHost(config.orchestration.allowedHosts));
-  koa.use(onMetricsPath(requireToken(config.orchestration.authToken)));
-  const routes = metricsRoutes();
-  koa.use(routes.routes()).use(routes.allowedMethods(ALLOWED_METHODS));
+  koa.use(probeRoutes(probes));
+  if (config.metrics.enabled) {
+    collectProcessMetrics();
+    koa.use(requireKnownHostOrMetricsToken(config.orchestration.allowedHosts, config.orchestration.authToken));
+    koa.use(onMetricsPath(requireToken(config.orchestration.authToken)));
+    const routes = metricsRoutes();
+    koa.use(routes.routes()).use(routes.allowedMethods(ALLOWED_METHODS));
+  } else {
+    koa.use(requireKnownHost(config.orchestration.allowedHosts));
+  }
   const server = await new Promise<Server>((resolve, reject) => {
     const listening = koa.listen(config.metrics.port, config.http.host);
     listening.once('listening', () => resolve(listening));
     listening.once('error', reject);
   });
   const { address, port } = server.address() as AddressInfo;
-  const url = `http://${address}:${port}/metrics`;
-  logger.info({ url }, 'metrics server listening');
+  const url = `http://${address}:${port}`;
+  logger.info({ url, metrics: config.metrics.enabled }, 'probe server listening');
   return {
     url,
     close: () =>

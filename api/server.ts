@@ -4,13 +4,17 @@ import type websockify from 'koa-websocket';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
 
-/** Close code sent to WebSocket clients when the server goes away (RFC 6455 1001). */
-const CLOSE_GOING_AWAY = 1001;
+/**
+ * Close code sent to WebSocket clients when the server shuts down: 1012, Service Restart (IANA's
+ * registry of RFC 6455 codes), which tells a client to reconnect, as the panel does after 1 s; another
+ * API process then takes it (docs/probes-and-drains.md). 1001 (going away) would read as for good.
+ */
+export const CLOSE_SERVICE_RESTART = 1012;
 
 export interface HttpServer {
   server: Server;
   url: string;
-  /** Stops accepting connections, says goodbye to WebSocket clients and waits for in-flight requests. */
+  /** Stops accepting connections, tells WebSocket clients to reconnect (1012) and waits for in-flight requests. */
   close(): Promise<void>;
 }
 
@@ -29,7 +33,7 @@ export async function startHttpServer(app: websockify.App, http: Config['http'],
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
-        for (const client of app.ws.server?.clients ?? []) client.close(CLOSE_GOING_AWAY, 'server shutting down');
+        for (const client of app.ws.server?.clients ?? []) client.close(CLOSE_SERVICE_RESTART, 'server restarting: reconnect');
         // Keep-alive connections with no request in flight would hold close() open until they time out.
         server.closeIdleConnections();
       }),

@@ -21,13 +21,22 @@ export async function registerAgentHost(
   await db.delete(agentHosts).where(lt(agentHosts.seenAt, new Date(now.getTime() - AGENT_HOST_FORGOTTEN_MS)));
   await db
     .insert(agentHosts)
-    .values({ name: host.name, roots: [...host.roots], startedAt: now, seenAt: now })
-    .onDuplicateKeyUpdate({ set: { roots: [...host.roots], startedAt: now, seenAt: now } });
+    .values({ name: host.name, roots: [...host.roots], startedAt: now, seenAt: now, draining: false })
+    .onDuplicateKeyUpdate({ set: { roots: [...host.roots], startedAt: now, seenAt: now, draining: false } });
 }
 
 /** The host's worker is alive. */
 export async function markAgentHostSeen(db: Database, name: string, now: Date = new Date()): Promise<void> {
   await db.execute(sql`UPDATE agent_hosts SET seen_at = ${now} WHERE name = ${name}`);
+}
+
+/**
+ * The host's worker drains (SIGTERM): still alive (its heartbeat goes on) for the runs it holds and
+ * what they need of its disk, but a new run goes to another live host holding its directory when one
+ * does (domain/agent-hosts.ts). Its next start registers it again, not draining.
+ */
+export async function markAgentHostDraining(db: Database, name: string): Promise<void> {
+  await db.execute(sql`UPDATE agent_hosts SET draining = TRUE WHERE name = ${name}`);
 }
 
 /** The host's worker stopped: no longer live from now on (so it takes no new run), forgotten a week later. */
@@ -39,13 +48,14 @@ interface HostRow extends RowDataPacket {
   name: string;
   roots: string;
   seen_at: Date;
+  draining: number | boolean;
   running: number | string;
 }
 
 /** Every registered host, with whether it is live and how many records run on it: one query. */
 export async function agentHostEntries(pool: Pool, now: Date = new Date()): Promise<AgentHostEntry[]> {
   const [rows] = await pool.query<HostRow[]>(
-    `SELECT h.name, h.roots, h.seen_at,
+    `SELECT h.name, h.roots, h.seen_at, h.draining,
             (SELECT COUNT(*) FROM executions e WHERE e.status = 'running' AND e.host = h.name) AS running
        FROM agent_hosts h ORDER BY h.name`,
   );
@@ -54,6 +64,7 @@ export async function agentHostEntries(pool: Pool, now: Date = new Date()): Prom
     name: row.name,
     roots: parseRoots(row.roots),
     live: row.seen_at.getTime() >= liveAfter,
+    draining: Boolean(row.draining),
     running: Number(row.running),
   }));
 }

@@ -484,6 +484,8 @@ export const agentHosts = mysqlTable('agent_hosts', {
   roots: jsonText<string[]>('roots').notNull(),
   startedAt: datetime('started_at', { fsp: 3, mode: 'date' }).notNull(),
   seenAt: datetime('seen_at', { fsp: 3, mode: 'date' }).notNull(),
+  /** Its worker drains after SIGTERM: alive for its running runs, chosen for a new run only when no other live host holds its directory. */
+  draining: boolean('draining').notNull().default(false),
 });
 
 /** Each call of a webhook: who, when, which run; a delivery id is accepted once (replay protection). */

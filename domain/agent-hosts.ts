@@ -9,6 +9,8 @@ export interface AgentHostEntry {
   roots: readonly string[];
   /** Seen within AGENT_HOST_LIVE_MS. */
   live: boolean;
+  /** Its worker drains (SIGTERM): a new run goes elsewhere when it can. */
+  draining: boolean;
   /** Its records `running` now. */
   running: number;
 }
@@ -33,9 +35,10 @@ export function holds(host: Pick<AgentHostEntry, 'roots'>, directory: string): b
 }
 
 /**
- * A new run's host: among the live hosts holding its directory, the one with the deepest root
- * holding it (a host given `/srv/p/team` beats one given `/srv/p`), then the least busy, then by name
- * (the same answer on every worker). Null: no live host holds it.
+ * A new run's host: among the live hosts holding its directory, one that is not draining (a draining
+ * one only when no other holds it: the run then waits for it, or its next start, rather than fail),
+ * then the one with the deepest root holding it (a host given `/srv/p/team` beats one given `/srv/p`),
+ * then the least busy, then by name (the same answer on every worker). Null: no live host holds it.
  */
 export function chooseHost(directory: string, hosts: readonly AgentHostEntry[]): string | null {
   const candidates = hosts
@@ -44,7 +47,10 @@ export function chooseHost(directory: string, hosts: readonly AgentHostEntry[]):
     .filter((candidate) => candidate.depth >= 0)
     .sort(
       (a, b) =>
-        b.depth - a.depth || a.host.running - b.host.running || (a.host.name < b.host.name ? -1 : a.host.name > b.host.name ? 1 : 0),
+        Number(a.host.draining) - Number(b.host.draining) ||
+        b.depth - a.depth ||
+        a.host.running - b.host.running ||
+        (a.host.name < b.host.name ? -1 : a.host.name > b.host.name ? 1 : 0),
     );
   return candidates[0]?.host.name ?? null;
 }

@@ -59,7 +59,20 @@ const envSchema = z.object({
     .enum(['true', 'false', '1', '0'])
     .default('true')
     .transform((value) => value === 'true' || value === '1'),
-  SHUTDOWN_TIMEOUT_MS: positiveInt.default(15_000),
+  /** The bound on a shutdown once its drains are over (docs/probes-and-drains.md). */
+  SHUTDOWN_TIMEOUT_MS: positiveInt.max(600_000).default(15_000),
+  /**
+   * The API's drain on SIGTERM: /readyz answers 503 at once and requests are served this long more,
+   * while load balancers stop sending; then the server closes (docs/probes-and-drains.md).
+   */
+  DRAIN_DELAY_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
+  /**
+   * How long a stopping worker lets its running activities finish before the SDK cancels them
+   * (Temporal's shutdownGraceTime): below SHUTDOWN_TIMEOUT_MS, which bounds it. Default: two thirds of it.
+   */
+  WORKER_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).optional(),
+  /** How long a stopping agents worker lets its running agent runs finish. Default: the run time limit (AGENT_RUN_TIMEOUT_SECONDS). */
+  AGENT_DRAIN_TIMEOUT_MS: z.coerce.number().int().min(0).max(86_400_000).optional(),
 
   MYSQL_HOST: z.string().min(1).default('127.0.0.1'),
   MYSQL_PORT: port.default(3307),
@@ -425,7 +438,18 @@ export type Env = z.infer<typeof envSchema>;
 export interface Config {
   env: Env['NODE_ENV'];
   logLevel: Env['LOG_LEVEL'];
-  http: { host: string; port: number; shutdownTimeoutMs: number };
+  http: { host: string; port: number };
+  /** What SIGTERM does, each role's drain then the bound on the rest (docs/probes-and-drains.md). */
+  shutdown: {
+    /** The bound on the shutdown after the drains (SHUTDOWN_TIMEOUT_MS). */
+    timeoutMs: number;
+    /** The API serves this long after SIGTERM, /readyz answering 503 (DRAIN_DELAY_MS). */
+    drainDelayMs: number;
+    /** A stopping worker's grace for its running activities (WORKER_SHUTDOWN_GRACE_MS), below timeoutMs. */
+    workerGraceMs: number;
+    /** A stopping agents worker's wait for its running agent runs (AGENT_DRAIN_TIMEOUT_MS). */
+    agentDrainMs: number;
+  };
   /** The metrics' own port, for a process that serves no API (its /metrics is then the only HTTP it serves). */
   metrics: { port: number; enabled: boolean };
   mysql: {
@@ -544,6 +568,12 @@ export function loadConfig(source: NodeJS.ProcessEnv): Config {
       `invalid environment: GIT_REMOTES: ${cleartext.map((remote) => remote.name).join(', ')} would receive GIT_USERNAME/GIT_PASSWORD in clear text (http:// to another machine): use https://`,
     );
   }
+  // The workers' grace runs inside the shutdown's bound: at the bound the process exits, grace or not.
+  if (env.WORKER_SHUTDOWN_GRACE_MS !== undefined && env.WORKER_SHUTDOWN_GRACE_MS >= env.SHUTDOWN_TIMEOUT_MS) {
+    throw new ConfigError(
+      `invalid environment: WORKER_SHUTDOWN_GRACE_MS: ${env.WORKER_SHUTDOWN_GRACE_MS} is not below SHUTDOWN_TIMEOUT_MS (${env.SHUTDOWN_TIMEOUT_MS}), which bounds it`,
+    );
+  }
   const production = productionProblems(env, secrets.fromFiles);
   if (production.length > 0) throw new ConfigError(`invalid environment: ${production.join('; ')}`);
   let connections: Pick<Config, 'mysql' | 'redis' | 'elasticsearch' | 'temporal'>;
@@ -585,7 +615,13 @@ function buildConfig(
   return {
     env: env.NODE_ENV,
     logLevel: env.LOG_LEVEL,
-    http: { host: env.HTTP_HOST, port: env.HTTP_PORT, shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS },
+    http: { host: env.HTTP_HOST, port: env.HTTP_PORT },
+    shutdown: {
+      timeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+      drainDelayMs: env.DRAIN_DELAY_MS,
+      workerGraceMs: env.WORKER_SHUTDOWN_GRACE_MS ?? Math.floor((env.SHUTDOWN_TIMEOUT_MS * 2) / 3),
+      agentDrainMs: env.AGENT_DRAIN_TIMEOUT_MS ?? env.AGENT_RUN_TIMEOUT_SECONDS * 1000,
+    },
     metrics: { port: env.METRICS_PORT, enabled: env.METRICS_ENABLED },
     ...connections,
     warnings: env.NODE_ENV === 'production' ? plainConnectionWarnings(connections) : [],

@@ -1,24 +1,50 @@
+import type { Config, ProcessRole } from './config';
 import type { Logger } from './logger';
 
 export type ShutdownStep = { name: string; run: () => Promise<void> };
 
+/** The steps in order; a list of steps is one stage whose steps run at once (the API's drain beside the workers' stop). */
+export type ShutdownPlan = ReadonlyArray<ShutdownStep | readonly ShutdownStep[]>;
+
+export interface ShutdownOptions {
+  plan: ShutdownPlan;
+  logger: Logger;
+  /** Past this, counted from the signal, the process exits 1 (shutdownDeadlineMs). */
+  deadlineMs: number;
+  /** Runs at once on the signal, before the first step: the readiness probe turns 503. */
+  onSignal?: () => void;
+}
+
 /**
- * On SIGTERM or SIGINT runs the steps in order (HTTP first, then workers, then connections),
- * then exits 0; exits 1 if a step fails or the whole shutdown takes longer than `timeoutMs`.
- * A second signal during shutdown is ignored: the first one is already being honoured.
+ * The process's deadline: each drain its roles allow (the API's delay, the agents' runs) plus the
+ * bound on the rest, SHUTDOWN_TIMEOUT_MS, so the deadline never cuts a drain it allowed. The drains
+ * run at once, so their sum is more than they take together: a margin, not a target.
  */
-export function shutdownOnSignals(steps: ShutdownStep[], logger: Logger, timeoutMs: number): void {
+export function shutdownDeadlineMs(shutdown: Config['shutdown'], roles: readonly ProcessRole[]): number {
+  const drainDelay = roles.includes('api') ? shutdown.drainDelayMs : 0;
+  const agentsDrain = roles.includes('agents-worker') ? shutdown.agentDrainMs : 0;
+  return drainDelay + agentsDrain + shutdown.timeoutMs;
+}
+
+/**
+ * On SIGTERM or SIGINT runs the plan's stages in order, then exits 0; exits 1 if a step fails or the
+ * whole shutdown takes longer than `deadlineMs`. A second signal during shutdown is ignored: the first
+ * one is already being honoured.
+ */
+export function shutdownOnSignals(options: ShutdownOptions): void {
+  const { plan, logger, deadlineMs } = options;
   let shuttingDown = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (shuttingDown) return;
     shuttingDown = true;
-    logger.info({ signal }, 'shutdown started');
+    options.onSignal?.();
+    logger.info({ signal, deadlineMs }, 'shutdown started');
     const deadline = setTimeout(() => {
-      logger.error({ timeoutMs }, 'shutdown timed out');
+      logger.error({ deadlineMs }, 'shutdown timed out');
       process.exit(1);
-    }, timeoutMs);
+    }, deadlineMs);
     deadline.unref();
-    runSteps(steps, logger).then(
+    runPlan(plan, logger).then(
       () => {
         logger.info('shutdown complete');
         process.exit(0);
@@ -33,10 +59,18 @@ export function shutdownOnSignals(steps: ShutdownStep[], logger: Logger, timeout
   process.once('SIGINT', onSignal);
 }
 
-async function runSteps(steps: ShutdownStep[], logger: Logger): Promise<void> {
-  for (const step of steps) {
-    const started = Date.now();
-    await step.run();
-    logger.info({ step: step.name, ms: Date.now() - started }, 'shutdown step done');
+async function runPlan(plan: ShutdownPlan, logger: Logger): Promise<void> {
+  for (const stage of plan) {
+    const steps = Array.isArray(stage) ? (stage as readonly ShutdownStep[]) : [stage as ShutdownStep];
+    // Every step of a stage is awaited, even when one fails: a worker's drain is not cut by the HTTP step's error.
+    const outcomes = await Promise.allSettled(steps.map((step) => runStep(step, logger)));
+    const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
   }
+}
+
+async function runStep(step: ShutdownStep, logger: Logger): Promise<void> {
+  const started = Date.now();
+  await step.run();
+  logger.info({ step: step.name, ms: Date.now() - started }, 'shutdown step done');
 }

@@ -7,7 +7,7 @@ import { createProbeActivities } from '../activities/probe';
 import { createScheduleActivities } from '../activities/schedules/scheduled-run';
 import { createUploadsRetentionActivities } from '../activities/uploads/retention';
 import { createDatabase } from '../db';
-import { markAgentHostGone, markAgentHostSeen, registerAgentHost } from '../db/agent-hosts-store';
+import { markAgentHostDraining, markAgentHostGone, markAgentHostSeen, registerAgentHost } from '../db/agent-hosts-store';
 import { AGENT_HOST_BEAT_MS } from '../domain/agent-hosts';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
@@ -19,6 +19,8 @@ import { ensureUploadsRetentionSchedule } from '../temporal/uploads-retention-sc
 import { ensureSearchAttributes } from '../temporal/search-attributes';
 import { isTemporalCloud } from '../lib/connection-settings';
 import { ACTIVITY_QUEUES, agentsHostQueue, TASK_QUEUES } from '../temporal/task-queues';
+import { Drain } from '../lib/drain';
+import { drainAgentsWorker, type AgentsQueueWorkers } from './agents-drain';
 import { combineQueueWorkers, startQueueWorker, type QueueWorker } from './queue-worker';
 
 export interface AgentsWorkerOptions {
@@ -37,7 +39,8 @@ const SLOT_WAITERS = 1_000;
  * worker of `agent-slots` where queued executions wait for their slot: waiters then never hold the
  * activity slots the running executions need (docs/agent-executions.md, "Concurrency"); and the
  * activity-only worker of this host's queue `agents-host-<AGENT_HOST>`, where the runs pinned to
- * this host go (docs/multi-host.md).
+ * this host go (docs/multi-host.md). Its stop drains: the running runs finish first, up to
+ * AGENT_DRAIN_TIMEOUT_MS (workers/agents-drain.ts).
  */
 export async function startAgentsWorker(config: Config, logger: Logger, options: AgentsWorkerOptions = {}): Promise<QueueWorker> {
   const taskQueue = TASK_QUEUES.agents;
@@ -53,7 +56,17 @@ export async function startAgentsWorker(config: Config, logger: Logger, options:
   const closeDependencies = async () => {
     await Promise.allSettled([database.pool.end(), closeRedis(redis), closeTemporalClient(temporal)]);
   };
-  const { waitForSlot, ...activities } = createAgentExecutionActivities({ pool: database.pool, db: database.db, redis, config, logger });
+  // The runs and pushes in flight here, which a stop lets finish (workers/agents-drain.ts).
+  const drain = new Drain();
+  const { waitForSlot, ...activities } = createAgentExecutionActivities({
+    pool: database.pool,
+    db: database.db,
+    redis,
+    config,
+    logger,
+    stopRuns: drain.stopSignal,
+  });
+  const runAgentExecution = drain.track(activities.runAgentExecution);
   const host = config.orchestration.host;
   const followUps = createFollowUpActivities({ db: database.db, redis, temporal: temporal.client, config, logger });
   const pipelines = createPipelineActivities({ db: database.db, redis, config, logger });
@@ -77,8 +90,10 @@ export async function startAgentsWorker(config: Config, logger: Logger, options:
     retentionHours: config.orchestration.uploads.retentionHours,
   });
   const started: QueueWorker[] = [];
+  const { workerGraceMs, agentDrainMs } = config.shutdown;
   let hostBeat: NodeJS.Timeout | undefined;
   let reconcilerLoop: ReconcilerLoopKeeper | undefined;
+  let queues: AgentsQueueWorkers;
   try {
     // This host and what it holds (docs/multi-host.md); then alive every few seconds while the worker runs.
     await registerAgentHost(database.db, { name: host, roots: config.orchestration.workdirRoots });
@@ -107,47 +122,53 @@ export async function startAgentsWorker(config: Config, logger: Logger, options:
       },
       'run search attributes ready',
     );
-    started.push(
-      await startQueueWorker({
-        temporal: config.temporal,
-        taskQueue: ACTIVITY_QUEUES.agentSlots,
-        logger,
-        activities: { waitForSlot },
-        maxConcurrentActivityTaskExecutions: SLOT_WAITERS,
-        // A cancel reaches a waiter within about a second (it only hears it in a heartbeat's answer).
-        maxHeartbeatThrottleInterval: '1 second',
-      }),
-    );
-    started.push(
-      await startQueueWorker({
-        temporal: config.temporal,
-        taskQueue,
-        logger,
-        // A cancelled execution's agent is killed within about a second, not at the next throttled heartbeat.
-        maxHeartbeatThrottleInterval: '1 second',
-        activities: {
-          ...createProbeActivities({ taskQueue }),
-          ...activities,
-          ...reconciler,
-          ...followUps,
-          ...schedules,
-          ...pipelines,
-          ...uploads,
-        },
-        ...(options.activitySlots ? { maxConcurrentActivityTaskExecutions: options.activitySlots } : {}),
-      }),
-    );
+    const slots = await startQueueWorker({
+      temporal: config.temporal,
+      taskQueue: ACTIVITY_QUEUES.agentSlots,
+      logger,
+      activities: { waitForSlot },
+      maxConcurrentActivityTaskExecutions: SLOT_WAITERS,
+      // A cancel reaches a waiter within about a second (it only hears it in a heartbeat's answer).
+      maxHeartbeatThrottleInterval: '1 second',
+      // A stop hands the waits to other workers at once (the activity is retried there).
+      shutdownGraceMs: 0,
+    });
+    started.push(slots);
+    const shared = await startQueueWorker({
+      temporal: config.temporal,
+      taskQueue,
+      logger,
+      // A cancelled execution's agent is killed within about a second, not at the next throttled heartbeat.
+      maxHeartbeatThrottleInterval: '1 second',
+      activities: {
+        ...createProbeActivities({ taskQueue }),
+        ...activities,
+        // Runs granted before hosts existed run here: drained like the host's.
+        runAgentExecution,
+        ...reconciler,
+        ...followUps,
+        ...schedules,
+        ...pipelines,
+        ...uploads,
+      },
+      // Its runs end with the drain (stopRuns), never cut earlier by the SDK.
+      shutdownGraceMs: agentDrainMs + workerGraceMs,
+      ...(options.activitySlots ? { maxConcurrentActivityTaskExecutions: options.activitySlots } : {}),
+    });
+    started.push(shared);
     // What works on this host's disk: the runs pinned here and their pipelines' pushes.
-    started.push(
-      await startQueueWorker({
-        temporal: config.temporal,
-        taskQueue: agentsHostQueue(host),
-        logger,
-        maxHeartbeatThrottleInterval: '1 second',
-        activities: { runAgentExecution: activities.runAgentExecution, pushRun: pipelines.pushRun },
-        ...(options.activitySlots ? { maxConcurrentActivityTaskExecutions: options.activitySlots } : {}),
-      }),
-    );
+    const onHost = await startQueueWorker({
+      temporal: config.temporal,
+      taskQueue: agentsHostQueue(host),
+      logger,
+      maxHeartbeatThrottleInterval: '1 second',
+      activities: { runAgentExecution, pushRun: drain.track(pipelines.pushRun) },
+      // Stopped once the drain is over: its runs have ended by then; a push in flight gets the grace.
+      shutdownGraceMs: workerGraceMs,
+      ...(options.activitySlots ? { maxConcurrentActivityTaskExecutions: options.activitySlots } : {}),
+    });
+    started.push(onHost);
+    queues = { slots, shared, host: onHost };
   } catch (error) {
     clearInterval(hostBeat);
     reconcilerLoop?.stop();
@@ -155,11 +176,18 @@ export async function startAgentsWorker(config: Config, logger: Logger, options:
     await closeDependencies();
     throw error;
   }
-  return combineQueueWorkers(started, async () => {
+  const closeAll = async () => {
+    // Only now: the host stayed alive for its draining runs.
     clearInterval(hostBeat);
     reconcilerLoop?.stop();
     // Stopped: no new run comes here (runs already pinned here wait for it to come back).
     await markAgentHostGone(database.db, host).catch((error: unknown) => logger.warn({ err: error, host }, 'agents host not marked gone'));
     await closeDependencies();
-  });
+  };
+  const markDraining = () =>
+    markAgentHostDraining(database.db, host).catch((error: unknown) =>
+      logger.warn({ err: error, host }, 'agents host not marked draining'),
+    );
+  const drained = queues;
+  return combineQueueWorkers(started, closeAll, () => drainAgentsWorker(drained, { drain, timeoutMs: agentDrainMs, markDraining, logger }));
 }

@@ -4,6 +4,7 @@ import type { Duration } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
+import { ReadinessProblem } from '../lib/readiness';
 import { repoRoot } from '../lib/paths';
 import { TASK_QUEUES, type ActivityQueueName, type AgentsHostQueueName, type TaskQueueName } from '../temporal/task-queues';
 import { connectNativeTemporal } from '../temporal/connection';
@@ -22,6 +23,11 @@ export interface QueueWorkerOptions {
    * heartbeat timeout): a cancellation reaches an activity only with a heartbeat's answer.
    */
   maxHeartbeatThrottleInterval?: Duration;
+  /**
+   * How long a stopping worker lets its running activities finish before the SDK cancels them
+   * (shutdownGraceTime): WORKER_SHUTDOWN_GRACE_MS, or what a worker's drain needs (workers/agents.ts).
+   */
+  shutdownGraceMs: number;
   /** Closes what the activities use (pools, clients), after the worker has stopped. */
   closeDependencies?: () => Promise<void>;
 }
@@ -29,8 +35,13 @@ export interface QueueWorkerOptions {
 export interface QueueWorker {
   /** Resolves when the worker has stopped (after `stop()` or a fatal error). */
   running: Promise<void>;
-  /** Stops polling, lets running activities finish (up to the SDK's grace time), closes the connection. */
+  /** Stops polling, lets running activities finish (up to its grace time), closes the connection. */
   stop(): Promise<void>;
+  /**
+   * The readiness check (docs/probes-and-drains.md): resolves when the SDK says RUNNING and Temporal
+   * answers through the worker's own connection within `timeoutMs`; rejects (ReadinessProblem) when not.
+   */
+  ready(timeoutMs: number): Promise<void>;
 }
 
 /** Path of the prebuilt workflow bundle written by `npm run build` (scripts/build-workflow-bundles.ts). */
@@ -62,7 +73,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
       namespace: options.temporal.namespace,
       taskQueue: options.taskQueue,
       activities: options.activities,
-      shutdownGraceTime: '10 seconds',
+      shutdownGraceTime: options.shutdownGraceMs,
       ...(options.maxHeartbeatThrottleInterval ? { maxHeartbeatThrottleInterval: options.maxHeartbeatThrottleInterval } : {}),
       ...(options.maxConcurrentActivityTaskExecutions
         ? { maxConcurrentActivityTaskExecutions: options.maxConcurrentActivityTaskExecutions }
@@ -82,15 +93,31 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
   return {
     running,
     async stop() {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
+      if (worker.getState() === 'RUNNING') {
+        options.logger.info({ taskQueue: options.taskQueue, graceMs: options.shutdownGraceMs }, 'worker stopping: no new task');
+        worker.shutdown();
+      }
       await running;
       options.logger.info({ taskQueue: options.taskQueue }, 'worker stopped');
+    },
+    async ready(timeoutMs) {
+      const state = worker.getState();
+      // The queue's name may hold the agents host's: the probe says the state only.
+      if (state !== 'RUNNING') throw new ReadinessProblem(`um worker do Temporal está ${state}, não RUNNING`);
+      await connection.withDeadline(Date.now() + timeoutMs, () => connection.workflowService.getSystemInfo({}));
     },
   };
 }
 
-/** Several workers of one process as one: stopped together, failed when any fails, then `closeDependencies`. */
-export function combineQueueWorkers(workers: QueueWorker[], closeDependencies: () => Promise<void>): QueueWorker {
+/**
+ * Several workers of one process as one: stopped together (or as `stopAll` orders it), failed when any
+ * fails, then `closeDependencies`.
+ */
+export function combineQueueWorkers(
+  workers: QueueWorker[],
+  closeDependencies: () => Promise<void>,
+  stopAll: () => Promise<unknown> = () => Promise.allSettled(workers.map((worker) => worker.stop())),
+): QueueWorker {
   const running = Promise.all(workers.map((worker) => worker.running)).then(() => undefined);
   const closed = running.finally(closeDependencies);
   // `closed` is observed through `running` and `stop`; this only keeps it from counting as unhandled.
@@ -98,8 +125,11 @@ export function combineQueueWorkers(workers: QueueWorker[], closeDependencies: (
   return {
     running: closed,
     async stop() {
-      await Promise.allSettled(workers.map((worker) => worker.stop()));
+      await stopAll();
       await closed;
+    },
+    async ready(timeoutMs) {
+      await Promise.all(workers.map((worker) => worker.ready(timeoutMs)));
     },
   };
 }

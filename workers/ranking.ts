@@ -45,6 +45,8 @@ export async function startRankingWorker(config: Config, logger: Logger): Promis
     temporal: config.temporal,
     taskQueue,
     logger,
+    // A batch still running past it is cancelled and retried on another worker, as its retry policy says.
+    shutdownGraceMs: config.shutdown.workerGraceMs,
     activities: {
       ...createProbeActivities({ taskQueue }),
       ...createRankingActivities({

@@ -9,7 +9,7 @@ export function noHostMessage(workingDirectory: string, hosts: readonly AgentHos
   const known =
     hosts.length === 0
       ? 'no agents host is registered'
-      : `agents hosts: ${hosts.map((host) => `${host.name} (${host.live ? 'live' : 'not seen for over a minute'}: ${host.roots.join(', ')})`).join('; ')}`;
+      : `agents hosts: ${hosts.map((host) => `${host.name} (${host.live ? (host.draining ? 'live, draining' : 'live') : 'not seen for over a minute'}: ${host.roots.join(', ')})`).join('; ')}`;
   return `no live agents host holds the working directory ${workingDirectory} (${known})`;
 }
 

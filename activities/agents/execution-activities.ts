@@ -42,6 +42,11 @@ export interface AgentExecutionActivityDeps {
   redis: Redis;
   config: Pick<Config, 'orchestration'>;
   logger: Logger;
+  /**
+   * Aborted when the agents worker's drain is over (workers/agents.ts): a run still going then stops
+   * as at a worker's shutdown, with the worker-stopped error. Until then a stopping worker's runs go on.
+   */
+  stopRuns?: AbortSignal;
 }
 
 export interface RunAgentExecutionInput {
@@ -80,7 +85,7 @@ const whileDatabaseRestarts = <T>(context: Context, read: () => Promise<T>): Pro
   untilDatabaseAnswers(read, { patienceMs: RUN_PREPARATION_PATIENCE_MS, sleep: (ms) => context.sleep(ms) });
 
 export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps) {
-  const { pool, db, redis, config, logger } = deps;
+  const { pool, db, redis, config, logger, stopRuns } = deps;
   const { dataDir } = config.orchestration;
 
   async function pinnedHost(executionId: string): Promise<string> {
@@ -147,6 +152,8 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
      */
     runAgentExecution: async (input: RunAgentExecutionInput): Promise<AgentRunOutcome> => {
       const context = Context.current();
+      // The SDK's cancellation (the workflow's cancel, the worker's shutdown), or the end of the drain.
+      const signal = stopRuns ? AbortSignal.any([context.cancellationSignal, stopRuns]) : context.cancellationSignal;
       let output: ExecutionOutput | undefined;
       // Alive from the first instant (run-heartbeat.ts), with the output's progress once the agent started.
       const heartbeat = startRunHeartbeat(() => output?.seq ?? 0);
@@ -190,7 +197,7 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
             secrets,
             modelSecrets: config.orchestration.agentModelSecrets,
             runEnv: { AGENT_EXECUTION_ID: record.id, AGENT_EXECUTION_ATTEMPT: String(record.attempt) },
-            signal: context.cancellationSignal,
+            signal,
             beforeSpawn: () => claimStart(context, record),
             onSpawn: () => heartbeat.spawned(),
             timeLimitMs: input.timeLimitMs ?? (await whileDatabaseRestarts(context, () => timeLimitOf(record.id))),
@@ -206,7 +213,7 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
           return outcomeOf(summary);
         } catch (error) {
           await sink.settle();
-          throw runFailureOf(error, context);
+          throw runFailureOf(error, context, stopRuns?.aborted === true);
         }
       } finally {
         output?.stop();

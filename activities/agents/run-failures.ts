@@ -25,11 +25,14 @@ export function secretsFailureOf(error: unknown): unknown {
   return error;
 }
 
-/** What a failed run throws to the workflow: a user's cancel, a worker's shutdown, or the agent's failure with what it reported. */
-export function runFailureOf(error: unknown, context: Context): unknown {
+/**
+ * What a failed run throws to the workflow: a user's cancel, a worker's shutdown (or the end of its
+ * drain, `drainEnded`), or the agent's failure with what it reported.
+ */
+export function runFailureOf(error: unknown, context: Context, drainEnded = false): unknown {
   if (error instanceof AgentCancelledError) {
     // The worker's own shutdown killed the agent: a failure of the run, not the user's cancel.
-    if (shuttingDown(context)) {
+    if (shuttingDown(context) || (drainEnded && !context.cancellationSignal.aborted)) {
       return ApplicationFailure.create({
         message: WORKER_STOPPED_ERROR,
         type: FAILURE_TYPES.workerShutdown,

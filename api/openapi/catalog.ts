@@ -24,6 +24,7 @@ import { pdfOperations } from '../ranking/pdf-operations';
 import { rankingReadOperations } from '../ranking/ranking-operations';
 import { suggestionOperations } from '../ranking/suggestion-operations';
 import { webSocketOperations } from '../websocket-operations';
+import { probeOperations } from '../probe-operations';
 import { openApiDocument, type OpenApiDocument } from './document';
 import { documentOperations } from './routes';
 import type { OperationSpec } from './operation';
@@ -31,6 +32,7 @@ import type { OperationSpec } from './operation';
 /** Every operation of each service, by the routes that serve them; the documents are built from these lists. */
 export const ORCHESTRATION_OPERATIONS: readonly OperationSpec[] = [
   ...healthOperations,
+  ...probeOperations,
   ...systemOperations,
   ...agentsOperations,
   ...executionControlOperations,

@@ -89,6 +89,7 @@ const TOKEN_SECURITY = [{ bearerToken: [] }, { panelSession: [] }];
 
 /** The answers of the edge, by service: every operation may give them whatever its route does. */
 function edgeResponses(service: ServiceName, operation: OperationSpec): Record<number, ResponseSpec> {
+  if (operation.beforeEdge) return {};
   const envelope = service === 'ranking' ? detailEnvelope : errorEnvelope;
   const answer = (description: string): ResponseSpec => ({ description, schema: envelope });
   const hasInput = operation.pathParams !== undefined || operation.query !== undefined || operation.body !== undefined;

@@ -47,6 +47,8 @@ export interface OperationSpec {
   responses: Record<number, ResponseSpec>;
   /** True: no token asked (the public webhook call). */
   public?: boolean;
+  /** Answered before the edge (the probes): no Host check, token or rate limit, so none of their answers is added. */
+  beforeEdge?: boolean;
   /** A WebSocket's handshake: served by the WebSocket handler, not a router (`x-websocket` in the document; not fuzzed). */
   webSocket?: boolean;
 }

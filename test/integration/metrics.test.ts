@@ -1,6 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { startMetricsServer } from '../../api/metrics';
+import { startProbeServer } from '../../api/metrics';
+import { EventLoopLiveness } from '../../lib/event-loop-liveness';
+import { Readiness } from '../../lib/readiness';
 import { config as baseConfig, type Config } from '../../lib/config';
 import { logger } from '../../lib/logger';
 import { metricsText } from '../../lib/metrics';
@@ -334,19 +336,24 @@ describe('METRICS_ENABLED=false (what bench:metrics compares against)', () => {
 
 describe('the metrics server of a worker alone (METRICS_PORT)', () => {
   it('serves the same registry at /metrics, asks for the token when one is set, and nothing else', async () => {
-    const configured = { ...baseConfig, metrics: { port: 0 }, orchestration: { ...baseConfig.orchestration, authToken: TOKEN } } as Config;
-    const server = await startMetricsServer(configured, logger);
+    const configured = {
+      ...baseConfig,
+      metrics: { port: 0, enabled: true },
+      orchestration: { ...baseConfig.orchestration, authToken: TOKEN },
+    } as Config;
+    const liveness = new EventLoopLiveness();
+    const server = await startProbeServer(configured, logger, { liveness, readiness: new Readiness(1_000) });
+    const metricsUrl = `${server.url}/metrics`;
     try {
-      expect((await fetch(server.url)).status).toBe(401);
-      const scraped = await fetch(server.url, { headers: { authorization: `Bearer ${TOKEN}` } });
+      expect((await fetch(metricsUrl)).status).toBe(401);
+      const scraped = await fetch(metricsUrl, { headers: { authorization: `Bearer ${TOKEN}` } });
       expect(scraped.status).toBe(200);
       const text = await scraped.text();
       expect(text).toContain('process_cpu_user_seconds_total');
       expect(promtoolCheck(text).problems.filter((line) => !PROM_CLIENT_LINT.includes(line))).toEqual([]);
-      expect((await fetch(server.url.replace(/\/metrics$/, '/api/agents'), { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(
-        404,
-      );
+      expect((await fetch(`${server.url}/api/agents`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(404);
     } finally {
+      liveness.stop();
       await server.close();
     }
   });

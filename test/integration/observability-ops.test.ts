@@ -2,7 +2,9 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startMetricsServer } from '../../api/metrics';
+import { startProbeServer } from '../../api/metrics';
+import { EventLoopLiveness } from '../../lib/event-loop-liveness';
+import { Readiness } from '../../lib/readiness';
 import { config as baseConfig, type Config } from '../../lib/config';
 import { logger } from '../../lib/logger';
 import { metricsText, serveRecordFigures } from '../../lib/metrics';
@@ -449,7 +451,7 @@ describe('ops/prometheus/prometheus.yml', () => {
           metrics: { ...baseConfig.metrics, port },
           orchestration: { ...baseConfig.orchestration, authToken: TOKEN },
         };
-        servers.push(await startMetricsServer(configured, logger));
+        servers.push(await startProbeServer(configured, logger, { liveness: new EventLoopLiveness(), readiness: new Readiness(1_000) }));
         ports.push(port);
       }
       const configFile = configCopy(dir, TOKEN, (text) => {

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type Router from '@koa/router';
 import { hookRoutes } from '../../api/hook-routes';
+import { PROBE_PATHS } from '../../api/probes';
 import { openApiDocuments } from '../../api/openapi/catalog';
 import type { OpenApiDocument } from '../../api/openapi/document';
 import { schemaValidator } from '../support/openapi-conformance';
@@ -67,7 +68,9 @@ describe('the OpenAPI documents', () => {
 
   it('describes every route of each service, and routes every description', () => {
     const documents = openApiDocuments();
-    const orchestration = [...routesOf(orchestrationApi(server.resources)), ...routesOf(hookRoutes(server.resources))].sort();
+    // The probes answer before the routers, on their canonical path (api/probes.ts).
+    const probes = PROBE_PATHS.map((probe) => `GET ${probe}`);
+    const orchestration = [...routesOf(orchestrationApi(server.resources)), ...routesOf(hookRoutes(server.resources)), ...probes].sort();
     expect(describedIn(documents.orchestration)).toEqual(orchestration);
     expect(describedIn(documents.ranking)).toEqual(routesOf(rankingApi(server.resources)));
     // The WebSocket's handshake is described, as far as OpenAPI can say it.

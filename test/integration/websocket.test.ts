@@ -55,11 +55,11 @@ describe('WebSocket at /ws and /', () => {
     },
   );
 
-  it('says goodbye with 1001 when the server shuts down', async () => {
+  it('tells its clients to reconnect (1012, Service Restart) when the server shuts down', async () => {
     const own = await startTestServer();
     const probe = await openSocket(`${own.url.replace(/^http/, 'ws')}/ws?clientId=ate-logo`);
     await probe.nextMessage();
     await own.close();
-    expect((await probe.closed).code).toBe(1001);
+    expect(await probe.closed).toEqual({ code: 1012, reason: 'server restarting: reconnect' });
   });
 });

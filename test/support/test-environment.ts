@@ -26,6 +26,9 @@ export const SHARED_TEST_DEFAULTS: Readonly<Record<string, string>> = {
   RANKING_JOB_RATE_LIMIT_REQUESTS: '1000000',
   // The public /hook budget counts every caller on 127.0.0.1 across suites; its own test sets a small one.
   HOOK_RATE_LIMIT_REQUESTS: '1000000',
+  // A stopped test server or worker stops at once, as before drains existed; the drains' own tests set theirs.
+  DRAIN_DELAY_MS: '0',
+  AGENT_DRAIN_TIMEOUT_MS: '0',
   // A fixed key for the tests' encrypted agent secrets (never used outside tests).
   AGENT_SECRETS_KEY: '0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef',
 };

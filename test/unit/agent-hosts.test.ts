@@ -7,6 +7,7 @@ const host = (name: string, roots: string[], extra: Partial<AgentHostEntry> = {}
   name,
   roots,
   live: true,
+  draining: false,
   running: 0,
   ...extra,
 });
@@ -32,6 +33,14 @@ describe('chooseHost', () => {
   it('never picks a host that is not live', () => {
     expect(chooseHost('/srv/b/x', [host('b', ['/srv/b'], { live: false })])).toBeNull();
     expect(chooseHost('/srv/b/x', [host('b', ['/srv/b'], { live: false }), host('all', ['/srv'])])).toBe('all');
+  });
+
+  it('leaves a draining host for another live one holding the directory, and takes it when none does', () => {
+    const draining = host('a', ['/srv/p/team'], { draining: true });
+    // Before depth and load: the draining host's runs are ending, a new one would hold its drain open.
+    expect(chooseHost('/srv/p/team/x', [draining, host('b', ['/srv/p'], { running: 5 })])).toBe('b');
+    expect(chooseHost('/srv/p/team/x', [draining, host('b', ['/srv/p'], { live: false })])).toBe('a');
+    expect(chooseHost('/srv/p/team/x', [draining])).toBe('a');
   });
 
   it('prefers the deepest root, then the least busy host, then the first name', () => {

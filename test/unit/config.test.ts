@@ -4,7 +4,8 @@ import { ConfigError, loadConfig } from '../../lib/config';
 describe('loadConfig', () => {
   it('derives the local-stack defaults from an empty environment', () => {
     const config = loadConfig({});
-    expect(config.http).toEqual({ host: '127.0.0.1', port: 3000, shutdownTimeoutMs: 15_000 });
+    expect(config.http).toEqual({ host: '127.0.0.1', port: 3000 });
+    expect(config.shutdown).toEqual({ timeoutMs: 15_000, drainDelayMs: 5_000, workerGraceMs: 10_000, agentDrainMs: 1_800_000 });
     expect(config.mysql).toEqual({
       host: '127.0.0.1',
       port: 3307,
@@ -79,6 +80,30 @@ describe('loadConfig', () => {
   ])('rejects %p naming the variable', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^invalid environment: .*${name}`));
+  });
+
+  it("derives the workers' grace from SHUTDOWN_TIMEOUT_MS and the agents' drain from the run time limit", () => {
+    expect(loadConfig({ SHUTDOWN_TIMEOUT_MS: '6000', AGENT_RUN_TIMEOUT_SECONDS: '90' }).shutdown).toEqual({
+      timeoutMs: 6_000,
+      drainDelayMs: 5_000,
+      workerGraceMs: 4_000,
+      agentDrainMs: 90_000,
+    });
+    expect(loadConfig({ DRAIN_DELAY_MS: '0', WORKER_SHUTDOWN_GRACE_MS: '14999', AGENT_DRAIN_TIMEOUT_MS: '0' }).shutdown).toEqual({
+      timeoutMs: 15_000,
+      drainDelayMs: 0,
+      workerGraceMs: 14_999,
+      agentDrainMs: 0,
+    });
+  });
+
+  it('refuses a worker grace the shutdown bound would cut, and drains beyond their bounds', () => {
+    expect(() => loadConfig({ WORKER_SHUTDOWN_GRACE_MS: '15000' })).toThrow(
+      new ConfigError('invalid environment: WORKER_SHUTDOWN_GRACE_MS: 15000 is not below SHUTDOWN_TIMEOUT_MS (15000), which bounds it'),
+    );
+    expect(() => loadConfig({ DRAIN_DELAY_MS: '300001' })).toThrow(/^invalid environment: DRAIN_DELAY_MS: /);
+    expect(() => loadConfig({ AGENT_DRAIN_TIMEOUT_MS: '-1' })).toThrow(/^invalid environment: AGENT_DRAIN_TIMEOUT_MS: /);
+    expect(() => loadConfig({ SHUTDOWN_TIMEOUT_MS: '600001' })).toThrow(/^invalid environment: SHUTDOWN_TIMEOUT_MS: /);
   });
 
   it('names every bad variable at once', () => {
