@@ -76,6 +76,22 @@ export function detectAgentIsolation(poolSize: number, uid: number = process.get
   };
 }
 
+let membership: number | null | undefined;
+
+/**
+ * The pool's group id when this process is not root but is a member of that group, null otherwise:
+ * the image's API (uid 10001, also in `agents`, docs/image.md) while the agents run as the pool's users
+ * in another container. What it hands the agents (uploads) then goes to that group. Looked up once.
+ */
+export function agentGroupMembership(): number | null {
+  if (membership === undefined) {
+    const group = getent('group', [AGENT_GROUP])[0];
+    const gid = group === undefined ? Number.NaN : Number(group.split(':')[2]);
+    membership = process.getuid?.() !== 0 && (process.getgroups?.() ?? []).includes(gid) ? gid : null;
+  }
+  return membership;
+}
+
 let current: AgentIsolation | undefined;
 
 /** The isolation of this process with the configured pool, looked up once (again while refused: the pool may be created meanwhile). */

@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import { agentIsolation, AGENT_GROUP, type AgentIsolation } from '../../lib/agent-isolation';
+import { reportsDirectory } from '../../db/reports-store';
 import type { Config } from '../../lib/config';
 import type { Logger } from '../../lib/logger';
 import { repoRoot } from '../../lib/paths';
@@ -10,7 +11,9 @@ import { refusedRootReason } from '../../lib/workdir-roots';
  * agents will run as; the service's data area is closed to everyone else (0700); each allowed
  * root of working directories exists, and with the pool it belongs to root and the pool's group
  * with mode 2770 (setgid: what the agents create there stays in the group, so the next run's user
- * can work on it; no access for anybody else).
+ * can work on it; no access for anybody else). A data area that belongs to another user than this
+ * root worker (the image: the API's uid 10001 owns the data volume, docs/image.md) has its reports
+ * directory given to that user, so the API can delete the reports the worker writes there.
  */
 
 export const ROOT_MODE = 0o2770;
@@ -30,6 +33,7 @@ export async function prepareAgentHost(
   const { dataDir, workdirRoots } = config.orchestration;
   await fs.mkdir(dataDir, { recursive: true, mode: DATA_DIR_MODE });
   await fs.chmod(dataDir, DATA_DIR_MODE);
+  await giveReportsToDataOwner(dataDir);
 
   for (const root of workdirRoots) {
     if (isolation.mode !== 'user-pool') {
@@ -49,4 +53,18 @@ export async function prepareAgentHost(
     logger.debug({ root, group: AGENT_GROUP }, 'working-directory root ready');
   }
   return isolation;
+}
+
+/**
+ * Root writes the reports (close-execution.ts) and the API removes them (DELETE /api/reports/{name}),
+ * which needs write access to the directory, not to the file: with a data area owned by the API's user
+ * the directory is that user's. Nothing changes where root owns the data area (one machine, npm start).
+ */
+async function giveReportsToDataOwner(dataDir: string): Promise<void> {
+  if (process.getuid?.() !== 0) return;
+  const owner = await fs.stat(dataDir);
+  if (owner.uid === 0) return;
+  const reports = reportsDirectory(dataDir);
+  await fs.mkdir(reports, { recursive: true, mode: 0o755 });
+  await fs.chown(reports, owner.uid, owner.gid);
 }

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { Database } from '../../db';
 import { insertUploads, type Upload } from '../../db/uploads-store';
 import type { StoredContextFile } from '../../db/schema';
-import { agentIsolation } from '../../lib/agent-isolation';
+import { agentGroupMembership, agentIsolation } from '../../lib/agent-isolation';
 import type { Config } from '../../lib/config';
 import type { Logger } from '../../lib/logger';
 import { InvalidInputError, UseCaseError } from '../errors';
@@ -55,14 +55,15 @@ export type SaveFile = (filename: string, content: Readable) => Promise<void>;
 /**
  * Who may read the files: with the pool of agent users (the service is root), the directories belong
  * to root and the pool's group, which may enter them (0710 for the uploads directory: no listing of
- * other batches; 0750 for a batch) and read the files (0640). Otherwise agents run as the service's
- * own user, and nobody else needs anything.
+ * other batches; 0750 for a batch) and read the files (0640). The same group and modes when the
+ * service is not root but a member of the pool's group (the image's API: the agents run as the pool's
+ * users in another container, docs/image.md); the files then stay the service user's. Otherwise agents
+ * run as the service's own user, and nobody else needs anything.
  */
 function access(): { gid: number | null; root: number; batch: number; file: number } {
   const isolation = agentIsolation();
-  return isolation.mode === 'user-pool'
-    ? { gid: isolation.gid, root: 0o710, batch: 0o750, file: 0o640 }
-    : { gid: null, root: 0o700, batch: 0o700, file: 0o600 };
+  const gid = isolation.mode === 'user-pool' ? isolation.gid : agentGroupMembership();
+  return gid !== null ? { gid, root: 0o710, batch: 0o750, file: 0o640 } : { gid: null, root: 0o700, batch: 0o700, file: 0o600 };
 }
 
 const checkedDirs = new Set<string>();
@@ -89,7 +90,8 @@ async function warnUnreachable(dir: string, gid: number, logger: Logger): Promis
 }
 
 async function own(target: string, gid: number | null, mode: number): Promise<void> {
-  if (gid !== null) await fs.chown(target, 0, gid);
+  // The owner stays this process's user (root with the pool, the service user otherwise): only the group changes.
+  if (gid !== null) await fs.chown(target, process.getuid?.() ?? 0, gid);
   await fs.chmod(target, mode);
 }
 

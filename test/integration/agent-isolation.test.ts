@@ -18,7 +18,7 @@ import {
   type AgentRunSummary,
   type RunAgentOptions,
 } from '../../activities/agents/run-agent';
-import { agentIsolation, detectAgentIsolation, AGENT_GROUP, type AgentIsolation } from '../../lib/agent-isolation';
+import { agentGroupMembership, agentIsolation, detectAgentIsolation, AGENT_GROUP, type AgentIsolation } from '../../lib/agent-isolation';
 import { config, ConfigError, loadConfig } from '../../lib/config';
 import { logger } from '../../lib/logger';
 import { repoRoot } from '../../lib/paths';
@@ -618,6 +618,41 @@ describe('who agents run as', () => {
     const stat = fs.statSync(root);
     expect([stat.uid, stat.gid, stat.mode & 0o7777]).toEqual([0, agentGroupId(), 0o2770]);
     expect(fs.statSync(config.orchestration.dataDir).mode & 0o777).toBe(0o700);
+  });
+
+  it("a service that is not root but in the pool's group (the image's API) hands the agents its uploads through that group", () => {
+    // As the image's API: an unprivileged uid (no passwd entry needed) whose groups are the pool's, or not.
+    const membershipAs = (groups: number) =>
+      execFileSync(
+        SETPRIV,
+        [
+          '--reuid=54321',
+          `--regid=${groups}`,
+          `--groups=${groups}`,
+          '--',
+          process.execPath,
+          '--import',
+          'tsx',
+          '-e',
+          "import('./lib/agent-isolation').then((m) => console.log(JSON.stringify(m.agentGroupMembership())))",
+        ],
+        { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, HOME: outside, LOG_LEVEL: 'silent' } },
+      ).trim();
+    expect(membershipAs(pool.gid)).toBe(String(pool.gid));
+    expect(membershipAs(65534)).toBe('null');
+    // Root is never a "member": with the pool it gives uploads to the group as root (agentIsolation).
+    expect(agentGroupMembership()).toBeNull();
+  });
+
+  it("a data area owned by another user (the image's API) has its reports directory given to that user", async () => {
+    const dataDir = path.join(outside, 'data-of-the-api');
+    fs.mkdirSync(path.join(dataDir, 'reports'), { recursive: true });
+    fs.chownSync(dataDir, 10001, 10001);
+    await prepareAgentHost({ orchestration: { ...config.orchestration, dataDir, workdirRoots: [path.join(outside, 'api-root')] } }, logger);
+    const data = fs.statSync(dataDir);
+    const reports = fs.statSync(path.join(dataDir, 'reports'));
+    expect([data.uid, data.mode & 0o777]).toEqual([10001, 0o700]);
+    expect([reports.uid, reports.gid]).toEqual([10001, 10001]);
   });
 });
 
