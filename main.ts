@@ -25,15 +25,25 @@ const WORKER_ROLES = { 'ranking-worker': startRankingWorker, 'agents-worker': st
  */
 async function main(): Promise<void> {
   const probes: ProcessProbes = { liveness: new EventLoopLiveness(), readiness: new Readiness(config.dependencyTimeoutMs, logger) };
+  const workerRoles = config.roles.filter((role) => role !== 'api');
+  // Each worker role is "starting" until its worker runs; then the worker answers for itself.
+  const started = new Map<ProcessRole, QueueWorker>();
+  for (const role of workerRoles) {
+    probes.readiness.add(
+      role,
+      () => started.get(role)?.ready(config.dependencyTimeoutMs) ?? Promise.reject(new ReadinessProblem('iniciando')),
+    );
+  }
   // A worker alone serves its probes (and its metrics) on METRICS_PORT from the start: alive, not ready yet.
   const probeServer = config.roles.includes('api') ? null : await startProbeServer(config, logger, probes);
   await verifyConnectionsAtStart(config, logger);
   const resources = createApiResources(config, logger);
   serveSdkMetrics(config.metrics.enabled);
   const workers: QueueWorker[] = [];
-  for (const role of config.roles) {
-    if (role === 'api') continue;
-    workers.push(await startWorkerRole(role, probes));
+  for (const role of workerRoles) {
+    const worker = await WORKER_ROLES[role](config, logger);
+    started.set(role, worker);
+    workers.push(worker);
   }
 
   const drains: ShutdownStep[] = [];
@@ -73,14 +83,6 @@ async function main(): Promise<void> {
       process.exit(1);
     });
   }
-}
-
-/** Starts a worker role; its readiness check says "starting" until it has started, then asks the worker. */
-async function startWorkerRole(role: Exclude<ProcessRole, 'api'>, probes: ProcessProbes): Promise<QueueWorker> {
-  let worker: QueueWorker | null = null;
-  probes.readiness.add(role, () => (worker ? worker.ready(config.dependencyTimeoutMs) : Promise.reject(new ReadinessProblem('iniciando'))));
-  worker = await WORKER_ROLES[role](config, logger);
-  return worker;
 }
 
 main().catch((error: unknown) => {

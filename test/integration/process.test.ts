@@ -44,6 +44,12 @@ describe('the service process (main.ts)', () => {
         });
         expect(result.worker).toMatchObject({ taskQueue, pid: started.child.pid });
       }
+      // One process, every role: its readiness names them all.
+      const ready = await fetch(`${url}/readyz`);
+      expect({ status: ready.status, body: await ready.json() }).toEqual({
+        status: 200,
+        body: { status: 'ok', checks: { mysql: 'up', redis: 'up', 'ranking-worker': 'up', 'agents-worker': 'up' } },
+      });
       const socket = await openSocket(`ws://127.0.0.1:${port}/ws?clientId=main-test`);
       await socket.nextMessage();
 
