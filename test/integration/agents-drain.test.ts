@@ -167,9 +167,7 @@ describe('an agents worker given SIGTERM while a run is running', () => {
 
     expect(await endedExecution(agents.server.url, id, 120_000)).toMatchObject({ status: 'error', error: WORKER_STOPPED_ERROR, host });
     expect(await worker.exited).toBe(0);
-    expect(logged(worker, 'agents drain timed out: the runs still going were stopped')).toEqual([
-      expect.objectContaining({ stopped: 1 }),
-    ]);
+    expect(logged(worker, 'agents drain timed out: the runs still going were stopped')).toEqual([expect.objectContaining({ stopped: 1 })]);
     await until(
       'its tool gone',
       async () => processRunning(sleep),
