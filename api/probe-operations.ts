@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { STUCK_LOOP_MS } from '../lib/event-loop-liveness';
 import { jsonAnswer, type OperationSpec } from './openapi/operation';
 
 /** GET /livez and GET /readyz (api/probes.ts; docs/probes-and-drains.md) as the OpenAPI document describes them. */
@@ -26,7 +27,7 @@ export const probeOperations: OperationSpec[] = [
     path: '/livez',
     operationId: 'getLiveness',
     summary: 'Se o processo está vivo (o laço de eventos anda)',
-    description: `${NO_EDGE} 503 quando o laço de eventos ficou parado mais de 10 s (docs/probes-and-drains.md). Também em METRICS_PORT de um worker sozinho.`,
+    description: `${NO_EDGE} 503 quando o laço de eventos ficou parado mais de ${STUCK_LOOP_MS / 1000} s (docs/probes-and-drains.md). Também em METRICS_PORT de um worker sozinho.`,
     tags: ['Sistema'],
     public: true,
     beforeEdge: true,
