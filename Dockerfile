@@ -23,8 +23,10 @@ RUN apt-get update \
  && apt-get clean && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin
 # A build-time CA, only where the registries are reached through a proxy that needs one: the build
 # script puts the machine's bundle in .build-ca.pem (git-ignored); elsewhere the glob matches nothing
-# but package.json. It stays in the build stages, never in the runtime stage.
-COPY package.json .build-ca.pe[m] /tmp/build-ca/
+# (the classic builder refuses a COPY of nothing, hence .dockerignore beside it: a file that seldom
+# changes, so this stage is not rebuilt for an edit elsewhere). It stays in the build stages, never in
+# the runtime stage.
+COPY .dockerignore .build-ca.pe[m] /tmp/build-ca/
 RUN if [ -f /tmp/build-ca/.build-ca.pem ]; then \
       cat /tmp/build-ca/.build-ca.pem >> /etc/ssl/certs/ca-certificates.crt; fi
 RUN set -eu; \
@@ -40,13 +42,21 @@ RUN set -eu; \
     node --version; npm --version
 
 # ---------------------------------------------------------------------------------------------------
+# manifest: package.json without its scripts and description, which do not change what is installed:
+# editing an npm script does not repeat the install below.
+FROM node AS manifest
+COPY package.json /tmp/package.json
+RUN node -e 'const p = require("/tmp/package.json"); delete p.scripts; delete p.description; \
+      require("fs").writeFileSync("/tmp/manifest.json", JSON.stringify(p, null, 2) + "\n")'
+
 # deps: exactly the lock's packages (npm install --no-save: scripts/install-deps.sh says why not npm ci).
-# Only package.json and the lock reach this stage, so a source change never repeats it.
+# Only the manifest and the lock reach this stage, so a source change never repeats it.
 FROM node AS deps
 ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt \
     npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 WORKDIR /src
-COPY package.json package-lock.json ./
+COPY --from=manifest /tmp/manifest.json package.json
+COPY package-lock.json ./
 RUN npm install --no-save --no-audit --no-fund --loglevel=warn
 
 # production-deps: the same without the development dependencies (also cached across source changes).
