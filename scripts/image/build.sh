@@ -8,7 +8,8 @@
 #      stage: the registries are reached through a TLS proxy here), unless BUILD_CA is set empty;
 #   4. the classic builder (DOCKER_BUILDKIT=0: no buildx with Debian's Docker) with --network host, so the
 #      RUN steps reach the registries as this machine does, and the pinned Node's version and integrities
-#      passed from scripts/node/ensure-node.sh (the Dockerfile's defaults are the same, a unit test says so).
+#      passed from scripts/node/ensure-node.sh (the Dockerfile's defaults are the same, a unit test says so);
+#      --force-rm: a failed step leaves no stopped container behind.
 # The build's output goes to .stack/logs/image-build.log; one line at the end gives the time and size.
 # Usage: build.sh   (IMAGE_NAME overrides the repository name, consultores-agentes; IMAGE_NO_CACHE=1
 # rebuilds every layer, to measure a cold build)
@@ -43,18 +44,18 @@ if [[ -z ${BUILD_CA+set} ]]; then
   done
 fi
 if [[ -n $ca && -f $ca ]]; then cp "$ca" .build-ca.pem; else rm -f .build-ca.pem; fi
+trap 'rm -f .build-ca.pem' EXIT
 
 # The image this tag names now: replaced by the build, it is removed afterwards (with the layers only it used).
 previous=$(docker image inspect -f '{{.Id}}' "$name:$version" 2>/dev/null || true)
 echo "image: building $name:$version (log: $LOG)"
 mark_log "$PART" "$LOG"
-DOCKER_BUILDKIT=0 docker build --network host ${IMAGE_NO_CACHE:+--no-cache} \
+DOCKER_BUILDKIT=0 docker build --network host --force-rm ${IMAGE_NO_CACHE:+--no-cache} \
   --build-arg "NODE_VERSION=$NODE_PINNED_VERSION" \
   --build-arg "NODE_INTEGRITY_X64=$(ensure_node_integrity x64)" \
   --build-arg "NODE_INTEGRITY_ARM64=$(ensure_node_integrity arm64)" \
   -t "$name:$version" -t "$name:latest" . >>"$LOG" 2>&1 ||
   fail_part "$PART" "$LOG" "build failed"
-rm -f .build-ca.pem
 
 id=$(docker image inspect -f '{{.Id}}' "$name:$version")
 if [[ -n $previous && $previous != "$id" ]] && [[ -z $(docker image inspect -f '{{join .RepoTags ""}}' "$previous" 2>/dev/null) ]]; then
