@@ -205,7 +205,7 @@ export async function preparePlatform(options: PlatformOptions): Promise<Platfor
   const ended = await terminateOpenWorkflows(temporal, 'the deploy test starts again from nothing');
   if (ended > 0) options.log(`terminated ${ended} workflow(s) an earlier run left open`);
 
-  const pool = mysql.createPool({ ...mysqlConnectionOptions(hostConfig.mysql), connectionLimit: 4 });
+  const pool = mysql.createPool({ ...mysqlConnectionOptions(hostConfig.mysql), database: DEPLOY_DATABASE, connectionLimit: 4 });
   return {
     containerEnv,
     mounts: {
@@ -269,7 +269,9 @@ async function prepareRedis(ports: Record<string, string>, password: string): Pr
   });
   try {
     await admin.connect();
-    // The service's commands as the stack's `app` user has them (secure-up.sh), on the prefix's keys and channels only.
+    // The service's commands as the stack's `app` user has them (secure-up.sh), on the prefix's keys and
+    // channels only. PSUBSCRIBE's pattern must be one of the user's channel patterns word for word (Redis
+    // ACL rules): the live relay's `<prefix>live:*` (lib/live-output.ts) is listed as such.
     const hash = crypto.createHash('sha256').update(password).digest('hex');
     await admin.call(
       'ACL',
@@ -280,6 +282,7 @@ async function prepareRedis(ports: Record<string, string>, password: string): Pr
       `#${hash}`,
       `~${DEPLOY_REDIS_PREFIX}*`,
       `&${DEPLOY_REDIS_PREFIX}*`,
+      `&${DEPLOY_REDIS_PREFIX}live:*`,
       '+@all',
       '-@admin',
       '-@dangerous',

@@ -72,7 +72,7 @@ export async function prepareFixture(cluster: Cluster): Promise<Fixture> {
 }
 
 /** The secret files an agents worker holds (platform.ts writes them), as its container sees them. */
-const WORKER_SECRETS = [
+export const WORKER_SECRETS = [
   'mysql-password',
   'redis-password',
   'elasticsearch-api-key',
@@ -141,7 +141,7 @@ export interface DeployFigures {
   restarts: RestartFigures[];
   longestDrainMs: number;
   lb: { requests: number; refused: number; refusedDuringApiRestarts: number; proberRequests: number };
-  ranking: { persons: number; expected: number };
+  ranking: { jobs: number; persons: number; expected: number };
   pipeline: { status: string; steps: string[] };
   seconds: { clusterStart: number; rollingRestart: number; checks: number };
 }
@@ -175,6 +175,9 @@ export async function rollingRestart(cluster: Cluster, fixture: Fixture, log: (l
   const load: PhaseLoad = { runs: [], pipelineRuns: [], deliveries: [], probes: [], refused: 0, scheduleTriggers: 0, rankingJob: false };
   const restarts: Restart[] = [];
   const lbOut = new Map<string, number>();
+  let loading = true;
+  let loops: Array<Promise<void>> = [];
+  let rankingJobs = 0;
   try {
     // The pipeline waits for its approval through every restart.
     const gated = await lb.call('POST', `/api/pipelines/${fixture.gatedPipelineId}/execute`, { input: 'deploy' });
@@ -219,8 +222,7 @@ export async function rollingRestart(cluster: Cluster, fixture: Fixture, log: (l
     };
 
     // A run in flight on each host all along: the next one starts when the last one is final.
-    let loading = true;
-    const loops = HOSTS.map(async (host) => {
+    loops = HOSTS.map(async (host) => {
       while (loading) {
         const run = await startRun(host);
         if (run === null) await sleep(1_000);
@@ -231,21 +233,28 @@ export async function rollingRestart(cluster: Cluster, fixture: Fixture, log: (l
     const rollingStarted = Date.now();
     const order = ORDER.map((pick) => cluster.members.find(pick)!);
     for (const [index, member] of order.entries()) {
-      if (member.spec.name === 'deploy-ranking-1') {
+      const host = member.host ?? HOSTS[index % HOSTS.length]!;
+      const run = await startRun(host);
+      if (run !== null) await streaming(run);
+      if (member.role === 'ranking-worker') {
+        // A ranking job scoring when each ranking worker stops: a new one once the last one has ended.
+        let previous = await lb.read('/api/v1/ranking/status');
+        for (const deadline = Date.now() + 120_000; previous.em_execucao; previous = await lb.read('/api/v1/ranking/status')) {
+          if (Date.now() > deadline) throw new Error('the ranking job still running after 120 s');
+          await sleep(250);
+        }
         const job = await lb.call('POST', '/api/v1/ranking/processar', {});
         if (job.status !== 200 && job.status !== 202)
           throw new Error(`the ranking job was not started: ${job.status} ${JSON.stringify(job.body)}`);
         load.rankingJob = true;
+        rankingJobs += 1;
         for (const deadline = Date.now() + 60_000; ;) {
           const status = await lb.read('/api/v1/ranking/status');
-          if (status.processados > 0 || status.estado === 'concluido') break;
+          if (status.iniciado_em !== previous.iniciado_em && (status.processados > 0 || status.estado === 'concluido')) break;
           if (Date.now() > deadline) throw new Error(`the ranking job processed nothing within 60 s: ${JSON.stringify(status)}`);
-          await sleep(200);
+          await sleep(100);
         }
       }
-      const host = member.host ?? HOSTS[index % HOSTS.length]!;
-      const run = await startRun(host);
-      if (run !== null) await streaming(run);
       const ranking = member.role === 'ranking-worker' ? await lb.read('/api/v1/ranking/status') : null;
       // An API: when HAProxy takes it out, read from its stats socket while it stops.
       let watching = member.role === 'api';
@@ -378,12 +387,15 @@ export async function rollingRestart(cluster: Cluster, fixture: Fixture, log: (l
       })),
       longestDrainMs: Math.max(...restarts.map((restart) => restart.stop.exitedAt - restart.stop.stoppedAt)),
       lb: { requests: lb.counts.requests, refused: lb.counts.refused.length, refusedDuringApiRestarts: duringApi.length, proberRequests },
-      ranking: { persons: ranking.persons, expected: platform.persons },
+      ranking: { jobs: rankingJobs, persons: ranking.persons, expected: platform.persons },
       pipeline: { status: pipeline?.status ?? 'missing', steps: steps.map((step) => step.status) },
       seconds: { clusterStart: cluster.startSeconds, rollingRestart: rollingSeconds, checks: (Date.now() - checksStarted) / 1000 },
     };
     return { figures, violations };
   } finally {
+    // Also after a failure: nothing of the load may outlive the test.
+    loading = false;
+    await Promise.race([Promise.allSettled(loops), sleep(30_000)]);
     await prober.stop();
     for (const watcher of watchers) watcher.close();
   }
@@ -410,7 +422,7 @@ export function figuresTable(figures: DeployFigures): string {
       `lines: ${figures.lines.shown} shown of ${figures.lines.expected}, ${figures.lines.lost} lost, ${figures.lines.doubled} doubled, ` +
       `${figures.lines.reconnections} reconnections, ${figures.lines.catchUps} catch-ups; longest drain ${figures.longestDrainMs} ms; ` +
       `through the load balancer ${figures.lb.requests} requests, ${figures.lb.refused} refused (${figures.lb.refusedDuringApiRestarts} during the API restarts); ` +
-      `ranking ${figures.ranking.persons} of ${figures.ranking.expected} persons; pipeline ${figures.pipeline.status} (${figures.pipeline.steps.join(', ')}); ` +
+      `${figures.ranking.jobs} ranking jobs, ranking ${figures.ranking.persons} of ${figures.ranking.expected} persons; pipeline ${figures.pipeline.status} (${figures.pipeline.steps.join(', ')}); ` +
       `cluster start ${figures.seconds.clusterStart.toFixed(0)} s, rolling restart ${figures.seconds.rollingRestart.toFixed(0)} s, checks ${figures.seconds.checks.toFixed(0)} s`,
   ].join('\n');
 }

@@ -6,9 +6,11 @@ import {
   rollingRestart,
   secretValues,
   SHAPE,
+  WORKER_SECRETS,
   writeFigures,
   type Fixture,
 } from '../../scripts/deploy/rolling';
+import { IN_CONTAINER } from '../../scripts/deploy/platform';
 import { requireRoot } from '../support/root';
 
 /**
@@ -46,7 +48,7 @@ it(
     for (const probe of probes) {
       log(`secret probe on ${probe.host}: ${probe.status}: ${probe.output.replace(/\s+/g, ' ').slice(0, 600)}`);
       expect(probe.status).toBe('completed');
-      expect(probe.output).toMatch(/Permission denied/);
+      for (const file of WORKER_SECRETS) expect(probe.output).toContain(`cat: ${IN_CONTAINER.secrets}/${file}: Permission denied`);
       for (const value of values) expect(probe.output).not.toContain(value);
     }
   },
