@@ -33,11 +33,14 @@ export const IMAGE = process.env.DEPLOY_IMAGE ?? 'consultores-agentes:latest';
 export const HOSTS = ['deploy-a', 'deploy-b'] as const;
 export type Host = (typeof HOSTS)[number];
 /**
- * The agents role's capabilities (docs/image.md, "The agents role"): it runs as root to switch to its
- * pool users (SETUID, SETGID), gives each run its working directory and session files (CHOWN, FOWNER,
- * DAC_OVERRIDE), and ends a pool user's processes (KILL).
+ * How each role runs (docs/image.md, "Running each role"): the API and the ranking workers as uid
+ * 10001 with no capability and a read-only root file system; the agents workers as root with exactly
+ * the seven capabilities that doc measures (switching to the pool users, their files, their processes).
+ * All with no-new-privileges.
  */
-const AGENTS_CAPABILITIES = ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'KILL', 'SETGID', 'SETUID'];
+const AGENTS_CAPABILITIES = ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'SETUID', 'SETGID', 'KILL'];
+const API_TMPFS = ['/tmp', `/home/app:uid=10001,gid=10001,mode=0700`];
+const RANKING_TMPFS = ['/tmp'];
 /** The image's agents group (Dockerfile). */
 const AGENTS_GID = 10100;
 /** The tagged agent command where the image's claude is `../../node_modules/.bin/claude` from it. */
@@ -138,6 +141,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         ...env,
       },
       mounts,
+      capabilities: [],
       readyUrl: `http://127.0.0.1:${port}/readyz`,
       graceSeconds: DRAINS[role].graceSeconds,
     });
@@ -155,14 +159,18 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         ],
         { HTTP_PORT: String(port), PANEL_DIR: IN_CONTAINER.panel, AGENT_WORKDIR_ROOTS: workRoots },
       );
-      members.push({ spec, role: 'api', port });
+      members.push({ spec: { ...spec, readOnly: API_TMPFS }, role: 'api', port });
     }
     for (const index of [1, 2]) {
       const port = await unusedPort();
       const spec = base(`deploy-ranking-${index}`, 'ranking-worker', port, app, common(platform.mounts.appSecrets), {
         METRICS_PORT: String(port),
       });
-      members.push({ spec: { ...spec, command: ['node', '--max-old-space-size=384', 'dist/main.js'] }, role: 'ranking-worker', port });
+      members.push({
+        spec: { ...spec, readOnly: RANKING_TMPFS, command: ['node', '--max-old-space-size=384', 'dist/main.js'] },
+        role: 'ranking-worker',
+        port,
+      });
     }
     for (const host of HOSTS) {
       const port = await unusedPort();

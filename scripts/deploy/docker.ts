@@ -27,8 +27,10 @@ export interface ContainerSpec {
   image: string;
   /** `uid:gid` */
   user: string;
-  /** Added to `--cap-drop ALL`; absent: Docker's default set. */
-  capabilities?: string[];
+  /** Added to `--cap-drop ALL` (none: no capability at all). */
+  capabilities: string[];
+  /** `--read-only` with these tmpfs mounts (`path[:options]`); absent: a writable root file system. */
+  readOnly?: string[];
   env: Record<string, string>;
   mounts: Mount[];
   /** The command instead of the image's (`node dist/main.js`). */
@@ -43,9 +45,11 @@ export function runArgs(spec: ContainerSpec, extra: { detach: boolean; remove: b
   const args = ['run', '--network', 'host', '--label', `${DEPLOY_LABEL}=1`, '--user', spec.user];
   if (extra.detach) args.push('--detach', '--name', spec.name);
   if (extra.remove) args.push('--rm');
-  if (spec.capabilities) {
-    args.push('--cap-drop', 'ALL');
-    for (const capability of spec.capabilities) args.push('--cap-add', capability);
+  args.push('--cap-drop', 'ALL', '--security-opt', 'no-new-privileges');
+  for (const capability of spec.capabilities) args.push('--cap-add', capability);
+  if (spec.readOnly) {
+    args.push('--read-only');
+    for (const tmpfs of spec.readOnly) args.push('--tmpfs', tmpfs);
   }
   for (const mount of spec.mounts) args.push('--volume', `${mount.host}:${mount.container}${mount.readOnly ? ':ro' : ''}`);
   for (const [name, value] of Object.entries(spec.env)) args.push('--env', `${name}=${value}`);
