@@ -46,6 +46,8 @@ async function main(): Promise<void> {
     workers.push(worker);
   }
 
+  // A second SIGTERM or SIGINT ends the drains now (lib/shutdown.ts).
+  const cutShort = new AbortController();
   const drains: ShutdownStep[] = [];
   if (config.roles.includes('api')) {
     addApiReadiness(probes.readiness, resources);
@@ -55,7 +57,7 @@ async function main(): Promise<void> {
       run: async () => {
         // /readyz answers 503 already: load balancers stop sending while this goes on serving.
         logger.info({ drainDelayMs: config.shutdown.drainDelayMs }, 'http draining');
-        await sleep(config.shutdown.drainDelayMs);
+        await sleep(config.shutdown.drainDelayMs, undefined, { signal: cutShort.signal }).catch(() => undefined);
         await http.close();
       },
     });
@@ -64,7 +66,7 @@ async function main(): Promise<void> {
       'ready',
     );
   }
-  drains.push({ name: 'workers', run: async () => void (await Promise.all(workers.map((worker) => worker.stop()))) });
+  drains.push({ name: 'workers', run: async () => void (await Promise.all(workers.map((worker) => worker.stop(cutShort.signal)))) });
   shutdownOnSignals({
     plan: [
       drains,
@@ -74,6 +76,7 @@ async function main(): Promise<void> {
     logger,
     deadlineMs: shutdownDeadlineMs(config.shutdown, config.roles),
     onSignal: () => probes.readiness.shutDown(),
+    onSecondSignal: () => cutShort.abort(),
   });
 
   // A worker that dies on its own (e.g. lost connection beyond retries) takes the process down for a restart.

@@ -21,6 +21,8 @@ export interface SettleOptions {
   quietMs: number;
   /** How often the drain looks (ms). */
   pollMs?: number;
+  /** Aborted: the drain ends now, as at its timeout. */
+  cutShort?: AbortSignal;
 }
 
 export class Drain {
@@ -53,14 +55,14 @@ export class Drain {
 
   /**
    * Resolves when nothing runs and nothing has come for `quietMs` (at once when nothing ran at the
-   * start), or at `timeoutMs`, when it aborts stopSignal and counts what it stopped.
+   * start), or at `timeoutMs` or when `cutShort` aborts, then aborts stopSignal and counts what it stopped.
    */
   async settle(options: SettleOptions): Promise<DrainOutcome> {
     const started = Date.now();
     const deadline = started + options.timeoutMs;
     const pollMs = options.pollMs ?? 100;
     if (this.running > 0) {
-      while (Date.now() < deadline) {
+      while (Date.now() < deadline && !options.cutShort?.aborted) {
         if (this.running === 0 && Date.now() - this.idleSince >= options.quietMs) break;
         await new Promise((resolve) => setTimeout(resolve, Math.min(pollMs, Math.max(1, deadline - Date.now()))));
       }

@@ -13,6 +13,8 @@ export interface ShutdownOptions {
   deadlineMs: number;
   /** Runs at once on the signal, before the first step: the readiness probe turns 503. */
   onSignal?: () => void;
+  /** Runs on a second signal during the shutdown: the drains end now (a person pressing Ctrl-C twice). */
+  onSecondSignal?: () => void;
 }
 
 /**
@@ -28,14 +30,18 @@ export function shutdownDeadlineMs(shutdown: Config['shutdown'], roles: readonly
 
 /**
  * On SIGTERM or SIGINT runs the plan's stages in order, then exits 0; exits 1 if a step fails or the
- * whole shutdown takes longer than `deadlineMs`. A second signal during shutdown is ignored: the first
- * one is already being honoured.
+ * whole shutdown takes longer than `deadlineMs`. A second signal during the shutdown runs
+ * `onSecondSignal` (the drains end now); the shutdown itself goes on as it was.
  */
 export function shutdownOnSignals(options: ShutdownOptions): void {
   const { plan, logger, deadlineMs } = options;
   let shuttingDown = false;
   const onSignal = (signal: NodeJS.Signals) => {
-    if (shuttingDown) return;
+    if (shuttingDown) {
+      logger.warn({ signal }, 'second signal: the drains end now');
+      options.onSecondSignal?.();
+      return;
+    }
     shuttingDown = true;
     options.onSignal?.();
     logger.info({ signal, deadlineMs }, 'shutdown started');
@@ -55,8 +61,9 @@ export function shutdownOnSignals(options: ShutdownOptions): void {
       },
     );
   };
-  process.once('SIGTERM', onSignal);
-  process.once('SIGINT', onSignal);
+  // `on`, not `once`: a second signal must not fall back to Node's default (an exit that skips the rest).
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
 }
 
 async function runPlan(plan: ShutdownPlan, logger: Logger): Promise<void> {

@@ -26,6 +26,8 @@ export interface AgentsDrainOptions {
   /** Says in the hosts' registry that this host drains (best effort). */
   markDraining: () => Promise<void>;
   logger: Logger;
+  /** Aborted: the drain ends now, as at its timeout (a second SIGTERM or SIGINT, main.ts). */
+  cutShort?: AbortSignal;
 }
 
 /**
@@ -48,7 +50,11 @@ export async function drainAgentsWorker(workers: AgentsQueueWorkers, options: Ag
   await options.markDraining();
   logger.info({ inFlight: drain.inFlight, timeoutMs: options.timeoutMs }, 'agents worker draining: no new task, running runs go on');
   const shared = Promise.allSettled([workers.slots.stop(), workers.shared.stop()]);
-  const outcome = await drain.settle({ timeoutMs: options.timeoutMs, quietMs: Math.min(FOLLOW_UP_QUIET_MS, options.timeoutMs) });
+  const outcome = await drain.settle({
+    timeoutMs: options.timeoutMs,
+    quietMs: Math.min(FOLLOW_UP_QUIET_MS, options.timeoutMs),
+    ...(options.cutShort ? { cutShort: options.cutShort } : {}),
+  });
   logger.info(outcome, outcome.stopped > 0 ? 'agents drain timed out: the runs still going were stopped' : 'agents drain done');
   await Promise.allSettled([workers.host.stop(), shared]);
 }

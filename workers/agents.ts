@@ -20,6 +20,7 @@ import { ensureSearchAttributes } from '../temporal/search-attributes';
 import { isTemporalCloud } from '../lib/connection-settings';
 import { ACTIVITY_QUEUES, agentsHostQueue, TASK_QUEUES } from '../temporal/task-queues';
 import { Drain } from '../lib/drain';
+import { withTimeout } from '../lib/timeout';
 import { drainAgentsWorker, type AgentsQueueWorkers } from './agents-drain';
 import { combineQueueWorkers, startQueueWorker, type QueueWorker } from './queue-worker';
 
@@ -184,10 +185,13 @@ export async function startAgentsWorker(config: Config, logger: Logger, options:
     await markAgentHostGone(database.db, host).catch((error: unknown) => logger.warn({ err: error, host }, 'agents host not marked gone'));
     await closeDependencies();
   };
+  // Bounded: a database that does not answer must not hold the drain up.
   const markDraining = () =>
-    markAgentHostDraining(database.db, host).catch((error: unknown) =>
+    withTimeout(markAgentHostDraining(database.db, host), config.dependencyTimeoutMs, 'marking the host draining').catch((error: unknown) =>
       logger.warn({ err: error, host }, 'agents host not marked draining'),
     );
   const drained = queues;
-  return combineQueueWorkers(started, closeAll, () => drainAgentsWorker(drained, { drain, timeoutMs: agentDrainMs, markDraining, logger }));
+  return combineQueueWorkers(started, closeAll, (cutShort) =>
+    drainAgentsWorker(drained, { drain, timeoutMs: agentDrainMs, markDraining, logger, ...(cutShort ? { cutShort } : {}) }),
+  );
 }

@@ -35,8 +35,11 @@ export interface QueueWorkerOptions {
 export interface QueueWorker {
   /** Resolves when the worker has stopped (after `stop()` or a fatal error). */
   running: Promise<void>;
-  /** Stops polling, lets running activities finish (up to its grace time), closes the connection. */
-  stop(): Promise<void>;
+  /**
+   * Stops polling, lets running activities finish (up to its grace time), closes the connection. A
+   * worker that drains (the agents worker) ends its drain early when `cutShort` aborts.
+   */
+  stop(cutShort?: AbortSignal): Promise<void>;
   /**
    * The readiness check (docs/probes-and-drains.md): resolves when the SDK says RUNNING and Temporal
    * answers through the worker's own connection within `timeoutMs`; rejects (ReadinessProblem) when not.
@@ -116,7 +119,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
 export function combineQueueWorkers(
   workers: QueueWorker[],
   closeDependencies: () => Promise<void>,
-  stopAll: () => Promise<unknown> = () => Promise.allSettled(workers.map((worker) => worker.stop())),
+  stopAll: (cutShort?: AbortSignal) => Promise<unknown> = () => Promise.allSettled(workers.map((worker) => worker.stop())),
 ): QueueWorker {
   const running = Promise.all(workers.map((worker) => worker.running)).then(() => undefined);
   const closed = running.finally(closeDependencies);
@@ -124,8 +127,8 @@ export function combineQueueWorkers(
   closed.catch(() => undefined);
   return {
     running: closed,
-    async stop() {
-      await stopAll();
+    async stop(cutShort) {
+      await stopAll(cutShort);
       await closed;
     },
     async ready(timeoutMs) {

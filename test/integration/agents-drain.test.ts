@@ -8,7 +8,7 @@ import { SHUTTING_DOWN_REASON } from '../../lib/readiness';
 import { processRunning } from '../../scripts/process-state';
 import { endedExecution, executionRecord, jsonCall } from '../support/json-api';
 import { unusedPort } from '../support/ports';
-import { startServiceProcess, type ServiceProcess } from '../support/processes';
+import { startServiceProcess, waitForLog, type ServiceProcess } from '../support/processes';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import { until } from '../support/waiting';
 
@@ -174,5 +174,23 @@ describe('an agents worker given SIGTERM while a run is running', () => {
       (alive) => !alive,
       10_000,
     );
+  }, 300_000);
+
+  it('ends its drain at a second SIGTERM (a person pressing Ctrl-C twice): the run is stopped, the worker exits 0', async () => {
+    const { process: worker } = await startDrainingWorker(host, 120_000);
+    const workingDirectory = path.join(root, 'impaciente');
+    const agent = await agents.standInAgent('impaciente', { workingDirectory, permissionMode: 'bypassPermissions' });
+    const id = await execute(agent.id, 'Impatient stand-in:sleep seconds=300');
+    await sleepOf(workingDirectory);
+
+    worker.child.kill('SIGTERM');
+    await waitForLog(worker, 'agents worker draining: no new task, running runs go on');
+    expect(await record(id)).toMatchObject({ status: 'running', host });
+    worker.child.kill('SIGTERM');
+
+    expect(await endedExecution(agents.server.url, id, 120_000)).toMatchObject({ status: 'error', error: WORKER_STOPPED_ERROR, host });
+    expect(await worker.exited).toBe(0);
+    expect(logged(worker, 'second signal: the drains end now')).toHaveLength(1);
+    expect(logged(worker, 'agents drain timed out: the runs still going were stopped')).toEqual([expect.objectContaining({ stopped: 1 })]);
   }, 300_000);
 });

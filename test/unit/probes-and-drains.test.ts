@@ -109,6 +109,19 @@ describe('Drain', () => {
     expect(await running).toBe('stopped');
     expect(drain.inFlight).toBe(0);
   });
+
+  it('ends at once, stopping what runs, when cut short', async () => {
+    const drain = new Drain();
+    const endless = drain.track((signal: AbortSignal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve())));
+    const running = endless(drain.stopSignal);
+    const cutShort = new AbortController();
+    const settled = drain.settle({ timeoutMs: 600_000, quietMs: 1_000, pollMs: 10, cutShort: cutShort.signal });
+    await tick(50);
+    expect(drain.stopSignal.aborted).toBe(false);
+    cutShort.abort();
+    expect(await settled).toMatchObject({ stopped: 1 });
+    await running;
+  });
 });
 
 describe('shutdownDeadlineMs', () => {
