@@ -812,7 +812,7 @@ describe('a worker that stops mid-execution', () => {
     const shell = await sleeperOf(executionId);
     const { pid } = await cliOf(task);
 
-    await agents.stopWorker(); // the SDK cancels running activities after its grace time
+    await agents.stopWorker(); // its drain (AGENT_DRAIN_TIMEOUT_MS, 0 in tests) is over at once: the run is stopped
     await until(
       'agent process gone',
       async () => processRunning(pid),
