@@ -27,7 +27,8 @@ export const benchLogPath = (roles: string) => path.join(root, '.stack', 'logs',
 export function startService(roles: string, env: Record<string, string> = {}, nodeFlags: string[] = []): ChildProcess {
   const child = spawn(process.execPath, [...nodeFlags, path.join(root, 'dist', 'main.js')], {
     cwd: root,
-    env: { ...process.env, PROCESS_ROLES: roles, LOG_LEVEL: 'info', ...env },
+    // A bench stops its services once it has measured: no drain to wait for (docs/probes-and-drains.md), unless the caller sets one.
+    env: { DRAIN_DELAY_MS: '0', AGENT_DRAIN_TIMEOUT_MS: '0', ...process.env, PROCESS_ROLES: roles, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   fs.mkdirSync(path.dirname(benchLogPath(roles)), { recursive: true });
