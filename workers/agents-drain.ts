@@ -33,11 +33,11 @@ export interface AgentsDrainOptions {
 /**
  * An agents worker's stop (docs/probes-and-drains.md, "Agents worker"):
  *
- * 1. The registry says this host drains: a new run goes to another live host holding its directory.
- * 2. At once, no new task from the shared queues: `agent-slots` stops (its grace is 0, so the waits are
+ * 1. At once, no new task from the shared queues: `agent-slots` stops (its grace is 0, so the waits are
  *    handed to other workers, their activity retried) and `agents` stops polling (its tasks in flight
  *    finish). What a run needs after its agent ends, the close (record, report, notification) and its
  *    follow-ups, runs on `agents`, on any agents worker: other workers take it.
+ * 2. The registry says the host drains: a new run goes to another live host holding its directory.
  * 3. The host queue is still served: the runs in flight here go on, up to `timeoutMs`, and so does what
  *    only this host's disk can do for them (a pipeline's push; a next step pinned here), until nothing
  *    has run for FOLLOW_UP_QUIET_MS. A run still going at `timeoutMs` is stopped with the worker-stopped
@@ -47,9 +47,10 @@ export interface AgentsDrainOptions {
  */
 export async function drainAgentsWorker(workers: AgentsQueueWorkers, options: AgentsDrainOptions): Promise<void> {
   const { drain, logger } = options;
+  // stop() asks the SDK to stop polling before its first await: no new task from here on.
+  const shared = Promise.allSettled([workers.slots.stop(), workers.shared.stop()]);
   await options.markDraining();
   logger.info({ inFlight: drain.inFlight, timeoutMs: options.timeoutMs }, 'agents worker draining: no new task, running runs go on');
-  const shared = Promise.allSettled([workers.slots.stop(), workers.shared.stop()]);
   const outcome = await drain.settle({
     timeoutMs: options.timeoutMs,
     quietMs: Math.min(FOLLOW_UP_QUIET_MS, options.timeoutMs),
