@@ -5,6 +5,7 @@ import { WORKER_STOPPED_ERROR } from '../../domain/execution-errors';
 import { standInEnv } from '../../test/support/stand-in-model';
 import { agentStarts, FINAL_STATUSES, judgePhase, rankingJobProblem, rankingPositionsProblem, untilFinal } from '../faults/checks';
 import type { PhaseLoad, StartedRun } from '../faults/load';
+import { judgeRunLines } from '../faults/run-lines';
 import { startWatcher, type Watcher } from '../faults/watcher';
 import { HOSTS, STARTS_FILE, type Cluster, type Host, type Member, type Restart } from './cluster';
 import { startProber } from './lb-client';
@@ -137,6 +138,7 @@ export interface RestartFigures {
 
 export interface DeployFigures {
   runs: { accepted: number; completed: number; notAccepted: number; probes: number; pipelineSteps: number };
+  /** The runs' tagged lines: written by the model, shown by their clients (once each), lost, doubled. */
   lines: { expected: number; shown: number; lost: number; doubled: number; liveChunks: number; catchUps: number; reconnections: number };
   restarts: RestartFigures[];
   longestDrainMs: number;
@@ -368,7 +370,11 @@ export async function rollingRestart(cluster: Cluster, fixture: Fixture, log: (l
       },
       lines: {
         expected: load.runs.length * SHAPE.lines,
-        shown: views.reduce((sum, view) => sum + view.lines.length, 0),
+        shown: load.runs.reduce((sum, run) => {
+          const view = views.find((candidate) => candidate.executionId === run.executionId);
+          const record = records.find((row) => row.id === run.executionId);
+          return sum + (view && record ? judgeRunLines(view.lines, run.tag, run.lines, record.status).shown : 0);
+        }, 0),
         lost: verdict.figures.linesLost,
         doubled: verdict.figures.linesDoubled,
         liveChunks: views.reduce((sum, view) => sum + view.liveChunks, 0),
