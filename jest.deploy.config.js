@@ -17,4 +17,7 @@ module.exports = {
   setupFilesAfterEnv: [],
   maxWorkers: 1,
   testTimeout: 20 * 60_000,
+  // Its afterAll (and scripts/deploy/cleanup.sh after it) stop everything it started; jest then waited
+  // for idle keep-alive sockets (with --detectOpenHandles it named none).
+  forceExit: true,
 };

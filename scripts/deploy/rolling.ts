@@ -308,12 +308,12 @@ export async function rollingRestart(cluster: Cluster, fixture: Fixture, log: (l
 
     const records = await untilFinal(platform, load, '', since, 0, SHAPE.boundMs);
     for (const watcher of watchers) await watcher.settle();
-    const backAt = Math.max(...restarts.map((restart) => restart.readyAt));
+    // Each restart a strike, from its SIGTERM until its replacement was ready.
     const verdict = judgePhase({
-      faults: ['rolling-restart'],
+      faults: ['rolling restart'],
       load,
       records,
-      strikes: [{ struckAt: restarts[0]!.stop.stoppedAt, backAt }],
+      strikes: restarts.map((restart) => ({ target: restart.name, struckAt: restart.stop.stoppedAt, backAt: restart.readyAt })),
       watchers,
       starts: agentStarts(cluster.startsFile),
       scheduleFirings: 0,
