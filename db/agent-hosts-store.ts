@@ -39,9 +39,15 @@ export async function markAgentHostDraining(db: Database, name: string): Promise
   await db.execute(sql`UPDATE agent_hosts SET draining = TRUE WHERE name = ${name}`);
 }
 
-/** The host's worker stopped: no longer live from now on (so it takes no new run), forgotten a week later. */
-export async function markAgentHostGone(db: Database, name: string, now: Date = new Date()): Promise<void> {
-  await db.execute(sql`UPDATE agent_hosts SET seen_at = ${new Date(now.getTime() - AGENT_HOST_LIVE_MS - 1)} WHERE name = ${name}`);
+/**
+ * Whether a host drains now: registered, seen within AGENT_HOST_LIVE_MS and marked draining. A host
+ * whose worker has stopped stays marked draining until its next start registers it again (a rolling
+ * restart) or it is no longer live (a host removed for good).
+ */
+export async function agentHostDrains(pool: Pool, name: string, now: Date = new Date()): Promise<boolean> {
+  const [rows] = await pool.query<RowDataPacket[]>('SELECT seen_at, draining FROM agent_hosts WHERE name = ?', [name]);
+  const row = rows[0] as { seen_at: Date; draining: number | boolean } | undefined;
+  return row !== undefined && Boolean(row.draining) && row.seen_at.getTime() >= now.getTime() - AGENT_HOST_LIVE_MS;
 }
 
 interface HostRow extends RowDataPacket {

@@ -7,7 +7,7 @@ import { createProbeActivities } from '../activities/probe';
 import { createScheduleActivities } from '../activities/schedules/scheduled-run';
 import { createUploadsRetentionActivities } from '../activities/uploads/retention';
 import { createDatabase } from '../db';
-import { markAgentHostDraining, markAgentHostGone, markAgentHostSeen, registerAgentHost } from '../db/agent-hosts-store';
+import { markAgentHostDraining, markAgentHostSeen, registerAgentHost } from '../db/agent-hosts-store';
 import { AGENT_HOST_BEAT_MS } from '../domain/agent-hosts';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
@@ -177,19 +177,21 @@ export async function startAgentsWorker(config: Config, logger: Logger, options:
     await closeDependencies();
     throw error;
   }
-  const closeAll = async () => {
-    // Only now: the host stayed alive for its draining runs.
-    clearInterval(hostBeat);
-    reconcilerLoop?.stop();
-    // Stopped: no new run comes here (runs already pinned here wait for it to come back).
-    await markAgentHostGone(database.db, host).catch((error: unknown) => logger.warn({ err: error, host }, 'agents host not marked gone'));
-    await closeDependencies();
-  };
   // Bounded: a database that does not answer must not hold the drain up.
   const markDraining = () =>
     withTimeout(markAgentHostDraining(database.db, host), config.dependencyTimeoutMs, 'marking the host draining').catch((error: unknown) =>
       logger.warn({ err: error, host }, 'agents host not marked draining'),
     );
+  const closeAll = async () => {
+    // Only now: the host stayed alive for its draining runs.
+    clearInterval(hostBeat);
+    reconcilerLoop?.stop();
+    // Stopped, the host stays marked draining (not gone): a run granted to it waits for its next start,
+    // as in a rolling restart, and only when no start comes within AGENT_HOST_LIVE_MS does the host
+    // count as gone (docs/probes-and-drains.md).
+    await markDraining();
+    await closeDependencies();
+  };
   const drained = queues;
   return combineQueueWorkers(started, closeAll, (cutShort) =>
     drainAgentsWorker(drained, { drain, timeoutMs: agentDrainMs, markDraining, logger, ...(cutShort ? { cutShort } : {}) }),

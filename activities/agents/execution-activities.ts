@@ -4,6 +4,7 @@ import type { Pool } from 'mysql2/promise';
 import type { Database } from '../../db';
 import { agentSecretsForRun } from '../../db/agent-secrets-store';
 import { findAgent } from '../../db/agents-store';
+import { agentHostDrains } from '../../db/agent-hosts-store';
 import { pinExecutionHost } from '../../db/execution-hosts';
 import { readExecutionSettings } from '../../db/execution-settings';
 import { tryTakeExecutionSlot } from '../../db/execution-slots';
@@ -74,6 +75,24 @@ const SLOT_POLL_MAX_MS = 2_000;
 const slotPollDelay = (ahead: number, limit: number) => Math.min(SLOT_POLL_MS * (1 + Math.max(0, ahead - limit)), SLOT_POLL_MAX_MS);
 
 /**
+ * How often a granted run looks whether its draining host has come back. The draining worker would take
+ * the run and hold its drain up with it, or stop it at the drain's end (docs/probes-and-drains.md).
+ */
+const HOST_DRAIN_POLL_MS = 1_000;
+
+/** A waiter's pause, heartbeating: a worker shutting down hands the wait to another worker (retried); a cancel is rethrown. */
+async function pause(context: Context, ms: number): Promise<void> {
+  heartbeat();
+  try {
+    await sleep(ms); // rejects with CancelledFailure when cancelled
+  } catch (error) {
+    if (shuttingDown(context))
+      throw ApplicationFailure.retryable('the worker shut down while waiting for a slot', FAILURE_TYPES.workerShutdown);
+    throw error;
+  }
+}
+
+/**
  * How long a run's preparation waits for its database to answer again (a restart takes seconds). The
  * run activity has one attempt, so a read refused before the agent starts would fail a run that never
  * ran (found by the fault suite, docs/reliability.md).
@@ -127,19 +146,13 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
         const attempt = await tryTakeExecutionSlot(pool, executionId, maxConcurrentExecutions);
         if (attempt.outcome === 'taken') {
           const [granted, record] = await Promise.all([grant(executionId), existingRecord(db, executionId)]);
+          // Granted a host that drains (the only one holding its directory): its agent starts on the host's next worker.
+          while (await agentHostDrains(pool, granted.host)) await pause(context, HOST_DRAIN_POLL_MS);
           countSlotWait(record);
           return granted;
         }
         if (attempt.outcome === 'gone') return false;
-        heartbeat();
-        try {
-          await sleep(slotPollDelay(attempt.ahead, maxConcurrentExecutions)); // rejects with CancelledFailure when cancelled
-        } catch (error) {
-          // A worker shutting down hands the wait to another worker (retried); a cancel is rethrown.
-          if (shuttingDown(context))
-            throw ApplicationFailure.retryable('the worker shut down while waiting for a slot', FAILURE_TYPES.workerShutdown);
-          throw error;
-        }
+        await pause(context, slotPollDelay(attempt.ahead, maxConcurrentExecutions));
       }
     },
 

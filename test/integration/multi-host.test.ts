@@ -71,6 +71,11 @@ describe('agents on two hosts', () => {
 
   const call = (method: string, route: string, body?: unknown) => jsonCall(server.url, method, route, body);
 
+  async function hostState(host: string): Promise<{ draining: number; live: boolean }> {
+    const [rows] = await server.resources.database.pool.query<any[]>('SELECT draining, seen_at FROM agent_hosts WHERE name = ?', [host]);
+    return { draining: Number(rows[0]?.draining), live: Date.now() - new Date(rows[0]?.seen_at).getTime() < 60_000 };
+  }
+
   const finished = (id: string) =>
     until(
       `execution ${id} ends`,
@@ -269,10 +274,78 @@ describe('agents on two hosts', () => {
     }
   }, 240_000);
 
+  it('a run of a directory only a draining host holds does not start there: it waits until the host serves again', async () => {
+    const agent = await agents.standInAgent('drenando', { workingDirectory: path.join(rootB, 'drenando') });
+    // Host B drains as its worker does after SIGTERM: alive, still polling its host queue for its runs' follow-ups.
+    await server.resources.database.pool.query('UPDATE agent_hosts SET draining = TRUE WHERE name = ?', [hostB]);
+    try {
+      const answer = await call('POST', `/api/agents/${agent.id}/execute`, {
+        instructions: '',
+        task: 'stand-in:write-file path=x.txt content=esperou',
+      });
+      expect(answer.status).toBe(202);
+      const id = answer.body.executionId as string;
+      await until(
+        'the run is pinned to host B',
+        () => call('GET', `/api/executions/history/${id}`),
+        (view) => view.body?.host === hostB,
+        60_000,
+      );
+      // Host B's worker polls its queue: the run would have completed in about a second had it been sent there.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      expect((await call('GET', `/api/executions/history/${id}`)).body).toMatchObject({ status: 'running', host: hostB, output: '' });
+      expect(fs.existsSync(path.join(rootB, 'drenando', 'x.txt'))).toBe(false);
+
+      await server.resources.database.pool.query('UPDATE agent_hosts SET draining = FALSE WHERE name = ?', [hostB]);
+      expect(await finished(id)).toMatchObject({ status: 'completed', host: hostB, result: 'Wrote the file: esperou' });
+    } finally {
+      await server.resources.database.pool.query('UPDATE agent_hosts SET draining = FALSE WHERE name = ?', [hostB]);
+    }
+  }, 240_000);
+
+  it("a run of a directory only a stopped host holds waits for that host's next worker, then runs there", async () => {
+    const agent = await agents.standInAgent('reinicio', { workingDirectory: path.join(rootB, 'reinicio') });
+    // Host B's worker stops as in a rolling restart: its host stays registered, draining, not gone.
+    await workerB?.stop();
+    workerB = undefined;
+    expect(await hostState(hostB)).toEqual({ draining: 1, live: true });
+    const answer = await call('POST', `/api/agents/${agent.id}/execute`, {
+      instructions: '',
+      task: 'stand-in:write-file path=depois.txt content=reiniciado',
+    });
+    expect(answer.status).toBe(202);
+    const id = answer.body.executionId as string;
+    // Granted host B (the only one holding the directory), the run waits: no agent starts on the draining host.
+    const waiting = await until(
+      'the run is pinned to host B',
+      () => call('GET', `/api/executions/history/${id}`),
+      (view) => view.body?.host === hostB,
+      60_000,
+    );
+    expect(waiting.body).toMatchObject({ status: 'running', host: hostB, error: null });
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(fs.existsSync(path.join(rootB, 'reinicio', 'depois.txt'))).toBe(false);
+    expect((await call('GET', `/api/executions/history/${id}`)).body.status).toBe('running');
+
+    // Its next worker registers the host again, not draining: the run starts there and completes.
+    workerB = await startAgentsWorker(
+      { ...baseConfig, orchestration: { ...baseConfig.orchestration, ...workerConfig(hostB, rootB), agentCommand: CLAUDE_CLI } },
+      logger,
+    );
+    expect(await finished(id)).toMatchObject({ status: 'completed', host: hostB, error: null, result: 'Wrote the file: reiniciado' });
+    expect(fs.readFileSync(path.join(rootB, 'reinicio', 'depois.txt'), 'utf8')).toBe('reiniciado\n');
+    expect(await hostState(hostB)).toEqual({ draining: 0, live: true });
+  }, 240_000);
+
   it('a run whose directory no live host holds fails at once and says which hosts there are', async () => {
     const agent = await agents.standInAgent('orfao', { workingDirectory: path.join(rootA, 'orfao') });
-    // Host A's worker stops: its host takes no new run (host B's worker runs the workflows now).
+    // Host A's worker stops and no next one comes: a minute later its host is no longer live (here the
+    // minute is the registry's clock set back) and takes no new run (host B's worker runs the workflows now).
     await agents.stopWorker();
+    await server.resources.database.pool.query('UPDATE agent_hosts SET seen_at = ? WHERE name = ?', [
+      new Date(Date.now() - 120_000),
+      hostA,
+    ]);
     const ran = await execute(agent.id, { task: 'stand-in:text' });
     expect(ran).toMatchObject({ status: 'error', host: null });
     expect(ran.error).toMatch(
