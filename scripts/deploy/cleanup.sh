@@ -9,6 +9,12 @@ cd "$(dirname "$0")/../.."
 if command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1; then
   mapfile -t ids < <(docker ps --all --quiet --filter label=consultores.deploy-test)
   if ((${#ids[@]} > 0)); then
+    # Their output first, where the test keeps it (an interrupted run's containers say why it stopped).
+    mkdir -p .stack/logs/deploy
+    for id in "${ids[@]}"; do
+      name=$(docker inspect --format '{{.Name}}' "$id" 2>/dev/null | tr -d /)
+      { echo "===== removed by cleanup.sh"; docker logs "$id" 2>&1; } >>".stack/logs/deploy/${name:-$id}.log"
+    done
     docker rm --force "${ids[@]}" >/dev/null && echo "test:deploy: removed ${#ids[@]} container(s)"
   fi
 fi
