@@ -5,6 +5,7 @@ import { BROADCAST_CHANNEL_SUFFIX, CLIENT_CHANNEL_SUFFIX, LIVE_CHANNEL_SEGMENT, 
 import type { Logger } from '../lib/logger';
 import { closeRedis, createRedisSubscriber } from '../lib/redis';
 import { liveOutputDelay } from '../lib/metrics';
+import { ReadinessProblem } from '../lib/readiness';
 
 /**
  * Relays live output from Redis to this process's WebSocket clients (docs/websocket.md).
@@ -69,8 +70,23 @@ export class LiveRelay {
     if (!sockets) this.socketsByClient.set(clientId, (sockets = new Set()));
     sockets.add(socket);
     socket.once('close', () => this.unregister(clientId, socket));
+    return this.subscription();
+  }
+
+  /**
+   * The API's readiness (api/probes.ts): the subscription in place (made now when no socket has made
+   * it yet) and its connection ready. An API whose subscription Redis refuses (an ACL without the
+   * `live:*` pattern) would greet sockets and relay nothing: it is not ready.
+   */
+  async ready(): Promise<void> {
+    if (this.closed) throw new ReadinessProblem('o relé de saída ao vivo está fechado');
+    await this.subscription();
+    if (this.subscriber?.status !== 'ready') throw new ReadinessProblem('a assinatura da saída ao vivo no Redis não está pronta');
+  }
+
+  private subscription(): Promise<void> {
     this.subscribed ??= this.subscribe().catch((error: unknown) => {
-      // Refused for good (not an outage, which is waited out): the next socket tries afresh.
+      // Refused for good (not an outage, which is waited out): the next socket (or probe) tries afresh.
       this.subscribed = null;
       throw error;
     });

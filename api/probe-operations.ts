@@ -49,7 +49,7 @@ export const probeOperations: OperationSpec[] = [
     public: true,
     beforeEdge: true,
     responses: {
-      200: jsonAnswer('Pronto', ready, { status: 'ok', checks: { mysql: 'up', redis: 'up' } }),
+      200: jsonAnswer('Pronto', ready, { status: 'ok', checks: { mysql: 'up', redis: 'up', 'live-output': 'up' } }),
       503: jsonAnswer('Não está pronto', unavailable, {
         status: 'unavailable',
         checks: { mysql: 'up', redis: 'down' },

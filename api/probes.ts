@@ -47,9 +47,13 @@ export function probeRoutes(probes: ProcessProbes): Middleware {
   };
 }
 
-/** The API's readiness: MySQL and Redis answer (the cheapest round trip of each; api/dependency-status.ts). */
+/**
+ * The API's readiness: MySQL and Redis answer (the cheapest round trip of each; api/dependency-status.ts),
+ * and the live relay's subscription is in place (api/live-relay.ts).
+ */
 export function addApiReadiness(readiness: Readiness, resources: ApiResources): void {
   for (const name of ['mysql', 'redis'] as const) readiness.add(name, async () => void (await pingDependency(name, resources)));
+  readiness.add('live-output', () => resources.liveRelay.ready());
 }
 
 /** The probes of a process that serves the API alone (the tests' servers): its loop, MySQL and Redis. */

@@ -1,4 +1,6 @@
 import http from 'node:http';
+import Redis from 'ioredis';
+import { config } from '../../lib/config';
 import { SHUTTING_DOWN_REASON } from '../../lib/readiness';
 import { unusedPort } from '../support/ports';
 import { startServiceProcess, waitForLog, type ServiceProcess } from '../support/processes';
@@ -75,7 +77,7 @@ describe('the probes of an API process (PROCESS_ROLES=api, AUTH_TOKEN set)', () 
     const ready = await call(port, 'GET', '/readyz', fromPod(port));
     expect({ status: ready.status, body: ready.body }).toEqual({
       status: 200,
-      body: { status: 'ok', checks: { mysql: 'up', redis: 'up' } },
+      body: { status: 'ok', checks: { mysql: 'up', redis: 'up', 'live-output': 'up' } },
     });
     for (const spelling of ['/READYZ', '//readyz', '/readyz/', '/%72eadyz']) {
       const answer = await call(port, 'GET', spelling, fromPod(port));
@@ -134,6 +136,39 @@ describe('the probes of an API process (PROCESS_ROLES=api, AUTH_TOKEN set)', () 
       'shutdown complete',
     ]);
   }, 60_000);
+});
+
+describe("an API whose Redis user may not subscribe to the live output's channels", () => {
+  const user = `probes-live-${process.pid}`;
+  const password = 'probes-live-password-0123456789';
+  let admin: Redis;
+  let api: ServiceProcess;
+
+  beforeAll(() => {
+    admin = new Redis({ host: config.redis.host, port: config.redis.port, lazyConnect: true });
+  });
+
+  afterAll(async () => {
+    api?.child.kill('SIGKILL');
+    await admin.call('ACL', 'DELUSER', user);
+    admin.disconnect();
+  });
+
+  it('is not ready while the subscription is refused (it would relay nothing), and ready once allowed', async () => {
+    // Every key and command, but channels of another prefix only: PSUBSCRIBE <prefix>live:* is refused (NOPERM).
+    await admin.call('ACL', 'SETUSER', user, 'reset', 'on', `>${password}`, '~*', '&elsewhere:*', '+@all');
+    const port = await unusedPort();
+    api = startServiceProcess({ PROCESS_ROLES: 'api', HTTP_PORT: String(port), REDIS_USERNAME: user, REDIS_PASSWORD: password });
+    const refused = await readyz(port, 503, api);
+    expect(refused.body).toEqual({
+      status: 'unavailable',
+      checks: { mysql: 'up', redis: 'up', 'live-output': 'down' },
+      reasons: ['live-output: não respondeu'],
+    });
+
+    await admin.call('ACL', 'SETUSER', user, 'allchannels');
+    expect((await readyz(port, 200, api)).body).toEqual({ status: 'ok', checks: { mysql: 'up', redis: 'up', 'live-output': 'up' } });
+  }, 120_000);
 });
 
 describe('the probes of a worker alone on METRICS_PORT, with METRICS_ENABLED=false', () => {

@@ -48,7 +48,7 @@ describe('the service process (main.ts)', () => {
       const ready = await fetch(`${url}/readyz`);
       expect({ status: ready.status, body: await ready.json() }).toEqual({
         status: 200,
-        body: { status: 'ok', checks: { mysql: 'up', redis: 'up', 'ranking-worker': 'up', 'agents-worker': 'up' } },
+        body: { status: 'ok', checks: { mysql: 'up', redis: 'up', 'live-output': 'up', 'ranking-worker': 'up', 'agents-worker': 'up' } },
       });
       const socket = await openSocket(`ws://127.0.0.1:${port}/ws?clientId=main-test`);
       await socket.nextMessage();
