@@ -74,7 +74,7 @@ async function main(): Promise<void> {
       { name: 'connections', run: () => closeApiResources(resources) },
     ],
     logger,
-    deadlineMs: shutdownDeadlineMs(config.shutdown, config.roles),
+    deadlineMs: shutdownDeadlineMs(config.shutdown, config.roles, config.dependencyTimeoutMs),
     onSignal: () => probes.readiness.shutDown(),
     onSecondSignal: () => cutShort.abort(),
   });

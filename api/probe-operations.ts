@@ -6,7 +6,7 @@ import { jsonAnswer, type OperationSpec } from './openapi/operation';
 
 const checks = z
   .record(z.string(), z.enum(['up', 'down']))
-  .meta({ description: 'Cada verificação do processo: mysql e redis (API), ranking-worker e agents-worker (workers)' });
+  .meta({ description: 'Cada verificação do processo: mysql, redis e live-output (API), ranking-worker e agents-worker (workers)' });
 
 const live = z.object({ status: z.literal('ok') }).meta({ id: 'ProbeLive' });
 const ready = z.object({ status: z.literal('ok'), checks }).meta({ id: 'ProbeReady' });
@@ -44,7 +44,7 @@ export const probeOperations: OperationSpec[] = [
     path: '/readyz',
     operationId: 'getReadiness',
     summary: 'Se o processo pode trabalhar agora (recebe tráfego)',
-    description: `${NO_EDGE} API: MySQL e Redis respondem e o processo não está encerrando; worker: cada worker do Temporal está RUNNING e o Temporal responde. 503 desde o SIGTERM (docs/probes-and-drains.md). Também em METRICS_PORT de um worker sozinho.`,
+    description: `${NO_EDGE} API: MySQL e Redis respondem, a assinatura da saída ao vivo no Redis está feita e o processo não está encerrando; worker: cada worker do Temporal está RUNNING e o Temporal responde. 503 desde o SIGTERM (docs/probes-and-drains.md). Uma rodada de verificações vale 1 s para todas as sondas. Também em METRICS_PORT de um worker sozinho.`,
     tags: ['Sistema'],
     public: true,
     beforeEdge: true,
@@ -52,8 +52,8 @@ export const probeOperations: OperationSpec[] = [
       200: jsonAnswer('Pronto', ready, { status: 'ok', checks: { mysql: 'up', redis: 'up', 'live-output': 'up' } }),
       503: jsonAnswer('Não está pronto', unavailable, {
         status: 'unavailable',
-        checks: { mysql: 'up', redis: 'down' },
-        reasons: ['redis: sem resposta em 2000 ms'],
+        checks: { mysql: 'up', redis: 'down', 'live-output': 'down' },
+        reasons: ['redis: sem resposta em 2000 ms', 'live-output: sem resposta em 2000 ms'],
       }),
     },
   },

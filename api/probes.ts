@@ -15,6 +15,7 @@ import { canonicalPath } from './orchestration/security/paths';
  */
 
 export const PROBE_PATHS = ['/livez', '/readyz'] as const;
+const isProbePath = (path: string): path is (typeof PROBE_PATHS)[number] => (PROBE_PATHS as readonly string[]).includes(path);
 
 /** One process's probes: its event loop, and what its roles need to work. */
 export interface ProcessProbes {
@@ -25,7 +26,7 @@ export interface ProcessProbes {
 export function probeRoutes(probes: ProcessProbes): Middleware {
   return async (ctx, next) => {
     const path = canonicalPath(ctx.path);
-    if (path !== '/livez' && path !== '/readyz') return next();
+    if (!isProbePath(path)) return next();
     // The request-duration histogram's route label (api/metrics.ts reads what @koa/router records).
     (ctx as { _matchedRoute?: string })._matchedRoute = path;
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {

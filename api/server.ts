@@ -11,6 +11,9 @@ import type { Logger } from '../lib/logger';
  */
 export const CLOSE_SERVICE_RESTART = 1012;
 
+/** How long a WebSocket client has to answer the server's close before its connection is cut. */
+const CLOSE_HANDSHAKE_MS = 2_000;
+
 export interface HttpServer {
   server: Server;
   url: string;
@@ -33,7 +36,12 @@ export async function startHttpServer(app: websockify.App, http: Config['http'],
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
-        for (const client of app.ws.server?.clients ?? []) client.close(CLOSE_SERVICE_RESTART, 'server restarting: reconnect');
+        const clients = [...(app.ws.server?.clients ?? [])];
+        for (const client of clients) client.close(CLOSE_SERVICE_RESTART, 'server restarting: reconnect');
+        // A peer that never answers the close would hold close() for ws's 30 s, past the shutdown's deadline.
+        setTimeout(() => {
+          for (const client of clients) if (client.readyState !== client.CLOSED) client.terminate();
+        }, CLOSE_HANDSHAKE_MS).unref();
         // Keep-alive connections with no request in flight would hold close() open until they time out.
         server.closeIdleConnections();
       }),

@@ -16,7 +16,7 @@ export interface SettleOptions {
   timeoutMs: number;
   /**
    * Once nothing runs, how long nothing more must come before the drain ends: what the finished calls
-   * lead to (a pipeline's push on this host) arrives within it. Waited only when something ran.
+   * lead to (a pipeline's push on this host) arrives within it. Waited from the drain's start too.
    */
   quietMs: number;
   /** How often the drain looks (ms). */
@@ -54,18 +54,19 @@ export class Drain {
   }
 
   /**
-   * Resolves when nothing runs and nothing has come for `quietMs` (at once when nothing ran at the
-   * start), or at `timeoutMs` or when `cutShort` aborts, then aborts stopSignal and counts what it stopped.
+   * Resolves when nothing runs and nothing has come for `quietMs`, counted from the later of the last
+   * call's end and the drain's start: a task dispatched just before the worker stopped taking new
+   * ones (a run granted this host a moment before it said it drains) arrives within it and is waited
+   * for, not stopped at once. Also at `timeoutMs` or when `cutShort` aborts; then aborts stopSignal and
+   * counts what it stopped.
    */
   async settle(options: SettleOptions): Promise<DrainOutcome> {
     const started = Date.now();
     const deadline = started + options.timeoutMs;
     const pollMs = options.pollMs ?? 100;
-    if (this.running > 0) {
-      while (Date.now() < deadline && !options.cutShort?.aborted) {
-        if (this.running === 0 && Date.now() - this.idleSince >= options.quietMs) break;
-        await new Promise((resolve) => setTimeout(resolve, Math.min(pollMs, Math.max(1, deadline - Date.now()))));
-      }
+    while (Date.now() < deadline && !options.cutShort?.aborted) {
+      if (this.running === 0 && Date.now() - Math.max(this.idleSince, started) >= options.quietMs) break;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(pollMs, Math.max(1, deadline - Date.now()))));
     }
     const stopped = this.running;
     if (stopped > 0) this.stopper.abort(new Error('the drain ended'));

@@ -28,20 +28,30 @@ export interface ReadinessAnswer {
 
 export const SHUTTING_DOWN_REASON = 'o processo está encerrando (SIGTERM): não recebe trabalho novo';
 
+/**
+ * How long one round of checks answers every probe that asks: the probes answer without the token, so
+ * a flood of them must not become a flood of queries to MySQL, Redis and Temporal.
+ */
+export const READINESS_REUSE_MS = 1_000;
+
 export class Readiness {
   private readonly checks = new Map<string, ReadinessCheck>();
   private readonly lastStates = new Map<string, CheckState>();
   private stopping = false;
+  private latest: { at: number; answer: Promise<ReadinessAnswer> } | null = null;
 
   constructor(
     /** Each check's bound (DEPENDENCY_TIMEOUT_MS): a check that takes longer is down. */
     private readonly timeoutMs: number,
     private readonly logger?: Logger,
+    /** How long a round of checks is reused (READINESS_REUSE_MS; 0 in unit tests). */
+    private readonly reuseMs: number = READINESS_REUSE_MS,
   ) {}
 
   /** Adds (or replaces) the check `name`. */
   add(name: string, check: ReadinessCheck): void {
     this.checks.set(name, check);
+    this.latest = null;
   }
 
   /** The process drains: unready from now on, whatever the checks say. */
@@ -53,9 +63,18 @@ export class Readiness {
     return this.stopping;
   }
 
-  /** Every check at once, each bounded by the timeout; never throws. */
-  async answer(): Promise<ReadinessAnswer> {
-    if (this.stopping) return { status: 'unavailable', checks: {}, reasons: [SHUTTING_DOWN_REASON] };
+  /**
+   * Every check at once, each bounded by the timeout; never throws. Probes that ask while a round runs,
+   * or within `reuseMs` of its start, get that round's answer; a shutdown answers at once.
+   */
+  answer(): Promise<ReadinessAnswer> {
+    if (this.stopping) return Promise.resolve({ status: 'unavailable', checks: {}, reasons: [SHUTTING_DOWN_REASON] });
+    const now = Date.now();
+    if (this.latest === null || now - this.latest.at >= this.reuseMs) this.latest = { at: now, answer: this.checkAll() };
+    return this.latest.answer;
+  }
+
+  private async checkAll(): Promise<ReadinessAnswer> {
     const entries = [...this.checks];
     const outcomes = await Promise.all(entries.map(([name, check]) => this.run(name, check)));
     const checks: Record<string, CheckState> = {};

@@ -22,9 +22,11 @@ export interface ShutdownOptions {
  * bound on the rest, SHUTDOWN_TIMEOUT_MS, so the deadline never cuts a drain it allowed. The drains
  * run at once, so their sum is more than they take together: a margin, not a target.
  */
-export function shutdownDeadlineMs(shutdown: Config['shutdown'], roles: readonly ProcessRole[]): number {
+export function shutdownDeadlineMs(shutdown: Config['shutdown'], roles: readonly ProcessRole[], dependencyTimeoutMs: number): number {
   const drainDelay = roles.includes('api') ? shutdown.drainDelayMs : 0;
-  const agentsDrain = roles.includes('agents-worker') ? shutdown.agentDrainMs : 0;
+  // The agents worker marks its host draining before its drain and again at its close, each write
+  // bounded by DEPENDENCY_TIMEOUT_MS (workers/agents.ts): outside the drain, so added, not taken from the rest.
+  const agentsDrain = roles.includes('agents-worker') ? shutdown.agentDrainMs + 2 * dependencyTimeoutMs : 0;
   return drainDelay + agentsDrain + shutdown.timeoutMs;
 }
 

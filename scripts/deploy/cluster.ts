@@ -101,7 +101,12 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const left = await removeLabelled();
   if (left > 0) options.log(`removed ${left} container(s) an earlier run left`);
   fs.mkdirSync(DEPLOY_LOG_DIR, { recursive: true });
-  for (const file of fs.readdirSync(DEPLOY_LOG_DIR)) if (file.endsWith('.log')) fs.rmSync(path.join(DEPLOY_LOG_DIR, file));
+  // An earlier run's container logs (cleanup.sh kept them) move aside: this run's are written afresh.
+  const earlier = path.join(DEPLOY_LOG_DIR, `earlier-${new Date().toISOString().replace(/[:.]/g, '')}`);
+  for (const file of fs.readdirSync(DEPLOY_LOG_DIR).filter((name) => name.endsWith('.log'))) {
+    fs.mkdirSync(earlier, { recursive: true });
+    fs.renameSync(path.join(DEPLOY_LOG_DIR, file), path.join(earlier, file));
+  }
 
   const platform = await preparePlatform({ persons: options.persons, hosts: HOSTS, log: (line) => options.log(line) });
   const undo: Array<() => Promise<unknown>> = [() => platform.close()];
@@ -145,7 +150,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       readyUrl: `http://127.0.0.1:${port}/readyz`,
       graceSeconds: DRAINS[role].graceSeconds,
     });
-    const app = `${APP_UID}:${APP_UID}`;
+    // By uid only, as docs/image.md runs it: the image then adds its `agents` group (uid:gid would drop it).
+    const app = String(APP_UID);
     for (const index of [1, 2]) {
       const port = await unusedPort();
       const spec = base(

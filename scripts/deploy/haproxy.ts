@@ -52,10 +52,12 @@ defaults
   # An upgraded WebSocket lives as long as its client keeps it.
   timeout tunnel 1h
   timeout http-keep-alive 5s
-  # A request whose connection to a server failed goes to the other one.
+  # A request whose connection to a server failed goes to the other one; one that got no answer is
+  # sent again only when it is a read (GET, HEAD): a write is never replayed behind its client's back.
   retries 3
   option redispatch 1
   retry-on conn-failure empty-response
+  http-request disable-l7-retry unless METH_GET
 
 frontend api
   bind 127.0.0.1:${port}

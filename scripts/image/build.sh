@@ -28,10 +28,12 @@ t0=$(now_us)
 
 bash scripts/image/docker.sh up
 ensure_dirs
-base=debian:$(sed -n 's/^ARG DEBIAN_CODENAME=//p' Dockerfile)-slim
+codename=$(sed -n 's/^ARG DEBIAN_CODENAME=//p' Dockerfile)
+base=debian:$codename-slim
 if ! docker image inspect "$base" >/dev/null 2>&1; then
   echo "image: assembling the base $base locally with mmdebstrap (log: $(log_of image-base))"
-  BASE_TAG=$base bash scripts/image/base.sh >>"$(log_of image-base)" 2>&1 ||
+  # The Dockerfile's release, not this machine's: the tag must hold what it names.
+  BASE_CODENAME=$codename BASE_TAG=$base bash scripts/image/base.sh >>"$(log_of image-base)" 2>&1 ||
     fail_part "$PART" "$(log_of image-base)" "base $base could not be assembled"
 fi
 

@@ -72,3 +72,18 @@ it(
   },
   20 * 60_000,
 );
+
+it(
+  "renders a consultant's PDF sheet through the load balancer, from an API running as uid 10001 without a capability",
+  async () => {
+    const page = await cluster!.lb.read('/api/v1/ranking/paginado?page=1');
+    const first = (page.consultores as Array<{ id_pessoa: number }>)[0]!;
+    const response = await fetch(`${cluster!.lb.origin}/api/v1/consultor/${first.id_pessoa}/pdf`, { signal: AbortSignal.timeout(60_000) });
+    const body = Buffer.from(await response.arrayBuffer());
+    log(`PDF sheet of ${first.id_pessoa}: ${response.status} ${response.headers.get('content-type')} ${body.length} bytes`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/pdf');
+    expect(body.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+  },
+  5 * 60_000,
+);

@@ -1,6 +1,6 @@
 import { Drain } from '../../lib/drain';
 import { EventLoopLiveness } from '../../lib/event-loop-liveness';
-import { Readiness, ReadinessProblem, SHUTTING_DOWN_REASON } from '../../lib/readiness';
+import { Readiness, READINESS_REUSE_MS, ReadinessProblem, SHUTTING_DOWN_REASON } from '../../lib/readiness';
 import { loadConfig } from '../../lib/config';
 import { shutdownDeadlineMs } from '../../lib/shutdown';
 
@@ -51,7 +51,7 @@ describe('EventLoopLiveness', () => {
 
 describe('Readiness', () => {
   it('answers ok with each check up, or unavailable naming what is down in words that reveal nothing else', async () => {
-    const readiness = new Readiness(50);
+    const readiness = new Readiness(50, undefined, 0);
     readiness.add('mysql', async () => undefined);
     expect(await readiness.answer()).toEqual({ status: 'ok', checks: { mysql: 'up' } });
     readiness.add('redis', () => Promise.reject(new Error('connect ECONNREFUSED 10.1.2.3:6379 (user secret-user)')));
@@ -64,8 +64,21 @@ describe('Readiness', () => {
     });
   });
 
+  it('answers every probe of one round from that round: a flood of probes is not a flood of queries', async () => {
+    expect(READINESS_REUSE_MS).toBe(1_000);
+    const readiness = new Readiness(50, undefined, 200);
+    let asked = 0;
+    readiness.add('mysql', async () => void (asked += 1));
+    const answers = await Promise.all(Array.from({ length: 50 }, () => readiness.answer()));
+    expect(answers.every((answer) => answer.status === 'ok')).toBe(true);
+    expect(asked).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    await readiness.answer();
+    expect(asked).toBe(2);
+  });
+
   it('is unavailable from the shutdown on, without asking its checks', async () => {
-    const readiness = new Readiness(50);
+    const readiness = new Readiness(50, undefined, 0);
     let asked = 0;
     readiness.add('mysql', async () => void (asked += 1));
     readiness.shutDown();
@@ -75,8 +88,26 @@ describe('Readiness', () => {
 });
 
 describe('Drain', () => {
-  it('ends at once when nothing runs', async () => {
-    expect(await new Drain().settle({ timeoutMs: 60_000, quietMs: 60_000 })).toMatchObject({ stopped: 0 });
+  it('ends after the quiet time when nothing runs, and at once with no quiet time', async () => {
+    expect(await new Drain().settle({ timeoutMs: 60_000, quietMs: 0 })).toMatchObject({ stopped: 0 });
+    const drain = new Drain();
+    const outcome = await drain.settle({ timeoutMs: 60_000, quietMs: 200, pollMs: 10 });
+    expect(outcome.stopped).toBe(0);
+    expect(outcome.ms).toBeGreaterThanOrEqual(200);
+  });
+
+  it('waits for a call that arrives just after the drain started (a task dispatched before the worker stopped taking them)', async () => {
+    const drain = new Drain();
+    const work = drain.track((ms: number) => tick(ms));
+    const events: string[] = [];
+    const settled = drain.settle({ timeoutMs: 10_000, quietMs: 300, pollMs: 10 }).then((outcome) => {
+      events.push('drained');
+      return outcome;
+    });
+    await tick(50);
+    await work(100).then(() => events.push('late run done'));
+    expect((await settled).stopped).toBe(0);
+    expect(events).toEqual(['late run done', 'drained']);
   });
 
   it('waits for what runs, then for a quiet time in which a follow-up may still come', async () => {
@@ -128,9 +159,10 @@ describe('shutdownDeadlineMs', () => {
   const shutdown = loadConfig({ DRAIN_DELAY_MS: '5000', AGENT_DRAIN_TIMEOUT_MS: '600000', SHUTDOWN_TIMEOUT_MS: '15000' }).shutdown;
 
   it('adds the drains of the roles a process runs to SHUTDOWN_TIMEOUT_MS', () => {
-    expect(shutdownDeadlineMs(shutdown, ['api'])).toBe(20_000);
-    expect(shutdownDeadlineMs(shutdown, ['ranking-worker'])).toBe(15_000);
-    expect(shutdownDeadlineMs(shutdown, ['agents-worker'])).toBe(615_000);
-    expect(shutdownDeadlineMs(shutdown, ['api', 'ranking-worker', 'agents-worker'])).toBe(620_000);
+    expect(shutdownDeadlineMs(shutdown, ['api'], 2_000)).toBe(20_000);
+    expect(shutdownDeadlineMs(shutdown, ['ranking-worker'], 2_000)).toBe(15_000);
+    // The agents worker also writes its host's state twice, each write bounded by DEPENDENCY_TIMEOUT_MS.
+    expect(shutdownDeadlineMs(shutdown, ['agents-worker'], 2_000)).toBe(619_000);
+    expect(shutdownDeadlineMs(shutdown, ['api', 'ranking-worker', 'agents-worker'], 2_000)).toBe(624_000);
   });
 });
