@@ -342,9 +342,10 @@ describe('agents on two hosts', () => {
     // Host A's worker stops and no next one comes: a minute later its host is no longer live (here the
     // minute is the registry's clock set back) and takes no new run (host B's worker runs the workflows now).
     await agents.stopWorker();
-    await server.resources.database.pool.query('UPDATE agent_hosts SET seen_at = ? WHERE name = ?', [
+    // So for every host but B: a host whose worker another suite of this process stopped stays live (draining) for a minute too.
+    await server.resources.database.pool.query('UPDATE agent_hosts SET seen_at = ? WHERE name <> ?', [
       new Date(Date.now() - 120_000),
-      hostA,
+      hostB,
     ]);
     const ran = await execute(agent.id, { task: 'stand-in:text' });
     expect(ran).toMatchObject({ status: 'error', host: null });
