@@ -53,11 +53,10 @@ defaults
   timeout tunnel 1h
   timeout http-keep-alive 5s
   # A request whose connection to a server failed goes to the other one; one that got no answer is
-  # sent again only when it is a read (GET, HEAD): a write is never replayed behind its client's back.
+  # sent again only when it is a read (GET, HEAD; the backend says so): a write is never replayed.
   retries 3
   option redispatch 1
   retry-on conn-failure empty-response
-  http-request disable-l7-retry unless METH_GET
 
 frontend api
   bind 127.0.0.1:${port}
@@ -65,6 +64,7 @@ frontend api
 
 backend api
   balance roundrobin
+  http-request disable-l7-retry unless METH_GET
   option httpchk GET /readyz
   http-check expect status 200
   default-server check inter 250ms fastinter 250ms downinter 500ms fall 2 rise 2
