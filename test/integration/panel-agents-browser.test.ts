@@ -144,6 +144,9 @@ it('creates, edits, keeps a secret, restores a version, duplicates, exports, imp
     active: true,
   });
 
+  // The panel's Modal.open focuses the form's first input 50 ms after opening: typed before that, the
+  // secret's name would land in the agent's name on a loaded machine (seen in CI).
+  await page.waitForFunction(`document.activeElement?.closest('#agent-modal-overlay') != null`, { timeout: 30_000 });
   await page.type('#agent-secret-name', 'API_TOKEN');
   await page.type('#agent-secret-value', 's3cr3t');
   await clickOn(panel, '#agent-secret-add-btn');
