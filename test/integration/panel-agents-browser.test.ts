@@ -147,8 +147,18 @@ it('creates, edits, keeps a secret, restores a version, duplicates, exports, imp
   // The panel's Modal.open focuses the form's first input 50 ms after opening: typed before that, the
   // secret's name would land in the agent's name on a loaded machine (seen in CI).
   await page.waitForFunction(`document.activeElement?.closest('#agent-modal-overlay') != null`, { timeout: 30_000 });
-  await page.type('#agent-secret-name', 'API_TOKEN');
-  await page.type('#agent-secret-value', 's3cr3t');
+  // Typed again while the field does not hold it: on a loaded machine keys have been seen to land
+  // elsewhere (the warning 'Nome do secret é obrigatório'), as a person would see and type again.
+  for (const [selector, text] of [
+    ['#agent-secret-name', 'API_TOKEN'],
+    ['#agent-secret-value', 's3cr3t'],
+  ] as const) {
+    for (let attempt = 1; ; attempt += 1) {
+      await page.$eval(selector, (element) => void ((element as { value: string }).value = ''));
+      await page.type(selector, text);
+      if ((await page.$eval(selector, (element) => (element as { value: string }).value)) === text || attempt === 3) break;
+    }
+  }
   await clickOn(panel, '#agent-secret-add-btn');
   expect((await toastsUntil(panel, 2))[1]).toEqual({ kind: 'success', text: 'Secret "API_TOKEN" salvo' });
   await page.waitForFunction(
