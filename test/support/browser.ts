@@ -256,6 +256,20 @@ export async function clickOn(panel: PanelPage, selector: string): Promise<void>
   await panel.page.evaluate(`document.querySelector(${JSON.stringify(selector)}).click()`);
 }
 
+/**
+ * Types `text` into the field and types it again while the field does not hold it: on a loaded machine
+ * keys have been seen to land elsewhere while a modal opens, as a person would see and type again.
+ */
+export async function typeInto(panel: PanelPage, selector: string, text: string): Promise<void> {
+  const value = () => panel.page.$eval(selector, (element) => (element as { value: string }).value);
+  for (let attempt = 1; attempt <= 3; attempt += 1) {
+    await panel.page.$eval(selector, (element) => void ((element as { value: string }).value = ''));
+    await panel.page.type(selector, text);
+    if ((await value()) === text) return;
+  }
+  throw new Error(`${selector} holds ${JSON.stringify(await value())} after typing ${JSON.stringify(text)} three times`);
+}
+
 /** The terminal's lines as the user reads them. */
 export async function terminalLines(panel: PanelPage): Promise<string[]> {
   return (await panel.page.evaluate(
