@@ -13,6 +13,9 @@ npx tsc --noEmit -p tsconfig.json
 # A finding fails the run, after the suites have run (their summary is still printed).
 status=0
 bash scripts/lint.sh || { status=1; echo "lint: FAILED (above)"; }
+# The Helm chart (docs/deployment.md): lint, renders, validation against the Kubernetes schemas; its
+# jest suite (test/unit/chart.test.ts) runs with the others below.
+CHART_SKIP_JEST=1 bash scripts/chart/check.sh || { status=1; echo "chart:check: FAILED (above)"; }
 
 results=$(mktemp)
 serial=$(mktemp)

@@ -8,13 +8,14 @@
 #   4. validate.py on both renders: built-in kinds strictly against Kubernetes' schemas, ServiceMonitor,
 #      PrometheusRule and HTTPRoute against their CRDs, anything else an error;
 #   5. the renders kept: $CHART_OUT_DIR/rendered.yaml (production values) and rendered-default.yaml;
-#   6. the jest test of the chart, test/unit/chart.test.ts (it reads those renders).
+#   6. the jest test of the chart, test/unit/chart.test.ts (it renders the chart again and checks the
+#      objects against the service's own rules: probes, users, graces, secret files).
 # Exits non-zero at the first failing step. Environment (paths relative to the repository's root):
 #   CHART_DIR          deploy/helm/consultores-agentes
 #   CHART_PROD_VALUES  deploy/helm/examples/production-values.yaml
 #   CHART_OUT_DIR      .stack/chart
 #   CHART_KUBE_VERSION validate.py's DEFAULT_KUBE_VERSION
-#   CHART_SKIP_JEST=1  skips step 6 (to try the steps on another chart)
+#   CHART_SKIP_JEST=1  skips step 6 (npm test runs that suite with the others; or another chart)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
