@@ -11,6 +11,7 @@ import { redisOptions } from '../lib/redis';
 import { PERSON_INDEX_BASE } from '../domain/person-index';
 import { withTimeout } from '../lib/timeout';
 import { connectNativeTemporal } from '../temporal/connection';
+import { createNamespaceHint, describeNamespaceOnce, type NamespaceState } from '../temporal/namespace';
 
 /** The longest a first contact may take before it counts as "not reachable yet". */
 const CHECK_TIMEOUT_MS = 10_000;
@@ -103,14 +104,52 @@ export async function checkConnections(config: Config, parts: readonly BackendPa
 /**
  * At start: the configuration's warnings, then each part reached once. A failure waiting will not
  * mend ends the process (exit code 1) with one line naming the part, the cause and the variable; a
- * part not reachable yet is logged and waited for, as the clients reconnect by themselves.
+ * part not reachable yet is logged and waited for, as the clients reconnect by themselves. Then, when
+ * Temporal answered, its namespace.
  */
 export async function verifyConnectionsAtStart(config: Config, logger: Logger): Promise<void> {
   for (const warning of config.warnings) logger.warn(warning);
   const outcomes = await checkConnections(config);
   const fatal = Object.values(outcomes).filter((failure): failure is ConnectionFailure => failure?.permanent === true);
   for (const failure of Object.values(outcomes)) if (failure && !failure.permanent) logger.warn(failure.line);
-  if (fatal.length === 0) return;
-  for (const failure of fatal) process.stderr.write(`${failure.line}\n`);
-  process.exit(1);
+  if (fatal.length > 0) {
+    for (const failure of fatal) process.stderr.write(`${failure.line}\n`);
+    process.exit(1);
+  }
+  // Only once Temporal answered: one not reachable yet is waited for as above.
+  if (outcomes.Temporal === null) await verifyNamespaceAtStart(config, logger);
+}
+
+/**
+ * The namespace (TEMPORAL_NAMESPACE) asked for once (docs/connections.md, "The namespace"): the service
+ * never creates it. Missing, a process with a worker role ends (exit code 1) with one log line saying how
+ * to create it; the API alone warns in that line and serves on (what it starts in Temporal fails until then).
+ * Not allowed to ask (PERMISSION_DENIED) or no answer: one warning, and the start goes on.
+ */
+async function verifyNamespaceAtStart(config: Config, logger: Logger): Promise<void> {
+  const { namespace, address } = config.temporal;
+  const where = { namespace, temporalAddress: address };
+  let state: NamespaceState;
+  try {
+    state = await describeNamespaceOnce(config.temporal, CHECK_TIMEOUT_MS);
+  } catch (error) {
+    const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+    logger.warn(where, `Temporal namespace "${namespace}" not checked at start (${reason})`);
+    return;
+  }
+  if (state === 'present') return;
+  if (state === 'refused') {
+    logger.warn(
+      where,
+      `Temporal namespace "${namespace}" not checked at start: describing it was refused (PERMISSION_DENIED); if the workers then fail, it is missing or these credentials have no access to it`,
+    );
+    return;
+  }
+  const missing = `Temporal namespace "${namespace}" does not exist on ${address}`;
+  const hint = createNamespaceHint(namespace, address);
+  if (config.roles.some((role) => role !== 'api')) {
+    logger.fatal(where, `${missing}: create it, then start again; ${hint}`);
+    process.exit(1);
+  }
+  logger.warn(where, `${missing}: what the API starts in Temporal fails until it is created; ${hint}`);
 }
