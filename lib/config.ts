@@ -20,6 +20,7 @@ import {
 } from './connection-settings';
 import { AGENT_MODEL_SECRETS, resolveSecretFiles, type SecretSetting } from './secret-files';
 import { productionProblems, plainConnectionWarnings } from './production-rules';
+import { parseTrustProxy, TrustProxyError, type TrustProxy } from './trust-proxy';
 
 /**
  * The one place that reads the environment. Every variable is validated when the
@@ -202,11 +203,24 @@ const envSchema = z.object({
         .map((origin) => origin.trim())
         .filter(Boolean),
     ),
-  /** Trust X-Forwarded-* headers (the service runs behind a reverse proxy). */
+  /**
+   * Which reverse proxies' X-Forwarded-* headers are believed (lib/trust-proxy.ts, docs/orchestration-security.md):
+   * unset, a peer on loopback or a private range; `false`; `true` (every hop); a hop count (`2`); or
+   * addresses and CIDR ranges, comma-separated (`10.0.0.0/8,fd00::/8`), the only form whose proxies'
+   * X-Forwarded-Host is honoured.
+   */
   TRUST_PROXY: z
-    .enum(['true', 'false', '1', '0'])
-    .default('false')
-    .transform((value) => value === 'true' || value === '1'),
+    .string()
+    .optional()
+    .transform((value, context) => {
+      try {
+        return parseTrustProxy(value);
+      } catch (error) {
+        if (!(error instanceof TrustProxyError)) throw error;
+        context.addIssue({ code: 'custom', message: error.message });
+        return z.NEVER;
+      }
+    }),
   /** Requests per client address and window on /api (Redis-backed, shared by all API processes). */
   RATE_LIMIT_REQUESTS: positiveInt.default(600),
   RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
@@ -496,7 +510,8 @@ export interface Config {
   orchestration: {
     authToken: string | null;
     corsOrigins: string[];
-    trustProxy: boolean;
+    /** TRUST_PROXY: whose X-Forwarded-For, -Proto and -Host are believed. */
+    trustProxy: TrustProxy;
     rateLimit: { requests: number; windowSeconds: number };
     /** Lower-case host names (no port) the service answers to; contains '*' for any. */
     allowedHosts: string[];

@@ -13,6 +13,7 @@ import {
   TOKEN_REQUIRED_REASON,
 } from '../../api/websocket';
 import type { Config } from '../../lib/config';
+import type { TrustProxy } from '../../lib/trust-proxy';
 import { httpCall, type JsonAnswer } from '../support/json-api';
 import { unusedPort } from '../support/ports';
 import { startTestServer, type TestServer } from '../support/server';
@@ -55,6 +56,11 @@ async function call(server: TestServer, requestPath: string, init: RequestInit =
   const answer = await httpCall(server.url + requestPath, { redirect: 'manual', ...init });
   return Object.assign(answer, { cookies: answer.headers.getSetCookie() });
 }
+
+/** The server's config with another TRUST_PROXY. */
+const trustProxy =
+  (setting: TrustProxy) =>
+  (config: Config): Config => ({ ...config, orchestration: { ...config.orchestration, trustProxy: setting } });
 
 const json = (answer: Answer) => ({ status: answer.status, body: JSON.parse(answer.text) as unknown });
 
@@ -186,14 +192,20 @@ describe('the sign-in page (AUTH_TOKEN and PANEL_DIR set)', () => {
   });
 
   it('sets the cookie Secure when the request came over https through a trusted proxy', async () => {
-    const proxied = await start((config) => ({ ...config, orchestration: { ...config.orchestration, trustProxy: true } }));
+    // The test's connections come from 127.0.0.1: a trusted peer by default (TRUST_PROXY unset).
+    const proxied = await start(trustProxy({ mode: 'private' }));
     const https = await signIn(proxied, TOKEN, { 'x-forwarded-proto': 'https' });
     expect(https.cookies[0]!.split('; ').slice(-3)).toEqual(['samesite=strict', 'secure', 'httponly']);
     const plain = await signIn(proxied, TOKEN);
     expect(plain.cookies[0]).not.toContain('secure');
-    // Without TRUST_PROXY the header is the client's word: not believed.
-    const untrusted = await signIn(server, TOKEN, { 'x-forwarded-proto': 'https' });
-    expect(untrusted.cookies[0]).not.toContain('secure');
+    const listed = await start(trustProxy({ mode: 'list', addresses: ['127.0.0.1'] }));
+    expect((await signIn(listed, TOKEN, { 'x-forwarded-proto': 'https' })).cookies[0]).toContain('; secure');
+    // From a peer that is not a trusted proxy the header is the client's word: not believed.
+    for (const setting of [{ mode: 'off' }, { mode: 'list', addresses: ['10.0.0.0/8'] }] as const) {
+      const untrusted = await start(trustProxy(setting));
+      const answer = await signIn(untrusted, TOKEN, { 'x-forwarded-proto': 'https' });
+      expect([setting.mode, answer.status, answer.cookies[0]!.includes('secure')]).toEqual([setting.mode, 303, false]);
+    }
   });
 });
 
