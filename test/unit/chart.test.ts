@@ -249,9 +249,9 @@ describe('the Helm chart, rendered', () => {
           }
         }
       }
-      // Each of 3 workloads' two containers: the default Secret's 3 keys (the ranking worker reads only
-      // MYSQL_PASSWORD of them); the production example's 9 (the API reads 8, the ranking worker 4, the agents worker 6).
-      expect(files).toBe(name === 'default values' ? 2 * (3 + 1 + 2) : 2 * (8 + 4 + 6));
+      // Each of 3 workloads' two containers: the default Secret's 3 keys (the ranking worker reads 2 of
+      // them); the production example's 9 (the API reads 8, the ranking worker 5, the agents worker 8).
+      expect(files).toBe(name === 'default values' ? 2 * (3 + 2 + 3) : 2 * (8 + 5 + 8));
     });
   });
 
@@ -293,6 +293,20 @@ describe('the Helm chart, rendered', () => {
     );
     const api = workloads(production).find((workload) => roleOf(workload) === 'api')!;
     expect(envValue(mainContainer(api), 'ALLOWED_HOSTS').value).toBe('consultores.example.org');
+    // Every role reaches Elasticsearch at start (workers/connection-check.ts: a 401 ends it), and its
+    // /metrics, scraped by pod address with the ServiceMonitor's bearer, asks for AUTH_TOKEN.
+    for (const workload of workloads(production)) {
+      const given = mainContainer(workload).env.map((entry: any) => entry.name);
+      expect([roleOf(workload), given]).toEqual([
+        roleOf(workload),
+        expect.arrayContaining(['AUTH_TOKEN_FILE', 'ELASTICSEARCH_API_KEY_FILE']),
+      ]);
+    }
+    const monitor = production.find((object) => object.kind === 'ServiceMonitor')!;
+    expect(monitor.spec.endpoints.map((endpoint: any) => [endpoint.port, endpoint.authorization.credentials.key])).toEqual([
+      ['http', 'AUTH_TOKEN'],
+      ['metrics', 'AUTH_TOKEN'],
+    ]);
     const rule = production.find((object) => object.kind === 'PrometheusRule')!;
     const opsAlerts = fs.readFileSync(path.join(REPO_ROOT, 'ops/prometheus/alerts.yml'), 'utf8');
     expect(rule.spec.groups.map((group: any) => group.name)).toEqual(

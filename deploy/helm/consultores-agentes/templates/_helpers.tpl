@@ -59,12 +59,14 @@ app.kubernetes.io/component: {{ .role }}
 
 {{/*
 The secret settings each role reads (lib/secret-files.ts): a role is given only those, as files.
+Every role reaches Elasticsearch at start (workers/connection-check.ts) and serves /metrics, which
+asks for AUTH_TOKEN when one is set (a scrape by pod address then passes the Host check with it).
 */}}
 {{- define "ca.roleSecrets" -}}
 {{- $all := dict
   "api" (list "AUTH_TOKEN" "WEBHOOK_SECRET" "MYSQL_PASSWORD" "REDIS_URL" "REDIS_PASSWORD" "REDIS_SENTINEL_PASSWORD" "ELASTICSEARCH_API_KEY" "ELASTICSEARCH_PASSWORD" "TEMPORAL_API_KEY" "GIT_PASSWORD" "AGENT_SECRETS_KEY")
-  "ranking-worker" (list "MYSQL_PASSWORD" "REDIS_URL" "REDIS_PASSWORD" "REDIS_SENTINEL_PASSWORD" "ELASTICSEARCH_API_KEY" "ELASTICSEARCH_PASSWORD" "TEMPORAL_API_KEY")
-  "agents-worker" (list "MYSQL_PASSWORD" "REDIS_URL" "REDIS_PASSWORD" "REDIS_SENTINEL_PASSWORD" "TEMPORAL_API_KEY" "GIT_PASSWORD" "AGENT_SECRETS_KEY" "ANTHROPIC_API_KEY" "ANTHROPIC_AUTH_TOKEN")
+  "ranking-worker" (list "AUTH_TOKEN" "MYSQL_PASSWORD" "REDIS_URL" "REDIS_PASSWORD" "REDIS_SENTINEL_PASSWORD" "ELASTICSEARCH_API_KEY" "ELASTICSEARCH_PASSWORD" "TEMPORAL_API_KEY")
+  "agents-worker" (list "AUTH_TOKEN" "MYSQL_PASSWORD" "REDIS_URL" "REDIS_PASSWORD" "REDIS_SENTINEL_PASSWORD" "ELASTICSEARCH_API_KEY" "ELASTICSEARCH_PASSWORD" "TEMPORAL_API_KEY" "GIT_PASSWORD" "AGENT_SECRETS_KEY" "ANTHROPIC_API_KEY" "ANTHROPIC_AUTH_TOKEN")
 -}}
 {{- $held := include "ca.secretKeys" .root | fromJsonArray -}}
 {{- $given := list -}}
