@@ -67,14 +67,38 @@ export interface AgentCli {
   readonly envPrefixes: readonly string[];
   /** Where the CLI keeps its sessions in its user's HOME, so that a `continue` can resume one (agent-sessions.ts). */
   readonly sessions: SessionLayout;
-  /** The argument list after the command; throws AgentOptionsError on options the CLI would misread. */
-  buildArgs(options: AgentRunOptions): string[];
-  /** Understands one line of standard output (without its newline). Never throws. */
-  parseLine(line: string): AgentEvent;
+  /**
+   * The argument list after the command; throws AgentOptionsError on options the CLI would misread.
+   * `env` is the environment the agent's process gets (a CLI that takes its endpoint from an option,
+   * not from the environment, reads it there).
+   */
+  buildArgs(options: AgentRunOptions, env: Readonly<Record<string, string>>): string[];
+  /**
+   * Files the CLI needs in the run's emptied HOME before it starts (settings that turn telemetry and
+   * update checks off, a system prompt the CLI reads from a file), relative to HOME; none when absent.
+   */
+  homeFiles?(options: AgentRunOptions, env: Readonly<Record<string, string>>): HomeFile[];
+  /** A fresh parser of one run's standard output: it may keep state across lines (deltas, a final event without text). */
+  parser(): LineParser;
   /** A fresh mapper of one run's output to the lines the panel's terminal shows (it keeps state across lines). */
   outputMapper(): OutputMapper;
   /** What an operator should do about a failure the CLI reported (its error result), or null. */
   failureHint?(resultText: string): string | null;
+}
+
+/** Understands one run's standard output, line by line. Never throws. */
+export interface LineParser {
+  /** The events one line (without its newline) gives: often one, none for a line only remembered, several at most. */
+  line(line: string): AgentEvent[];
+  /** Once the output ended: what the parser still held (a result assembled from earlier lines). */
+  end(): AgentEvent[];
+}
+
+/** A file written into the run's HOME, owned by the run's user, mode 0600 (its directories 0700). */
+export interface HomeFile {
+  /** Relative to HOME, plain segments (`.codex/config.toml`). */
+  path: string;
+  content: string;
 }
 
 /** Turns one run's output into terminal lines (contract 4.4), in order. Never throws. */
@@ -88,14 +112,17 @@ export interface OutputMapper {
 }
 
 /**
- * Where a CLI keeps its sessions in its user's HOME: `<HOME>/<dir...>/<project>/<file>`, a directory
- * per working directory (named as the CLI names it) holding a file per session.
+ * Where a CLI keeps its sessions in its user's HOME: `<HOME>/<dir...>/<d1>/.../<d_depth>/<file>`, the
+ * file of a session `depth` directories below `dir` (Claude Code: one, the project directory; a CLI
+ * that files them by date: three), recognised by its name.
  */
 export interface SessionLayout {
-  /** The directory of the project directories, as path parts below HOME. */
+  /** The directory of the sessions, as path parts below HOME. */
   readonly dir: readonly string[];
-  /** The file of the session `sessionId` (a plain file name), or null when the id cannot name one. */
-  fileOf(sessionId: string): string | null;
+  /** How many directories lie between `dir` and a session's file. */
+  readonly depth: number;
+  /** Whether a file's name (a plain name) is the session `sessionId`'s; false for an id that cannot name one. */
+  matches(fileName: string, sessionId: string): boolean;
 }
 
 /** Options that cannot be turned into a safe argument list (not retryable: the input is wrong; domain/failure-types.ts). */

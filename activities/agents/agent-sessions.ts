@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentUser } from '../../lib/agent-isolation';
-import type { SessionLayout } from './agent-cli';
+import type { HomeFile, SessionLayout } from './agent-cli';
 
 /**
  * A pool user's HOME lasts one lease (docs/agent-process.md, "HOME and sessions"): it is emptied
@@ -22,13 +22,36 @@ export const sessionStoreIn = (dataDir: string): string => path.join(dataDir, 'a
 
 /**
  * Where the CLI keeps its sessions in HOME is its adapter's (AgentCli.sessions; Claude Code:
- * `~/.claude/projects/<cwd, escaped>/<session id>.jsonl`); the store keeps the same project directories.
+ * `~/.claude/projects/<cwd, escaped>/<session id>.jsonl`); the store keeps the same directories
+ * below the layout's `dir`, in the agent's namespace.
  */
 const NAME = /^[A-Za-z0-9._-]{1,255}$/;
-/** A session's file as its CLI names it, when that is one plain file name; null otherwise. */
-function sessionFileOf(layout: SessionLayout, sessionId: string): string | null {
-  const file = layout.fileOf(sessionId);
-  return file !== null && NAME.test(file) && file !== '.' && file !== '..' ? file : null;
+const plainName = (name: string) => NAME.test(name) && name !== '.' && name !== '..';
+
+/**
+ * The files of `sessionId` exactly `depth` directories below `root` (plain names, real directories,
+ * regular files, never through a link), each with its path relative to `root` and when it was written.
+ */
+async function filesOfSession(
+  root: string,
+  depth: number,
+  layout: SessionLayout,
+  sessionId: string,
+): Promise<Array<{ relative: string[]; mtimeMs: number }>> {
+  const found: Array<{ relative: string[]; mtimeMs: number }> = [];
+  const walk = async (dir: string, relative: string[]): Promise<void> => {
+    for (const entry of await fs.readdir(dir).catch(() => [] as string[])) {
+      if (!plainName(entry)) continue;
+      const stat = await fs.lstat(path.join(dir, entry)).catch(() => null);
+      if (relative.length === depth) {
+        if (stat?.isFile() && layout.matches(entry, sessionId)) found.push({ relative: [...relative, entry], mtimeMs: stat.mtimeMs });
+      } else if (stat?.isDirectory()) {
+        await walk(path.join(dir, entry), [...relative, entry]);
+      }
+    }
+  };
+  await walk(root, []);
+  return found;
 }
 
 /** Each directory from HOME down to the layout's (`.claude`, then `.claude/projects`) is a real directory, not a link. */
@@ -79,6 +102,29 @@ export async function privateTmpDir(user: AgentUser): Promise<void> {
   await fs.chmod(dir, 0o700);
 }
 
+/**
+ * Writes the CLI's files (its adapter's `homeFiles`) into the (just emptied) HOME of `user`, as the
+ * user's own: directories 0700, files 0600. Plain relative paths only; nothing of the user runs yet.
+ */
+export async function writeHomeFiles(user: AgentUser, files: readonly HomeFile[]): Promise<void> {
+  for (const file of files) {
+    const parts = file.path.split('/');
+    if (parts.some((part) => !NAME.test(part) || part === '.' || part === '..'))
+      throw new Error(`"${file.path}" is not a plain path below HOME`);
+    let dir = user.home;
+    for (const part of parts.slice(0, -1)) {
+      dir = path.join(dir, part);
+      if (!(await isRealDirectory(dir))) {
+        await fs.mkdir(dir, { mode: 0o700 });
+        await fs.chown(dir, user.uid, user.gid);
+      }
+    }
+    const target = path.join(user.home, ...parts);
+    await fs.writeFile(target, file.content, { mode: 0o600, flag: 'wx' });
+    await fs.chown(target, user.uid, user.gid);
+  }
+}
+
 /** Copies a regular file of the user, not through a link, at most `limit` bytes; false when it is not one. */
 async function copyOwnedFile(from: string, to: string, owner: number, limit: number): Promise<boolean> {
   const source = await fs.open(from, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(() => null);
@@ -121,62 +167,50 @@ export async function stashSession(
   layout: SessionLayout,
 ): Promise<boolean> {
   const namespace = agentNamespace(store, agentId);
-  const projects = path.join(user.home, ...layout.dir);
-  const file = sessionId === null ? null : sessionFileOf(layout, sessionId);
-  if (file === null) return false;
+  if (sessionId === null) return false;
   if (!(await realDirectories(user.home, layout.dir))) return false;
-  let newest: { project: string; mtimeMs: number } | null = null;
-  for (const project of await fs.readdir(projects)) {
-    if (!NAME.test(project) || !(await isRealDirectory(path.join(projects, project)))) continue;
-    const stat = await fs.lstat(path.join(projects, project, file)).catch(() => null);
-    if (stat?.isFile() && (newest === null || stat.mtimeMs > newest.mtimeMs)) newest = { project, mtimeMs: stat.mtimeMs };
-  }
-  if (newest === null) return false;
-  await fs.mkdir(path.join(namespace, newest.project), { recursive: true, mode: 0o700 });
-  const kept = await copyOwnedFile(
-    path.join(projects, newest.project, file),
-    path.join(namespace, newest.project, file),
-    user.uid,
-    SESSION_MAX_BYTES,
-  );
+  const candidates = await filesOfSession(path.join(user.home, ...layout.dir), layout.depth, layout, sessionId);
+  const newest = candidates.sort((a, b) => b.mtimeMs - a.mtimeMs)[0];
+  if (newest === undefined) return false;
+  const target = path.join(namespace, ...newest.relative);
+  await fs.mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
+  const kept = await copyOwnedFile(path.join(user.home, ...layout.dir, ...newest.relative), target, user.uid, SESSION_MAX_BYTES);
   if (kept) {
     await pruneStore(namespace, SESSIONS_KEPT_PER_AGENT);
-    await pruneStore(store, SESSIONS_KEPT, 2);
+    await pruneStore(store, SESSIONS_KEPT);
   }
   return kept;
 }
 
-/** The session files at `depth` directories below `dir` (1: `<project>/<file>`; 2: `<agent>/<project>/<file>`). */
-async function sessionFiles(dir: string, depth: number): Promise<Array<{ file: string; mtimeMs: number }>> {
+/** How deep a session may lie in the store: the agent's namespace, then any adapter's layout. */
+const STORE_DEPTH_MAX = 8;
+
+/** Every regular file below `dir`, however deep (up to STORE_DEPTH_MAX): the store holds nothing else. */
+async function sessionFiles(dir: string, depth = 0): Promise<Array<{ file: string; mtimeMs: number }>> {
   const found: Array<{ file: string; mtimeMs: number }> = [];
-  for (const entry of await fs.readdir(dir).catch(() => [])) {
+  for (const entry of await fs.readdir(dir).catch(() => [] as string[])) {
     const full = path.join(dir, entry);
     const stat = await fs.lstat(full).catch(() => null);
-    if (depth === 0 && stat?.isFile()) found.push({ file: full, mtimeMs: stat.mtimeMs });
-    if (depth > 0 && stat?.isDirectory()) found.push(...(await sessionFiles(full, depth - 1)));
+    if (stat?.isFile()) found.push({ file: full, mtimeMs: stat.mtimeMs });
+    if (stat?.isDirectory() && depth < STORE_DEPTH_MAX) found.push(...(await sessionFiles(full, depth + 1)));
   }
   return found;
 }
 
-/**
- * Deletes the least recently written sessions beyond `keep` (and directories left empty); `depth`
- * is how many directories lie between `store` and a session (1 in an agent's namespace, 2 in the whole store).
- */
-export async function pruneStore(store: string, keep: number, depth = 1): Promise<void> {
-  const sessions = await sessionFiles(store, depth);
+/** Deletes the least recently written sessions below `store` beyond `keep`, and the directories they leave empty. */
+export async function pruneStore(store: string, keep: number): Promise<void> {
+  const sessions = await sessionFiles(store);
   if (sessions.length <= keep) return;
   sessions.sort((a, b) => b.mtimeMs - a.mtimeMs);
   for (const { file } of sessions.slice(keep)) {
     await fs.rm(file, { force: true });
-    // Only when empty: the project directory, then (in the whole store) the agent's namespace.
-    for (let dir = path.dirname(file), up = 0; up < depth; dir = path.dirname(dir), up += 1) {
-      if (
-        !(await fs.rmdir(dir).then(
-          () => true,
-          () => false,
-        ))
-      )
-        break;
+    // Only when empty, up to (not including) the store itself.
+    for (let dir = path.dirname(file); dir.startsWith(`${store}${path.sep}`); dir = path.dirname(dir)) {
+      const removed = await fs.rmdir(dir).then(
+        () => true,
+        () => false,
+      );
+      if (!removed) break;
     }
   }
 }
@@ -189,32 +223,21 @@ export async function restoreSession(
   sessionId: string,
   layout: SessionLayout,
 ): Promise<boolean> {
-  const file = sessionFileOf(layout, sessionId);
   const namespace = agentNamespace(store, agentId);
-  if (file === null || !(await isRealDirectory(namespace))) return false;
-  for (const project of await fs.readdir(namespace)) {
-    const stored = path.join(namespace, project, file);
-    if (
-      !NAME.test(project) ||
-      !(await fs.lstat(stored).then(
-        (stat) => stat.isFile(),
-        () => false,
-      ))
-    )
-      continue;
-    let dir = user.home;
-    for (const part of [...layout.dir, project]) {
-      dir = path.join(dir, part);
-      await fs.mkdir(dir, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== 'EEXIST') throw error;
-      });
-      await fs.chown(dir, user.uid, user.gid);
-    }
-    const target = path.join(dir, file);
-    await fs.copyFile(stored, target);
-    await fs.chown(target, user.uid, user.gid);
-    await fs.chmod(target, 0o600);
-    return true;
+  if (!(await isRealDirectory(namespace))) return false;
+  const stored = (await filesOfSession(namespace, layout.depth, layout, sessionId)).sort((a, b) => b.mtimeMs - a.mtimeMs)[0];
+  if (stored === undefined) return false;
+  let dir = user.home;
+  for (const part of [...layout.dir, ...stored.relative.slice(0, -1)]) {
+    dir = path.join(dir, part);
+    await fs.mkdir(dir, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error;
+    });
+    await fs.chown(dir, user.uid, user.gid);
   }
-  return false;
+  const target = path.join(dir, stored.relative.at(-1)!);
+  await fs.copyFile(path.join(namespace, ...stored.relative), target);
+  await fs.chown(target, user.uid, user.gid);
+  await fs.chmod(target, 0o600);
+  return true;
 }

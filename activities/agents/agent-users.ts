@@ -4,9 +4,9 @@ import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentUser } from '../../lib/agent-isolation';
-import type { SessionLayout } from './agent-cli';
+import type { HomeFile, SessionLayout } from './agent-cli';
 import { defaultAgentCli } from './agent-clis';
-import { emptyHome, privateTmpDir, restoreSession, stashSession } from './agent-sessions';
+import { emptyHome, privateTmpDir, restoreSession, stashSession, writeHomeFiles } from './agent-sessions';
 import { asUser } from './parent-death';
 
 /**
@@ -73,6 +73,8 @@ export interface LeaseOptions {
    * one owner while nothing else runs (git refuses a repository of another user). Any free user otherwise.
    */
   preferUid?: number;
+  /** Files the run's CLI needs in the emptied HOME (its adapter's `homeFiles`), written as the user's own. */
+  homeFiles?: readonly HomeFile[];
 }
 
 interface Claim {
@@ -209,7 +211,7 @@ function abortable(ms: number, signal: AbortSignal | undefined): Promise<void> {
 
 /** Tries each free user once; the lease, or null when every user is taken. */
 async function tryLease(users: readonly AgentUser[], dir: string, options: LeaseOptions): Promise<AgentUserLease | null> {
-  const { sessions, preferUid } = options;
+  const { sessions, preferUid, homeFiles = [] } = options;
   const taken = await liveClaims(dir);
   const ordered = [...users].sort((a, b) => Number(b.uid === preferUid) - Number(a.uid === preferUid));
   for (const user of ordered) {
@@ -226,6 +228,7 @@ async function tryLease(users: readonly AgentUser[], dir: string, options: Lease
       await killUserProcesses(user);
       await emptyHome(user);
       await privateTmpDir(user);
+      await writeHomeFiles(user, homeFiles);
       if (sessions?.resume !== undefined)
         await restoreSession(user, sessions.store, sessions.agentId, sessions.resume, sessions.layout ?? defaultAgentCli.sessions);
     } catch (error) {

@@ -23,7 +23,8 @@ export const claudeCode: AgentCli = {
   envPrefixes: ['ANTHROPIC_', 'CLAUDE_'],
   sessions: {
     dir: ['.claude', 'projects'],
-    fileOf: (sessionId) => (CLAUDE_SESSION_ID.test(sessionId) ? `${sessionId}.jsonl` : null),
+    depth: 1,
+    matches: (fileName, sessionId) => CLAUDE_SESSION_ID.test(sessionId) && fileName === `${sessionId}.jsonl`,
   },
 
   buildArgs(options: AgentRunOptions): string[] {
@@ -49,37 +50,8 @@ export const claudeCode: AgentCli = {
     return args;
   },
 
-  parseLine(line: string): AgentEvent {
-    const raw: AgentEvent = { kind: 'raw', line };
-    const event = parseObject(line);
-    if (event === null) return raw;
-
-    if (event.type === 'system' && event.subtype === 'init' && typeof event.session_id === 'string') {
-      return { kind: 'init', sessionId: event.session_id, model: stringOrNull(event.model), cwd: stringOrNull(event.cwd) };
-    }
-    if (event.type === 'assistant') {
-      // A failed API call (401, 429, 529 after retries) comes as a synthetic assistant message holding
-      // the error text: the model did not say it; the result event carries it as the error.
-      if (event.is_api_error_message === true) return raw;
-      const text = assistantText(event.message);
-      return text === null ? raw : { kind: 'text', text, sessionId: stringOrNull(event.session_id) };
-    }
-    if (event.type === 'result') {
-      const subtype = stringOrNull(event.subtype);
-      return {
-        kind: 'result',
-        isError: event.is_error === true || (subtype !== null && subtype !== 'success'),
-        subtype,
-        resultText: resultText(event),
-        sessionId: stringOrNull(event.session_id),
-        costUsd: numberOrNull(event.total_cost_usd),
-        durationMs: numberOrNull(event.duration_ms),
-        turns: numberOrNull(event.num_turns),
-        tokens: usageTokens(event.usage),
-      };
-    }
-    return raw;
-  },
+  // Every line of Claude Code's stream stands alone: its parser keeps nothing between lines.
+  parser: () => ({ line: (line) => [parseClaudeLine(line)], end: () => [] }),
 
   outputMapper: () => new ClaudeOutputMapper(),
 
@@ -91,6 +63,39 @@ export const claudeCode: AgentCli = {
       : null;
   },
 };
+
+/** Understands one line of Claude Code's standard output (without its newline). Never throws. */
+export function parseClaudeLine(line: string): AgentEvent {
+  const raw: AgentEvent = { kind: 'raw', line };
+  const event = parseObject(line);
+  if (event === null) return raw;
+
+  if (event.type === 'system' && event.subtype === 'init' && typeof event.session_id === 'string') {
+    return { kind: 'init', sessionId: event.session_id, model: stringOrNull(event.model), cwd: stringOrNull(event.cwd) };
+  }
+  if (event.type === 'assistant') {
+    // A failed API call (401, 429, 529 after retries) comes as a synthetic assistant message holding
+    // the error text: the model did not say it; the result event carries it as the error.
+    if (event.is_api_error_message === true) return raw;
+    const text = assistantText(event.message);
+    return text === null ? raw : { kind: 'text', text, sessionId: stringOrNull(event.session_id) };
+  }
+  if (event.type === 'result') {
+    const subtype = stringOrNull(event.subtype);
+    return {
+      kind: 'result',
+      isError: event.is_error === true || (subtype !== null && subtype !== 'success'),
+      subtype,
+      resultText: resultText(event),
+      sessionId: stringOrNull(event.session_id),
+      costUsd: numberOrNull(event.total_cost_usd),
+      durationMs: numberOrNull(event.duration_ms),
+      turns: numberOrNull(event.num_turns),
+      tokens: usageTokens(event.usage),
+    };
+  }
+  return raw;
+}
 
 // No shell reads the argument list, but the CLI's own option parser does: a value starting with "-"
 // would be taken for an option.

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { agentIsolation, type AgentIsolation, type AgentUser } from '../../lib/agent-isolation';
 import type { OutputChunk } from '../../lib/live-output';
-import { AgentOptionsError, type AgentCli, type AgentEvent, type AgentRunOptions } from './agent-cli';
+import { AgentOptionsError, type AgentCli, type AgentEvent, type AgentRunOptions, type HomeFile } from './agent-cli';
 import { ENV_NAME } from '../../domain/env-names';
 import { TIMEOUT_KILL_GRACE_MS } from '../../domain/run-limits';
 import { agentBaseEnv, agentUserEnv } from './agent-env';
@@ -99,15 +99,18 @@ export interface RunAgentOptions {
 export { AgentCancelledError, AgentProcessError, AgentTimeoutError, type AgentRunSummary } from './process/run-summary';
 
 export async function runAgent(options: RunAgentOptions): Promise<AgentRunSummary> {
-  const args = options.cli.buildArgs(options.run);
   const secrets = checkedSecrets(options.secrets ?? {});
+  // What the CLI's options may read (an endpoint): the agent's environment before the pool user's own variables.
+  const cliEnv = { ...(options.baseEnv ?? agentBaseEnv(process.env, options.cli, options.modelSecrets)), ...secrets };
+  const args = options.cli.buildArgs(options.run, cliEnv);
+  const homeFiles = options.cli.homeFiles?.(options.run, cliEnv) ?? [];
   const isolation = options.isolation ?? agentIsolation();
   const summary = emptySummary();
 
   if (isolation.mode === 'refused') throw processFailure(summary, `os agentes não podem rodar aqui: ${isolation.reason}`);
   if (options.signal?.aborted) throw new AgentCancelledError(summary, options.signal.reason);
 
-  const lease = isolation.mode === 'user-pool' ? await leaseFor(options, isolation.users, summary) : null;
+  const lease = isolation.mode === 'user-pool' ? await leaseFor(options, isolation.users, summary, homeFiles) : null;
   const release = async (): Promise<void> => {
     if (lease === null) return;
     // Tools given SIGTERM get their grace period before the release ends every process of the user.
@@ -130,7 +133,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunSummar
 }
 
 /** A user of the pool for the run (agent-users.ts); a cancel while waiting for one is the run's cancel. */
-async function leaseFor(options: RunAgentOptions, users: readonly AgentUser[], summary: AgentRunSummary): Promise<AgentUserLease> {
+async function leaseFor(
+  options: RunAgentOptions,
+  users: readonly AgentUser[],
+  summary: AgentRunSummary,
+  homeFiles: readonly HomeFile[],
+): Promise<AgentUserLease> {
   try {
     // The user's HOME is emptied; a `continue` gets its session back from the store (agent-sessions.ts).
     const resume = options.run.resumeSessionId;
@@ -142,6 +150,7 @@ async function leaseFor(options: RunAgentOptions, users: readonly AgentUser[], s
     return await leaseAgentUser(users, {
       ...(owner !== undefined ? { preferUid: owner } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
+      homeFiles,
       ...(options.sessions
         ? { sessions: { ...options.sessions, layout: options.cli.sessions, ...(resume !== undefined ? { resume } : {}) } }
         : {}),

@@ -73,7 +73,7 @@ async function runWith(agent: Agent, prompt: string) {
   });
   const request = model.messages().find((candidate) => promptsOf(candidate.body).at(-1) === prompt);
   const system = ((request?.body as { system?: Array<{ text: string }> }).system ?? []).map((block) => block.text);
-  return { args: claudeCode.buildArgs({ prompt, ...options }), summary, system };
+  return { args: claudeCode.buildArgs({ prompt, ...options }, {}), summary, system };
 }
 
 describe("an agent's config reaches the real Claude Code CLI", () => {

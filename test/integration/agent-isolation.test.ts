@@ -683,8 +683,45 @@ describe('the session store', () => {
     write('agent-a', 'a', 300);
     write('agent-b', 'b', 200);
     write('agent-c', 'c', 100);
-    await pruneStore(store, 2, 2);
+    await pruneStore(store, 2);
     expect(fs.readdirSync(store).sort()).toEqual(['agent-b', 'agent-c']);
+  });
+
+  it('keeps and gives back a session filed by date three directories deep, the CLI files written into the emptied HOME', async () => {
+    // A CLI that files its sessions as <dir>/<year>/<month>/<day>/rollout-<time>-<id>.jsonl (Codex CLI's way).
+    const layout = {
+      dir: ['.cli', 'sessions'],
+      depth: 3,
+      matches: (fileName: string, sessionId: string) => fileName.startsWith('rollout-') && fileName.endsWith(`-${sessionId}.jsonl`),
+    };
+    const store = fs.mkdtempSync(path.join(outside, 'store-'));
+    const agentId = randomUUID();
+    const homeFiles = [{ path: '.cli/config.toml', content: 'analytics = false\n' }];
+    const first = await leaseAgentUser(pool.users, { sessions: { store, agentId, layout }, homeFiles });
+    const settings = path.join(first.user.home, '.cli', 'config.toml');
+    expect(fs.readFileSync(settings, 'utf8')).toBe('analytics = false\n');
+    expect([fs.statSync(settings).uid, fs.statSync(settings).mode & 0o777]).toEqual([first.user.uid, 0o600]);
+    const day = path.join(first.user.home, '.cli', 'sessions', '2026', '11', '28');
+    fs.mkdirSync(day, { recursive: true });
+    fs.writeFileSync(path.join(day, 'rollout-2026-11-28T15-00-00-thread-1.jsonl'), '{"kept":true}\n');
+    fs.writeFileSync(path.join(day, 'rollout-2026-11-28T15-00-01-thread-2.jsonl'), '{"kept":false}\n');
+    execFileSync('chown', ['-R', `${first.user.uid}:${first.user.gid}`, path.join(first.user.home, '.cli')]);
+    await first.release('thread-1');
+    expect(fs.readdirSync(path.join(store, agentId, '2026', '11', '28'))).toEqual(['rollout-2026-11-28T15-00-00-thread-1.jsonl']);
+
+    const second = await leaseAgentUser(pool.users, { sessions: { store, agentId, layout, resume: 'thread-1' } });
+    const restored = path.join(second.user.home, '.cli', 'sessions', '2026', '11', '28', 'rollout-2026-11-28T15-00-00-thread-1.jsonl');
+    expect(fs.readFileSync(restored, 'utf8')).toBe('{"kept":true}\n');
+    expect(fs.statSync(restored).uid).toBe(second.user.uid);
+    // The first lease's files went with its HOME.
+    expect(fs.existsSync(path.join(second.user.home, '.cli', 'config.toml'))).toBe(false);
+    await second.release(null);
+  });
+
+  it('refuses a CLI file whose path leaves HOME', async () => {
+    await expect(leaseAgentUser(pool.users, { homeFiles: [{ path: '../escape', content: 'x' }] })).rejects.toThrow(
+      '"../escape" is not a plain path below HOME',
+    );
   });
 });
 

@@ -67,7 +67,13 @@ function startCli(prompt: string, run: Partial<AgentRunOptions> = {}, overrides:
   const since = Date.now();
   const outcome = runAgent({
     command: claudeCli,
-    cli: { ...claudeCode, parseLine: (line) => (printed.push(line), claudeCode.parseLine(line)) },
+    cli: {
+      ...claudeCode,
+      parser: () => {
+        const parser = claudeCode.parser();
+        return { line: (line) => (printed.push(line), parser.line(line)), end: () => parser.end() };
+      },
+    },
     run: { prompt, maxTurns: 5, ...run },
     cwd,
     workdirRoots: [workspace],

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { AgentOptionsError } from '../../activities/agents/agent-cli';
 import { agentCliFor } from '../../activities/agents/agent-clis';
 import { agentBaseEnv } from '../../activities/agents/agent-env';
-import { claudeCode, MAX_HELD_TEXT, resultSummary } from '../../activities/agents/claude-code';
+import { claudeCode, MAX_HELD_TEXT, parseClaudeLine, resultSummary } from '../../activities/agents/claude-code';
 import { recordLineOf } from '../../activities/agents/record-output';
 import type { OutputChunk } from '../../lib/live-output';
 
@@ -28,7 +28,7 @@ const lines = {
 
 describe('Claude Code adapter: argument list', () => {
   it('builds print mode with stream-json, --verbose, the turn limit and bypassPermissions by default', () => {
-    expect(claudeCode.buildArgs({ prompt: 'Fix the tests', maxTurns: 10 })).toEqual([
+    expect(claudeCode.buildArgs({ prompt: 'Fix the tests', maxTurns: 10 }, {})).toEqual([
       '-p',
       '--output-format',
       'stream-json',
@@ -43,13 +43,16 @@ describe('Claude Code adapter: argument list', () => {
 
   it('adds the model, the chosen permission mode and --resume with the session id', () => {
     expect(
-      claudeCode.buildArgs({
-        prompt: 'Go on',
-        maxTurns: 3,
-        model: 'claude-sonnet-4-5',
-        permissionMode: 'acceptEdits',
-        resumeSessionId: 'abc-123',
-      }),
+      claudeCode.buildArgs(
+        {
+          prompt: 'Go on',
+          maxTurns: 3,
+          model: 'claude-sonnet-4-5',
+          permissionMode: 'acceptEdits',
+          resumeSessionId: 'abc-123',
+        },
+        {},
+      ),
     ).toEqual([
       '-p',
       '--output-format',
@@ -69,12 +72,15 @@ describe('Claude Code adapter: argument list', () => {
 
   it('adds the system prompt and the allowed tools as one comma-separated value', () => {
     expect(
-      claudeCode.buildArgs({
-        prompt: 'Review',
-        maxTurns: 4,
-        systemPrompt: 'You review code.\n- Be brief.',
-        allowedTools: ['Read', 'Grep', 'Bash(git diff:*)'],
-      }),
+      claudeCode.buildArgs(
+        {
+          prompt: 'Review',
+          maxTurns: 4,
+          systemPrompt: 'You review code.\n- Be brief.',
+          allowedTools: ['Read', 'Grep', 'Bash(git diff:*)'],
+        },
+        {},
+      ),
     ).toEqual([
       '-p',
       '--output-format',
@@ -92,7 +98,7 @@ describe('Claude Code adapter: argument list', () => {
   });
 
   it('leaves out --max-turns for 0 (no limit) and --allowedTools for an empty list', () => {
-    expect(claudeCode.buildArgs({ prompt: 'x', maxTurns: 0, allowedTools: [] })).toEqual([
+    expect(claudeCode.buildArgs({ prompt: 'x', maxTurns: 0, allowedTools: [] }, {})).toEqual([
       '-p',
       '--output-format',
       'stream-json',
@@ -104,7 +110,7 @@ describe('Claude Code adapter: argument list', () => {
   });
 
   it('never puts the prompt in the argument list', () => {
-    expect(claudeCode.buildArgs({ prompt: 'secret plan', maxTurns: 1 }).join(' ')).not.toContain('secret plan');
+    expect(claudeCode.buildArgs({ prompt: 'secret plan', maxTurns: 1 }, {}).join(' ')).not.toContain('secret plan');
   });
 
   it.each([
@@ -124,7 +130,7 @@ describe('Claude Code adapter: argument list', () => {
     [{ maxTurns: 1, allowedTools: ['Read', ''] }, 'allowedTools entry must be non-empty and must not start with "-", got ""'],
     [{ maxTurns: 1, allowedTools: ['Read,Write'] }, 'allowedTools entries must not contain ",", got "Read,Write"'],
   ])('refuses %j', (options, message) => {
-    const build = () => claudeCode.buildArgs({ prompt: 'x', ...options });
+    const build = () => claudeCode.buildArgs({ prompt: 'x', ...options }, {});
     expect(build).toThrow(AgentOptionsError);
     expect(build).toThrow(message);
   });
@@ -132,7 +138,7 @@ describe('Claude Code adapter: argument list', () => {
 
 describe('Claude Code adapter: parsing stdout lines', () => {
   it('reads the init event: session id, model and working directory', () => {
-    expect(claudeCode.parseLine(lines.init)).toEqual({
+    expect(parseClaudeLine(lines.init)).toEqual({
       kind: 'init',
       sessionId: '0b4a6c3e-5f1d-4c8e-9a57-3e2f1d7c9b10',
       model: 'claude-sonnet-4-5-20250929',
@@ -141,16 +147,16 @@ describe('Claude Code adapter: parsing stdout lines', () => {
   });
 
   it('reads assistant text, joining the text blocks of one message and skipping tool calls', () => {
-    expect(claudeCode.parseLine(lines.assistantText)).toEqual({
+    expect(parseClaudeLine(lines.assistantText)).toEqual({
       kind: 'text',
       text: "I'll read the README first.",
       sessionId: '0b4a6c3e-5f1d-4c8e-9a57-3e2f1d7c9b10',
     });
-    expect(claudeCode.parseLine(lines.assistantTwoTexts)).toEqual({ kind: 'text', text: 'Part one, part two.', sessionId: 's-1' });
+    expect(parseClaudeLine(lines.assistantTwoTexts)).toEqual({ kind: 'text', text: 'Part one, part two.', sessionId: 's-1' });
   });
 
   it('reads a successful result: text, cost, duration, turns, session id', () => {
-    expect(claudeCode.parseLine(lines.resultSuccess)).toEqual({
+    expect(parseClaudeLine(lines.resultSuccess)).toEqual({
       kind: 'result',
       isError: false,
       subtype: 'success',
@@ -172,17 +178,17 @@ describe('Claude Code adapter: parsing stdout lines', () => {
       cache_creation_input_tokens: 780,
       service_tier: 'standard',
     };
-    expect(claudeCode.parseLine(JSON.stringify({ type: 'result', subtype: 'success', usage }))).toMatchObject({
+    expect(parseClaudeLine(JSON.stringify({ type: 'result', subtype: 'success', usage }))).toMatchObject({
       kind: 'result',
       tokens: { input: 1200, output: 340, cacheRead: 56_000, cacheCreation: 780 },
     });
-    expect(claudeCode.parseLine(JSON.stringify({ type: 'result', subtype: 'success' }))).toMatchObject({ tokens: null });
-    expect(claudeCode.parseLine(JSON.stringify({ type: 'result', subtype: 'success', usage: { service_tier: 'standard' } }))).toMatchObject(
-      { tokens: null },
-    );
+    expect(parseClaudeLine(JSON.stringify({ type: 'result', subtype: 'success' }))).toMatchObject({ tokens: null });
+    expect(parseClaudeLine(JSON.stringify({ type: 'result', subtype: 'success', usage: { service_tier: 'standard' } }))).toMatchObject({
+      tokens: null,
+    });
     // Not a count (negative, fractional, a string): read as absent.
     expect(
-      claudeCode.parseLine(
+      parseClaudeLine(
         JSON.stringify({
           type: 'result',
           usage: { input_tokens: -1, output_tokens: 2.5, cache_read_input_tokens: '7', cache_creation_input_tokens: 3 },
@@ -194,14 +200,14 @@ describe('Claude Code adapter: parsing stdout lines', () => {
   });
 
   it('takes any subtype other than success as an error, and reads `errors` when there is no `result`', () => {
-    expect(claudeCode.parseLine(lines.resultMaxTurns)).toMatchObject({
+    expect(parseClaudeLine(lines.resultMaxTurns)).toMatchObject({
       kind: 'result',
       isError: true,
       subtype: 'error_max_turns',
       resultText: null,
       turns: 11,
     });
-    expect(claudeCode.parseLine(lines.resultErrors)).toEqual({
+    expect(parseClaudeLine(lines.resultErrors)).toEqual({
       kind: 'result',
       isError: true,
       subtype: 'error_during_execution',
@@ -233,7 +239,7 @@ describe('Claude Code adapter: parsing stdout lines', () => {
       '{"type":"assistant","message":{"id":"b22b","model":"<synthetic>","role":"assistant","stop_reason":"stop_sequence","type":"message","content":[{"type":"text","text":"Invalid API key · Fix external API key"}]},"parent_tool_use_id":null,"session_id":"s","error":"authentication_failed","is_api_error_message":true,"api_error_status":401,"api_error_type":"authentication_error"}',
     ],
   ])('passes %s through as a raw line', (_name, line) => {
-    expect(claudeCode.parseLine(line)).toEqual({ kind: 'raw', line });
+    expect(parseClaudeLine(line)).toEqual({ kind: 'raw', line });
   });
 });
 

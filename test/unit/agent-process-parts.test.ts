@@ -156,8 +156,10 @@ describe('Claude Code specifics behind its adapter', () => {
     expect(env).toEqual({ ANTHROPIC_API_KEY: 'k', CLAUDE_CODE_X: '1', LC_ALL: 'C' });
     expect(agentBaseEnv({ OPENAI_API_KEY: 'o', LC_ALL: 'C' }, { envPrefixes: ['OPENAI_'] })).toEqual({ OPENAI_API_KEY: 'o', LC_ALL: 'C' });
     expect(claudeCode.sessions.dir).toEqual(['.claude', 'projects']);
-    expect(claudeCode.sessions.fileOf('0b4a6c3e-5f1d')).toBe('0b4a6c3e-5f1d.jsonl');
-    expect(claudeCode.sessions.fileOf('../x')).toBeNull();
+    expect(claudeCode.sessions.depth).toBe(1);
+    expect(claudeCode.sessions.matches('0b4a6c3e-5f1d.jsonl', '0b4a6c3e-5f1d')).toBe(true);
+    expect(claudeCode.sessions.matches('0b4a6c3e-5f1d.json', '0b4a6c3e-5f1d')).toBe(false);
+    expect(claudeCode.sessions.matches('x.jsonl', '../x')).toBe(false);
     const agent = { instructions: '', allowedTools: '', maxTurns: 0 };
     expect(agentRunConfigOf({ ...agent, permissionMode: '' }).permissionMode).toBe('bypassPermissions');
     expect(agentRunConfigOf({ ...agent, permissionMode: 'plan' }).permissionMode).toBe('plan');

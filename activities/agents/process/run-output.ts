@@ -1,7 +1,7 @@
 import readline from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { OutputChunk } from '../../../lib/live-output';
-import type { AgentCli, AgentEvent, OutputMapper } from '../agent-cli';
+import type { AgentCli, AgentEvent, LineParser, OutputMapper } from '../agent-cli';
 import { cut, HeadText, TailText } from './bounded-text';
 import type { DeliveryQueue } from './delivery-queue';
 import type { AgentRunSummary } from './run-summary';
@@ -26,6 +26,7 @@ export class RunOutput {
   private readonly output: HeadText;
   private readonly stderr: TailText;
   private readonly mapper: OutputMapper | null;
+  private readonly parser: LineParser;
   /** Standard error not yet ended by a newline (for the terminal lines). */
   private stderrLine = '';
   private textMessages = 0;
@@ -40,6 +41,7 @@ export class RunOutput {
     this.output = new HeadText(options.maxOutputChars);
     this.stderr = new TailText(options.maxStderrChars);
     this.mapper = options.onOutput === undefined ? null : options.cli.outputMapper();
+    this.parser = options.cli.parser();
   }
 
   /** The CLI's result event said the run failed. */
@@ -60,9 +62,10 @@ export class RunOutput {
     this.lines.on('line', (line) => this.stdoutLine(line));
   }
 
-  /** The process ended: no more lines; what the mapper still held is delivered. */
+  /** The process ended: no more lines; what the parser and the mapper still held is delivered. */
   end(): void {
     this.lines?.close();
+    for (const event of this.parser.end()) this.deliverEvent(event);
     if (this.mapper === null) return;
     if (this.stderrLine !== '') this.deliverChunks(this.mapper.stderr(this.stderrLine));
     this.deliverChunks(this.mapper.end());
@@ -89,11 +92,14 @@ export class RunOutput {
 
   private stdoutLine(line: string): void {
     if (line.trim() === '') return;
-    const event = this.options.cli.parseLine(line);
+    for (const event of this.parser.line(line)) this.deliverEvent(event);
+    if (this.mapper !== null) this.deliverChunks(this.mapper.stdout(line));
+  }
+
+  private deliverEvent(event: AgentEvent): void {
     this.intoSummary(event);
     const onEvent = this.options.onEvent;
     if (onEvent !== undefined) this.queue.enqueue(() => onEvent(event));
-    if (this.mapper !== null) this.deliverChunks(this.mapper.stdout(line));
   }
 
   private intoSummary(event: AgentEvent): void {
