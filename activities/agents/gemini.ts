@@ -1,0 +1,437 @@
+import type { OutputChunk } from '../../lib/live-output';
+import {
+  AgentOptionsError,
+  type AgentCli,
+  type AgentEvent,
+  type AgentRunOptions,
+  type AgentTokens,
+  type HomeFile,
+  type LineParser,
+  type OutputMapper,
+} from './agent-cli';
+
+/**
+ * Google's Gemini CLI (`@google/gemini-cli`, pinned 0.61.0) headless, with streaming JSON output:
+ *   gemini --output-format stream-json --skip-trust --approval-mode MODE [-m MODEL] [--resume SESSION_ID]
+ * with the prompt on standard input; its settings in `~/.gemini/settings.json` of the run's emptied
+ * HOME (homeFiles). What it prints, sends and cannot do: docs/gemini-cli.md.
+ */
+
+/**
+ * Its `--approval-mode` values; all four run headless without hanging: a tool the mode would ask
+ * about is not offered to the model in a run without a terminal, never waited for. `yolo` runs every
+ * tool; `auto_edit` edits files but runs no shell; `default` only reads; `plan` reads and writes its plan.
+ */
+export const GEMINI_PERMISSION_MODES: readonly string[] = ['yolo', 'auto_edit', 'default', 'plan'];
+const GEMINI_DEFAULT_PERMISSION_MODE = 'yolo';
+/** Its session ids are UUIDs; `--resume` also takes `latest` or an index, which must never be sent. */
+const GEMINI_SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Attempts of a model call (its default is 10, with backoff: minutes against a failing API). */
+const GEMINI_DEFAULT_MAX_ATTEMPTS = 1;
+/** The CLI's own bound on `general.maxAttempts`. */
+const GEMINI_MAX_ATTEMPTS_LIMIT = 10;
+
+export const geminiCli: AgentCli = {
+  name: 'gemini',
+  permissionModes: GEMINI_PERMISSION_MODES,
+  defaultPermissionMode: GEMINI_DEFAULT_PERMISSION_MODE,
+  // GEMINI_API_KEY, GOOGLE_GEMINI_BASE_URL, GEMINI_CLI_NO_RELAUNCH, ... (Vertex AI and Google login are not supported here).
+  envPrefixes: ['GEMINI_', 'GOOGLE_GEMINI_'],
+  // `~/.gemini/tmp/<project>/chats/session-<yyyy-mm-ddThh-mm>-<first 8 of the id>.jsonl`; the project
+  // directory is the working directory's name (a `-N` suffix on a clash). A resumed run writes on in
+  // the session's file and also leaves a stub of its own with the same id: the newest is the session.
+  sessions: {
+    dir: ['.gemini', 'tmp'],
+    depth: 2,
+    matches: (fileName, sessionId) =>
+      GEMINI_SESSION_ID.test(sessionId) &&
+      fileName.startsWith('session-') &&
+      (fileName.endsWith(`-${sessionId.slice(0, 8)}.jsonl`) || fileName.endsWith(`-${sessionId.slice(0, 8)}.json`)),
+  },
+
+  buildArgs(options: AgentRunOptions): string[] {
+    if (!Number.isInteger(options.maxTurns) || options.maxTurns < 0) {
+      throw new AgentOptionsError(`maxTurns must be a non-negative integer, got ${options.maxTurns}`);
+    }
+    const permissionMode = options.permissionMode ?? GEMINI_DEFAULT_PERMISSION_MODE;
+    if (!GEMINI_PERMISSION_MODES.includes(permissionMode)) {
+      throw new AgentOptionsError(`permissionMode must be one of ${GEMINI_PERMISSION_MODES.join(', ')}, got ${permissionMode}`);
+    }
+    if (options.allowedTools !== undefined && options.allowedTools.length > 0) {
+      throw new AgentOptionsError(
+        `the gemini CLI takes no allowedTools here (they are Claude Code tool names); choose its permissionMode (${GEMINI_PERMISSION_MODES.join(', ')})`,
+      );
+    }
+    // --skip-trust: headless, an untrusted working directory is an error (exit 55).
+    const args = ['--output-format', 'stream-json', '--skip-trust', '--approval-mode', permissionMode];
+    if (options.model !== undefined) args.push('-m', optionValue('model', options.model));
+    if (options.resumeSessionId !== undefined) {
+      if (!GEMINI_SESSION_ID.test(options.resumeSessionId)) {
+        throw new AgentOptionsError(`resumeSessionId must be a Gemini CLI session id (a UUID), got "${options.resumeSessionId}"`);
+      }
+      args.push('--resume', options.resumeSessionId);
+    }
+    return args;
+  },
+
+  homeFiles(options: AgentRunOptions, env: Readonly<Record<string, string>>): HomeFile[] {
+    const files: HomeFile[] = [{ path: '.gemini/settings.json', content: `${JSON.stringify(geminiSettings(options, env), null, 2)}\n` }];
+    // The user's global context file: the CLI adds it to its own system prompt (GEMINI_SYSTEM_MD,
+    // which replaces it, is read from the environment only). docs/gemini-cli.md, "System prompt".
+    if (options.systemPrompt !== undefined) {
+      if (options.systemPrompt.trim() === '') throw new AgentOptionsError('systemPrompt must be non-empty');
+      files.push({
+        path: '.gemini/GEMINI.md',
+        content: options.systemPrompt.endsWith('\n') ? options.systemPrompt : `${options.systemPrompt}\n`,
+      });
+    }
+    return files;
+  },
+
+  parser: () => new GeminiParser(),
+
+  outputMapper: () => new GeminiOutputMapper(),
+
+  failureHint(resultText: string): string | null {
+    return /API key not valid|API_KEY_INVALID|UNAUTHENTICATED|PERMISSION_DENIED|invalid authentication|GEMINI_API_KEY/i.test(resultText)
+      ? "the model refused the credentials: set GEMINI_API_KEY in the service's environment or as the agent's secret (docs/gemini-cli.md)"
+      : null;
+  },
+};
+
+/**
+ * `~/.gemini/settings.json` of a run: the API key's auth type (with GOOGLE_GEMINI_BASE_URL set and no
+ * auth type the CLI exits 41), no usage statistics or telemetry (they reach Google's hosts), no
+ * update check, no session clean-up (a kept session may be older than its 30 days), one attempt per
+ * model call (GEMINI_MAX_ATTEMPTS, read here, not by the CLI, allows up to 10), the turn limit, no
+ * warnings on standard error for a terminal there is not and a ripgrep the package lacks, and no
+ * project `.env` read into its environment.
+ */
+export function geminiSettings(options: AgentRunOptions, env: Readonly<Record<string, string>>): Record<string, unknown> {
+  const attempts = env.GEMINI_MAX_ATTEMPTS === undefined ? GEMINI_DEFAULT_MAX_ATTEMPTS : Number(env.GEMINI_MAX_ATTEMPTS);
+  if (!Number.isInteger(attempts) || attempts < 1 || attempts > GEMINI_MAX_ATTEMPTS_LIMIT) {
+    throw new AgentOptionsError(
+      `GEMINI_MAX_ATTEMPTS must be an integer from 1 to ${GEMINI_MAX_ATTEMPTS_LIMIT}, got "${env.GEMINI_MAX_ATTEMPTS}"`,
+    );
+  }
+  return {
+    security: { auth: { selectedType: 'gemini-api-key' } },
+    privacy: { usageStatisticsEnabled: false },
+    telemetry: { enabled: false },
+    general: {
+      enableAutoUpdate: false,
+      enableAutoUpdateNotification: false,
+      maxAttempts: attempts,
+      sessionRetention: { enabled: false },
+    },
+    // A model turn is one call to the model: the run ends with FatalTurnLimitedError (exit 53) before the next.
+    ...(options.maxTurns > 0 ? { model: { maxSessionTurns: options.maxTurns } } : {}),
+    ui: { showCompatibilityWarnings: false },
+    tools: { useRipgrep: false },
+    // A project's `.env` is not loaded into the CLI's environment (it could name another
+    // GOOGLE_GEMINI_BASE_URL for the key); its `.gemini/.env` still is (docs/gemini-cli.md).
+    advanced: { ignoreLocalEnv: true },
+  };
+}
+
+// No shell reads the argument list, but the CLI's own option parser does: a value starting with "-"
+// would be taken for an option.
+function optionValue(name: string, value: string): string {
+  if (value.trim() === '' || value.startsWith('-')) {
+    throw new AgentOptionsError(`${name} must be non-empty and must not start with "-", got "${value}"`);
+  }
+  return value;
+}
+
+type JsonObject = Record<string, unknown>;
+
+function parseObject(line: string): JsonObject | null {
+  try {
+    const value: unknown = JSON.parse(line);
+    return isObject(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function stringOrNull(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+/** The columns are INT: a count beyond it (never seen) is stored as its maximum rather than failing the record. */
+const MAX_TOKEN_COUNT = 2_147_483_647;
+
+function count(value: unknown): number | null {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : null;
+}
+
+/**
+ * The result's `stats` as tokens: `input` is the prompt without its cached part (`input_tokens` =
+ * `input` + `cached`), `cached` is read from the cache, `output_tokens` the answer's; thinking tokens are
+ * in `total_tokens` only (billed as output): output = `output_tokens` + (`total_tokens` −
+ * `input_tokens` − `output_tokens`). Gemini reports no cache writes. Null without stats or counts.
+ */
+export function geminiTokens(stats: unknown): AgentTokens | null {
+  if (!isObject(stats)) return null;
+  const total = count(stats.total_tokens);
+  const prompt = count(stats.input_tokens);
+  const output = count(stats.output_tokens);
+  const cached = count(stats.cached);
+  const input = count(stats.input);
+  if ([total, prompt, output, cached, input].every((value) => value === null)) return null;
+  const thinking = total !== null && prompt !== null && output !== null ? Math.max(0, total - prompt - output) : 0;
+  const bounded = (value: number) => Math.min(value, MAX_TOKEN_COUNT);
+  return {
+    input: bounded(input ?? Math.max(0, (prompt ?? 0) - (cached ?? 0))),
+    output: bounded((output ?? 0) + thinking),
+    cacheRead: bounded(cached ?? 0),
+    cacheCreation: 0,
+  };
+}
+
+/**
+ * One run's stream-json (docs/gemini-cli.md): `init` (session id, model), `message` lines of the
+ * assistant with `delta: true` (pieces of text, joined here into whole messages, a message ending at
+ * the next line of another kind), `tool_use`, `tool_result`, `error` (a warning, or the error of an
+ * invalid answer), then `result` (`status`, `error`, `stats`), which has no text and no session id:
+ * its text is the last message's (or the error's), its session the init's, its turns counted here
+ * (a turn is one answer of the model: its text and tool calls).
+ */
+export class GeminiParser implements LineParser {
+  private sessionId: string | null = null;
+  private startedAt: number | null = null;
+  /** The text of the assistant message being streamed. */
+  private held = '';
+  private lastMessage: string | null = null;
+  private lastError: string | null = null;
+  private turns = 0;
+  private turnOpen = false;
+  private resultSeen = false;
+
+  line(line: string): AgentEvent[] {
+    const raw: AgentEvent = { kind: 'raw', line };
+    const event = parseObject(line);
+    if (event === null) return [...this.flush(), raw];
+    switch (event.type) {
+      case 'init':
+        if (typeof event.session_id !== 'string') return [raw];
+        this.sessionId = event.session_id;
+        this.startedAt = timeOf(event.timestamp);
+        return [{ kind: 'init', sessionId: event.session_id, model: stringOrNull(event.model), cwd: null }];
+      case 'message':
+        if (event.role !== 'assistant' || typeof event.content !== 'string') return [...this.flush(), raw];
+        this.openTurn();
+        this.held += event.content;
+        // A whole message (never seen in 0.61.0, which streams every answer) stands alone.
+        return event.delta === true ? [] : this.flush();
+      case 'tool_use':
+        this.openTurn();
+        return [...this.flush(), raw];
+      case 'tool_result':
+        this.turnOpen = false;
+        return [...this.flush(), raw];
+      case 'error':
+        if (event.severity === 'error' && typeof event.message === 'string') this.lastError = event.message;
+        return [...this.flush(), raw];
+      case 'result':
+        return [...this.flush(), this.result(event)];
+      default:
+        return [...this.flush(), raw];
+    }
+  }
+
+  end(): AgentEvent[] {
+    const events = this.flush();
+    if (this.resultSeen) return events;
+    this.resultSeen = true;
+    // Ended without its result line (a SIGTERM gives exit 0 and no last line; a failed start, e.g. exit 41
+    // or 42, says why on standard error only): not a success. Its text is an error line's, if any, so a
+    // cancelled run's outcome stays the assistant's text (run-outcome.ts).
+    return [...events, this.resultEvent({ isError: true, subtype: null, resultText: this.lastError, durationMs: null, tokens: null })];
+  }
+
+  private openTurn(): void {
+    if (this.turnOpen) return;
+    this.turnOpen = true;
+    this.turns += 1;
+  }
+
+  private flush(): AgentEvent[] {
+    const text = this.held;
+    this.held = '';
+    if (text === '') return [];
+    this.lastMessage = text;
+    return [{ kind: 'text', text, sessionId: this.sessionId }];
+  }
+
+  private result(event: JsonObject): AgentEvent {
+    this.resultSeen = true;
+    this.turnOpen = false;
+    const error = isObject(event.error) ? event.error : null;
+    const isError = event.status !== 'success' || error !== null;
+    const stats = isObject(event.stats) ? event.stats : null;
+    // An error result says duration 0: the time from the init line to the result's is the same measure.
+    const reported = count(stats?.duration_ms);
+    const endedAt = timeOf(event.timestamp);
+    const measured = this.startedAt !== null && endedAt !== null && endedAt >= this.startedAt ? endedAt - this.startedAt : null;
+    return this.resultEvent({
+      isError,
+      subtype: isError ? (stringOrNull(error?.type) ?? stringOrNull(event.status) ?? 'error') : 'success',
+      resultText: isError ? (stringOrNull(error?.message) ?? this.lastError ?? stringOrNull(event.status)) : this.lastMessage,
+      durationMs: reported !== null && reported > 0 ? reported : (measured ?? reported),
+      tokens: geminiTokens(stats),
+    });
+  }
+
+  private resultEvent(fields: {
+    isError: boolean;
+    subtype: string | null;
+    resultText: string | null;
+    durationMs: number | null;
+    tokens: AgentTokens | null;
+  }): AgentEvent {
+    return { kind: 'result', ...fields, sessionId: this.sessionId, costUsd: null, turns: this.turns };
+  }
+}
+
+function timeOf(value: unknown): number | null {
+  if (typeof value !== 'string') return null;
+  const time = Date.parse(value);
+  return Number.isNaN(time) ? null : time;
+}
+
+/** Characters of streamed text held while waiting for a line end, before they are sent anyway (as Claude Code's mapper). */
+const MAX_HELD_TEXT = 2_000;
+const TOOL_COMMAND_MAX = 120;
+const TOOL_TEXT_MAX = 80;
+
+/**
+ * Gemini CLI's stream-json as terminal lines (contract 4.4, as ClaudeOutputMapper for Claude Code):
+ * - `chunk`: the assistant's text deltas, a line at a time as soon as the line ends, the rest when the
+ *   message ends (the next line of another kind); a stdout line that is not JSON.
+ * - `tool`: one per `tool_use`, "<tool_name>: <detail>" (the detail from its `parameters`).
+ * - `turn`: "Turno N" once per answer of the model, when it ends: its first `tool_result`, else the
+ *   result or the end of the output.
+ * - `system`: an `error` line's message (warnings included), and the result summary
+ *   "Resultado: N turnos | duração: Ys | sessão: <8 chars>..." (Gemini reports no cost).
+ * - `stderr`: each non-empty line of standard error.
+ * The user's prompt echoed as a `message` line and the tools' results give nothing.
+ */
+export class GeminiOutputMapper implements OutputMapper {
+  private turns = 0;
+  private turnOpen = false;
+  private held = '';
+  private sessionId: string | null = null;
+
+  stdout(line: string): OutputChunk[] {
+    const event = parseObject(line);
+    if (event === null) return line.trim() === '' ? [] : [...this.flush(), { type: 'chunk', content: line.trim() }];
+    switch (event.type) {
+      case 'init':
+        this.sessionId = stringOrNull(event.session_id);
+        return [];
+      case 'message':
+        if (event.role !== 'assistant' || typeof event.content !== 'string') return [];
+        this.turnOpen = true;
+        return event.delta === true ? this.hold(event.content) : [...this.hold(event.content), ...this.flush()];
+      case 'tool_use':
+        this.turnOpen = true;
+        return [...this.flush(), toolChunk(event)];
+      case 'tool_result':
+        return this.closeTurn();
+      case 'error':
+        return typeof event.message === 'string' && event.message.trim() !== ''
+          ? [...this.flush(), { type: 'system', content: event.message.trim() }]
+          : this.flush();
+      case 'result': {
+        const summary = this.summary(event);
+        return [...this.closeTurn(), ...(summary === null ? [] : [{ type: 'system' as const, content: summary }])];
+      }
+      default:
+        return this.flush();
+    }
+  }
+
+  stderr(line: string): OutputChunk[] {
+    const content = line.trim();
+    return content === '' ? [] : [{ type: 'stderr', content }];
+  }
+
+  end(): OutputChunk[] {
+    return this.closeTurn();
+  }
+
+  /** Streamed text: every finished line goes at once, the rest waits for its line end or its message's end. */
+  private hold(text: string): OutputChunk[] {
+    this.held += text;
+    const lineEnd = this.held.lastIndexOf('\n');
+    if (lineEnd === -1 && this.held.length < MAX_HELD_TEXT) return [];
+    const cut = lineEnd === -1 ? this.held.length : lineEnd + 1;
+    const ready = this.held.slice(0, cut);
+    this.held = this.held.slice(cut);
+    return textChunk(ready);
+  }
+
+  private flush(): OutputChunk[] {
+    const rest = this.held;
+    this.held = '';
+    return textChunk(rest);
+  }
+
+  private closeTurn(): OutputChunk[] {
+    const chunks = this.flush();
+    if (!this.turnOpen) return chunks;
+    this.turnOpen = false;
+    this.turns += 1;
+    chunks.push({ type: 'turn', content: `Turno ${this.turns}`, turn: this.turns });
+    return chunks;
+  }
+
+  /** "Resultado: N turnos | duração: Ys | sessão: <8 chars>...": the turns counted, the stats' duration, the init's session. */
+  private summary(event: JsonObject): string | null {
+    const turns = this.turns + (this.turnOpen ? 1 : 0);
+    const duration = isObject(event.stats) ? count(event.stats.duration_ms) : null;
+    const parts = [`${turns} turnos`];
+    if (duration !== null && duration > 0) parts.push(`duração: ${(duration / 1000).toFixed(1)}s`);
+    if (this.sessionId !== null) parts.push(`sessão: ${this.sessionId.slice(0, 8)}...`);
+    return `Resultado: ${parts.join(' | ')}`;
+  }
+}
+
+/** Text without its surrounding line ends; nothing for blank text (the panel ignores empty lines). */
+function textChunk(text: string): OutputChunk[] {
+  const content = text.replace(/^\n+|\s+$/g, '');
+  return content.trim() === '' ? [] : [{ type: 'chunk', content }];
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}...`;
+}
+
+/** "<tool_name>: <detail>", the detail the first present of command (120), file_path, pattern, query, dir_path, path, url, prompt (80), description (80). */
+function toolChunk(event: JsonObject): OutputChunk {
+  const name = typeof event.tool_name === 'string' && event.tool_name !== '' ? event.tool_name : 'tool';
+  const input = isObject(event.parameters) ? event.parameters : {};
+  const fields: Array<[string, number | null]> = [
+    ['command', TOOL_COMMAND_MAX],
+    ['file_path', null],
+    ['pattern', null],
+    ['query', null],
+    ['dir_path', null],
+    ['path', null],
+    ['url', null],
+    ['prompt', TOOL_TEXT_MAX],
+    ['description', TOOL_TEXT_MAX],
+  ];
+  for (const [field, max] of fields) {
+    const value = input[field];
+    if (typeof value === 'string' && value.trim() !== '') {
+      return { type: 'tool', toolName: name, content: `${name}: ${max === null ? value : clip(value, max)}` };
+    }
+  }
+  return { type: 'tool', toolName: name, content: name };
+}
