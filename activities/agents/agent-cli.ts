@@ -78,6 +78,11 @@ export interface AgentCli {
    * update checks off, a system prompt the CLI reads from a file), relative to HOME; none when absent.
    */
   homeFiles?(options: AgentRunOptions, env: Readonly<Record<string, string>>): HomeFile[];
+  /**
+   * Variables the CLI's process gets on top of the agent's environment: its own switches (one process
+   * instead of a relaunched child, a settings file in the run's HOME). `home` is the run's HOME.
+   */
+  processEnv?(options: AgentRunOptions, context: { env: Readonly<Record<string, string>>; home: string }): Record<string, string>;
   /** A fresh parser of one run's standard output: it may keep state across lines (deltas, a final event without text). */
   parser(): LineParser;
   /** A fresh mapper of one run's output to the lines the panel's terminal shows (it keeps state across lines). */

@@ -88,6 +88,10 @@ export const geminiCli: AgentCli = {
     return files;
   },
 
+  // One process: the CLI otherwise relaunches itself as a child that outlives a killed parent (the
+  // parent's death signal, parent-death.ts, would reach the parent only) and ignores SIGTERM in the parent.
+  processEnv: () => ({ GEMINI_CLI_NO_RELAUNCH: 'true' }),
+
   parser: () => new GeminiParser(),
 
   outputMapper: () => new GeminiOutputMapper(),

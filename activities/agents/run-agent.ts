@@ -171,7 +171,9 @@ async function runAs(
 ): Promise<AgentRunSummary> {
   const user = lease?.user ?? null;
   const baseEnv = options.baseEnv ?? agentBaseEnv(process.env, options.cli, options.modelSecrets);
-  const env = { ...(user === null ? baseEnv : agentUserEnv(baseEnv, user)), ...secrets, ...options.runEnv };
+  const agentEnv = { ...(user === null ? baseEnv : agentUserEnv(baseEnv, user)), ...secrets, ...options.runEnv };
+  const home = agentEnv.HOME ?? process.env.HOME ?? '';
+  const env = { ...agentEnv, ...options.cli.processEnv?.(options.run, { env: agentEnv, home }) };
 
   let cwd: string;
   try {
