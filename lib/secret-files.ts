@@ -20,12 +20,25 @@ export const SECRET_SETTINGS = [
   'AGENT_SECRETS_KEY',
   'ANTHROPIC_API_KEY',
   'ANTHROPIC_AUTH_TOKEN',
+  'OPENAI_API_KEY',
+  'CODEX_API_KEY',
+  'GEMINI_API_KEY',
 ] as const;
 
 export type SecretSetting = (typeof SECRET_SETTINGS)[number];
 
-/** The model credentials the agents receive; given as files, the service reads them and injects the values. */
-export const AGENT_MODEL_SECRETS: readonly SecretSetting[] = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'];
+/**
+ * The model credentials the agents receive; given as files, the service reads them and injects the
+ * values, each only into the process of the CLI whose adapter keeps its prefix (agent-env.ts):
+ * Claude Code ANTHROPIC_*, Codex CLI OPENAI_* and CODEX_*, Gemini CLI GEMINI_*.
+ */
+export const AGENT_MODEL_SECRETS: readonly SecretSetting[] = [
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_AUTH_TOKEN',
+  'OPENAI_API_KEY',
+  'CODEX_API_KEY',
+  'GEMINI_API_KEY',
+];
 
 export interface ProcessIdentity {
   uid: number;

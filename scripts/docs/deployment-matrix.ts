@@ -201,6 +201,9 @@ export const ROLE_TABLE: Readonly<Record<string, RoleEntry>> = {
 
   ANTHROPIC_API_KEY: { roles: AGENTS, setBy: SECRET, note: 'handed to the agents; not in the schema' },
   ANTHROPIC_AUTH_TOKEN: { roles: AGENTS, setBy: SECRET, note: 'handed to the agents; not in the schema' },
+  OPENAI_API_KEY: { roles: AGENTS, setBy: SECRET, note: 'handed to Codex CLI runs only; not in the schema' },
+  CODEX_API_KEY: { roles: AGENTS, setBy: SECRET, note: 'handed to Codex CLI runs only (wins over OPENAI_API_KEY); not in the schema' },
+  GEMINI_API_KEY: { roles: AGENTS, setBy: SECRET, note: 'handed to Gemini CLI runs only; not in the schema' },
 };
 
 /** A variable of the schema and the default its `.default(...)` gives, if any. */

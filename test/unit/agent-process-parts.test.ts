@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { agentBaseEnv } from '../../activities/agents/agent-env';
 import { claudeCode } from '../../activities/agents/claude-code';
+import { codexCli } from '../../activities/agents/codex';
+import { geminiCli } from '../../activities/agents/gemini';
 import { agentRunConfigOf } from '../../activities/agents/run-options';
 import { cut, HeadText, TailText } from '../../activities/agents/process/bounded-text';
 import { DeliveryQueue } from '../../activities/agents/process/delivery-queue';
@@ -155,6 +157,11 @@ describe('Claude Code specifics behind its adapter', () => {
     const env = agentBaseEnv({ ANTHROPIC_API_KEY: 'k', CLAUDE_CODE_X: '1', OPENAI_API_KEY: 'o', LC_ALL: 'C' }, claudeCode);
     expect(env).toEqual({ ANTHROPIC_API_KEY: 'k', CLAUDE_CODE_X: '1', LC_ALL: 'C' });
     expect(agentBaseEnv({ OPENAI_API_KEY: 'o', LC_ALL: 'C' }, { envPrefixes: ['OPENAI_'] })).toEqual({ OPENAI_API_KEY: 'o', LC_ALL: 'C' });
+    // The model keys read from files (<NAME>_FILE): each reaches only its own CLI's process.
+    const fromFiles = { ANTHROPIC_API_KEY: 'a', OPENAI_API_KEY: 'o', CODEX_API_KEY: 'c', GEMINI_API_KEY: 'g' };
+    expect(agentBaseEnv({ LC_ALL: 'C' }, claudeCode, fromFiles)).toEqual({ ANTHROPIC_API_KEY: 'a', LC_ALL: 'C' });
+    expect(agentBaseEnv({ LC_ALL: 'C' }, codexCli, fromFiles)).toEqual({ OPENAI_API_KEY: 'o', CODEX_API_KEY: 'c', LC_ALL: 'C' });
+    expect(agentBaseEnv({ LC_ALL: 'C' }, geminiCli, fromFiles)).toEqual({ GEMINI_API_KEY: 'g', LC_ALL: 'C' });
     expect(claudeCode.sessions.dir).toEqual(['.claude', 'projects']);
     expect(claudeCode.sessions.depth).toBe(1);
     expect(claudeCode.sessions.matches('0b4a6c3e-5f1d.jsonl', '0b4a6c3e-5f1d')).toBe(true);
