@@ -1,3 +1,5 @@
+import { DEFAULT_AGENT_CLI, type AgentCliName } from '../domain/agent-clis';
+
 export type AgentStatus = 'active' | 'inactive';
 
 /**
@@ -11,13 +13,15 @@ export interface AgentData {
   tags: string[];
   /** An inactive agent is not executed. */
   status: AgentStatus;
-  /** null: the service settings' default model. */
+  /** The coding-agent CLI it runs (domain/agent-clis.ts: what each can honour of the fields below). */
+  cli: AgentCliName;
+  /** null: the service settings' default model (for a CLI that takes Claude models; else the CLI's own). */
   model: string | null;
   /** The system prompt (the panel's `config.systemPrompt`). */
   instructions: string;
   /** null: the service settings' working directory. */
   workingDirectory: string | null;
-  /** '' means bypassPermissions at run time (the panel's "default" choice). */
+  /** One of the CLI's permission words; '' means the CLI's default at run time (the panel's "default" choice). */
   permissionMode: string;
   /** 0: no turn limit. */
   maxTurns: number;
@@ -46,8 +50,11 @@ export const PANEL_FIELD_DEFAULTS = {
   delegateTo: null as string | null,
 };
 
-/** `timeoutMs` (migration 0019): a version written before it reads null, the service's default limit. */
-type PanelField = keyof typeof PANEL_FIELD_DEFAULTS | 'timeoutMs' | 'dailyBudgetUsd';
+/**
+ * `timeoutMs` (migration 0019): a version written before it reads null, the service's default limit.
+ * `cli` (migration 0028): a version written before it reads Claude Code, what every agent ran then.
+ */
+type PanelField = keyof typeof PANEL_FIELD_DEFAULTS | 'timeoutMs' | 'dailyBudgetUsd' | 'cli';
 
 /** Data to create or read: the panel's fields may be absent (older callers and versions) and take their defaults. */
 export type AgentDataInput = Omit<AgentData, PanelField> & Partial<Pick<AgentData, PanelField>>;
@@ -58,6 +65,7 @@ export const AGENT_DATA_FIELDS = [
   'description',
   'tags',
   'status',
+  'cli',
   'model',
   'instructions',
   'workingDirectory',
@@ -78,6 +86,7 @@ export function agentDataOf(source: AgentDataInput): AgentData {
     description: source.description,
     tags: [...(source.tags ?? PANEL_FIELD_DEFAULTS.tags)],
     status: source.status ?? PANEL_FIELD_DEFAULTS.status,
+    cli: source.cli ?? DEFAULT_AGENT_CLI,
     model: source.model,
     instructions: source.instructions,
     workingDirectory: source.workingDirectory,

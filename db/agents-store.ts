@@ -210,16 +210,19 @@ async function writeNextVersion(
 
 /**
  * Updates the fields given in `changes` (the others keep their value); a new version records it.
- * AgentDelegateInvalidError when the resulting `delegateTo` is not another existing agent.
+ * `changes` may be worked out from the current data, read in the transaction (what it throws
+ * aborts the update). AgentDelegateInvalidError when the resulting `delegateTo` is not another
+ * existing agent.
  */
 export async function updateAgent(
   db: Database,
   id: string,
-  changes: Partial<AgentData>,
+  changesOf: Partial<AgentData> | ((current: AgentData) => Partial<AgentData>),
   limits: Pick<AgentStoreLimits, 'versionsPerAgent'>,
   changelog: Changelog = 'updated',
 ): Promise<Agent | null> {
   return writeNextVersion(db, id, limits, changelog, async (current, tx) => {
+    const changes = typeof changesOf === 'function' ? changesOf(current) : changesOf;
     const next = { ...current, ...changes };
     // Only a delegate this update sets is checked: one deleted since is cleared by the delete.
     if (changes.delegateTo !== undefined) await checkDelegate(tx, id, next.delegateTo);

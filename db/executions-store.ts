@@ -8,6 +8,7 @@ import {
   type ExecutionStatus,
   type FinalStatus,
 } from '../domain/execution-status';
+import { DEFAULT_AGENT_CLI, type AgentCliName } from '../domain/agent-clis';
 import { agentDailyCosts, agents, executions, type StoredContextFile } from './schema';
 
 /** The execution record and its store (docs/executions.md). */
@@ -37,6 +38,8 @@ export interface NewExecution {
   instructions: string;
   workingDirectory: string;
   model: string;
+  /** An agent run's CLI (its agent's; a continue's or retry's: its parent's); Claude Code when absent. A pipeline run has none. */
+  cli?: AgentCliName;
   /** The session continued (source `continue`); else null until the agent reports one. */
   sessionId?: string | null;
   parentExecutionId?: string | null;
@@ -99,6 +102,7 @@ export async function createExecution(db: Database, input: NewExecution): Promis
       instructions: input.instructions,
       workingDirectory: input.workingDirectory,
       model: input.model,
+      cli: input.kind === 'pipeline' ? null : (input.cli ?? DEFAULT_AGENT_CLI),
       sessionId: input.sessionId ?? null,
       parentExecutionId: input.parentExecutionId ?? null,
       parentSessionId: input.parentSessionId ?? null,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Execution } from './executions-store';
+import { AGENT_CLIS } from '../domain/agent-clis';
 
 /**
  * Markdown reports of executions (docs/reports-notifications-settings.md): written both in the
@@ -37,7 +38,7 @@ export type ReportRecord = Pick<
   | 'startedAt'
   | 'finishedAt'
 > &
-  Partial<Pick<Execution, 'repoName' | 'repoBranch' | 'repoCommit' | 'host'>>;
+  Partial<Pick<Execution, 'repoName' | 'repoBranch' | 'repoCommit' | 'host' | 'cli'>>;
 
 /** `2026-11-21_150311_code-reviewer_1a2b3c4d.md`: UTC start, agent slug, first 8 hex of the id. */
 export const REPORT_FILE_NAME = /^\d{4}-\d{2}-\d{2}_\d{6}_[a-z0-9]+(?:-[a-z0-9]+)*_[0-9a-f]{8}\.md$/;
@@ -98,7 +99,9 @@ export function reportMarkdown(record: ReportRecord): string {
     [record.kind === 'pipeline' ? 'Pipeline' : 'Agente', record.agentName],
     ['Status', record.status],
     ['Origem', record.source],
-    ['Modelo', record.model],
+    // The coding-agent CLI an agent run used (a pipeline run has none: its steps' reports name theirs).
+    ...(record.cli ? ([['CLI', `${AGENT_CLIS[record.cli].label} (${record.cli})`]] as Array<[string, string]>) : []),
+    ['Modelo', record.model || '— (o padrão do CLI)'],
     ['Diretório de trabalho', record.workingDirectory],
     // The machine the run worked on (docs/multi-host.md): where its files are.
     ...(record.host ? ([['Máquina', record.host]] as Array<[string, string]>) : []),

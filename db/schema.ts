@@ -21,6 +21,7 @@ import type { AgentData } from './agent-data';
 import { bytes, caseSensitiveVarchar } from './binary-columns';
 import { jsonText } from './columns';
 import type { ExecutionKind, ExecutionSource, ExecutionStatus } from '../domain/execution-status';
+import type { AgentCliName } from '../domain/agent-clis';
 
 /** Service-wide settings, one row per named setting (the orchestration settings build on it). */
 export const settings = mysqlTable('settings', {
@@ -193,6 +194,8 @@ export const agents = mysqlTable(
     timeoutMs: int('timeout_ms'),
     /** The panel's `config.dailyBudgetUsd`: what this agent's runs may cost per UTC day (docs/budgets.md); null: no budget of its own. */
     dailyBudgetUsd: double('daily_budget_usd'),
+    /** The coding-agent CLI it runs (domain/agent-clis.ts); agents stored before the choice ran Claude Code. */
+    cli: varchar('cli', { length: 16 }).$type<AgentCliName>().notNull().default('claude-code'),
     version: int('version').notNull().default(1),
     createdAt: datetime('created_at', { fsp: 3, mode: 'date' }).notNull(),
     updatedAt: datetime('updated_at', { fsp: 3, mode: 'date' }).notNull(),
@@ -260,6 +263,8 @@ export const executions = mysqlTable(
     instructions: mediumtext('instructions').notNull(),
     workingDirectory: varchar('working_directory', { length: 1000 }).notNull(),
     model: varchar('model', { length: 100 }).notNull(),
+    /** An agent run's CLI, the agent's `cli` when the record was created (a continue or retry: its parent's); null for a pipeline run. */
+    cli: varchar('cli', { length: 16 }).$type<AgentCliName>().default('claude-code'),
     sessionId: varchar('session_id', { length: 128 }),
     parentExecutionId: varchar('parent_execution_id', { length: 36 }),
     /** The session a `continue` execution resumed. */

@@ -4,6 +4,7 @@ import { readExecutionSettings } from '../../db/execution-settings';
 import { createExecution, getExecution, type Execution } from '../../db/executions-store';
 import { findPipeline, markRunRunning, setRunProgress, type Pipeline } from '../../db/pipelines-store';
 import { STEP_COMPLETE_RESULT_MAX, stepInputOf } from '../../domain/pipeline-steps';
+import { runModelOf } from '../../domain/agent-clis';
 import { budgetRefusal } from '../../services/budgets';
 import type { FinishStepInput, PipelinePlan, StartStepInput, StepOutcome } from '../../temporal/contracts/pipeline-activities';
 import { completeRunOf } from './run-end';
@@ -126,7 +127,8 @@ async function startStepOf(
     task: prompt,
     instructions: '',
     workingDirectory: record.workingDirectory,
-    model: agent.model ?? settings.defaultModel,
+    model: runModelOf(agent, settings.defaultModel),
+    cli: agent.cli,
     // In a repository: each step runs in its working copy, one at a time; the run pushes once at the end.
     repoName: record.repoName,
     repoBranch: record.repoBranch,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AGENT_NAME_MAX, ENV_NAME, type AgentData, type AgentDataInput } from '../../services/agents';
 import { dailyBudgetUsd } from '../../services/settings';
 import { RUN_TIMEOUT_MS } from '../../domain/run-limits';
+import { AGENT_CLI_NAMES, AGENT_CLIS, DEFAULT_AGENT_CLI } from '../../domain/agent-clis';
 import { definedEntriesOf, optionalShape, type Same } from './strict-body-input';
 import { optionalWorkingDirectoryPath } from './working-directory-input';
 
@@ -11,8 +12,11 @@ import { optionalWorkingDirectoryPath } from './working-directory-input';
  * the agent's data (db/agent-data.ts).
  */
 
-/** What the panel may send as `permissionMode`: Claude Code's `--permission-mode` values, and '' (the panel's "default": the CLI's default mode at run time). */
-export const PANEL_PERMISSION_MODES = ['', 'default', 'plan', 'acceptEdits', 'bypassPermissions'] as const;
+/**
+ * What `permissionMode` may be: '' (the panel's "default": the CLI's default mode at run time) or a
+ * word of any CLI (domain/agent-clis.ts); whether the agent's own CLI has it is the use case's check.
+ */
+const PERMISSION_MODES = ['', ...new Set(Object.values(AGENT_CLIS).flatMap((cli) => cli.permissionModes))] as [string, ...string[]];
 export const MAX_TURNS = { min: 0, max: 500, default: 0 } as const;
 export const MAX_RETRIES = { min: 1, max: 3, default: 3 } as const;
 export const TAGS = { max: 20, length: 50 } as const;
@@ -50,13 +54,15 @@ const tags = z
   .transform((values) => [...new Set(values)]);
 
 const configFields = {
+  // Absent on update (the panel never sends it): the stored CLI is kept.
+  cli: z.enum(AGENT_CLI_NAMES),
   systemPrompt: z.string().max(SYSTEM_PROMPT_MAX),
   model,
   // "" (the panel's empty field) is null: the settings' working directory. Confined to the roots by the use case.
   workingDirectory: optionalWorkingDirectoryPath,
   allowedTools,
   maxTurns: z.number().int().min(MAX_TURNS.min).max(MAX_TURNS.max),
-  permissionMode: z.enum(PANEL_PERMISSION_MODES),
+  permissionMode: z.enum(PERMISSION_MODES),
   retryOnFailure: z.boolean(),
   maxRetries: z.number().int().min(MAX_RETRIES.min).max(MAX_RETRIES.max),
   // '' and null: no delegate. Another existing agent's id, checked by the store.
@@ -128,6 +134,7 @@ export const AGENT_DEFAULTS: Omit<AgentData, 'name'> = {
   description: '',
   tags: [],
   status: 'active',
+  cli: DEFAULT_AGENT_CLI,
   instructions: '',
   model: null,
   workingDirectory: null,

@@ -22,6 +22,7 @@ const secretPath = z.object({
 // The data of test/integration/agents-api.test.ts (panelBody, expectedView).
 const ID = '5f0c2a4e-8b1d-4c3e-9f6a-2d7e1b0c9a84';
 const config = {
+  cli: 'claude-code',
   systemPrompt: 'Você é um revisor.\nSeja breve.',
   model: 'claude-sonnet-4-6',
   workingDirectory: '/home/projetos',
@@ -32,12 +33,14 @@ const config = {
   maxRetries: 3,
   delegateTo: '',
 };
+// The panel's form sends no `cli` (Claude Code, the default).
+const { cli: _cli, ...panelConfig } = config;
 const panelBody = {
   agent_name: 'Revisor',
   description: 'Revisa pull requests',
   tags: ['review', 'lider'],
   status: 'active',
-  config: { ...config, workingDirectory: '/home/projetos/' },
+  config: { ...panelConfig, workingDirectory: '/home/projetos/' },
 };
 const exported = { agent_name: 'Revisor', description: 'Revisa pull requests', tags: ['review', 'lider'], config, status: 'active' };
 const example = { id: ID, ...exported, version: 1, created_at: '2026-11-25T11:00:00.000Z', updated_at: '2026-11-25T11:00:00.000Z' };
@@ -80,7 +83,7 @@ export const agentsOperations: OperationSpec[] = [
     operationId: 'createAgent',
     summary: 'Cria um agente',
     description:
-      'O corpo que o painel monta (AgentsUI.save()): só `agent_name` é obrigatório, os demais campos tomam os padrões. Chaves desconhecidas são recusadas (400); `id`, `tasks`, `assigned_host`, `executions`, `version`, `created_at`, `updated_at`, `createdAt`, `updatedAt` são aceitas e ignoradas. O diretório de trabalho deve estar sob AGENT_WORKDIR_ROOTS (400).',
+      'O corpo que o painel monta (AgentsUI.save()): só `agent_name` é obrigatório, os demais campos tomam os padrões. Chaves desconhecidas são recusadas (400); `id`, `tasks`, `assigned_host`, `executions`, `version`, `created_at`, `updated_at`, `createdAt`, `updatedAt` são aceitas e ignoradas. O diretório de trabalho deve estar sob AGENT_WORKDIR_ROOTS (400). `config.cli` escolhe o CLI (`claude-code`, o padrão, `codex` ou `gemini`); o que ele não atende responde 400 (docs/agents.md).',
     tags,
     body: { schema: agentCreateBody, example: panelBody },
     responses: {
@@ -117,7 +120,7 @@ export const agentsOperations: OperationSpec[] = [
     operationId: 'updateAgent',
     summary: 'Altera os campos dados de um agente (uma nova versão)',
     description:
-      'Parcial: as chaves dadas substituem as guardadas, `config` é mesclado sobre o config guardado chave a chave; ao menos um de `agent_name`, `description`, `tags`, `status`, `config`. Toda alteração aceita grava a versão seguinte, mesmo sem mudança.',
+      'Parcial: as chaves dadas substituem as guardadas, `config` é mesclado sobre o config guardado chave a chave; ao menos um de `agent_name`, `description`, `tags`, `status`, `config`. Toda alteração aceita grava a versão seguinte, mesmo sem mudança. Sem `config.cli` (o formulário do painel) o CLI guardado é mantido e, num agente de outro CLI que o Claude Code, um modelo do Claude e um `permissionMode` "" que o formulário não sabe mostrar não são gravados (os guardados ficam). O que o CLI do agente não atende (`maxTurns` > 0, `allowedTools`, um `permissionMode` de outro CLI, um modelo do Claude) responde 400.',
     tags,
     pathParams: agentPath,
     body: { schema: agentUpdateBody, example: { config: { systemPrompt: 'Novo prompt', model: 'claude-opus-4-6' } } },

@@ -27,6 +27,7 @@ export const executionExample = {
   webhookId: null,
   workingDirectory: '/home/projetos/work',
   model: 'sonnet',
+  cli: 'claude-code',
   startedAt: '2026-01-10T10:00:01.000Z',
   endedAt: '2026-01-10T10:01:01.000Z',
   createdAt: '2026-01-10T10:00:00.000Z',

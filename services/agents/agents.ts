@@ -16,6 +16,7 @@ import { withConfinedWorkingDirectory } from '../working-directories';
 import { deleteSchedulesOfAgent, type ScheduleDeps } from '../schedules';
 import type { AgentDeps } from './deps';
 import { storeErrorsTranslated } from './store-errors';
+import { panelChangesFor, refuseWhatItsCliCannotHonour } from './cli-settings';
 import { agentView, agentViewSchema, configView, updateChangelog, versionsView, type AgentVersionView, type AgentView } from './view';
 
 /**
@@ -43,6 +44,7 @@ export async function getAgent(deps: Pick<AgentDeps, 'db'>, id: string): Promise
 
 /** `field` names the working directory in the caller's terms (e.g. `body.config.workingDirectory`). */
 export async function createAgent(deps: AgentDeps, data: AgentDataInput, field = 'workingDirectory'): Promise<AgentView> {
+  refuseWhatItsCliCannotHonour(agentDataOf(data));
   const confined = await withConfinedWorkingDirectory(deps.workdirRoots, data, field);
   return agentView(await storeErrorsTranslated(() => storeAgent(deps.db, confined, deps.limits)));
 }
@@ -52,13 +54,18 @@ export async function createAgent(deps: AgentDeps, data: AgentDataInput, field =
  * (importado 2)"... A delegate that is not an agent here (an export from another service) is dropped.
  */
 export async function importAgent(deps: AgentDeps, data: AgentDataInput, field = 'workingDirectory'): Promise<AgentView> {
+  refuseWhatItsCliCannotHonour(agentDataOf(data));
   const confined = await withConfinedWorkingDirectory(deps.workdirRoots, data, field);
   const delegateKnown = confined.delegateTo ? (await findAgent(deps.db, confined.delegateTo)) !== null : true;
   const kept = delegateKnown ? confined : { ...confined, delegateTo: null };
   return agentView(await storeErrorsTranslated(() => createAgentWithFreeName(deps.db, kept, IMPORT_LABEL, 0, deps.limits, 'imported')));
 }
 
-/** The fields given replace the current ones (the panel's `config` merged over the stored one); a new version records it. */
+/**
+ * The fields given replace the current ones (the panel's `config` merged over the stored one); a new
+ * version records it. The result is checked against its CLI (an update without `cli` keeps the stored
+ * one, and what the panel's form cannot show for it: panelChangesFor), in the writing transaction.
+ */
 export async function updateAgent(
   deps: AgentDeps,
   id: string,
@@ -66,7 +73,12 @@ export async function updateAgent(
   field = 'workingDirectory',
 ): Promise<AgentView> {
   const confined = await withConfinedWorkingDirectory(deps.workdirRoots, changes, field);
-  const agent = await storeErrorsTranslated(() => storeAgentChanges(deps.db, id, confined, deps.limits, updateChangelog));
+  const checked = (current: AgentData): Partial<AgentData> => {
+    const kept = panelChangesFor(current, confined);
+    refuseWhatItsCliCannotHonour({ ...current, ...kept });
+    return kept;
+  };
+  const agent = await storeErrorsTranslated(() => storeAgentChanges(deps.db, id, checked, deps.limits, updateChangelog));
   if (!agent) throw agentNotFound(id);
   return agentView(agent);
 }

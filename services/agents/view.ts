@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { AgentData, AgentStatus } from '../../db/agent-data';
 import type { Agent, AgentVersion } from '../../db/agents-store';
 import { isoDateTime } from '../view-schema';
+import { AGENT_CLI_NAMES, AGENT_CLIS } from '../../domain/agent-clis';
 
 /**
  * The agent as the admin panel reads it (contract 3.1, 5.1; docs/agents.md "The agent view"): the
@@ -10,14 +11,21 @@ import { isoDateTime } from '../view-schema';
  */
 export const agentConfigViewSchema = z
   .object({
+    cli: z
+      .enum(AGENT_CLI_NAMES)
+      .meta({ description: 'The coding-agent CLI it runs; an update without it keeps the stored one (docs/agents.md)' }),
     systemPrompt: z.string().meta({ description: "The agent's system prompt; '' for none" }),
-    model: z.string().meta({ description: "'': the settings' default model, read at each run" }),
+    model: z.string().meta({
+      description: "'': the settings' default model, read at each run (for Claude Code; the CLI's own default for the others)",
+    }),
     workingDirectory: z.string().meta({ description: "'': the settings' working directory, read at each run" }),
     allowedTools: z.string().meta({ description: "Comma-separated tool names or patterns; '': every tool the permission mode allows" }),
     maxTurns: z.number().int().meta({ description: '0: no limit of turns' }),
-    permissionMode: z
-      .string()
-      .meta({ description: "'', default, plan, acceptEdits or bypassPermissions ('' is bypassPermissions at run time)" }),
+    permissionMode: z.string().meta({
+      description: `'' (the CLI's default at run time) or one of its CLI's words: ${Object.entries(AGENT_CLIS)
+        .map(([name, cli]) => `${name} ${cli.permissionModes.join(', ')} ('': ${cli.defaultPermissionMode})`)
+        .join('; ')}`,
+    }),
     retryOnFailure: z.boolean(),
     maxRetries: z.number().int(),
     delegateTo: z.string().meta({ description: "Another agent's id, or ''" }),
@@ -78,6 +86,7 @@ export const VIEW_NAME: Record<keyof AgentData, 'agent_name' | 'description' | '
   description: 'description',
   tags: 'tags',
   status: 'status',
+  cli: 'cli',
   instructions: 'systemPrompt',
   model: 'model',
   workingDirectory: 'workingDirectory',
@@ -93,6 +102,7 @@ export const VIEW_NAME: Record<keyof AgentData, 'agent_name' | 'description' | '
 
 export function configView(data: AgentData): AgentConfigView {
   return {
+    cli: data.cli,
     systemPrompt: data.instructions,
     model: data.model ?? '',
     workingDirectory: data.workingDirectory ?? '',

@@ -29,6 +29,8 @@ export async function continueSession(
       // A session belongs to the directory it ran in.
       workingDirectory: parent.workingDirectory,
       model: parent.model,
+      // A session belongs to the CLI that wrote it, whatever the agent runs now.
+      cli: parent.cli ?? agent.cli,
       // A conversation in a repository's working copy commits and pushes what it changes, as its first run.
       repoName: parent.repoName,
       repoBranch: parent.repoBranch,

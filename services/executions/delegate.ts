@@ -7,6 +7,7 @@ import { storeExecution } from './launch';
 import { lifecycleStreamOf, publishBestEffort } from './live';
 import { endRefusedExecution } from './budget-refusal';
 import { budgetRefusal } from '../budgets';
+import { runModelOf } from '../../domain/agent-clis';
 
 /** The delegated task is the previous result; a result longer than this is cut (the prompt travels on stdin, but a bound is a bound). */
 export const DELEGATED_TASK_MAX_CHARS = 100_000;
@@ -72,7 +73,7 @@ export async function storeDelegatedExecution(
     instructions: '',
     // The same project: the delegated agent continues where this one worked.
     workingDirectory: record.workingDirectory,
-    model: target.model ?? settings.defaultModel,
+    model: runModelOf(target, settings.defaultModel),
     delegatedFrom: record.id,
     delegationDepth: record.delegationDepth + 1,
     // The origin's schedule or webhook: the delegated run reaches the same audience (lib/live-output.ts, liveTargetOf).

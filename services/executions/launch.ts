@@ -12,6 +12,7 @@ import type { ExecutionDeps } from './deps';
 import { lifecycleStreamOf, publishBestEffort } from './live';
 import { startRecordWorkflow } from './workflow-start';
 import { refuseOverBudget } from '../budgets';
+import { runModelOf } from '../../domain/agent-clis';
 
 /** What a start answers: the new record, queued until its workflow takes a concurrency slot. */
 export const launchedExecutionSchema = z
@@ -42,11 +43,12 @@ export async function runnableAgent(deps: Pick<ExecutionDeps, 'db'>, id: string)
  * Stores a new execution record of `agent` for `clientId` (null: nobody is told live) and tells that
  * client it is queued; nothing starts it. Whatever its origin (the request, the agent, the settings, a
  * parent execution stored before the roots existed), the working directory must lie under the roots
- * (InvalidInputError otherwise, nothing stored). `id` is the caller's when it must be repeatable.
+ * (InvalidInputError otherwise, nothing stored). The record runs the agent's CLI unless `input` names
+ * one (a continue or retry: its parent's). `id` is the caller's when it must be repeatable.
  */
 export async function storeExecution(
   deps: ExecutionDeps,
-  agent: Pick<Agent, 'id' | 'name'>,
+  agent: Pick<Agent, 'id' | 'name' | 'cli'>,
   clientId: string | null,
   input: LaunchInput,
   id: string = randomUUID(),
@@ -58,6 +60,7 @@ export async function storeExecution(
     agentId: agent.id,
     agentName: agent.name,
     clientId,
+    cli: agent.cli,
     ...input,
     workingDirectory,
   });
@@ -81,7 +84,7 @@ export interface LaunchOptions {
  */
 export async function launchExecution(
   deps: ExecutionDeps,
-  agent: Pick<Agent, 'id' | 'name' | 'dailyBudgetUsd'>,
+  agent: Pick<Agent, 'id' | 'name' | 'cli' | 'dailyBudgetUsd'>,
   clientId: string | null,
   input: LaunchInput,
   options: LaunchOptions = {},
@@ -148,7 +151,7 @@ export async function executeAgent(
       contextFiles: contextFiles.length > 0 ? contextFiles : null,
       instructions: request.instructions ?? '',
       workingDirectory: repository?.workingDirectory ?? request.workingDirectory ?? agent.workingDirectory ?? settings.workingDirectory,
-      model: agent.model ?? settings.defaultModel,
+      model: runModelOf(agent, settings.defaultModel),
     },
     { id: request.executionId },
   );

@@ -52,6 +52,8 @@ export async function retryExecution(deps: ExecutionDeps, executionId: string, c
     instructions: parent.instructions,
     workingDirectory: parent.workingDirectory,
     model: parent.model,
+    // The model goes with the CLI it ran with.
+    cli: parent.cli ?? agent.cli,
     parentExecutionId: parent.id,
     // The same repository and branch: its working copy is prepared and pushed again.
     repoName: parent.repoName,

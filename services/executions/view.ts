@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Execution, ExecutionSummary } from '../../db/executions-store';
 import { EXECUTION_KINDS, EXECUTION_SOURCES, EXECUTION_STATUSES } from '../../domain/execution-status';
 import { isoDateTime } from '../view-schema';
+import { AGENT_CLI_NAMES } from '../../domain/agent-clis';
 
 const nullableInt = z.number().int().nullable();
 const nullableText = z.string().nullable();
@@ -32,7 +33,11 @@ const executionFields = {
   scheduleId: nullableText,
   webhookId: nullableText.meta({ description: 'The webhook that started it (source `webhook` or `webhook-test`)' }),
   workingDirectory: z.string(),
-  model: z.string(),
+  model: z.string().meta({ description: "The model the run was given; '': the CLI's own default" }),
+  cli: z
+    .enum(AGENT_CLI_NAMES)
+    .nullable()
+    .meta({ description: "The coding-agent CLI an agent run used (its agent's config.cli when queued); null for a pipeline run" }),
   startedAt: isoDateTime.meta({ description: 'When it started running; a record that never ran answers when it was queued' }),
   endedAt: isoDateTime.nullable().meta({ description: 'null while it runs' }),
   createdAt: isoDateTime.meta({ description: 'When it was queued' }),
@@ -82,6 +87,7 @@ export const pipelineRunStepViewSchema = z
     durationMs: nullableInt,
     numTurns: nullableInt,
     sessionId: nullableText,
+    cli: z.enum(AGENT_CLI_NAMES).nullable().meta({ description: "The coding-agent CLI the step's agent ran" }),
     prompt: z.string().meta({ description: 'The prompt the step was given' }),
     result: nullableText,
     error: nullableText,
@@ -136,6 +142,7 @@ export function executionView(record: ExecutionSummary): ExecutionView {
     webhookId: record.webhookId,
     workingDirectory: record.workingDirectory,
     model: record.model,
+    cli: record.cli,
     startedAt: (record.startedAt ?? record.createdAt).toISOString(),
     endedAt: iso(record.finishedAt),
     createdAt: record.createdAt.toISOString(),
@@ -188,6 +195,7 @@ export function pipelineRunStepView(step: Execution): PipelineRunStepView {
     durationMs: step.durationMs,
     numTurns: step.turns,
     sessionId: step.sessionId,
+    cli: step.cli,
     prompt: step.task,
     result: step.result,
     error: step.error,

@@ -7,6 +7,7 @@ import { storeExecution } from '../executions/launch';
 import { endRefusedExecution } from '../executions/budget-refusal';
 import { budgetRefusal } from '../budgets';
 import { scheduleFirings } from '../../lib/metrics';
+import { runModelOf } from '../../domain/agent-clis';
 
 /**
  * A schedule's firing, for the first activity of `scheduledAgentRunWorkflow` (docs/tasks-schedules.md):
@@ -46,7 +47,7 @@ export async function createScheduledExecution(
       task: schedule.taskDescription,
       instructions: '',
       workingDirectory: agent.workingDirectory ?? settings.workingDirectory,
-      model: agent.model ?? settings.defaultModel,
+      model: runModelOf(agent, settings.defaultModel),
     },
     executionId,
   );

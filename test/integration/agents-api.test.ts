@@ -78,7 +78,8 @@ function expectedView(name: string, config: Record<string, unknown> = {}, top: R
   return {
     id: expect.stringMatching(UUID_V4),
     ...body,
-    config: { ...body.config, workingDirectory: String(body.config.workingDirectory).replace(/\/+$/, '') },
+    // The panel sends no `cli`: Claude Code, the default.
+    config: { cli: 'claude-code', ...body.config, workingDirectory: String(body.config.workingDirectory).replace(/\/+$/, '') },
     version: 1,
     created_at: expect.stringMatching(ISO_TIME),
     updated_at: expect.stringMatching(ISO_TIME),
@@ -154,6 +155,7 @@ describe('agents: create, read, list (rows 1-3)', () => {
       tags: [],
       status: 'active',
       config: {
+        cli: 'claude-code',
         systemPrompt: '',
         model: '',
         workingDirectory: '',
@@ -262,9 +264,14 @@ describe('agents: create, read, list (rows 1-3)', () => {
     ],
     ['turns as text', config({ maxTurns: '10' }), 'body.config.maxTurns: Entrada inválida: esperava um número, recebeu um texto'],
     [
-      'an unknown permission mode',
+      'a permission mode of no CLI',
+      config({ permissionMode: 'superuser' }),
+      'body.config.permissionMode: Opção inválida: esperava uma das seguintes opções: ""|"default"|"acceptEdits"|"bypassPermissions"|"plan"|"read-only"|"workspace-write"|"danger-full-access"|"auto_edit"|"yolo"',
+    ],
+    [
+      'another CLI\'s permission mode (docs/agents.md, "Which CLI an agent runs")',
       config({ permissionMode: 'yolo' }),
-      'body.config.permissionMode: Opção inválida: esperava uma das seguintes opções: ""|"default"|"plan"|"acceptEdits"|"bypassPermissions"',
+      'config.permissionMode: o CLI claude-code (Claude Code) não tem o modo "yolo": use "" (o padrão, bypassPermissions) ou um de default, acceptEdits, bypassPermissions, plan',
     ],
     [
       'a tool that reads as an option',
@@ -582,6 +589,8 @@ describe('agents: versions and restore (rows 15-16, contract 7.2)', () => {
       tags: [],
       status: 'active',
       config: {
+        // Stored before the CLI was a choice (migration 0028): Claude Code.
+        cli: 'claude-code',
         systemPrompt: 'newer',
         model: '',
         workingDirectory: '',

@@ -248,3 +248,84 @@ it('creates, edits, keeps a secret, restores a version, duplicates, exports, imp
   await page.close();
   for (const agent of [created, imported]) await api('DELETE', `/api/agents/${agent.id}`);
 });
+
+it('imports a Codex agent through the Import dialog and saves it from the unchanged form: still a Codex agent, its model and mode kept (docs/agents.md, "Which CLI an agent runs")', async () => {
+  const name = `Codex ${Date.now()}`;
+  const panel = await openPanelPage(browser, server.url);
+  const { page } = panel;
+  await page.goto(`${server.url}/app.html#agents`, { waitUntil: 'load' });
+  await page.waitForSelector('#import-agent-btn', { visible: true, timeout: 30_000 });
+
+  // An export of a Codex agent, pasted in the panel's import modal.
+  const exported = {
+    agent_name: name,
+    description: 'Revisa com o Codex',
+    tags: ['codex'],
+    status: 'active',
+    config: {
+      cli: 'codex',
+      systemPrompt: 'Seja breve.',
+      model: 'gpt-5.5',
+      workingDirectory: '/home/projetos',
+      permissionMode: 'read-only',
+    },
+  };
+  await clickOn(panel, '#import-agent-btn');
+  await page.waitForSelector('#import-json-content', { visible: true });
+  await page.evaluate(`document.getElementById('import-json-content').value = ${JSON.stringify(JSON.stringify(exported))}`);
+  await clickOn(panel, '#import-confirm-btn');
+  expect((await toastsUntil(panel, 1))[0]).toEqual({ kind: 'success', text: 'Agente importado com sucesso' });
+  const agent = await until(
+    'the import',
+    () => agentNamed(name),
+    (found) => found !== undefined,
+  );
+  expect(agent.config).toMatchObject({ cli: 'codex', model: 'gpt-5.5', permissionMode: 'read-only', maxTurns: 0, allowedTools: '' });
+  await page.waitForSelector(`.agent-card[data-agent-id="${agent.id}"]`, { timeout: 30_000 });
+
+  // The form cannot show gpt-5.5 nor read-only: its selects hold nothing, and its save falls back to a Claude model and ''.
+  // The import modal closes (hidden 200 ms after its toast) before the edit modal opens.
+  await page.waitForFunction(`document.getElementById('import-modal-overlay').hidden === true`, { timeout: 30_000 });
+  await clickCard(panel, agent.id, 'edit');
+  await page.waitForFunction(`document.getElementById('agent-form-id').value === ${JSON.stringify(agent.id)}`, { timeout: 30_000 });
+  const form = await page.evaluate(`({
+    model: document.getElementById('agent-model').value,
+    mode: document.getElementById('agent-permission-mode').value,
+    turns: document.getElementById('agent-max-turns').value,
+    tools: document.getElementById('agent-allowed-tools').value,
+  })`);
+  expect(form).toEqual({ model: '', mode: '', turns: '0', tools: '' });
+  await page.waitForFunction(`document.activeElement?.closest('#agent-modal-overlay') != null`, { timeout: 30_000 });
+  await page.evaluate(`document.getElementById('agent-system-prompt').value = 'Revise só os testes.'`);
+  await clickOn(panel, '#agent-form-submit');
+  expect((await toastsUntil(panel, 2))[1]).toEqual({ kind: 'success', text: 'Agente atualizado com sucesso' });
+  expect((await api('GET', `/api/agents/${agent.id}`)).body).toMatchObject({
+    version: 2,
+    config: {
+      cli: 'codex',
+      systemPrompt: 'Revise só os testes.',
+      model: 'gpt-5.5',
+      permissionMode: 'read-only',
+      maxTurns: 0,
+      allowedTools: '',
+    },
+  });
+
+  // A turn limit typed in the form: refused with the reason in the panel's toast, the agent unchanged.
+  await page.waitForFunction(`!document.querySelector('#agent-modal-overlay:not([hidden])')`, { timeout: 30_000 });
+  await clickCard(panel, agent.id, 'edit');
+  await page.waitForFunction(`document.getElementById('agent-system-prompt').value === 'Revise só os testes.'`, { timeout: 30_000 });
+  await page.evaluate(`document.getElementById('agent-max-turns').value = '5'`);
+  await clickOn(panel, '#agent-form-submit');
+  expect((await toastsUntil(panel, 3))[2]).toEqual({
+    kind: 'error',
+    text: 'Erro ao salvar agente: config.maxTurns: o CLI codex (OpenAI Codex CLI) não tem limite de turnos: use 0 (sem limite)',
+  });
+  // The modals and toasts animate: a screenshot taken at once shows the frames before them.
+  await new Promise((resolve) => setTimeout(resolve, 600));
+  await page.screenshot({ path: screenshotPath('panel-agent-codex-refused.png') });
+  expect((await api('GET', `/api/agents/${agent.id}`)).body).toMatchObject({ version: 2, config: { cli: 'codex', maxTurns: 0 } });
+
+  await page.close();
+  await api('DELETE', `/api/agents/${agent.id}`);
+});

@@ -131,6 +131,20 @@ describe('report Markdown', () => {
     );
     expect(reportMarkdown(record({ host: null }))).not.toContain('| Máquina |');
   });
+
+  it("names an agent run's CLI before its model; the CLI's own default when the run had no model", () => {
+    expect(reportMarkdown(record({ cli: 'claude-code' }))).toContain(
+      '| Origem | schedule |\n| CLI | Claude Code (claude-code) |\n| Modelo | sonnet |\n',
+    );
+    expect(reportMarkdown(record({ cli: 'codex', model: 'gpt-5.5' }))).toContain(
+      '| CLI | OpenAI Codex CLI (codex) |\n| Modelo | gpt-5.5 |\n',
+    );
+    expect(reportMarkdown(record({ cli: 'gemini', model: '' }))).toContain(
+      '| CLI | Google Gemini CLI (gemini) |\n| Modelo | — (o padrão do CLI) |\n',
+    );
+    // A pipeline run's record has none: its steps' reports name theirs.
+    expect(reportMarkdown(record({ kind: 'pipeline', cli: null }))).not.toContain('| CLI |');
+  });
 });
 
 describe('execution store helpers', () => {
@@ -162,6 +176,7 @@ describe('CSV helpers', () => {
     instructions: 'i',
     workingDirectory: '/w',
     model: 'm',
+    cli: 'codex' as const,
     sessionId: null,
     parentExecutionId: null,
     parentSessionId: null,
