@@ -25,3 +25,31 @@ export function defaultAgentCommand(root: string = repoRoot): string {
   const binary = path.join(root, 'node_modules', platformPackageName(), process.platform === 'win32' ? 'claude.exe' : 'claude');
   return fs.existsSync(binary) ? binary : 'claude';
 }
+
+/** Codex CLI's native binary in its platform package (the npm package's `codex` is a Node wrapper that execs it). */
+const CODEX_TARGETS: Record<string, string> = { x64: 'x86_64-unknown-linux-musl', arm64: 'aarch64-unknown-linux-musl' };
+
+/** The pinned Codex CLI's native binary when its platform package is installed, else `codex` (found on PATH). */
+export function defaultCodexCommand(root: string = repoRoot): string {
+  const target = CODEX_TARGETS[process.arch];
+  const binary = path.join(
+    root,
+    'node_modules',
+    '@openai',
+    `codex-${process.platform}-${process.arch}`,
+    'vendor',
+    target ?? '',
+    'bin',
+    'codex',
+  );
+  return target !== undefined && fs.existsSync(binary) ? binary : 'codex';
+}
+
+/**
+ * The pinned Gemini CLI's script (`bundle/gemini.js`, its npm `bin`), else `gemini` (found on PATH). It
+ * starts with `#!/usr/bin/env node`: the agents' PATH is the service's, whose first Node is the pinned one.
+ */
+export function defaultGeminiCommand(root: string = repoRoot): string {
+  const script = path.join(root, 'node_modules', '@google', 'gemini-cli', 'bundle', 'gemini.js');
+  return fs.existsSync(script) ? script : 'gemini';
+}

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { repoRoot } from './paths';
-import { defaultAgentCommand } from './agent-command';
+import { defaultAgentCommand, defaultCodexCommand, defaultGeminiCommand } from './agent-command';
 import { refusedRootReason } from './workdir-roots';
 import { normaliseWorkingDirectory, WorkingDirectoryError } from './working-directories';
 import {
@@ -252,6 +252,10 @@ const envSchema = z.object({
   AGENT_USERS: positiveInt.max(999).default(20),
   /** The coding-agent command line tool and its adapter (activities/agents); default: the pinned Claude Code's binary (lib/agent-command.ts). */
   AGENT_COMMAND: z.string().min(1).optional(),
+  /** Codex CLI's command, for agents whose `cli` is `codex`; default: the pinned @openai/codex's native binary (lib/agent-command.ts). */
+  CODEX_COMMAND: z.string().min(1).optional(),
+  /** Gemini CLI's command, for agents whose `cli` is `gemini`; default: the pinned @google/gemini-cli's script, run by the pinned Node. */
+  GEMINI_COMMAND: z.string().min(1).optional(),
   /** The service's data area (execution reports, default working directories); relative to the repository. */
   AGENT_DATA_DIR: z.string().min(1).default('.data'),
   /** The external directory that also receives every execution's Markdown report (spec). */
@@ -530,6 +534,8 @@ export interface Config {
     /** Model credentials given as files (ANTHROPIC_API_KEY_FILE, ...): the agents receive the values. */
     agentModelSecrets: Record<string, string>;
     agentCommand: string;
+    /** Each CLI's command: Claude Code's is `agentCommand` (AGENT_COMMAND); docs/agent-clis.md. */
+    cliCommands: { 'claude-code': string; codex: string; gemini: string };
     /** Absolute paths. */
     dataDir: string;
     reportsDir: string;
@@ -683,6 +689,11 @@ function buildConfig(
         AGENT_MODEL_SECRETS.filter((name) => resolved[name] !== undefined).map((name) => [name, resolved[name]!]),
       ),
       agentCommand: env.AGENT_COMMAND ?? defaultAgentCommand(),
+      cliCommands: {
+        'claude-code': env.AGENT_COMMAND ?? defaultAgentCommand(),
+        codex: env.CODEX_COMMAND ?? defaultCodexCommand(),
+        gemini: env.GEMINI_COMMAND ?? defaultGeminiCommand(),
+      },
       dataDir: path.resolve(repoRoot, env.AGENT_DATA_DIR),
       reportsDir: path.resolve(repoRoot, env.AGENT_REPORTS_DIR),
       uploads: {

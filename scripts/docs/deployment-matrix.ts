@@ -173,6 +173,8 @@ export const ROLE_TABLE: Readonly<Record<string, RoleEntry>> = {
   },
   AGENT_USERS: { roles: AGENTS, setBy: image('20'), note: 'the image has 20 pool users: more needs a rebuild' },
   AGENT_COMMAND: { roles: API_AGENTS, setBy: OPERATOR, default: "the pinned Claude Code's binary" },
+  CODEX_COMMAND: { roles: API_AGENTS, setBy: OPERATOR, default: "the pinned Codex CLI's binary" },
+  GEMINI_COMMAND: { roles: API_AGENTS, setBy: OPERATOR, default: "the pinned Gemini CLI's script" },
   AGENT_DATA_DIR: { roles: API_AGENTS, setBy: image('/data') },
   AGENT_REPORTS_DIR: { roles: API_AGENTS, setBy: image('/data/external-reports') },
   AGENT_UPLOADS_DIR: { roles: API_AGENTS, setBy: image('/uploads') },
