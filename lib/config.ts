@@ -534,8 +534,8 @@ export interface Config {
     /** Model credentials given as files (ANTHROPIC_API_KEY_FILE, ...): the agents receive the values. */
     agentModelSecrets: Record<string, string>;
     agentCommand: string;
-    /** Each CLI's command: Claude Code's is `agentCommand` (AGENT_COMMAND); docs/agent-clis.md. */
-    cliCommands: { 'claude-code': string; codex: string; gemini: string };
+    /** The commands of Codex CLI and Gemini CLI (CODEX_COMMAND, GEMINI_COMMAND); Claude Code's is `agentCommand`. */
+    cliCommands: { codex: string; gemini: string };
     /** Absolute paths. */
     dataDir: string;
     reportsDir: string;
@@ -690,7 +690,6 @@ function buildConfig(
       ),
       agentCommand: env.AGENT_COMMAND ?? defaultAgentCommand(),
       cliCommands: {
-        'claude-code': env.AGENT_COMMAND ?? defaultAgentCommand(),
         codex: env.CODEX_COMMAND ?? defaultCodexCommand(),
         gemini: env.GEMINI_COMMAND ?? defaultGeminiCommand(),
       },

@@ -1,4 +1,6 @@
 import path from 'node:path';
+import type { AgentCliName } from '../../domain/agent-clis';
+import type { Config } from '../../lib/config';
 import type { AgentCli } from './agent-cli';
 import { claudeCode } from './claude-code';
 import { codexCli } from './codex';
@@ -25,4 +27,18 @@ export const defaultAgentCli: AgentCli = claudeCode;
  */
 export function agentCliFor(command: string): AgentCli {
   return adaptersByCommand[path.basename(command)] ?? defaultAgentCli;
+}
+
+/**
+ * The adapter and the command a run of CLI `name` gets (config.cli of its agent, kept on its record):
+ * Claude Code's command is AGENT_COMMAND and its adapter follows that command's name as above (the
+ * stand-in and wrappers speak its protocol); Codex CLI and Gemini CLI have their own settings.
+ */
+export function agentCliRun(
+  name: AgentCliName,
+  orchestration: Pick<Config['orchestration'], 'agentCommand' | 'cliCommands'>,
+): { cli: AgentCli; command: string } {
+  if (name === 'codex') return { cli: codexCli, command: orchestration.cliCommands.codex };
+  if (name === 'gemini') return { cli: geminiCli, command: orchestration.cliCommands.gemini };
+  return { cli: agentCliFor(orchestration.agentCommand), command: orchestration.agentCommand };
 }

@@ -18,7 +18,7 @@ import type { Logger } from '../../lib/logger';
 import { liveStreamOf, publishBestEffort } from '../../services/executions/live';
 import { countSlotWait, countStartedRun } from '../../services/executions/run-metrics';
 import { repositoryWorkspace } from '../repos/workspace';
-import { agentCliFor } from './agent-clis';
+import { agentCliRun } from './agent-clis';
 import { noHostMessage, refuseOtherHost } from './agent-hosts';
 import { sessionStoreIn } from './agent-sessions';
 import { createCloseActivities } from './close-execution';
@@ -28,6 +28,7 @@ import { runAgent } from './run-agent';
 import { runFailureOf, secretsFailureOf, shuttingDown } from './run-failures';
 import { startRunHeartbeat } from './run-heartbeat';
 import { agentRunConfigOf, composePrompt } from './run-options';
+import { pricedRun, UNPRICED_LINE } from './run-cost';
 import { outcomeOf, type AgentRunOutcome } from './run-outcome';
 
 /**
@@ -192,15 +193,17 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
           record,
         );
         output = sink;
-        const cli = agentCliFor(config.orchestration.agentCommand);
+        // The CLI the record was made for (its agent's when it was created): a queued run keeps it.
+        const { cli, command } = agentCliRun(record.cli ?? agent.cli, config.orchestration);
 
         try {
           const summary = await runAgent({
-            command: config.orchestration.agentCommand,
+            command,
             cli,
             run: {
               prompt: composePrompt(record),
-              model: record.model,
+              // '' (a Codex or Gemini agent without a model): the CLI's own default.
+              ...(record.model !== '' ? { model: record.model } : {}),
               ...agentRunConfigOf(agent, cli),
               ...(input.resumeSessionId ? { resumeSessionId: input.resumeSessionId } : {}),
             },
@@ -222,8 +225,14 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
               record,
             ),
           });
+          // A CLI that reports no cost (Codex CLI, Gemini CLI): priced from its tokens (lib/model-prices.json).
+          const priced = pricedRun(summary, record.model);
+          if (priced.unpriced !== null) {
+            logger.warn({ executionId: record.id, model: priced.unpriced }, 'no price known for the model: the run counts 0 USD');
+            await sink.show({ type: 'stderr', content: `${UNPRICED_LINE} (${priced.unpriced})` });
+          }
           await sink.settle();
-          return outcomeOf(summary);
+          return outcomeOf({ ...summary, costUsd: priced.costUsd });
         } catch (error) {
           await sink.settle();
           throw runFailureOf(error, context, stopRuns?.aborted === true);

@@ -46,11 +46,7 @@ describe("the other CLIs' default commands", () => {
 
   it('are each given by its own setting, and found on PATH where the package is not installed', () => {
     const config = loadConfig({ CODEX_COMMAND: '/opt/bin/codex', GEMINI_COMMAND: '/opt/bin/gemini' });
-    expect(config.orchestration.cliCommands).toEqual({
-      'claude-code': defaultAgentCommand(),
-      codex: '/opt/bin/codex',
-      gemini: '/opt/bin/gemini',
-    });
+    expect(config.orchestration.cliCommands).toEqual({ codex: '/opt/bin/codex', gemini: '/opt/bin/gemini' });
     const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'no-modules-'));
     expect([defaultCodexCommand(empty), defaultGeminiCommand(empty)]).toEqual(['codex', 'gemini']);
   });

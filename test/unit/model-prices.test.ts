@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { pricedRun } from '../../activities/agents/run-cost';
 import { costOf, priceOf, type PriceTable } from '../../domain/model-prices';
 
 /** The shipped price table (lib/model-prices.json, scripts/prices/update-model-prices.py) and the pricing of a run's tokens. */
@@ -35,5 +36,23 @@ describe('pricing a run', () => {
     expect(priceOf(table, 'gpt-5-20250807')).toBe(table['gpt-5']);
     expect(priceOf(table, 'stand-in-model')).toBeNull();
     expect(priceOf(table, 'toString')).toBeNull();
+  });
+});
+
+describe('a run priced by the service (activities/agents/run-cost.ts)', () => {
+  const tokens = { input: 1000, cacheRead: 2000, output: 500, cacheCreation: 0 };
+
+  test("prices a CLI's tokens with the shipped table when the CLI reported no cost", () => {
+    expect(pricedRun({ costUsd: null, tokens }, 'gpt-5')).toEqual({ costUsd: 0.0065, unpriced: null });
+  });
+
+  test('keeps a cost the CLI reported, and a run without tokens as it is', () => {
+    expect(pricedRun({ costUsd: 0.12, tokens }, 'gpt-5')).toEqual({ costUsd: 0.12, unpriced: null });
+    expect(pricedRun({ costUsd: null, tokens: null }, 'gpt-5')).toEqual({ costUsd: null, unpriced: null });
+  });
+
+  test('counts 0 for a model without a price, and names it (the CLI default when the agent names none)', () => {
+    expect(pricedRun({ costUsd: null, tokens }, 'stand-in-model')).toEqual({ costUsd: 0, unpriced: 'stand-in-model' });
+    expect(pricedRun({ costUsd: null, tokens }, '')).toEqual({ costUsd: 0, unpriced: 'o modelo padrão do CLI' });
   });
 });

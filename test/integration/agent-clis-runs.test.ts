@@ -1,0 +1,84 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { STAND_IN_API_KEY } from '../support/stand-in-model';
+import { openaiStandInEnv } from '../support/stand-in-model/openai-responses';
+import { endedExecution, jsonCall } from '../support/json-api';
+import { startRealAgents, type RealAgents } from '../support/real-agents';
+
+/**
+ * Codex CLI and Gemini CLI agents run by the service as Claude Code agents are (issue 42, docs/agents.md
+ * "Which CLI an agent runs"): created with `config.cli`, executed through POST /api/agents/{id}/execute
+ * by the agents worker with the real pinned CLIs against the stand-in model, their record completed with
+ * the CLI's answer, tokens and a cost priced by the service, then continued in the same session.
+ */
+
+jest.setTimeout(180_000);
+
+let agents: RealAgents;
+const call = (method: string, route: string, body?: unknown) => jsonCall(agents.server.url, method, route, body);
+
+beforeAll(async () => {
+  agents = await startRealAgents({ name: 'agent-clis-runs', maxConcurrent: 5 });
+});
+
+afterAll(() => agents?.close());
+
+/** Secrets that point each CLI at the stand-in (its own variables: docs/codex-cli.md, docs/gemini-cli.md). */
+const cliSecrets = () => ({
+  codex: { ...openaiStandInEnv(agents.model), CODEX_MAX_RETRIES: '0' },
+  gemini: { GEMINI_API_KEY: STAND_IN_API_KEY, GOOGLE_GEMINI_BASE_URL: agents.model.url },
+});
+
+const CASES = [
+  { cli: 'codex', model: 'gpt-5.5', apiPath: '/v1/responses' },
+  { cli: 'gemini', model: 'gemini-2.5-flash', apiPath: '/v1beta/models/gemini-2.5-flash:streamGenerateContent' },
+] as const;
+
+describe.each(CASES)('a $cli agent', ({ cli, model, apiPath }) => {
+  let agentId: string;
+  let sessionId: string;
+
+  it('is created with its CLI, model and permission mode', async () => {
+    const created = await agents.standInAgent(
+      `${cli} agent`,
+      { cli, model, permissionMode: '', maxTurns: 0, allowedTools: '' },
+      {},
+      cliSecrets()[cli],
+    );
+    agentId = created.id;
+    const stored = (await call('GET', `/api/agents/${agentId}`)).body;
+    expect(stored.config).toMatchObject({ cli, model, permissionMode: '' });
+  });
+
+  it('executes with its own CLI: the file its tool wrote, the answer, the tokens and a priced cost on the record', async () => {
+    const anthropicBefore = agents.model.messages().length;
+    const asked = () => agents.model.requests.filter((request) => request.path === apiPath).length;
+    const ownBefore = asked();
+    const answer = await call('POST', `/api/agents/${agentId}/execute`, {
+      task: `Write it. stand-in:write-file path=out-${cli}.txt content=${cli}-wrote-this`,
+    });
+    expect(answer.status).toBe(202);
+    const done = await endedExecution(agents.server.url, answer.body.executionId, 120_000);
+    expect(done).toMatchObject({ status: 'completed', cli, model });
+    const workdir = path.join(agents.workArea, `${cli} agent`);
+    expect(fs.readFileSync(path.join(workdir, `out-${cli}.txt`), 'utf8').trim()).toBe(`${cli}-wrote-this`);
+    expect(done.result).toContain(`${cli}-wrote-this`);
+    expect(done.inputTokens).toBeGreaterThan(0);
+    expect(done.outputTokens).toBeGreaterThan(0);
+    // No cost from the CLI: the service priced the tokens with lib/model-prices.json.
+    expect(done.costUsd).toBeGreaterThan(0);
+    expect(done.sessionId).toEqual(expect.any(String));
+    sessionId = done.sessionId;
+    // Its requests went to its own API (the tool call and the answer after it), none to Anthropic's.
+    expect(asked() - ownBefore).toBeGreaterThanOrEqual(2);
+    expect(agents.model.messages().length).toBe(anthropicBefore);
+  });
+
+  it('continues the session: a new record of the same CLI, the CLI resuming the session by id', async () => {
+    const answer = await call('POST', `/api/agents/${agentId}/continue`, { sessionId, message: 'And then? stand-in:text' });
+    expect(answer.status).toBe(202);
+    const done = await endedExecution(agents.server.url, answer.body.executionId, 120_000);
+    expect(done).toMatchObject({ status: 'completed', cli, sessionId });
+    expect(done.result).toContain('Stand-in answer in four parts.');
+  });
+});
