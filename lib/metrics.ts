@@ -28,19 +28,19 @@ export const httpRequestDuration = new Histogram({
   registers: [metricsRegistry],
 });
 
-/** Agent runs whose process started (each attempt of a retried run counts), by the record's source and whether it is a pipeline step. */
+/** Agent runs whose process started (each attempt of a retried run counts), by the record's source, whether it is a pipeline step and its CLI. */
 export const agentRunsStarted = new Counter({
   name: 'agent_runs_started_total',
-  help: "Agent run attempts whose process started, by the record's source and whether the run is a pipeline step.",
-  labelNames: ['source', 'pipeline_step'] as const,
+  help: "Agent run attempts whose process started, by the record's source, whether the run is a pipeline step and the coding-agent CLI (claude-code, codex, gemini).",
+  labelNames: ['source', 'pipeline_step', 'cli'] as const,
   registers: [metricsRegistry],
 });
 
-/** Agent run records that ended, by source, pipeline step, final status and the kind of failure (domain/run-outcomes.ts). */
+/** Agent run records that ended, by source, pipeline step, CLI, final status and the kind of failure (domain/run-outcomes.ts). */
 export const agentRunsFinished = new Counter({
   name: 'agent_runs_finished_total',
-  help: 'Agent run records that ended, by source, pipeline step, final status and a bounded reason (none, timeout, budget, worker, engine, canceled, agent).',
-  labelNames: ['source', 'pipeline_step', 'status', 'reason'] as const,
+  help: 'Agent run records that ended, by source, pipeline step, coding-agent CLI, final status and a bounded reason (none, timeout, budget, worker, engine, canceled, agent).',
+  labelNames: ['source', 'pipeline_step', 'cli', 'status', 'reason'] as const,
   registers: [metricsRegistry],
 });
 
@@ -53,10 +53,10 @@ export const agentRunDuration = new Histogram({
   registers: [metricsRegistry],
 });
 
-/** What agent runs cost, as the CLI reported it. */
+/** What agent runs cost, as the CLI reported it or as the service priced its tokens (docs/agent-clis.md, "Cost"). */
 export const agentRunCost = new Counter({
   name: 'agent_run_cost_usd_total',
-  help: 'Cost of the agent runs that ended, in US dollars, as the agent CLI reported it.',
+  help: 'Cost of the agent runs that ended, in US dollars, as the agent CLI reported it or priced from its tokens when it reports none.',
   registers: [metricsRegistry],
 });
 

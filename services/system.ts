@@ -7,6 +7,8 @@ import { countSchedules } from '../db/schedules-store';
 import { countWebhooks } from '../db/webhooks-store';
 import { countPipelines, countRunningPipelines } from '../db/pipelines-store';
 import { agentCliVersion } from '../lib/agent-cli-version';
+import type { Config } from '../lib/config';
+import { AGENT_CLI_NAMES, AGENT_CLIS, type AgentCliName } from '../domain/agent-clis';
 import { utcDay } from '../domain/utc-day';
 import { budgetsOverview, budgetsOverviewSchema } from './budgets';
 
@@ -84,4 +86,26 @@ export async function systemCounters(deps: SystemDeps, now: Date = new Date()): 
 /** The installed agent CLI's version (`claude --version`), or 'N/A'. */
 export function claudeVersion(agentCommand: string): Promise<string> {
   return agentCliVersion(agentCommand);
+}
+
+/** One coding-agent CLI as GET /api/system/info lists it. */
+export interface InstalledCli {
+  cli: AgentCliName;
+  label: string;
+  command: string;
+  /** The first line of `<command> --version`, or 'N/A'. */
+  version: string;
+}
+
+/** Each coding-agent CLI an agent may run (docs/agent-clis.md), with its command and the version it reports. */
+export async function installedClis(orchestration: Pick<Config['orchestration'], 'agentCommand' | 'cliCommands'>): Promise<InstalledCli[]> {
+  const commands: Record<AgentCliName, string> = { 'claude-code': orchestration.agentCommand, ...orchestration.cliCommands };
+  return Promise.all(
+    AGENT_CLI_NAMES.map(async (cli) => ({
+      cli,
+      label: AGENT_CLIS[cli].label,
+      command: commands[cli],
+      version: await agentCliVersion(commands[cli]),
+    })),
+  );
 }

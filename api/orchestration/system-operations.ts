@@ -1,3 +1,4 @@
+import { AGENT_CLI_NAMES } from '../../domain/agent-clis';
 import { z } from 'zod';
 import type { agentIsolationSummary } from '../../lib/agent-isolation';
 import { isoDateTime } from '../../services/view-schema';
@@ -55,6 +56,16 @@ const systemInfoSchema = z
     memoryMiB: z.object({ rss: mib, heapUsed: mib, heapTotal: mib, external: mib }).meta({ description: 'A memória deste processo' }),
     activeExecutions: z.number().int().meta({ description: 'Registros em fila ou em execução (todos os processos)' }),
     agentIsolation: agentIsolationSchema.meta({ description: 'Como os agentes rodam nesta máquina (docs/agent-process.md)' }),
+    agentClis: z
+      .array(
+        z.object({
+          cli: z.enum(AGENT_CLI_NAMES),
+          label: z.string(),
+          command: z.string(),
+          version: z.string().meta({ description: "A primeira linha de `<comando> --version`, ou 'N/A'" }),
+        }),
+      )
+      .meta({ description: 'Cada CLI que um agente pode rodar (config.cli; docs/agent-clis.md)' }),
   })
   .meta({ id: 'SystemInfo' });
 
@@ -91,6 +102,21 @@ const infoExample = {
     mode: 'user-pool',
     reason: 'each run leases one of 5 unprivileged users agentrunN (group agents), one per concurrent run',
   },
+  agentClis: [
+    {
+      cli: 'claude-code',
+      label: 'Claude Code',
+      command: '/app/node_modules/@anthropic-ai/claude-code-linux-x64/claude',
+      version: '2.1.331 (Claude Code)',
+    },
+    {
+      cli: 'codex',
+      label: 'OpenAI Codex CLI',
+      command: '/app/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex',
+      version: 'codex-cli 0.169.0',
+    },
+    { cli: 'gemini', label: 'Google Gemini CLI', command: '/app/node_modules/@google/gemini-cli/bundle/gemini.js', version: '0.61.0' },
+  ],
 };
 
 export const systemOperations: OperationSpec[] = [

@@ -7,7 +7,7 @@ import { checkDependencies } from '../dependency-status';
 import { repoRoot } from '../../lib/paths';
 import type { ApiResources } from '../resources';
 import { countActiveExecutions } from '../../services/executions';
-import { claudeVersion, systemCounters } from '../../services/system';
+import { claudeVersion, installedClis, systemCounters } from '../../services/system';
 
 /** The service's name and version, read once from package.json. */
 const servicePackage = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { name: string; version: string };
@@ -55,6 +55,8 @@ export function systemRouter(resources: ApiResources): Router {
       activeExecutions: await countActiveExecutions({ db: resources.database.db }),
       // Who agents run as on this machine (docs/agent-process.md): user-pool, service-user or refused.
       agentIsolation: agentIsolationSummary(),
+      // Every CLI an agent may run (config.cli), with the version its command reports.
+      agentClis: await installedClis(resources.config.orchestration),
     };
   });
   return router;

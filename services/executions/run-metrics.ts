@@ -1,12 +1,18 @@
 import type { Execution } from '../../db/executions-store';
+import { DEFAULT_AGENT_CLI } from '../../domain/agent-clis';
 import { runOutcomeReason } from '../../domain/run-outcomes';
 import { agentRunCost, agentRunDuration, agentRunSlotWait, agentRunsFinished, agentRunsStarted } from '../../lib/metrics';
 
 /** The run metrics of an agent record (docs/observability.md), counted where the record starts and ends. */
 
-type RunRecord = Pick<Execution, 'kind' | 'source' | 'pipelineExecutionId'>;
+type RunRecord = Pick<Execution, 'kind' | 'source' | 'pipelineExecutionId' | 'cli'>;
 
-const labelsOf = (record: RunRecord) => ({ source: record.source, pipeline_step: String(record.pipelineExecutionId !== null) });
+// `cli`: one of the three names (domain/agent-clis.ts), bounded; a record without one ran Claude Code.
+const labelsOf = (record: RunRecord) => ({
+  source: record.source,
+  pipeline_step: String(record.pipelineExecutionId !== null),
+  cli: record.cli ?? DEFAULT_AGENT_CLI,
+});
 
 /** An attempt's process is about to start. */
 export function countStartedRun(record: RunRecord): void {
@@ -20,7 +26,7 @@ export function countStartedRun(record: RunRecord): void {
 export function countSlotWait(record: RunRecord & Pick<Execution, 'createdAt' | 'startedAt'>): void {
   if (record.kind !== 'agent' || record.startedAt === null) return;
   agentRunSlotWait.observe(
-    { pipeline_step: labelsOf(record).pipeline_step },
+    { pipeline_step: String(record.pipelineExecutionId !== null) },
     Math.max(0, (record.startedAt.getTime() - record.createdAt.getTime()) / 1000),
   );
 }

@@ -69,6 +69,9 @@ describe.each(CASES)('a $cli agent', ({ cli, model, apiPath }) => {
     expect(done.costUsd).toBeGreaterThan(0);
     expect(done.sessionId).toEqual(expect.any(String));
     sessionId = done.sessionId;
+    // Counted under its CLI (a bounded label of the run metrics, docs/observability.md).
+    const metrics = await (await fetch(`${agents.server.url}/metrics`)).text();
+    expect(metrics).toMatch(new RegExp(`^agent_runs_finished_total\\{[^}]*cli="${cli}"[^}]*status="completed"[^}]*\\} [1-9]`, 'm'));
     // Its requests went to its own API (the tool call and the answer after it), none to Anthropic's.
     expect(asked() - ownBefore).toBeGreaterThanOrEqual(2);
     expect(agents.model.messages().length).toBe(anthropicBefore);

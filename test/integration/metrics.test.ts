@@ -191,9 +191,17 @@ describe('agent run, webhook, schedule and WebSocket metrics, after real work', 
     const after = await scrape();
 
     const moved = (family: string, labels: Record<string, string> = {}) => value(after, family, labels) - value(before, family, labels);
-    expect(moved('agent_runs_started_total', { source: 'manual', pipeline_step: 'false' })).toBe(2);
+    expect(moved('agent_runs_started_total', { source: 'manual', pipeline_step: 'false', cli: 'claude-code' })).toBe(2);
     expect(moved('agent_run_slot_wait_seconds_count', { pipeline_step: 'false' })).toBe(2);
-    expect(moved('agent_runs_finished_total', { source: 'manual', pipeline_step: 'false', status: 'completed', reason: 'none' })).toBe(1);
+    expect(
+      moved('agent_runs_finished_total', {
+        source: 'manual',
+        pipeline_step: 'false',
+        cli: 'claude-code',
+        status: 'completed',
+        reason: 'none',
+      }),
+    ).toBe(1);
     expect(moved('agent_runs_finished_total', { source: 'manual', pipeline_step: 'false', status: 'error', reason: 'timeout' })).toBe(1);
     expect(moved('agent_run_duration_seconds_count', { status: 'completed' })).toBe(1);
     expect(moved('agent_run_duration_seconds_count', { status: 'error' })).toBe(1);

@@ -423,6 +423,22 @@ describe('GET /api/system/info', () => {
       activeExecutions: await countActiveExecutions(database.db),
       // Root here with the stack's pool of agent users (scripts/stack/agent-users.sh).
       agentIsolation: { mode: process.getuid?.() === 0 ? 'user-pool' : 'service-user', reason: expect.any(String) },
+      // The three CLIs an agent may run, each asked for its version with its own command.
+      agentClis: [
+        { cli: 'claude-code', label: 'Claude Code', command: config.orchestration.agentCommand, version: installedCli },
+        {
+          cli: 'codex',
+          label: 'OpenAI Codex CLI',
+          command: config.orchestration.cliCommands.codex,
+          version: `codex-cli ${packageJson.dependencies['@openai/codex']}`,
+        },
+        {
+          cli: 'gemini',
+          label: 'Google Gemini CLI',
+          command: config.orchestration.cliCommands.gemini,
+          version: packageJson.dependencies['@google/gemini-cli'],
+        },
+      ],
     });
     expect(answer.body.activeExecutions).toBeGreaterThanOrEqual(1);
     expect(Number.isInteger(answer.body.uptime)).toBe(true);
