@@ -1,5 +1,6 @@
 import type { OutputChunk } from '../../lib/live-output';
 import { AgentOptionsError, type AgentCli, type AgentEvent, type AgentTokens, type AgentRunOptions, type OutputMapper } from './agent-cli';
+import { isObject, type JsonObject, optionValue, parseObject, stringOrNull, tokenCount } from './cli-lines';
 
 /** The values Claude Code's `--permission-mode` accepts; the agents' default is `bypassPermissions` (nobody answers prompts). */
 export const CLAUDE_PERMISSION_MODES: readonly string[] = ['default', 'acceptEdits', 'bypassPermissions', 'plan'];
@@ -97,15 +98,6 @@ export function parseClaudeLine(line: string): AgentEvent {
   return raw;
 }
 
-// No shell reads the argument list, but the CLI's own option parser does: a value starting with "-"
-// would be taken for an option.
-function optionValue(name: string, value: string): string {
-  if (value.trim() === '' || value.startsWith('-')) {
-    throw new AgentOptionsError(`${name} must be non-empty and must not start with "-", got "${value}"`);
-  }
-  return value;
-}
-
 function nonEmpty(name: string, value: string): string {
   if (value.trim() === '') throw new AgentOptionsError(`${name} must be non-empty, got "${value}"`);
   return value;
@@ -115,21 +107,6 @@ function nonEmpty(name: string, value: string): string {
 function toolName(value: string): string {
   if (value.includes(',')) throw new AgentOptionsError(`allowedTools entries must not contain ",", got "${value}"`);
   return optionValue('allowedTools entry', value.trim());
-}
-
-type JsonObject = Record<string, unknown>;
-
-function parseObject(line: string): JsonObject | null {
-  try {
-    const value: unknown = JSON.parse(line);
-    return isObject(value) ? value : null;
-  } catch {
-    return null;
-  }
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The text blocks of an assistant message, joined; null when it holds none (a tool call only). */
@@ -164,17 +141,6 @@ function usageTokens(usage: unknown): AgentTokens | null {
   if (counts.every((count) => count === null)) return null;
   const [input, output, cacheRead, cacheCreation] = counts.map((count) => count ?? 0) as [number, number, number, number];
   return { input, output, cacheRead, cacheCreation };
-}
-
-/** The columns are INT: a count beyond it (never seen) is stored as its maximum rather than failing the record. */
-const MAX_TOKEN_COUNT = 2_147_483_647;
-
-function tokenCount(value: unknown): number | null {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? Math.min(value, MAX_TOKEN_COUNT) : null;
-}
-
-function stringOrNull(value: unknown): string | null {
-  return typeof value === 'string' ? value : null;
 }
 
 function numberOrNull(value: unknown): number | null {

@@ -9,6 +9,7 @@ import {
   type LineParser,
   type OutputMapper,
 } from './agent-cli';
+import { isObject, type JsonObject, optionValue, parseObject, stringOrNull, tokenCount } from './cli-lines';
 
 /**
  * OpenAI's Codex CLI (@openai/codex, pinned 0.169.0) in non-interactive mode with JSONL output
@@ -131,14 +132,6 @@ export const codexCli: AgentCli = {
   },
 };
 
-// No shell reads the argument list, but Codex's option parser does: a value starting with "-" would be taken for an option.
-function optionValue(name: string, value: string): string {
-  if (value.trim() === '' || value.startsWith('-')) {
-    throw new AgentOptionsError(`${name} must be non-empty and must not start with "-", got "${value}"`);
-  }
-  return value;
-}
-
 function nonEmpty(name: string, value: string): string {
   if (value.trim() === '') throw new AgentOptionsError(`${name} must be non-empty, got "${value}"`);
   return value;
@@ -195,32 +188,6 @@ function maxRetries(value: string | undefined): number {
     throw new AgentOptionsError(`CODEX_MAX_RETRIES must be an integer from 0 to ${CODEX_MAX_RETRIES_LIMIT}, got "${value}"`);
   }
   return count;
-}
-
-type JsonObject = Record<string, unknown>;
-
-function parseObject(line: string): JsonObject | null {
-  try {
-    const value: unknown = JSON.parse(line);
-    return isObject(value) ? value : null;
-  } catch {
-    return null;
-  }
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function stringOrNull(value: unknown): string | null {
-  return typeof value === 'string' ? value : null;
-}
-
-/** The columns are INT: a count beyond it (never seen) is stored as its maximum rather than failing the record. */
-const MAX_TOKEN_COUNT = 2_147_483_647;
-
-function tokenCount(value: unknown): number | null {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? Math.min(value, MAX_TOKEN_COUNT) : null;
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   type LineParser,
   type OutputMapper,
 } from './agent-cli';
+import { isObject, type JsonObject, MAX_TOKEN_COUNT, optionValue, parseObject, stringOrNull } from './cli-lines';
 
 /**
  * Google's Gemini CLI (`@google/gemini-cli`, pinned 0.61.0) headless, with streaming JSON output:
@@ -137,37 +138,6 @@ export function geminiSettings(options: AgentRunOptions, env: Readonly<Record<st
     advanced: { ignoreLocalEnv: true },
   };
 }
-
-// No shell reads the argument list, but the CLI's own option parser does: a value starting with "-"
-// would be taken for an option.
-function optionValue(name: string, value: string): string {
-  if (value.trim() === '' || value.startsWith('-')) {
-    throw new AgentOptionsError(`${name} must be non-empty and must not start with "-", got "${value}"`);
-  }
-  return value;
-}
-
-type JsonObject = Record<string, unknown>;
-
-function parseObject(line: string): JsonObject | null {
-  try {
-    const value: unknown = JSON.parse(line);
-    return isObject(value) ? value : null;
-  } catch {
-    return null;
-  }
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function stringOrNull(value: unknown): string | null {
-  return typeof value === 'string' ? value : null;
-}
-
-/** The columns are INT: a count beyond it (never seen) is stored as its maximum rather than failing the record. */
-const MAX_TOKEN_COUNT = 2_147_483_647;
 
 function count(value: unknown): number | null {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : null;
