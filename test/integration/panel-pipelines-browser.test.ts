@@ -51,7 +51,10 @@ it('creates a two-agent pipeline with an approval gate, runs it, approves in the
   await page.select('select[data-step-field="agentId"][data-step-index="1"]', writer.id);
   await page.type('textarea[data-step-field="description"][data-step-index="0"]', 'Revise stand-in:text');
   await page.type('textarea[data-step-field="description"][data-step-index="1"]', 'Resuma');
-  await page.click('input[data-step-field="requiresApproval"][data-step-index="1"]');
+  // A DOM click, as clickOn does everywhere: under load Chromium has reported the checkbox inside
+  // the scrolling modal body as "not clickable" while the modal still laid out.
+  await clickOn(panel, 'input[data-step-field="requiresApproval"][data-step-index="1"]');
+  expect(await page.$eval('input[data-step-field="requiresApproval"][data-step-index="1"]', (box) => (box as any).checked)).toBe(true);
   await clickOn(panel, '#pipeline-form-submit');
 
   // The card shows both agents, the second with its approval icon.
