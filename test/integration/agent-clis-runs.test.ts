@@ -1,7 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { STAND_IN_API_KEY } from '../support/stand-in-model';
-import { openaiStandInEnv } from '../support/stand-in-model/openai-responses';
 import { endedExecution, jsonCall } from '../support/json-api';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 
@@ -23,12 +21,6 @@ beforeAll(async () => {
 
 afterAll(() => agents?.close());
 
-/** Secrets that point each CLI at the stand-in (its own variables: docs/codex-cli.md, docs/gemini-cli.md). */
-const cliSecrets = () => ({
-  codex: { ...openaiStandInEnv(agents.model), CODEX_MAX_RETRIES: '0' },
-  gemini: { GEMINI_API_KEY: STAND_IN_API_KEY, GOOGLE_GEMINI_BASE_URL: agents.model.url },
-});
-
 const CASES = [
   { cli: 'codex', model: 'gpt-5.5', apiPath: '/v1/responses' },
   { cli: 'gemini', model: 'gemini-2.5-flash', apiPath: '/v1beta/models/gemini-2.5-flash:streamGenerateContent' },
@@ -39,12 +31,8 @@ describe.each(CASES)('a $cli agent', ({ cli, model, apiPath }) => {
   let sessionId: string;
 
   it('is created with its CLI, model and permission mode', async () => {
-    const created = await agents.standInAgent(
-      `${cli} agent`,
-      { cli, model, permissionMode: '', maxTurns: 0, allowedTools: '' },
-      {},
-      cliSecrets()[cli],
-    );
+    // Its secrets point its own CLI at the stand-in (real-agents.ts standInSecretsFor).
+    const created = await agents.standInAgent(`${cli} agent`, { cli, model, permissionMode: '', maxTurns: 0, allowedTools: '' });
     agentId = created.id;
     const stored = (await call('GET', `/api/agents/${agentId}`)).body;
     expect(stored.config).toMatchObject({ cli, model, permissionMode: '' });

@@ -5,7 +5,8 @@ import { logger } from '../../lib/logger';
 import { repoRoot } from '../../lib/paths';
 import { startAgentsWorker } from '../../workers/agents';
 import type { QueueWorker } from '../../workers/queue-worker';
-import { standInEnv, startStandInModel, type StandInModel } from './stand-in-model';
+import { STAND_IN_API_KEY, standInEnv, startStandInModel, type StandInModel } from './stand-in-model';
+import { openaiStandInEnv } from './stand-in-model/openai-responses';
 import { jsonCall } from './json-api';
 import { createPanelAgent } from './panel-agents';
 import { requireRoot } from './root';
@@ -66,10 +67,33 @@ export interface StandInTarget {
   workArea: string;
 }
 
+/** The stand-in's model for each CLI's agents, and what the panel's form would otherwise send for Claude Code. */
+const STAND_IN_CLI_CONFIG: Record<string, Record<string, unknown>> = {
+  'claude-code': { maxTurns: 5 },
+  codex: { model: 'gpt-5.5', maxTurns: 0 },
+  gemini: { model: 'gemini-2.5-flash', maxTurns: 0 },
+};
+
+/**
+ * The secrets that point an agent's CLI at the stand-in, with the CLI's own retries off: each CLI reads
+ * its own variables (docs/claude-code-cli.md, docs/codex-cli.md, docs/gemini-cli.md).
+ */
+export function standInSecretsFor(cli: unknown, model: Pick<StandInModel, 'url'>): Record<string, string> {
+  switch (cli) {
+    case 'codex':
+      return { ...openaiStandInEnv(model), CODEX_MAX_RETRIES: '0' };
+    case 'gemini':
+      return { GEMINI_API_KEY: STAND_IN_API_KEY, GOOGLE_GEMINI_BASE_URL: model.url };
+    default:
+      return { ...standInEnv(model), CLAUDE_CODE_MAX_RETRIES: '0' };
+  }
+}
+
 /**
  * An agent created with the panel's body, named `<name> <8 hex>`, working in `workArea/<name>`;
- * `config` and `fields` (description, tags, status) override the defaults. Its secrets point the CLI
- * at the stand-in (standInEnv, no retries), with `secrets` besides: its runs reach the stand-in.
+ * `config` and `fields` (description, tags, status) override the defaults; `config.cli` picks the CLI
+ * (Claude Code by default) and with it the stand-in model's name. Its secrets point that CLI at the
+ * stand-in with no retries (standInSecretsFor), with `secrets` besides: its runs reach the stand-in.
  */
 export async function createStandInAgent(
   target: StandInTarget,
@@ -78,22 +102,23 @@ export async function createStandInAgent(
   fields: Record<string, unknown> = {},
   secrets: Record<string, string> = {},
 ): Promise<{ id: string; name: string }> {
+  const cli = typeof config.cli === 'string' ? config.cli : 'claude-code';
   const created = await createPanelAgent(target.serverUrl, name, {
     fields,
     config: {
       systemPrompt: '',
       workingDirectory: path.join(target.workArea, name),
       allowedTools: '',
-      maxTurns: 5,
       permissionMode: '',
       retryOnFailure: false,
       maxRetries: 3,
       delegateTo: '',
+      ...STAND_IN_CLI_CONFIG[cli],
       ...config,
     },
   });
   const call = (method: string, route: string, body?: unknown) => jsonCall(target.serverUrl, method, route, body);
-  for (const [secret, value] of Object.entries({ ...standInEnv(target.model), CLAUDE_CODE_MAX_RETRIES: '0', ...secrets })) {
+  for (const [secret, value] of Object.entries({ ...standInSecretsFor(cli, target.model), ...secrets })) {
     expect((await call('POST', `/api/agents/${created.id}/secrets`, { name: secret, value })).status).toBe(201);
   }
   return created;
