@@ -83,12 +83,27 @@ export interface AgentCli {
    * instead of a relaunched child, a settings file in the run's HOME). `home` is the run's HOME.
    */
   processEnv?(options: AgentRunOptions, context: { env: Readonly<Record<string, string>>; home: string }): Record<string, string>;
-  /** A fresh parser of one run's standard output: it may keep state across lines (deltas, a final event without text). */
-  parser(): LineParser;
+  /**
+   * A fresh parser of one run's standard output: it may keep state across lines (deltas, a final event
+   * without text). `context` says what the run resumes from.
+   */
+  parser(context?: ParserContext): LineParser;
+  /**
+   * For a CLI whose result counts the whole session's tokens, not the run's (Codex CLI): the tokens a
+   * session's file says were used before this run, given the file's end (its last lines, whole).
+   * Null when the text says none. The parser of the run that resumes it subtracts them.
+   */
+  sessionTokens?(sessionFileEnd: string): AgentTokens | null;
   /** A fresh mapper of one run's output to the lines the panel's terminal shows (it keeps state across lines). */
   outputMapper(): OutputMapper;
   /** What an operator should do about a failure the CLI reported (its error result), or null. */
   failureHint?(resultText: string): string | null;
+}
+
+/** What a run's parser is told before the first line. */
+export interface ParserContext {
+  /** The tokens the resumed session had used before this run (the adapter's `sessionTokens`); null when unknown or not resumed. */
+  sessionTokensBefore: AgentTokens | null;
 }
 
 /** Understands one run's standard output, line by line. Never throws. */

@@ -215,18 +215,21 @@ export async function pruneStore(store: string, keep: number): Promise<void> {
   }
 }
 
-/** Puts the session `sessionId` of the agent's namespace into the (emptied) HOME of `user`; false when it has none. */
+/**
+ * Puts the session `sessionId` of the agent's namespace into the (emptied) HOME of `user`: the path of
+ * the file put there, null when the namespace has no such session.
+ */
 export async function restoreSession(
   user: AgentUser,
   store: string,
   agentId: string,
   sessionId: string,
   layout: SessionLayout,
-): Promise<boolean> {
+): Promise<string | null> {
   const namespace = agentNamespace(store, agentId);
-  if (!(await isRealDirectory(namespace))) return false;
+  if (!(await isRealDirectory(namespace))) return null;
   const stored = (await filesOfSession(namespace, layout.depth, layout, sessionId)).sort((a, b) => b.mtimeMs - a.mtimeMs)[0];
-  if (stored === undefined) return false;
+  if (stored === undefined) return null;
   let dir = user.home;
   for (const part of [...layout.dir, ...stored.relative.slice(0, -1)]) {
     dir = path.join(dir, part);
@@ -239,5 +242,24 @@ export async function restoreSession(
   await fs.copyFile(path.join(namespace, ...stored.relative), target);
   await fs.chown(target, user.uid, user.gid);
   await fs.chmod(target, 0o600);
-  return true;
+  return target;
+}
+
+/** How much of a session's file `sessionFileEnd` reads: the end holds its last token count. */
+const SESSION_FILE_END_BYTES = 1024 * 1024;
+
+/** The last whole lines of a session's file, at most SESSION_FILE_END_BYTES of them. */
+export async function sessionFileEnd(file: string): Promise<string> {
+  const handle = await fs.open(file, 'r');
+  try {
+    const { size } = await handle.stat();
+    const start = Math.max(0, size - SESSION_FILE_END_BYTES);
+    const buffer = Buffer.alloc(size - start);
+    await handle.read(buffer, 0, buffer.length, start);
+    const text = buffer.toString('utf8');
+    // A cut first line is dropped: it would not parse.
+    return start === 0 ? text : text.slice(text.indexOf('\n') + 1);
+  } finally {
+    await handle.close();
+  }
 }

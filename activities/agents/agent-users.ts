@@ -42,6 +42,8 @@ const KILL_ROUND_PAUSE_MS = 25;
 
 export interface AgentUserLease {
   readonly user: AgentUser;
+  /** The session file put into the user's HOME for the run to resume (`sessions.resume`); null when none was. */
+  readonly restoredSession: string | null;
   /**
    * Kills what is left of the user's processes, keeps the session the run reported (`sessionId`,
    * from the CLI's own events) when the lease has a session store, then frees the user. Idempotent.
@@ -224,13 +226,20 @@ async function tryLease(users: readonly AgentUser[], dir: string, options: Lease
       await removeQuietly(file);
       continue;
     }
+    let restoredSession: string | null = null;
     try {
       await killUserProcesses(user);
       await emptyHome(user);
       await privateTmpDir(user);
       await writeHomeFiles(user, homeFiles);
       if (sessions?.resume !== undefined)
-        await restoreSession(user, sessions.store, sessions.agentId, sessions.resume, sessions.layout ?? defaultAgentCli.sessions);
+        restoredSession = await restoreSession(
+          user,
+          sessions.store,
+          sessions.agentId,
+          sessions.resume,
+          sessions.layout ?? defaultAgentCli.sessions,
+        );
     } catch (error) {
       await removeQuietly(file);
       throw error;
@@ -238,6 +247,7 @@ async function tryLease(users: readonly AgentUser[], dir: string, options: Lease
     let released = false;
     return {
       user,
+      restoredSession,
       async release(sessionId = null) {
         if (released) return { sessionNotKept: null };
         released = true;

@@ -8,6 +8,7 @@ import {
   type HomeFile,
   type LineParser,
   type OutputMapper,
+  type ParserContext,
 } from './agent-cli';
 import { isObject, type JsonObject, optionValue, parseObject, stringOrNull, tokenCount } from './cli-lines';
 
@@ -121,7 +122,8 @@ export const codexCli: AgentCli = {
     ];
   },
 
-  parser: () => new CodexParser(),
+  parser: (context) => new CodexParser(context),
+  sessionTokens: threadTokens,
 
   outputMapper: () => new CodexOutputMapper(),
 
@@ -206,6 +208,34 @@ export function codexTokens(usage: unknown): AgentTokens | null {
   return { input: Math.max(0, (input ?? 0) - cacheRead - cacheCreation), output: output ?? 0, cacheRead, cacheCreation };
 }
 
+/**
+ * The thread's tokens so far, from its rollout file: the last `event_msg` whose payload is a
+ * `token_count` holds `info.total_token_usage` (the shape of `turn.completed.usage`). Null when the
+ * text has none (a thread killed before its first answer).
+ */
+export function threadTokens(rolloutEnd: string): AgentTokens | null {
+  const lines = rolloutEnd.split('\n');
+  for (let index = lines.length - 1; index >= 0; index -= 1) {
+    const event = parseObject(lines[index]!);
+    if (event === null || event.type !== 'event_msg' || !isObject(event.payload)) continue;
+    const { payload } = event;
+    if (payload.type !== 'token_count' || !isObject(payload.info)) continue;
+    return codexTokens(payload.info.total_token_usage);
+  }
+  return null;
+}
+
+/** `total` less what the thread had used before (`before`), each count at least 0. */
+function runTokens(total: AgentTokens | null, before: AgentTokens | null): AgentTokens | null {
+  if (total === null || before === null) return total;
+  return {
+    input: Math.max(0, total.input - before.input),
+    output: Math.max(0, total.output - before.output),
+    cacheRead: Math.max(0, total.cacheRead - before.cacheRead),
+    cacheCreation: Math.max(0, total.cacheCreation - before.cacheCreation),
+  };
+}
+
 /** The items of a Codex thread that are the agent's tools (each a `tool` line; their completion ends a model response). */
 const TOOL_ITEMS = new Set(['command_execution', 'file_change', 'mcp_tool_call', 'web_search', 'collab_tool_call']);
 
@@ -270,8 +300,9 @@ function errorMessage(event: JsonObject): string | null {
  * - `thread.started` (`thread_id`) → `init` (the session id; model and cwd are not printed);
  * - `item.completed` of an `agent_message` (`text`) → `text`, whole (Codex prints no deltas);
  * - `turn.completed` (`usage`) → the `result`: not an error, its text the last agent message, its tokens
- *   the usage, which is the **thread's** total since its first run (a resumed thread's includes the
- *   earlier runs': the stream does not say what they were), no cost, no duration;
+ *   the usage, which is the **thread's** total since its first run, less what the resumed thread had
+ *   used before (`context.sessionTokensBefore`, from its rollout file: the stream does not say it),
+ *   no cost, no duration;
  * - `turn.failed` (`error.message`) → an error `result` with that message;
  * - the output ended without either (killed, or crashed) → an error `result` with the last `error`
  *   event's message (or none).
@@ -283,6 +314,11 @@ export class CodexParser implements LineParser {
   private lastError: string | null = null;
   private resulted = false;
   private readonly responses = new ResponseCounter();
+  private readonly tokensBefore: AgentTokens | null;
+
+  constructor(context?: ParserContext) {
+    this.tokensBefore = context?.sessionTokensBefore ?? null;
+  }
 
   line(line: string): AgentEvent[] {
     const raw: AgentEvent = { kind: 'raw', line };
@@ -311,7 +347,7 @@ export class CodexParser implements LineParser {
       case 'turn.completed':
         if (this.resulted) return [raw];
         this.resulted = true;
-        return [this.result(false, 'turn.completed', this.lastMessage, codexTokens(event.usage))];
+        return [this.result(false, 'turn.completed', this.lastMessage, runTokens(codexTokens(event.usage), this.tokensBefore))];
       case 'turn.failed':
         if (this.resulted) return [raw];
         this.resulted = true;

@@ -1,7 +1,16 @@
 import { stat } from 'node:fs/promises';
 import { agentIsolation, type AgentIsolation, type AgentUser } from '../../lib/agent-isolation';
 import type { OutputChunk } from '../../lib/live-output';
-import { AgentOptionsError, type AgentCli, type AgentEvent, type AgentRunOptions, type HomeFile } from './agent-cli';
+import {
+  AgentOptionsError,
+  type AgentCli,
+  type AgentEvent,
+  type AgentRunOptions,
+  type AgentTokens,
+  type HomeFile,
+  type ParserContext,
+} from './agent-cli';
+import { sessionFileEnd } from './agent-sessions';
 import { ENV_NAME } from '../../domain/env-names';
 import { TIMEOUT_KILL_GRACE_MS } from '../../domain/run-limits';
 import { agentBaseEnv, agentUserEnv } from './agent-env';
@@ -187,8 +196,20 @@ async function runAs(
   if (options.signal?.aborted) throw new AgentCancelledError(summary, options.signal.reason);
   await options.beforeSpawn?.();
 
-  await runProcess(options, { args, cwd, env, user }, summary);
+  const parserContext = { sessionTokensBefore: await sessionTokensBefore(options.cli, lease) };
+  await runProcess(options, { args, cwd, env, user, parserContext }, summary);
   return summary;
+}
+
+/**
+ * The tokens the resumed session had used, for a CLI whose result counts the whole session (its
+ * adapter's `sessionTokens`): read from the session file the lease restored. Null when the CLI counts
+ * per run, nothing was restored (no pool user: the CLI's own HOME), or the file cannot be read.
+ */
+async function sessionTokensBefore(cli: AgentCli, lease: AgentUserLease | null): Promise<AgentTokens | null> {
+  const file = lease?.restoredSession ?? null;
+  if (cli.sessionTokens === undefined || file === null) return null;
+  return cli.sessionTokens(await sessionFileEnd(file).catch(() => ''));
 }
 
 /**
@@ -198,7 +219,7 @@ async function runAs(
  */
 async function runProcess(
   options: RunAgentOptions,
-  start: { args: string[]; cwd: string; env: Record<string, string>; user: AgentUser | null },
+  start: { args: string[]; cwd: string; env: Record<string, string>; user: AgentUser | null; parserContext: ParserContext },
   summary: AgentRunSummary,
 ): Promise<void> {
   const { user } = start;
@@ -224,6 +245,7 @@ async function runProcess(
       ...(options.onOutput ? { onOutput: options.onOutput } : {}),
       maxOutputChars: options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS,
       maxStderrChars: options.maxStderrChars ?? DEFAULT_MAX_STDERR_CHARS,
+      parserContext: start.parserContext,
     },
     summary,
     queue,

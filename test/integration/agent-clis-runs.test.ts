@@ -65,11 +65,14 @@ describe.each(CASES)('a $cli agent', ({ cli, model, apiPath }) => {
     expect(agents.model.messages().length).toBe(anthropicBefore);
   });
 
-  it('continues the session: a new record of the same CLI, the CLI resuming the session by id', async () => {
+  it('continues the session: a new record of the same CLI, the CLI resuming the session by id, with only its own tokens', async () => {
     const answer = await call('POST', `/api/agents/${agentId}/continue`, { sessionId, message: 'And then? stand-in:text' });
     expect(answer.status).toBe(202);
     const done = await endedExecution(agents.server.url, answer.body.executionId, 120_000);
     expect(done).toMatchObject({ status: 'completed', cli, sessionId });
     expect(done.result).toContain('Stand-in answer in four parts.');
+    // One request to the stand-in (10 input tokens each): Codex's thread total (30) less what its
+    // rollout file counted before (20) for Codex; Gemini counts per run.
+    expect(done.inputTokens).toBe(10);
   });
 });

@@ -271,7 +271,7 @@ describe('the real Codex CLI against the stand-in Responses API', () => {
     ]);
   });
 
-  it('resumes the thread by its id in a second run in another directory (HOME emptied, the session from the store): the earlier turns are sent, the usage is the thread’s', async () => {
+  it('resumes the thread by its id in a second run in another directory (HOME emptied, the session from the store): the earlier turns are sent, the tokens are this run’s', async () => {
     const first = 'First question. stand-in:text';
     const one = await start(first).outcome;
     const second = 'Second question, after the first.';
@@ -288,8 +288,10 @@ describe('the real Codex CLI against the stand-in Responses API', () => {
         expect.objectContaining({ type: 'message', role: 'assistant', content: [expect.objectContaining({ text: STAND_IN_TEXT })] }),
       ]),
     );
-    // turn.completed counts the whole thread: this run's 10 + 1 and the first run's 10 + 8.
-    expect(two.tokens).toEqual({ input: 20, output: 9, cacheRead: 0, cacheCreation: 0 });
+    // turn.completed counts the whole thread (20 + 9); the first run's 10 + 8, read from the rollout
+    // file the lease restored, are taken off: this run's 10 + 1.
+    expect(run.events.find((event) => event.kind === 'result')).toMatchObject({ tokens: { input: 10, output: 1 } });
+    expect(two.tokens).toEqual({ input: 10, output: 1, cacheRead: 0, cacheCreation: 0 });
   });
 
   it('sandboxes the commands as the permission mode says, as a pool user: workspace-write writes in the working directory, read-only cannot', async () => {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AgentOptionsError, type AgentEvent } from '../../activities/agents/agent-cli';
-import { codexCli, codexTokens, shownCommand, tomlString } from '../../activities/agents/codex';
+import { codexCli, codexTokens, shownCommand, threadTokens, tomlString } from '../../activities/agents/codex';
 import type { OutputChunk } from '../../lib/live-output';
 import { startStandInModel, type StandInModel } from '../support/stand-in-model';
 import {
@@ -302,6 +302,37 @@ describe('Codex adapter: parsing a run’s lines', () => {
       tokens: { input: 20, output: 9, cacheRead: 0, cacheCreation: 0 },
     });
     expect(threadOf('resumed-after-kill')).toBe(threadOf('killed'));
+  });
+
+  it('a resumed thread parsed with what its rollout file said before: the tokens are this run’s', () => {
+    const parser = codexCli.parser({ sessionTokensBefore: { input: 10, output: 8, cacheRead: 0, cacheCreation: 0 } });
+    const events = captured('resumed').flatMap((line) => parser.line(line));
+    expect(events.at(-1)).toMatchObject({ kind: 'result', tokens: { input: 10, output: 1, cacheRead: 0, cacheCreation: 0 } });
+    // Never below 0 (a file read from another thread's count, a CLI that restarted its count).
+    const more = codexCli.parser({ sessionTokensBefore: { input: 50, output: 50, cacheRead: 5, cacheCreation: 5 } });
+    expect(
+      captured('resumed')
+        .flatMap((line) => more.line(line))
+        .at(-1),
+    ).toMatchObject({
+      tokens: { input: 0, output: 0, cacheRead: 0, cacheCreation: 0 },
+    });
+  });
+
+  it('reads the thread’s tokens so far from the end of its rollout file: the last token_count event', () => {
+    // The last lines of a real 0.169.0 rollout file (~/.codex/sessions/...; docs/codex-cli.md).
+    const end = fs.readFileSync(path.join(FIXTURES, 'rollout-end.jsonl'), 'utf8');
+    expect(codexCli.sessionTokens!(end)).toEqual({ input: 10, output: 3, cacheRead: 0, cacheCreation: 0 });
+    // The last count wins; a cut or foreign line is skipped; no count at all is null.
+    const later = end.replace('"total_token_usage":{"input_tokens":10', '"total_token_usage":{"input_tokens":40');
+    expect(threadTokens(`${end}${later}{"type":"event_msg","payload":{"type":"token_count"}}\n{"cut`)).toEqual({
+      input: 40,
+      output: 3,
+      cacheRead: 0,
+      cacheCreation: 0,
+    });
+    expect(threadTokens('{"type":"session_meta","payload":{}}\n')).toBeNull();
+    expect(threadTokens('')).toBeNull();
   });
 
   it('a killed run (SIGTERM: no last line): the end gives an error result without text', () => {

@@ -1,7 +1,7 @@
 import readline from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { OutputChunk } from '../../../lib/live-output';
-import type { AgentCli, AgentEvent, LineParser, OutputMapper } from '../agent-cli';
+import type { AgentCli, AgentEvent, LineParser, OutputMapper, ParserContext } from '../agent-cli';
 import { cut, HeadText, TailText } from './bounded-text';
 import type { DeliveryQueue } from './delivery-queue';
 import type { AgentRunSummary } from './run-summary';
@@ -14,6 +14,8 @@ export interface RunOutputOptions {
   onOutput?: (chunk: OutputChunk) => void | Promise<void>;
   maxOutputChars: number;
   maxStderrChars: number;
+  /** What the parser is told before the first line (the resumed session's tokens so far). */
+  parserContext?: ParserContext;
 }
 
 /**
@@ -41,7 +43,7 @@ export class RunOutput {
     this.output = new HeadText(options.maxOutputChars);
     this.stderr = new TailText(options.maxStderrChars);
     this.mapper = options.onOutput === undefined ? null : options.cli.outputMapper();
-    this.parser = options.cli.parser();
+    this.parser = options.cli.parser(options.parserContext);
   }
 
   /** The CLI's result event said the run failed. */
