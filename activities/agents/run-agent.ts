@@ -227,6 +227,7 @@ async function runProcess(
   const agent = spawnAgentProcess(launch.command, launch.args, start.cwd, start.env);
   summary.pid = agent.pid ?? null;
   if (summary.pid !== null) options.onSpawn?.();
+  const spawnedAt = performance.now();
 
   const kills = new RunKills(agent.pid, options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
   kills.limitTime(options.timeLimitMs);
@@ -258,6 +259,8 @@ async function runProcess(
     await queue.drained();
     kills.settled();
     output.summarise();
+    // A CLI that reports no duration (Codex CLI) gets its process's: the run's report and statistics show one.
+    summary.durationMs ??= Math.round(performance.now() - spawnedAt);
     const failure = await endingFailure(summary, {
       command: options.command,
       cli: options.cli,

@@ -158,6 +158,8 @@ describe('the real Codex CLI against the stand-in Responses API', () => {
         tokens: { input: 10, output: 8, cacheRead: 0, cacheCreation: 0 },
       },
     ]);
+    // Codex reports no duration: the run's is its process's, from spawn to exit.
+    expect(summary.durationMs).toBeGreaterThan(0);
     expect(summary).toMatchObject({
       exitCode: 0,
       signal: null,
