@@ -256,6 +256,12 @@ const envSchema = z.object({
   CODEX_COMMAND: z.string().min(1).optional(),
   /** Gemini CLI's command, for agents whose `cli` is `gemini`; default: the pinned @google/gemini-cli's script, run by the pinned Node. */
   GEMINI_COMMAND: z.string().min(1).optional(),
+  /**
+   * The operator's model prices, a JSON file shaped as lib/model-prices.json (docs/agent-clis.md, "Cost"):
+   * its entries over the shipped table, for the runs whose CLI reports no cost. Read once by the agents
+   * worker at its start, which refuses to start on a bad file; relative to the repository.
+   */
+  MODEL_PRICES_FILE: filePath.optional(),
   /** The service's data area (execution reports, default working directories); relative to the repository. */
   AGENT_DATA_DIR: z.string().min(1).default('.data'),
   /** The external directory that also receives every execution's Markdown report (spec). */
@@ -536,6 +542,8 @@ export interface Config {
     agentCommand: string;
     /** The commands of Codex CLI and Gemini CLI (CODEX_COMMAND, GEMINI_COMMAND); Claude Code's is `agentCommand`. */
     cliCommands: { codex: string; gemini: string };
+    /** MODEL_PRICES_FILE (absolute) or null: the agents worker's prices over the shipped ones (activities/agents/run-cost.ts). */
+    modelPricesFile: string | null;
     /** Absolute paths. */
     dataDir: string;
     reportsDir: string;
@@ -693,6 +701,7 @@ function buildConfig(
         codex: env.CODEX_COMMAND ?? defaultCodexCommand(),
         gemini: env.GEMINI_COMMAND ?? defaultGeminiCommand(),
       },
+      modelPricesFile: env.MODEL_PRICES_FILE ? path.resolve(repoRoot, env.MODEL_PRICES_FILE) : null,
       dataDir: path.resolve(repoRoot, env.AGENT_DATA_DIR),
       reportsDir: path.resolve(repoRoot, env.AGENT_REPORTS_DIR),
       uploads: {

@@ -1,5 +1,6 @@
 import { prepareAgentHost } from '../activities/agents/agent-host';
 import { createAgentExecutionActivities } from '../activities/agents/execution-activities';
+import { loadModelPrices, SHIPPED_PRICES_SOURCE } from '../activities/agents/run-cost';
 import { createFollowUpActivities } from '../activities/agents/follow-ups';
 import { createPipelineActivities } from '../activities/pipelines/pipeline-activities';
 import { createExecutionReconcilerActivities } from '../activities/agents/reconcile-executions';
@@ -45,6 +46,17 @@ const SLOT_WAITERS = 1_000;
  */
 export async function startAgentsWorker(config: Config, logger: Logger, options: AgentsWorkerOptions = {}): Promise<QueueWorker> {
   const taskQueue = TASK_QUEUES.agents;
+  // The prices of the runs whose CLI reports no cost, read once, before anything: a bad MODEL_PRICES_FILE stops the start.
+  const prices = loadModelPrices(config.orchestration.modelPricesFile);
+  logger.info(
+    {
+      shipped: SHIPPED_PRICES_SOURCE,
+      file: config.orchestration.modelPricesFile,
+      fromFile: prices.fromFile,
+      models: Object.keys(prices.table).length,
+    },
+    'model prices loaded (docs/agent-clis.md, "Cost")',
+  );
   // Says who the agents run as; closes the data area; makes the working-directory roots (activities/agents/agent-host.ts).
   await prepareAgentHost(config, logger);
   const database = createDatabase(config.mysql);
@@ -65,6 +77,7 @@ export async function startAgentsWorker(config: Config, logger: Logger, options:
     redis,
     config,
     logger,
+    prices: prices.table,
     stopRuns: drain.stopSignal,
   });
   const runAgentExecution = drain.track(activities.runAgentExecution);

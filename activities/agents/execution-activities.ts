@@ -12,6 +12,7 @@ import { agentTimeoutOfExecution, claimAgentStart, type Execution } from '../../
 import { untilDatabaseAnswers } from '../../db/mysql-errors';
 import { AGENT_ALREADY_STARTED_FAILURE, WORKER_LOST_ERROR } from '../../domain/execution-errors';
 import { FAILURE_TYPES } from '../../domain/failure-types';
+import type { PriceTable } from '../../domain/model-prices';
 import { runTimeLimitMs } from '../../domain/run-limits';
 import type { Config } from '../../lib/config';
 import type { Logger } from '../../lib/logger';
@@ -44,6 +45,8 @@ export interface AgentExecutionActivityDeps {
   redis: Redis;
   config: Pick<Config, 'orchestration'>;
   logger: Logger;
+  /** The prices of the runs whose CLI reports no cost: the shipped table with MODEL_PRICES_FILE's entries over it (run-cost.ts). */
+  prices: PriceTable;
   /**
    * Aborted when the agents worker's drain is over (workers/agents.ts): a run still going then stops
    * as at a worker's shutdown, with the worker-stopped error. Until then a stopping worker's runs go on.
@@ -105,7 +108,7 @@ const whileDatabaseRestarts = <T>(context: Context, read: () => Promise<T>): Pro
   untilDatabaseAnswers(read, { patienceMs: RUN_PREPARATION_PATIENCE_MS, sleep: (ms) => context.sleep(ms) });
 
 export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps) {
-  const { pool, db, redis, config, logger, stopRuns } = deps;
+  const { pool, db, redis, config, logger, prices, stopRuns } = deps;
   const { dataDir } = config.orchestration;
 
   async function pinnedHost(executionId: string): Promise<string> {
@@ -225,8 +228,8 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
               record,
             ),
           });
-          // A CLI that reports no cost (Codex CLI, Gemini CLI): priced from its tokens (lib/model-prices.json).
-          const priced = pricedRun(summary, record.model);
+          // A CLI that reports no cost (Codex CLI, Gemini CLI): priced from its tokens (lib/model-prices.json, MODEL_PRICES_FILE).
+          const priced = pricedRun(summary, record.model, prices);
           if (priced.unpriced !== null) {
             logger.warn({ executionId: record.id, model: priced.unpriced }, 'no price known for the model: the run counts 0 USD');
             await sink.show({ type: 'stderr', content: `${UNPRICED_LINE} (${priced.unpriced})` });

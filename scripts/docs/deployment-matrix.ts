@@ -175,6 +175,12 @@ export const ROLE_TABLE: Readonly<Record<string, RoleEntry>> = {
   AGENT_COMMAND: { roles: API_AGENTS, setBy: OPERATOR, default: "the pinned Claude Code's binary" },
   CODEX_COMMAND: { roles: API_AGENTS, setBy: OPERATOR, default: "the pinned Codex CLI's binary" },
   GEMINI_COMMAND: { roles: API_AGENTS, setBy: OPERATOR, default: "the pinned Gemini CLI's script" },
+  MODEL_PRICES_FILE: {
+    roles: AGENTS,
+    setBy: chart('`agentsWorker.modelPrices`'),
+    default: 'the shipped table only',
+    note: 'read once at start; a bad file stops it',
+  },
   AGENT_DATA_DIR: { roles: API_AGENTS, setBy: image('/data') },
   AGENT_REPORTS_DIR: { roles: API_AGENTS, setBy: image('/data/external-reports') },
   AGENT_UPLOADS_DIR: { roles: API_AGENTS, setBy: image('/uploads') },

@@ -259,3 +259,18 @@ readinessProbe:
   ports:
     - { protocol: TCP, port: {{ .port }} }
 {{- end }}
+
+{{/*
+The ConfigMap holding the agents worker's model prices (MODEL_PRICES_FILE): the operator's
+`agentsWorker.modelPrices.existingConfigMap`, the chart's own when `models` has entries, else empty.
+*/}}
+{{- define "ca.modelPricesConfigMap" -}}
+{{- $prices := .Values.agentsWorker.modelPrices -}}
+{{- if and $prices.existingConfigMap $prices.models -}}
+{{- fail "agentsWorker.modelPrices: give `models` or `existingConfigMap`, not both" -}}
+{{- else if $prices.existingConfigMap -}}
+{{- $prices.existingConfigMap -}}
+{{- else if $prices.models -}}
+{{- printf "%s-model-prices" (include "ca.fullname" .) -}}
+{{- end -}}
+{{- end -}}
