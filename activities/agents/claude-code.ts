@@ -1,6 +1,17 @@
 import type { OutputChunk } from '../../lib/live-output';
 import { AgentOptionsError, type AgentCli, type AgentEvent, type AgentTokens, type AgentRunOptions, type OutputMapper } from './agent-cli';
-import { isObject, type JsonObject, optionValue, parseObject, stringOrNull, tokenCount } from './cli-lines';
+import {
+  clip,
+  HeldText,
+  isObject,
+  type JsonObject,
+  nonEmpty,
+  optionValue,
+  parseObject,
+  stderrChunk,
+  stringOrNull,
+  tokenCount,
+} from './cli-lines';
 
 /** The values Claude Code's `--permission-mode` accepts; the agents' default is `bypassPermissions` (nobody answers prompts). */
 export const CLAUDE_PERMISSION_MODES: readonly string[] = ['default', 'acceptEdits', 'bypassPermissions', 'plan'];
@@ -98,11 +109,6 @@ export function parseClaudeLine(line: string): AgentEvent {
   return raw;
 }
 
-function nonEmpty(name: string, value: string): string {
-  if (value.trim() === '') throw new AgentOptionsError(`${name} must be non-empty, got "${value}"`);
-  return value;
-}
-
 // The list goes as one comma-separated value: a comma inside a name would split it into two.
 function toolName(value: string): string {
   if (value.includes(',')) throw new AgentOptionsError(`allowedTools entries must not contain ",", got "${value}"`);
@@ -147,8 +153,6 @@ function numberOrNull(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
-/** Characters of streamed text held while waiting for a line end, before they are sent anyway. */
-export const MAX_HELD_TEXT = 2_000;
 const TOOL_COMMAND_MAX = 120;
 const TOOL_TEXT_MAX = 80;
 
@@ -173,11 +177,11 @@ export class ClaudeOutputMapper implements OutputMapper {
   private openMessage: string | null = null;
   private readonly streamed = new Set<string>();
   private readonly toolsSent = new Set<string>();
-  private held = '';
+  private readonly text = new HeldText();
 
   stdout(line: string): OutputChunk[] {
     const event = parseObject(line);
-    if (event === null) return line.trim() === '' ? [] : [...this.flush(), { type: 'chunk', content: line.trim() }];
+    if (event === null) return line.trim() === '' ? [] : [...this.text.flush(), { type: 'chunk', content: line.trim() }];
     switch (event.type) {
       case 'stream_event':
         return this.streamEvent(event);
@@ -189,7 +193,9 @@ export class ClaudeOutputMapper implements OutputMapper {
         return typeof event.message === 'string' && event.message.trim() !== '' ? [{ type: 'system', content: event.message.trim() }] : [];
       case 'error': {
         const message = isObject(event.error) && typeof event.error.message === 'string' ? event.error.message : event.message;
-        return typeof message === 'string' && message.trim() !== '' ? [...this.flush(), { type: 'system', content: message.trim() }] : [];
+        return typeof message === 'string' && message.trim() !== ''
+          ? [...this.text.flush(), { type: 'system', content: message.trim() }]
+          : [];
       }
       case 'result': {
         const summary = resultSummary(event);
@@ -201,8 +207,7 @@ export class ClaudeOutputMapper implements OutputMapper {
   }
 
   stderr(line: string): OutputChunk[] {
-    const content = line.trim();
-    return content === '' ? [] : [{ type: 'stderr', content }];
+    return stderrChunk(line);
   }
 
   end(): OutputChunk[] {
@@ -224,16 +229,16 @@ export class ClaudeOutputMapper implements OutputMapper {
       typeof event.delta.text === 'string'
     ) {
       if (messageId !== null) this.streamed.add(messageId);
-      return this.hold(event.delta.text);
+      return this.text.add(event.delta.text);
     }
-    if (event.type === 'content_block_stop') return this.flush();
-    if (event.type === 'message_stop') return messageId !== null && messageId === this.openMessage ? this.closeTurn() : this.flush();
+    if (event.type === 'content_block_stop') return this.text.flush();
+    if (event.type === 'message_stop') return messageId !== null && messageId === this.openMessage ? this.closeTurn() : this.text.flush();
     return [];
   }
 
   private assistant(event: JsonObject): OutputChunk[] {
     // A failed API call printed as a message: the result carries the error (see parseLine).
-    if (event.is_api_error_message === true) return this.flush();
+    if (event.is_api_error_message === true) return this.text.flush();
     const message = isObject(event.message) ? event.message : {};
     const id = stringOrNull(message.id);
     const chunks = id !== this.openMessage ? this.closeTurn() : [];
@@ -255,40 +260,15 @@ export class ClaudeOutputMapper implements OutputMapper {
   }
 
   /** Streamed text: every finished line goes at once, the rest waits for its line end or its block's end. */
-  private hold(text: string): OutputChunk[] {
-    this.held += text;
-    const lineEnd = this.held.lastIndexOf('\n');
-    if (lineEnd === -1 && this.held.length < MAX_HELD_TEXT) return [];
-    const cut = lineEnd === -1 ? this.held.length : lineEnd + 1;
-    const ready = this.held.slice(0, cut);
-    this.held = this.held.slice(cut);
-    return textChunk(ready);
-  }
-
-  private flush(): OutputChunk[] {
-    const rest = this.held;
-    this.held = '';
-    return textChunk(rest);
-  }
 
   private closeTurn(): OutputChunk[] {
-    const chunks = this.flush();
+    const chunks = this.text.flush();
     if (this.openMessage === null) return chunks;
     this.openMessage = null;
     this.turns += 1;
     chunks.push({ type: 'turn', content: `Turno ${this.turns}`, turn: this.turns });
     return chunks;
   }
-}
-
-/** Text without its surrounding line ends; nothing for blank text (the panel ignores empty lines). */
-function textChunk(text: string): OutputChunk[] {
-  const content = text.replace(/^\n+|\s+$/g, '');
-  return content.trim() === '' ? [] : [{ type: 'chunk', content }];
-}
-
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}...`;
 }
 
 /** The first present of command (120), file_path, pattern, query, path, prompt (80), description (80). */

@@ -10,7 +10,7 @@ import {
   type OutputMapper,
   type ParserContext,
 } from './agent-cli';
-import { isObject, type JsonObject, optionValue, parseObject, stringOrNull, tokenCount } from './cli-lines';
+import { clip, isObject, type JsonObject, nonEmpty, optionValue, parseObject, stderrChunk, stringOrNull, tokenCount } from './cli-lines';
 
 /**
  * OpenAI's Codex CLI (@openai/codex, pinned 0.169.0) in non-interactive mode with JSONL output
@@ -133,11 +133,6 @@ export const codexCli: AgentCli = {
       : null;
   },
 };
-
-function nonEmpty(name: string, value: string): string {
-  if (value.trim() === '') throw new AgentOptionsError(`${name} must be non-empty, got "${value}"`);
-  return value;
-}
 
 function sessionId(value: string): string {
   if (!CODEX_SESSION_ID.test(value))
@@ -383,10 +378,6 @@ export class CodexParser implements LineParser {
 const TOOL_COMMAND_MAX = 120;
 const TOOL_TEXT_MAX = 80;
 
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}...`;
-}
-
 /** `/bin/bash -lc "<cmd>"` (how Codex prints a command it ran) → `<cmd>`, when the quoting is plain; else as printed. */
 export function shownCommand(command: string): string {
   const wrapped = /^(?:\/usr)?(?:\/bin\/)?(?:ba)?sh -lc (.*)$/s.exec(command);
@@ -467,8 +458,7 @@ export class CodexOutputMapper implements OutputMapper {
   }
 
   stderr(line: string): OutputChunk[] {
-    const content = line.trim();
-    return content === '' ? [] : [{ type: 'stderr', content }];
+    return stderrChunk(line);
   }
 
   end(): OutputChunk[] {

@@ -9,7 +9,17 @@ import {
   type LineParser,
   type OutputMapper,
 } from './agent-cli';
-import { isObject, type JsonObject, MAX_TOKEN_COUNT, optionValue, parseObject, stringOrNull } from './cli-lines';
+import {
+  clip,
+  HeldText,
+  isObject,
+  type JsonObject,
+  MAX_TOKEN_COUNT,
+  optionValue,
+  parseObject,
+  stderrChunk,
+  stringOrNull,
+} from './cli-lines';
 
 /**
  * Google's Gemini CLI (`@google/gemini-cli`, pinned 0.61.0) headless, with streaming JSON output:
@@ -278,8 +288,6 @@ function timeOf(value: unknown): number | null {
   return Number.isNaN(time) ? null : time;
 }
 
-/** Characters of streamed text held while waiting for a line end, before they are sent anyway (as Claude Code's mapper). */
-const MAX_HELD_TEXT = 2_000;
 const TOOL_COMMAND_MAX = 120;
 const TOOL_TEXT_MAX = 80;
 
@@ -298,12 +306,12 @@ const TOOL_TEXT_MAX = 80;
 export class GeminiOutputMapper implements OutputMapper {
   private turns = 0;
   private turnOpen = false;
-  private held = '';
+  private readonly text = new HeldText();
   private sessionId: string | null = null;
 
   stdout(line: string): OutputChunk[] {
     const event = parseObject(line);
-    if (event === null) return line.trim() === '' ? [] : [...this.flush(), { type: 'chunk', content: line.trim() }];
+    if (event === null) return line.trim() === '' ? [] : [...this.text.flush(), { type: 'chunk', content: line.trim() }];
     switch (event.type) {
       case 'init':
         this.sessionId = stringOrNull(event.session_id);
@@ -311,28 +319,27 @@ export class GeminiOutputMapper implements OutputMapper {
       case 'message':
         if (event.role !== 'assistant' || typeof event.content !== 'string') return [];
         this.turnOpen = true;
-        return event.delta === true ? this.hold(event.content) : [...this.hold(event.content), ...this.flush()];
+        return event.delta === true ? this.text.add(event.content) : [...this.text.add(event.content), ...this.text.flush()];
       case 'tool_use':
         this.turnOpen = true;
-        return [...this.flush(), toolChunk(event)];
+        return [...this.text.flush(), toolChunk(event)];
       case 'tool_result':
         return this.closeTurn();
       case 'error':
         return typeof event.message === 'string' && event.message.trim() !== ''
-          ? [...this.flush(), { type: 'system', content: event.message.trim() }]
-          : this.flush();
+          ? [...this.text.flush(), { type: 'system', content: event.message.trim() }]
+          : this.text.flush();
       case 'result': {
         const summary = this.summary(event);
         return [...this.closeTurn(), ...(summary === null ? [] : [{ type: 'system' as const, content: summary }])];
       }
       default:
-        return this.flush();
+        return this.text.flush();
     }
   }
 
   stderr(line: string): OutputChunk[] {
-    const content = line.trim();
-    return content === '' ? [] : [{ type: 'stderr', content }];
+    return stderrChunk(line);
   }
 
   end(): OutputChunk[] {
@@ -340,24 +347,9 @@ export class GeminiOutputMapper implements OutputMapper {
   }
 
   /** Streamed text: every finished line goes at once, the rest waits for its line end or its message's end. */
-  private hold(text: string): OutputChunk[] {
-    this.held += text;
-    const lineEnd = this.held.lastIndexOf('\n');
-    if (lineEnd === -1 && this.held.length < MAX_HELD_TEXT) return [];
-    const cut = lineEnd === -1 ? this.held.length : lineEnd + 1;
-    const ready = this.held.slice(0, cut);
-    this.held = this.held.slice(cut);
-    return textChunk(ready);
-  }
-
-  private flush(): OutputChunk[] {
-    const rest = this.held;
-    this.held = '';
-    return textChunk(rest);
-  }
 
   private closeTurn(): OutputChunk[] {
-    const chunks = this.flush();
+    const chunks = this.text.flush();
     if (!this.turnOpen) return chunks;
     this.turnOpen = false;
     this.turns += 1;
@@ -374,16 +366,6 @@ export class GeminiOutputMapper implements OutputMapper {
     if (this.sessionId !== null) parts.push(`sessão: ${this.sessionId.slice(0, 8)}...`);
     return `Resultado: ${parts.join(' | ')}`;
   }
-}
-
-/** Text without its surrounding line ends; nothing for blank text (the panel ignores empty lines). */
-function textChunk(text: string): OutputChunk[] {
-  const content = text.replace(/^\n+|\s+$/g, '');
-  return content.trim() === '' ? [] : [{ type: 'chunk', content }];
-}
-
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}...`;
 }
 
 /** "<tool_name>: <detail>", the detail the first present of command (120), file_path, pattern, query, dir_path, path, url, prompt (80), description (80). */

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { AgentOptionsError } from '../../activities/agents/agent-cli';
 import { agentCliFor } from '../../activities/agents/agent-clis';
 import { agentBaseEnv } from '../../activities/agents/agent-env';
-import { claudeCode, MAX_HELD_TEXT, parseClaudeLine, resultSummary } from '../../activities/agents/claude-code';
+import { claudeCode, parseClaudeLine, resultSummary } from '../../activities/agents/claude-code';
+import { MAX_HELD_TEXT } from '../../activities/agents/cli-lines';
 import { recordLineOf } from '../../activities/agents/record-output';
 import type { OutputChunk } from '../../lib/live-output';
 
