@@ -25,7 +25,7 @@ import { sessionStoreIn } from './agent-sessions';
 import { createCloseActivities } from './close-execution';
 import { existingRecord } from './records';
 import { executionOutput, type ExecutionOutput } from './execution-output';
-import { runAgent } from './run-agent';
+import { AgentCancelledError, AgentProcessError, runAgent, type AgentRunSummary } from './run-agent';
 import { runFailureOf, secretsFailureOf, shuttingDown } from './run-failures';
 import { startRunHeartbeat } from './run-heartbeat';
 import { agentRunConfigOf, composePrompt } from './run-options';
@@ -198,6 +198,16 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
         output = sink;
         // The CLI the record was made for (its agent's when it was created): a queued run keeps it.
         const { cli, command } = agentCliRun(record.cli ?? agent.cli, config.orchestration);
+        // A CLI that reports no cost (Codex CLI, Gemini CLI): the run priced from its tokens (lib/model-prices.json,
+        // MODEL_PRICES_FILE), a failed run's too (its tokens were spent: the budgets count them).
+        const price = async (summary: AgentRunSummary): Promise<void> => {
+          const priced = pricedRun(summary, record.model, prices);
+          if (priced.unpriced !== null) {
+            logger.warn({ executionId: record.id, model: priced.unpriced }, 'no price known for the model: the run counts 0 USD');
+            await sink.show({ type: 'stderr', content: `${UNPRICED_LINE} (${priced.unpriced})` });
+          }
+          summary.costUsd = priced.costUsd;
+        };
 
         try {
           const summary = await runAgent({
@@ -228,15 +238,11 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
               record,
             ),
           });
-          // A CLI that reports no cost (Codex CLI, Gemini CLI): priced from its tokens (lib/model-prices.json, MODEL_PRICES_FILE).
-          const priced = pricedRun(summary, record.model, prices);
-          if (priced.unpriced !== null) {
-            logger.warn({ executionId: record.id, model: priced.unpriced }, 'no price known for the model: the run counts 0 USD');
-            await sink.show({ type: 'stderr', content: `${UNPRICED_LINE} (${priced.unpriced})` });
-          }
+          await price(summary);
           await sink.settle();
-          return outcomeOf({ ...summary, costUsd: priced.costUsd });
+          return outcomeOf(summary);
         } catch (error) {
+          if (error instanceof AgentProcessError || error instanceof AgentCancelledError) await price(error.summary);
           await sink.settle();
           throw runFailureOf(error, context, stopRuns?.aborted === true);
         }
