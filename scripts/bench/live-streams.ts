@@ -1,13 +1,17 @@
 import type { ChildProcess } from 'node:child_process';
 import WebSocket from 'ws';
+import type { AgentCliName } from '../../domain/agent-clis';
 import { FINAL_EXECUTION_MESSAGE_TYPES } from '../../lib/live-output';
-import { standInEnv, type StandInModel } from '../../test/support/stand-in-model';
+import { STAND_IN_API_KEY, standInEnv, type StandInModel } from '../../test/support/stand-in-model';
+import { openaiStandInEnv } from '../../test/support/stand-in-model/openai-responses';
 import { CLAUDE_CLI, startApi, startService, stopService, waitForLine } from './services';
 
 /**
  * What bench:live-output and bench:metrics share: an agents worker and an API running the real
- * Claude Code CLI against the stand-in model, WebSocket clients as the panel connects, and
- * executions that stream `stand-in:lines` to them, each line's delay measured on receipt.
+ * coding-agent CLIs (Claude Code as AGENT_COMMAND; Codex CLI and Gemini CLI by their pinned packages'
+ * binaries, the default CODEX_COMMAND / GEMINI_COMMAND) against the stand-in model, WebSocket clients
+ * as the panel connects, and executions that stream `stand-in:lines` to them, each line's delay
+ * measured on receipt.
  */
 
 export interface Api {
@@ -62,10 +66,37 @@ export async function startAgentServices(env: Record<string, string> = {}): Prom
   };
 }
 
-/** An agent whose runs reach the stand-in: its address and key are the agent's secrets (the CLI's environment). */
-export async function benchAgent(api: Api, model: StandInModel, name: string): Promise<string> {
-  const agent = await api.call('POST', '/agents', { agent_name: `${name} ${Date.now()}`, config: { maxTurns: 5 } });
-  for (const [secret, value] of Object.entries({ ...standInEnv(model), CLAUDE_CODE_MAX_RETRIES: '0' })) {
+/**
+ * What an agent of each CLI is created with besides the defaults: Claude Code's turn limit as before;
+ * Codex CLI and Gemini CLI take no turn limit (0) and a model of their own API (the stand-in answers
+ * any model name), as test/support/real-agents.ts creates them.
+ */
+const CLI_CONFIG: Record<AgentCliName, Record<string, unknown>> = {
+  'claude-code': { maxTurns: 5 },
+  codex: { cli: 'codex', model: 'gpt-5.5', maxTurns: 0 },
+  gemini: { cli: 'gemini', model: 'gemini-2.5-flash', maxTurns: 0 },
+};
+
+/**
+ * The secrets that point each CLI at the stand-in with its own retries off: each CLI reads its own
+ * variables (docs/claude-code-cli.md, docs/codex-cli.md, docs/gemini-cli.md; the same as
+ * test/support/real-agents.ts standInSecretsFor, which the benchmarks cannot import: it uses jest).
+ */
+function standInSecrets(cli: AgentCliName, model: Pick<StandInModel, 'url'>): Record<string, string> {
+  switch (cli) {
+    case 'codex':
+      return { ...openaiStandInEnv(model), CODEX_MAX_RETRIES: '0' };
+    case 'gemini':
+      return { GEMINI_API_KEY: STAND_IN_API_KEY, GOOGLE_GEMINI_BASE_URL: model.url };
+    case 'claude-code':
+      return { ...standInEnv(model), CLAUDE_CODE_MAX_RETRIES: '0' };
+  }
+}
+
+/** An agent running `cli` (Claude Code by default) whose runs reach the stand-in: its address and key are the agent's secrets (the CLI's environment). */
+export async function benchAgent(api: Api, model: StandInModel, name: string, cli: AgentCliName = 'claude-code'): Promise<string> {
+  const agent = await api.call('POST', '/agents', { agent_name: `${name} ${Date.now()}`, config: CLI_CONFIG[cli] });
+  for (const [secret, value] of Object.entries(standInSecrets(cli, model))) {
     await api.call('POST', `/agents/${agent.id}/secrets`, { name: secret, value });
   }
   return agent.id as string;
@@ -106,25 +137,66 @@ export interface StreamOptions {
   intervalMs: number;
   /** Makes the lines' tags, clients and agent unique to one call (default: `run<intervalMs>`). */
   label?: string;
+  /** The CLI the executions' agent runs (default Claude Code). */
+  cli?: AgentCliName;
 }
 
-/** `streams` executions at once, each printing `chunks` lines `intervalMs` apart to its own client; every line's delay. */
-export async function streamAtOnce(api: Api, model: StandInModel, sentAt: Map<string, number>, wsBase: string, options: StreamOptions) {
+/** What `streamAtOnce` measured. */
+export interface StreamResult {
+  /** Each line: from the stand-in writing it (its text delta) to its client receiving it, in ms. */
+  delays: number[];
+  /**
+   * Each execution's message: from the stand-in writing its last delta (the message's end: the
+   * stand-in closes the message in the same write) to its client receiving that last line, in ms.
+   * For a CLI that prints whole messages (Codex CLI) this is the message's delay; for one that streams
+   * deltas, its last line's.
+   */
+  messageDelays: number[];
+  /**
+   * Each execution: from its execute request to the stand-in writing its first delta, in ms: the
+   * worker's and the CLI's start until the CLI asks the model, then the stand-in's first gap
+   * (`intervalMs`); not what the CLI does with the text after.
+   */
+  starts: number[];
+  seconds: number;
+  failed: FailedRun[];
+}
+
+/**
+ * `streams` executions at once, each printing `chunks` lines `intervalMs` apart to its own client; every
+ * line's delay and every message's. A received `execution_output` may hold several lines (Codex CLI's
+ * whole message): each of its lines counts, received when it arrived.
+ */
+export async function streamAtOnce(
+  api: Api,
+  model: StandInModel,
+  sentAt: Map<string, number>,
+  wsBase: string,
+  options: StreamOptions,
+): Promise<StreamResult> {
   const { streams, chunks, intervalMs } = options;
   const label = options.label ?? `run${intervalMs}`;
   const clientName = options.label === undefined ? `${intervalMs}` : options.label;
-  const agentId = await benchAgent(api, model, `bench streaming ${options.label ?? `${intervalMs}ms`}`);
+  const agentId = await benchAgent(api, model, `bench streaming ${options.label ?? `${intervalMs}ms`}`, options.cli);
   const delays: number[] = [];
+  const messageDelays: number[] = [];
   const tag = (i: number) => `${label}x${i}`;
+  // The stand-in's last line of each run (scenarios: `<tag> line <n> of <n>`).
+  const lastLine = (i: number) => `${tag(i)} line ${chunks} of ${chunks}`;
   const clients = await Promise.all(
     Array.from({ length: streams }, (_, i) =>
       openClient(wsBase, `bench-client-${clientName}-${i}`, (content, at) => {
-        const sent = sentAt.get(content);
-        if (sent !== undefined && content.startsWith(`${tag(i)} `)) delays.push(at - sent);
+        for (const line of content.split('\n')) {
+          const sent = sentAt.get(line);
+          if (sent === undefined || !line.startsWith(`${tag(i)} `)) continue;
+          delays.push(at - sent);
+          if (line === lastLine(i)) messageDelays.push(at - sent);
+        }
       }),
     ),
   );
   const started = Date.now();
+  // The requests go out together: `started` is each one's.
   await Promise.all(
     clients.map((_, i) =>
       api.call(
@@ -139,7 +211,11 @@ export async function streamAtOnce(api: Api, model: StandInModel, sentAt: Map<st
   const seconds = (Date.now() - started) / 1000;
   const failed = clients.flatMap((client) => notCompleted(client.received.map(({ message }) => message)));
   for (const client of clients) client.close();
-  return { delays, seconds, failed };
+  const starts = clients.flatMap((_, i) => {
+    const first = sentAt.get(`${tag(i)} line 1 of ${chunks}`);
+    return first === undefined ? [] : [first - started];
+  });
+  return { delays, messageDelays, starts, seconds, failed };
 }
 
 /** A run that did not complete, named by the final message its client received. */
