@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import type { ModelProtocol, ProtocolContext } from './protocols';
 import { parseScenario, SAFE_WORD, type Scenario } from './scenarios';
-import type { RecordedRequest } from './server';
+import type { RecordedRequest, ScriptedReply } from './server';
 
 /**
  * Gemini's generateContent API as the pinned Gemini CLI (0.61.0, through @google/genai with
@@ -18,8 +18,10 @@ import type { RecordedRequest } from './server';
  * `candidates[0].content.parts` (text, or a `functionCall`); the last one also `finishReason: "STOP"`
  * and `usageMetadata`. An error is that HTTP status with the API's body `{"error":{code,message,status}}`.
  * A request for JSON (`responseMimeType: application/json`; without `-m`, the CLI's routing call asks
- * for a complexity score first) gets an object of its schema instead. Recorded as
- * `gemini:scenario:<name>`, `gemini:default`, `gemini:json`, or `gemini:other` (token counting).
+ * for a complexity score first) gets an object of its schema instead. Before any scenario, the first
+ * scripted reply (`enqueueGemini`) whose `when` accepts the request answers it, as
+ * `StandInModel.enqueue` does for the Messages API. Recorded as `gemini:scenario:<name>`,
+ * `gemini:default`, `gemini:queue`, `gemini:json`, or `gemini:other` (token counting).
  */
 
 /** The text of `stand-in:text`, as the Messages API's (server.ts STAND_IN_TEXT; not imported: server.ts imports this module). */
@@ -361,6 +363,51 @@ function sampleOf(schema: Json): unknown {
   }
 }
 
+/**
+ * Scripted replies of the Gemini API, in the Messages API's terms: a text (its `pieces`, or `text` in
+ * `deltas` chunks; `usage` as the usageMetadata), a tool call (`Bash` is the CLI's shell tool, its
+ * `command` and `description`; another name is called with the input as its arguments), an error.
+ * One queue for every stand-in of the process (a protocol is a module, not a server's): give each
+ * reply a `when` that names its run (its prompt), as the suites do with `enqueue`.
+ */
+const queue: ScriptedReply[] = [];
+
+/** Queues replies taken, in order, before any scenario: the first whose `when` accepts the request (none: any). */
+export function enqueueGemini(...replies: ScriptedReply[]): void {
+  queue.push(...replies);
+}
+
+function queuedReply(recorded: RecordedRequest): Reply | null {
+  const index = queue.findIndex((reply) => reply.when === undefined || reply.when(recorded));
+  if (index === -1) return null;
+  const reply = queue.splice(index, 1)[0]!;
+  switch (reply.kind) {
+    case 'text': {
+      const usage: Partial<Usage> = {};
+      if (reply.usage?.input_tokens !== undefined) usage.input = reply.usage.input_tokens;
+      if (reply.usage?.output_tokens !== undefined) usage.output = reply.usage.output_tokens;
+      if (reply.usage?.cache_read_input_tokens !== undefined) usage.cached = reply.usage.cache_read_input_tokens;
+      return {
+        kind: 'text',
+        pieces: reply.pieces ?? splitText(reply.text, reply.deltas ?? 1),
+        ...(reply.delayMs !== undefined ? { delayMs: reply.delayMs } : {}),
+        usage,
+      };
+    }
+    case 'tool_use':
+      return reply.name === 'Bash'
+        ? {
+            kind: 'call',
+            name: GEMINI_SHELL_TOOL,
+            args: { command: String(reply.input.command ?? ''), description: String(reply.input.description ?? 'Run a command') },
+            ...(reply.text !== undefined ? { text: reply.text } : {}),
+          }
+        : { kind: 'call', name: reply.name, args: reply.input, ...(reply.text !== undefined ? { text: reply.text } : {}) };
+    case 'error':
+      return { kind: 'error', status: reply.status, ...(reply.message !== undefined ? { message: reply.message } : {}) };
+  }
+}
+
 export const geminiApi: ModelProtocol = {
   name: 'gemini',
   matches: (method, path) => method === 'POST' && PATH.test(path),
@@ -382,9 +429,10 @@ export const geminiApi: ModelProtocol = {
       return;
     }
     const scenario = parseScenario(geminiPromptsOf(recorded.body).at(-1) ?? '');
+    const queued = queuedReply(recorded);
     const reply: Reply =
-      scenario === null ? { kind: 'text', pieces: [context.defaultReply] } : geminiScenarioReply(scenario, recorded.body);
-    recorded.answer = scenario === null ? 'gemini:default' : `gemini:scenario:${scenario.name}`;
+      queued ?? (scenario === null ? { kind: 'text', pieces: [context.defaultReply] } : geminiScenarioReply(scenario, recorded.body));
+    recorded.answer = queued !== null ? 'gemini:queue' : scenario === null ? 'gemini:default' : `gemini:scenario:${scenario.name}`;
     if (reply.kind === 'error') {
       const status = STATUS_NAMES[reply.status] ?? (reply.status >= 500 ? 'UNAVAILABLE' : 'FAILED_PRECONDITION');
       const message = reply.message ?? ERROR_MESSAGES[reply.status] ?? status;

@@ -30,6 +30,9 @@ import { scenarioReply, STAND_IN_API_KEY, type RecordedRequest, type ScriptedRep
  * `output_item.done` items and `response.completed` (its SSE parser ignores the rest). An error is the
  * scenario's HTTP status with the API's body `{"error":{"message","type","param","code"}}`. A request
  * without `stream: true` gets the whole response as one JSON object.
+ *
+ * Before any scenario, the first scripted reply (`enqueueResponses`) whose `when` accepts the request
+ * answers it, as `StandInModel.enqueue` does for the Messages API: recorded `openai-responses:queue`.
  */
 
 type Json = Record<string, unknown>;
@@ -168,6 +171,23 @@ const ERROR_TYPES: Record<number, { type: string; code: string | null; message: 
   503: { type: 'server_error', code: 'server_is_overloaded', message: 'The engine is currently overloaded, please try again later.' },
 };
 
+/**
+ * Scripted replies of the Responses API, in the Messages API's terms (a `Bash` tool_use is the shell
+ * tool the request offers). One queue for every stand-in of the process (a protocol is a module, not
+ * a server's): give each reply a `when` that names its run (its prompt), as the suites do with `enqueue`.
+ */
+const queue: ScriptedReply[] = [];
+
+/** Queues replies taken, in order, before any scenario: the first whose `when` accepts the request (none: any). */
+export function enqueueResponses(...replies: ScriptedReply[]): void {
+  queue.push(...replies);
+}
+
+function queuedReply(recorded: RecordedRequest): ScriptedReply | null {
+  const index = queue.findIndex((reply) => reply.when === undefined || reply.when(recorded));
+  return index === -1 ? null : queue.splice(index, 1)[0]!;
+}
+
 let responseCount = 0;
 
 async function answerResponses(response: http.ServerResponse, recorded: RecordedRequest, context: ProtocolContext): Promise<void> {
@@ -175,9 +195,15 @@ async function answerResponses(response: http.ServerResponse, recorded: Recorded
   const prompt = responsesPromptsOf(body).at(-1) ?? '';
   const scenario = parseScenario(prompt);
   const outputs = responsesToolOutputsOf(body);
+  const queued = queuedReply(recorded);
   const reply: ScriptedReply =
-    scenario === null ? { kind: 'text', text: context.defaultReply } : scenarioReply(scenario, asMessagesBody(prompt, outputs));
-  recorded.answer = scenario === null ? 'openai-responses:default' : `openai-responses:scenario:${scenario.name}`;
+    queued ?? (scenario === null ? { kind: 'text', text: context.defaultReply } : scenarioReply(scenario, asMessagesBody(prompt, outputs)));
+  recorded.answer =
+    queued !== null
+      ? 'openai-responses:queue'
+      : scenario === null
+        ? 'openai-responses:default'
+        : `openai-responses:scenario:${scenario.name}`;
 
   if (reply.kind === 'error') {
     const known = ERROR_TYPES[reply.status] ?? { type: 'server_error', code: null, message: `stand-in error ${reply.status}` };
