@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { SHIPPED_PRICES } from '../../activities/agents/run-cost';
 import { endedExecution, jsonCall } from '../support/json-api';
+import { enqueueGemini, geminiPromptsOf } from '../support/stand-in-model/gemini';
+import type { RecordedRequest } from '../support/stand-in-model';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 
 /**
@@ -75,4 +78,23 @@ describe.each(CASES)('a $cli agent', ({ cli, model, apiPath }) => {
     // rollout file counted before (20) for Codex; Gemini counts per run.
     expect(done.inputTokens).toBe(10);
   });
+});
+
+it('prices a failed run from the tokens it reported: a Gemini run whose second model call fails', async () => {
+  const { id } = await agents.standInAgent('gemini failing', { cli: 'gemini' });
+  const marker = `fail-after-a-tool-${Date.now()}`;
+  const when = (request: RecordedRequest) => (geminiPromptsOf(request.body).at(-1) ?? '').includes(marker);
+  // A tool call answered (usage 10 in), then a 500 on the call that brings the tool's output back.
+  enqueueGemini(
+    { kind: 'tool_use', name: 'Bash', input: { command: 'echo done', description: 'Say done' }, when },
+    { kind: 'error', status: 500, when },
+  );
+  const answer = await call('POST', `/api/agents/${id}/execute`, { task: `Do it. ${marker}` });
+  expect(answer.status).toBe(202);
+  const done = await endedExecution(agents.server.url, answer.body.executionId, 120_000);
+  expect(done).toMatchObject({ status: 'error', cli: 'gemini', inputTokens: 10 });
+  expect(done.outputTokens).toBeGreaterThan(0);
+  // gemini-2.5-flash's prices (lib/model-prices.json) over those tokens: not 0, not the CLI's (none).
+  const price = SHIPPED_PRICES['gemini-2.5-flash']!;
+  expect(done.costUsd).toBeCloseTo(10 * price.input + done.outputTokens * price.output, 10);
 });
