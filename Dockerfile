@@ -61,7 +61,9 @@ RUN npm install --no-save --no-audit --no-fund --loglevel=warn
 
 # production-deps: the same without the development dependencies (also cached across source changes).
 FROM deps AS production-deps
-RUN npm prune --omit=dev --no-save --no-audit --no-fund --loglevel=warn
+# Codex CLI's voice runtime (50 MB) serves its interactive voice mode only: `codex exec` never loads it.
+RUN npm prune --omit=dev --no-save --no-audit --no-fund --loglevel=warn \
+ && rm -rf node_modules/@openai/codex-linux-*/vendor/*/codex-resources/voice
 
 # build: tsc over what the service runs (tsconfig.image.json: no tests, benchmarks or recorders) and
 # the workflow bundles; the output paths are npm run build's (dist/main.js, dist/db/migrate-cli.js,
