@@ -1,27 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AgentEvent, AgentRunOptions } from '../../activities/agents/agent-cli';
-import { agentBaseEnv } from '../../activities/agents/agent-env';
-import { prepareAgentHost } from '../../activities/agents/agent-host';
-import { processesOf } from '../../activities/agents/agent-users';
 import { codexCli } from '../../activities/agents/codex';
-import {
-  AgentCancelledError,
-  AgentProcessError,
-  runAgent,
-  type AgentRunSummary,
-  type RunAgentOptions,
-} from '../../activities/agents/run-agent';
-import type { OutputChunk } from '../../lib/live-output';
-import { agentIsolation } from '../../lib/agent-isolation';
-import { config } from '../../lib/config';
-import { logger } from '../../lib/logger';
+import { AgentProcessError } from '../../activities/agents/run-agent';
 import { repoRoot } from '../../lib/paths';
-import { STAND_IN_API_KEY, STAND_IN_TEXT, startStandInModel, type RecordedRequest, type StandInModel } from '../support/stand-in-model';
+import { cliHarness } from '../support/cli-harness';
+import { STAND_IN_API_KEY, STAND_IN_TEXT, type RecordedRequest, type StandInModel } from '../support/stand-in-model';
 import { openaiStandInEnv, responsesPromptsOf, responsesToolOutputsOf } from '../support/stand-in-model/openai-responses';
-import { agentWorkspace } from '../support/agent-workspace';
 import { rejection, until } from '../support/waiting';
-import { requireRoot } from '../support/root';
 
 /**
  * Issue 42 (Codex): the REAL pinned Codex CLI (@openai/codex 0.169.0, its native binary from the
@@ -38,98 +23,30 @@ const codexBinary = path.join(
 /** A model Codex knows (no "metadata not found" warning) whose tools are plain functions, not code mode. */
 const MODEL = 'gpt-5.5';
 
-let model: StandInModel;
-let workspace: string;
-let sessionStore: string;
+/** The stand-in's Responses API, asked once: without CODEX_MAX_RETRIES=0 an error status is asked again twice (the adapter's default). */
+const standIn = (model: StandInModel) => ({ ...openaiStandInEnv(model), CODEX_MAX_RETRIES: '0' });
 
-beforeAll(async () => {
-  requireRoot('codex-cli');
-  const isolation = agentIsolation();
-  if (isolation.mode !== 'user-pool') throw new Error(`no pool of agent users (${isolation.reason})`);
-  if (!fs.existsSync(codexBinary)) throw new Error(`the Codex CLI is not installed at ${codexBinary}: run npm ci`);
-  model = await startStandInModel();
-  workspace = agentWorkspace('codex-cli-');
-  await prepareAgentHost({ orchestration: { ...config.orchestration, workdirRoots: [workspace] } }, logger);
-  sessionStore = fs.mkdtempSync(path.join(config.orchestration.dataDir, 'codex-cli-sessions-'));
+const harness = cliHarness({
+  name: 'codex-cli',
+  cli: codexCli,
+  command: codexBinary,
+  run: { maxTurns: 0, model: MODEL },
+  env: standIn,
+  // The process of the run's cwd running `exec --json`.
+  isCli: (cmdline) => cmdline.includes('exec\0--json\0'),
 });
-
-afterAll(async () => {
-  await model?.close();
-  if (workspace) fs.rmSync(workspace, { recursive: true, force: true });
-  if (sessionStore) fs.rmSync(sessionStore, { recursive: true, force: true });
-});
-
-interface Run {
-  events: AgentEvent[];
-  chunks: OutputChunk[];
-  /** The raw lines, parsed (turn.started, command executions, errors). */
-  raws: () => Array<Record<string, unknown>>;
-  outcome: Promise<AgentRunSummary>;
-  cwd: string;
-}
-
-let runs = 0;
-function start(
-  prompt: string,
-  options: { run?: Partial<AgentRunOptions>; env?: Record<string, string>; signal?: AbortSignal; cwd?: string } = {},
-): Run {
-  runs += 1;
-  const cwd = options.cwd ?? path.join(workspace, `run-${runs}`);
-  const events: AgentEvent[] = [];
-  const chunks: OutputChunk[] = [];
-  const run: RunAgentOptions = {
-    command: codexBinary,
-    cli: codexCli,
-    run: { prompt, maxTurns: 0, model: MODEL, ...options.run },
-    cwd,
-    workdirRoots: [workspace],
-    sessions: { store: sessionStore, agentId: 'agent-codex-cli' },
-    // Without CODEX_MAX_RETRIES=0 an error status is asked again twice (the adapter's default).
-    baseEnv: { ...agentBaseEnv(process.env, codexCli), ...openaiStandInEnv(model), CODEX_MAX_RETRIES: '0', ...options.env },
-    onEvent: (event) => void events.push(event),
-    onOutput: (chunk) => void chunks.push(chunk),
-    ...(options.signal ? { signal: options.signal } : {}),
-  };
-  return {
-    events,
-    chunks,
-    raws: () => events.flatMap((event) => (event.kind === 'raw' ? [JSON.parse(event.line) as Record<string, unknown>] : [])),
-    outcome: runAgent(run),
-    cwd,
-  };
-}
+const { start } = harness;
 
 /** The stand-in's Responses requests whose latest prompt is this one (Codex sends it with its newline). */
 function requestsFor(prompt: string): RecordedRequest[] {
-  return model.requests.filter((request) => request.path === '/v1/responses' && responsesPromptsOf(request.body).at(-1)?.trim() === prompt);
-}
-
-/** Whether a process still runs (a zombie waiting for its reaper does not). */
-function alive(pid: number): boolean {
-  try {
-    return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-/** The CLI's pid once a user of the pool runs it: the process of the run's cwd running `exec --json`. */
-function pidOf(run: Run): number | null {
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (fs.readlinkSync(`/proc/${entry}/cwd`) !== run.cwd) continue;
-      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('exec\0--json\0')) return Number(entry);
-    } catch {
-      // Gone meanwhile, or not ours to read.
-    }
-  }
-  return null;
+  return harness.model.requests.filter(
+    (request) => request.path === '/v1/responses' && responsesPromptsOf(request.body).at(-1)?.trim() === prompt,
+  );
 }
 
 describe('the real Codex CLI against the stand-in Responses API', () => {
   it('answers plainly: init with the thread id, the whole message, a result with the usage as tokens, no cost; only the stand-in is asked', async () => {
-    model.recordClients();
+    harness.model.recordClients();
     const prompt = 'Answer plainly. stand-in:text';
     const run = start(prompt);
     const summary = await run.outcome;
@@ -190,25 +107,17 @@ describe('the real Codex CLI against the stand-in Responses API', () => {
     expect(request!.headers['user-agent']).toMatch(/^codex_exec\/0\.169\.0 /);
     expect(request!.headers['session-id']).toBe(sessionId);
     expect(request!.body).toMatchObject({ model: MODEL, stream: true });
-    expect(model.requests.filter((other) => other.path !== '/v1/responses')).toEqual([]);
+    expect(harness.model.requests.filter((other) => other.path !== '/v1/responses')).toEqual([]);
     // What the CLI was started with, as /proc showed it while it waited: the adapter's arguments, as a pool user.
     const client = request!.client!;
-    const env = { ...openaiStandInEnv(model), CODEX_MAX_RETRIES: '0' };
-    expect(client.argv).toEqual([codexBinary, ...codexCli.buildArgs({ prompt, maxTurns: 0, model: MODEL }, env)]);
+    expect(client.argv).toEqual([codexBinary, ...codexCli.buildArgs({ prompt, maxTurns: 0, model: MODEL }, standIn(harness.model))]);
     expect(client.uid).not.toBe(0);
     expect(client.cwd).toBe(run.cwd);
     expect(client.env.OPENAI_API_KEY).toBe(STAND_IN_API_KEY);
   });
 
   it('runs the shell tool call: the file is written in the working directory by the pool user, its output goes back, then the answer', async () => {
-    const prompt = 'Write the file. stand-in:write-file path=out/hello.txt content=hello-from-codex';
-    const run = start(prompt);
-    const summary = await run.outcome;
-
-    const file = path.join(run.cwd, 'out/hello.txt');
-    expect(fs.readFileSync(file, 'utf8')).toBe('hello-from-codex\n');
-    expect(fs.statSync(file).uid).toBe(fs.statSync(run.cwd).uid);
-    expect(fs.statSync(file).uid).not.toBe(0);
+    const { run, requests } = await harness.writeFile('hello-from-codex', requestsFor);
 
     expect(run.events.map((event) => event.kind)).toEqual(['init', 'raw', 'text', 'raw', 'raw', 'text', 'result']);
     const [, started, completed] = run.raws();
@@ -216,12 +125,6 @@ describe('the real Codex CLI against the stand-in Responses API', () => {
     expect(completed).toMatchObject({
       type: 'item.completed',
       item: { type: 'command_execution', aggregated_output: 'hello-from-codex\n', exit_code: 0, status: 'completed' },
-    });
-    expect(summary).toMatchObject({
-      error: null,
-      turns: 2,
-      resultText: 'Wrote the file: hello-from-codex',
-      output: 'Writing out/hello.txt.\nWrote the file: hello-from-codex',
     });
     expect(run.chunks.map((chunk) => chunk.type)).toEqual(['chunk', 'tool', 'turn', 'chunk', 'turn', 'system']);
     expect(run.chunks[1]).toEqual({
@@ -231,8 +134,6 @@ describe('the real Codex CLI against the stand-in Responses API', () => {
     });
 
     // The second request carried the command's output back as a function_call_output.
-    const requests = requestsFor(prompt);
-    expect(requests).toHaveLength(2);
     expect(responsesToolOutputsOf(requests[1]!.body)).toEqual([
       {
         callId: expect.stringMatching(/^call_standin_/),
@@ -246,7 +147,7 @@ describe('the real Codex CLI against the stand-in Responses API', () => {
     const error = await rejection(start(prompt).outcome);
 
     expect(error).toBeInstanceOf(AgentProcessError);
-    const message = `unexpected status 401 Unauthorized: Incorrect API key provided: ${STAND_IN_API_KEY}, url: ${model.url}/v1/responses, request id: req_standin_401`;
+    const message = `unexpected status 401 Unauthorized: Incorrect API key provided: ${STAND_IN_API_KEY}, url: ${harness.model.url}/v1/responses, request id: req_standin_401`;
     expect(error.message).toBe(`codex terminou com o código 1: ${message} (${codexCli.failureHint!(message)})`);
     expect((error as AgentProcessError).summary).toMatchObject({
       exitCode: 1,
@@ -319,72 +220,29 @@ describe('the real Codex CLI against the stand-in Responses API', () => {
   });
 
   it('cancel during a slow stream: Codex dies of the SIGTERM, the connection is dropped, no result line', async () => {
-    const prompt = 'Take your time. stand-in:slow every=100';
-    const controller = new AbortController();
-    const run = start(prompt, { signal: controller.signal });
-    const outcome = rejection(run.outcome);
-    await until(
-      'the slow stream started',
-      async () => requestsFor(prompt).length,
-      (count) => count === 1,
-      30_000,
-    );
-    const pid = (await until(
-      'the run is started',
-      async () => pidOf(run),
-      (value) => value !== null,
-    ))!;
-    controller.abort(new Error('cancelled by the test'));
-    const error = await outcome;
+    const { run, pids, summary } = await harness.cancelDuringSlowStream(requestsFor);
 
-    expect(error).toBeInstanceOf(AgentCancelledError);
     // No handler: the default action of SIGTERM (a shell would say 143).
-    expect((error as AgentCancelledError).summary).toMatchObject({ pid, exitCode: null, signal: 'SIGTERM', output: '', resultText: null });
-    expect(alive(pid)).toBe(false);
-    const [request] = requestsFor(prompt);
-    await until(
-      'the stand-in saw the client leave',
-      async () => request!.streamCompleted,
-      (completed) => completed === false,
-      5_000,
-    );
+    expect(summary).toMatchObject({ pid: pids[0], exitCode: null, signal: 'SIGTERM', output: '', resultText: null });
     expect(run.events.map((event) => event.kind)).toEqual(['init', 'raw', 'result']);
     expect(run.events[2]).toMatchObject({ kind: 'result', isError: true, subtype: null, resultText: null });
   });
 
   it('cancel while a command runs ends Codex and its shell, leaves the user no process; the killed thread resumes', async () => {
-    const prompt = 'Wait for it. stand-in:sleep seconds=300';
-    const controller = new AbortController();
-    const run = start(prompt, { signal: controller.signal });
-    const outcome = rejection(run.outcome);
-    const pidFile = path.join(run.cwd, 'sleeper.pid');
-    await until(
-      'the command wrote its pid',
-      async () => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim() !== '',
-      Boolean,
-      30_000,
-    );
-    const shell = Number(fs.readFileSync(pidFile, 'utf8'));
-    const uid = fs.statSync(pidFile).uid;
-    const cli = (await until(
-      'the run is started',
-      async () => pidOf(run),
-      (value) => value !== null,
-    ))!;
-    // The shell may run before Codex prints the command's item.started.
-    await until('Codex printed the command', async () => run.raws().some((line) => line.type === 'item.started'), Boolean, 10_000);
-    expect(await processesOf(uid)).toEqual(expect.arrayContaining([cli, shell]));
-    // The command runs in a session of its own: the process group kill does not reach it.
-    expect(fs.readFileSync(`/proc/${shell}/stat`, 'utf8').split(') ')[1]!.split(' ')[3]).toBe(String(shell));
-    controller.abort(new Error('cancelled by the test'));
-    const error = await outcome;
+    const { prompt, run, summary } = await harness.cancelWhileToolRuns(async (running) => {
+      // The shell may run before Codex prints the command's item.started.
+      await until(
+        'Codex printed the command',
+        async () => running.run.raws().some((line) => line.type === 'item.started'),
+        Boolean,
+        10_000,
+      );
+      // The command runs in a session of its own: the process group kill does not reach it.
+      expect(fs.readFileSync(`/proc/${running.shell}/stat`, 'utf8').split(') ')[1]!.split(' ')[3]).toBe(String(running.shell));
+    });
 
-    expect(error).toBeInstanceOf(AgentCancelledError);
-    expect(alive(cli)).toBe(false);
-    expect(alive(shell)).toBe(false);
-    expect(await processesOf(uid)).toEqual([]);
     expect(run.raws().at(-1)).toMatchObject({ type: 'item.started', item: { type: 'command_execution' } });
-    const sessionId = (error as AgentCancelledError).summary.sessionId!;
+    const sessionId = summary.sessionId!;
     expect(sessionId).toBe((run.events[0] as { sessionId: string }).sessionId);
 
     // The session of the cancelled run was kept: it resumes, the interrupted call answered "aborted".

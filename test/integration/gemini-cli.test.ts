@@ -1,21 +1,11 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import type { AgentEvent, AgentRunOptions } from '../../activities/agents/agent-cli';
-import { agentBaseEnv } from '../../activities/agents/agent-env';
-import { prepareAgentHost } from '../../activities/agents/agent-host';
-import { processesOf } from '../../activities/agents/agent-users';
 import { geminiCli } from '../../activities/agents/gemini';
-import { AgentCancelledError, AgentProcessError, runAgent, type AgentRunSummary } from '../../activities/agents/run-agent';
-import { agentIsolation } from '../../lib/agent-isolation';
-import { config } from '../../lib/config';
-import type { OutputChunk } from '../../lib/live-output';
-import { logger } from '../../lib/logger';
+import { AgentProcessError } from '../../activities/agents/run-agent';
 import { repoRoot } from '../../lib/paths';
-import { startStandInModel, type RecordedRequest, type StandInModel } from '../support/stand-in-model';
+import { cliHarness } from '../support/cli-harness';
+import type { RecordedRequest } from '../support/stand-in-model';
 import { GEMINI_STAND_IN_TEXT, geminiFunctionResponsesOf, geminiPromptsOf } from '../support/stand-in-model/gemini';
-import { agentWorkspace } from '../support/agent-workspace';
-import { rejection, until } from '../support/waiting';
-import { requireRoot } from '../support/root';
+import { rejection } from '../support/waiting';
 
 /**
  * Issue 42 (Gemini): the REAL Gemini CLI (node_modules/.bin/gemini, @google/gemini-cli 0.61.0) run
@@ -27,101 +17,28 @@ import { requireRoot } from '../support/root';
 const geminiCommand = path.join(repoRoot, 'node_modules/.bin/gemini');
 const MODEL = 'gemini-2.5-flash';
 const API_KEY = 'gemini-stand-in-key';
+/** The adapter's arguments for every run of this suite (headless, yolo, the model), as the process got them. */
+const ARGUMENTS = ['--output-format', 'stream-json', '--skip-trust', '--approval-mode', 'yolo', '-m', MODEL];
 
-let model: StandInModel;
-let workspace: string;
-let sessionStore: string;
-
-beforeAll(async () => {
-  requireRoot('gemini-cli');
-  const isolation = agentIsolation();
-  if (isolation.mode !== 'user-pool') throw new Error(`no pool of agent users (${isolation.reason})`);
-  if (!fs.existsSync(geminiCommand)) throw new Error(`the Gemini CLI is not installed at ${geminiCommand}: run npm ci`);
-  model = await startStandInModel();
-  model.recordClients();
-  workspace = agentWorkspace('gemini-cli-');
-  await prepareAgentHost({ orchestration: { ...config.orchestration, workdirRoots: [workspace] } }, logger);
-  sessionStore = fs.mkdtempSync(path.join(config.orchestration.dataDir, 'gemini-cli-sessions-'));
+const harness = cliHarness({
+  name: 'gemini-cli',
+  cli: geminiCli,
+  command: geminiCommand,
+  run: { maxTurns: 0, model: MODEL },
+  env: (model) => ({ GEMINI_API_KEY: API_KEY, GOOGLE_GEMINI_BASE_URL: model.url }),
+  // Its script run by node (the CLI; a child it relaunched itself as, were it to).
+  isCli: (cmdline) => cmdline.includes('node_modules/.bin/gemini'),
 });
+const { start } = harness;
 
-afterAll(async () => {
-  await model?.close();
-  if (workspace) fs.rmSync(workspace, { recursive: true, force: true });
-  if (sessionStore) fs.rmSync(sessionStore, { recursive: true, force: true });
-});
-
-interface Run {
-  events: AgentEvent[];
-  chunks: OutputChunk[];
-  /** The raw lines parsed as JSON (the prompt's echo, tool calls and results). */
-  raws: () => Array<Record<string, unknown>>;
-  outcome: Promise<AgentRunSummary>;
-  cwd: string;
-}
-
-let runs = 0;
-function start(
-  prompt: string,
-  options: { run?: Partial<AgentRunOptions>; env?: Record<string, string>; signal?: AbortSignal; cwd?: string } = {},
-): Run {
-  runs += 1;
-  const cwd = options.cwd ?? path.join(workspace, `run-${runs}`);
-  const events: AgentEvent[] = [];
-  const chunks: OutputChunk[] = [];
-  return {
-    events,
-    chunks,
-    raws: () => events.flatMap((event) => (event.kind === 'raw' ? [JSON.parse(event.line) as Record<string, unknown>] : [])),
-    outcome: runAgent({
-      command: geminiCommand,
-      cli: geminiCli,
-      run: { prompt, maxTurns: 0, model: MODEL, ...options.run },
-      cwd,
-      workdirRoots: [workspace],
-      sessions: { store: sessionStore, agentId: 'agent-gemini-cli' },
-      baseEnv: { ...agentBaseEnv(process.env, geminiCli), GEMINI_API_KEY: API_KEY, GOOGLE_GEMINI_BASE_URL: model.url, ...options.env },
-      onEvent: (event) => {
-        events.push(event);
-      },
-      onOutput: (chunk) => {
-        chunks.push(chunk);
-      },
-      ...(options.signal ? { signal: options.signal } : {}),
-    }),
-    cwd,
-  };
-}
+beforeAll(() => harness.model.recordClients());
 
 /** The stand-in's Gemini requests whose latest user text is this prompt (a routing call has none: -m is given). */
 function requestsFor(prompt: string): RecordedRequest[] {
-  return model.requests.filter((request) => request.path.startsWith('/v1beta/models/') && geminiPromptsOf(request.body).at(-1) === prompt);
+  return harness.model.requests.filter(
+    (request) => request.path.startsWith('/v1beta/models/') && geminiPromptsOf(request.body).at(-1) === prompt,
+  );
 }
-
-/** Whether the process runs: not gone, not a zombie (a killed tool reparented to init waits there to be reaped). */
-function alive(pid: number): boolean {
-  try {
-    return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-/** The run's Gemini processes (the CLI; a child it relaunched itself as, were it to): those in its working directory running its script. */
-function cliProcesses(run: Run): number[] {
-  const found: number[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (fs.readlinkSync(`/proc/${entry}/cwd`) !== run.cwd) continue;
-      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('node_modules/.bin/gemini')) found.push(Number(entry));
-    } catch {
-      // Gone meanwhile, or not ours to read.
-    }
-  }
-  return found.sort((a, b) => a - b);
-}
-
-const text = (events: AgentEvent[]) => events.filter((event): event is Extract<AgentEvent, { kind: 'text' }> => event.kind === 'text');
 
 describe('the real Gemini CLI against the stand-in model', () => {
   it('streams a plain answer: init with the session id, the deltas joined into one message, a result with the tokens', async () => {
@@ -193,31 +110,17 @@ describe('the real Gemini CLI against the stand-in model', () => {
     // keeps 0.61.0 from starting itself again as a child with a heap size.
     const client = request!.client!;
     expect(client.uid).not.toBe(0);
-    expect(client.argv).toEqual([
-      expect.stringMatching(/(^|\/)node$/),
-      geminiCommand,
-      '--output-format',
-      'stream-json',
-      '--skip-trust',
-      '--approval-mode',
-      'yolo',
-      '-m',
-      MODEL,
-    ]);
-    expect(client.env).toMatchObject({ GEMINI_CLI_NO_RELAUNCH: 'true', GEMINI_API_KEY: API_KEY, GOOGLE_GEMINI_BASE_URL: model.url });
+    expect(client.argv).toEqual([expect.stringMatching(/(^|\/)node$/), geminiCommand, ...ARGUMENTS]);
+    expect(client.env).toMatchObject({
+      GEMINI_CLI_NO_RELAUNCH: 'true',
+      GEMINI_API_KEY: API_KEY,
+      GOOGLE_GEMINI_BASE_URL: harness.model.url,
+    });
     expect(client.cwd).toBe(run.cwd);
   });
 
   it('runs the shell tool call the model streams: the file is written in the working directory, its output goes back, then the answer', async () => {
-    const prompt = 'Write the file. stand-in:write-file path=out/hello.txt content=hello-from-gemini';
-    const run = start(prompt);
-    const summary = await run.outcome;
-
-    const file = path.join(run.cwd, 'out/hello.txt');
-    expect(fs.readFileSync(file, 'utf8')).toBe('hello-from-gemini\n');
-    // Written by the run's pool user, not by the root service.
-    expect(fs.statSync(file).uid).toBe(fs.statSync(run.cwd).uid);
-    expect(fs.statSync(file).uid).not.toBe(0);
+    const { run, requests } = await harness.writeFile('hello-from-gemini', requestsFor);
 
     expect(run.events.map((event) => event.kind)).toEqual(['init', 'raw', 'text', 'raw', 'raw', 'text', 'result']);
     const [, toolCall, toolResult] = run.raws();
@@ -227,12 +130,6 @@ describe('the real Gemini CLI against the stand-in model', () => {
       parameters: { command: "mkdir -p 'out' && printf '%s\\n' 'hello-from-gemini' > 'out/hello.txt' && cat 'out/hello.txt'" },
     });
     expect(toolResult).toMatchObject({ type: 'tool_result', tool_id: toolCall!.tool_id, status: 'success', output: 'hello-from-gemini' });
-    expect(summary).toMatchObject({
-      error: null,
-      turns: 2,
-      resultText: 'Wrote the file: hello-from-gemini',
-      output: 'Writing out/hello.txt.\nWrote the file: hello-from-gemini',
-    });
     expect(run.chunks.filter((chunk) => chunk.type === 'tool')).toEqual([
       {
         type: 'tool',
@@ -242,8 +139,6 @@ describe('the real Gemini CLI against the stand-in model', () => {
     ]);
 
     // The second request carried the tool's outcome back as a functionResponse.
-    const requests = requestsFor(prompt);
-    expect(requests).toHaveLength(2);
     expect(geminiFunctionResponsesOf(requests[0]!.body)).toEqual([]);
     expect(geminiFunctionResponsesOf(requests[1]!.body)).toEqual([
       { name: 'run_shell_command', output: expect.stringContaining('Output: hello-from-gemini'), isError: false },
@@ -309,16 +204,7 @@ describe('the real Gemini CLI against the stand-in model', () => {
     // The process that asked the model is the one runAgent started: node with the script, no heap option of a relaunch.
     const client = requestsFor(prompt)[0]!.client!;
     expect(client.pid).toBe(summary.pid);
-    expect(client.argv.slice(1)).toEqual([
-      geminiCommand,
-      '--output-format',
-      'stream-json',
-      '--skip-trust',
-      '--approval-mode',
-      'yolo',
-      '-m',
-      MODEL,
-    ]);
+    expect(client.argv.slice(1)).toEqual([geminiCommand, ...ARGUMENTS]);
   });
 
   it('ends at the turn limit (maxSessionTurns in its settings) with FatalTurnLimitedError, exit 53', async () => {
@@ -347,7 +233,7 @@ describe('the real Gemini CLI against the stand-in model', () => {
   });
 
   it('resumes a session by id in a second run from the same directory, through the session store: the stand-in receives the earlier turns', async () => {
-    const cwd = path.join(workspace, 'resumed');
+    const cwd = path.join(harness.workspace, 'resumed');
     const first = 'First question. stand-in:text';
     const one = await start(first, { cwd }).outcome;
     const second = 'Second question, after the first.';
@@ -369,9 +255,9 @@ describe('the real Gemini CLI against the stand-in model', () => {
   });
 
   it('does not resume from another working directory: exit 42, said on standard error only', async () => {
-    const one = await start('A session here. stand-in:text', { cwd: path.join(workspace, 'here') }).outcome;
+    const one = await start('A session here. stand-in:text', { cwd: path.join(harness.workspace, 'here') }).outcome;
     const error = await rejection(
-      start('And there?', { cwd: path.join(workspace, 'there'), run: { resumeSessionId: one.sessionId! } }).outcome,
+      start('And there?', { cwd: path.join(harness.workspace, 'there'), run: { resumeSessionId: one.sessionId! } }).outcome,
     );
 
     expect(error).toBeInstanceOf(AgentProcessError);
@@ -382,38 +268,16 @@ describe('the real Gemini CLI against the stand-in model', () => {
   });
 
   it('cancel during a slow stream ends the CLI (one process, not relaunched) and drops the connection; the session still resumes', async () => {
-    const cwd = path.join(workspace, 'cancelled');
-    const prompt = 'Take your time. stand-in:slow every=100';
-    const controller = new AbortController();
-    const run = start(prompt, { cwd, signal: controller.signal });
-    const outcome = rejection(run.outcome);
-    await until(
-      'the slow stream streamed',
-      async () => run.chunks.filter((chunk) => chunk.type === 'chunk').length + text(run.events).length + requestsFor(prompt).length,
-      (count) => count >= 1,
-      30_000,
-    );
-    const processes = cliProcesses(run);
-    // The CLI alone: not relaunched as a child (GEMINI_CLI_NO_RELAUNCH).
-    expect(processes).toHaveLength(1);
-    controller.abort(new Error('cancelled by the test'));
-    const error = await outcome;
+    const cwd = path.join(harness.workspace, 'cancelled');
+    const { prompt, run, pids, summary, request } = await harness.cancelDuringSlowStream(requestsFor, cwd);
 
-    expect(error).toBeInstanceOf(AgentCancelledError);
-    const summary = (error as AgentCancelledError).summary;
-    for (const pid of processes) expect(alive(pid)).toBe(false);
+    // The CLI alone: not relaunched as a child (GEMINI_CLI_NO_RELAUNCH).
+    expect(pids).toHaveLength(1);
     // SIGTERM: the child exits 0 without a result line, then the parent (which ignores SIGTERM) with its code.
     expect(summary).toMatchObject({ exitCode: 0, signal: null, resultText: null });
     expect(run.events.map((event) => event.kind)).toEqual(['init', 'raw', ...(summary.output === '' ? [] : ['text']), 'result']);
     expect(run.events.at(-1)).toMatchObject({ kind: 'result', isError: true, resultText: null, tokens: null });
-    const [request] = requestsFor(prompt);
     expect(request).toMatchObject({ answer: 'gemini:scenario:slow', status: 200 });
-    await until(
-      'the stand-in saw the client leave',
-      async () => request!.streamCompleted,
-      (completed) => completed === false,
-      5_000,
-    );
 
     // The killed run's session was kept: a continue resumes it, with its prompt (the unfinished answer was never written).
     const next = 'Are you still there?';
@@ -423,47 +287,19 @@ describe('the real Gemini CLI against the stand-in model', () => {
   });
 
   it('cancel while a tool runs ends the CLI; its shell (a session of its own, left running by the CLI) is ended with its user’s processes', async () => {
-    const prompt = 'Wait for it. stand-in:sleep seconds=300';
-    const controller = new AbortController();
-    const run = start(prompt, { signal: controller.signal });
-    const outcome = rejection(run.outcome);
-    const pidFile = path.join(run.cwd, 'sleeper.pid');
-    await until(
-      'the tool wrote its pid',
-      async () => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim() !== '',
-      Boolean,
-      30_000,
-    );
-    const shell = Number(fs.readFileSync(pidFile, 'utf8'));
-    const uid = fs.statSync(pidFile).uid;
-    const processes = cliProcesses(run);
-    expect(processes).toHaveLength(1);
-    expect(alive(shell)).toBe(true);
-    expect(await processesOf(uid)).toEqual(expect.arrayContaining([...processes, shell]));
-    controller.abort(new Error('cancelled by the test'));
-    const error = await outcome;
+    const { run, pids } = await harness.cancelWhileToolRuns();
 
-    expect(error).toBeInstanceOf(AgentCancelledError);
-    for (const pid of [...processes, shell]) expect(alive(pid)).toBe(false);
-    expect(await processesOf(uid)).toEqual([]);
+    expect(pids).toHaveLength(1);
     expect(run.raws()[1]).toMatchObject({ type: 'tool_use', tool_name: 'run_shell_command' });
   });
 
   it('a long answer arrives as one text event; the summary keeps its bounded beginning', async () => {
-    const run = start('Write a lot. stand-in:long chars=100000');
-    const summary = await run.outcome;
-
-    const texts = text(run.events);
-    expect(texts).toHaveLength(1);
-    expect(texts[0]!.text).toHaveLength(100_000);
-    expect(summary.outputTruncated).toBe(true);
-    expect(summary.output).toBe(`${texts[0]!.text.slice(0, 60_000)}\n[output cut: 40000 more characters not kept]`);
+    await harness.longAnswer();
   });
 });
 
 describe('the stand-in’s Gemini API itself', () => {
-  const post = (pathname: string, body: unknown) =>
-    fetch(`${model.url}${pathname}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const { post } = harness;
   const ask = (prompt: string, method = 'streamGenerateContent?alt=sse', extra: Record<string, unknown> = {}) =>
     post(`/v1beta/models/gemini-x:${method}`, {
       contents: [{ role: 'user', parts: [{ text: '<session_context>stand-in:error status=500</session_context>' }, { text: prompt }] }],
@@ -532,7 +368,7 @@ describe('the stand-in’s Gemini API itself', () => {
 
     const counted = await post('/v1beta/models/gemini-x:countTokens', { contents: [] });
     expect(await counted.json()).toEqual({ totalTokens: 10 });
-    expect(model.requests.slice(-4).map((request) => [request.path, request.answer, request.status])).toEqual([
+    expect(harness.model.requests.slice(-4).map((request) => [request.path, request.answer, request.status])).toEqual([
       ['/v1beta/models/gemini-x:streamGenerateContent', 'gemini:scenario:error', 429],
       ['/v1beta/models/gemini-x:generateContent', 'gemini:scenario:text', 200],
       ['/v1beta/models/gemini-x:generateContent', 'gemini:json', 200],

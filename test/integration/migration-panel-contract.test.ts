@@ -1,10 +1,5 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import mysql from 'mysql2/promise';
-import { migrateDatabase } from '../../db/migrate';
-import { config } from '../../lib/config';
-import { migrationsFolder } from '../../lib/paths';
+import type mysql from 'mysql2/promise';
+import { migrationDatabase } from '../support/migrations';
 
 /**
  * Migration 0013 (the admin panel's contract) keeps the data stored before it: a database holding
@@ -14,42 +9,11 @@ import { migrationsFolder } from '../../lib/paths';
 
 const PANEL_CONTRACT_MIGRATION = '0013_panel_contract';
 
-/** A copy of the migrations folder holding only the migrations before `tag`, with their journal. */
-function migrationsBefore(tag: string): string {
-  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'migrations-before-'));
-  const journal = JSON.parse(fs.readFileSync(path.join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as {
-    entries: Array<{ idx: number; tag: string }>;
-  };
-  const stop = journal.entries.findIndex((entry) => entry.tag === tag);
-  if (stop < 0) throw new Error(`migration ${tag} is not in the journal`);
-  const kept = journal.entries.slice(0, stop);
-  fs.mkdirSync(path.join(folder, 'meta'));
-  fs.writeFileSync(path.join(folder, 'meta', '_journal.json'), JSON.stringify({ ...journal, entries: kept }));
-  for (const entry of kept) fs.copyFileSync(path.join(migrationsFolder, `${entry.tag}.sql`), path.join(folder, `${entry.tag}.sql`));
-  return folder;
-}
-
 describe('migration 0013 keeps the data stored before it', () => {
-  const database = `consultores_migrate_0013_${process.pid}`;
-  const { host, port, user, password } = config.mysql;
-  let admin: mysql.Connection;
-  let before: string;
-
-  beforeAll(async () => {
-    admin = await mysql.createConnection({ host, port, user, password, multipleStatements: false });
-    await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
-    before = migrationsBefore(PANEL_CONTRACT_MIGRATION);
-  });
-
-  afterAll(async () => {
-    await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
-    await admin.end();
-    fs.rmSync(before, { recursive: true, force: true });
-  });
+  const migration = migrationDatabase(PANEL_CONTRACT_MIGRATION);
 
   it('migrates agents, versions, executions and notifications written under 0012', async () => {
-    await migrateDatabase({ ...config.mysql, database }, before);
-    await admin.changeUser({ database });
+    const admin = await migration.before();
     const at = '2026-11-20 10:00:00.000';
     await admin.query(
       `INSERT INTO agents (id, name, description, model, instructions, working_directory, permission_mode, max_turns, version, created_at, updated_at)
@@ -114,7 +78,7 @@ describe('migration 0013 keeps the data stored before it', () => {
       [at, at],
     );
 
-    await migrateDatabase({ ...config.mysql, database });
+    await migration.all();
 
     const [agents] = await admin.query<mysql.RowDataPacket[]>(
       'SELECT name, instructions, permission_mode, max_turns, tags, status, allowed_tools, retry_on_failure, max_retries, delegate_to, version FROM agents',

@@ -1,25 +1,11 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import type { AgentEvent } from '../../activities/agents/agent-cli';
-import { agentBaseEnv } from '../../activities/agents/agent-env';
-import { prepareAgentHost } from '../../activities/agents/agent-host';
-import { processesOf } from '../../activities/agents/agent-users';
 import { claudeCode } from '../../activities/agents/claude-code';
-import {
-  AgentCancelledError,
-  AgentProcessError,
-  runAgent,
-  type AgentRunSummary,
-  type RunAgentOptions,
-} from '../../activities/agents/run-agent';
-import { agentIsolation } from '../../lib/agent-isolation';
-import { config } from '../../lib/config';
-import { logger } from '../../lib/logger';
+import { AgentProcessError } from '../../activities/agents/run-agent';
 import { repoRoot } from '../../lib/paths';
-import { promptsOf, standInEnv, STAND_IN_TEXT, startStandInModel, turnsOf, type StandInModel } from '../support/stand-in-model';
-import { agentWorkspace } from '../support/agent-workspace';
-import { rejection, until } from '../support/waiting';
-import { requireRoot } from '../support/root';
+import { cliHarness } from '../support/cli-harness';
+import { sseEvents } from '../support/cli-streams';
+import { promptsOf, standInEnv, STAND_IN_TEXT, turnsOf } from '../support/stand-in-model';
+import { rejection } from '../support/waiting';
 
 /**
  * Issue 14, section 3: the REAL Claude Code CLI (node_modules/.bin/claude, 2.1.331) run through
@@ -29,86 +15,26 @@ import { requireRoot } from '../support/root';
 
 const claudeCli = path.join(repoRoot, 'node_modules/.bin/claude');
 
-let model: StandInModel;
-let workspace: string;
-let sessionStore: string;
-
-beforeAll(async () => {
-  requireRoot('real-cli');
-  const isolation = agentIsolation();
-  if (isolation.mode !== 'user-pool') throw new Error(`no pool of agent users (${isolation.reason})`);
-  if (!fs.existsSync(claudeCli)) throw new Error(`the Claude Code CLI is not installed at ${claudeCli}: run npm ci`);
-  model = await startStandInModel();
-  workspace = agentWorkspace('real-cli-');
-  await prepareAgentHost({ orchestration: { ...config.orchestration, workdirRoots: [workspace] } }, logger);
-  sessionStore = fs.mkdtempSync(path.join(config.orchestration.dataDir, 'real-cli-sessions-'));
+const harness = cliHarness({
+  name: 'real-cli',
+  cli: claudeCode,
+  command: claudeCli,
+  run: { maxTurns: 5 },
+  env: (model) => ({
+    ...standInEnv(model),
+    // Without it a 429/529 is retried 10 times with backoff up to 32 s (docs/claude-code-cli.md).
+    CLAUDE_CODE_MAX_RETRIES: '0',
+  }),
+  // The process runAgent started, with the adapter's arguments.
+  isCli: (cmdline) => cmdline.includes('--output-format'),
+  // The lines --include-partial-messages adds: `stream_event` (one per API event) and `system` `status`.
+  partial: (line) => line.type === 'stream_event' || (line.type === 'system' && line.subtype === 'status'),
 });
-
-afterAll(async () => {
-  await model?.close();
-  if (workspace) fs.rmSync(workspace, { recursive: true, force: true });
-  if (sessionStore) fs.rmSync(sessionStore, { recursive: true, force: true });
-});
-
-interface Run {
-  /** The parsed lines but those --include-partial-messages adds (below). */
-  events: AgentEvent[];
-  /** The lines --include-partial-messages adds: `stream_event` (one per API event) and `system` `status`. */
-  partials: Array<Record<string, unknown>>;
-  /** The raw lines parsed as JSON (tool calls, tool results, retry notices). */
-  raws: () => Array<Record<string, unknown>>;
-  outcome: Promise<AgentRunSummary>;
-  cwd: string;
-}
-
-let runs = 0;
-function start(prompt: string, options: { env?: Record<string, string>; resume?: string; signal?: AbortSignal; cwd?: string } = {}): Run {
-  runs += 1;
-  const cwd = options.cwd ?? path.join(workspace, `run-${runs}`);
-  const events: AgentEvent[] = [];
-  const partials: Array<Record<string, unknown>> = [];
-  const run: RunAgentOptions = {
-    command: claudeCli,
-    cli: claudeCode,
-    run: { prompt, maxTurns: 5, ...(options.resume !== undefined ? { resumeSessionId: options.resume } : {}) },
-    cwd,
-    workdirRoots: [workspace],
-    sessions: { store: sessionStore, agentId: 'agent-real-cli' },
-    baseEnv: {
-      ...agentBaseEnv(process.env),
-      ...standInEnv(model),
-      // Without it a 429/529 is retried 10 times with backoff up to 32 s (docs/claude-code-cli.md).
-      CLAUDE_CODE_MAX_RETRIES: '0',
-      ...options.env,
-    },
-    onEvent: (event) => {
-      const line = event.kind === 'raw' ? (JSON.parse(event.line) as Record<string, unknown>) : null;
-      if (line !== null && (line.type === 'stream_event' || (line.type === 'system' && line.subtype === 'status'))) partials.push(line);
-      else events.push(event);
-    },
-    ...(options.signal ? { signal: options.signal } : {}),
-  };
-  return {
-    events,
-    partials,
-    raws: () => events.flatMap((event) => (event.kind === 'raw' ? [JSON.parse(event.line) as Record<string, unknown>] : [])),
-    outcome: runAgent(run),
-    cwd,
-  };
-}
+const { start } = harness;
 
 /** The stand-in's message requests whose latest prompt is this one. */
 function requestsFor(prompt: string) {
-  return model.messages().filter((request) => promptsOf(request.body).at(-1) === prompt);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+  return harness.model.messages().filter((request) => promptsOf(request.body).at(-1) === prompt);
 }
 
 describe('the real Claude Code CLI against the stand-in model', () => {
@@ -174,19 +100,11 @@ describe('the real Claude Code CLI against the stand-in model', () => {
     expect(request!.headers['user-agent']).toBe('claude-cli/2.1.331 (external, sdk-cli)');
     expect(request!.headers['x-claude-code-session-id']).toBe(sessionId);
     expect(request!.body).toMatchObject({ model: 'claude-opus-5-5', stream: true });
-    expect(model.requests.filter((other) => other.path !== '/v1/messages')).toEqual([]);
+    expect(harness.model.requests.filter((other) => other.path !== '/v1/messages')).toEqual([]);
   });
 
   it('runs the Bash tool call the model streams: the file is written in the working directory, its output goes back, then the answer', async () => {
-    const prompt = 'Write the file. stand-in:write-file path=out/hello.txt content=hello-from-bash';
-    const run = start(prompt);
-    const summary = await run.outcome;
-
-    const file = path.join(run.cwd, 'out/hello.txt');
-    expect(fs.readFileSync(file, 'utf8')).toBe('hello-from-bash\n');
-    // Written by the run's pool user, not by the root service.
-    expect(fs.statSync(file).uid).toBe(fs.statSync(run.cwd).uid);
-    expect(fs.statSync(file).uid).not.toBe(0);
+    const { run, summary, requests } = await harness.writeFile('hello-from-bash', requestsFor);
 
     expect(run.events.map((event) => event.kind)).toEqual(['init', 'text', 'raw', 'raw', 'text', 'result']);
     expect(run.events[1]).toMatchObject({ kind: 'text', text: 'Writing out/hello.txt.' });
@@ -209,17 +127,9 @@ describe('the real Claude Code CLI against the stand-in model', () => {
       message: { content: [{ type: 'tool_result', tool_use_id: toolUseId, content: 'hello-from-bash', is_error: false }] },
     });
     expect(run.events[4]).toMatchObject({ kind: 'text', text: 'Wrote the file: hello-from-bash' });
-    expect(summary).toMatchObject({
-      error: null,
-      turns: 2,
-      resultText: 'Wrote the file: hello-from-bash',
-      output: 'Writing out/hello.txt.\nWrote the file: hello-from-bash',
-    });
     expect(summary.costUsd).toBeGreaterThan(0);
 
     // The second request carried the tool's outcome back to the model.
-    const requests = requestsFor(prompt);
-    expect(requests).toHaveLength(2);
     const lastTurn = turnsOf(requests[1]!.body).at(-1);
     expect(lastTurn).toMatchObject({
       role: 'user',
@@ -231,7 +141,7 @@ describe('the real Claude Code CLI against the stand-in model', () => {
 
   it('reports the tokens of the stand-in’s usage, cache reads and writes included, as the result’s tokens', async () => {
     const prompt = 'Count my tokens.';
-    model.enqueue({
+    harness.model.enqueue({
       kind: 'text',
       text: 'Counted.',
       usage: { input_tokens: 1234, output_tokens: 56, cache_read_input_tokens: 7890, cache_creation_input_tokens: 321 },
@@ -247,10 +157,10 @@ describe('the real Claude Code CLI against the stand-in model', () => {
 
   it('resumes a session with --resume: the stand-in receives the earlier turns', async () => {
     const first = 'First question. stand-in:text';
-    const cwd = path.join(workspace, 'resumed');
+    const cwd = path.join(harness.workspace, 'resumed');
     const one = await start(first, { cwd }).outcome;
     const second = 'Second question, after the first.';
-    const two = await start(second, { cwd, resume: one.sessionId! }).outcome;
+    const two = await start(second, { cwd, run: { resumeSessionId: one.sessionId! } }).outcome;
 
     expect(two).toMatchObject({ error: null, sessionId: one.sessionId, resultText: 'OK' });
     const [request] = requestsFor(second);
@@ -262,68 +172,17 @@ describe('the real Claude Code CLI against the stand-in model', () => {
   });
 
   it('cancel during a slow stream ends the CLI and drops the connection', async () => {
-    const prompt = 'Take your time. stand-in:slow every=100';
-    const controller = new AbortController();
-    const run = start(prompt, { signal: controller.signal });
-    const outcome = rejection(run.outcome);
-    await until(
-      'the slow stream started',
-      async () => requestsFor(prompt).length,
-      (count) => count === 1,
-      30_000,
-    );
-    const pid = (await until(
-      'the run is started',
-      async () => pidOf(run),
-      (value) => value !== null,
-    ))!;
-    controller.abort(new Error('cancelled by the test'));
-    const error = await outcome;
+    const { run, pids, summary, request } = await harness.cancelDuringSlowStream(requestsFor);
 
-    expect(error).toBeInstanceOf(AgentCancelledError);
     // The CLI handles SIGTERM and exits 143 on its own.
-    expect((error as AgentCancelledError).summary).toMatchObject({ pid, exitCode: 143, output: '', resultText: null });
-    expect(alive(pid)).toBe(false);
-    const [request] = requestsFor(prompt);
+    expect(summary).toMatchObject({ pid: pids[0], exitCode: 143, output: '', resultText: null });
     expect(request).toMatchObject({ answer: 'scenario:slow', status: 200 });
-    await until(
-      'the stand-in saw the client leave',
-      async () => request!.streamCompleted,
-      (completed) => completed === false,
-      5_000,
-    );
     expect(run.events.map((event) => event.kind)).toEqual(['init']);
   });
 
   it('cancel while a tool runs ends the CLI and the shell it started, and leaves its user no process', async () => {
-    const prompt = 'Wait for it. stand-in:sleep seconds=300';
-    const controller = new AbortController();
-    const run = start(prompt, { signal: controller.signal });
-    const outcome = rejection(run.outcome);
-    const pidFile = path.join(run.cwd, 'sleeper.pid');
-    await until(
-      'the tool wrote its pid',
-      async () => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim() !== '',
-      Boolean,
-      30_000,
-    );
-    const shell = Number(fs.readFileSync(pidFile, 'utf8'));
-    const uid = fs.statSync(pidFile).uid;
-    const cli = (await until(
-      'the run is started',
-      async () => pidOf(run),
-      (value) => value !== null,
-    ))!;
-    expect(alive(shell)).toBe(true);
-    expect(alive(cli)).toBe(true);
-    expect(await processesOf(uid)).toEqual(expect.arrayContaining([cli, shell]));
-    controller.abort(new Error('cancelled by the test'));
-    const error = await outcome;
+    const { run } = await harness.cancelWhileToolRuns();
 
-    expect(error).toBeInstanceOf(AgentCancelledError);
-    expect(alive(shell)).toBe(false);
-    expect(alive(cli)).toBe(false);
-    expect(await processesOf(uid)).toEqual([]);
     // The tool call was streamed and printed before the cancel; no result came.
     expect(run.raws()[0]).toMatchObject({ type: 'assistant', message: { content: [{ type: 'tool_use', name: 'Bash' }] } });
     expect(run.events.some((event) => event.kind === 'result')).toBe(false);
@@ -359,22 +218,13 @@ describe('the real Claude Code CLI against the stand-in model', () => {
   });
 
   it('a long answer arrives whole in one text event; the summary keeps its bounded beginning', async () => {
-    const prompt = 'Write a lot. stand-in:long chars=100000';
-    const run = start(prompt);
-    const summary = await run.outcome;
-
-    const texts = run.events.filter((event): event is Extract<AgentEvent, { kind: 'text' }> => event.kind === 'text');
-    expect(texts).toHaveLength(1);
-    expect(texts[0]!.text).toHaveLength(100_000);
-    expect(summary.outputTruncated).toBe(true);
-    expect(summary.output).toBe(`${texts[0]!.text.slice(0, 60_000)}\n[output cut: 40000 more characters not kept]`);
+    const { summary } = await harness.longAnswer();
     expect(summary.costUsd).toBeGreaterThan(0);
   });
 });
 
 describe('the stand-in model itself', () => {
-  const post = (pathname: string, body: unknown) =>
-    fetch(`${model.url}${pathname}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const { post } = harness;
   const ask = (prompt: string, extra: Record<string, unknown> = {}) =>
     post('/v1/messages', {
       model: 'claude-x',
@@ -390,21 +240,10 @@ describe('the stand-in model itself', () => {
       ],
       ...extra,
     });
-  const events = (text: string) =>
-    text
-      .trim()
-      .split('\n\n')
-      .map((block) => {
-        const [event, data] = block.split('\n');
-        const parsed = JSON.parse(data!.slice('data: '.length)) as Record<string, unknown>;
-        expect(event).toBe(`event: ${String(parsed.type)}`);
-        return parsed;
-      });
-
   it('streams a tool call as the Messages API does: the input as input_json_delta pieces that join to the JSON input', async () => {
     const response = await ask('stand-in:write-file path=a.txt content=x');
     expect(response.headers.get('content-type')).toBe('text/event-stream');
-    const stream = events(await response.text());
+    const stream = sseEvents(await response.text());
     expect(stream.map((event) => event.type)).toEqual([
       'message_start',
       'ping',
@@ -461,9 +300,9 @@ describe('the stand-in model itself', () => {
 
     const counted = await post('/v1/messages/count_tokens', { messages: [] });
     expect(await counted.json()).toEqual({ input_tokens: 10 });
-    const head = await fetch(`${model.url}/api/hello`, { method: 'HEAD' });
+    const head = await fetch(`${harness.model.url}/api/hello`, { method: 'HEAD' });
     expect(head.status).toBe(200);
-    expect(model.requests.slice(-5).map((request) => [request.method, request.path, request.answer, request.status])).toEqual([
+    expect(harness.model.requests.slice(-5).map((request) => [request.method, request.path, request.answer, request.status])).toEqual([
       ['POST', '/v1/messages', 'scenario:error', 529],
       ['POST', '/v1/messages', 'scenario:write-file', 400],
       ['POST', '/v1/messages', 'scenario:text', 200],
@@ -472,18 +311,3 @@ describe('the stand-in model itself', () => {
     ]);
   });
 });
-
-/** The CLI's pid (the process runAgent started), once a user of the pool runs it: the process of the run's cwd. */
-async function pidOf(run: Run): Promise<number | null> {
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (fs.readlinkSync(`/proc/${entry}/cwd`) !== run.cwd) continue;
-      const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (cmdline.includes('--output-format')) return Number(entry);
-    } catch {
-      // Gone meanwhile, or not ours to read.
-    }
-  }
-  return null;
-}

@@ -1,8 +1,6 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { AgentOptionsError, type AgentEvent } from '../../activities/agents/agent-cli';
+import { AgentOptionsError } from '../../activities/agents/agent-cli';
 import { codexCli, codexTokens, shownCommand, threadTokens, tomlString } from '../../activities/agents/codex';
-import type { OutputChunk } from '../../lib/live-output';
+import { cliStreams, sseEvents } from '../support/cli-streams';
 import { startStandInModel, type StandInModel } from '../support/stand-in-model';
 import {
   commandOutput,
@@ -17,26 +15,8 @@ import {
  * against the stand-in Responses API (test/fixtures/cli-streams/codex/, docs/codex-cli.md).
  */
 
-const FIXTURES = path.join(__dirname, '..', 'fixtures', 'cli-streams', 'codex');
-
-function captured(name: string): string[] {
-  return fs
-    .readFileSync(path.join(FIXTURES, `${name}.jsonl`), 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '');
-}
-
-function parseAll(lines: string[]): AgentEvent[] {
-  const parser = codexCli.parser();
-  return [...lines.flatMap((line) => parser.line(line)), ...parser.end()];
-}
-
-function mapAll(stdout: string[], stderr: string[] = []): OutputChunk[] {
-  const mapper = codexCli.outputMapper();
-  return [...stdout.flatMap((line) => mapper.stdout(line)), ...stderr.flatMap((line) => mapper.stderr(line)), ...mapper.end()];
-}
-
-const threadOf = (name: string): string => (JSON.parse(captured(name)[0]!) as { thread_id: string }).thread_id;
+const { captured, capturedText, parseAll, mapAll, initField } = cliStreams(codexCli);
+const threadOf = (name: string): string => initField(name, 'thread_id');
 
 const PROVIDER = (baseUrl: string, envKey = 'OPENAI_API_KEY', retries = 2) =>
   `model_providers.orchestrator={ name = "OpenAI (orchestrator)", base_url = "${baseUrl}", env_key = "${envKey}", wire_api = "responses", supports_websockets = false, request_max_retries = ${retries}, stream_max_retries = ${retries} }`;
@@ -321,7 +301,7 @@ describe('Codex adapter: parsing a run’s lines', () => {
 
   it('reads the thread’s tokens so far from the end of its rollout file: the last token_count event', () => {
     // The last lines of a real 0.169.0 rollout file (~/.codex/sessions/...; docs/codex-cli.md).
-    const end = fs.readFileSync(path.join(FIXTURES, 'rollout-end.jsonl'), 'utf8');
+    const end = capturedText('rollout-end');
     expect(codexCli.sessionTokens!(end)).toEqual({ input: 10, output: 3, cacheRead: 0, cacheCreation: 0 });
     // The last count wins; a cut or foreign line is skipped; no count at all is null.
     const later = end.replace('"total_token_usage":{"input_tokens":10', '"total_token_usage":{"input_tokens":40');
@@ -477,21 +457,10 @@ describe('the stand-in Responses API', () => {
         ...extra,
       }),
     });
-  const events = (text: string) =>
-    text
-      .trim()
-      .split('\n\n')
-      .map((block) => {
-        const [event, data] = block.split('\n');
-        const parsed = JSON.parse(data!.slice('data: '.length)) as Record<string, unknown>;
-        expect(event).toBe(`event: ${String(parsed.type)}`);
-        return parsed;
-      });
-
   it('streams a text answer as the Responses API does, with its usage, and records the scenario', async () => {
     const response = await ask('stand-in:text');
     expect(response.headers.get('content-type')).toBe('text/event-stream');
-    const stream = events(await response.text());
+    const stream = sseEvents(await response.text());
     expect(stream.map((event) => event.type)).toEqual([
       'response.created',
       'response.in_progress',
@@ -519,7 +488,7 @@ describe('the stand-in Responses API', () => {
   });
 
   it('calls the shell tool the request offers, then quotes its output once Codex sends it back', async () => {
-    const stream = events(await (await ask('stand-in:write-file path=a.txt content=x')).text());
+    const stream = sseEvents(await (await ask('stand-in:write-file path=a.txt content=x')).text());
     const call = stream.find(
       (event) => event.type === 'response.output_item.done' && (event.item as { type: string }).type === 'function_call',
     );
@@ -536,7 +505,7 @@ describe('the stand-in Responses API', () => {
         { type: 'function_call_output', call_id: 'call_1', output: 'Chunk ID: 1\nProcess exited with code 0\nOutput:\nx\n' },
       ],
     });
-    const done = events(await answered.text()).filter((event) => event.type === 'response.output_item.done');
+    const done = sseEvents(await answered.text()).filter((event) => event.type === 'response.output_item.done');
     expect(done).toEqual([
       expect.objectContaining({ item: expect.objectContaining({ content: [expect.objectContaining({ text: 'Wrote the file: x' })] }) }),
     ]);
@@ -553,7 +522,7 @@ describe('the stand-in Responses API', () => {
     const noShell = await ask('stand-in:write-file path=a.txt content=x', { tools: [] });
     expect(noShell.status).toBe(400);
     const plain = await ask('Just talk.');
-    expect(events(await plain.text()).at(-2)).toMatchObject({ item: { content: [{ text: 'OK' }] } });
+    expect(sseEvents(await plain.text()).at(-2)).toMatchObject({ item: { content: [{ text: 'OK' }] } });
     expect(model.requests.at(-1)!.answer).toBe('openai-responses:default');
   });
 

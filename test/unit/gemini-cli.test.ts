@@ -1,8 +1,6 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { AgentOptionsError, type AgentEvent, type AgentRunOptions } from '../../activities/agents/agent-cli';
+import { AgentOptionsError, type AgentRunOptions } from '../../activities/agents/agent-cli';
 import { geminiCli, geminiTokens } from '../../activities/agents/gemini';
-import type { OutputChunk } from '../../lib/live-output';
+import { cliStreams } from '../support/cli-streams';
 import { geminiScenarioReply, shellOutputOf } from '../support/stand-in-model/gemini';
 
 /**
@@ -10,30 +8,9 @@ import { geminiScenarioReply, shellOutputOf } from '../support/stand-in-model/ge
  * really printed against the stand-in model (test/fixtures/cli-streams/gemini/, docs/gemini-cli.md).
  */
 
-const FIXTURES = path.join(__dirname, '..', 'fixtures', 'cli-streams', 'gemini');
-
-/** The lines of a captured stream, without empty ones. */
-function captured(name: string): string[] {
-  return fs
-    .readFileSync(path.join(FIXTURES, `${name}.jsonl`), 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '');
-}
-
-function parseAll(lines: string[]): AgentEvent[] {
-  const parser = geminiCli.parser();
-  return [...lines.flatMap((line) => parser.line(line)), ...parser.end()];
-}
-
-function mapAll(lines: string[], stderr: string[] = []): OutputChunk[] {
-  const mapper = geminiCli.outputMapper();
-  return [...lines.flatMap((line) => mapper.stdout(line)), ...stderr.flatMap((line) => mapper.stderr(line)), ...mapper.end()];
-}
-
+const { captured, parseAll, mapAll, initField } = cliStreams(geminiCli);
 /** The session id of a captured stream's init line. */
-function sessionOf(name: string): string {
-  return (JSON.parse(captured(name)[0]!) as { session_id: string }).session_id;
-}
+const sessionOf = (name: string): string => initField(name, 'session_id');
 
 const run = (options: Partial<AgentRunOptions> = {}): AgentRunOptions => ({ prompt: 'do it', maxTurns: 0, ...options });
 const SESSION = '8d1de01b-d338-49c6-826c-bea5ff9b74bb';
