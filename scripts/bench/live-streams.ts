@@ -2,8 +2,8 @@ import type { ChildProcess } from 'node:child_process';
 import WebSocket from 'ws';
 import type { AgentCliName } from '../../domain/agent-clis';
 import { FINAL_EXECUTION_MESSAGE_TYPES } from '../../lib/live-output';
-import { STAND_IN_API_KEY, standInEnv, type StandInModel } from '../../test/support/stand-in-model';
-import { openaiStandInEnv } from '../../test/support/stand-in-model/openai-responses';
+import type { StandInModel } from '../../test/support/stand-in-model';
+import { standInSecretsFor } from '../../test/support/stand-in-model/cli-secrets';
 import { CLAUDE_CLI, startApi, startService, stopService, waitForLine } from './services';
 
 /**
@@ -77,26 +77,10 @@ const CLI_CONFIG: Record<AgentCliName, Record<string, unknown>> = {
   gemini: { cli: 'gemini', model: 'gemini-2.5-flash', maxTurns: 0 },
 };
 
-/**
- * The secrets that point each CLI at the stand-in with its own retries off: each CLI reads its own
- * variables (docs/claude-code-cli.md, docs/codex-cli.md, docs/gemini-cli.md; the same as
- * test/support/real-agents.ts standInSecretsFor, which the benchmarks cannot import: it uses jest).
- */
-function standInSecrets(cli: AgentCliName, model: Pick<StandInModel, 'url'>): Record<string, string> {
-  switch (cli) {
-    case 'codex':
-      return { ...openaiStandInEnv(model), CODEX_MAX_RETRIES: '0' };
-    case 'gemini':
-      return { GEMINI_API_KEY: STAND_IN_API_KEY, GOOGLE_GEMINI_BASE_URL: model.url };
-    case 'claude-code':
-      return { ...standInEnv(model), CLAUDE_CODE_MAX_RETRIES: '0' };
-  }
-}
-
 /** An agent running `cli` (Claude Code by default) whose runs reach the stand-in: its address and key are the agent's secrets (the CLI's environment). */
 export async function benchAgent(api: Api, model: StandInModel, name: string, cli: AgentCliName = 'claude-code'): Promise<string> {
   const agent = await api.call('POST', '/agents', { agent_name: `${name} ${Date.now()}`, config: CLI_CONFIG[cli] });
-  for (const [secret, value] of Object.entries(standInSecrets(cli, model))) {
+  for (const [secret, value] of Object.entries(standInSecretsFor(cli, model))) {
     await api.call('POST', `/agents/${agent.id}/secrets`, { name: secret, value });
   }
   return agent.id as string;

@@ -123,7 +123,7 @@ async function execute(agentId: string, task: string, clientId?: string): Promis
 
 const ended = (executionId: string) => endedExecution(agents.server.url, executionId, 180_000);
 
-/** An agent of `cli` whose runs reach the stand-in (its secrets: real-agents.ts standInSecretsFor), working in workArea/<name>. */
+/** An agent of `cli` whose runs reach the stand-in (its secrets: stand-in-model/cli-secrets.ts standInSecretsFor), working in workArea/<name>. */
 async function cliAgent(cli: Cli, name: string, config: Record<string, unknown> = {}) {
   const agent = await agents.standInAgent(`${name} ${cli}`, { cli, model: MODEL[cli], maxTurns: 0, allowedTools: '', ...config });
   return { ...agent, workdir: path.join(agents.workArea, `${name} ${cli}`) };

@@ -34,7 +34,7 @@ describe.each(CASES)('a $cli agent', ({ cli, model, apiPath }) => {
   let sessionId: string;
 
   it('is created with its CLI, model and permission mode', async () => {
-    // Its secrets point its own CLI at the stand-in (real-agents.ts standInSecretsFor).
+    // Its secrets point its own CLI at the stand-in (stand-in-model/cli-secrets.ts standInSecretsFor).
     const created = await agents.standInAgent(`${cli} agent`, { cli, model, permissionMode: '', maxTurns: 0, allowedTools: '' });
     agentId = created.id;
     const stored = (await call('GET', `/api/agents/${agentId}`)).body;

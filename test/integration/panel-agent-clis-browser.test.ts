@@ -10,7 +10,8 @@ import {
   type PanelPage,
   type PanelSession,
 } from '../support/browser';
-import { startRealAgents, standInSecretsFor, type RealAgents } from '../support/real-agents';
+import { startRealAgents, type RealAgents } from '../support/real-agents';
+import { standInSecretsFor } from '../support/stand-in-model/cli-secrets';
 import { until } from '../support/waiting';
 
 /**

@@ -5,8 +5,8 @@ import { logger } from '../../lib/logger';
 import { repoRoot } from '../../lib/paths';
 import { startAgentsWorker } from '../../workers/agents';
 import type { QueueWorker } from '../../workers/queue-worker';
-import { STAND_IN_API_KEY, standInEnv, startStandInModel, type StandInModel } from './stand-in-model';
-import { openaiStandInEnv } from './stand-in-model/openai-responses';
+import { startStandInModel, type StandInModel } from './stand-in-model';
+import { standInSecretsFor } from './stand-in-model/cli-secrets';
 import { jsonCall } from './json-api';
 import { createPanelAgent } from './panel-agents';
 import { requireRoot } from './root';
@@ -73,21 +73,6 @@ const STAND_IN_CLI_CONFIG: Record<string, Record<string, unknown>> = {
   codex: { model: 'gpt-5.5', maxTurns: 0 },
   gemini: { model: 'gemini-2.5-flash', maxTurns: 0 },
 };
-
-/**
- * The secrets that point an agent's CLI at the stand-in, with the CLI's own retries off: each CLI reads
- * its own variables (docs/claude-code-cli.md, docs/codex-cli.md, docs/gemini-cli.md).
- */
-export function standInSecretsFor(cli: unknown, model: Pick<StandInModel, 'url'>): Record<string, string> {
-  switch (cli) {
-    case 'codex':
-      return { ...openaiStandInEnv(model), CODEX_MAX_RETRIES: '0' };
-    case 'gemini':
-      return { GEMINI_API_KEY: STAND_IN_API_KEY, GOOGLE_GEMINI_BASE_URL: model.url };
-    default:
-      return { ...standInEnv(model), CLAUDE_CODE_MAX_RETRIES: '0' };
-  }
-}
 
 /**
  * An agent created with the panel's body, named `<name> <8 hex>`, working in `workArea/<name>`;
