@@ -98,6 +98,11 @@ export interface AgentCli {
   outputMapper(): OutputMapper;
   /** What an operator should do about a failure the CLI reported (its error result), or null. */
   failureHint?(resultText: string): string | null;
+  /**
+   * What of the end of standard error a failed run's message (the record's error, a person reads it)
+   * keeps: without the CLI's notices and stack traces. All of it when absent.
+   */
+  failureStderr?(stderrTail: string): string;
 }
 
 /** What a run's parser is told before the first line. */

@@ -112,7 +112,34 @@ export const geminiCli: AgentCli = {
       ? "the model refused the credentials: set GEMINI_API_KEY in the service's environment or as the agent's secret (docs/gemini-cli.md)"
       : null;
   },
+
+  failureStderr: failureStderrOf,
 };
+
+/** What the approval mode `yolo` prints on standard error at every start (twice, 0.61.0). */
+export const YOLO_NOTICE = 'YOLO mode is enabled. All tool calls will be automatically approved.';
+
+/**
+ * Gemini CLI's standard error as a failure's message keeps it: without the YOLO notice, the stack
+ * trace of its API error (the `at` frames and the error's fields after them) and the path of its
+ * "full report", a file in the run's HOME that is gone once the run ends. Its attempt and error lines stay.
+ */
+export function failureStderrOf(tail: string): string {
+  const kept: string[] = [];
+  let inStack = false;
+  for (const line of tail.split('\n')) {
+    if (line.trim() === YOLO_NOTICE) continue;
+    if (/^\s+at /.test(line)) {
+      inStack = true;
+      continue;
+    }
+    // After the frames, the error's own fields: indented lines, then its closing brace.
+    if (inStack && /^(\s|\})/.test(line)) continue;
+    inStack = false;
+    kept.push(line.replace(/ Full report available at: \S+/, ''));
+  }
+  return kept.join('\n');
+}
 
 /**
  * `~/.gemini/settings.json` of a run: the API key's auth type (with GOOGLE_GEMINI_BASE_URL set and no
@@ -307,6 +334,7 @@ export class GeminiOutputMapper implements OutputMapper {
   private turns = 0;
   private turnOpen = false;
   private readonly text = new HeldText();
+  private lastStderr: string | null = null;
   private sessionId: string | null = null;
 
   stdout(line: string): OutputChunk[] {
@@ -338,7 +366,11 @@ export class GeminiOutputMapper implements OutputMapper {
     }
   }
 
+  /** A line of standard error, once when the CLI prints it twice in a row (the YOLO notice). */
   stderr(line: string): OutputChunk[] {
+    const content = line.trim();
+    if (content !== '' && content === this.lastStderr) return [];
+    this.lastStderr = content;
     return stderrChunk(line);
   }
 

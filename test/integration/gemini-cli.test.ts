@@ -88,9 +88,9 @@ describe('the real Gemini CLI against the stand-in model', () => {
         ),
       },
     ]);
-    // Only what YOLO mode says on standard error (twice, as 0.61.0 prints it): the settings silenced the rest.
+    // Only what YOLO mode says on standard error (0.61.0 prints it twice; the terminal shows it once):
+    // the settings silenced the rest.
     expect(run.chunks.filter((chunk) => chunk.type === 'stderr').map((chunk) => chunk.content)).toEqual([
-      'YOLO mode is enabled. All tool calls will be automatically approved.',
       'YOLO mode is enabled. All tool calls will be automatically approved.',
     ]);
 
@@ -174,6 +174,10 @@ describe('the real Gemini CLI against the stand-in model', () => {
         `gemini terminou com o código ${exitCode}: ${summary.resultText}${hint === null ? '' : ` (${hint})`}\nstderr: `,
       ),
     ).toBe(true);
+    // What a person reads: no YOLO notice, no stack frame, no path of a report file the run's HOME loses.
+    expect(error.message).not.toContain('YOLO mode');
+    expect(error.message).not.toMatch(/^\s+at /m);
+    expect(error.message).not.toContain('Full report available at');
     expect(requestsFor(prompt).map((request) => request.status)).toEqual([status]);
   });
 

@@ -361,8 +361,9 @@ describe('Gemini CLI adapter: output as the terminal lines of the panel (contrac
     ]);
   });
 
-  it('shows an API error’s run with no turn, and standard error as stderr lines', () => {
-    expect(mapAll(captured('error-401'), ['YOLO mode is enabled. All tool calls will be automatically approved.', '  '])).toEqual([
+  it('shows an API error’s run with no turn, and standard error as stderr lines (a line printed twice in a row once)', () => {
+    const yolo = 'YOLO mode is enabled. All tool calls will be automatically approved.';
+    expect(mapAll(captured('error-401'), [yolo, yolo, '  '])).toEqual([
       { type: 'system', content: `Resultado: 0 turnos | sessão: ${sessionOf('error-401').slice(0, 8)}...` },
       { type: 'stderr', content: 'YOLO mode is enabled. All tool calls will be automatically approved.' },
     ]);
@@ -412,6 +413,29 @@ describe('gemini failure hints', () => {
     expect(geminiCli.failureHint!(refused)).toBe(hint);
     expect(geminiCli.failureHint!('[API Error: API key not valid. Please pass a valid API key.]')).toBe(hint);
     expect(geminiCli.failureHint!('[API Error: Resource has been exhausted (e.g. check quota).]')).toBeNull();
+  });
+
+  it('keeps of standard error what a person reads: its attempt and error lines, not the notice, the stack or the report path', () => {
+    // The end of standard error of a real 0.61.0 run whose model call got a 500 (agent-clis-runs' failed run).
+    const api = '{"error":{"code":500,"message":"An internal error has occurred.","status":"INTERNAL"}}';
+    const tail = [
+      'YOLO mode is enabled. All tool calls will be automatically approved.',
+      'YOLO mode is enabled. All tool calls will be automatically approved.',
+      `Attempt 1 failed: ${api}. Max attempts reached`,
+      `Error when talking to Gemini API Full report available at: /var/lib/agent-users/agentrun1/.tmp/gemini-client-error-Turn.run-sendMessageStream-2026-11-28T18-18-51-631Z.json _ApiError: ${api}`,
+      '    at throwErrorIfNotOK (file:///app/node_modules/@google/gemini-cli/bundle/chunk-JDPZ4CE3.js:267833:24)',
+      '    at process.processTicksAndRejections (node:internal/process/task_queues:104:5)',
+      '    at async Turn.run (file:///app/node_modules/@google/gemini-cli/bundle/chunk-JDPZ4CE3.js:333001:24) {',
+      '  status: 500',
+      '}',
+      'Afterwards.',
+    ].join('\n');
+    expect(geminiCli.failureStderr!(tail)).toBe(
+      [`Attempt 1 failed: ${api}. Max attempts reached`, `Error when talking to Gemini API _ApiError: ${api}`, 'Afterwards.'].join('\n'),
+    );
+    expect(geminiCli.failureStderr!('Error resuming session: No previous sessions found for this project.')).toBe(
+      'Error resuming session: No previous sessions found for this project.',
+    );
   });
 });
 

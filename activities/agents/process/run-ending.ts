@@ -67,6 +67,7 @@ function failureMessage(cli: AgentCli, summary: AgentRunSummary, resultIsError: 
     const hint = cli.failureHint?.(summary.resultText);
     if (hint) parts.push(` (${hint})`);
   }
-  if (stderrTail.trim() !== '') parts.push(`\nstderr: ${stderrTail.trimEnd()}`);
+  const stderr = cli.failureStderr?.(stderrTail) ?? stderrTail;
+  if (stderr.trim() !== '') parts.push(`\nstderr: ${stderr.trimEnd()}`);
   return parts.join('');
 }
