@@ -79,8 +79,9 @@ export const AGENT_CLIS: Readonly<Record<AgentCliName, AgentCliCapabilities>> = 
   },
   gemini: {
     label: 'Google Gemini CLI',
-    // Its `model.maxSessionTurns` ends the run as a failure (exit 53), not as a stop at the limit: not offered until that is mapped.
-    turnLimit: false,
+    // `model.maxSessionTurns` in its settings: at the limit the run ends with FatalTurnLimitedError (exit
+    // 53), an error as Claude Code's `error_max_turns` result is.
+    turnLimit: true,
     // Its tool names are not Claude Code's; what runs is chosen by its approval mode.
     allowedTools: false,
     // `~/.gemini/GEMINI.md` in the run's HOME, added to its own system prompt.

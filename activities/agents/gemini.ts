@@ -108,6 +108,8 @@ export const geminiCli: AgentCli = {
   outputMapper: () => new GeminiOutputMapper(),
 
   failureHint(resultText: string): string | null {
+    if (/Reached max session turns/i.test(resultText))
+      return "the agent's turn limit (config.maxTurns) was reached: raise it, or 0 for none";
     return /API key not valid|API_KEY_INVALID|UNAUTHENTICATED|PERMISSION_DENIED|invalid authentication|GEMINI_API_KEY/i.test(resultText)
       ? "the model refused the credentials: set GEMINI_API_KEY in the service's environment or as the agent's secret (docs/gemini-cli.md)"
       : null;

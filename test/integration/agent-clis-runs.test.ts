@@ -98,3 +98,16 @@ it('prices a failed run from the tokens it reported: a Gemini run whose second m
   const price = SHIPPED_PRICES['gemini-2.5-flash']!;
   expect(done.costUsd).toBeCloseTo(10 * price.input + done.outputTokens * price.output, 10);
 });
+
+it("stops a Gemini agent at its turn limit: the run ends error with the CLI's reason and a hint, its tokens priced", async () => {
+  const { id } = await agents.standInAgent('gemini limited', { cli: 'gemini', maxTurns: 1 });
+  const answer = await call('POST', `/api/agents/${id}/execute`, { task: 'Write it. stand-in:write-file path=limited.txt content=x' });
+  expect(answer.status).toBe(202);
+  const done = await endedExecution(agents.server.url, answer.body.executionId, 120_000);
+  // One model call (the tool call, 10 input tokens), then FatalTurnLimitedError before the second (docs/gemini-cli.md).
+  expect(done).toMatchObject({ status: 'error', cli: 'gemini', inputTokens: 10 });
+  expect(done.error).toMatch(
+    /^gemini terminou com o código 53: Reached max session turns for this session\. .* \(the agent's turn limit \(config\.maxTurns\) was reached: raise it, or 0 for none\)/,
+  );
+  expect(done.costUsd).toBeGreaterThan(0);
+});

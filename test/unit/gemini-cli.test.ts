@@ -415,6 +415,12 @@ describe('gemini failure hints', () => {
     expect(geminiCli.failureHint!('[API Error: Resource has been exhausted (e.g. check quota).]')).toBeNull();
   });
 
+  it('names the agent’s turn limit when the run reached it (its own text names settings.json)', () => {
+    const limited = (parseAll(captured('max-turns')).at(-1) as { resultText: string }).resultText;
+    expect(limited).toMatch(/^Reached max session turns for this session\./);
+    expect(geminiCli.failureHint!(limited)).toBe("the agent's turn limit (config.maxTurns) was reached: raise it, or 0 for none");
+  });
+
   it('keeps of standard error what a person reads: its attempt and error lines, not the notice, the stack or the report path', () => {
     // The end of standard error of a real 0.61.0 run whose model call got a 500 (agent-clis-runs' failed run).
     const api = '{"error":{"code":500,"message":"An internal error has occurred.","status":"INTERNAL"}}';
