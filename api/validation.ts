@@ -2,12 +2,12 @@ import { z } from 'zod';
 import { RequestValidationError } from './errors';
 
 /**
- * Zod's own messages in Portuguese (its `pt` locale), for both services: the admin panel shows the
+ * Zod's own messages in Brazilian Portuguese (its `ptBR` locale: `pt` is European, "Demasiado grande"), for both services: the admin panel shows the
  * orchestration API's messages to a person, and the ranking API answers in Portuguese (docs/errors.md).
  * Messages a schema sets itself (`.min(1, '...')`, `{ error: '...' }`) are written in pt-BR where they are.
  * Zod's configuration is global: set once, here, where requests are validated.
  */
-z.config(z.locales.pt());
+z.config(z.locales.ptBR());
 
 export type InputPart = 'query' | 'path' | 'body';
 

@@ -1,3 +1,4 @@
+import { AGENT_CHANGELOG } from '../domain/agent-changelog';
 import { randomUUID } from 'node:crypto';
 import { and, asc, count, desc, eq, lte } from 'drizzle-orm';
 import { agentDataOf, changedDataFields, predatesPanelFields, type AgentData, type AgentDataInput } from './agent-data';
@@ -83,7 +84,7 @@ export async function createAgent(
   db: Database,
   data: AgentDataInput,
   limits: Pick<AgentStoreLimits, 'agents'>,
-  changelog = 'created',
+  changelog: string = AGENT_CHANGELOG.created,
 ): Promise<Agent> {
   for (let attempt = 1; ; attempt++) {
     const now = new Date();
@@ -142,7 +143,7 @@ export async function createAgentWithFreeName(
   label: string,
   firstAttempt: number,
   limits: Pick<AgentStoreLimits, 'agents'>,
-  changelog = 'created',
+  changelog: string = AGENT_CHANGELOG.created,
 ): Promise<Agent> {
   for (let attempt = firstAttempt; attempt < firstAttempt + NAME_ATTEMPTS; attempt++) {
     const name = candidateName(data.name, label, attempt);
@@ -219,7 +220,7 @@ export async function updateAgent(
   id: string,
   changesOf: Partial<AgentData> | ((current: AgentData) => Partial<AgentData>),
   limits: Pick<AgentStoreLimits, 'versionsPerAgent'>,
-  changelog: Changelog = 'updated',
+  changelog: Changelog,
 ): Promise<Agent | null> {
   return writeNextVersion(db, id, limits, changelog, async (current, tx) => {
     const changes = typeof changesOf === 'function' ? changesOf(current) : changesOf;
@@ -232,7 +233,7 @@ export async function updateAgent(
 
 /**
  * Brings back the data of `version` as a new version (history is never rewritten), with the
- * changelog `restored version <n>`. Null when the agent does not exist; AgentVersionNotFoundError
+ * changelog `Restaurado para versão <n>`. Null when the agent does not exist; AgentVersionNotFoundError
  * when it has no such version. A delegate that no longer exists is not brought back (none).
  */
 export async function restoreAgentVersion(
@@ -241,7 +242,7 @@ export async function restoreAgentVersion(
   version: number,
   limits: Pick<AgentStoreLimits, 'versionsPerAgent'>,
 ): Promise<Agent | null> {
-  return writeNextVersion(db, id, limits, `restored version ${version}`, async (_current, tx) => {
+  return writeNextVersion(db, id, limits, AGENT_CHANGELOG.restored(version), async (_current, tx) => {
     const [row] = await tx
       .select({ data: agentVersions.data })
       .from(agentVersions)

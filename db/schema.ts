@@ -212,7 +212,7 @@ export const agentVersions = mysqlTable(
       .references(() => agents.id, { onDelete: 'cascade' }),
     version: int('version').notNull(),
     data: jsonText<AgentData>('data').notNull(),
-    /** What the change was, for the versions list ("created", "updated: model, tags", "restored version 3"). */
+    /** What the change was, for the versions list ("Criado", "Atualizado: model, tags", "Restaurado para versão 3": domain/agent-changelog.ts). */
     changelog: varchar('changelog', { length: 500 }).notNull().default(''),
     /** The agent fields this version changed (the data's keys). */
     changedFields: jsonText<string[]>('changed_fields')

@@ -7,6 +7,7 @@ import { pipelineCreateBody } from '../api/orchestration/pipelines-input';
 import { createDatabase } from '../db';
 import { putSecret, secretContext } from '../db/agent-secrets-store';
 import { createAgent, deleteAgent, updateAgent } from '../db/agents-store';
+import { AGENT_CHANGELOG } from '../domain/agent-changelog';
 import { getExecution } from '../db/executions-store';
 import type { ExecutionStatus } from '../domain/execution-status';
 import { migrateDatabase } from '../db/migrate';
@@ -227,7 +228,13 @@ async function main(): Promise<void> {
     if (wants('budget-approved')) {
       // One run of the agent spends US$ 0.0421 (the stand-in's cost), over its budget: its next run in a pipeline waits.
       const spender = await agentWith('budgeted', { FAKE_AGENT_CHUNKS: '1' });
-      await updateAgent(database.db, spender.id, { dailyBudgetUsd: 0.01 }, config.orchestration.limits);
+      await updateAgent(
+        database.db,
+        spender.id,
+        { dailyBudgetUsd: 0.01 },
+        config.orchestration.limits,
+        AGENT_CHANGELOG.updated(['dailyBudgetUsd']),
+      );
       const first = await run(await pipelineOf('budget-spend', [{ agentId: spender.id }]), 'Spend');
       await finish('budget-approved', first.handle, 'completed');
       const { runId, handle } = await run(

@@ -165,7 +165,13 @@ function createBodyWith(config: typeof configBody | typeof importedConfigBody) {
       config: config.optional(),
       ...IGNORED_KEYS,
     })
-    .transform((body): AgentDataInput => ({ ...AGENT_DEFAULTS, ...dataChangesOf(body), name: body.agent_name }));
+    .transform((body): AgentDataInput => {
+      const given = dataChangesOf(body);
+      // A mode not given is its CLI's default, stored and shown (the specification's bypassPermissions for
+      // Claude Code); '' given (the panel's "Padrão") is kept as '': the same mode at run time.
+      const permissionMode = AGENT_CLIS[given.cli ?? AGENT_DEFAULTS.cli].defaultPermissionMode;
+      return { ...AGENT_DEFAULTS, permissionMode, ...given, name: body.agent_name };
+    });
 }
 
 export const agentCreateBody = createBodyWith(configBody);

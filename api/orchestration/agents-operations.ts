@@ -54,12 +54,12 @@ const versionsExample = [
   {
     version: 2,
     changedAt: '2026-11-25T11:05:00.000Z',
-    changelog: 'updated: model, systemPrompt',
+    changelog: 'Atualizado: model, systemPrompt',
     changedFields: ['model', 'systemPrompt'],
     config: { model: 'claude-opus-4-6', systemPrompt: 'Novo prompt' },
     snapshot: updated,
   },
-  { version: 1, changedAt: '2026-11-25T11:00:00.000Z', changelog: 'created', changedFields: [], config: {}, snapshot: example },
+  { version: 1, changedAt: '2026-11-25T11:00:00.000Z', changelog: 'Criado', changedFields: [], config: {}, snapshot: example },
 ];
 
 const notFound = errorAnswer('Agente não encontrado');
@@ -189,7 +189,7 @@ export const agentsOperations: OperationSpec[] = [
     operationId: 'restoreAgentVersion',
     summary: 'Restaura uma versão de um agente como uma nova versão',
     description:
-      'Sem corpo. Os dados da versão pedida voltam como a versão seguinte (changelog "restored version <n>"); um delegado que não existe mais não volta.',
+      'Sem corpo. Os dados da versão pedida voltam como a versão seguinte (changelog "Restaurado para versão <n>"); um delegado que não existe mais não volta.',
     tags,
     pathParams: versionPath,
     responses: {

@@ -44,7 +44,8 @@ const teamMember = z.object({
   situacao: text.default(''),
   foi_coordenador: z.boolean().default(false),
   foi_premiado: z.boolean().default(false),
-  posicao_ranking: z.number().int().positive().nullable().default(null),
+  // The specification: an integer or null (0 too: a caller may count from it).
+  posicao_ranking: z.number().int().nullable().default(null),
   pontuacao_ranking: z.number().default(0),
   motivos_match: texts,
 });

@@ -1,3 +1,4 @@
+import { AGENT_CHANGELOG } from '../../domain/agent-changelog';
 import { z } from 'zod';
 import { agentDataOf, changedDataFields, type AgentData, type AgentDataInput } from '../../db/agent-data';
 import {
@@ -58,7 +59,9 @@ export async function importAgent(deps: AgentDeps, data: AgentDataInput, field =
   const confined = await withConfinedWorkingDirectory(deps.workdirRoots, data, field);
   const delegateKnown = confined.delegateTo ? (await findAgent(deps.db, confined.delegateTo)) !== null : true;
   const kept = delegateKnown ? confined : { ...confined, delegateTo: null };
-  return agentView(await storeErrorsTranslated(() => createAgentWithFreeName(deps.db, kept, IMPORT_LABEL, 0, deps.limits, 'imported')));
+  return agentView(
+    await storeErrorsTranslated(() => createAgentWithFreeName(deps.db, kept, IMPORT_LABEL, 0, deps.limits, AGENT_CHANGELOG.imported)),
+  );
 }
 
 /**
@@ -117,7 +120,7 @@ export async function exportAgent(deps: Pick<AgentDeps, 'db'>, id: string): Prom
 export async function duplicateAgent(deps: AgentDeps, id: string): Promise<AgentView> {
   const source = await storedAgent(deps, id);
   const data: AgentData = { ...agentDataOf(source), status: 'active' };
-  const changelog = `duplicated from "${source.name}"`;
+  const changelog = AGENT_CHANGELOG.duplicatedFrom(source.name);
   return agentView(await storeErrorsTranslated(() => createAgentWithFreeName(deps.db, data, COPY_LABEL, 1, deps.limits, changelog)));
 }
 

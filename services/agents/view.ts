@@ -1,3 +1,4 @@
+import { AGENT_CHANGELOG, AGENT_CHANGELOG_SHAPES } from '../../domain/agent-changelog';
 import { z } from 'zod';
 import type { AgentData, AgentStatus } from '../../db/agent-data';
 import type { Agent, AgentVersion } from '../../db/agents-store';
@@ -67,9 +68,7 @@ export const agentVersionViewSchema = z
   .object({
     version: z.number().int(),
     changedAt: isoDateTime,
-    changelog: z
-      .string()
-      .meta({ description: 'created, imported, duplicated from "<name>", updated: <fields>, updated (no changes), restored version <n>' }),
+    changelog: z.string().meta({ description: AGENT_CHANGELOG_SHAPES }),
     changedFields: z.array(viewFieldName).meta({ description: "The view's names of the fields this version changed" }),
     config: agentConfigViewSchema.partial().meta({ description: 'Only the config keys this version changed, with their new values' }),
     /** The agent as it was after this version's change (a reference to Agent: no description of its own). */
@@ -166,7 +165,7 @@ export function versionsView(
   });
 }
 
-/** A changelog naming what changed, in the view's names: "updated: systemPrompt, model". */
+/** A changelog naming what changed, in the view's names: "Atualizado: systemPrompt, model". */
 export function updateChangelog(changed: readonly (keyof AgentData)[]): string {
-  return changed.length === 0 ? 'updated (no changes)' : `updated: ${changed.map((field) => VIEW_NAME[field]).join(', ')}`;
+  return AGENT_CHANGELOG.updated(changed.map((field) => VIEW_NAME[field]));
 }

@@ -149,7 +149,7 @@ describe('config.cli: stored, versioned, exported, imported, duplicated', () => 
     const versions = await call('GET', `/api/agents/${agent.id}/versions`);
     expect(versions.body[0]).toMatchObject({
       version: 2,
-      changelog: 'updated: cli, model, permissionMode',
+      changelog: 'Atualizado: cli, model, permissionMode',
       changedFields: ['cli', 'model', 'permissionMode'],
       config: { cli: 'gemini', model: 'gemini-2.5-flash', permissionMode: 'yolo' },
     });
@@ -160,7 +160,7 @@ describe('config.cli: stored, versioned, exported, imported, duplicated', () => 
     expect(restored.body).toMatchObject({ version: 3, config: { cli: 'codex', model: 'gpt-5.5', permissionMode: 'read-only' } });
     expect(await storedRow(agent.id)).toMatchObject({ cli: 'codex', model: 'gpt-5.5', permission_mode: 'read-only' });
     expect((await call('GET', `/api/agents/${agent.id}/versions`)).body[0]).toMatchObject({
-      changelog: 'restored version 1',
+      changelog: 'Restaurado para versão 1',
       changedFields: ['cli', 'model', 'permissionMode'],
     });
   });
@@ -370,7 +370,7 @@ describe("the admin panel's form saving an agent of another CLI (it sends no cli
     );
     expect(again.status).toBe(200);
     expect(again.body.config).toMatchObject({ cli: 'codex', model: 'gpt-5.5', permissionMode: 'read-only' });
-    expect((await call('GET', `/api/agents/${agent.id}/versions`)).body[0].changelog).toBe('updated (no changes)');
+    expect((await call('GET', `/api/agents/${agent.id}/versions`)).body[0].changelog).toBe('Atualizado (sem alterações)');
   });
 
   it("keeps a Gemini agent without a model on the CLI's default, and a mode the form lists as chosen", async () => {

@@ -145,7 +145,7 @@ describe('agents: create, read, list (rows 1-3)', () => {
     expect(created).toEqual(expectedView(name, config, { status: 'inactive', tags: [] }));
   });
 
-  it("fills the legacy defaults when only agent_name is given: active, no limit of turns, the settings' model and directory ('')", async () => {
+  it("fills the legacy defaults when only agent_name is given: active, no limit of turns, bypassPermissions, the settings' model and directory ('')", async () => {
     const name = uniqueName('Minimal');
     const created = await createAgent({ agent_name: `  ${name}  ` });
     expect(created).toEqual({
@@ -161,7 +161,8 @@ describe('agents: create, read, list (rows 1-3)', () => {
         workingDirectory: '',
         allowedTools: '',
         maxTurns: 0,
-        permissionMode: '',
+        // The specification's default mode, stored and shown (not '', which the panel's "Padrão" sends).
+        permissionMode: 'bypassPermissions',
         retryOnFailure: false,
         maxRetries: 3,
         delegateTo: '',
@@ -170,8 +171,16 @@ describe('agents: create, read, list (rows 1-3)', () => {
       created_at: expect.stringMatching(ISO_TIME),
       updated_at: expect.stringMatching(ISO_TIME),
     });
-    const [rows] = await database.pool.query<RowDataPacket[]>('SELECT model, working_directory FROM agents WHERE id = ?', [created.id]);
-    expect(rows[0]).toEqual({ model: null, working_directory: null });
+    const [rows] = await database.pool.query<RowDataPacket[]>('SELECT model, working_directory, permission_mode FROM agents WHERE id = ?', [
+      created.id,
+    ]);
+    expect(rows[0]).toEqual({ model: null, working_directory: null, permission_mode: 'bypassPermissions' });
+    // Another CLI's agent gets that CLI's default word; '' given is kept ("Padrão": the same mode at run time).
+    expect((await createAgent({ agent_name: uniqueName('Gemini'), config: { cli: 'gemini' } })).config.permissionMode).toBe('yolo');
+    expect((await createAgent({ agent_name: uniqueName('Codex'), config: { cli: 'codex' } })).config.permissionMode).toBe(
+      'danger-full-access',
+    );
+    expect((await createAgent(panelBody(uniqueName('Padrão'), { permissionMode: '' }))).config.permissionMode).toBe('');
   });
 
   it('accepts and ignores the keys of the legacy format it does not keep; keeps config.timeout; joins an array of tools; trims and dedupes tags', async () => {
@@ -216,11 +225,11 @@ describe('agents: create, read, list (rows 1-3)', () => {
   const top = (values: Record<string, unknown>) => panelBody('Bad', {}, values);
   it.each([
     ['no agent_name', { description: 'x' }, 'body.agent_name: Entrada inválida: esperava um texto, recebeu um valor "undefined"'],
-    ['a blank agent_name', { agent_name: '   ' }, 'body.agent_name: Demasiado pequeno: esperava que o texto tivesse >= 1 caracteres'],
+    ['a blank agent_name', { agent_name: '   ' }, 'body.agent_name: Pequeno demais: esperava que o texto tivesse >= 1 caracteres'],
     [
       'an agent_name of 101 characters',
       { agent_name: 'n'.repeat(101) },
-      'body.agent_name: Demasiado grande: esperava que o texto tivesse <= 100 caracteres',
+      'body.agent_name: Grande demais: esperava que o texto tivesse <= 100 caracteres',
     ],
     [
       'the former field name',
@@ -230,33 +239,33 @@ describe('agents: create, read, list (rows 1-3)', () => {
     [
       'a description of 2 001 characters',
       top({ description: 'd'.repeat(2001) }),
-      'body.description: Demasiado grande: esperava que o texto tivesse <= 2000 caracteres',
+      'body.description: Grande demais: esperava que o texto tivesse <= 2000 caracteres',
     ],
     [
       '21 tags',
       top({ tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }),
-      'body.tags: Demasiado grande: esperava que o vetor tivesse <= 20 elementos',
+      'body.tags: Grande demais: esperava que o vetor tivesse <= 20 elementos',
     ],
     [
       'a tag of 51 characters',
       top({ tags: ['t'.repeat(51)] }),
-      'body.tags.0: Demasiado grande: esperava que o texto tivesse <= 50 caracteres',
+      'body.tags.0: Grande demais: esperava que o texto tivesse <= 50 caracteres',
     ],
-    ['a blank tag', top({ tags: ['ok', ' '] }), 'body.tags.1: Demasiado pequeno: esperava que o texto tivesse >= 1 caracteres'],
+    ['a blank tag', top({ tags: ['ok', ' '] }), 'body.tags.1: Pequeno demais: esperava que o texto tivesse >= 1 caracteres'],
     ['a tag that is not a string', top({ tags: [7] }), 'body.tags.0: Entrada inválida: esperava um texto, recebeu um número'],
     ['another status', top({ status: 'paused' }), 'body.status: Opção inválida: esperava uma das seguintes opções: "active"|"inactive"'],
     [
       'a system prompt of 50 001 characters',
       config({ systemPrompt: 's'.repeat(50_001) }),
-      'body.config.systemPrompt: Demasiado grande: esperava que o texto tivesse <= 50000 caracteres',
+      'body.config.systemPrompt: Grande demais: esperava que o texto tivesse <= 50000 caracteres',
     ],
     [
       'a model that reads as an option',
       config({ model: '--dangerous' }),
       'body.config.model: Deve ser um nome de modelo: letras, dígitos e . _ : / @ [ ] - (no máximo 100)',
     ],
-    ['501 turns', config({ maxTurns: 501 }), 'body.config.maxTurns: Demasiado grande: esperava que o número fosse <= 500'],
-    ['-1 turns', config({ maxTurns: -1 }), 'body.config.maxTurns: Demasiado pequeno: esperava que o número fosse >= 0'],
+    ['501 turns', config({ maxTurns: 501 }), 'body.config.maxTurns: Grande demais: esperava que o número fosse <= 500'],
+    ['-1 turns', config({ maxTurns: -1 }), 'body.config.maxTurns: Pequeno demais: esperava que o número fosse >= 0'],
     [
       'fractional turns',
       config({ maxTurns: 1.5 }),
@@ -281,19 +290,19 @@ describe('agents: create, read, list (rows 1-3)', () => {
     [
       '2 001 characters of tools',
       config({ allowedTools: 'R'.repeat(2001) }),
-      'body.config.allowedTools: Demasiado grande: esperava que o texto tivesse <= 2000 caracteres',
+      'body.config.allowedTools: Grande demais: esperava que o texto tivesse <= 2000 caracteres',
     ],
     [
       'retryOnFailure as text',
       config({ retryOnFailure: 'yes' }),
       'body.config.retryOnFailure: Entrada inválida: esperava um valor booleano, recebeu um texto',
     ],
-    ['0 retries', config({ maxRetries: 0 }), 'body.config.maxRetries: Demasiado pequeno: esperava que o número fosse >= 1'],
-    ['a time limit under 1 s', config({ timeout: 999 }), 'body.config.timeout: Demasiado pequeno: esperava que o número fosse >= 1000'],
+    ['0 retries', config({ maxRetries: 0 }), 'body.config.maxRetries: Pequeno demais: esperava que o número fosse >= 1'],
+    ['a time limit under 1 s', config({ timeout: 999 }), 'body.config.timeout: Pequeno demais: esperava que o número fosse >= 1000'],
     [
       'a time limit over 24 h',
       config({ timeout: 86_400_001 }),
-      'body.config.timeout: Demasiado grande: esperava que o número fosse <= 86400000',
+      'body.config.timeout: Grande demais: esperava que o número fosse <= 86400000',
     ],
     [
       'a time limit in fractions of a ms',
@@ -301,7 +310,7 @@ describe('agents: create, read, list (rows 1-3)', () => {
       'body.config.timeout: Entrada inválida: esperava um número inteiro, recebeu um número',
     ],
     ['a time limit as text', config({ timeout: '60000' }), 'body.config.timeout: Entrada inválida: esperava um número, recebeu um texto'],
-    ['4 retries', config({ maxRetries: 4 }), 'body.config.maxRetries: Demasiado grande: esperava que o número fosse <= 3'],
+    ['4 retries', config({ maxRetries: 4 }), 'body.config.maxRetries: Grande demais: esperava que o número fosse <= 3'],
     [
       'a delegate that is no agent',
       config({ delegateTo: '00000000-0000-4000-8000-000000000000' }),
@@ -407,7 +416,7 @@ describe('agents: update and delegation (row 4)', () => {
     [
       '401 turns and a bad status',
       { status: 'on', config: { maxTurns: 501 } },
-      'body.status: Opção inválida: esperava uma das seguintes opções: "active"|"inactive"; body.config.maxTurns: Demasiado grande: esperava que o número fosse <= 500',
+      'body.status: Opção inválida: esperava uma das seguintes opções: "active"|"inactive"; body.config.maxTurns: Grande demais: esperava que o número fosse <= 500',
     ],
     ['a null name', { agent_name: null }, 'body.agent_name: Entrada inválida: esperava um texto, recebeu um valor "nulo"'],
   ])('answers 400 to an update with %s and changes nothing', async (_case, body, message) => {
@@ -476,7 +485,7 @@ describe('agents: config.timeout, the run time limit (issue 23)', () => {
     const refused = await call('PUT', `/api/agents/${created.id}`, { config: { timeout: 0 } });
     expect(refused).toMatchObject({
       status: 400,
-      body: { error: 'body.config.timeout: Demasiado pequeno: esperava que o número fosse >= 1000' },
+      body: { error: 'body.config.timeout: Pequeno demais: esperava que o número fosse >= 1000' },
     });
     expect((await call('GET', `/api/agents/${created.id}`)).body).toMatchObject({ version: 2, config: { timeout: 120_000 } });
 
@@ -515,7 +524,7 @@ describe('agents: versions and restore (rows 15-16, contract 7.2)', () => {
       {
         version: 4,
         changedAt: unchanged.body.updated_at,
-        changelog: 'updated (no changes)',
+        changelog: 'Atualizado (sem alterações)',
         changedFields: [],
         config: {},
         snapshot: unchanged.body,
@@ -523,7 +532,7 @@ describe('agents: versions and restore (rows 15-16, contract 7.2)', () => {
       {
         version: 3,
         changedAt: third.body.updated_at,
-        changelog: 'updated: tags',
+        changelog: 'Atualizado: tags',
         changedFields: ['tags'],
         config: {},
         snapshot: third.body,
@@ -531,12 +540,12 @@ describe('agents: versions and restore (rows 15-16, contract 7.2)', () => {
       {
         version: 2,
         changedAt: second.body.updated_at,
-        changelog: 'updated: model, systemPrompt',
+        changelog: 'Atualizado: model, systemPrompt',
         changedFields: ['model', 'systemPrompt'],
         config: { model: 'claude-opus-4-6', systemPrompt: 'Novo prompt' },
         snapshot: second.body,
       },
-      { version: 1, changedAt: created.created_at, changelog: 'created', changedFields: [], config: {}, snapshot: created },
+      { version: 1, changedAt: created.created_at, changelog: 'Criado', changedFields: [], config: {}, snapshot: created },
     ]);
 
     // Restore, body-less with a JSON content type (as the panel sends it).
@@ -548,7 +557,7 @@ describe('agents: versions and restore (rows 15-16, contract 7.2)', () => {
     expect(after.body[0]).toEqual({
       version: 5,
       changedAt: restored.body.updated_at,
-      changelog: 'restored version 1',
+      changelog: 'Restaurado para versão 1',
       changedFields: ['tags', 'model', 'systemPrompt'],
       config: { model: 'claude-sonnet-4-6', systemPrompt: 'Você é um revisor.\nSeja breve.' },
       snapshot: restored.body,
@@ -688,7 +697,7 @@ describe('agents: export, import, duplicate, delete (rows 5-8)', () => {
     });
     expect(imported.body.id).not.toBe(source.id);
     expect((await call('GET', `/api/agents/${imported.body.id}/versions`)).body.map((item: any) => [item.version, item.changelog])).toEqual(
-      [[1, 'imported']],
+      [[1, 'Importado']],
     );
 
     expect((await call('POST', '/api/agents/import', exported.body)).body.agent_name).toBe(`${name} (importado 2)`);
@@ -794,7 +803,7 @@ describe('agents: export, import, duplicate, delete (rows 5-8)', () => {
     [
       'a bad config',
       { agent_name: 'X', config: { maxTurns: 1000 } },
-      'body.config.maxTurns: Demasiado grande: esperava que o número fosse <= 500',
+      'body.config.maxTurns: Grande demais: esperava que o número fosse <= 500',
     ],
     [
       'a former file of another version',
@@ -830,7 +839,7 @@ describe('agents: export, import, duplicate, delete (rows 5-8)', () => {
     });
     expect(copy.body.id).not.toBe(source.id);
     expect((await call('GET', `/api/agents/${copy.body.id}/versions`)).body.map((item: any) => [item.version, item.changelog])).toEqual([
-      [1, `duplicated from "${name}"`],
+      [1, `Duplicado de "${name}"`],
     ]);
     expect((await call('GET', `/api/agents/${copy.body.id}/secrets`)).body).toEqual([]);
 
@@ -943,7 +952,7 @@ describe('agents: secrets (rows 12-14)', () => {
 
   it.each([
     ['no value', { name: 'A' }, 'body.value: Entrada inválida: esperava um texto, recebeu um valor "undefined"'],
-    ['an empty value', { name: 'A', value: '' }, 'body.value: Demasiado pequeno: esperava que o texto tivesse >= 1 caracteres'],
+    ['an empty value', { name: 'A', value: '' }, 'body.value: Pequeno demais: esperava que o texto tivesse >= 1 caracteres'],
     ['a name with "="', { name: 'A=B', value: 'v' }, `body.name: ${SECRET_NAME_RULE}`],
     ['a name with a space', { name: 'MY KEY', value: 'v' }, `body.name: ${SECRET_NAME_RULE}`],
     ['a name with a dash', { name: 'API-KEY', value: 'v' }, `body.name: ${SECRET_NAME_RULE}`],
@@ -952,12 +961,12 @@ describe('agents: secrets (rows 12-14)', () => {
     [
       'a name of 129 characters',
       { name: 'A'.repeat(129), value: 'v' },
-      'body.name: Demasiado grande: esperava que o texto tivesse <= 128 caracteres',
+      'body.name: Grande demais: esperava que o texto tivesse <= 128 caracteres',
     ],
     [
       'a value of 32 769 characters',
       { name: 'A', value: 'v'.repeat(32_769) },
-      'body.value: Demasiado grande: esperava que o texto tivesse <= 32768 caracteres',
+      'body.value: Grande demais: esperava que o texto tivesse <= 32768 caracteres',
     ],
     ['a value that is not text', { name: 'A', value: 42 }, 'body.value: Entrada inválida: esperava um texto, recebeu um número'],
     ['an unknown field', { name: 'A', value: 'v', note: 'x' }, 'body: Chave inválida: "note"'],

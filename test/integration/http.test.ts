@@ -113,14 +113,14 @@ describe('error envelopes of the running app', () => {
     expect(api.body.error).toMatch(/^Corpo JSON inválido: /);
   });
 
-  it("answers a validation failure in Portuguese, zod's `pt` locale, in both services (docs/errors.md)", async () => {
+  it("answers a validation failure in Brazilian Portuguese, zod's `ptBR` locale, in both services (docs/errors.md)", async () => {
     expect(await call('/api/executions/recent?limit=101')).toMatchObject({
       status: 400,
-      body: { error: 'query.limit: Demasiado grande: esperava que o número fosse <= 100' },
+      body: { error: 'query.limit: Grande demais: esperava que o número fosse <= 100' },
     });
     expect(await call('/api/v1/ranking?limite=5000')).toMatchObject({
       status: 422,
-      body: { detail: 'query.limite: Demasiado grande: esperava que o número fosse <= 1000' },
+      body: { detail: 'query.limite: Grande demais: esperava que o número fosse <= 1000' },
     });
   });
 });

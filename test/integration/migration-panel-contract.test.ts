@@ -102,8 +102,9 @@ describe('migration 0013 keeps the data stored before it', () => {
       'SELECT version, changelog, changed_fields, data FROM agent_versions ORDER BY version',
     );
     expect(versions.map((row) => [row.version, row.changelog, row.changed_fields, JSON.parse(String(row.data)).instructions])).toEqual([
-      [1, 'created', '[]', ''],
-      [2, 'updated', '[]', 'be brief'],
+      // Migration 0029 put them into pt-BR (migration-agent-changelogs.test.ts).
+      [1, 'Criado', '[]', ''],
+      [2, 'Atualizado', '[]', 'be brief'],
     ]);
     const [records] = await admin.query<mysql.RowDataPacket[]>(
       'SELECT id, status, parent_session_id, delegated_from, delegation_depth, result, exit_code, attempt FROM executions ORDER BY id',

@@ -188,10 +188,10 @@ it('creates, edits, keeps a secret, restores a version, duplicates, exports, imp
       number: 'v2',
       current: 'Atual',
       badges: ['System Prompt'],
-      changelog: 'updated: systemPrompt',
+      changelog: 'Atualizado: systemPrompt',
       date: expect.not.stringMatching(/—|Invalid/),
     },
-    { number: 'v1', current: null, badges: [], changelog: 'created', date: expect.not.stringMatching(/—|Invalid/) },
+    { number: 'v1', current: null, badges: [], changelog: 'Criado', date: expect.not.stringMatching(/—|Invalid/) },
   ]);
   await page.screenshot({ path: screenshotPath('panel-agent-versions.png') });
   await clickOn(panel, '[data-restore-version="1"]');

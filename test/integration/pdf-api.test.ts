@@ -387,6 +387,12 @@ describe('POST /api/v1/equipe/pdf', () => {
     }
   });
 
+  it('takes any integer position, 0 included (the specification: integer or null), and prints it', async () => {
+    const response = await teamPdf({ tema: 'IA', consultores: [member(1, { nome: 'Zé Zero', posicao_ranking: 0 })] });
+    expectPdf(response);
+    expect(await pdfText(response.bytes)).toContain('0º');
+  });
+
   it('answers 400 for an empty team', async () => {
     expect(await teamPdf({ tema: 'IA', consultores: [] })).toMatchObject({ status: 400, detail: EMPTY_TEAM, disposition: null });
   });
@@ -400,7 +406,7 @@ describe('POST /api/v1/equipe/pdf', () => {
     [{ tema: 'IA', consultores: [member(1), { id_pessoa: 2.5, nome: 'x' }] }, /^body\.consultores\.1\.id_pessoa: /],
     [{ tema: 'IA', consultores: [member(1, { foi_premiado: 'sim' })] }, /^body\.consultores\.0\.foi_premiado: /],
     [{ tema: 'IA', consultores: [member(1, { areas_avaliacao: 'Química' })] }, /^body\.consultores\.0\.areas_avaliacao: /],
-    [{ tema: 'IA', consultores: [member(1, { posicao_ranking: 0 })] }, /^body\.consultores\.0\.posicao_ranking: /],
+    [{ tema: 'IA', consultores: [member(1, { posicao_ranking: 2.5 })] }, /^body\.consultores\.0\.posicao_ranking: /],
     [{ tema: 'IA', consultores: 'todos' }, /^body\.consultores: /],
     [{ tema: 'IA', consultores: Array.from({ length: MAX_TEAM_MEMBERS + 1 }, (_, i) => member(i + 1)) }, /^body\.consultores: /],
   ])('answers 422 for the bad body %#', async (body, detail) => {
@@ -416,52 +422,52 @@ describe('POST /api/v1/equipe/pdf', () => {
     [
       'tema',
       { tema: long, consultores: [member(1)] },
-      `body.tema: Demasiado grande: esperava que o texto tivesse <= ${TEAM_TEXT_MAX} caracteres`,
+      `body.tema: Grande demais: esperava que o texto tivesse <= ${TEAM_TEXT_MAX} caracteres`,
     ],
     [
       'area_avaliacao',
       { tema: 'IA', area_avaliacao: long, consultores: [member(1)] },
-      `body.area_avaliacao: Demasiado grande: esperava que o texto tivesse <= ${TEAM_TEXT_MAX} caracteres`,
+      `body.area_avaliacao: Grande demais: esperava que o texto tivesse <= ${TEAM_TEXT_MAX} caracteres`,
     ],
     [
       'nome',
       { tema: 'IA', consultores: [member(1, { nome: long })] },
-      `body.consultores.0.nome: Demasiado grande: esperava que o texto tivesse <= ${TEAM_TEXT_MAX} caracteres`,
+      `body.consultores.0.nome: Grande demais: esperava que o texto tivesse <= ${TEAM_TEXT_MAX} caracteres`,
     ],
     [
       'ies',
       { tema: 'IA', consultores: [member(1), member(2, { ies: long })] },
-      `body.consultores.1.ies: Demasiado grande: esperava que o texto tivesse <= ${TEAM_TEXT_MAX} caracteres`,
+      `body.consultores.1.ies: Grande demais: esperava que o texto tivesse <= ${TEAM_TEXT_MAX} caracteres`,
     ],
     [
       'situacao',
       { tema: 'IA', consultores: [member(1, { situacao: long })] },
-      `body.consultores.0.situacao: Demasiado grande: esperava que o texto tivesse <= ${TEAM_TEXT_MAX} caracteres`,
+      `body.consultores.0.situacao: Grande demais: esperava que o texto tivesse <= ${TEAM_TEXT_MAX} caracteres`,
     ],
     [
       'an item of linhas_pesquisa',
       { tema: 'IA', consultores: [member(1, { linhas_pesquisa: ['ok', long] })] },
-      `body.consultores.0.linhas_pesquisa.1: Demasiado grande: esperava que o texto tivesse <= ${TEAM_TEXT_MAX} caracteres`,
+      `body.consultores.0.linhas_pesquisa.1: Grande demais: esperava que o texto tivesse <= ${TEAM_TEXT_MAX} caracteres`,
     ],
     [
       'areas_avaliacao',
       { tema: 'IA', consultores: [member(1, { areas_avaliacao: tooMany })] },
-      `body.consultores.0.areas_avaliacao: Demasiado grande: esperava que o vetor tivesse <= ${TEAM_LIST_MAX} elementos`,
+      `body.consultores.0.areas_avaliacao: Grande demais: esperava que o vetor tivesse <= ${TEAM_LIST_MAX} elementos`,
     ],
     [
       'areas_conhecimento',
       { tema: 'IA', consultores: [member(1, { areas_conhecimento: tooMany })] },
-      `body.consultores.0.areas_conhecimento: Demasiado grande: esperava que o vetor tivesse <= ${TEAM_LIST_MAX} elementos`,
+      `body.consultores.0.areas_conhecimento: Grande demais: esperava que o vetor tivesse <= ${TEAM_LIST_MAX} elementos`,
     ],
     [
       'linhas_pesquisa',
       { tema: 'IA', consultores: [member(1, { linhas_pesquisa: tooMany })] },
-      `body.consultores.0.linhas_pesquisa: Demasiado grande: esperava que o vetor tivesse <= ${TEAM_LIST_MAX} elementos`,
+      `body.consultores.0.linhas_pesquisa: Grande demais: esperava que o vetor tivesse <= ${TEAM_LIST_MAX} elementos`,
     ],
     [
       'motivos_match',
       { tema: 'IA', consultores: [member(1, { motivos_match: tooMany })] },
-      `body.consultores.0.motivos_match: Demasiado grande: esperava que o vetor tivesse <= ${TEAM_LIST_MAX} elementos`,
+      `body.consultores.0.motivos_match: Grande demais: esperava que o vetor tivesse <= ${TEAM_LIST_MAX} elementos`,
     ],
   ])('answers 422 naming the field when %s is beyond its bound, before any render', async (_field, body, detail) => {
     const before = (await server.resources.pdf.status()).documents;

@@ -66,7 +66,7 @@ describe('errorEnvelope', () => {
   it('answers validation failures with 422 under /api/v1 and 400 under /api, naming the field', async () => {
     expect(await get('/api/v1/validate?limite=5000')).toEqual({
       status: 422,
-      body: { detail: 'query.limite: Demasiado grande: esperava que o número fosse <= 1000' },
+      body: { detail: 'query.limite: Grande demais: esperava que o número fosse <= 1000' },
     });
     expect(await get('/api/validate?limite=abc')).toEqual({
       status: 400,
