@@ -20,6 +20,8 @@ import { foldForSearch, isRepairable, repairEncoding } from './text';
 
 export const PERSON_NOT_FOUND = 'Pessoa não encontrada';
 export const NO_CURRICULUM = 'Currículo não cadastrado';
+/** The reason when the index could not be read (then its cause): the route still answers 200. */
+export const CURRICULUM_UNREADABLE = 'Não foi possível ler o currículo no índice: ';
 
 /** The specification's cuts (Limits table). */
 export const MAX_CONCLUDED_SUPERVISIONS = 20;
@@ -183,9 +185,9 @@ export type Curriculum = z.infer<typeof curriculumSchema>;
 export const curriculumNotFoundSchema = z
   .object({
     encontrado: z.literal(false),
-    motivo: z
-      .enum([PERSON_NOT_FOUND, NO_CURRICULUM])
-      .meta({ description: 'No document for the person, or a document without a curriculum identifier' }),
+    motivo: z.union([z.enum([PERSON_NOT_FOUND, NO_CURRICULUM]), z.templateLiteral([CURRICULUM_UNREADABLE, z.string()])]).meta({
+      description: `No document for the person, a document without a curriculum identifier, or the index could not be read (\`${CURRICULUM_UNREADABLE}<cause>\`)`,
+    }),
   })
   .meta({ id: 'CurriculumNotFound' });
 

@@ -193,12 +193,11 @@ export const consultantOperations: OperationSpec[] = [
     path: '/api/v1/consultor/{id_pessoa}/cv',
     operationId: 'getConsultantCurriculum',
     summary: 'O currículo de uma pessoa',
-    description: `Always 200 for a person without a document or without a curriculum identifier: \`encontrado: false\` and the reason (e.g. \`${NO_CURRICULUM}\`).`,
+    description: `Always 200 (the specification), for a person without a document or without a curriculum identifier and when the index cannot be read: \`encontrado: false\` and the reason (e.g. \`${NO_CURRICULUM}\`).`,
     tags,
     pathParams: idPath,
     responses: {
       200: jsonAnswer('O currículo, ou `encontrado: false` e o motivo', curriculumAnswerSchema, curriculumExample),
-      500: indexFailed(''),
     },
   },
   {

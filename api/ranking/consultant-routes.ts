@@ -47,7 +47,8 @@ export function consultantRoutes(resources: ApiResources): Router {
 
   router.get('/consultor/:id_pessoa/cv', async (ctx) => {
     const { id_pessoa: idPessoa } = parseInput(idPath, ctx.params, 'path');
-    ctx.body = await consultantCurriculum(deps, idPessoa).catch(indexFailures(INDEX_ERROR_PREFIX));
+    // Always 200 (the specification): an index failure is an answer with its reason (the use case).
+    ctx.body = await consultantCurriculum(deps, idPessoa);
   });
 
   router.get('/consultores/areas-avaliacao', async (ctx) => {

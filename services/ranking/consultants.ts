@@ -6,12 +6,12 @@ import {
   unrankedDetailJson,
   type AssessmentAreaRecord,
 } from '../../domain/consultant-detail';
-import { CURRICULUM_SOURCE_FIELDS, curriculumAnswer, type CurriculumAnswer } from '../../domain/curriculum';
+import { CURRICULUM_SOURCE_FIELDS, CURRICULUM_UNREADABLE, curriculumAnswer, type CurriculumAnswer } from '../../domain/curriculum';
 import type { PersonDocument } from '../../domain/person-document';
 import { needsIndexDocument } from '../../domain/ranking-entry';
 import { referenceDateOf } from '../../domain/scoring/dates';
 import { NotFoundError } from '../errors';
-import { assessmentAreaSpellings, ENRICHMENT_FIELDS, fetchChangedDocuments, readPersonDocument } from '../persons';
+import { assessmentAreaSpellings, ENRICHMENT_FIELDS, fetchChangedDocuments, PersonIndexError, readPersonDocument } from '../persons';
 import type { RankingDeps } from './deps';
 
 /**
@@ -42,8 +42,19 @@ export async function consultantDocument(deps: RankingDeps, idPessoa: number): P
   return doc;
 }
 
+/**
+ * Always an answer (the specification: the route always answers 200): an index that cannot be read
+ * gives `encontrado: false` with the reason (CURRICULUM_UNREADABLE and the cause), logged.
+ */
 export async function consultantCurriculum(deps: RankingDeps, idPessoa: number): Promise<CurriculumAnswer> {
-  const doc = await readPersonDocument(deps.persons, idPessoa, { includes: CURRICULUM_SOURCE_FIELDS });
+  let doc: Partial<PersonDocument> | null;
+  try {
+    doc = await readPersonDocument(deps.persons, idPessoa, { includes: CURRICULUM_SOURCE_FIELDS });
+  } catch (error) {
+    if (!(error instanceof PersonIndexError)) throw error;
+    deps.logger.warn({ err: error.cause ?? error, idPessoa }, 'curriculum: the index could not be read');
+    return { encontrado: false, motivo: `${CURRICULUM_UNREADABLE}${error.message}` };
+  }
   return curriculumAnswer(doc, deps.cvBaseUrl);
 }
 

@@ -234,8 +234,16 @@ describe('an index that answers errors', () => {
     await elasticsearch.indices.delete({ index: brokenIndex }, { ignore: [404] });
   });
 
-  it('answers 500 with the cause for the raw document, the curriculum and an unranked detail', async () => {
-    for (const path of [`/api/v1/consultor/1/raw`, `/api/v1/consultor/1/cv`, `/api/v1/consultor/${UNRANKED_ID}`]) {
+  it('answers the curriculum 200 with the reason and the cause (the specification: always 200)', async () => {
+    const { status, body } = await get('/api/v1/consultor/1/cv', broken);
+    expect(status).toBe(200);
+    expect(Object.keys(body)).toEqual(['encontrado', 'motivo']);
+    expect(body.encontrado).toBe(false);
+    expect(body.motivo).toMatch(/^Não foi possível ler o currículo no índice: .*index_closed_exception/);
+  });
+
+  it('answers 500 with the cause for the raw document and an unranked detail', async () => {
+    for (const path of [`/api/v1/consultor/1/raw`, `/api/v1/consultor/${UNRANKED_ID}`]) {
       const { status, body } = await get(path, broken);
       expect(status).toBe(500);
       expect(body.detail.startsWith(INDEX_ERROR_PREFIX)).toBe(true);
