@@ -485,6 +485,15 @@ export async function activeExecutions(db: Database): Promise<ExecutionSummary[]
     .orderBy(asc(executions.createdAt), asc(executions.id));
 }
 
+/** The runs of an agent's process that are not ended (queued, running, retrying), oldest first: no pipeline run's own record. */
+export async function activeAgentRuns(db: Database): Promise<ExecutionSummary[]> {
+  return db
+    .select(summaryColumns)
+    .from(executions)
+    .where(and(eq(executions.kind, 'agent'), inArray(executions.status, [...ACTIVE_STATUSES])))
+    .orderBy(asc(executions.createdAt), asc(executions.id));
+}
+
 export async function countActiveExecutions(db: Database): Promise<number> {
   const [row] = await db
     .select({ n: count() })

@@ -28,3 +28,12 @@ export type ActiveStatus = (typeof ACTIVE_STATUSES)[number];
 export type FinalStatus = Exclude<ExecutionStatus, ActiveStatus>;
 
 export const isActiveStatus = (status: ExecutionStatus): status is ActiveStatus => (ACTIVE_STATUSES as readonly string[]).includes(status);
+
+/**
+ * The statuses a history filter selects: `running` is what the panel's "Em execução" sends, and a
+ * person means by it every run not ended (queued, retrying, waiting for an approval too); each record
+ * still shows its own status. The others select themselves.
+ */
+export function historyFilterStatuses(statuses: readonly ExecutionStatus[]): ExecutionStatus[] {
+  return statuses.includes('running') ? [...new Set([...statuses, ...ACTIVE_STATUSES])] : [...statuses];
+}

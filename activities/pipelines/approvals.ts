@@ -5,7 +5,9 @@ import { roundUsd } from '../../domain/budgets';
 import { PREVIOUS_OUTPUT_MAX } from '../../domain/pipeline-steps';
 import { budgetRefusal, type BudgetExhaustedError } from '../../services/budgets';
 import type { ApprovalRequest, RejectRunInput, StepBudgetWait, StepRef } from '../../temporal/contracts/pipeline-activities';
+import { runStepRecords } from '../../services/pipelines/run-steps';
 import { budgetDepsOf, idsOf, runCost, runOf, tell, type PipelineActivityDeps } from './run-context';
+import { reportRun, stepsOutput } from './run-end';
 
 /** The activities around a run's waits: an approval before a gated step, or past an exhausted daily budget (docs/pipelines.md, "Approvals"). */
 
@@ -68,7 +70,9 @@ export async function rejectRun(deps: PipelineActivityDeps, input: RejectRunInpu
   const error =
     input.reason === 'timeout' ? `a aprovação do passo ${input.stepIndex + 1} expirou` : `rejeitado no passo ${input.stepIndex + 1}`;
   const costUsd = await runCost(deps, record);
-  const finished = await finishExecution(deps.db, input.runId, { status: 'rejected', error, costUsd });
-  if (finished?.changed)
-    await tell(deps, record, { type: 'pipeline_rejected', ...idsOf(record), stepIndex: input.stepIndex, reason: input.reason });
+  const output = stepsOutput(await runStepRecords(deps.db, record));
+  const finished = await finishExecution(deps.db, input.runId, { status: 'rejected', error, costUsd, output });
+  if (!finished?.changed) return;
+  await reportRun(deps, finished.execution);
+  await tell(deps, record, { type: 'pipeline_rejected', ...idsOf(record), stepIndex: input.stepIndex, reason: input.reason });
 }

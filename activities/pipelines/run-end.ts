@@ -10,14 +10,37 @@ import { idsOf, runCost, runOf, tell, type PipelineActivityDeps } from './run-co
 
 /** The activities that end a run: failed, completed, cancelled, or stranded (its workflow gone). */
 
+/**
+ * The Markdown report of a run that just ended, however it ended (the specification: a report per
+ * pipeline execution), then `report_generated`. A report not written is logged, not the run's failure.
+ */
+export async function reportRun(deps: PipelineActivityDeps, ended: Execution): Promise<void> {
+  const { db, config, logger } = deps;
+  try {
+    const reportFile = await writeExecutionReport(ended, config.orchestration, config.orchestration.limits.reports);
+    await setExecutionReportFile(db, ended.id, reportFile);
+    await tell(deps, ended, { type: 'report_generated', ...idsOf(ended), reportFile });
+  } catch (error) {
+    logger.warn({ err: error, runId: ended.id }, 'pipeline report not written');
+  }
+}
+
+/** Each step's result so far under its number and agent: the run's output (and its report's). */
+export function stepsOutput(steps: readonly Execution[]): string {
+  return steps.map((step) => `## ${(step.stepIndex ?? 0) + 1}. ${step.agentName}\n\n${step.result ?? step.error ?? ''}`).join('\n\n');
+}
+
 /** A failed step fails the run: `error`, the step a resume starts at, the cost so far, `pipeline_error`. */
 export async function failRun(deps: PipelineActivityDeps, input: FailRunInput): Promise<void> {
   const { db } = deps;
   const record = await runOf(deps, input.runId);
   const { stepIndex, error } = input;
   await setRunProgress(db, record.id, { failedAtStep: stepIndex, costUsd: await runCost(deps, record) });
-  const finished = await finishExecution(db, record.id, { status: 'error', error });
-  if (finished?.changed) await tell(deps, record, { type: 'pipeline_error', ...idsOf(record), stepIndex, error });
+  const output = stepsOutput(await runStepRecords(db, record));
+  const finished = await finishExecution(db, record.id, { status: 'error', error, output });
+  if (!finished?.changed) return;
+  await reportRun(deps, finished.execution);
+  await tell(deps, record, { type: 'pipeline_error', ...idsOf(record), stepIndex, error });
 }
 
 /** Every step completed: the run's result is the last step's; the report; then `pipeline_complete`. */
@@ -27,7 +50,7 @@ export async function completeRun(deps: PipelineActivityDeps, runId: string): Pr
 
 /** completeRun's work, given the run's record (finishStep calls it too, after the last step). */
 export async function completeRunOf(deps: PipelineActivityDeps, record: Execution): Promise<void> {
-  const { db, config, logger } = deps;
+  const { db } = deps;
   const runId = record.id;
   const steps = await runStepRecords(db, record);
   const last = steps[steps.length - 1] ?? null;
@@ -40,19 +63,13 @@ export async function completeRunOf(deps: PipelineActivityDeps, record: Executio
     result: last?.result ?? null,
     sessionId: last?.sessionId ?? null,
     durationMs: finishedAt.getTime() - startedAt.getTime(),
-    output: steps.map((step) => `## ${(step.stepIndex ?? 0) + 1}. ${step.agentName}\n\n${step.result ?? ''}`).join('\n\n'),
+    output: stepsOutput(steps),
     finishedAt,
   });
   if (!finished?.changed) return;
   const pipeline = await findPipeline(db, record.pipelineId ?? '');
   countStepOverheads(finished.execution, await stepRecordsOfRun(db, runId), pipeline);
-  try {
-    const reportFile = await writeExecutionReport(finished.execution, config.orchestration, config.orchestration.limits.reports);
-    await setExecutionReportFile(db, runId, reportFile);
-    await tell(deps, record, { type: 'report_generated', ...idsOf(record), reportFile });
-  } catch (error) {
-    logger.warn({ err: error, runId }, 'pipeline report not written');
-  }
+  await reportRun(deps, finished.execution);
   await tell(deps, record, {
     type: 'pipeline_complete',
     ...idsOf(record),
@@ -73,7 +90,14 @@ export async function completeRunOf(deps: PipelineActivityDeps, record: Executio
 /** The run was cancelled: `canceled`, final (its running step's own workflow ends that step). No message (contract 4.5). */
 export async function cancelRun(deps: PipelineActivityDeps, runId: string): Promise<void> {
   const record = await runOf(deps, runId);
-  await finishExecution(deps.db, runId, { status: 'canceled', error: CANCELLED_ERROR, costUsd: await runCost(deps, record) });
+  const output = stepsOutput(await runStepRecords(deps.db, record));
+  const finished = await finishExecution(deps.db, runId, {
+    status: 'canceled',
+    error: CANCELLED_ERROR,
+    costUsd: await runCost(deps, record),
+    output,
+  });
+  if (finished?.changed) await reportRun(deps, finished.execution);
 }
 
 /**
@@ -101,8 +125,10 @@ export async function endStrandedRun(deps: PipelineActivityDeps, input: Stranded
     costUsd: await runCost(deps, record),
     ...(lastStepInput !== undefined ? { lastStepInput } : {}),
   });
-  const finished = await finishExecution(db, record.id, { status: input.status, error: input.error });
+  const output = stepsOutput(await runStepRecords(db, record));
+  const finished = await finishExecution(db, record.id, { status: input.status, error: input.error, output });
   if (!finished?.changed) return false;
+  await reportRun(deps, finished.execution);
   if (input.status === 'error')
     await tell(deps, record, { type: 'pipeline_error', ...idsOf(record), stepIndex: failedAtStep, error: input.error });
   return true;

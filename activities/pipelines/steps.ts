@@ -124,6 +124,10 @@ async function startStepOf(
     stepIndex: input.stepIndex,
     source: record.source,
     clientId: record.clientId,
+    // Who hears the step's runs (and what it delegates) live: the run's client, or everyone for a
+    // webhook's or a schedule's run (contract 4.2).
+    webhookId: record.webhookId,
+    scheduleId: record.scheduleId,
     task: prompt,
     instructions: '',
     workingDirectory: record.workingDirectory,

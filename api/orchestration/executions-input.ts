@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EXECUTION_SOURCES, EXECUTION_STATUSES, type HistoryFilters } from '../../services/executions';
+import { ACTIVE_STATUSES, historyFilterStatuses } from '../../domain/execution-status';
 import { definedEntriesOf } from './strict-body-input';
 
 const EXECUTION_TYPES = ['agent', 'pipeline'] as const;
@@ -59,7 +60,9 @@ const filterFields = {
     .pipe(z.enum(EXECUTION_TYPES))
     .optional()
     .meta({ description: `${EXECUTION_TYPES.join(' or ')}` }),
-  status: listOf(EXECUTION_STATUSES).meta({ description: `One status or several comma-separated: ${EXECUTION_STATUSES.join(', ')}` }),
+  status: listOf(EXECUTION_STATUSES).meta({
+    description: `One status or several comma-separated: ${EXECUTION_STATUSES.join(', ')}; running (the panel's "Em execução") selects every run not ended: ${ACTIVE_STATUSES.join(', ')}`,
+  }),
   source: listOf(EXECUTION_SOURCES).meta({ description: `One source or several comma-separated: ${EXECUTION_SOURCES.join(', ')}` }),
   agentId: single.min(1).max(36).optional().meta({ description: "The agent's id (exact)" }),
   pipelineId: single.min(1).max(36).optional().meta({ description: "The pipeline's id (exact)" }),
@@ -75,7 +78,7 @@ const filterFields = {
 type FilterInput = z.output<z.ZodObject<typeof filterFields>>;
 
 /** The query's filters whose HistoryFilters field has the same name and value: passed on as parsed. */
-type SameNameFilters = Omit<FilterInput, 'type' | 'from' | 'to' | 'search'>;
+type SameNameFilters = Omit<FilterInput, 'type' | 'status' | 'from' | 'to' | 'search'>;
 // A filter added to the query without its HistoryFilters field (or under another name) fails to compile here.
 const _sameNamesAreFilters: Required<SameNameFilters> extends Required<Pick<HistoryFilters, keyof SameNameFilters>> ? true : never = true;
 
@@ -84,9 +87,11 @@ const _sameNamesAreFilters: Required<SameNameFilters> extends Required<Pick<Hist
  * the query reaches the store); those that change name or shape here. `to` is inclusive: a date means
  * up to the end of that day, a date-time up to that millisecond.
  */
-function filtersOf({ type, from, to, search, ...sameName }: FilterInput): HistoryFilters {
+function filtersOf({ type, status, from, to, search, ...sameName }: FilterInput): HistoryFilters {
   return {
     ...(type ? { kind: type } : {}),
+    // `running` ("Em execução") selects every active status (domain/execution-status.ts).
+    ...(status ? { status: historyFilterStatuses(status) } : {}),
     ...(definedEntriesOf(sameName) as SameNameFilters),
     ...(from ? { from: from.date } : {}),
     ...(to ? { before: new Date(to.date.getTime() + (to.wholeDay ? DAY_MS : 1)) } : {}),

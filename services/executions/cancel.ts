@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { activeExecutions, cancelQueuedExecution, finishExecution, getExecution, type ExecutionSummary } from '../../db/executions-store';
+import {
+  activeAgentRuns,
+  activeExecutions,
+  cancelQueuedExecution,
+  finishExecution,
+  getExecution,
+  type ExecutionSummary,
+} from '../../db/executions-store';
 import { isActiveStatus } from '../../domain/execution-status';
 import { cancelAgentExecution } from '../../temporal/agent-execution';
 import { CANCELLED_ERROR } from '../../domain/execution-errors';
@@ -73,7 +80,12 @@ export async function cancelAllExecutions(deps: ExecutionDeps): Promise<Cancelle
   return { cancelled: true, count: active.length };
 }
 
-/** Queued, running and retrying records, oldest first, as the panel's active list reads them. */
+/**
+ * The panel's active list (contract 3.8: one entry per agent process, pipeline steps included): each
+ * agent run queued, running or retrying, oldest first. A pipeline run's own record is not one (its
+ * running step is; counted too, the badge said two and the terminal's filter offered an option with no
+ * line), nor is a pipeline waiting for an approval (no process runs).
+ */
 export async function listActiveExecutions(deps: Pick<ExecutionDeps, 'db'>): Promise<ActiveExecutionView[]> {
-  return (await activeExecutions(deps.db)).map(activeExecutionView);
+  return (await activeAgentRuns(deps.db)).map(activeExecutionView);
 }

@@ -347,7 +347,8 @@ describe('GET /api/executions/history', () => {
     ['?status=completed', () => [E.id, D.id, A.id]],
     ['?status=error', () => [B.id]],
     ['?status=canceled', () => [C.id]],
-    ['?status=running', () => [F.id]],
+    // The panel's "Em execução": every run not ended (F running, G queued), not only the running ones.
+    ['?status=running', () => [G.id, F.id]],
     ['?status=retrying', () => []],
     ['?status=error,canceled', () => [C.id, B.id]],
     ['?status=queued,running', () => [G.id, F.id]],
@@ -408,7 +409,22 @@ describe('GET /api/executions/history', () => {
 
 describe('GET /api/executions/active', () => {
   it('answers the queued, running and retrying records oldest first, with the agent name in agentConfig and a startedAt', async () => {
+    // A pipeline running (its step is its process) and one waiting for an approval: neither is an agent
+    // process of its own (contract 3.8), so neither is listed.
+    const pipelineRun = (id: string) =>
+      base({
+        id,
+        kind: 'pipeline',
+        agentId: null,
+        agentName: 'Revisão',
+        pipelineId: 'p-active',
+        createdAt: at('2026-01-15T09:00:00.000Z'),
+      });
+    await record(pipelineRun(randomUUID()), 'running');
+    const waiting = await record(pipelineRun(randomUUID()), 'running');
+    await database.pool.query("UPDATE executions SET status = 'awaiting_approval' WHERE id = ?", [waiting.id]);
     const answer = await call('GET', '/api/executions/active');
+    await database.pool.query("DELETE FROM executions WHERE pipeline_id = 'p-active'");
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual([
       { ...viewOf(F), agentConfig: { agent_name: 'Code Reviewer', model: 'sonnet' } },

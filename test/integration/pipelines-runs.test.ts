@@ -79,6 +79,18 @@ describe('pipeline runs, with the real CLI', () => {
       (record) => record.status === status,
       90_000,
     );
+  /** The run's Markdown report, written however the run ended (its reportFile, in the reports directory), holding `line`. */
+  const expectReport = async (id: string, line: string): Promise<string> => {
+    const { reportFile } = await until(
+      `${id}'s report`,
+      () => detail(id),
+      (record) => typeof record.reportFile === 'string',
+      30_000,
+    );
+    const text = fs.readFileSync(path.join(baseConfig.orchestration.reportsDir, reportFile), 'utf8');
+    expect(text).toContain(line);
+    return text;
+  };
 
   let reviewer: { id: string; name: string };
   let writer: { id: string; name: string };
@@ -198,6 +210,7 @@ describe('pipeline runs, with the real CLI', () => {
     });
     expect(await detail(runId)).toMatchObject({ status: 'rejected', endedAt: expect.any(String) });
     expect((await detail(runId)).steps).toHaveLength(1);
+    await expectReport(runId, '| Status | rejected |');
     // Nothing waits any more.
     expect((await call('POST', `/api/pipelines/${pipelineId}/approve`)).status).toBe(404);
 
@@ -241,12 +254,16 @@ describe('pipeline runs, with the real CLI', () => {
     const { probe, clientId } = await connect();
     const runId = await execute(pipelineId, 'longo', clientId);
     await untilPipelineMessage(probe, pipelineId, 'pipeline_step_output');
-    expect((await call('GET', '/api/executions/active')).body.some((item: any) => item.executionId === runId)).toBe(true);
+    // The panel's active list: the running step (an agent's process), not the run's own record (contract 3.8).
+    const active = (await call('GET', '/api/executions/active')).body.map((item: any) => item.executionId);
+    expect(active).toContain((await detail(runId)).steps[0].executionId);
+    expect(active).not.toContain(runId);
     expect(await call('POST', `/api/pipelines/${runId}/cancel`)).toEqual({ status: 200, body: { cancelled: true, count: 1 } });
     await statusOf(runId, 'canceled');
     const record = await detail(runId);
     await statusOf(record.steps[0].executionId, 'canceled');
     expect((await detail(runId)).steps.map((step: any) => step.status)).toEqual(['canceled']);
+    await expectReport(runId, '| Status | canceled |');
     expect((await call('POST', `/api/pipelines/${runId}/cancel`)).status).toBe(404);
   }, 180_000);
 
@@ -267,6 +284,9 @@ describe('pipeline runs, with the real CLI', () => {
       error: failed.error,
     });
     expect(record.steps.map((step: any) => step.status)).toEqual(['completed', 'error']);
+    // Its report too (a report per pipeline execution, however it ended), with the steps so far.
+    const report = await expectReport(runId, '| Status | error |');
+    expect(report).toContain('Stand-in answer in four parts.');
 
     // Resume of a run that did not fail, or of no run: answered at once.
     expect((await call('POST', `/api/pipelines/resume/${record.steps[0].executionId}`)).status).toBe(404);

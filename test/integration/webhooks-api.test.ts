@@ -587,6 +587,13 @@ describe('webhooks, with the real CLI', () => {
       for (const id of [tested.body.executionId, called.body.executionId, byTask.body.executionId]) {
         expect(await untilFinished(id)).toMatchObject({ status: 'completed' });
       }
+      // Each step's record carries its run's webhook: its runs, and what they delegate, are heard by
+      // everyone as the run's are (contract 4.2), not by a client the run does not have.
+      const steps = await server.resources.database.db
+        .select()
+        .from(executions)
+        .where(eq(executions.pipelineExecutionId, called.body.executionId));
+      expect(steps.map((step) => [step.source, step.webhookId, step.clientId])).toEqual([['webhook', webhook.id, null]]);
 
       expect((await call('PUT', `/api/pipelines/${pipelineId}`, { status: 'inactive' })).status).toBe(200);
       expect(await call('POST', `/api/webhooks/${webhook.id}/test`)).toEqual({
