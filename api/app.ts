@@ -124,7 +124,7 @@ const JSON_BODY_LIMIT = '1mb';
  */
 function rethrowBodyError(error: Error & { status?: number }): never {
   if (error.status === 413) {
-    throw new HttpError(413, `O corpo JSON é maior que ${JSON_BODY_LIMIT}`, `the JSON body is larger than ${JSON_BODY_LIMIT}`);
+    throw new HttpError(413, `O corpo JSON é maior que ${JSON_BODY_LIMIT}`);
   }
-  throw new HttpError(400, `Corpo JSON inválido: ${error.message}`, `invalid JSON body: ${error.message}`);
+  throw new HttpError(400, `Corpo JSON inválido: ${error.message}`);
 }

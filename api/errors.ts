@@ -2,18 +2,13 @@ import type { Middleware } from 'koa';
 import type { Logger } from '../lib/logger';
 import { isRankingPath } from './orchestration/security/paths';
 
-/** An error meant for the client: its message is sent as is, with its status. */
+/** An error meant for the client: its message (pt-BR, in either envelope) is sent as is, with its status. */
 export class HttpError extends Error {
   override name = 'HttpError';
   readonly expose = true;
   constructor(
     readonly status: number,
     message: string,
-    /**
-     * For the edge's refusals, which both services answer: the text of the ranking service's
-     * `{"detail"}` envelope, which keeps its own; `message` is then the `{"error"}` text (pt-BR).
-     */
-    readonly detailMessage?: string,
   ) {
     super(message);
   }
@@ -26,7 +21,7 @@ export class HttpError extends Error {
  */
 export const ALLOWED_METHODS = {
   throw: true,
-  notImplemented: () => new HttpError(405, 'Método não permitido', 'Method Not Allowed'),
+  notImplemented: () => new HttpError(405, 'Método não permitido'),
 } as const;
 
 /**
@@ -46,17 +41,17 @@ export function envelopeFor(path: string): Envelope {
 }
 
 const VALIDATION_STATUS: Record<Envelope, number> = { detail: 422, error: 400 };
-const NOT_FOUND: Record<Envelope, string> = { detail: 'Not Found', error: 'Não encontrado' };
-const INTERNAL_ERROR: Record<Envelope, string> = { detail: 'Internal server error', error: 'Erro interno do servidor' };
+const NOT_FOUND = 'Não encontrado';
+const INTERNAL_ERROR = 'Erro interno do servidor';
 
 /**
- * The `{"error"}` envelope speaks pt-BR (the admin panel shows its messages to a person): the
- * generic texts that libraries raise (the router's 405) are given in Portuguese there; the
- * `{"detail"}` envelope keeps them as they are.
+ * Both envelopes speak pt-BR (docs/errors.md): the panel shows `{"error"}` to a person, and the ranking
+ * specification's own messages are Portuguese (`Consultor não encontrado`). The generic texts that
+ * libraries raise (the router's 405, a parser's 413) are given in Portuguese.
  */
 const GENERIC_PT_BR: Record<string, string> = {
   'Method Not Allowed': 'Método não permitido',
-  'Not Found': NOT_FOUND.error,
+  'Not Found': NOT_FOUND,
   'Bad Request': 'Requisição inválida',
   Unauthorized: 'Não autorizado',
   Forbidden: 'Acesso negado',
@@ -89,13 +84,13 @@ export function errorEnvelope(logger: Logger): Middleware {
       await next();
       if (ctx.status === 404 && ctx.body == null) {
         ctx.status = 404;
-        ctx.body = { [envelope]: NOT_FOUND[envelope] };
+        ctx.body = { [envelope]: NOT_FOUND };
       }
     } catch (caught) {
       const error = (typeof caught === 'object' && caught !== null ? caught : { message: String(caught) }) as ErrorLike;
       const status = statusOf(error, envelope);
       const exposed = status < 500 || error.expose === true;
-      const message = exposed && typeof error.message === 'string' ? messageFor(caught, error.message, envelope) : INTERNAL_ERROR[envelope];
+      const message = exposed && typeof error.message === 'string' ? messageFor(caught, error.message) : INTERNAL_ERROR;
       if (status >= 500) logger.error({ err: caught, method: ctx.method, path: ctx.path }, 'request failed');
       ctx.status = status;
       ctx.body = { [envelope]: message };
@@ -103,9 +98,8 @@ export function errorEnvelope(logger: Logger): Middleware {
   };
 }
 
-/** The exposed message in the envelope's language (see GENERIC_PT_BR); the code's own messages are sent as they are. */
-function messageFor(caught: unknown, message: string, envelope: Envelope): string {
-  if (caught instanceof HttpError) return envelope === 'detail' ? (caught.detailMessage ?? message) : message;
-  if (envelope === 'error' && !(caught instanceof RequestValidationError)) return GENERIC_PT_BR[message] ?? message;
-  return message;
+/** The exposed message in pt-BR (see GENERIC_PT_BR); the code's own messages are sent as they are. */
+function messageFor(caught: unknown, message: string): string {
+  if (caught instanceof HttpError || caught instanceof RequestValidationError) return message;
+  return GENERIC_PT_BR[message] ?? message;
 }

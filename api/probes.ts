@@ -31,7 +31,7 @@ export function probeRoutes(probes: ProcessProbes): Middleware {
     (ctx as { _matchedRoute?: string })._matchedRoute = path;
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       ctx.set('Allow', 'GET, HEAD');
-      throw new HttpError(405, 'Método não permitido', 'Method Not Allowed');
+      throw new HttpError(405, 'Método não permitido');
     }
     ctx.set('Cache-Control', 'no-store');
     if (path === '/livez') {

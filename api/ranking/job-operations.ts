@@ -22,7 +22,7 @@ export const budgetHeaders: NonNullable<ResponseSpec['headers']> = {
 export function rateLimitedAnswer(budget: string): ResponseSpec {
   return {
     ...detailAnswer(
-      `Orçamento do cliente esgotado (${budget}): \`too many requests: at most <n> every <s> s per client; retry in <r> s\`; nada foi iniciado`,
+      `Orçamento do cliente esgotado (${budget}): \`Muitas requisições: no máximo <n> a cada <s> s por cliente; tente novamente em <r> s\`; nada foi iniciado`,
     ),
     headers: { 'Retry-After': { description: 'Whole seconds until the window ends (at least 1)', schema: z.string() }, ...budgetHeaders },
   };

@@ -52,7 +52,7 @@ const teamMember = z.object({
 
 /** Spec "Team request"; unknown fields (a suggestion record's `score_match`, ...) are ignored. */
 export const teamRequest = z.object({
-  tema: z.string().trim().min(1, 'must not be empty').max(TEAM_TEXT_MAX),
+  tema: z.string().trim().min(1, 'não pode ser vazio').max(TEAM_TEXT_MAX),
   area_avaliacao: z.string().trim().max(TEAM_TEXT_MAX).nullable().default(null),
   consultores: z.array(teamMember).max(MAX_TEAM_MEMBERS),
 });

@@ -46,7 +46,7 @@ export const searchQuery = z.object({
   nome: z
     .string()
     .trim()
-    .min(3, 'must have at least 3 characters')
+    .min(3, 'deve ter pelo menos 3 caracteres')
     .max(SEARCH_NAME_MAX)
     .meta({ description: 'Words of the name (accents and case ignored); each word of 3+ characters must start a word of the name' }),
   limit: intParam(1, 20).default(5),

@@ -11,7 +11,7 @@ import { rankingDepsOf } from '../use-case-deps';
 export const SUGGESTION_ERROR_PREFIX = 'Erro ao sugerir consultores: ';
 
 export const suggestionQuery = z.object({
-  tema: z.string().trim().min(2, 'must have at least 2 characters'),
+  tema: z.string().trim().min(2, 'deve ter pelo menos 2 caracteres'),
   // An empty area is no filter.
   area_avaliacao: z
     .string()

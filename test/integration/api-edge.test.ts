@@ -215,9 +215,9 @@ describe('Host header (DNS rebinding)', () => {
       'Host não permitido: "rebound.evil.example"; o serviço atende a localhost, 127.0.0.1, [::1], consultores.example.org (ALLOWED_HOSTS)',
     );
     expect(ranking.status).toBe(403);
-    // The ranking service keeps its own texts (docs/errors.md).
+    // The same text in the ranking service's envelope: both speak pt-BR (docs/errors.md).
     expect(ranking.body.detail).toBe(
-      'host not allowed: "rebound.evil.example:3000"; the service answers to localhost, 127.0.0.1, [::1], consultores.example.org (ALLOWED_HOSTS)',
+      'Host não permitido: "rebound.evil.example:3000"; o serviço atende a localhost, 127.0.0.1, [::1], consultores.example.org (ALLOWED_HOSTS)',
     );
   });
 
@@ -268,7 +268,7 @@ describe('cross-site writes', () => {
   it('refuses a cross-site POST to the ranking service with 403 and {detail}', async () => {
     const answer = await raw(server, 'POST', '/api/v1/ranking/processar', { origin: FOREIGN_ORIGIN });
     expect(answer.status).toBe(403);
-    expect(answer.body.detail).toBe(`cross-site request refused: origin "${FOREIGN_ORIGIN}" is not allowed (CORS_ORIGINS)`);
+    expect(answer.body.detail).toBe(`Requisição de outro site recusada: a origem "${FOREIGN_ORIGIN}" não é permitida (CORS_ORIGINS)`);
   });
 
   it("lets the service's own pages, a listed origin and non-browser clients write", async () => {

@@ -71,14 +71,14 @@ describe('GET /api/system/status', () => {
 
 describe('error envelopes of the running app', () => {
   it('answers unknown routes with 404 in each service’s envelope', async () => {
-    expect(await call('/api/v1/nao-existe')).toMatchObject({ status: 404, body: { detail: 'Not Found' } });
+    expect(await call('/api/v1/nao-existe')).toMatchObject({ status: 404, body: { detail: 'Não encontrado' } });
     expect(await call('/api/nao-existe')).toMatchObject({ status: 404, body: { error: 'Não encontrado' } });
   });
 
   it('answers a wrong method with 405 in each service’s envelope', async () => {
     expect(await call('/api/v1/health', { method: 'DELETE' })).toMatchObject({
       status: 405,
-      body: { detail: 'Method Not Allowed' },
+      body: { detail: 'Método não permitido' },
     });
     expect(await call('/api/system/status', { method: 'POST' })).toMatchObject({
       status: 405,
@@ -108,7 +108,7 @@ describe('error envelopes of the running app', () => {
     const v1 = await call('/api/v1/health', init);
     const api = await call('/api/system/status', init);
     expect(v1.status).toBe(400);
-    expect(v1.body.detail).toMatch(/^invalid JSON body: /);
+    expect(v1.body.detail).toMatch(/^Corpo JSON inválido: /);
     expect(api.status).toBe(400);
     expect(api.body.error).toMatch(/^Corpo JSON inválido: /);
   });
@@ -121,6 +121,15 @@ describe('error envelopes of the running app', () => {
     expect(await call('/api/v1/ranking?limite=5000')).toMatchObject({
       status: 422,
       body: { detail: 'query.limite: Grande demais: esperava que o número fosse <= 1000' },
+    });
+    // The ranking schemas' own texts, in the language of the specification's messages.
+    expect(await call('/api/v1/ranking/busca?nome=Li')).toMatchObject({
+      status: 422,
+      body: { detail: 'query.nome: deve ter pelo menos 3 caracteres' },
+    });
+    expect(await call('/api/v1/consultores/sugerir?tema=x')).toMatchObject({
+      status: 422,
+      body: { detail: 'query.tema: deve ter pelo menos 2 caracteres' },
     });
   });
 });

@@ -203,7 +203,7 @@ describe('the OpenAPI documents', () => {
   it('answers a method no route takes (TRACE) with 405 in the envelope, not 501 (found by schemathesis)', async () => {
     for (const [route, body] of [
       ['/api/agents', { error: 'Método não permitido' }],
-      ['/api/v1/ranking', { detail: 'Method Not Allowed' }],
+      ['/api/v1/ranking', { detail: 'Método não permitido' }],
       ['/hook/' + '0'.repeat(48), { error: 'Método não permitido' }],
     ] as const) {
       // fetch refuses to send TRACE: a plain HTTP request.

@@ -40,7 +40,9 @@ function expectRefusedForBudget(answer: Awaited<ReturnType<typeof call>>, reques
   expect(Number.isInteger(retryAfter)).toBe(true);
   expect(retryAfter).toBeGreaterThanOrEqual(1);
   expect(retryAfter).toBeLessThanOrEqual(60);
-  expect(answer.body).toEqual({ detail: `too many requests: at most ${requests} every 60 s per client; retry in ${retryAfter} s` });
+  expect(answer.body).toEqual({
+    detail: `Muitas requisições: no máximo ${requests} a cada 60 s por cliente; tente novamente em ${retryAfter} s`,
+  });
 }
 
 describe('POST /api/v1/ranking/processar', () => {

@@ -18,7 +18,7 @@ beforeAll(async () => {
     const route = ctx.path.replace(/^\/api(\/v1)?/, '');
     if (route === '/boom') throw new Error('secret connection string leaked');
     if (route === '/teapot') throw new HttpError(418, 'short and stout');
-    if (route === '/edge') throw new HttpError(403, 'Recusado na borda', 'refused at the edge');
+    if (route === '/edge') throw new HttpError(403, 'Recusado na borda');
     if (route === '/method') ctx.throw(405);
     if (route === '/validate') parseInput(z.object({ limite: z.coerce.number().int().max(1000) }), ctx.query, 'query');
     if (route === '/ok') ctx.body = { fine: true };
@@ -44,7 +44,7 @@ describe('envelopeFor', () => {
 
 describe('errorEnvelope', () => {
   it('hides the message of an unexpected error behind a 500 in both envelopes', async () => {
-    expect(await get('/api/v1/boom')).toEqual({ status: 500, body: { detail: 'Internal server error' } });
+    expect(await get('/api/v1/boom')).toEqual({ status: 500, body: { detail: 'Erro interno do servidor' } });
     expect(await get('/api/boom')).toEqual({ status: 500, body: { error: 'Erro interno do servidor' } });
   });
 
@@ -53,13 +53,13 @@ describe('errorEnvelope', () => {
     expect(await get('/api/teapot')).toEqual({ status: 418, body: { error: 'short and stout' } });
   });
 
-  it('answers an edge refusal in pt-BR under /api and in the text kept for /api/v1 under it', async () => {
-    expect(await get('/api/v1/edge')).toEqual({ status: 403, body: { detail: 'refused at the edge' } });
+  it('answers an edge refusal in pt-BR in both envelopes (the ranking specification speaks Portuguese)', async () => {
+    expect(await get('/api/v1/edge')).toEqual({ status: 403, body: { detail: 'Recusado na borda' } });
     expect(await get('/api/edge')).toEqual({ status: 403, body: { error: 'Recusado na borda' } });
   });
 
   it("gives a library's generic text in pt-BR under /api only", async () => {
-    expect(await get('/api/v1/method')).toEqual({ status: 405, body: { detail: 'Method Not Allowed' } });
+    expect(await get('/api/v1/method')).toEqual({ status: 405, body: { detail: 'Método não permitido' } });
     expect(await get('/api/method')).toEqual({ status: 405, body: { error: 'Método não permitido' } });
   });
 
@@ -75,7 +75,7 @@ describe('errorEnvelope', () => {
   });
 
   it('turns an unmatched route into a 404 envelope and leaves successes alone', async () => {
-    expect(await get('/api/v1/missing')).toEqual({ status: 404, body: { detail: 'Not Found' } });
+    expect(await get('/api/v1/missing')).toEqual({ status: 404, body: { detail: 'Não encontrado' } });
     expect(await get('/api/missing')).toEqual({ status: 404, body: { error: 'Não encontrado' } });
     expect(await get('/api/ok')).toEqual({ status: 200, body: { fine: true } });
   });

@@ -34,11 +34,7 @@ export function requireKnownHost(allowedHosts: readonly string[]): Middleware {
     const hostname = hostnameOf(ctx.host);
     if (hostAllowed(allowedHosts, hostname)) return next();
     const hosts = allowedHosts.join(', ');
-    throw new HttpError(
-      403,
-      `Host não permitido: "${ctx.host}"; o serviço atende a ${hosts} (ALLOWED_HOSTS)`,
-      `host not allowed: "${ctx.host}"; the service answers to ${hosts} (ALLOWED_HOSTS)`,
-    );
+    throw new HttpError(403, `Host não permitido: "${ctx.host}"; o serviço atende a ${hosts} (ALLOWED_HOSTS)`);
   };
 }
 
@@ -70,24 +66,18 @@ export function refuseCrossSiteWrites(corsOrigins: readonly string[]): Middlewar
     if (SAFE_METHODS.has(ctx.method)) return next();
     const refusal = crossSiteRefusal(ctx, corsOrigins);
     if (refusal === null) return next();
-    throw new HttpError(403, refusal.ptBr, refusal.en);
+    throw new HttpError(403, refusal);
   };
 }
 
 /** The refusal in pt-BR (`{"error"}`) and as the ranking service's `{"detail"}` has it; null when allowed. */
-function crossSiteRefusal(ctx: ParameterizedContext, corsOrigins: readonly string[]): { ptBr: string; en: string } | null {
+function crossSiteRefusal(ctx: ParameterizedContext, corsOrigins: readonly string[]): string | null {
   const origin = ctx.get('origin');
   if (origin !== '') {
     if (originAllowed(corsOrigins, origin, ctx.host)) return null;
-    return {
-      ptBr: `Requisição de outro site recusada: a origem "${origin}" não é permitida (CORS_ORIGINS)`,
-      en: `cross-site request refused: origin "${origin}" is not allowed (CORS_ORIGINS)`,
-    };
+    return `Requisição de outro site recusada: a origem "${origin}" não é permitida (CORS_ORIGINS)`;
   }
   const site = ctx.get('sec-fetch-site').toLowerCase();
   if (site === '' || OWN_SITE.has(site)) return null;
-  return {
-    ptBr: `Requisição de outro site recusada: uma página ${site} não pode alterar nada aqui`,
-    en: `cross-site request refused: a ${site} page may not change anything here`,
-  };
+  return `Requisição de outro site recusada: uma página ${site} não pode alterar nada aqui`;
 }

@@ -77,7 +77,6 @@ export function rateLimit(redis: Redis, options: RateLimitOptions, logger: Logge
     throw new HttpError(
       429,
       `Muitas requisições: no máximo ${requests} a cada ${windowSeconds} s por cliente; tente novamente em ${retryAfter} s`,
-      `too many requests: at most ${requests} every ${windowSeconds} s per client; retry in ${retryAfter} s`,
     );
   };
 }
