@@ -182,7 +182,10 @@ function operationObject(schemas: SchemaCollector, service: ServiceName, operati
       content: { [operation.body.contentType ?? 'application/json']: media },
     };
   }
-  if (service === 'orchestration') object.security = operation.public ? [] : TOKEN_SECURITY;
+  // Said on every operation, so linters and generated clients know: the orchestration's token or panel
+  // session, but for its public operations; none for the ranking service, whose operations are public by
+  // decision (docs/openapi.md). `security: []` is "no security", an absent one would be "not said".
+  object.security = service === 'orchestration' && !operation.public ? TOKEN_SECURITY : [];
   if (operation.webSocket) object['x-websocket'] = true;
   return object;
 }

@@ -4,6 +4,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { parse as parseYaml } from 'yaml';
 import type Router from '@koa/router';
 import { hookRoutes } from '../../api/hook-routes';
 import { PROBE_PATHS } from '../../api/probes';
@@ -18,13 +19,37 @@ import { startTestServer, type TestServer } from '../support/server';
 
 /**
  * The OpenAPI documents (docs/openapi.md): every route the routers register is described with each
- * of its methods and every described operation is routed; both documents pass openapi-spec-validator;
+ * of its methods and every described operation is routed; both documents pass openapi-spec-validator
+ * and Redocly CLI's lint (redocly.yaml), and say who may call each operation;
  * they are served under each service's prefix with a reference page, and follow the token's rule; a
  * client generated from the orchestration document with openapi-typescript calls GET /api/agents.
  */
 
 const run = promisify(execFile);
 const TOKEN = 'an-openapi-test-token-0123456789';
+const REDOCLY_CLI = path.join(repoRoot, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js');
+const REDOCLY_IGNORE_FILE = '.redocly.lint-ignore.yaml';
+
+/**
+ * The JSON report of `redocly lint` on `file` with the redocly.yaml of `directory`, whatever its exit
+ * code (1 when it finds an error). No usage data is sent and no update is looked for: nothing leaves
+ * the machine (docs/openapi.md).
+ */
+async function redoclyLint(directory: string, file: string): Promise<string> {
+  const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' };
+  try {
+    const { stdout } = await run(process.execPath, [REDOCLY_CLI, 'lint', '--config', 'redocly.yaml', '--format', 'json', file], {
+      cwd: directory,
+      env,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    return stdout;
+  } catch (error) {
+    const stdout = (error as { stdout?: string }).stdout;
+    if (!stdout) throw error;
+    return stdout;
+  }
+}
 
 /** `METHOD /path/{param}` of every route a router registers (HEAD is GET's). */
 function routesOf(router: Router): string[] {
@@ -149,6 +174,53 @@ describe('the OpenAPI documents', () => {
       await fs.rm(directory, { recursive: true, force: true });
     }
   }, 120_000);
+
+  it('passes Redocly CLI lint, its recommended rules (redocly.yaml), with no error or warning, its usage data and update check off', async () => {
+    const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'openapi-lint-'));
+    try {
+      // The configuration beside the documents: the ignore file's places are relative to its folder.
+      for (const file of ['redocly.yaml', REDOCLY_IGNORE_FILE]) await fs.copyFile(path.join(repoRoot, file), path.join(directory, file));
+      const ignoreFile = parseYaml(await fs.readFile(path.join(repoRoot, REDOCLY_IGNORE_FILE), 'utf8')) as Record<
+        string,
+        Record<string, string[]>
+      >;
+      for (const [name, document] of Object.entries(openApiDocuments())) {
+        await fs.writeFile(path.join(directory, `${name}.json`), JSON.stringify(document));
+        const report = JSON.parse(await redoclyLint(directory, `${name}.json`)) as {
+          totals: { errors: number; warnings: number; ignored: number };
+          problems: Array<{ ruleId: string; message: string; location: Array<{ pointer?: string }> }>;
+        };
+        // Every place the ignore file lists still offends (its count), and nothing else does.
+        expect({
+          name,
+          totals: report.totals,
+          problems: report.problems.map((problem) => `${problem.ruleId} at ${problem.location[0]?.pointer}: ${problem.message}`),
+        }).toEqual({
+          name,
+          totals: { errors: 0, warnings: 0, ignored: Object.values(ignoreFile[`${name}.json`] ?? {}).flat().length },
+          problems: [],
+        });
+      }
+    } finally {
+      await fs.rm(directory, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('says every ranking operation is public (security: []), and who may call each orchestration one', () => {
+    const { ranking, orchestration } = openApiDocuments();
+    const securityOf = (document: OpenApiDocument) =>
+      Object.entries(document.paths).flatMap(([routePath, item]) =>
+        Object.entries(item).map(([method, operation]) => ({
+          where: `${method.toUpperCase()} ${routePath}`,
+          security: operation.security,
+        })),
+      );
+    for (const { where, security } of securityOf(ranking)) expect({ where, security }).toEqual({ where, security: [] });
+    const token = [{ bearerToken: [] }, { panelSession: [] }];
+    const publicOnes = ['GET /api/health', 'GET /livez', 'GET /readyz', 'POST /hook/{token}'];
+    for (const { where, security } of securityOf(orchestration))
+      expect({ where, security }).toEqual({ where, security: publicOnes.includes(where) ? [] : token });
+  });
 
   it('serves each document and its reference page under its prefix, the assets with them', async () => {
     const documents = openApiDocuments();
