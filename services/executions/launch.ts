@@ -74,6 +74,10 @@ export interface LaunchOptions {
   resumeSessionId?: string | null;
   /** The record's id when the caller chose it (a webhook delivery records it before the run starts); absent: a new one. */
   id?: string;
+  /** The settings' daily budget when the caller has read the settings already (one read per launch); absent: read here. */
+  globalBudgetUsd?: number | null;
+  /** The budgets were checked by the caller (ExecuteRequest.budgetChecked). */
+  budgetChecked?: boolean;
 }
 
 /**
@@ -89,7 +93,7 @@ export async function launchExecution(
   input: LaunchInput,
   options: LaunchOptions = {},
 ): Promise<LaunchedExecution> {
-  await refuseOverBudget(deps, agent);
+  if (!options.budgetChecked) await refuseOverBudget(deps, agent, options.globalBudgetUsd);
   const execution = await storeExecution(deps, agent, clientId, input, options.id);
   await startRecordWorkflow(
     deps,
@@ -118,6 +122,8 @@ export interface ExecuteRequest {
   contextFiles?: readonly ContextFileRequest[];
   /** The record's id, when the caller chose it (LaunchOptions.id). */
   executionId?: string;
+  /** The caller refused an exhausted budget itself just before (a webhook's call, refused before it is counted): not checked again. */
+  budgetChecked?: boolean;
 }
 
 /**
@@ -153,6 +159,6 @@ export async function executeAgent(
       workingDirectory: repository?.workingDirectory ?? request.workingDirectory ?? agent.workingDirectory ?? settings.workingDirectory,
       model: runModelOf(agent, settings.defaultModel),
     },
-    { id: request.executionId },
+    { id: request.executionId, globalBudgetUsd: settings.dailyBudgetUsd, budgetChecked: request.budgetChecked === true },
   );
 }

@@ -82,6 +82,7 @@ async function startTarget(
   run: TargetRun,
   source: 'webhook' | 'webhook-test',
   id?: string,
+  budgetChecked = false,
 ): Promise<StartedTarget> {
   if (webhook.targetType === 'pipeline') {
     const request = { input: run.task, workingDirectory: run.workingDirectory ?? null, source, webhookId: webhook.id, executionId: id };
@@ -94,6 +95,7 @@ async function startTarget(
     source,
     webhookId: webhook.id,
     executionId: id,
+    budgetChecked,
   });
   return { executionId };
 }
@@ -173,7 +175,8 @@ export async function triggerWebhook(deps: WebhookDeps, call: HookCall): Promise
   }
   const executionId = delivery.executionId!;
   try {
-    const started = await startTarget(deps, webhook, run, 'webhook', executionId);
+    // A delivery counted now had its agent's budget checked just above; a repeat taking over one is checked at the start.
+    const started = await startTarget(deps, webhook, run, 'webhook', executionId, !delivery.counted);
     return { ...started, status: 'started', webhook: webhook.name };
   } catch (error) {
     // Another call of this delivery stored the run first (a takeover racing a slow first call).

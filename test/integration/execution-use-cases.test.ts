@@ -1,14 +1,17 @@
 import path from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type Redis from 'ioredis';
+import { drizzle } from 'drizzle-orm/mysql2';
 import { createDatabase, type DatabaseHandle } from '../../db';
+import * as schema from '../../db/schema';
 import { config } from '../../lib/config';
 import { liveChannel } from '../../lib/live-output';
 import { logger } from '../../lib/logger';
 import { closeRedis, createRedis } from '../../lib/redis';
 import { closeTemporalClient, createTemporalClient, type TemporalHandle } from '../../temporal/client';
 import { agentExecutionWorkflowId } from '../../temporal/contracts/agent-execution';
-import { createAgent, deleteAgent, type AgentDeps } from '../../services/agents';
+import { createAgent, deleteAgent, updateAgent, type AgentDeps } from '../../services/agents';
+import { createWebhook, deleteWebhook, triggerWebhook } from '../../services/webhooks';
 import { ConflictError, InvalidInputError, NotFoundError, UnavailableError } from '../../services/errors';
 import {
   cancelExecution,
@@ -135,6 +138,57 @@ describe('execution use cases called without the HTTP layer', () => {
       new InvalidInputError('Só é possível reexecutar execuções que terminaram com erro ou foram canceladas (status atual: queued)'),
     );
     await cancelExecution(deps, agentId, retried.executionId);
+  });
+
+  /** The real database, through a pool that notes each statement it is given. */
+  function notedDatabase(): { db: ExecutionDeps['db']; statements: string[] } {
+    const statements: string[] = [];
+    const noted = new Proxy(database.pool, {
+      get(pool, key, receiver) {
+        const value = Reflect.get(pool, key, receiver) as unknown;
+        if ((key !== 'query' && key !== 'execute') || typeof value !== 'function')
+          return typeof value === 'function' ? value.bind(pool) : value;
+        return (sql: unknown, ...rest: unknown[]) => {
+          statements.push(typeof sql === 'string' ? sql : String((sql as { sql?: unknown }).sql));
+          return (value as (...args: unknown[]) => unknown).call(pool, sql, ...rest);
+        };
+      },
+    });
+    return { db: drizzle(noted, { schema, mode: 'default' }), statements };
+  }
+
+  it('executeAgent reads the settings once: their defaults and their daily budget from one read', async () => {
+    const agentId = await newAgent('one-read');
+    const { db, statements } = notedDatabase();
+    const launched = await executeAgent({ ...deps, db }, agentId, null, { task: 'uma leitura' });
+    started.push(launched.executionId);
+    expect(statements.filter((sql) => /from `settings`/i.test(sql))).toHaveLength(1);
+    await cancelExecution(deps, agentId, launched.executionId);
+  });
+
+  it("a webhook's call checks its agent's budget once (before the call is counted), not again at the start", async () => {
+    const agentId = await newAgent('hooked');
+    await updateAgent(agentDeps, agentId, { dailyBudgetUsd: 50 });
+    const webhook = await createWebhook(
+      { db: database.db, secretsKey: null },
+      { name: `hook ${Date.now()}`, targetType: 'agent', targetId: agentId },
+    );
+    const { db, statements } = notedDatabase();
+    const answer = await triggerWebhook(
+      { ...deps, db, secretsKey: null, globalSecret: null },
+      {
+        token: webhook.token,
+        rawBody: Buffer.from('{"task":"do webhook"}'),
+        signature: undefined,
+        deliveryId: undefined,
+        caller: '127.0.0.1',
+      },
+    );
+    started.push(answer.executionId!);
+    // The agent's spending of the day, read by a budget check: once.
+    expect(statements.filter((sql) => /from `agent_daily_costs`/i.test(sql))).toHaveLength(1);
+    await cancelExecution(deps, agentId, answer.executionId!);
+    await deleteWebhook({ db: database.db }, webhook.id);
   });
 
   it('reports typed errors, storing nothing', async () => {

@@ -12,6 +12,7 @@ import { repoRoot } from '../../lib/paths';
 import { processRunning } from '../../scripts/process-state';
 import { agentExecutionWorkflowId } from '../../temporal/contracts/agent-execution';
 import { pipelineExecutionWorkflowId } from '../../temporal/contracts/pipeline-execution';
+import { rankingJobDuration } from '../../lib/metrics';
 import { rankingJobStartOptions } from '../../temporal/ranking-job';
 import {
   reconcilerPauseUpdate,
@@ -447,6 +448,11 @@ describe('ranking runs reconciler', () => {
   it('a terminated ranking run is never shown running: the status says so at once, the record follows', async () => {
     const loop = temporal.workflow.getHandle(RECONCILER_LOOPS.rankingRuns.workflowId);
     const { pool } = server.resources.database;
+    const failedJobs = async () =>
+      (await rankingJobDuration.get()).values.find(
+        (value) => value.metricName === 'ranking_job_duration_seconds_count' && value.labels.status === 'failed',
+      )?.value ?? 0;
+    const failedBefore = await failedJobs();
     const storedRun = async (runId: string) => {
       const [rows] = await pool.query('SELECT estado, finalizado_em, ultimo_erro FROM ranking_job_runs WHERE run_id = ?', [runId]);
       return (rows as Array<{ estado: string; finalizado_em: Date | null; ultimo_erro: string | null }>)[0] ?? null;
@@ -495,6 +501,8 @@ describe('ranking runs reconciler', () => {
       finalizado_em: expect.any(Date),
       ultimo_erro: 'processamento interrompido: o workflow terminou como TERMINATED sem registrar o fim',
     });
+    // Counted in ranking_job_duration_seconds as a failed job, as one that recorded its own end is.
+    expect(await failedJobs()).toBe(failedBefore + 1);
     expect((await api('GET', '/api/v1/ranking/status')).body).toMatchObject({
       em_execucao: false,
       estado: 'falhou',
