@@ -102,6 +102,8 @@ COPY --from=node /opt/node/bin/node /opt/node/bin/node
 #              /var/lib/agent-users/agentrunN (0700, its own), no login shell.
 # Directories a volume is mounted on, with the owners and modes a new Docker volume copies:
 #   /data          AGENT_DATA_DIR (reports, published sites, the agents' sessions): app, 0700;
+#   /reports       AGENT_REPORTS_DIR, the external reports directory, apart from the data area (the
+#                  agents worker writes a copy of every report there): app, 0700;
 #   /uploads       AGENT_UPLOADS_DIR: app:agents, 0710;
 #   /home/projetos AGENT_WORKDIR_ROOTS' default: root:agents, 2770 (what the agents worker makes it).
 ARG AGENT_USERS=20
@@ -118,6 +120,7 @@ RUN set -eu; \
       i=$((i + 1)); \
     done; \
     install -d -m 0700 -o app -g app /data; \
+    install -d -m 0700 -o app -g app /reports; \
     install -d -m 0710 -o app -g agents /uploads; \
     install -d -m 2770 -o root -g agents /home/projetos
 
@@ -128,7 +131,7 @@ ENV PATH=/opt/node/bin:$PATH \
     CHROMIUM_SANDBOX=off \
     AGENT_USERS=$AGENT_USERS \
     AGENT_DATA_DIR=/data \
-    AGENT_REPORTS_DIR=/data/external-reports \
+    AGENT_REPORTS_DIR=/reports \
     AGENT_UPLOADS_DIR=/uploads
 WORKDIR /app
 COPY --from=production-deps /src/node_modules node_modules

@@ -264,8 +264,13 @@ const envSchema = z.object({
   MODEL_PRICES_FILE: filePath.optional(),
   /** The service's data area (execution reports, default working directories); relative to the repository. */
   AGENT_DATA_DIR: z.string().min(1).default('.data'),
-  /** The external directory that also receives every execution's Markdown report (spec). */
-  AGENT_REPORTS_DIR: z.string().min(1).default('.data/external-reports'),
+  /**
+   * The external reports directory, which also receives every execution's Markdown report; relative
+   * to the repository. Apart from the data area, as the specification keeps them ("inside the service
+   * data area and in an external reports directory"): beside it, not in it. The agents worker makes it
+   * at start (activities/agents/agent-host.ts).
+   */
+  AGENT_REPORTS_DIR: z.string().min(1).default('.reports'),
   /**
    * Files received by POST /api/uploads (docs/uploads.md); relative to the repository. Not inside the
    * data area: that one is closed to the agents' users (0700), and agents must read these files.

@@ -13,7 +13,8 @@ import { refusedRootReason } from '../../lib/workdir-roots';
  * with mode 2770 (setgid: what the agents create there stays in the group, so the next run's user
  * can work on it; no access for anybody else). A data area that belongs to another user than this
  * root worker (the image: the API's uid 10001 owns the data volume, docs/image.md) has its reports
- * directory given to that user, so the API can delete the reports the worker writes there.
+ * directory given to that user, so the API can delete the reports the worker writes there. The
+ * external reports directory (AGENT_REPORTS_DIR), apart from the data area, exists too.
  */
 
 export const ROOT_MODE = 0o2770;
@@ -30,10 +31,11 @@ export async function prepareAgentHost(
     logger.warn({ agentIsolation: { mode, reason } }, 'agents run as the service user: they are not isolated from it');
   else logger.error({ agentIsolation: { mode, reason } }, 'agents cannot run: every execution will fail');
 
-  const { dataDir, workdirRoots } = config.orchestration;
+  const { dataDir, reportsDir, workdirRoots } = config.orchestration;
   await fs.mkdir(dataDir, { recursive: true, mode: DATA_DIR_MODE });
   await fs.chmod(dataDir, DATA_DIR_MODE);
   await giveReportsToDataOwner(dataDir);
+  await prepareExternalReports(reportsDir, dataDir);
 
   for (const root of workdirRoots) {
     if (isolation.mode !== 'user-pool') {
@@ -67,4 +69,20 @@ async function giveReportsToDataOwner(dataDir: string): Promise<void> {
   const reports = reportsDirectory(dataDir);
   await fs.mkdir(reports, { recursive: true, mode: 0o755 });
   await fs.chown(reports, owner.uid, owner.gid);
+}
+
+/**
+ * The external reports directory (AGENT_REPORTS_DIR): made at start, so a report's first copy does not
+ * wait for the first run's end and a path the worker cannot write stops it now. Made closed as the data
+ * area is (0700): a report holds a run's task and output, which the agents' users must not read. Made by
+ * root where the data area is another user's (the image), it is given to that user, as the data area's
+ * `reports/` is. One that exists is the operator's (a directory another system reads): left as it is.
+ */
+async function prepareExternalReports(reportsDir: string, dataDir: string): Promise<void> {
+  const made = await fs.mkdir(reportsDir, { recursive: true, mode: DATA_DIR_MODE });
+  if (made === undefined) return;
+  if (process.getuid?.() !== 0) return;
+  const owner = await fs.stat(dataDir);
+  if (owner.uid === 0) return;
+  await fs.chown(reportsDir, owner.uid, owner.gid);
 }

@@ -188,6 +188,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         [
           ...common(platform.mounts.rootSecrets),
           { host: volumes.work(host), container: platform.workRoot(host) },
+          // The external reports directory (AGENT_REPORTS_DIR), apart from /data: the agents workers' only.
+          { host: volumes.reports, container: '/reports' },
           { host: path.join(repoRoot, 'scripts/faults/tagged-agent.sh'), container: TAGGED_AGENT, readOnly: true },
           { host: platform.mounts.starts, container: IN_CONTAINER.starts },
         ],
@@ -243,15 +245,19 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
 
 /**
  * The volumes, as the image's directories are (Dockerfile, docs/image.md): one data volume shared by
- * every role, holding the data area (`/data`: app's, 0700) and the uploads (`/uploads`: app's, group
- * agents, 0710); each agents host's working directories (root's, group agents, 2770).
+ * every role, holding the data area (`/data`: app's, 0700), the external reports directory of the
+ * agents workers (`/reports`: app's, 0700) and the uploads (`/uploads`: app's, group agents, 0710);
+ * each agents host's working directories (root's, group agents, 2770).
  */
-function volumesOf(platform: Platform): { data: string; uploads: string; work: (host: Host) => string } {
+function volumesOf(platform: Platform): { data: string; reports: string; uploads: string; work: (host: Host) => string } {
   const data = path.join(platform.mounts.shared, 'data');
+  const reports = path.join(platform.mounts.shared, 'reports');
   const uploads = path.join(platform.mounts.shared, 'uploads');
-  fs.mkdirSync(data, { recursive: true });
-  fs.chownSync(data, APP_UID, APP_UID);
-  fs.chmodSync(data, 0o700);
+  for (const dir of [data, reports]) {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.chownSync(dir, APP_UID, APP_UID);
+    fs.chmodSync(dir, 0o700);
+  }
   fs.mkdirSync(uploads, { recursive: true });
   fs.chownSync(uploads, APP_UID, AGENTS_GID);
   fs.chmodSync(uploads, 0o710);
@@ -260,5 +266,5 @@ function volumesOf(platform: Platform): { data: string; uploads: string; work: (
     fs.chownSync(work, 0, AGENTS_GID);
     fs.chmodSync(work, 0o2770);
   }
-  return { data, uploads, work: (host) => platform.mounts.work(host) };
+  return { data, reports, uploads, work: (host) => platform.mounts.work(host) };
 }

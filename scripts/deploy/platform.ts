@@ -45,7 +45,7 @@ export const APP_UID = 10001;
 export const IN_CONTAINER = {
   secrets: '/run/secrets',
   certs: '/run/certs',
-  /** The data volume all roles share: data area, reports, uploads, git mirrors. */
+  /** The agents workers' git mirrors, in each container's own file system (the volumes: cluster.ts). */
   shared: '/var/lib/consultores',
   /** An agents host's working-directory volume: `/srv/work/<host>`. */
   work: '/srv/work',
@@ -172,9 +172,8 @@ export async function preparePlatform(options: PlatformOptions): Promise<Platfor
     ELASTICSEARCH_CA_FILE: `${IN_CONTAINER.certs}/ca.pem`,
     ELASTICSEARCH_INDEX_PREFIX: DEPLOY_INDEX_PREFIX,
     ...Object.fromEntries(Object.entries(SECRET_FILES).map(([setting, file]) => [setting, `${IN_CONTAINER.secrets}/${file}`])),
-    AGENT_DATA_DIR: `${IN_CONTAINER.shared}/data`,
-    AGENT_REPORTS_DIR: `${IN_CONTAINER.shared}/reports`,
-    AGENT_UPLOADS_DIR: `${IN_CONTAINER.shared}/uploads`,
+    // AGENT_DATA_DIR, AGENT_REPORTS_DIR and AGENT_UPLOADS_DIR are the image's own (/data, /reports,
+    // /uploads), where cluster.ts mounts the volumes, as docs/image.md runs the roles.
     GIT_MIRRORS_DIR: `${IN_CONTAINER.shared}/git-mirrors`,
     // The test polls and starts runs faster than a person would.
     RATE_LIMIT_REQUESTS: '1000000',

@@ -182,7 +182,11 @@ export const ROLE_TABLE: Readonly<Record<string, RoleEntry>> = {
     note: 'read once at start; a bad file stops it',
   },
   AGENT_DATA_DIR: { roles: API_AGENTS, setBy: image('/data') },
-  AGENT_REPORTS_DIR: { roles: API_AGENTS, setBy: image('/data/external-reports') },
+  AGENT_REPORTS_DIR: {
+    roles: AGENTS,
+    setBy: image('/reports'),
+    note: 'apart from the data area; chart: its volume, `externalReports.existingClaim`',
+  },
   AGENT_UPLOADS_DIR: { roles: API_AGENTS, setBy: image('/uploads') },
   AGENT_UPLOAD_MAX_FILE_BYTES: { roles: API, setBy: OPERATOR },
   AGENT_UPLOAD_MAX_FILES: { roles: API, setBy: OPERATOR },

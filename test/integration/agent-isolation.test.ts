@@ -654,6 +654,28 @@ describe('who agents run as', () => {
     expect([data.uid, data.mode & 0o777]).toEqual([10001, 0o700]);
     expect([reports.uid, reports.gid]).toEqual([10001, 10001]);
   });
+
+  it("the worker start makes the external reports directory, apart from the data area: closed, the data owner's", async () => {
+    // As the image: the data area and the external reports directory side by side, the API's uid owning the data area.
+    const volumes = path.join(outside, 'volumes');
+    const dataDir = path.join(volumes, 'data');
+    const reportsDir = path.join(volumes, 'reports');
+    fs.mkdirSync(dataDir, { recursive: true });
+    fs.chownSync(dataDir, 10001, 10001);
+    const orchestration = { ...config.orchestration, dataDir, reportsDir, workdirRoots: [path.join(outside, 'reports-root')] };
+    await prepareAgentHost({ orchestration }, logger);
+    const made = fs.statSync(reportsDir);
+    expect([made.isDirectory(), made.uid, made.gid, made.mode & 0o777]).toEqual([true, 10001, 10001, 0o700]);
+    // Not a directory of the data area: nothing of the external one was made in it.
+    expect(fs.readdirSync(dataDir)).toEqual(['reports']);
+
+    // One that exists is the operator's (another system may read it): its owner and mode stay.
+    fs.chownSync(reportsDir, 0, 0);
+    fs.chmodSync(reportsDir, 0o750);
+    await prepareAgentHost({ orchestration }, logger);
+    const kept = fs.statSync(reportsDir);
+    expect([kept.uid, kept.gid, kept.mode & 0o777]).toEqual([0, 0, 0o750]);
+  });
 });
 
 describe('the session store', () => {

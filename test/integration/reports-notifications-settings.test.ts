@@ -65,6 +65,8 @@ describe('reports', () => {
   const second = '2026-03-05_000000_doc-writer_99999999.md';
 
   it('writes the same Markdown in the data area and in the external reports directory', async () => {
+    // Two places, the external one apart from the data area (the tests' `.reports/<area>`, as the service's `.reports`).
+    expect(path.relative(dataDir, reportsDir).startsWith('..')).toBe(true);
     expect(await writeExecutionReport(record(), { dataDir, reportsDir }, KEPT.reports)).toBe(first);
     const inData = fs.readFileSync(path.join(dataReports, first), 'utf8');
     expect(fs.readFileSync(path.join(reportsDir, first), 'utf8')).toBe(inData);

@@ -51,7 +51,7 @@ export function metricsPortOf(pid: number): number {
 /**
  * The names of worker `id`, kept out of the developer's data (`consultores`, `app:`, `default`, `.data`).
  * `env` is what is set already: the directories that follow the data area follow an explicit
- * AGENT_DATA_DIR (`AGENT_DATA_DIR=.data/hd` reports to `.data/hd/external-reports`, uploads to `.uploads/hd`).
+ * AGENT_DATA_DIR (`AGENT_DATA_DIR=.data/hd` reports to `.reports/hd`, uploads to `.uploads/hd`).
  */
 export function workerTestDefaults(id: string, env: NodeJS.ProcessEnv = process.env, pid: number = process.pid): Record<string, string> {
   const w = `w${id}`;
@@ -64,7 +64,8 @@ export function workerTestDefaults(id: string, env: NodeJS.ProcessEnv = process.
     TEMPORAL_NAMESPACE: `test-${w}`,
     // Reports and working data of tests stay out of a developer's data area, and apart per worker.
     AGENT_DATA_DIR: dataDir,
-    AGENT_REPORTS_DIR: path.join(dataDir, 'external-reports'),
+    // Apart from the data area, as the service's default (`.reports`) is.
+    AGENT_REPORTS_DIR: `.reports/${area}`,
     // Not in the data area (0700): the agents' pool users read uploads and mirrors (docs/uploads.md).
     AGENT_UPLOADS_DIR: `.uploads/${area}`,
     GIT_MIRRORS_DIR: `.git-mirrors/${area}`,

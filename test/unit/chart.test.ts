@@ -275,6 +275,42 @@ describe('the Helm chart, rendered', () => {
     expect(mainContainer(api).volumeMounts.find((mount: any) => mount.mountPath === '/home/projetos')?.name).toBe('workdirs');
   });
 
+  test("mounts the external reports directory at the image's AGENT_REPORTS_DIR in the agents workers only, apart from /data", () => {
+    const imageEnv = (name: string) =>
+      new RegExp(`^\\s+${name}=(\\S+)`, 'm').exec(fs.readFileSync(path.join(REPO_ROOT, 'Dockerfile'), 'utf8'))?.[1];
+    const reportsDir = imageEnv('AGENT_REPORTS_DIR')!;
+    expect([imageEnv('AGENT_DATA_DIR'), reportsDir]).toEqual(['/data', '/reports']);
+    const mountsOf = (container: any) =>
+      Object.fromEntries((container.volumeMounts ?? []).map((mount: any) => [mount.mountPath, [mount.name, mount.subPath ?? null]]));
+    const withOwnClaim = rendered([], ['externalReports.existingClaim=reports-for-the-wiki']);
+    for (const [name, objects] of [...renders.map(({ name, objects }) => [name, objects] as const), ['own claim', withOwnClaim] as const]) {
+      for (const workload of workloads(objects)) {
+        const container = mainContainer(workload);
+        // No role sets its own: the image's directory is the one mounted.
+        expect(processEnv(objects, workload, container).AGENT_REPORTS_DIR).toBeUndefined();
+        const mounts = mountsOf(container);
+        if (roleOf(workload) !== 'agents-worker') {
+          expect([name, roleOf(workload), mounts[reportsDir]]).toEqual([name, roleOf(workload), undefined]);
+          continue;
+        }
+        expect([name, mounts['/data']]).toEqual([name, ['shared-data', 'data']]);
+        if (name === 'own claim') {
+          expect(mounts[reportsDir]).toEqual(['external-reports', null]);
+          const volume = podSpec(workload).volumes.find((entry: any) => entry.name === 'external-reports');
+          expect(volume.persistentVolumeClaim.claimName).toBe('reports-for-the-wiki');
+        } else {
+          expect([name, mounts[reportsDir]]).toEqual([name, ['shared-data', 'reports']]);
+        }
+        // The set-owners init container gives the shared volume's reports directory to 10001, 0700, as /data; not an own claim's.
+        const setOwners = podSpec(workload)
+          .initContainers.find((entry: any) => entry.name === 'set-owners')
+          .command.join(' ');
+        if (name === 'own claim') expect(setOwners).not.toContain('/shared/reports');
+        else expect(setOwners).toContain('mkdir -p /shared/reports && chown 10001:10001 /shared/reports && chmod 0700 /shared/reports');
+      }
+    }
+  });
+
   test('renders what the production example asks for: route, autoscaler, monitoring from ops/, policies', () => {
     const production = renders[1]!.objects;
     const kinds = production.map((object) => `${object.kind}/${object.metadata.name}`).sort();

@@ -46,6 +46,20 @@ describe('loadConfig', () => {
     expect(config.roles).toEqual(['api', 'ranking-worker', 'agents-worker']);
   });
 
+  it('keeps the external reports directory apart from the data area, beside it in the repository', () => {
+    // The specification: reports "inside the service data area and in an external reports directory".
+    const repo = path.resolve(__dirname, '../..');
+    const { dataDir, reportsDir, uploads } = loadConfig({}).orchestration;
+    expect({ dataDir, reportsDir, uploads: uploads.dir }).toEqual({
+      dataDir: path.join(repo, '.data'),
+      reportsDir: path.join(repo, '.reports'),
+      uploads: path.join(repo, '.uploads'),
+    });
+    expect(path.relative(dataDir, reportsDir).startsWith('..')).toBe(true);
+    // An explicit data area does not take the reports with it.
+    expect(loadConfig({ AGENT_DATA_DIR: '/srv/data' }).orchestration.reportsDir).toBe(path.join(repo, '.reports'));
+  });
+
   it('builds addresses from the stack ports unless full addresses are given', () => {
     expect(loadConfig({ ELASTICSEARCH_PORT: '9999', TEMPORAL_PORT: '7000' })).toMatchObject({
       elasticsearch: { url: 'http://127.0.0.1:9999' },

@@ -40,6 +40,18 @@ describe('the image', () => {
     const ignored = read('.dockerignore')
       .split('\n')
       .map((line) => line.trim());
-    expect(ignored).toEqual(expect.arrayContaining(['.stack/', '.data/', '.uploads/', 'node_modules', '.git']));
+    expect(ignored).toEqual(expect.arrayContaining(['.stack/', '.data/', '.reports/', '.uploads/', 'node_modules', '.git']));
+  });
+
+  test('gives the external reports directory a directory of its own, apart from the data area, owned as the data area is', () => {
+    // The specification: reports "inside the service data area and in an external reports directory".
+    const env = (name: string) => new RegExp(`^\\s+${name}=(\\S+)`, 'm').exec(dockerfile)?.[1];
+    const dataDir = env('AGENT_DATA_DIR');
+    const reportsDir = env('AGENT_REPORTS_DIR');
+    expect({ dataDir, reportsDir }).toEqual({ dataDir: '/data', reportsDir: '/reports' });
+    expect(path.relative(dataDir!, reportsDir!).startsWith('..')).toBe(true);
+    // A new Docker volume copies the image's directory, owner and mode included (docs/image.md).
+    expect(dockerfile).toContain('install -d -m 0700 -o app -g app /data;');
+    expect(dockerfile).toContain('install -d -m 0700 -o app -g app /reports;');
   });
 });

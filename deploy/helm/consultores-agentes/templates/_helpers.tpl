@@ -184,7 +184,7 @@ readinessProbe:
   failureThreshold: 1
 {{- end -}}
 
-{{/* Gives the shared volume's two directories their owners (docs/image.md), once. */}}
+{{/* Gives the shared volume's directories their owners (docs/image.md), once: data, uploads, and the external reports unless they have a claim of their own. */}}
 {{- define "ca.setOwnersContainer" -}}
 {{- if .Values.sharedData.setOwners }}
 - name: set-owners
@@ -197,6 +197,9 @@ readinessProbe:
       mkdir -p /shared/data /shared/uploads &&
       chown 10001:10001 /shared/data && chmod 0700 /shared/data &&
       chown 10001:10100 /shared/uploads && chmod 0710 /shared/uploads
+      {{- if not .Values.externalReports.existingClaim }} &&
+      mkdir -p /shared/reports && chown 10001:10001 /shared/reports && chmod 0700 /shared/reports
+      {{- end }}
   volumeMounts:
     - name: shared-data
       mountPath: /shared
