@@ -2,6 +2,7 @@ import { finishExecution, getExecution, setExecutionReportFile, type Execution }
 import { findPipeline, setRunProgress, stepRecordsOfRun } from '../../db/pipelines-store';
 import { writeExecutionReport } from '../../db/reports-store';
 import { CANCELLED_ERROR } from '../../domain/execution-errors';
+import { isActiveStatus } from '../../domain/execution-status';
 import { STEP_RESULT_MESSAGE_MAX, stepInputOf } from '../../domain/pipeline-steps';
 import { countStepOverheads } from '../../services/pipelines/run-metrics';
 import { runStepRecords } from '../../services/pipelines/run-steps';
@@ -34,6 +35,8 @@ export function stepsOutput(steps: readonly Execution[]): string {
 export async function failRun(deps: PipelineActivityDeps, input: FailRunInput): Promise<void> {
   const { db } = deps;
   const record = await runOf(deps, input.runId);
+  // Ended already (cancelled on purpose while its step ended: finishStep): not a failure to resume.
+  if (!isActiveStatus(record.status)) return;
   const { stepIndex, error } = input;
   await setRunProgress(db, record.id, { failedAtStep: stepIndex, costUsd: await runCost(deps, record) });
   const output = stepsOutput(await runStepRecords(db, record));

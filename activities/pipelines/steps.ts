@@ -3,11 +3,12 @@ import { findAgent } from '../../db/agents-store';
 import { readExecutionSettings } from '../../db/execution-settings';
 import { createExecution, getExecution, type Execution } from '../../db/executions-store';
 import { findPipeline, markRunRunning, setRunProgress, type Pipeline } from '../../db/pipelines-store';
+import { CANCELLED_ERROR } from '../../domain/execution-errors';
 import { STEP_COMPLETE_RESULT_MAX, stepInputOf } from '../../domain/pipeline-steps';
 import { runModelOf } from '../../domain/agent-clis';
 import { budgetRefusal } from '../../services/budgets';
 import type { FinishStepInput, PipelinePlan, StartStepInput, StepOutcome } from '../../temporal/contracts/pipeline-activities';
-import { completeRunOf } from './run-end';
+import { cancelRun, completeRunOf } from './run-end';
 import { budgetDepsOf, idsOf, runCost, runOf, STEP_FAILED, tell, type PipelineActivityDeps } from './run-context';
 
 /** The activities of a run's start and of each step: the plan, a step's record, its outcome (docs/pipelines.md, "Runs"). */
@@ -53,6 +54,12 @@ export async function finishStep(deps: PipelineActivityDeps, input: FinishStepIn
   if (!step) return { error: `o registro do passo ${input.stepIndex + 1} não existe mais` };
   const [costUsd, pipeline] = await Promise.all([runCost(deps, record), findPipeline(db, record.pipelineId ?? '')]);
   await setRunProgress(db, input.runId, { costUsd });
+  // A step cancelled on purpose (its record ended before the run's own cancel reached the workflow, e.g. a
+  // cancel-all that met the step queued): the run ends `canceled`, never an error to resume.
+  if (step.status === 'canceled' && step.error === CANCELLED_ERROR) {
+    await cancelRun(deps, input.runId);
+    return { error: CANCELLED_ERROR };
+  }
   if (step.status !== 'completed') return { error: step.error ?? `step ${input.stepIndex + 1} ended ${step.status}` };
   await tell(deps, record, {
     type: 'pipeline_step_complete',

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { cancelQueuedExecution } from '../../db/executions-store';
+import { CANCELLED_ERROR } from '../../domain/execution-errors';
 import { config as baseConfig } from '../../lib/config';
 import { pipelineExecutionWorkflowId } from '../../temporal/contracts/pipeline-execution';
 import { promptsOf, type StandInModel } from '../support/stand-in-model';
@@ -244,6 +246,41 @@ describe('pipeline runs, with the real CLI', () => {
 
     await server.resources.temporal.client.workflow.getHandle(pipelineExecutionWorkflowId(newer)).signal('approve');
     await statusOf(newer, 'completed');
+  }, 180_000);
+
+  it('a cancel that meets a step still queued ends the run canceled, not an error to resume (issue 43 §4)', async () => {
+    // One slot, held by a slow run: the pipeline's step waits for it, queued.
+    expect((await call('PUT', '/api/settings', { maxConcurrent: 1 })).status).toBe(200);
+    const holder = await call('POST', `/api/agents/${reviewer.id}/execute`, { task: 'Hold the slot. stand-in:slow deltas=600 every=100' });
+    expect(holder.status).toBe(202);
+    let released = false;
+    try {
+      await statusOf(holder.body.executionId, 'running');
+      const pipelineId = await pipeline('fila', [
+        { agentId: writer.id, inputTemplate: '' },
+        { agentId: writer.id, inputTemplate: '' },
+      ]);
+      const { probe, clientId } = await connect();
+      const runId = await execute(pipelineId, 'esperando', clientId);
+      await untilPipelineMessage(probe, pipelineId, 'pipeline_step_start');
+      const stepId = (await detail(runId)).steps[0].executionId as string;
+      expect((await detail(stepId)).status).toBe('queued');
+      // The interleaving forced: a cancel (cancel-all, the terminal's stop) has ended the queued step's record
+      // (its first half, services/executions/cancel.ts), and the slot frees before its Temporal cancel lands:
+      // the step's workflow wakes, finds its record canceled and returns a canceled outcome.
+      expect(await cancelQueuedExecution(server.resources.database.db, stepId, CANCELLED_ERROR)).toBe(true);
+      await call('POST', `/api/agents/${reviewer.id}/cancel/${holder.body.executionId}`);
+      released = true;
+      const run = await statusOf(runId, 'canceled');
+      expect(run).toMatchObject({ status: 'canceled', error: CANCELLED_ERROR, failedAtStep: null });
+      expect((await detail(stepId)).status).toBe('canceled');
+      // Temporal says so too: the workflow's result.
+      const handle = server.resources.temporal.client.workflow.getHandle(pipelineExecutionWorkflowId(runId));
+      expect(await handle.result()).toMatchObject({ runId, status: 'canceled' });
+    } finally {
+      if (!released) await call('POST', `/api/agents/${reviewer.id}/cancel/${holder.body.executionId}`);
+      expect((await call('PUT', '/api/settings', { maxConcurrent: 4 })).status).toBe(200);
+    }
   }, 180_000);
 
   it('cancel ends the running step and the run canceled, final; a second cancel is 404', async () => {

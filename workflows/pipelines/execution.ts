@@ -16,6 +16,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { PipelineActivities } from '../../activities/pipelines/pipeline-activities';
+import { CANCELLED_ERROR } from '../../domain/execution-errors';
 import { PIPELINE_PUSH_NON_RETRYABLE, PIPELINE_PUSH_ON_HOST_NON_RETRYABLE, PIPELINE_STEP_NON_RETRYABLE } from '../../domain/failure-types';
 import { agentExecutionWorkflowId } from '../../temporal/contracts/agent-execution';
 import {
@@ -64,6 +65,8 @@ const pushOnHost = (host: string) =>
 export const STEP_IN_ONE_PATCH = 'pipeline-step-in-one';
 /** The push goes to the run's host queue, not to `agents`. */
 export const PUSH_ON_HOST_PATCH = 'pipeline-push-on-host';
+/** A step cancelled on purpose ends the run `canceled` (finishStep ended it so): shown so here too, not as an error. */
+export const CANCELLED_STEP_PATCH = 'pipeline-cancelled-step';
 /** Before each step, its agent's daily budgets: exhausted, the run waits for an approval (docs/budgets.md). */
 export const STEP_BUDGET_PATCH = 'pipeline-step-budget';
 
@@ -172,6 +175,10 @@ export async function pipelineExecutionWorkflow(input: PipelineExecutionInput): 
       const outcome: StepOutcome = await acts.finishStep.executeWithOptions({ summary: step(stepIndex) }, [
         { runId, stepIndex, stepExecutionId, then },
       ]);
+      if (outcome.error === CANCELLED_ERROR && patched(CANCELLED_STEP_PATCH)) {
+        setStatus('canceled');
+        return { runId, status: 'canceled' };
+      }
       if (outcome.error !== null) {
         await acts.failRun.executeWithOptions({ summary: `failed at ${step(stepIndex)}` }, [{ runId, stepIndex, error: outcome.error }]);
         setStatus('error');
