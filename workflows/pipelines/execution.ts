@@ -79,6 +79,16 @@ export const STEP_BUDGET_PATCH = 'pipeline-step-budget';
  * (docs/budgets.md), approved past it for the rest of the run. A failed step fails the run; a cancellation cancels
  * the running step's workflow (its agent is killed) and ends the run `canceled`.
  */
+/** The run's end, as the Web UI's status shows it and as the workflow answers it. */
+function endedAs(
+  setStatus: (status: PipelineExecutionResult['status']) => void,
+  runId: string,
+  status: PipelineExecutionResult['status'],
+): PipelineExecutionResult {
+  setStatus(status);
+  return { runId, status };
+}
+
 export async function pipelineExecutionWorkflow(input: PipelineExecutionInput): Promise<PipelineExecutionResult> {
   const { runId } = input;
   const setStatus = runStatusSetter();
@@ -176,13 +186,11 @@ export async function pipelineExecutionWorkflow(input: PipelineExecutionInput): 
         { runId, stepIndex, stepExecutionId, then },
       ]);
       if (outcome.error === CANCELLED_ERROR && patched(CANCELLED_STEP_PATCH)) {
-        setStatus('canceled');
-        return { runId, status: 'canceled' };
+        return endedAs(setStatus, runId, 'canceled');
       }
       if (outcome.error !== null) {
         await acts.failRun.executeWithOptions({ summary: `failed at ${step(stepIndex)}` }, [{ runId, stepIndex, error: outcome.error }]);
-        setStatus('error');
-        return { runId, status: 'error' };
+        return endedAs(setStatus, runId, 'error');
       }
       previous = stepExecutionId;
       started = then !== null && then !== 'completeRun' && outcome.started === true ? then.startStep : null;
@@ -197,15 +205,13 @@ export async function pipelineExecutionWorkflow(input: PipelineExecutionInput): 
         await acts.failRun.executeWithOptions({ summary: 'failed at the push' }, [
           { runId, stepIndex: plan.totalSteps, error: pushed.error },
         ]);
-        setStatus('error');
-        return { runId, status: 'error' };
+        return endedAs(setStatus, runId, 'error');
       }
     }
     // The last step's finishStep completed the run (inOne); else, or with no step left to run, here.
     if (!inOne || plan.repository || plan.startStep >= plan.totalSteps)
       await acts.completeRun.executeWithOptions({ summary: 'complete the run' }, [runId]);
-    setStatus('completed');
-    return { runId, status: 'completed' };
+    return endedAs(setStatus, runId, 'completed');
   } catch (error) {
     if (isCancellation(error)) {
       // This run cancelled, or its running step's execution cancelled by itself (cancel-all): the run ends `canceled`.
@@ -215,8 +221,7 @@ export async function pipelineExecutionWorkflow(input: PipelineExecutionInput): 
       return { runId, status: 'canceled' };
     }
     await acts.failRun.executeWithOptions({ summary: `failed at ${step(stepIndex)}` }, [{ runId, stepIndex, error: messageOf(error) }]);
-    setStatus('error');
-    return { runId, status: 'error' };
+    return endedAs(setStatus, runId, 'error');
   }
 }
 
