@@ -9,7 +9,8 @@ import {
   type FinalStatus,
 } from '../domain/execution-status';
 import { DEFAULT_AGENT_CLI, type AgentCliName } from '../domain/agent-clis';
-import { agentDailyCosts, agents, executions, type StoredContextFile } from './schema';
+import { addToDailyCost, attemptCosts, closeLastAttempt } from './execution-attempts';
+import { agents, executionAttempts, executions, type StoredContextFile } from './schema';
 
 /** The execution record and its store (docs/executions.md). */
 
@@ -237,7 +238,7 @@ export async function finishExecution(
 ): Promise<{ execution: Execution; changed: boolean } | null> {
   const bounded = outcome.output === undefined ? null : boundOutput(outcome.output);
   // Only a record not ended yet: the first close wins, a retried one changes nothing.
-  const end = (runner: Pick<Database, 'update'>) =>
+  const end = (runner: Pick<Database, 'update'>, costUsd: number | null | undefined) =>
     runner
       .update(executions)
       .set({
@@ -245,7 +246,7 @@ export async function finishExecution(
         finishedAt: outcome.finishedAt ?? new Date(),
         error: outcome.error ?? null,
         ...(outcome.sessionId !== undefined && outcome.sessionId !== null ? { sessionId: outcome.sessionId } : {}),
-        ...(outcome.costUsd !== undefined ? { costUsd: outcome.costUsd } : {}),
+        ...(costUsd !== undefined ? { costUsd } : {}),
         ...(outcome.durationMs !== undefined ? { durationMs: outcome.durationMs } : {}),
         ...(outcome.turns !== undefined ? { turns: outcome.turns } : {}),
         ...(outcome.result !== undefined ? { result: outcome.result === null ? null : boundOutput(outcome.result).output } : {}),
@@ -269,30 +270,36 @@ export async function finishExecution(
           : {}),
       })
       .where(and(eq(executions.id, id), isNull(executions.finishedAt)));
-  let changed: boolean;
-  if (outcome.costUsd) {
-    // The day's counter of what agent runs cost moves with the cost itself, once (the record ends once).
-    changed = await db.transaction(async (tx) => {
-      const [result] = await end(tx);
-      if (result.affectedRows === 0) return false;
-      await addToDailyCost(tx, id);
-      return true;
-    });
-  } else {
-    const [result] = await end(db);
-    changed = result.affectedRows > 0;
-  }
+  // One transaction, the record locked: its cost is every attempt's (docs/executions.md, "Attempts"), and
+  // the day's counter of what agent runs cost moves with it, once (the record ends once).
+  const changed = await db.transaction(async (tx) => {
+    const rows = await tx
+      .select({
+        status: executions.status,
+        attempt: executions.attempt,
+        finishedAt: executions.finishedAt,
+        attemptRow: executionAttempts.attempt,
+        attemptCost: executionAttempts.costUsd,
+        attemptCounted: executionAttempts.counted,
+      })
+      .from(executions)
+      .leftJoin(executionAttempts, eq(executionAttempts.executionId, executions.id))
+      .where(eq(executions.id, id))
+      .for('update');
+    const record = rows[0];
+    if (!record || record.finishedAt !== null) return false;
+    const attempts = rows.flatMap((row) =>
+      row.attemptRow === null ? [] : [{ attempt: row.attemptRow, costUsd: row.attemptCost, counted: row.attemptCounted === true }],
+    );
+    const costs = attemptCosts(record.attempt, attempts, outcome.costUsd);
+    const [result] = await end(tx, costs.total);
+    if (result.affectedRows === 0) return false;
+    if (!costs.counted && costs.own !== null && costs.own > 0) await addToDailyCost(tx, id, costs.own);
+    if (costs.closesRow) await closeLastAttempt(tx, id, costs.own, record.status === 'running');
+    return true;
+  });
   const execution = await getExecution(db, id);
   return execution ? { execution, changed } : null;
-}
-
-/** Adds record `id`'s cost to its agent's counter of the UTC day it started (db/schema.ts, agentDailyCosts). */
-async function addToDailyCost(tx: Pick<Database, 'execute'>, id: string): Promise<void> {
-  await tx.execute(sql`
-    INSERT INTO ${agentDailyCosts} (day, agent_id, cost_usd)
-    SELECT DATE(started_at), COALESCE(agent_id, ''), cost_usd FROM ${executions}
-    WHERE id = ${id} AND kind = 'agent' AND cost_usd > 0 AND started_at IS NOT NULL
-    ON DUPLICATE KEY UPDATE cost_usd = ${agentDailyCosts.costUsd} + VALUES(cost_usd)`);
 }
 
 /**
@@ -305,7 +312,10 @@ export async function cancelQueuedExecution(db: Database, id: string, error: str
     .update(executions)
     .set({ status: 'canceled', error, finishedAt })
     .where(and(eq(executions.id, id), eq(executions.status, 'queued')));
-  return result.affectedRows > 0;
+  if (result.affectedRows === 0) return false;
+  // Queued again for its next attempt (retryOnFailure): that attempt, never started, ends here (docs/executions.md, "Attempts").
+  await closeLastAttempt(db, id, null, false, { retriedOnly: true });
+  return true;
 }
 
 /**

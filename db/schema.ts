@@ -354,6 +354,33 @@ export const executions = mysqlTable(
   ],
 );
 
+/**
+ * The attempts of an agent record that ran more than once (`retryOnFailure`; docs/executions.md,
+ * "Attempts"), one row each, written as they end: what each cost, so the record's `cost_usd` (their
+ * sum) and the day's counters count every attempt, and the detail lists them. A record run once has a
+ * row only when its failed attempt reported a cost; its detail's one attempt is the record itself.
+ */
+export const executionAttempts = mysqlTable(
+  'execution_attempts',
+  {
+    executionId: varchar('execution_id', { length: 36 })
+      .notNull()
+      .references(() => executions.id, { onDelete: 'cascade' }),
+    /** 1 for the first run. */
+    attempt: int('attempt').notNull(),
+    /** How the attempt ended (`error` for one retried); null while only its cost is known (the run activity wrote it). */
+    status: varchar('status', { length: 24 }).$type<ExecutionStatus>(),
+    error: text('error'),
+    /** What the attempt cost (the CLI's report, or its tokens priced); null: nothing reported. */
+    costUsd: double('cost_usd'),
+    /** The cost is in `agent_daily_costs` already: added once, by whichever step recorded the attempt's end first. */
+    counted: boolean('counted').notNull().default(false),
+    startedAt: datetime('started_at', { fsp: 3, mode: 'date' }),
+    endedAt: datetime('ended_at', { fsp: 3, mode: 'date' }),
+  },
+  (table) => [primaryKey({ columns: [table.executionId, table.attempt] })],
+);
+
 /** Notifications polled by the panel (docs/reports-notifications-settings.md); newest first. */
 export const notifications = mysqlTable(
   'notifications',
@@ -523,9 +550,9 @@ export const webhookDeliveries = mysqlTable(
 
 /**
  * What the agent records started on a UTC day cost, per agent (`''`: a record without one): the sum of
- * their `cost_usd`, kept by finishExecution in the transaction that records a run's cost
- * (db/executions-store.ts), so the daily budgets' check at each run start reads at most one row per
- * agent instead of the day's records (docs/budgets.md).
+ * their `cost_usd`, each attempt's added on the day it started, in the transaction that records it
+ * (db/executions-store.ts finishExecution, db/execution-attempts.ts), so the daily budgets' check at
+ * each run start reads at most one row per agent instead of the day's records (docs/budgets.md).
  */
 export const agentDailyCosts = mysqlTable(
   'agent_daily_costs',

@@ -8,6 +8,7 @@ import { agentHostDrains } from '../../db/agent-hosts-store';
 import { pinExecutionHost } from '../../db/execution-hosts';
 import { readExecutionSettings } from '../../db/execution-settings';
 import { tryTakeExecutionSlot } from '../../db/execution-slots';
+import { recordAttemptCost } from '../../db/execution-attempts';
 import { agentTimeoutOfExecution, claimAgentStart, type Execution } from '../../db/executions-store';
 import { untilDatabaseAnswers } from '../../db/mysql-errors';
 import { AGENT_ALREADY_STARTED_FAILURE, WORKER_LOST_ERROR } from '../../domain/execution-errors';
@@ -106,6 +107,26 @@ export const RUN_PREPARATION_PATIENCE_MS = 120_000;
 /** `read` made again every second while the database restarts; a cancel of the run ends the wait (context.sleep rejects). */
 const whileDatabaseRestarts = <T>(context: Context, read: () => Promise<T>): Promise<T> =>
   untilDatabaseAnswers(read, { patienceMs: RUN_PREPARATION_PATIENCE_MS, sleep: (ms) => context.sleep(ms) });
+
+/**
+ * What a failed attempt's agent spent, kept on its record's attempt (db/execution-attempts.ts): a retry
+ * (planRetry) then counts it in the record's cost and the day's, as the close does for the last attempt
+ * (docs/executions.md, "Attempts"). Waits out a database restart; a cost that still cannot be written
+ * is logged, and the run's failure goes on to the workflow.
+ */
+async function keepAttemptCost(
+  deps: Pick<AgentExecutionActivityDeps, 'db' | 'logger'>,
+  context: Context,
+  record: Execution,
+  costUsd: number | null,
+): Promise<void> {
+  if (costUsd === null) return;
+  try {
+    await whileDatabaseRestarts(context, () => recordAttemptCost(deps.db, record.id, record.attempt, costUsd));
+  } catch (error) {
+    deps.logger.warn({ err: error, executionId: record.id, attempt: record.attempt, costUsd }, "the failed attempt's cost not kept");
+  }
+}
 
 export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps) {
   const { pool, db, redis, config, logger, prices, stopRuns } = deps;
@@ -242,7 +263,10 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
           await sink.settle();
           return outcomeOf(summary);
         } catch (error) {
-          if (error instanceof AgentProcessError || error instanceof AgentCancelledError) await price(error.summary);
+          if (error instanceof AgentProcessError || error instanceof AgentCancelledError) {
+            await price(error.summary);
+            await keepAttemptCost(deps, context, record, error.summary.costUsd);
+          }
           await sink.settle();
           throw runFailureOf(error, context, stopRuns?.aborted === true);
         }

@@ -4,6 +4,7 @@ import type Redis from 'ioredis';
 import type { Database } from '../../db';
 import { everyHostRoots } from '../../db/agent-hosts-store';
 import { findAgent } from '../../db/agents-store';
+import { recordFailedAttempt } from '../../db/execution-attempts';
 import { markExecutionRetrying, requeueRetryingExecution } from '../../db/executions-store';
 import type { Config } from '../../lib/config';
 import type { Logger } from '../../lib/logger';
@@ -70,8 +71,10 @@ export function createFollowUpActivities(deps: FollowUpDeps) {
      * Whether the failed attempt is tried again: only for an agent with `retryOnFailure` that has
      * retries left (`maxRetries`, 1..3). Then the record becomes `retrying` (error: why, attempt: the
      * next one), the client hears `execution_retry`, and the workflow sleeps `delayMs` (attempt ×
-     * AGENT_RETRY_DELAY_SECONDS). Null when the failure is final. A daily budget exhausted refuses the
-     * retry: `{error}` is then the record's final error, the budget's text and the failure (docs/budgets.md).
+     * AGENT_RETRY_DELAY_SECONDS). Null when the failure is final. The failed attempt is recorded first
+     * (db/execution-attempts.ts): its cost counts in the record's and the day's, before the budgets are
+     * read. A daily budget exhausted refuses the retry: `{error}` is then the record's final error, the
+     * budget's text and the failure (docs/budgets.md).
      * Repeatable: a retried call finds the record already `retrying` for this attempt and answers the same.
      */
     async planRetry(input: PlanRetryInput): Promise<PlannedRetry> {
@@ -81,6 +84,8 @@ export function createFollowUpActivities(deps: FollowUpDeps) {
       const maxRetries = clampRetries(agent.maxRetries);
       if (input.attempt > maxRetries) return null;
       if (!(record.status === 'retrying' && record.attempt === input.attempt + 1)) {
+        // The failed attempt's end and cost first: the budgets below count what it spent (docs/budgets.md).
+        await recordFailedAttempt(db, record.id, input.attempt, input.reason);
         const refusal = await budgetRefusal(useCaseDeps, agent);
         if (refusal !== null)
           return { error: `${refusal.message}. Nova tentativa não feita; a tentativa ${input.attempt} falhou: ${input.reason}` };

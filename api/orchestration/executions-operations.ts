@@ -99,7 +99,7 @@ export const executionsOperations: OperationSpec[] = [
     method: 'get',
     path: '/api/executions/history/{id}',
     operationId: 'getExecution',
-    summary: 'Uma execução com a saída gravada (e os passos, se for de pipeline)',
+    summary: 'Uma execução com a saída gravada (e os passos, se for de pipeline; as tentativas e o custo de cada uma, se for de agente)',
     tags,
     pathParams: historyPath,
     responses: {
@@ -108,6 +108,16 @@ export const executionsOperations: OperationSpec[] = [
         output: 'All good\n',
         outputTruncated: false,
         outputSeq: 1,
+        attempts: [
+          {
+            attempt: 1,
+            status: 'completed',
+            error: null,
+            costUsd: 0.0123,
+            startedAt: executionExample.startedAt,
+            endedAt: executionExample.endedAt,
+          },
+        ],
       }),
       404: notFound,
     },

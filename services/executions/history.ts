@@ -11,6 +11,7 @@ import {
   type HistoryFilters,
   type PageRequest,
 } from '../../db/executions-store';
+import { attemptsOf } from '../../db/execution-attempts';
 import { ConflictError, executionNotFound } from '../errors';
 import { runStepRecords } from '../pipelines/run-steps';
 import type { ExecutionDeps } from './deps';
@@ -49,8 +50,9 @@ export function exportExecutionHistory(deps: HistoryDeps, filters: HistoryFilter
 export async function executionDetail(deps: HistoryDeps, id: string): Promise<ExecutionDetailView> {
   const execution = await getExecution(deps.db, id);
   if (!execution) throw executionNotFound(id);
-  // A pipeline run's detail lists its steps (contract 3.8), the resumed runs' earlier ones included.
-  return executionDetailView(execution, execution.kind === 'pipeline' ? await runStepRecords(deps.db, execution) : undefined);
+  // A pipeline run's detail lists its steps (contract 3.8), the resumed runs' earlier ones included; an agent run's its attempts.
+  if (execution.kind === 'pipeline') return executionDetailView(execution, { steps: await runStepRecords(deps.db, execution) });
+  return executionDetailView(execution, { attempts: await attemptsOf(deps.db, execution.id) });
 }
 
 /** ConflictError while it is active (its workflow still writes to it). */

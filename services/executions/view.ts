@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ExecutionAttempt } from '../../db/execution-attempts';
 import type { Execution, ExecutionSummary } from '../../db/executions-store';
 import { EXECUTION_KINDS, EXECUTION_SOURCES, EXECUTION_STATUSES } from '../../domain/execution-status';
 import { isoDateTime } from '../view-schema';
@@ -96,6 +97,28 @@ export const pipelineRunStepViewSchema = z
   .meta({ id: 'ExecutionPipelineStep' });
 export type PipelineRunStepView = z.infer<typeof pipelineRunStepViewSchema>;
 
+/**
+ * An attempt of an agent run (docs/executions.md, "Attempts"): `retryOnFailure` runs a failed run again
+ * on the same record, and each attempt's cost counts in the record's `costUsd`.
+ */
+export const executionAttemptViewSchema = z
+  .object({
+    attempt: z.number().int().meta({ description: '1 for the first run' }),
+    status: z.enum(EXECUTION_STATUSES).meta({
+      description:
+        "How the attempt ended: `error` for one that was retried. The last is the record's current attempt, with the record's status (`running`; `retrying` or `queued` while it waits to start)",
+    }),
+    error: nullableText.meta({ description: 'Why it failed' }),
+    costUsd: z
+      .number()
+      .nullable()
+      .meta({ description: 'What it cost; null: nothing reported, or not known (an attempt recorded before migration 0030)' }),
+    startedAt: isoDateTime.nullable().meta({ description: 'null for an attempt that never started, or not known' }),
+    endedAt: isoDateTime.nullable(),
+  })
+  .meta({ id: 'ExecutionAttempt' });
+export type ExecutionAttemptView = z.infer<typeof executionAttemptViewSchema>;
+
 /** The detail adds the stored output and the live `seq` it ends at (a late client catches up from it). */
 export const executionDetailViewSchema = z
   .object({
@@ -106,6 +129,9 @@ export const executionDetailViewSchema = z
     /** A pipeline run: its steps, and the input its current (or failed) step was given (resume starts there). */
     steps: z.array(pipelineRunStepViewSchema).optional().meta({ description: 'A pipeline run only: its steps' }),
     lastStepInput: nullableText.optional().meta({ description: 'A pipeline run only: the input its current (or failed) step was given' }),
+    attempts: z.array(executionAttemptViewSchema).optional().meta({
+      description: 'An agent run only: its attempts, 1 to `attempt`, each with what it cost (`costUsd` is their sum)',
+    }),
   })
   .meta({ id: 'ExecutionDetail' });
 export type ExecutionDetailView = z.infer<typeof executionDetailViewSchema>;
@@ -203,12 +229,68 @@ export function pipelineRunStepView(step: Execution): PipelineRunStepView {
   };
 }
 
+/** An attempt as its row keeps it; an earlier attempt without a row (before migration 0030) failed, and nothing else is known. */
+function storedAttemptView(attempt: number, row: ExecutionAttempt | undefined): ExecutionAttemptView {
+  return {
+    attempt,
+    status: row?.status ?? 'error',
+    error: row?.error ?? null,
+    costUsd: row?.costUsd ?? null,
+    startedAt: iso(row?.startedAt ?? null),
+    endedAt: iso(row?.endedAt ?? null),
+  };
+}
+
+/** What the attempts are read from, besides their rows. */
+type AttemptsRecord = Pick<Execution, 'attempt' | 'status' | 'error' | 'costUsd' | 'startedAt' | 'finishedAt'>;
+
+/** The attempt the record is on: ended (its row, else the record itself: a record run once), running, or waiting to start. */
+function currentAttemptView(record: AttemptsRecord, row: ExecutionAttempt | undefined): ExecutionAttemptView {
+  if (record.finishedAt !== null) {
+    if (row?.status) return storedAttemptView(record.attempt, row);
+    return {
+      attempt: record.attempt,
+      status: record.status,
+      error: record.error,
+      costUsd: record.costUsd,
+      startedAt: iso(record.startedAt),
+      endedAt: iso(record.finishedAt),
+    };
+  }
+  const running = record.status === 'running';
+  return {
+    attempt: record.attempt,
+    status: record.status,
+    error: null,
+    costUsd: running ? (row?.costUsd ?? null) : null,
+    startedAt: running ? iso(record.startedAt) : null,
+    endedAt: running ? iso(row?.endedAt ?? null) : null,
+  };
+}
+
+/** An agent run's attempts, 1 to `record.attempt`, from the rows written as they ended (db/execution-attempts.ts). */
+export function executionAttemptViews(record: AttemptsRecord, rows: readonly ExecutionAttempt[]): ExecutionAttemptView[] {
+  const byNumber = new Map(rows.map((row) => [row.attempt, row]));
+  return Array.from({ length: Math.max(1, record.attempt) }, (_, index) => {
+    const attempt = index + 1;
+    return attempt < record.attempt ? storedAttemptView(attempt, byNumber.get(attempt)) : currentAttemptView(record, byNumber.get(attempt));
+  });
+}
+
+/** What the detail shows beside the record: a pipeline run's steps, an agent run's attempts. */
+export interface ExecutionDetailParts {
+  steps?: Execution[];
+  attempts?: readonly ExecutionAttempt[];
+}
+
 /** The detail: `result` falls back to the stored output for records written before results were kept. */
-export function executionDetailView(record: Execution, steps?: Execution[]): ExecutionDetailView {
+export function executionDetailView(record: Execution, parts: ExecutionDetailParts = {}): ExecutionDetailView {
   const view = executionView(record);
   return {
     ...view,
-    ...(record.kind === 'pipeline' ? { steps: (steps ?? []).map(pipelineRunStepView), lastStepInput: record.lastStepInput } : {}),
+    ...(record.kind === 'pipeline'
+      ? { steps: (parts.steps ?? []).map(pipelineRunStepView), lastStepInput: record.lastStepInput }
+      : { attempts: executionAttemptViews(record, parts.attempts ?? []) }),
     result: record.result ?? (record.output === '' ? null : record.output),
     output: record.output,
     outputTruncated: record.outputTruncated,

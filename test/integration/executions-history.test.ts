@@ -491,6 +491,17 @@ describe('GET and DELETE /api/executions/history/{id}', () => {
       output: 'All good',
       outputTruncated: false,
       outputSeq: 0,
+      // Run once: its one attempt is the record itself (docs/executions.md, "Attempts").
+      attempts: [
+        {
+          attempt: 1,
+          status: 'completed',
+          error: null,
+          costUsd: 0.0123,
+          startedAt: '2026-01-10T10:00:01.000Z',
+          endedAt: '2026-01-10T10:01:01.000Z',
+        },
+      ],
     });
     const failed = await call('GET', `/api/executions/history/${B.id}`);
     expect(failed.body).toMatchObject({
