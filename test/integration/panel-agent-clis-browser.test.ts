@@ -7,7 +7,7 @@ import {
   screenshotPath,
   startPanelSession,
   terminalLines,
-  type PanelPage,
+  untilLine,
   type PanelSession,
 } from '../support/browser';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
@@ -37,15 +37,6 @@ afterAll(async () => {
 });
 
 const api: PanelSession['api'] = (method, route, body) => session.api(method, route, body);
-
-async function untilLine(panel: PanelPage, what: string, matches: (line: string) => boolean): Promise<string[]> {
-  return until(
-    what,
-    () => terminalLines(panel),
-    (lines) => lines.some(matches),
-    120_000,
-  );
-}
 
 /** How each CLI's run shows in the terminal (docs/codex-cli.md, docs/gemini-cli.md: the output mappers). */
 const CASES = [

@@ -8,6 +8,7 @@ import {
   screenshotPath,
   startPanelSession,
   terminalLines,
+  untilLine,
   type PanelPage,
   type PanelSession,
 } from '../support/browser';
@@ -38,15 +39,6 @@ afterAll(async () => {
 });
 
 const api: PanelSession['api'] = (method, route, body) => session.api(method, route, body);
-
-async function untilLine(panel: PanelPage, what: string, matches: (line: string) => boolean): Promise<string[]> {
-  return until(
-    what,
-    () => terminalLines(panel),
-    (lines) => lines.some(matches),
-    90_000,
-  );
-}
 
 it('executes from the agent card, shows the tool line, the answer and the cost, continues in the chat and opens the run in the history', async () => {
   const workdir = path.join(workArea, 'escritor');

@@ -270,6 +270,21 @@ export async function typeInto(panel: PanelPage, selector: string, text: string)
   throw new Error(`${selector} holds ${JSON.stringify(await value())} after typing ${JSON.stringify(text)} three times`);
 }
 
+/** The terminal's lines once one of them matches (`what` names it in the timeout's message). */
+export async function untilLine(
+  panel: PanelPage,
+  what: string,
+  matches: (line: string) => boolean,
+  timeoutMs = 120_000,
+): Promise<string[]> {
+  return until(
+    what,
+    () => terminalLines(panel),
+    (lines) => lines.some(matches),
+    timeoutMs,
+  );
+}
+
 /** The terminal's lines as the user reads them. */
 export async function terminalLines(panel: PanelPage): Promise<string[]> {
   return (await panel.page.evaluate(
