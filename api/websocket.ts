@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { HANDSHAKE_REFUSALS } from '../domain/run-messages';
 import { websocketClients } from '../lib/metrics';
 import type Koa from 'koa';
 import type { Middleware, ParameterizedContext } from 'koa';
@@ -29,16 +30,17 @@ export const CLOSE_POLICY_VIOLATION = 1008;
 /** Clients send nothing but pongs; a frame larger than this closes the socket with 1009 (ws's own check). */
 export const MAX_INCOMING_FRAME_BYTES = 4 * 1024;
 
-export const TOKEN_REQUIRED_REASON = 'token query parameter or Authorization: Bearer header required';
-export const TOKEN_INVALID_REASON = 'invalid token';
+// The refusals' texts are the catalogue's (domain/run-messages.ts, pt-BR); the names stay for their readers.
+export const TOKEN_REQUIRED_REASON = HANDSHAKE_REFUSALS.tokenRequired;
+export const TOKEN_INVALID_REASON = HANDSHAKE_REFUSALS.tokenInvalid;
 /** With the panel's sign-in (api/sign-in.ts): nothing presented, or a session cookie that names no live session. */
-export const CREDENTIAL_REQUIRED_REASON = 'token query parameter, Authorization: Bearer header or a session (sign in at /sign-in) required';
-export const SESSION_INVALID_REASON = 'session expired or signed out: sign in again at /sign-in';
-export const SESSIONS_UNAVAILABLE_REASON = 'the session cannot be checked now (Redis is unavailable)';
-export const ORIGIN_REFUSED_REASON = 'origin not allowed';
-export const HOST_REFUSED_REASON = 'host not allowed';
-export const TOO_MANY_SOCKETS_REASON = 'too many open sockets from this address';
-export const NO_SOCKET_HERE_REASON = 'no WebSocket at this path: connect to / or /ws';
+export const CREDENTIAL_REQUIRED_REASON = HANDSHAKE_REFUSALS.credentialRequired;
+export const SESSION_INVALID_REASON = HANDSHAKE_REFUSALS.sessionInvalid;
+export const SESSIONS_UNAVAILABLE_REASON = HANDSHAKE_REFUSALS.sessionsUnavailable;
+export const ORIGIN_REFUSED_REASON = HANDSHAKE_REFUSALS.originRefused;
+export const HOST_REFUSED_REASON = HANDSHAKE_REFUSALS.hostRefused;
+export const TOO_MANY_SOCKETS_REASON = HANDSHAKE_REFUSALS.tooManySockets;
+export const NO_SOCKET_HERE_REASON = HANDSHAKE_REFUSALS.noSocketHere;
 
 type Query = Record<string, string | string[] | undefined>;
 
@@ -139,7 +141,7 @@ export function socketHandshakeGuard(
     return null;
   };
   return (info, accept) => {
-    void refusalOf(info.req).then(answer, () => answer({ status: 500, reason: 'internal error' }));
+    void refusalOf(info.req).then(answer, () => answer({ status: 500, reason: HANDSHAKE_REFUSALS.internal }));
     function answer(refusal: Refusal | null): void {
       if (refusal === null) {
         accept(true);

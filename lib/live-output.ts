@@ -343,7 +343,10 @@ export interface ExecutionOutcome {
   costUsd: number | null;
   durationMs: number | null;
   sessionId: string | null;
-  /** Why it failed or was canceled; null when it completed. */
+  /**
+   * Why it failed or was canceled, as a person reads it (the callers give the texts of
+   * domain/run-messages.ts, finalErrorOf; lib/ holds none); null when it completed ('' in a message).
+   */
   error: string | null;
   /** The answer (the CLI's result text, else the assistant's text). */
   result?: string | null;
@@ -438,9 +441,8 @@ export class ExecutionLiveStream {
     };
     const fields = { ...this.execution, status: outcome.status, lastSeq: this.lastSeq, at: new Date().toISOString() };
     if (outcome.status === 'completed') return this.publish({ type: 'execution_complete', ...fields, data });
-    if (canceled)
-      return this.publish({ type: 'execution_canceled', ...fields, data: { ...data, canceled, error: outcome.error ?? 'canceled' } });
-    return this.publish({ type: 'execution_error', ...fields, data: { ...data, error: outcome.error ?? 'the execution failed' } });
+    if (canceled) return this.publish({ type: 'execution_canceled', ...fields, data: { ...data, canceled, error: outcome.error ?? '' } });
+    return this.publish({ type: 'execution_error', ...fields, data: { ...data, error: outcome.error ?? '' } });
   }
 
   private publish(message: LiveMessage): Promise<number> {

@@ -40,8 +40,7 @@ export const agentNotFound = (id: string): NotFoundError => new NotFoundError(`A
 export const executionNotFound = (id: string): NotFoundError => new NotFoundError(`Execução não encontrada: ${id}`);
 
 /**
- * lib/secret-box.ts's SecretsKeyMissingError in the client's words: its own message stays as the
- * worker records it, the use cases answer this one (pt-BR, docs/errors.md).
+ * lib/secret-box.ts's SecretsKeyMissingError in the client's words (the catalogue's, pt-BR,
+ * docs/errors.md): its own message stays in the logs; a run's record ends with the catalogue's too.
  */
-export const SECRETS_KEY_MISSING_MESSAGE =
-  'Os segredos dos agentes não estão disponíveis: defina AGENT_SECRETS_KEY (64 caracteres hexadecimais) para gravá-los e lê-los';
+export { SECRETS_KEY_MISSING_MESSAGE } from '../domain/run-messages';

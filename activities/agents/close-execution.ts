@@ -5,6 +5,7 @@ import { finishExecution, setExecutionReportFile, type Execution } from '../../d
 import { raiseNotification } from '../../db/notifications-store';
 import { writeExecutionReport } from '../../db/reports-store';
 import type { FinalStatus } from '../../domain/execution-status';
+import { finalErrorOf } from '../../domain/run-messages';
 import type { Config } from '../../lib/config';
 import { CANCELED_LINE, type OutputChunk } from '../../lib/live-output';
 import type { Logger } from '../../lib/logger';
@@ -99,7 +100,7 @@ export function createCloseActivities(deps: CloseActivityDeps) {
             costUsd: execution.costUsd,
             durationMs: execution.durationMs,
             sessionId: execution.sessionId,
-            error: execution.error,
+            error: finalErrorOf(execution.status, execution.error),
             result: execution.result,
             exitCode: execution.exitCode,
             stderr: input.stderr ?? null,

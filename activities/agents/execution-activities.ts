@@ -15,13 +15,14 @@ import { AGENT_ALREADY_STARTED_FAILURE, WORKER_LOST_ERROR } from '../../domain/e
 import { FAILURE_TYPES } from '../../domain/failure-types';
 import type { PriceTable } from '../../domain/model-prices';
 import { runTimeLimitMs } from '../../domain/run-limits';
+import { agentGoneError, noLiveHostError } from '../../domain/run-messages';
 import type { Config } from '../../lib/config';
 import type { Logger } from '../../lib/logger';
 import { liveStreamOf, publishBestEffort } from '../../services/executions/live';
 import { countSlotWait, countStartedRun } from '../../services/executions/run-metrics';
 import { repositoryWorkspace } from '../repos/workspace';
 import { agentCliRun } from './agent-clis';
-import { noHostMessage, refuseOtherHost } from './agent-hosts';
+import { refuseOtherHost } from './agent-hosts';
 import { sessionStoreIn } from './agent-sessions';
 import { createCloseActivities } from './close-execution';
 import { existingRecord } from './records';
@@ -136,7 +137,7 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
     const pinned = await pinExecutionHost(pool, executionId);
     if (pinned.host !== null) return pinned.host;
     const record = await existingRecord(db, executionId);
-    throw ApplicationFailure.nonRetryable(noHostMessage(record.workingDirectory, pinned.hosts), FAILURE_TYPES.noAgentHost);
+    throw ApplicationFailure.nonRetryable(noLiveHostError(record.workingDirectory, pinned.hosts), FAILURE_TYPES.noAgentHost);
   }
 
   const timeLimitOf = async (executionId: string): Promise<number> =>
@@ -202,7 +203,7 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
           refuseOtherHost(record.host, config.orchestration.host, `execution ${record.id}`);
           if (!record.agentId) throw ApplicationFailure.nonRetryable(`execution ${record.id} has no agent`, FAILURE_TYPES.agentNotFound);
           const agent = await findAgent(db, record.agentId);
-          if (!agent) throw ApplicationFailure.nonRetryable(`agent ${record.agentId} no longer exists`, FAILURE_TYPES.agentNotFound);
+          if (!agent) throw ApplicationFailure.nonRetryable(agentGoneError(record.agentId), FAILURE_TYPES.agentNotFound);
           const secrets = await agentSecretsForRun(pool, agent.id, config.orchestration.secretsKey).catch((error: unknown) => {
             throw secretsFailureOf(error);
           });

@@ -1,6 +1,7 @@
 import { ApplicationFailure, CancelledFailure, type Context } from '@temporalio/activity';
 import { AGENT_TIMEOUT_FAILURE, WORKER_STOPPED_ERROR } from '../../domain/execution-errors';
 import { FAILURE_TYPES } from '../../domain/failure-types';
+import { SECRETS_KEY_MISSING_ERROR } from '../../domain/run-messages';
 import { SecretDecryptionError, SecretsKeyMissingError } from '../../lib/secret-box';
 import { outcomeOf } from './run-outcome';
 import { AgentCancelledError, AgentProcessError, AgentTimeoutError } from './run-agent';
@@ -19,7 +20,7 @@ export function shuttingDown(context: Context): boolean {
  */
 export function secretsFailureOf(error: unknown): unknown {
   if (error instanceof SecretsKeyMissingError)
-    return ApplicationFailure.create({ message: error.message, type: FAILURE_TYPES.secretsKeyMissing, nonRetryable: true });
+    return ApplicationFailure.create({ message: SECRETS_KEY_MISSING_ERROR, type: FAILURE_TYPES.secretsKeyMissing, nonRetryable: true });
   if (error instanceof SecretDecryptionError)
     return ApplicationFailure.create({ message: error.message, type: FAILURE_TYPES.secretDecryption, nonRetryable: true });
   return error;

@@ -4,6 +4,14 @@ import { readExecutionSettings } from '../../db/execution-settings';
 import { createExecution, getExecution, type Execution } from '../../db/executions-store';
 import { findPipeline, markRunRunning, setRunProgress, type Pipeline } from '../../db/pipelines-store';
 import { CANCELLED_ERROR } from '../../domain/execution-errors';
+import {
+  pipelineGoneError,
+  stepAgentGoneError,
+  stepAgentInactiveError,
+  stepEndedError,
+  stepGoneError,
+  stepRecordGoneError,
+} from '../../domain/run-messages';
 import { STEP_COMPLETE_RESULT_MAX, stepInputOf } from '../../domain/pipeline-steps';
 import { runModelOf } from '../../domain/agent-clis';
 import { budgetRefusal } from '../../services/budgets';
@@ -18,7 +26,7 @@ export async function startPipelineRun(deps: PipelineActivityDeps, runId: string
   const { db, config } = deps;
   const record = await runOf(deps, runId);
   const pipeline = await findPipeline(db, record.pipelineId ?? '');
-  if (!pipeline) throw ApplicationFailure.nonRetryable(`pipeline ${record.pipelineId} no longer exists`, STEP_FAILED);
+  if (!pipeline) throw ApplicationFailure.nonRetryable(pipelineGoneError(record.pipelineId), STEP_FAILED);
   await markRunRunning(db, runId);
   const host = record.host ?? (record.resumedFrom ? (await getExecution(db, record.resumedFrom))?.host : null);
   return {
@@ -51,7 +59,7 @@ export async function finishStep(deps: PipelineActivityDeps, input: FinishStepIn
   const { db } = deps;
   // Independent reads at once: this activity is on the path from one step to the next.
   const [record, step] = await Promise.all([runOf(deps, input.runId), getExecution(db, input.stepExecutionId)]);
-  if (!step) return { error: `o registro do passo ${input.stepIndex + 1} não existe mais` };
+  if (!step) return { error: stepRecordGoneError(input.stepIndex + 1) };
   const [costUsd, pipeline] = await Promise.all([runCost(deps, record), findPipeline(db, record.pipelineId ?? '')]);
   await setRunProgress(db, input.runId, { costUsd });
   // A step cancelled on purpose (its record ended before the run's own cancel reached the workflow, e.g. a
@@ -60,7 +68,7 @@ export async function finishStep(deps: PipelineActivityDeps, input: FinishStepIn
     await cancelRun(deps, input.runId);
     return { error: CANCELLED_ERROR };
   }
-  if (step.status !== 'completed') return { error: step.error ?? `step ${input.stepIndex + 1} ended ${step.status}` };
+  if (step.status !== 'completed') return { error: step.error ?? stepEndedError(input.stepIndex + 1, step.status) };
   await tell(deps, record, {
     type: 'pipeline_step_complete',
     ...idsOf(record),
@@ -109,12 +117,11 @@ async function startStepOf(
   ]);
   if (existing) return true; // a retried activity: created (and announced) before
   const step = pipeline?.steps[input.stepIndex];
-  if (!pipeline || !step)
-    throw ApplicationFailure.nonRetryable(`step ${input.stepIndex + 1} of pipeline ${record.pipelineId} no longer exists`, STEP_FAILED);
+  if (!pipeline || !step) throw ApplicationFailure.nonRetryable(stepGoneError(input.stepIndex + 1, record.pipelineId), STEP_FAILED);
   const agent = await findAgent(db, step.agentId);
-  if (!agent) throw ApplicationFailure.nonRetryable(`agent ${step.agentId} of step ${input.stepIndex + 1} no longer exists`, STEP_FAILED);
+  if (!agent) throw ApplicationFailure.nonRetryable(stepAgentGoneError(step.agentId, input.stepIndex + 1), STEP_FAILED);
   if (agent.status !== 'active')
-    throw ApplicationFailure.nonRetryable(`agent "${agent.name}" of step ${input.stepIndex + 1} is inactive`, STEP_FAILED);
+    throw ApplicationFailure.nonRetryable(stepAgentInactiveError(agent.name, input.stepIndex + 1), STEP_FAILED);
   if (checkBudget && (await budgetRefusal(budgetDepsOf(deps), agent, new Date(), settings.dailyBudgetUsd)) !== null) return false;
   const { input: stepInput, prompt } = stepInputOf(
     previous ? (previous.result ?? '') : (record.lastStepInput ?? record.task),

@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import type { Execution } from '../../db/executions-store';
+import { gitCannotRunError } from '../../domain/run-messages';
 import { agentIsolation } from '../../lib/agent-isolation';
 import { findRepository } from '../../services/repos';
 import { leaseAgentUser, type AgentUserLease } from '../agents/agent-users';
@@ -19,7 +20,7 @@ export interface RunPushDeps extends RecordedPushDeps {
 export async function pushRunChanges(deps: RunPushDeps, run: Execution): Promise<string | null> {
   if (!run.repoName || !run.repoBranch) return null;
   const isolation = agentIsolation();
-  if (isolation.mode === 'refused') return `git cannot run here: ${isolation.reason}`;
+  if (isolation.mode === 'refused') return gitCannotRunError(isolation.reason);
   let lease: AgentUserLease | null = null;
   try {
     const repo = await findRepository(deps.config, run.repoName);

@@ -5,6 +5,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Database } from '../../db';
 import { setExecutionRepoCommit } from '../../db/repository-runs';
+import { bundleMismatchError, commitKeptError, pushRefusedError } from '../../domain/run-messages';
 import type { AgentUser } from '../../lib/agent-isolation';
 import { git, GitError } from '../../lib/git';
 import { askPassEnvironment, type Repository, type RepositoryConfig } from '../../services/repos';
@@ -252,12 +253,12 @@ async function pushFromBundle(
     });
     await git(['--git-dir', mirror, 'fetch', '--quiet', bundle, `refs/heads/${branch}:${incoming}`]);
     const received = await git(['--git-dir', mirror, 'rev-parse', incoming]);
-    if (received !== commit) return `the bundle carried ${received}, not the commit made (${commit})`;
+    if (received !== commit) return bundleMismatchError(received, commit);
     const env = repo.remote ? askPassEnvironment(config.credentials) : {};
     await git(['--git-dir', mirror, 'push', '--quiet', '--', repo.url, `${commit}:refs/heads/${branch}`], { env });
     return null;
   } catch (error) {
-    if (error instanceof GitError) return `push to "${repo.name}" refused: ${error.message}`;
+    if (error instanceof GitError) return pushRefusedError(repo.name, error.message);
     throw error;
   } finally {
     await git(['--git-dir', mirror, 'update-ref', '-d', incoming]).catch(() => undefined);
@@ -304,8 +305,7 @@ export async function commitPushAndRecord(
   const published = await commitAndPush(deps.config, repo, prepared, dir, user, message);
   if (published.commit === null) return null;
   await setExecutionRepoCommit(deps.db, executionId, published.commit);
-  if (published.pushError !== null)
-    return `${published.pushError} (the commit ${published.commit.slice(0, 7)} stays in the working copy ${dir})`;
+  if (published.pushError !== null) return commitKeptError(published.pushError, published.commit, dir);
   await deps.announce(pushAnnouncement(repo, published.commit, published.files));
   return null;
 }

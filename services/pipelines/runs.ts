@@ -5,6 +5,7 @@ import { readExecutionSettings } from '../../db/execution-settings';
 import { createExecution, finishExecution, getExecution, type Execution, type NewExecution } from '../../db/executions-store';
 import { activeRunsOfPipeline } from '../../db/pipelines-store';
 import { isActiveStatus } from '../../domain/execution-status';
+import { CANCELLED_ERROR } from '../../domain/run-messages';
 import { cancelPipelineExecution, signalPipelineApproval, startPipelineExecution } from '../../temporal/pipeline-execution';
 import type { PipelineStepLabel } from '../../temporal/contracts/pipeline-execution';
 import { executionNotFound, InvalidInputError, NotFoundError } from '../errors';
@@ -181,7 +182,7 @@ export async function cancelPipelineRuns(deps: ExecutionDeps, id: string): Promi
 /** Cancels one run's workflow (cancel-all too); ends the record itself when the workflow is gone. */
 export async function cancelPipelineRun(deps: ExecutionDeps, runId: string): Promise<void> {
   if (!(await cancelPipelineExecution(deps.temporal, runId)))
-    await finishExecution(deps.db, runId, { status: 'canceled', error: 'canceled' });
+    await finishExecution(deps.db, runId, { status: 'canceled', error: CANCELLED_ERROR });
 }
 
 /**

@@ -350,9 +350,9 @@ describe('agents on two hosts', () => {
     const ran = await execute(agent.id, { task: 'stand-in:text' });
     expect(ran).toMatchObject({ status: 'error', host: null });
     expect(ran.error).toMatch(
-      new RegExp(`^no live agents host holds the working directory ${path.join(rootA, 'orfao')} \\(agents hosts: `),
+      new RegExp(`^nenhuma máquina de agentes ativa atende ao diretório de trabalho ${path.join(rootA, 'orfao')} \\(máquinas de agentes: `),
     );
-    expect(ran.error).toContain(`${hostA} (not seen for over a minute: ${rootA})`);
-    expect(ran.error).toContain(`${hostB} (live: ${rootB})`);
+    expect(ran.error).toContain(`${hostA} (sem sinal há mais de um minuto: ${rootA})`);
+    expect(ran.error).toContain(`${hostB} (ativa: ${rootB})`);
   }, 240_000);
 });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pushRefusedError } from '../../domain/run-messages';
 import { config as baseConfig, type Config } from '../../lib/config';
 import { bareRepository as makeBare, gitIn } from '../support/git-repos';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
@@ -166,7 +167,7 @@ describe('an execution in a repository', () => {
     const id = await execute({ task: 'stand-in:write-file path=work.txt content=trabalho', repoName: GUARDED });
     const record = await finished(id);
     expect(record.status).toBe('error');
-    expect(record.error).toContain(`push to "${GUARDED}" refused`);
+    expect(record.error).toContain(pushRefusedError(GUARDED, ''));
     expect(record.error).toContain('pushes are closed by policy');
     const stored = await storedRecord(id);
     expect(stored.repo_commit).toMatch(/^[0-9a-f]{40}$/);
@@ -302,7 +303,7 @@ describe('an execution in a repository', () => {
     const runId = started.body.executionId as string;
     const failed = await finished(runId);
     expect(failed).toMatchObject({ status: 'error', failedAtStep: 1 });
-    expect(failed.error).toContain(`push to "${GUARDED}" refused`);
+    expect(failed.error).toContain(pushRefusedError(GUARDED, ''));
     const result = await server.resources.temporal.client.workflow.getHandle(pipelineExecutionWorkflowId(runId)).result();
     expect(result).toEqual({ runId, status: 'error' });
 

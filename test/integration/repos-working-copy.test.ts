@@ -6,6 +6,7 @@ import { leaseAgentUser, type AgentUserLease } from '../../activities/agents/age
 import { prepareWorkingDirectory } from '../../activities/agents/agent-workdir';
 import { asUser } from '../../activities/agents/parent-death';
 import { commitAndPush, commitMessage, prepareWorkingCopy, RepositoryRunError } from '../../activities/repos/working-copy';
+import { pushRefusedError } from '../../domain/run-messages';
 import { agentIsolation, type AgentUser } from '../../lib/agent-isolation';
 import { config } from '../../lib/config';
 import { findRepository, type RepositoryConfig } from '../../services/repos';
@@ -152,7 +153,7 @@ describe('a working copy of a repository', () => {
     asAgent(dir, 'echo work > work.txt');
     const published = await commitAndPush(repoConfig, repo, prepared, dir, user, commitMessage('Redator', 'trabalho', 'exec-127'));
     expect(published.commit).toMatch(/^[0-9a-f]{40}$/);
-    expect(published.pushError).toContain('push to "guarded" refused');
+    expect(published.pushError).toContain(pushRefusedError('guarded', ''));
     expect(published.pushError).toContain('pushes are closed by policy');
     expect(bareGit('guarded', 'rev-parse', 'refs/heads/main')).toBe(before);
     expect(gitIn(dir, '-c', `safe.directory=${dir}`, 'rev-parse', 'HEAD')).toBe(published.commit);

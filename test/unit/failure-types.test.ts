@@ -10,6 +10,7 @@ import {
   PIPELINE_STEP_NON_RETRYABLE,
 } from '../../domain/failure-types';
 import { SecretDecryptionError, SecretsKeyMissingError } from '../../lib/secret-box';
+import { SECRETS_KEY_MISSING_ERROR } from '../../domain/run-messages';
 import { BOOKKEEPING_RETRY, SLOT_RETRY } from '../../workflows/agents/execution';
 
 /**
@@ -28,7 +29,10 @@ describe('non-retryable failure types', () => {
       const failure = secretsFailureOf(error);
       expect(failure).toBeInstanceOf(ApplicationFailure);
       expect((failure as ApplicationFailure).nonRetryable).toBe(true);
-      expect((failure as ApplicationFailure).message).toBe(error.message);
+      // A missing key is said in the panel's words (the record's error); a secret that does not decrypt, as it came.
+      expect((failure as ApplicationFailure).message).toBe(
+        error instanceof SecretsKeyMissingError ? SECRETS_KEY_MISSING_ERROR : error.message,
+      );
       expect(AGENT_EXECUTION_NON_RETRYABLE).toContain((failure as ApplicationFailure).type);
       // The class's own name stays its type too (a caller outside the activity sees the same word).
       expect(AGENT_EXECUTION_NON_RETRYABLE).toContain(error.name);
