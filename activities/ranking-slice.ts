@@ -37,7 +37,14 @@ export interface SliceTimings {
 }
 
 export function emptySliceTimings(): SliceTimings {
-  return { score: 0, fingerprint: 0, lookup: 0, rows: 0, record: 0, upsert: { entries: 0, details: 0, seals: 0, transaction: 0 } };
+  return {
+    score: 0,
+    fingerprint: 0,
+    lookup: 0,
+    rows: 0,
+    record: 0,
+    upsert: { entries: 0, details: 0, seals: 0, words: 0, transaction: 0 },
+  };
 }
 
 /** The uuid of each index behind the person index's name (an alias may name several), by index name. */

@@ -5,6 +5,7 @@ import { readStatisticsSnapshot } from './ranking-statistics';
 import type { EntryComplements, StoredEntry, StoredEntryWithDetails } from '../domain/ranking-entry';
 import { passThroughDetailsJson, withReferenceDate, type StoredComplements } from '../domain/ranking-row';
 import { referenceDateOf } from '../domain/scoring/dates';
+import { NAME_WORD_MAX } from '../domain/text';
 
 // Reads of the persisted ranking. Only positioned rows are visible: a run in progress writes rows
 // first and positions them at its end, so readers always see the last completed ranking
@@ -253,16 +254,28 @@ export interface NameMatch {
   pontuacao_total: number;
 }
 
-/** Positions the name search walks in order before it turns to the FULLTEXT index. */
+/** Positions the name search walks in order before it turns to an index. */
 export const NAME_WALK_WINDOW = 10_000;
 
 /**
- * Name search: every word (letters and digits, 3 or more characters) must start a word of the
- * name's search key; best-ranked first. Two plans, same answer:
+ * Words shorter than this are not in the FULLTEXT index (innodb_ft_min_token_size, 3 by default,
+ * and a managed MySQL may not let it be changed): those are looked up in the table of name words.
+ */
+const FULLTEXT_MIN_WORD = 3;
+
+/**
+ * Name search: every word (letters and digits, any length) must start a word of the name's search
+ * key; best-ranked first. Two plans, same answer:
  * - a common name has enough matches among the first NAME_WALK_WINDOW positions: walking the
  *   position index finds them in a few thousand narrow rows;
- * - otherwise the name is rare, and the FULLTEXT index (boolean mode, word prefixes) has few
- *   matches to fetch and sort. (For a common name the FULLTEXT plan would fetch and sort them all.)
+ * - otherwise the name is rare, and an index has few matches to fetch and sort: the FULLTEXT index
+ *   (boolean mode, word prefixes) when every word has FULLTEXT_MIN_WORD characters or more, else the
+ *   table of name words (a prefix range per word on `ranking_name_words_palavra`), for every word of
+ *   the query. Not FULLTEXT for the long words and the table for the short ones: MariaDB then starts
+ *   from the FULLTEXT matches whatever their number (it estimates one row), and `silva li wu` read
+ *   every Silva (77 ms at 300 000 persons, 0.3 ms from the table, whose ranges it can measure and
+ *   start from the narrowest: docs/ranking-storage.md, "Name words").
+ *   (For a common name the index plans would fetch and sort all its matches.)
  */
 export async function searchByName(
   pool: Pool,
@@ -273,19 +286,32 @@ export async function searchByName(
   if (words.length === 0) return [];
   const columns = 'id_pessoa, nome, posicao, pontuacao_total';
   // Words are [a-z0-9]+ (searchWords): no LIKE wildcard or quote can reach the patterns.
-  const startsAWord = words.map(() => "(nome_busca LIKE CONCAT(?, '%') OR nome_busca LIKE CONCAT('% ', ?, '%'))").join(' AND ');
+  const startsAWord = "(nome_busca LIKE CONCAT(?, '%') OR nome_busca LIKE CONCAT('% ', ?, '%'))";
   const [walked] = await pool.query(
-    `SELECT ${columns} FROM ranking_entries WHERE posicao BETWEEN 1 AND ? AND ${startsAWord} ORDER BY posicao LIMIT ?`,
+    `SELECT ${columns} FROM ranking_entries WHERE posicao BETWEEN 1 AND ? AND ${words.map(() => startsAWord).join(' AND ')} ORDER BY posicao LIMIT ?`,
     [walkWindow, ...words.flatMap((word) => [word, word]), limit],
   );
   let rows = walked as Row[];
   if (rows.length < limit) {
-    const [indexed] = await pool.query(
-      `SELECT ${columns} FROM ranking_entries
-       WHERE MATCH(nome_busca) AGAINST (? IN BOOLEAN MODE) AND posicao IS NOT NULL ORDER BY posicao LIMIT ?`,
-      [words.map((word) => `+${word}*`).join(' '), limit],
-    );
-    rows = indexed as Row[];
+    if (words.every((word) => word.length >= FULLTEXT_MIN_WORD)) {
+      const [indexed] = await pool.query(
+        `SELECT ${columns} FROM ranking_entries
+         WHERE MATCH(nome_busca) AGAINST (? IN BOOLEAN MODE) AND posicao IS NOT NULL ORDER BY posicao LIMIT ?`,
+        [words.map((word) => `+${word}*`).join(' '), limit],
+      );
+      rows = indexed as Row[];
+    } else {
+      // The table keeps NAME_WORD_MAX characters of a word: a longer query word is looked up by
+      // those and checked whole on the name.
+      const longer = words.filter((word) => word.length > NAME_WORD_MAX);
+      const [indexed] = await pool.query(
+        `SELECT ${columns} FROM ranking_entries
+         WHERE ${words.map(() => 'id_pessoa IN (SELECT id_pessoa FROM ranking_name_words WHERE palavra LIKE ?) AND ').join('')}
+           ${longer.map(() => `${startsAWord} AND `).join('')}posicao IS NOT NULL ORDER BY posicao LIMIT ?`,
+        [...words.map((word) => `${word.slice(0, NAME_WORD_MAX)}%`), ...longer.flatMap((word) => [word, word]), limit],
+      );
+      rows = indexed as Row[];
+    }
   }
   return rows.map((row) => ({
     id_pessoa: Number(row.id_pessoa),

@@ -3,6 +3,7 @@ import { readyComplementsJson } from '../domain/ranking-entry';
 import { replaceRows } from './load-data';
 import { rankOrderBy } from './ranking-order';
 import type { RankingRow } from '../domain/ranking-row';
+import { nameWords } from '../domain/text';
 import { monotonicSeconds } from '../lib/monotonic-clock';
 
 /** A ranking row as the job writes it (column names as in the table); built by the domain (domain/ranking-row.ts). */
@@ -77,13 +78,15 @@ export interface UpsertTimings {
   entries: number;
   details: number;
   seals: number;
+  /** The name words (delete, insert). */
+  words: number;
   /** The transaction's begin and commit, and the connection's checkout. */
   transaction: number;
 }
 
 /**
- * Upserts a batch of entries with their details and replaces their seals, in one transaction: a
- * retried batch rewrites the same rows (keyed by id_pessoa) and never duplicates or half-applies.
+ * Upserts a batch of entries with their details and replaces their seals and name words, in one
+ * transaction: a retried batch rewrites the same rows (keyed by id_pessoa) and never duplicates or half-applies.
  * With `timings`, adds the time spent on each table to it.
  */
 export async function upsertRankingRows(pool: Pool, rows: RankingRow[], timings?: UpsertTimings): Promise<void> {
@@ -115,13 +118,25 @@ export async function upsertRankingRows(pool: Pool, rows: RankingRow[], timings?
         ]),
       );
     }
+    // The words of the name as it is now (a changed name leaves none of its old words behind).
+    const ids = rows.map((row) => row.id_pessoa);
+    await timed('words', () => connection.query('DELETE FROM ranking_name_words WHERE id_pessoa IN (?)', [ids]));
+    const words = rows.flatMap((row) => nameWords(row.nome_busca).map((word) => [row.id_pessoa, word]));
+    for (let start = 0; start < words.length; start += ROWS_PER_STATEMENT * 4) {
+      await timed('words', () =>
+        connection.query('INSERT INTO ranking_name_words (id_pessoa, palavra) VALUES ?', [
+          words.slice(start, start + ROWS_PER_STATEMENT * 4),
+        ]),
+      );
+    }
   });
   if (timings) timings.transaction += monotonicSeconds() - started - inside;
 }
 
-/** Empties the stored ranking (entries, details, seals, pages, the statistics snapshot and the persons read). */
+/** Empties the stored ranking (entries, details, seals, name words, pages, the statistics snapshot and the persons read). */
 export async function clearRanking(pool: Pool): Promise<void> {
   await pool.query('TRUNCATE TABLE ranking_entry_seals');
+  await pool.query('TRUNCATE TABLE ranking_name_words');
   await pool.query('TRUNCATE TABLE ranking_entry_details');
   await pool.query('TRUNCATE TABLE ranking_entries');
   await pool.query('TRUNCATE TABLE ranking_statistics');
@@ -180,6 +195,7 @@ export async function deletePersonsNotRead(pool: Pool): Promise<number> {
   const gone = 'LEFT JOIN ranking_run_persons r ON r.id_pessoa = e.id_pessoa WHERE r.id_pessoa IS NULL';
   return inTransaction(pool, async (connection) => {
     await connection.query(`DELETE s FROM ranking_entry_seals s JOIN ranking_entries e ON e.id_pessoa = s.id_pessoa ${gone}`);
+    await connection.query(`DELETE w FROM ranking_name_words w JOIN ranking_entries e ON e.id_pessoa = w.id_pessoa ${gone}`);
     await connection.query(`DELETE d FROM ranking_entry_details d JOIN ranking_entries e ON e.id_pessoa = d.id_pessoa ${gone}`);
     const [result] = await connection.query(`DELETE e FROM ranking_entries e ${gone}`);
     return (result as { affectedRows: number }).affectedRows;

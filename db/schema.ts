@@ -17,6 +17,7 @@ import {
   varchar,
 } from 'drizzle-orm/mysql-core';
 import type { StoredComplements } from '../domain/ranking-row';
+import { NAME_WORD_MAX } from '../domain/text';
 import type { AgentData } from './agent-data';
 import { bytes, caseSensitiveVarchar } from './binary-columns';
 import { jsonText } from './columns';
@@ -105,6 +106,20 @@ export const rankingEntrySeals = mysqlTable(
     idPessoa: int('id_pessoa').notNull(),
   },
   (table) => [primaryKey({ columns: [table.selo, table.idPessoa] }), index('ranking_entry_seals_pessoa').on(table.idPessoa)],
+);
+
+/**
+ * The words of each entry's `nome_busca` (domain/text.ts#nameWords), so the name search finds words
+ * the FULLTEXT index leaves out (under innodb_ft_min_token_size, 3 by default: `Li Wu`) by a prefix
+ * range on `palavra` (docs/ranking-storage.md, "Name words"). Written with the entry, by the job.
+ */
+export const rankingNameWords = mysqlTable(
+  'ranking_name_words',
+  {
+    idPessoa: int('id_pessoa').notNull(),
+    palavra: varchar('palavra', { length: NAME_WORD_MAX }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.idPessoa, table.palavra] }), index('ranking_name_words_palavra').on(table.palavra)],
 );
 
 /**

@@ -77,3 +77,19 @@ export function nameSearchKey(name: string): string {
     .replace(/[^a-z0-9]+/g, ' ')
     .trim();
 }
+
+/**
+ * Characters kept of each word in the table of name words (`ranking_name_words.palavra`): more
+ * than any real name's word; a longer one is stored cut, which keeps every prefix the search can
+ * look up there (a longer query word is cut as well and checked whole on the name: db/ranking-queries.ts).
+ */
+export const NAME_WORD_MAX = 64;
+
+/**
+ * The words of a name's search key (nameSearchKey) as the table of name words stores them: each
+ * once, in order, cut to NAME_WORD_MAX characters. Migration 0031 fills the table with the same
+ * split in SQL, for the entries stored before it.
+ */
+export function nameWords(searchKey: string): string[] {
+  return [...new Set(searchKey.split(' ').flatMap((word) => (word ? [word.slice(0, NAME_WORD_MAX)] : [])))];
+}

@@ -196,7 +196,7 @@ export const rankingReadOperations: OperationSpec[] = [
     operationId: 'searchRanking',
     summary: 'Busca no ranking por nome (prefixos de palavras, sem acentos nem caixa)',
     description:
-      'Best-ranked first, at most `limit`; the first 10 distinct words of 3+ characters are used. `[]` while the ranking is empty.',
+      'Best-ranked first, at most `limit`; the first 10 distinct words are used, short ones included (`Li Wu`). `[]` while the ranking is empty.',
     tags,
     query: searchQuery,
     responses: {

@@ -48,7 +48,7 @@ export const searchQuery = z.object({
     .trim()
     .min(3, 'deve ter pelo menos 3 caracteres')
     .max(SEARCH_NAME_MAX)
-    .meta({ description: 'Words of the name (accents and case ignored); each word of 3+ characters must start a word of the name' }),
+    .meta({ description: 'Words of the name (accents and case ignored); each word, of any length, must start a word of the name' }),
   limit: intParam(1, 20).default(5),
 });
 // An id is a non-negative 32-bit integer (the column type); anything else cannot name a person.
@@ -61,14 +61,14 @@ export function parseSealFilter(raw: string | undefined): string[] {
 }
 
 /**
- * Words the name search uses: those of the name's search key with 3 characters or more, each once,
- * the first SEARCH_WORDS_MAX of them. Every word must match, so a word left out can only widen the
- * answer, never hide the person searched for.
+ * Words the name search uses: those of the name's search key, short ones included (`Li Wu`), each
+ * once, the first SEARCH_WORDS_MAX of them. Every word must match, so a word left out can only widen
+ * the answer, never hide the person searched for.
  */
 export function searchWords(name: string): string[] {
   const words = nameSearchKey(name)
     .split(' ')
-    .filter((word) => word.length >= 3);
+    .filter((word) => word.length > 0);
   return [...new Set(words)].slice(0, SEARCH_WORDS_MAX);
 }
 

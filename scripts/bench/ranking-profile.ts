@@ -136,11 +136,12 @@ export async function profiledRun(es: Es, index: string, pool: Pool, cvBaseUrl: 
       ['record the persons read (ranking_run_persons)', slice.record],
       [
         'upsert (entries: INSERT ... ON DUPLICATE KEY UPDATE; details: LOAD DATA)',
-        slice.upsert.entries + slice.upsert.details + slice.upsert.seals + slice.upsert.transaction,
+        slice.upsert.entries + slice.upsert.details + slice.upsert.seals + slice.upsert.words + slice.upsert.transaction,
       ],
       ['  of which ranking_entries', slice.upsert.entries],
       ['  of which ranking_entry_details', slice.upsert.details],
       ['  of which seals (delete, insert)', slice.upsert.seals],
+      ['  of which name words (delete, insert)', slice.upsert.words],
       ['  of which transaction (checkout, begin, commit)', slice.upsert.transaction],
       ['remove the persons not read', settle.stale],
       ['positions (assignPositions, when anything changed)', settle.positions],

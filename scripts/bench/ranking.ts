@@ -15,7 +15,7 @@ import { PERSON_INDEX_BASE } from '../../domain/person-index';
 import type { PersonDocument } from '../../domain/person-document';
 import { toRankingRow } from '../../domain/ranking-row';
 import { scorePerson } from '../../domain/scoring/score-person';
-import { foldForSearch } from '../../domain/text';
+import { nameSearchKey } from '../../domain/text';
 import { config } from '../../lib/config';
 import { createElasticsearch, indexName } from '../../lib/elasticsearch';
 import { RANKING_JOB_DEFAULTS } from '../../temporal/contracts/ranking-job';
@@ -132,12 +132,18 @@ type ReadFigures = Array<[number, Array<[string, LoadResult]>]>;
 async function readLatencies(pool: ReturnType<typeof createDatabase>['pool']): Promise<ReadFigures> {
   const { process: api, base } = await startApi();
   const [sample] = await pool.query('SELECT nome FROM ranking_entries ORDER BY RAND() LIMIT 500');
-  const words = (sample as Array<{ nome: string }>).map(
-    (row) =>
-      foldForSearch(row.nome)
-        .split(' ')
-        .find((w) => w.length >= 4) ?? 'silva',
-  );
+  const names = (sample as Array<{ nome: string }>).map((row) => nameSearchKey(row.nome).split(' '));
+  const words = names.map((name) => name.find((w) => w.length >= 4) ?? 'silva');
+  // The same query twice (issue 43 §10): the first and the last word of a name by their first four
+  // letters (FULLTEXT's words) and by their first two (the table of name words'). Most are found in
+  // the first positions (the walk); a rare pair turns to the index.
+  const prefixes = (length: number) =>
+    names.map((name) => `${(name[0] ?? 'maria').slice(0, length)} ${(name.at(-1) ?? 'silva').slice(0, length)}`);
+  const [longPairs, shortPairs] = [prefixes(4), prefixes(2)];
+  // And with a word nobody's name starts with (no generated word starts "wu"): the walk finds nobody
+  // and the index answers, FULLTEXT for long words, the table when a word is short.
+  const search = (query: string) => getOk(`${base}/ranking/busca?nome=${encodeURIComponent(query)}`);
+  const pick = (list: string[], i: number) => list[i % list.length] as string;
   const pages = Math.ceil(PERSONS / 50);
   const random = (n: number) => 1 + Math.floor(Math.random() * n);
   const endpoints: Array<[string, (i: number) => Promise<boolean>]> = [
@@ -147,7 +153,11 @@ async function readLatencies(pool: ReturnType<typeof createDatabase>['pool']): P
       '/ranking/paginado plain',
       () => getOk(`${base}/ranking/paginado?page=${random(pages)}`, 'application/json', { 'accept-encoding': 'identity' }),
     ],
-    ['/ranking/busca', (i) => getOk(`${base}/ranking/busca?nome=${encodeURIComponent(words[i % words.length] as string)}`)],
+    ['/ranking/busca', (i) => search(pick(words, i))],
+    ['/ranking/busca 2 words', (i) => search(pick(longPairs, i))],
+    ['/ranking/busca 2 short', (i) => search(pick(shortPairs, i))],
+    ['/ranking/busca nobody', (i) => search(`${pick(longPairs, i)} wuxing`)],
+    ['/ranking/busca nobody short', (i) => search(`${pick(shortPairs, i)} wu`)],
     ['/ranking/posicao/{id}', () => getOk(`${base}/ranking/posicao/${random(PERSONS)}`)],
   ];
   const results: ReadFigures = [];
@@ -315,12 +325,25 @@ async function main(): Promise<void> {
     }
     if (reads.length > 0) {
       say(`reads at ${PERSONS} rows, ${REQUESTS} requests per endpoint and client count (target: p99 under 25 ms)`);
-      say(`  endpoint                 clients   p50 ms   p99 ms    req/s  errors`);
+      say(`  endpoint                    clients   p50 ms   p99 ms    req/s  errors`);
       for (const [concurrency, results] of reads) {
         for (const [name, result] of results) {
           say(
-            `  ${name.padEnd(24)}${String(concurrency).padStart(7)} ${fmt(result.p50, 2)} ${fmt(result.p99, 2)} ${fmt(result.perSecond, 0)} ${String(result.errors).padStart(7)}`,
+            `  ${name.padEnd(28)}${String(concurrency).padStart(3)} ${fmt(result.p50, 2)} ${fmt(result.p99, 2)} ${fmt(result.perSecond, 0)} ${String(result.errors).padStart(7)}`,
           );
+        }
+      }
+      say('name search, the same words by 2 letters (the table of name words) against 4 (FULLTEXT), p50 and p99 ratios');
+      say('  case                      clients   p50 ratio   p99 ratio');
+      for (const [concurrency, results] of reads) {
+        const figures = new Map(results);
+        for (const [label, long, short] of [
+          ['two words of a name', '/ranking/busca 2 words', '/ranking/busca 2 short'],
+          ['nobody (the index plan)', '/ranking/busca nobody', '/ranking/busca nobody short'],
+        ] as const) {
+          const [l, sh] = [figures.get(long), figures.get(short)];
+          if (l && sh)
+            say(`  ${label.padEnd(28)}${String(concurrency).padStart(3)} ${fmt(sh.p50 / l.p50, 2)} x ${fmt(sh.p99 / l.p99, 2)} x`);
         }
       }
     }

@@ -63,6 +63,7 @@ async function storedRanking() {
     ),
     details: await query('SELECT * FROM ranking_entry_details ORDER BY id_pessoa'),
     seals: await query('SELECT selo, id_pessoa FROM ranking_entry_seals ORDER BY selo, id_pessoa'),
+    words: await query('SELECT id_pessoa, palavra FROM ranking_name_words ORDER BY id_pessoa, palavra'),
     pages: pages.map(({ resposta_gzip, ...page }) => ({ ...page, resposta: gunzipSync(resposta_gzip).toString() })),
     // The statistics but the time of the run that computed them.
     statistics: (await query<{ dados: string; data_referencia: string }>('SELECT data_referencia, dados FROM ranking_statistics')).map(
