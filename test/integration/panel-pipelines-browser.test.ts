@@ -5,6 +5,7 @@ import {
   screenshotPath,
   startPanelSession,
   terminalLines,
+  typeInto,
   type PanelPage,
   type PanelSession,
 } from '../support/browser';
@@ -44,11 +45,19 @@ it('creates a two-agent pipeline with an approval gate, runs it, approves in the
   const panel = await openPanelPage(session.browser, session.server.url);
   const { page } = panel;
   await page.goto(`${session.server.url}/app.html#pipelines`, { waitUntil: 'load' });
+  // The page loads its agents list once; a modal opened before that has steps without agent options
+  // (seen under load in CI: the form then saved nothing). A person waits for the page as well.
+  await page.waitForFunction(`PipelinesUI.agents.some((agent) => agent.id === ${JSON.stringify(writer.id)})`, { timeout: 30_000 });
   await clickOn(panel, '#pipelines-new-btn');
   await page.waitForSelector('#pipeline-modal-overlay:not([hidden]) #pipeline-name', { visible: true });
-  await page.type('#pipeline-name', name);
+  await typeInto(panel, '#pipeline-name', name);
   await page.select('select[data-step-field="agentId"][data-step-index="0"]', reviewer.id);
   await page.select('select[data-step-field="agentId"][data-step-index="1"]', writer.id);
+  expect(
+    await page.$$eval('select[data-step-field="agentId"]', (selects) =>
+      selects.map((select) => (select as unknown as { value: string }).value),
+    ),
+  ).toEqual([reviewer.id, writer.id]);
   await page.type('textarea[data-step-field="description"][data-step-index="0"]', 'Revise stand-in:text');
   await page.type('textarea[data-step-field="description"][data-step-index="1"]', 'Resuma');
   // A DOM click, as clickOn does everywhere: under load Chromium has reported the checkbox inside
