@@ -83,7 +83,7 @@ export async function agentSecretsForRun(pool: Pool, agentId: string, key: strin
       environment[row.name] = openSecret(keyBytes, sealed, secretContext(agentId, row.name));
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      throw new SecretDecryptionError(`secret "${row.name}" of agent ${agentId}: ${reason}`);
+      throw new SecretDecryptionError(`o segredo "${row.name}" do agente ${agentId}: ${reason}`);
     }
   }
   return environment;

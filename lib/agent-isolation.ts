@@ -52,13 +52,14 @@ export function detectAgentIsolation(poolSize: number, uid: number = process.get
   if (uid !== 0) {
     return {
       mode: 'service-user',
-      reason: `the service runs as uid ${uid}, not root, so it cannot switch users: agents run as the service's own user and can read what it can`,
+      reason: `o serviço roda com o uid ${uid}, não como root, então não pode trocar de usuário: os agentes rodam como o próprio usuário do serviço e podem ler o que ele lê`,
     };
   }
-  const setup = `run scripts/stack/agent-users.sh (users ${AGENT_USER_PREFIX}1..${poolSize} of group ${AGENT_GROUP}); an agent never runs as root`;
-  if (!executable(SETPRIV)) return { mode: 'refused', reason: `${SETPRIV} is missing: agents cannot be started as another user` };
+  const setup = `execute scripts/stack/agent-users.sh (usuários ${AGENT_USER_PREFIX}1..${poolSize} do grupo ${AGENT_GROUP}); um agente nunca roda como root`;
+  if (!executable(SETPRIV))
+    return { mode: 'refused', reason: `${SETPRIV} não foi encontrado: os agentes não podem ser iniciados como outro usuário` };
   const group = getent('group', [AGENT_GROUP])[0];
-  if (group === undefined) return { mode: 'refused', reason: `the group ${AGENT_GROUP} does not exist: ${setup}` };
+  if (group === undefined) return { mode: 'refused', reason: `o grupo ${AGENT_GROUP} não existe: ${setup}` };
   const gid = Number(group.split(':')[2]);
   const names = Array.from({ length: poolSize }, (_, index) => `${AGENT_USER_PREFIX}${index + 1}`);
   const users = getent('passwd', names)
@@ -66,11 +67,11 @@ export function detectAgentIsolation(poolSize: number, uid: number = process.get
     .map(([name, , userId, groupId, , home]) => ({ name: name ?? '', uid: Number(userId), gid: Number(groupId), home: home ?? '' }))
     // A user of another group, or with uid 0, is not one of ours.
     .filter((user) => user.gid === gid && user.uid > 0 && user.home.startsWith('/'));
-  if (users.length === 0) return { mode: 'refused', reason: `no agent users exist: ${setup}` };
-  const missing = users.length < poolSize ? `; only ${users.length} of ${poolSize} users exist: ${setup}` : '';
+  if (users.length === 0) return { mode: 'refused', reason: `não existe nenhum usuário de agentes: ${setup}` };
+  const missing = users.length < poolSize ? `; só existem ${users.length} dos ${poolSize} usuários: ${setup}` : '';
   return {
     mode: 'user-pool',
-    reason: `each run leases one of ${users.length} unprivileged users ${AGENT_USER_PREFIX}N (group ${AGENT_GROUP}), one per concurrent run${missing}`,
+    reason: `cada execução reserva um dos ${users.length} usuários sem privilégios ${AGENT_USER_PREFIX}N (grupo ${AGENT_GROUP}), um por execução simultânea${missing}`,
     users,
     gid,
   };

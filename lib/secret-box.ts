@@ -47,7 +47,7 @@ export function sealSecret(key: Buffer, plaintext: string, context: string): Sea
 
 export function openSecret(key: Buffer, sealed: SealedSecret, context: string): string {
   if (sealed.iv.length !== IV_BYTES || sealed.authTag.length !== TAG_BYTES) {
-    throw new SecretDecryptionError('sealed secret has a malformed IV or tag');
+    throw new SecretDecryptionError('o segredo cifrado tem o IV ou a tag malformados');
   }
   try {
     const decipher = createDecipheriv(ALGORITHM, key, sealed.iv, { authTagLength: TAG_BYTES });
@@ -56,6 +56,6 @@ export function openSecret(key: Buffer, sealed: SealedSecret, context: string): 
     return Buffer.concat([decipher.update(sealed.ciphertext), decipher.final()]).toString('utf8');
   } catch {
     // The cause (OpenSSL's "unable to authenticate data") says no more than this.
-    throw new SecretDecryptionError('secret does not decrypt: tampered data or a different key');
+    throw new SecretDecryptionError('o segredo não pode ser decifrado: dados adulterados ou outra chave');
   }
 }

@@ -7,7 +7,7 @@ import { AgentOptionsError } from './agent-cli';
 // would be taken for an option.
 export function optionValue(name: string, value: string): string {
   if (value.trim() === '' || value.startsWith('-')) {
-    throw new AgentOptionsError(`${name} must be non-empty and must not start with "-", got "${value}"`);
+    throw new AgentOptionsError(`${name} não pode ser vazio nem começar com "-", recebido "${value}"`);
   }
   return value;
 }
@@ -42,7 +42,7 @@ export function tokenCount(value: unknown): number | null {
 
 /** A value that must say something (a system prompt): AgentOptionsError when blank. */
 export function nonEmpty(name: string, value: string): string {
-  if (value.trim() === '') throw new AgentOptionsError(`${name} must be non-empty, got "${value}"`);
+  if (value.trim() === '') throw new AgentOptionsError(`${name} não pode ser vazio, recebido "${value}"`);
   return value;
 }
 

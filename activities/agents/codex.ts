@@ -70,23 +70,25 @@ export const codexCli: AgentCli = {
 
   buildArgs(options: AgentRunOptions, env: Readonly<Record<string, string>>): string[] {
     if (!Number.isInteger(options.maxTurns) || options.maxTurns < 0) {
-      throw new AgentOptionsError(`maxTurns must be a non-negative integer, got ${options.maxTurns}`);
+      throw new AgentOptionsError(`maxTurns deve ser um inteiro não negativo, recebido ${options.maxTurns}`);
     }
     if (options.maxTurns > 0) {
-      throw new AgentOptionsError(`codex has no turn limit: maxTurns must be 0 (no limit), got ${options.maxTurns}`);
+      throw new AgentOptionsError(`o codex não tem limite de turnos: maxTurns deve ser 0 (sem limite), recebido ${options.maxTurns}`);
     }
     if (options.allowedTools !== undefined && options.allowedTools.length > 0) {
       throw new AgentOptionsError(
-        `codex cannot limit its tools by name: allowedTools must be empty, got ${options.allowedTools.join(', ')}`,
+        `o codex não limita suas ferramentas por nome: allowedTools deve ser vazio, recebido ${options.allowedTools.join(', ')}`,
       );
     }
     const permissionMode = options.permissionMode ?? CODEX_DEFAULT_PERMISSION_MODE;
     if (!CODEX_PERMISSION_MODES.includes(permissionMode)) {
-      throw new AgentOptionsError(`permissionMode must be one of ${CODEX_PERMISSION_MODES.join(', ')}, got ${permissionMode}`);
+      throw new AgentOptionsError(`permissionMode deve ser um destes: ${CODEX_PERMISSION_MODES.join(', ')}; recebido ${permissionMode}`);
     }
     for (const name of REFUSED_ENV) {
       if (env[name] !== undefined) {
-        throw new AgentOptionsError(`${name} must not be set for codex: its sessions and settings live in the run's HOME`);
+        throw new AgentOptionsError(
+          `a variável ${name} não pode ser definida para o codex: as sessões e as configurações dele ficam no HOME da execução`,
+        );
       }
     }
     if (options.systemPrompt !== undefined) nonEmpty('systemPrompt', options.systemPrompt);
@@ -136,7 +138,7 @@ export const codexCli: AgentCli = {
 
 function sessionId(value: string): string {
   if (!CODEX_SESSION_ID.test(value))
-    throw new AgentOptionsError(`resumeSessionId must be a Codex thread id (letters, digits, "-"), got "${value}"`);
+    throw new AgentOptionsError(`resumeSessionId deve ser um id de thread do Codex (letras, dígitos e "-"), recebido "${value}"`);
   return optionValue('resumeSessionId', value);
 }
 
@@ -159,10 +161,10 @@ function providerTable(env: Readonly<Record<string, string>>): string {
   try {
     url = new URL(baseUrl);
   } catch {
-    throw new AgentOptionsError(`OPENAI_BASE_URL must be an http(s) URL, got "${baseUrl}"`);
+    throw new AgentOptionsError(`OPENAI_BASE_URL deve ser uma URL http(s), recebido "${baseUrl}"`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new AgentOptionsError(`OPENAI_BASE_URL must be an http(s) URL, got "${baseUrl}"`);
+    throw new AgentOptionsError(`OPENAI_BASE_URL deve ser uma URL http(s), recebido "${baseUrl}"`);
   // The key is never in the arguments: the provider names the variable Codex reads it from.
   const envKey = env.CODEX_API_KEY !== undefined && env.CODEX_API_KEY !== '' ? 'CODEX_API_KEY' : 'OPENAI_API_KEY';
   const retries = maxRetries(env.CODEX_MAX_RETRIES);
@@ -182,7 +184,7 @@ function maxRetries(value: string | undefined): number {
   if (value === undefined || value.trim() === '') return CODEX_DEFAULT_MAX_RETRIES;
   const count = Number(value);
   if (!Number.isInteger(count) || count < 0 || count > CODEX_MAX_RETRIES_LIMIT) {
-    throw new AgentOptionsError(`CODEX_MAX_RETRIES must be an integer from 0 to ${CODEX_MAX_RETRIES_LIMIT}, got "${value}"`);
+    throw new AgentOptionsError(`CODEX_MAX_RETRIES deve ser um inteiro de 0 a ${CODEX_MAX_RETRIES_LIMIT}, recebido "${value}"`);
   }
   return count;
 }

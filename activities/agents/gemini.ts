@@ -62,15 +62,15 @@ export const geminiCli: AgentCli = {
 
   buildArgs(options: AgentRunOptions): string[] {
     if (!Number.isInteger(options.maxTurns) || options.maxTurns < 0) {
-      throw new AgentOptionsError(`maxTurns must be a non-negative integer, got ${options.maxTurns}`);
+      throw new AgentOptionsError(`maxTurns deve ser um inteiro não negativo, recebido ${options.maxTurns}`);
     }
     const permissionMode = options.permissionMode ?? GEMINI_DEFAULT_PERMISSION_MODE;
     if (!GEMINI_PERMISSION_MODES.includes(permissionMode)) {
-      throw new AgentOptionsError(`permissionMode must be one of ${GEMINI_PERMISSION_MODES.join(', ')}, got ${permissionMode}`);
+      throw new AgentOptionsError(`permissionMode deve ser um destes: ${GEMINI_PERMISSION_MODES.join(', ')}; recebido ${permissionMode}`);
     }
     if (options.allowedTools !== undefined && options.allowedTools.length > 0) {
       throw new AgentOptionsError(
-        `the gemini CLI takes no allowedTools here (they are Claude Code tool names); choose its permissionMode (${GEMINI_PERMISSION_MODES.join(', ')})`,
+        `o CLI gemini não aceita allowedTools aqui (são nomes de ferramentas do Claude Code); escolha o permissionMode dele (${GEMINI_PERMISSION_MODES.join(', ')})`,
       );
     }
     // --skip-trust: headless, an untrusted working directory is an error (exit 55).
@@ -78,7 +78,9 @@ export const geminiCli: AgentCli = {
     if (options.model !== undefined) args.push('-m', optionValue('model', options.model));
     if (options.resumeSessionId !== undefined) {
       if (!GEMINI_SESSION_ID.test(options.resumeSessionId)) {
-        throw new AgentOptionsError(`resumeSessionId must be a Gemini CLI session id (a UUID), got "${options.resumeSessionId}"`);
+        throw new AgentOptionsError(
+          `resumeSessionId deve ser um id de sessão do Gemini CLI (um UUID), recebido "${options.resumeSessionId}"`,
+        );
       }
       args.push('--resume', options.resumeSessionId);
     }
@@ -90,7 +92,7 @@ export const geminiCli: AgentCli = {
     // The user's global context file: the CLI adds it to its own system prompt (GEMINI_SYSTEM_MD,
     // which replaces it, is read from the environment only). docs/gemini-cli.md, "System prompt".
     if (options.systemPrompt !== undefined) {
-      if (options.systemPrompt.trim() === '') throw new AgentOptionsError('systemPrompt must be non-empty');
+      if (options.systemPrompt.trim() === '') throw new AgentOptionsError('systemPrompt não pode ser vazio');
       files.push({
         path: '.gemini/GEMINI.md',
         content: options.systemPrompt.endsWith('\n') ? options.systemPrompt : `${options.systemPrompt}\n`,
@@ -155,7 +157,7 @@ export function geminiSettings(options: AgentRunOptions, env: Readonly<Record<st
   const attempts = env.GEMINI_MAX_ATTEMPTS === undefined ? GEMINI_DEFAULT_MAX_ATTEMPTS : Number(env.GEMINI_MAX_ATTEMPTS);
   if (!Number.isInteger(attempts) || attempts < 1 || attempts > GEMINI_MAX_ATTEMPTS_LIMIT) {
     throw new AgentOptionsError(
-      `GEMINI_MAX_ATTEMPTS must be an integer from 1 to ${GEMINI_MAX_ATTEMPTS_LIMIT}, got "${env.GEMINI_MAX_ATTEMPTS}"`,
+      `GEMINI_MAX_ATTEMPTS deve ser um inteiro de 1 a ${GEMINI_MAX_ATTEMPTS_LIMIT}, recebido "${env.GEMINI_MAX_ATTEMPTS}"`,
     );
   }
   return {

@@ -297,7 +297,7 @@ async function inWorkspace(summary: AgentRunSummary, step: () => Promise<void>):
 
 function checkedSecrets(secrets: Record<string, string>): Record<string, string> {
   for (const name of Object.keys(secrets)) {
-    if (!ENV_NAME.test(name)) throw new AgentOptionsError(`secret name "${name}" is not a valid environment variable name`);
+    if (!ENV_NAME.test(name)) throw new AgentOptionsError(`o nome de segredo "${name}" não é um nome válido de variável de ambiente`);
   }
   return secrets;
 }

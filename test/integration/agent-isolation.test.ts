@@ -586,7 +586,7 @@ describe('who agents run as', () => {
     expect(detectAgentIsolation(20, 1000)).toEqual({
       mode: 'service-user',
       reason:
-        "the service runs as uid 1000, not root, so it cannot switch users: agents run as the service's own user and can read what it can",
+        'o serviço roda com o uid 1000, não como root, então não pode trocar de usuário: os agentes rodam como o próprio usuário do serviço e podem ler o que ele lê',
     });
   });
 
@@ -605,10 +605,10 @@ describe('who agents run as', () => {
   });
 
   it('root without the pool refuses to run agents rather than run them as root', async () => {
-    const refused: AgentIsolation = { mode: 'refused', reason: 'no agent users exist' };
+    const refused: AgentIsolation = { mode: 'refused', reason: 'não existe nenhum usuário de agentes' };
     const error = await rejection(startRun(null, { isolation: refused }).outcome);
     expect(error).toBeInstanceOf(AgentProcessError);
-    expect(error.message).toBe('os agentes não podem rodar aqui: no agent users exist');
+    expect(error.message).toBe('os agentes não podem rodar aqui: não existe nenhum usuário de agentes');
     expect((error as AgentProcessError).summary.pid).toBeNull();
   });
 

@@ -243,7 +243,7 @@ describe('running the agent process (the real Claude Code CLI)', () => {
     const run = startCli(`Never asked ${randomUUID()}`, {}, { secrets: { 'BAD=NAME': 'v' } });
     const error = await rejection(run.outcome);
     expect(error.name).toBe('AgentOptionsError');
-    expect(error.message).toBe('secret name "BAD=NAME" is not a valid environment variable name');
+    expect(error.message).toBe('o nome de segredo "BAD=NAME" não é um nome válido de variável de ambiente');
     expect(run.requests()).toEqual([]);
   });
 

@@ -940,7 +940,7 @@ describe('agents: secrets (rows 12-14)', () => {
     expect(await agentSecretsForRun(database.pool, agent.id, null)).toEqual({});
     await call('POST', `/api/agents/${agent.id}/secrets`, { name: 'TOKEN', value: 'v' });
     await expect(agentSecretsForRun(database.pool, agent.id, null)).rejects.toThrow(SecretsKeyMissingError);
-    await expect(agentSecretsForRun(database.pool, agent.id, 'ab'.repeat(32))).rejects.toThrow(`secret "TOKEN" of agent ${agent.id}`);
+    await expect(agentSecretsForRun(database.pool, agent.id, 'ab'.repeat(32))).rejects.toThrow(`o segredo "TOKEN" do agente ${agent.id}`);
 
     const other = await createAgent(panelBody(uniqueName('Thief')));
     await database.pool.query(

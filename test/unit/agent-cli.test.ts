@@ -120,15 +120,15 @@ describe('Claude Code adapter: argument list', () => {
     [{ maxTurns: 1, permissionMode: 'yolo' }, 'permissionMode must be one of default, acceptEdits, bypassPermissions, plan, got yolo'],
     [
       { maxTurns: 1, model: '--dangerously-skip-permissions' },
-      'model must be non-empty and must not start with "-", got "--dangerously-skip-permissions"',
+      'model não pode ser vazio nem começar com "-", recebido "--dangerously-skip-permissions"',
     ],
-    [{ maxTurns: 1, resumeSessionId: '' }, 'resumeSessionId must be non-empty and must not start with "-", got ""'],
-    [{ maxTurns: 1, systemPrompt: ' ' }, 'systemPrompt must be non-empty, got " "'],
+    [{ maxTurns: 1, resumeSessionId: '' }, 'resumeSessionId não pode ser vazio nem começar com "-", recebido ""'],
+    [{ maxTurns: 1, systemPrompt: ' ' }, 'systemPrompt não pode ser vazio, recebido " "'],
     [
       { maxTurns: 1, allowedTools: ['Read', '--dangerously-skip-permissions'] },
-      'allowedTools entry must be non-empty and must not start with "-", got "--dangerously-skip-permissions"',
+      'allowedTools entry não pode ser vazio nem começar com "-", recebido "--dangerously-skip-permissions"',
     ],
-    [{ maxTurns: 1, allowedTools: ['Read', ''] }, 'allowedTools entry must be non-empty and must not start with "-", got ""'],
+    [{ maxTurns: 1, allowedTools: ['Read', ''] }, 'allowedTools entry não pode ser vazio nem começar com "-", recebido ""'],
     [{ maxTurns: 1, allowedTools: ['Read,Write'] }, 'allowedTools entries must not contain ",", got "Read,Write"'],
   ])('refuses %j', (options, message) => {
     const build = () => claudeCode.buildArgs({ prompt: 'x', ...options }, {});

@@ -80,21 +80,25 @@ describe('Codex adapter: argument list', () => {
       (options: Record<string, unknown>, env: Record<string, string> = {}) =>
       () =>
         codexCli.buildArgs({ prompt: 'p', maxTurns: 0, ...options }, env);
-    expect(build({ maxTurns: 5 })).toThrow(new AgentOptionsError('codex has no turn limit: maxTurns must be 0 (no limit), got 5'));
+    expect(build({ maxTurns: 5 })).toThrow(
+      new AgentOptionsError('o codex não tem limite de turnos: maxTurns deve ser 0 (sem limite), recebido 5'),
+    );
     expect(build({ maxTurns: -1 })).toThrow(AgentOptionsError);
-    expect(build({ allowedTools: ['Read'] })).toThrow(/codex cannot limit its tools by name: allowedTools must be empty, got Read/);
+    expect(build({ allowedTools: ['Read'] })).toThrow(
+      /o codex não limita suas ferramentas por nome: allowedTools deve ser vazio, recebido Read/,
+    );
     expect(build({ allowedTools: [] })).not.toThrow();
     expect(build({ permissionMode: 'bypassPermissions' })).toThrow(
-      /permissionMode must be one of danger-full-access, workspace-write, read-only, got bypassPermissions/,
+      /permissionMode deve ser um destes: danger-full-access, workspace-write, read-only; recebido bypassPermissions/,
     );
-    expect(build({ model: '-c' })).toThrow(/model must be non-empty and must not start with "-"/);
-    expect(build({ resumeSessionId: '--last' })).toThrow(/resumeSessionId must be non-empty and must not start with "-"/);
-    expect(build({ resumeSessionId: '../x' })).toThrow(/resumeSessionId must be a Codex thread id/);
-    expect(build({ systemPrompt: '  ' })).toThrow(/systemPrompt must be non-empty/);
-    expect(build({}, { OPENAI_BASE_URL: 'api.openai.com' })).toThrow(/OPENAI_BASE_URL must be an http\(s\) URL/);
-    expect(build({}, { OPENAI_BASE_URL: 'file:///etc/passwd' })).toThrow(/OPENAI_BASE_URL must be an http\(s\) URL/);
-    expect(build({}, { CODEX_MAX_RETRIES: '99' })).toThrow(/CODEX_MAX_RETRIES must be an integer from 0 to 5/);
-    expect(build({}, { CODEX_HOME: '/srv/codex' })).toThrow(/CODEX_HOME must not be set for codex/);
+    expect(build({ model: '-c' })).toThrow(/model não pode ser vazio nem começar com "-"/);
+    expect(build({ resumeSessionId: '--last' })).toThrow(/resumeSessionId não pode ser vazio nem começar com "-"/);
+    expect(build({ resumeSessionId: '../x' })).toThrow(/resumeSessionId deve ser um id de thread do Codex/);
+    expect(build({ systemPrompt: '  ' })).toThrow(/systemPrompt não pode ser vazio/);
+    expect(build({}, { OPENAI_BASE_URL: 'api.openai.com' })).toThrow(/OPENAI_BASE_URL deve ser uma URL http\(s\)/);
+    expect(build({}, { OPENAI_BASE_URL: 'file:///etc/passwd' })).toThrow(/OPENAI_BASE_URL deve ser uma URL http\(s\)/);
+    expect(build({}, { CODEX_MAX_RETRIES: '99' })).toThrow(/CODEX_MAX_RETRIES deve ser um inteiro de 0 a 5/);
+    expect(build({}, { CODEX_HOME: '/srv/codex' })).toThrow(/a variável CODEX_HOME não pode ser definida para o codex/);
   });
 
   it('quotes every -c value as a TOML string, so an address cannot add settings', () => {

@@ -42,13 +42,17 @@ describe('Gemini CLI adapter: argument list', () => {
   });
 
   it.each([
-    ['an unknown approval mode', { permissionMode: 'bypassPermissions' }, /permissionMode must be one of yolo, auto_edit, default, plan/],
-    ['allowed tools (Claude Code names)', { allowedTools: ['Bash'] }, /takes no allowedTools/],
-    ['a model read as an option', { model: '--yolo' }, /model must be non-empty and must not start with "-"/],
-    ['an empty model', { model: ' ' }, /model must be non-empty/],
-    ['`latest` for a session (another session)', { resumeSessionId: 'latest' }, /resumeSessionId must be a Gemini CLI session id/],
-    ['an index for a session (another session)', { resumeSessionId: '3' }, /resumeSessionId must be a Gemini CLI session id/],
-    ['a negative turn limit', { maxTurns: -1 }, /maxTurns must be a non-negative integer/],
+    [
+      'an unknown approval mode',
+      { permissionMode: 'bypassPermissions' },
+      /permissionMode deve ser um destes: yolo, auto_edit, default, plan; recebido bypassPermissions/,
+    ],
+    ['allowed tools (Claude Code names)', { allowedTools: ['Bash'] }, /não aceita allowedTools/],
+    ['a model read as an option', { model: '--yolo' }, /model não pode ser vazio nem começar com "-"/],
+    ['an empty model', { model: ' ' }, /model não pode ser vazio/],
+    ['`latest` for a session (another session)', { resumeSessionId: 'latest' }, /resumeSessionId deve ser um id de sessão do Gemini CLI/],
+    ['an index for a session (another session)', { resumeSessionId: '3' }, /resumeSessionId deve ser um id de sessão do Gemini CLI/],
+    ['a negative turn limit', { maxTurns: -1 }, /maxTurns deve ser um inteiro não negativo/],
   ])('refuses %s before the run (AgentOptionsError)', (_what, options, message) => {
     const build = () => geminiCli.buildArgs(run(options), {});
     expect(build).toThrow(AgentOptionsError);

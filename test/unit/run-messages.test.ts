@@ -2,30 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AgentHostEntry } from '../../domain/agent-hosts';
 import * as catalogue from '../../domain/run-messages';
+import { englishWordsOf as englishWordsIn } from '../support/english-words';
 
 /**
  * The catalogue of the texts a person reads about runs (domain/run-messages.ts; docs/errors.md,
  * "Language of the messages"): pt-BR, every one of them, and the English texts it replaced gone from
  * the code that wrote them.
  */
-
-/**
- * Common English words, none of them a Portuguese word too ("no", "a", "for", "do" are left out:
- * "no passo", "a execução"). Jargon pt-BR keeps in English (worker, commit, token, pipeline, heartbeat,
- * workflow) is not here.
- */
-const ENGLISH = new Set(
-  `the not is was were are be been has have had ended failed fails cannot can could run runs running here there host hosts step
-   steps agent agents canceled cancelled execution working directory exists longer inactive push pushed refused refuses
-   of to in on at by with from this that and or if then else when which while required invalid allowed too many open
-   sockets session expired signed out sign again checked now unavailable origin path connect internal error errors
-   missing set seen over minute live draining registered holds stays carried made bundle copy repository user pool`
-    .split(/\s+/)
-    .filter(Boolean),
-);
-
-/** Names a message writes as they are spelled elsewhere: the Host header (docs/errors.md: a field or header as the request spells it). */
-const IDENTIFIERS = new Set(['Host']);
 
 /** Sample values: interpolated as they are, so taken out before the words are looked at. */
 const SAMPLES = ['guarded-7f3a', 'exit 128: rejected by policy', '0a1b2c3d4e5f', '9f8e7d6c5b4a', 'host-a', 'host-b', 'agent-42', 'pipe-9'];
@@ -65,16 +48,8 @@ function catalogueTexts(): Array<[string, string]> {
   return texts;
 }
 
-/** The English words of a text, its interpolated values, code in backticks, paths and identifiers aside. */
-function englishWordsOf(text: string): string[] {
-  let words = text;
-  for (const sample of SAMPLES) words = words.split(sample).join(' ');
-  words = words.replace(/`[^`]*`/g, ' ').replace(/(^|\s)\/[^\s)]*/g, ' ');
-  return words
-    .split(/[^\p{L}\p{N}_]+/u)
-    .filter((word) => word !== '' && !IDENTIFIERS.has(word))
-    .filter((word) => ENGLISH.has(word.toLowerCase()));
-}
+/** The English words of a text, the sample values aside (test/support/english-words.ts). */
+const englishWordsOf = (text: string): string[] => englishWordsIn(text, SAMPLES);
 
 describe('the run messages catalogue (domain/run-messages.ts)', () => {
   it('calls every function it has with sample values', () => {

@@ -55,7 +55,7 @@ describe('secret box (AES-256-GCM)', () => {
 
   it('refuses another key', () => {
     const sealed = sealSecret(KEY, 'for one key only', CONTEXT);
-    expect(() => openSecret(OTHER_KEY, sealed, CONTEXT)).toThrow('secret does not decrypt: tampered data or a different key');
+    expect(() => openSecret(OTHER_KEY, sealed, CONTEXT)).toThrow('o segredo não pode ser decifrado: dados adulterados ou outra chave');
   });
 
   it('refuses another context: a row moved to another agent or name does not open', () => {
