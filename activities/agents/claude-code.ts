@@ -41,11 +41,11 @@ export const claudeCode: AgentCli = {
 
   buildArgs(options: AgentRunOptions): string[] {
     if (!Number.isInteger(options.maxTurns) || options.maxTurns < 0) {
-      throw new AgentOptionsError(`maxTurns must be a non-negative integer, got ${options.maxTurns}`);
+      throw new AgentOptionsError(`maxTurns deve ser um inteiro não negativo, recebido ${options.maxTurns}`);
     }
     const permissionMode = options.permissionMode ?? CLAUDE_DEFAULT_PERMISSION_MODE;
     if (!CLAUDE_PERMISSION_MODES.includes(permissionMode)) {
-      throw new AgentOptionsError(`permissionMode must be one of ${CLAUDE_PERMISSION_MODES.join(', ')}, got ${permissionMode}`);
+      throw new AgentOptionsError(`permissionMode deve ser um destes: ${CLAUDE_PERMISSION_MODES.join(', ')}; recebido ${permissionMode}`);
     }
     const args = ['-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages'];
     // 0 is the panel's "no limit": the CLI's own default applies.
@@ -111,8 +111,8 @@ export function parseClaudeLine(line: string): AgentEvent {
 
 // The list goes as one comma-separated value: a comma inside a name would split it into two.
 function toolName(value: string): string {
-  if (value.includes(',')) throw new AgentOptionsError(`allowedTools entries must not contain ",", got "${value}"`);
-  return optionValue('allowedTools entry', value.trim());
+  if (value.includes(',')) throw new AgentOptionsError(`um item de allowedTools não pode conter ",", recebido "${value}"`);
+  return optionValue('um item de allowedTools', value.trim());
 }
 
 /** The text blocks of an assistant message, joined; null when it holds none (a tool call only). */

@@ -100,7 +100,7 @@ const infoExample = {
   activeExecutions: 3,
   agentIsolation: {
     mode: 'user-pool',
-    reason: 'each run leases one of 5 unprivileged users agentrunN (group agents), one per concurrent run',
+    reason: 'cada execução reserva um dos 5 usuários sem privilégios agentrunN (grupo agents), um por execução simultânea',
   },
   agentClis: [
     {

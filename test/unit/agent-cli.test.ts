@@ -115,9 +115,12 @@ describe('Claude Code adapter: argument list', () => {
   });
 
   it.each([
-    [{ maxTurns: -1 }, 'maxTurns must be a non-negative integer, got -1'],
-    [{ maxTurns: 2.5 }, 'maxTurns must be a non-negative integer, got 2.5'],
-    [{ maxTurns: 1, permissionMode: 'yolo' }, 'permissionMode must be one of default, acceptEdits, bypassPermissions, plan, got yolo'],
+    [{ maxTurns: -1 }, 'maxTurns deve ser um inteiro não negativo, recebido -1'],
+    [{ maxTurns: 2.5 }, 'maxTurns deve ser um inteiro não negativo, recebido 2.5'],
+    [
+      { maxTurns: 1, permissionMode: 'yolo' },
+      'permissionMode deve ser um destes: default, acceptEdits, bypassPermissions, plan; recebido yolo',
+    ],
     [
       { maxTurns: 1, model: '--dangerously-skip-permissions' },
       'model não pode ser vazio nem começar com "-", recebido "--dangerously-skip-permissions"',
@@ -126,10 +129,10 @@ describe('Claude Code adapter: argument list', () => {
     [{ maxTurns: 1, systemPrompt: ' ' }, 'systemPrompt não pode ser vazio, recebido " "'],
     [
       { maxTurns: 1, allowedTools: ['Read', '--dangerously-skip-permissions'] },
-      'allowedTools entry não pode ser vazio nem começar com "-", recebido "--dangerously-skip-permissions"',
+      'um item de allowedTools não pode ser vazio nem começar com "-", recebido "--dangerously-skip-permissions"',
     ],
-    [{ maxTurns: 1, allowedTools: ['Read', ''] }, 'allowedTools entry não pode ser vazio nem começar com "-", recebido ""'],
-    [{ maxTurns: 1, allowedTools: ['Read,Write'] }, 'allowedTools entries must not contain ",", got "Read,Write"'],
+    [{ maxTurns: 1, allowedTools: ['Read', ''] }, 'um item de allowedTools não pode ser vazio nem começar com "-", recebido ""'],
+    [{ maxTurns: 1, allowedTools: ['Read,Write'] }, 'um item de allowedTools não pode conter ",", recebido "Read,Write"'],
   ])('refuses %j', (options, message) => {
     const build = () => claudeCode.buildArgs({ prompt: 'x', ...options }, {});
     expect(build).toThrow(AgentOptionsError);

@@ -17,18 +17,6 @@ const ISOLATION = 'lib/agent-isolation.ts';
 /** Paths a message names as they are spelled (the detector leaves out only absolute paths). */
 const SAMPLES = ['scripts/stack/agent-users.sh'];
 
-/**
- * English still raised by a file outside this change: activities/agents/claude-code.ts's own
- * AgentOptionsError texts. Each entry goes once its text is pt-BR (the last case fails while one is stale).
- */
-const PENDING: Record<string, string[]> = {
-  'activities/agents/claude-code.ts': [
-    'maxTurns must be a non-negative integer, got  ',
-    'permissionMode must be one of  , got  ',
-    'allowedTools entries must not contain ",", got " "',
-  ],
-};
-
 interface Text {
   /** file:line of the literal. */
   where: string;
@@ -164,8 +152,6 @@ function collectTexts(): Text[] {
   return texts;
 }
 
-const pending = (text: Text): boolean => text.text !== null && (PENDING[text.file] ?? []).includes(text.text);
-
 describe('the messages of the agent options, the secrets and the isolation check', () => {
   const texts = collectTexts();
 
@@ -179,7 +165,6 @@ describe('the messages of the agent options, the secrets and the isolation check
 
   it('holds no English word in any of them', () => {
     const flagged = texts
-      .filter((text) => !pending(text))
       .map((text) => ({ where: text.where, text: text.text, words: englishWordsOf(text.text ?? '', SAMPLES) }))
       .filter(({ words }) => words.length > 0);
     expect(flagged).toEqual([]);
@@ -199,13 +184,5 @@ describe('the messages of the agent options, the secrets and the isolation check
     ]);
     expect(englishWordsOf('no agent users exist: run scripts/stack/agent-users.sh', SAMPLES)).toEqual(['agent', 'users', 'exist', 'run']);
     expect(englishWordsOf('o codex não tem limite de turnos: maxTurns deve ser 0 (sem limite), recebido 5')).toEqual([]);
-  });
-
-  it('keeps the pending English texts listed only while they are there', () => {
-    for (const [file, olds] of Object.entries(PENDING)) {
-      const found = texts.filter((text) => text.file === file && pending(text)).map((text) => text.text);
-      expect(found.sort()).toEqual([...olds].sort());
-      for (const old of olds) expect(englishWordsOf(old)).not.toEqual([]);
-    }
   });
 });
