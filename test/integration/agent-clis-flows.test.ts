@@ -94,6 +94,19 @@ function expectPricedRun(record: any, cli: 'codex' | 'gemini'): void {
   expect(record.costUsd).toBe(pricedCost(record));
 }
 
+/** A completed run of `cli` on `task`: priced, asked of its CLI's model, and its completion the last message a panel heard. */
+function expectCompletedRunHeard(record: any, cli: 'codex' | 'gemini', task: string, heard: any[]): void {
+  expectPricedRun(record, cli);
+  expect(asked(cli, task).length).toBeGreaterThan(0);
+  expect(heard.at(-1)).toMatchObject({
+    type: 'execution_complete',
+    executionId: record.id,
+    agentId: record.agentId,
+    status: 'completed',
+    data: { result: STAND_IN_TEXT, costUsd: record.costUsd },
+  });
+}
+
 /** The stand-in's requests at `cli`'s model endpoint whose body holds `text`. */
 const asked = (cli: keyof typeof API_PATH, text: string) =>
   agents.model.requests.filter((request: RecordedRequest) => request.path === API_PATH[cli] && JSON.stringify(request.body).includes(text));
@@ -279,15 +292,7 @@ describe('the flows across CLIs, with the real pinned CLIs', () => {
       scheduleId: schedule.body.id,
       result: STAND_IN_TEXT,
     });
-    expectPricedRun(record, 'codex');
-    expect(asked('codex', task).length).toBeGreaterThan(0);
-    expect((await heard).at(-1)).toMatchObject({
-      type: 'execution_complete',
-      executionId: record.id,
-      agentId: agent.id,
-      status: 'completed',
-      data: { result: STAND_IN_TEXT, costUsd: record.costUsd },
-    });
+    expectCompletedRunHeard(record, 'codex', task, await heard);
     const history = (await call('GET', '/api/schedules/history?limit=100')).body as any[];
     expect(history.find((item) => item.id === record.id)).toMatchObject({ source: 'schedule', scheduleId: schedule.body.id, cli: 'codex' });
   });
@@ -332,15 +337,7 @@ describe('the flows across CLIs, with the real pinned CLIs', () => {
       webhookId: webhook.body.id,
       result: STAND_IN_TEXT,
     });
-    expectPricedRun(record, 'gemini');
-    expect(asked('gemini', task).length).toBeGreaterThan(0);
-    expect((await heard).at(-1)).toMatchObject({
-      type: 'execution_complete',
-      executionId: record.id,
-      agentId: agent.id,
-      status: 'completed',
-      data: { result: STAND_IN_TEXT, costUsd: record.costUsd },
-    });
+    expectCompletedRunHeard(record, 'gemini', task, await heard);
     expect((await call('GET', '/api/webhooks')).body.find((item: any) => item.id === webhook.body.id)).toMatchObject({ triggerCount: 1 });
   });
 

@@ -10,14 +10,14 @@ import { utcDay } from '../../domain/utc-day';
 import { agentIsolation, type AgentUser } from '../../lib/agent-isolation';
 import { config as baseConfig } from '../../lib/config';
 import { processRunning } from '../../scripts/process-state';
-import { agentGroupId } from '../support/agent-workspace';
+import { agentGroupId, sleeperPidIn } from '../support/agent-workspace';
 import { endedExecution, jsonCall, notificationOf } from '../support/json-api';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import { STAND_IN_TEXT, type ClientProcess, type RecordedRequest, type ScriptedReply } from '../support/stand-in-model';
 import { enqueueGemini, geminiFunctionResponsesOf, geminiPromptsOf, shellOutputOf } from '../support/stand-in-model/gemini';
 import { commandOutput, enqueueResponses, responsesPromptsOf, responsesToolOutputsOf } from '../support/stand-in-model/openai-responses';
 import { until } from '../support/waiting';
-import { connectClient, untilFinal, untilPipelineMessage, type SocketProbe } from '../support/websocket';
+import { connectClient, expectBudgetPause, untilFinal, untilPipelineMessage, type SocketProbe } from '../support/websocket';
 
 /**
  * Issue 42 §3, "everything that works for Claude works for each": the limits and guards of a run, for
@@ -137,18 +137,6 @@ async function cliProcessOf(cli: Cli, marker: string): Promise<ClientProcess> {
   return request!.client!;
 }
 
-/** The pid a stand-in:sleep tool call wrote in `dir` (its shell's), once written. */
-async function sleeperIn(dir: string): Promise<number> {
-  const file = path.join(dir, 'sleeper.pid');
-  const text = await until(
-    'the tool wrote its pid',
-    async () => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : ''),
-    (found) => found !== '',
-    120_000,
-  );
-  return Number(text);
-}
-
 /** /proc/<pid>/stat's parent, process group and session; null when gone. */
 function statOf(pid: number): { ppid: number; pgid: number; sid: number } | null {
   try {
@@ -175,7 +163,7 @@ function processTree(root: number): number[] {
 
 /** The run's processes while its tool sleeps: the CLI, its tool's shell (pid written by the tool) and the rest of the tree. */
 async function sleepingRun(cli: Cli, marker: string, workdir: string) {
-  const sleeper = await sleeperIn(workdir);
+  const sleeper = await sleeperPidIn(workdir, 120_000);
   const client = await cliProcessOf(cli, marker);
   return { cliPid: client.pid, sleeper, sleeperSession: statOf(sleeper)?.sid ?? null, tree: processTree(client.pid) };
 }
@@ -486,20 +474,7 @@ describe.each(CLIS)('a %s agent', (cli) => {
     expect(refused.retry).toEqual(refusal);
     expect(after).toBe(before);
 
-    expect(paused.find((message) => message.type === 'pipeline_status')).toMatchObject({
-      status: 'awaiting_approval',
-      stepIndex: 0,
-      waitingFor: 'budget',
-    });
-    expect(paused.at(-1)).toMatchObject({
-      pipelineId,
-      executionId: runId,
-      stepIndex: 0,
-      previousOutput: text,
-      waitingFor: 'budget',
-      budget: { scope: 'agent', agentId: agent.id, limitUsd: TINY_BUDGET },
-    });
-    expect(paused.some((message) => message.type === 'pipeline_step_start')).toBe(false);
+    expectBudgetPause(paused, { pipelineId, executionId: runId, previousOutput: text, agentId: agent.id, limitUsd: TINY_BUDGET });
     expect(pausedRecord).toMatchObject({ status: 'awaiting_approval' });
     expect(rejected).toEqual({ status: 200, body: { rejected: true } });
     expect(rejection.at(-1)).toMatchObject({ type: 'pipeline_rejected', executionId: runId });

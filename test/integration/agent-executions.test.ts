@@ -9,6 +9,7 @@ import { repoRoot } from '../../lib/paths';
 import { startAgentsWorker } from '../../workers/agents';
 import { processRunning } from '../../scripts/process-state';
 import { CANCELLED_ERROR, WORKER_LOST_ERROR, WORKER_STOPPED_ERROR } from '../../domain/execution-errors';
+import { sleeperPidIn } from '../support/agent-workspace';
 import { promptsOf, STAND_IN_TEXT, toolResultsOf, type RecordedRequest, type StandInModel } from '../support/stand-in-model';
 import { startServiceProcess, waitForLog, type ServiceProcess } from '../support/processes';
 import { unusedPort } from '../support/ports';
@@ -118,15 +119,9 @@ async function cliOf(prompt: string): Promise<{ pid: number; argv: string[]; env
 
 /** The pid a stand-in:sleep tool call wrote in the run's working directory (its shell's), once written. */
 async function sleeperOf(executionId: string): Promise<number> {
-  const file = path.join((await record(executionId)).workingDirectory, 'sleeper.pid');
-  const text = await until(
-    'the tool wrote its pid',
-    async () => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : ''),
-    (found) => found !== '',
-    60_000,
-  );
-  agentPids.push(Number(text));
-  return Number(text);
+  const pid = await sleeperPidIn((await record(executionId)).workingDirectory);
+  agentPids.push(pid);
+  return pid;
 }
 
 /** From the first request of each prompt to the end of its last answer: when each run talked with the model. */

@@ -6,6 +6,7 @@ import { config as baseConfig } from '../../lib/config';
 import { repoRoot } from '../../lib/paths';
 import { SHUTTING_DOWN_REASON } from '../../lib/readiness';
 import { processRunning } from '../../scripts/process-state';
+import { sleeperPidIn } from '../support/agent-workspace';
 import { endedExecution, executionRecord, jsonCall } from '../support/json-api';
 import { unusedPort } from '../support/ports';
 import { startServiceProcess, waitForLog, type ServiceProcess } from '../support/processes';
@@ -74,13 +75,7 @@ async function execute(agentId: string, task: string): Promise<string> {
 
 /** The `sleep` a stand-in:sleep tool call runs, once its shell wrote its pid: ending it ends the tool, and the run goes on. */
 async function sleepOf(workingDirectory: string): Promise<number> {
-  const file = path.join(workingDirectory, 'sleeper.pid');
-  const shell = await until(
-    'the tool wrote its pid',
-    async () => (fs.existsSync(file) ? Number(fs.readFileSync(file, 'utf8').trim()) : 0),
-    (pid) => pid > 0,
-    60_000,
-  );
+  const shell = await sleeperPidIn(workingDirectory);
   const children = await until(
     'the shell runs its sleep',
     async () => fs.readFileSync(`/proc/${shell}/task/${shell}/children`, 'utf8').trim(),

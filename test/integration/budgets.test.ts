@@ -8,7 +8,7 @@ import { promptsOf, type StandInModel } from '../support/stand-in-model';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
 import type { TestServer } from '../support/server';
 import { until } from '../support/waiting';
-import { connectClient, untilFinal, untilPipelineMessage, type SocketProbe } from '../support/websocket';
+import { connectClient, expectBudgetPause, untilFinal, untilPipelineMessage, type SocketProbe } from '../support/websocket';
 import { jsonCall } from '../support/json-api';
 
 /**
@@ -342,20 +342,7 @@ describe('daily cost budgets, with the real CLI', () => {
       const runId = started.body.executionId;
       const paused = await untilPipelineMessage(probe, pipelineId, 'pipeline_approval_required');
       const text = await agentBudgetText(stepAgent);
-      expect(paused.find((message) => message.type === 'pipeline_status')).toMatchObject({
-        status: 'awaiting_approval',
-        stepIndex: 0,
-        waitingFor: 'budget',
-      });
-      expect(paused.at(-1)).toMatchObject({
-        pipelineId,
-        executionId: runId,
-        stepIndex: 0,
-        previousOutput: text,
-        waitingFor: 'budget',
-        budget: { scope: 'agent', agentId: stepAgent.id, limitUsd: TINY_BUDGET },
-      });
-      expect(paused.some((message) => message.type === 'pipeline_step_start')).toBe(false);
+      expectBudgetPause(paused, { pipelineId, executionId: runId, previousOutput: text, agentId: stepAgent.id, limitUsd: TINY_BUDGET });
       expect(await detail(runId)).toMatchObject({ status: 'awaiting_approval' });
       return { pipelineId, runId, probe };
     }

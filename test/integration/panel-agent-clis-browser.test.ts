@@ -8,6 +8,7 @@ import {
   startPanelSession,
   terminalLines,
   untilLine,
+  untilReportShown,
   type PanelSession,
 } from '../support/browser';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
@@ -144,18 +145,7 @@ describe.each(CASES)('a $label agent in the panel', ({ cli, label, model, permis
     expect(runs[0].inputTokens).toBe(10);
     expect(runs[0].costUsd).toBeGreaterThan(0);
     // The report line of each run, and the panel opening the second report, before the history is opened.
-    await until(
-      "the continued run's report line",
-      () => terminalLines(panel),
-      (found) => found.filter((line) => line.includes('Relatório gerado')).length === 2,
-      30_000,
-    );
-    await until(
-      "the continued run's report in the modal",
-      () => page.evaluate(`document.getElementById('execution-detail-content').textContent`) as Promise<string>,
-      (text) => text.includes(runs[0].id),
-      30_000,
-    );
+    await untilReportShown(panel, runs[0].id, 2);
     await page.screenshot({ path: screenshotPath(`panel-${cli}-chat.png`) });
     await clickOn(panel, '[data-modal-close="execution-detail-modal-overlay"]');
     await page.waitForSelector('#execution-detail-modal-overlay[hidden]', { timeout: 10_000 });

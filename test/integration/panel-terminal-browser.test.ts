@@ -9,6 +9,7 @@ import {
   startPanelSession,
   terminalLines,
   untilLine,
+  untilReportShown,
   type PanelPage,
   type PanelSession,
 } from '../support/browser';
@@ -96,22 +97,8 @@ it('executes from the agent card, shows the tool line, the answer and the cost, 
     parentSessionId: run.sessionId,
     task: 'E agora? stand-in:text',
   });
-  // Its report line too: `report_generated` makes the panel open the report in the modal the history's
-  // detail uses, so a late one would cover the detail opened below.
-  await until(
-    "the continued run's report line",
-    () => terminalLines(panel),
-    (lines) => lines.filter((line) => line.includes('Relatório gerado')).length === 2,
-    30_000,
-  );
-  // The panel fetches that report after printing the line and then fills the detail modal with it: wait
-  // for that too, or it lands on top of the detail opened below.
-  await until(
-    "the continued run's report in the modal",
-    () => page.evaluate(`document.getElementById('execution-detail-content').textContent`) as Promise<string>,
-    (text) => text.includes(runs[0].id),
-    30_000,
-  );
+  // Its report line too: `report_generated` opens the report in the modal the history's detail uses (untilReportShown).
+  await untilReportShown(panel, runs[0].id, 2);
   await page.screenshot({ path: screenshotPath('panel-terminal-chat.png') });
 
   await clickOn(panel, '[data-modal-close="execution-detail-modal-overlay"]');

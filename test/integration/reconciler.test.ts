@@ -32,6 +32,7 @@ import { startAgentsWorker } from '../../workers/agents';
 import type { QueueWorker } from '../../workers/queue-worker';
 import { startRankingWorker } from '../../workers/ranking';
 import type { RankingJobWorkflow } from '../../temporal/contracts/ranking-job';
+import { sleeperPidIn } from '../support/agent-workspace';
 import { promptsOf, startStandInModel, type StandInModel } from '../support/stand-in-model';
 import { endedExecution, executionRecord, jsonCall } from '../support/json-api';
 import { seedPersonIndex } from '../support/ranking';
@@ -127,15 +128,7 @@ const finished = (executionId: string, timeoutMs?: number) => endedExecution(ser
  */
 async function longRunProcesses(executionId: string, task: string): Promise<{ pid: number; shell: number }> {
   const { workingDirectory } = await record(executionId);
-  const pidFile = path.join(workingDirectory, 'sleeper.pid');
-  const shell = Number(
-    await until(
-      'the tool wrote its pid',
-      async () => (fs.existsSync(pidFile) ? fs.readFileSync(pidFile, 'utf8').trim() : ''),
-      (text) => text !== '',
-      60_000,
-    ),
-  );
+  const shell = await sleeperPidIn(workingDirectory);
   const request = model
     .messages()
     .filter((candidate) => promptsOf(candidate.body).at(-1) === task && candidate.client?.cwd === workingDirectory)

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { config as baseConfig } from '../../lib/config';
 import { processRunning } from '../../scripts/process-state';
 import { timedOutError } from '../../domain/run-limits';
+import { sleeperPidIn } from '../support/agent-workspace';
 import type { StandInModel } from '../support/stand-in-model';
 import { promptsOf } from '../support/stand-in-model';
 import { startRealAgents, type RealAgents } from '../support/real-agents';
@@ -61,17 +62,11 @@ describe('run time limits, with the real CLI', () => {
     return answer.body.executionId as string;
   }
 
-  /** The pid the stand-in:sleep tool call wrote in `dir` (its shell's), once written. */
+  /** The pid the stand-in:sleep tool call wrote in `dir` (its shell's), remembered to be checked gone. */
   async function sleeperIn(dir: string): Promise<number> {
-    const file = path.join(dir, 'sleeper.pid');
-    const text = await until(
-      'the tool wrote its pid',
-      async () => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : ''),
-      (found) => found !== '',
-      60_000,
-    );
-    pids.push(Number(text));
-    return Number(text);
+    const pid = await sleeperPidIn(dir);
+    pids.push(pid);
+    return pid;
   }
 
   it("stops a run at its agent's config.timeout: the process tree is gone, the record, the client, the report and the notification say so, the slot is free", async () => {

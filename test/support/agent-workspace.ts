@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { AGENT_GROUP } from '../../lib/agent-isolation';
+import { until } from './waiting';
 
 /**
  * A scratch directory the pool's agent users can work in, as the worker prepares a root of
@@ -22,4 +23,19 @@ export function agentWorkspace(prefix: string, parent: string = os.tmpdir()): st
 export function agentGroupId(): number {
   const line = execFileSync('getent', ['group', AGENT_GROUP], { encoding: 'utf8' });
   return Number(line.split(':')[2]);
+}
+
+/**
+ * The pid a `stand-in:sleep` tool call wrote in `dir` (its shell's: `echo $$ > sleeper.pid && sleep N`),
+ * once written.
+ */
+export async function sleeperPidIn(dir: string, timeoutMs = 60_000): Promise<number> {
+  const file = path.join(dir, 'sleeper.pid');
+  const text = await until(
+    'the tool wrote its pid',
+    async () => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : ''),
+    (found) => found !== '',
+    timeoutMs,
+  );
+  return Number(text);
 }

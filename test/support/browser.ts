@@ -285,6 +285,26 @@ export async function untilLine(
   );
 }
 
+/**
+ * Waits until the terminal shows `reports` "Relatório gerado" lines and the panel, which fetches the
+ * newest report after printing its line and fills the detail modal with it, shows `executionId`'s report
+ * there: a later detail opened before that would be covered by it.
+ */
+export async function untilReportShown(panel: PanelPage, executionId: string, reports: number): Promise<void> {
+  await until(
+    `report line ${reports}`,
+    () => terminalLines(panel),
+    (lines) => lines.filter((line) => line.includes('Relatório gerado')).length === reports,
+    30_000,
+  );
+  await until(
+    `the report of ${executionId} in the modal`,
+    () => panel.page.evaluate(`document.getElementById('execution-detail-content').textContent`) as Promise<string>,
+    (text) => text.includes(executionId),
+    30_000,
+  );
+}
+
 /** The terminal's lines as the user reads them. */
 export async function terminalLines(panel: PanelPage): Promise<string[]> {
   return (await panel.page.evaluate(

@@ -69,6 +69,31 @@ export async function untilPipelineMessage(probe: SocketProbe, pipelineId: strin
 }
 
 /** A handshake the server refused before the upgrade: its HTTP status, headers and JSON body. */
+/**
+ * The messages of a pipeline run paused before step 1 because its agent's daily budget is spent
+ * (docs/budgets.md): the `awaiting_approval` status, then `pipeline_approval_required` waiting for the
+ * budget with the previous output and the budget, and no step started.
+ */
+export function expectBudgetPause(
+  paused: any[],
+  run: { pipelineId: string; executionId: string; previousOutput: string; agentId: string; limitUsd: number },
+): void {
+  expect(paused.find((message) => message.type === 'pipeline_status')).toMatchObject({
+    status: 'awaiting_approval',
+    stepIndex: 0,
+    waitingFor: 'budget',
+  });
+  expect(paused.at(-1)).toMatchObject({
+    pipelineId: run.pipelineId,
+    executionId: run.executionId,
+    stepIndex: 0,
+    previousOutput: run.previousOutput,
+    waitingFor: 'budget',
+    budget: { scope: 'agent', agentId: run.agentId, limitUsd: run.limitUsd },
+  });
+  expect(paused.some((message) => message.type === 'pipeline_step_start')).toBe(false);
+}
+
 export interface RefusedHandshake {
   status: number;
   authenticate: string | null;
