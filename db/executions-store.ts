@@ -273,24 +273,19 @@ export async function finishExecution(
   // One transaction, the record locked: its cost is every attempt's (docs/executions.md, "Attempts"), and
   // the day's counter of what agent runs cost moves with it, once (the record ends once).
   const changed = await db.transaction(async (tx) => {
-    const rows = await tx
-      .select({
-        status: executions.status,
-        attempt: executions.attempt,
-        finishedAt: executions.finishedAt,
-        attemptRow: executionAttempts.attempt,
-        attemptCost: executionAttempts.costUsd,
-        attemptCounted: executionAttempts.counted,
-      })
+    // Only the record's row is locked. Its attempts are read plainly, after the lock (every writer of
+    // them locks or reads the record's row first): a locking read of them took a gap lock that deadlocked
+    // two retried records closing at once against the day's counter (scripts/bench/finish-execution.ts).
+    const [record] = await tx
+      .select({ status: executions.status, attempt: executions.attempt, finishedAt: executions.finishedAt })
       .from(executions)
-      .leftJoin(executionAttempts, eq(executionAttempts.executionId, executions.id))
       .where(eq(executions.id, id))
       .for('update');
-    const record = rows[0];
     if (!record || record.finishedAt !== null) return false;
-    const attempts = rows.flatMap((row) =>
-      row.attemptRow === null ? [] : [{ attempt: row.attemptRow, costUsd: row.attemptCost, counted: row.attemptCounted === true }],
-    );
+    const attempts = await tx
+      .select({ attempt: executionAttempts.attempt, costUsd: executionAttempts.costUsd, counted: executionAttempts.counted })
+      .from(executionAttempts)
+      .where(eq(executionAttempts.executionId, id));
     const costs = attemptCosts(record.attempt, attempts, outcome.costUsd);
     const [result] = await end(tx, costs.total);
     if (result.affectedRows === 0) return false;
