@@ -118,13 +118,18 @@ export function createApp(resources: ApiResources, probes: ProcessProbes = apiPr
 /** Largest JSON body: system prompts and imports can be large (contract 1.3 asks for at least 1 MB). */
 const JSON_BODY_LIMIT = '1mb';
 
+/** koa-bodyparser's refusal of JSON that is neither an object nor a list (its strict mode). */
+const NOT_OBJECT_OR_LIST = 'invalid JSON, only supports object and array';
+
 /**
  * A body over the limit is 413 (the parser's own status), anything else it refuses is a bad request;
- * in pt-BR under `{"error"}`, as before under the ranking service's `{"detail"}` (docs/errors.md).
+ * in pt-BR under `{"error"}`, as before under the ranking service's `{"detail"}` (docs/errors.md). A
+ * syntax error keeps the parser's own words (where it stopped), marked as the parser's.
  */
 function rethrowBodyError(error: Error & { status?: number }): never {
   if (error.status === 413) {
     throw new HttpError(413, `O corpo JSON é maior que ${JSON_BODY_LIMIT}`);
   }
-  throw new HttpError(400, `Corpo JSON inválido: ${error.message}`);
+  if (error.message === NOT_OBJECT_OR_LIST) throw new HttpError(400, 'Corpo JSON inválido: esperava um objeto ou uma lista');
+  throw new HttpError(400, `Corpo JSON inválido; o analisador diz: ${error.message}`);
 }

@@ -58,6 +58,10 @@ const GENERIC_PT_BR: Record<string, string> = {
   'Payload Too Large': 'Corpo da requisição grande demais',
   'Unsupported Media Type': 'Tipo de conteúdo não suportado',
   'Too Many Requests': 'Muitas requisições',
+  // raw-body's, under koa-bodyparser (the sign-in form's 8 KiB, a form or text body cut short).
+  'request entity too large': 'Corpo da requisição grande demais',
+  'request aborted': 'Requisição interrompida pelo cliente',
+  'request size did not match content length': 'O tamanho do corpo não confere com o Content-Length',
 };
 
 interface ErrorLike {

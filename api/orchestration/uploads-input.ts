@@ -54,7 +54,7 @@ export function readMultipartFiles(req: IncomingMessage, limits: MultipartLimits
         },
       });
     } catch (error) {
-      reject(new InvalidInputError(`Corpo multipart inválido: ${(error as Error).message}`));
+      reject(new InvalidInputError(`Corpo multipart inválido; o analisador diz: ${(error as Error).message}`));
       return;
     }
     // busboy gives a part without a name (`name=""`) as undefined: a handler that threw here would be an
@@ -89,7 +89,7 @@ export function readMultipartFiles(req: IncomingMessage, limits: MultipartLimits
     parser.on('error', (error: Error) => {
       req.unpipe(parser);
       req.resume();
-      const refusal = fail(new InvalidInputError(`Corpo multipart inválido: ${error.message}`));
+      const refusal = fail(new InvalidInputError(`Corpo multipart inválido; o analisador diz: ${error.message}`));
       void saving.then(() => reject(refusal));
     });
     parser.on('close', () => {

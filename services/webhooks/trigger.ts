@@ -262,7 +262,7 @@ export function payloadOf(rawBody: Buffer): Record<string, unknown> {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new InvalidInputError(`Corpo JSON inválido: ${(error as Error).message}`);
+    throw new InvalidInputError(`Corpo JSON inválido; o analisador diz: ${(error as Error).message}`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
     throw new InvalidInputError('O corpo deve ser um objeto JSON');

@@ -340,7 +340,7 @@ describe('agents: create, read, list (rows 1-3)', () => {
     const before = await count('agents');
     const answer = await call('POST', '/api/agents', undefined, '{"agent_name": ');
     expect(answer.status).toBe(400);
-    expect(answer.body.error).toMatch(/^Corpo JSON inválido: /);
+    expect(answer.body.error).toMatch(/^Corpo JSON inválido; o analisador diz: \S/);
     expect(await count('agents')).toBe(before);
   });
 

@@ -73,7 +73,7 @@ beforeAll(async () => {
   });
   B = await record(base({ source: 'schedule', scheduleId: 'sched-1', task: 'Nightly lint', createdAt: at('2026-01-11T09:00:00.000Z') }), {
     status: 'error',
-    error: 'agent exited with code 1',
+    error: 'o agente falhou (código 1)',
     output: '',
     exitCode: 1,
   });
@@ -178,7 +178,7 @@ describe('the execution store', () => {
       error: null,
     });
 
-    const twice = await finishExecution(database.db, id, { status: 'error', error: 'late retry', output: 'other' });
+    const twice = await finishExecution(database.db, id, { status: 'error', error: 'nova tentativa tardia', output: 'other' });
     expect(twice?.changed).toBe(false);
     expect(twice?.execution).toEqual(finished?.execution);
     expect(await appendOutputPiece(database.db, id, { text: 'too late', fromSeq: 4, toSeq: 4 })).toBe(false);
@@ -506,7 +506,7 @@ describe('GET and DELETE /api/executions/history/{id}', () => {
     const failed = await call('GET', `/api/executions/history/${B.id}`);
     expect(failed.body).toMatchObject({
       status: 'error',
-      error: 'agent exited with code 1',
+      error: 'o agente falhou (código 1)',
       exitCode: 1,
       result: null,
       costUsd: null,
@@ -542,7 +542,7 @@ describe('GET and DELETE /api/executions/history/{id}', () => {
     });
     B = await record(base({ id: B.id, source: 'schedule', scheduleId: 'sched-1', task: 'Nightly lint', createdAt: B.createdAt }), {
       status: 'error',
-      error: 'agent exited with code 1',
+      error: 'o agente falhou (código 1)',
       output: '',
       exitCode: 1,
     });

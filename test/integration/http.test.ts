@@ -108,9 +108,9 @@ describe('error envelopes of the running app', () => {
     const v1 = await call('/api/v1/health', init);
     const api = await call('/api/system/status', init);
     expect(v1.status).toBe(400);
-    expect(v1.body.detail).toMatch(/^Corpo JSON inválido: /);
+    expect(v1.body.detail).toMatch(/^Corpo JSON inválido; o analisador diz: \S/);
     expect(api.status).toBe(400);
-    expect(api.body.error).toMatch(/^Corpo JSON inválido: /);
+    expect(api.body.error).toMatch(/^Corpo JSON inválido; o analisador diz: \S/);
   });
 
   it("answers a validation failure in Brazilian Portuguese, zod's `ptBR` locale, in both services (docs/errors.md)", async () => {

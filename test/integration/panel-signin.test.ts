@@ -149,7 +149,7 @@ describe('the sign-in page (AUTH_TOKEN and PANEL_DIR set)', () => {
 
   it('refuses a form beyond 8 KiB with 413 before reading it whole, and a body that is no form as a missing token', async () => {
     const huge = await signIn(server, `${TOKEN}${'x'.repeat(9 * 1024)}`);
-    expect([json(huge), huge.cookies]).toEqual([{ status: 413, body: { error: 'request entity too large' } }, []]);
+    expect([json(huge), huge.cookies]).toEqual([{ status: 413, body: { error: 'Corpo da requisição grande demais' } }, []]);
     const asJson = await call(server, '/sign-in', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -77,7 +77,7 @@ beforeAll(async () => {
   temporal = server.resources.temporal.client;
   // Records left active by an interrupted earlier run would hold the slot.
   await server.resources.database.pool.query(
-    "UPDATE executions SET status = 'error', finished_at = NOW(3), error = 'left by an earlier test run' WHERE status IN ('queued', 'running')",
+    "UPDATE executions SET status = 'error', finished_at = NOW(3), error = 'deixado por uma execução anterior dos testes' WHERE status IN ('queued', 'running')",
   );
   expect((await api('PUT', '/api/settings', { maxConcurrent: 1 })).status).toBe(200);
   await seedPersonIndex(100, 5);

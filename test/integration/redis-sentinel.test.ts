@@ -148,7 +148,7 @@ beforeAll(async () => {
   server = await startTestServer(() => sentinelConfig);
   // Records left active by an interrupted earlier run would hold slots.
   await server.resources.database.pool.query(
-    "UPDATE executions SET status = 'error', finished_at = NOW(3), error = 'left by an earlier test run' WHERE status IN ('queued', 'running', 'retrying', 'awaiting_approval')",
+    "UPDATE executions SET status = 'error', finished_at = NOW(3), error = 'deixado por uma execução anterior dos testes' WHERE status IN ('queued', 'running', 'retrying', 'awaiting_approval')",
   );
   expect((await api('PUT', '/api/settings', { maxConcurrent: 2 })).status).toBe(200);
   worker = await startAgentsWorker(sentinelConfig, workerLogger);

@@ -35,7 +35,7 @@ it('refuses to retry an agent run whose uploaded file is gone, storing nothing',
     model: 'claude-sonnet-4-6',
     contextFiles: [gone],
   });
-  await finishExecution(db, agentRun.id, { status: 'error', error: 'failed' });
+  await finishExecution(db, agentRun.id, { status: 'error', error: 'falhou' });
   const count = async () => ((await pool.query('SELECT COUNT(*) AS n FROM executions')) as any)[0][0].n;
   const before = await count();
 

@@ -149,7 +149,7 @@ beforeAll(async () => {
   // Records left active by an interrupted earlier run would hold slots.
   database = createDatabase(apiConfig.mysql);
   await database.pool.query(
-    "UPDATE executions SET status = 'error', finished_at = NOW(3), error = 'left by an earlier test run' WHERE status IN ('queued', 'running', 'retrying', 'awaiting_approval')",
+    "UPDATE executions SET status = 'error', finished_at = NOW(3), error = 'deixado por uma execução anterior dos testes' WHERE status IN ('queued', 'running', 'retrying', 'awaiting_approval')",
   );
 
   model = await startStandInModel();

@@ -337,7 +337,7 @@ describe('uploads', () => {
         .where(inArray(uploads.batchId, [old.sessionId, named.sessionId, recent.sessionId]));
       expect(left.map((row) => row.batchId).sort()).toEqual([named.sessionId, recent.sessionId].sort());
     } finally {
-      await finishExecution(db(), queued.id, { status: 'canceled', error: 'test' });
+      await finishExecution(db(), queued.id, { status: 'canceled', error: 'teste' });
     }
     // Once no active execution names it, the Schedule's pass (run now, by the agents worker) removes it.
     await server.resources.temporal.client.schedule.getHandle(UPLOADS_RETENTION.scheduleId).trigger();

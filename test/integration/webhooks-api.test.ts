@@ -444,7 +444,7 @@ describe('webhooks, with the real CLI', () => {
 
       expect(await hook(webhook.token, '{"task": ')).toMatchObject({
         status: 400,
-        body: { error: expect.stringMatching(/^Corpo JSON inválido: /) },
+        body: { error: expect.stringMatching(/^Corpo JSON inválido; o analisador diz: \S/) },
       });
       expect(await hook(webhook.token, '["task"]')).toEqual({ status: 400, body: { error: 'O corpo deve ser um objeto JSON' } });
       expect(await hook(webhook.token, JSON.stringify({ task: 'x'.repeat(100_001) }))).toEqual({

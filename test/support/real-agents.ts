@@ -139,7 +139,7 @@ export async function startRealAgents<S extends Served = Served>(options: RealAg
     const { server } = service;
     // Records left active by an interrupted earlier run would hold slots.
     await server.resources.database.pool.query(
-      "UPDATE executions SET status = 'error', finished_at = NOW(3), error = 'left by an earlier test run' WHERE status IN ('queued', 'running', 'retrying', 'awaiting_approval')",
+      "UPDATE executions SET status = 'error', finished_at = NOW(3), error = 'deixado por uma execução anterior dos testes' WHERE status IN ('queued', 'running', 'retrying', 'awaiting_approval')",
     );
     const call = (method: string, route: string, body?: unknown) => jsonCall(server.url, method, route, body);
     if (options.maxConcurrent !== undefined) {

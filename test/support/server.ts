@@ -3,6 +3,7 @@ import { startHttpServer, type HttpServer } from '../../api/server';
 import { config as baseConfig, type Config } from '../../lib/config';
 import { logger } from '../../lib/logger';
 import { closeApiResources, createApiResources, type ApiResources } from '../../api/resources';
+import { answerLanguage } from './answer-language';
 import { openApiConformance } from './openapi-conformance';
 
 export interface TestServer {
@@ -19,6 +20,8 @@ export async function startTestServer(override: (config: Config) => Config = (co
   const app = createApp(resources);
   // First in the chain: every answer, error envelopes included, is checked against its description.
   app.middleware.unshift(openApiConformance());
+  // And every text a person reads in it is pt-BR (test/support/answer-language.ts).
+  app.middleware.unshift(answerLanguage());
   const http = await startHttpServer(app, { ...config.http, port: 0 }, logger);
   return {
     url: http.url,

@@ -1,6 +1,7 @@
 import WebSocket from 'ws';
 import { withTimeout } from '../../lib/timeout';
 import { FINAL_EXECUTION_MESSAGE_TYPES } from '../../lib/live-output';
+import { lookOverAnswer } from './answer-language';
 
 export interface SocketProbe {
   socket: WebSocket;
@@ -18,6 +19,8 @@ export function openSocket(url: string, headers: Record<string, string> = {}): P
     const waiters: Array<(message: unknown) => void> = [];
     socket.on('message', (data) => {
       const message = JSON.parse(data.toString()) as unknown;
+      // A person reads these too (the panel's terminal and toasts): pt-BR, like the HTTP answers.
+      lookOverAnswer(`WebSocket ${(message as { type?: string }).type ?? 'message'}`, message);
       const waiter = waiters.shift();
       if (waiter) waiter(message);
       else messages.push(message);
