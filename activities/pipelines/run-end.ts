@@ -13,14 +13,16 @@ import { idsOf, runCost, runOf, tell, type PipelineActivityDeps } from './run-co
 
 /**
  * The Markdown report of a run that just ended, however it ended (the specification: a report per
- * pipeline execution), then `report_generated`. A report not written is logged, not the run's failure.
+ * pipeline execution). `report_generated` only for a completed run, as for an agent run: the panel
+ * opens the report on it (contract 4.5, "after every successful run"; a cancel sends no event). A
+ * report not written is logged, not the run's failure.
  */
 export async function reportRun(deps: PipelineActivityDeps, ended: Execution): Promise<void> {
   const { db, config, logger } = deps;
   try {
     const reportFile = await writeExecutionReport(ended, config.orchestration, config.orchestration.limits.reports);
     await setExecutionReportFile(db, ended.id, reportFile);
-    await tell(deps, ended, { type: 'report_generated', ...idsOf(ended), reportFile });
+    if (ended.status === 'completed') await tell(deps, ended, { type: 'report_generated', ...idsOf(ended), reportFile });
   } catch (error) {
     logger.warn({ err: error, runId: ended.id }, 'pipeline report not written');
   }

@@ -67,6 +67,15 @@ describe('pipeline runs, with the real CLI', () => {
     return { probe, clientId };
   }
 
+  /**
+   * The types of the messages about `pipelineId` the probe holds unread, a moment after the run ended (a
+   * message sent with its end has arrived by then): what a panel saw besides what the test waited for.
+   */
+  async function laterTypes(probe: SocketProbe, pipelineId: string): Promise<string[]> {
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    return (probe.messages as any[]).filter((message) => message.pipelineId === pipelineId).map((message) => message.type);
+  }
+
   async function execute(pipelineId: string, input: string, clientId: string): Promise<string> {
     const answer = await call('POST', `/api/pipelines/${pipelineId}/execute`, { input }, clientId);
     expect(answer).toEqual({ status: 202, body: { pipelineId, executionId: expect.any(String), status: 'started' } });
@@ -203,7 +212,10 @@ describe('pipeline runs, with the real CLI', () => {
     const runId = await execute(pipelineId, 'primeiro', clientId);
     await untilPipelineMessage(probe, pipelineId, 'pipeline_approval_required');
     expect(await call('POST', `/api/pipelines/${runId}/reject`)).toEqual({ status: 200, body: { rejected: true } });
-    expect((await untilPipelineMessage(probe, pipelineId, 'pipeline_rejected')).at(-1)).toEqual({
+    const rejection = await untilPipelineMessage(probe, pipelineId, 'pipeline_rejected');
+    // Its report is written, but only a completed run's opens in the panel (contract 4.5: report_generated after a successful run).
+    expect(rejection.filter((message) => message.type === 'report_generated')).toEqual([]);
+    expect(rejection.at(-1)).toEqual({
       type: 'pipeline_rejected',
       pipelineId,
       executionId: runId,
@@ -213,6 +225,7 @@ describe('pipeline runs, with the real CLI', () => {
     expect(await detail(runId)).toMatchObject({ status: 'rejected', endedAt: expect.any(String) });
     expect((await detail(runId)).steps).toHaveLength(1);
     await expectReport(runId, '| Status | rejected |');
+    expect(await laterTypes(probe, pipelineId)).not.toContain('report_generated');
     // Nothing waits any more.
     expect((await call('POST', `/api/pipelines/${pipelineId}/approve`)).status).toBe(404);
 
@@ -274,6 +287,9 @@ describe('pipeline runs, with the real CLI', () => {
       const run = await statusOf(runId, 'canceled');
       expect(run).toMatchObject({ status: 'canceled', error: CANCELLED_ERROR, failedAtStep: null });
       expect((await detail(stepId)).status).toBe('canceled');
+      // A deliberate cancel: no error toast, no report modal (contract 4.5: a cancel sends no event).
+      await expectReport(runId, '| Status | canceled |');
+      expect((await laterTypes(probe, pipelineId)).filter((type) => ['pipeline_error', 'report_generated'].includes(type))).toEqual([]);
       // Temporal says so too: the workflow's result.
       const handle = server.resources.temporal.client.workflow.getHandle(pipelineExecutionWorkflowId(runId));
       expect(await handle.result()).toMatchObject({ runId, status: 'canceled' });
@@ -301,6 +317,8 @@ describe('pipeline runs, with the real CLI', () => {
     await statusOf(record.steps[0].executionId, 'canceled');
     expect((await detail(runId)).steps.map((step: any) => step.status)).toEqual(['canceled']);
     await expectReport(runId, '| Status | canceled |');
+    // No event for a cancel (contract 4.5): its step's output lines at most, no error, no report modal.
+    expect((await laterTypes(probe, pipelineId)).filter((type) => ['pipeline_error', 'report_generated'].includes(type))).toEqual([]);
     expect((await call('POST', `/api/pipelines/${runId}/cancel`)).status).toBe(404);
   }, 180_000);
 
@@ -311,7 +329,10 @@ describe('pipeline runs, with the real CLI', () => {
     ]);
     const { probe, clientId } = await connect();
     const runId = await execute(pipelineId, 'entrada', clientId);
-    const failed = (await untilPipelineMessage(probe, pipelineId, 'pipeline_error')).at(-1);
+    const failing = await untilPipelineMessage(probe, pipelineId, 'pipeline_error');
+    // The report is written (below), but report_generated is a completed run's: no report modal over the error.
+    expect(failing.filter((message) => message.type === 'report_generated')).toEqual([]);
+    const failed = failing.at(-1);
     expect(failed).toMatchObject({ pipelineId, executionId: runId, stepIndex: 1, error: expect.stringContaining('Invalid API key') });
     const record = await detail(runId);
     expect(record).toMatchObject({
