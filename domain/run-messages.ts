@@ -47,6 +47,9 @@ export function noLiveHostError(workingDirectory: string, hosts: readonly AgentH
   return `nenhuma máquina de agentes ativa atende ao diretório de trabalho ${workingDirectory} (${known})`;
 }
 
+/** A record that names no agent (its agent was deleted and the record kept without it). */
+export const recordWithoutAgentError = (executionId: string): string => `a execução ${executionId} não tem agente`;
+
 /** The agent of a record was deleted before its run started. */
 export const agentGoneError = (agentId: string): string => `o agente ${agentId} não existe mais`;
 
@@ -94,6 +97,15 @@ export const SECRETS_KEY_MISSING_ERROR =
 
 /** The same, as an API's `{"error"}` answers it (services/errors.ts). */
 export const SECRETS_KEY_MISSING_MESSAGE = `O${SECRETS_KEY_MISSING_ERROR.slice(1)}`;
+
+// ---- Hints added to a CLI's failure (AgentCli.failureHint), in parentheses after its own words ----
+
+/** The model refused the CLI's credentials, or it got none: which variables give them (`keys`), and where that is told. */
+export const credentialsHint = (keys: string, doc: string): string =>
+  `o modelo recusou as credenciais: defina ${keys} no ambiente do serviço ou como segredo do agente (${doc})`;
+
+/** The agent's turn limit was reached (a CLI that ends a run there as a failure). */
+export const TURN_LIMIT_HINT = 'o limite de turnos do agente (config.maxTurns) foi atingido: aumente-o, ou use 0 para nenhum';
 
 // ---- The WebSocket handshake's refusals: `{"error"}` bodies (docs/websocket.md) ----
 

@@ -1,6 +1,9 @@
+import { credentialsHint } from '../../domain/run-messages';
 import type { OutputChunk } from '../../lib/live-output';
 import { AgentOptionsError, type AgentCli, type AgentEvent, type AgentTokens, type AgentRunOptions, type OutputMapper } from './agent-cli';
 import {
+  checkedMaxTurns,
+  checkedPermissionMode,
   clip,
   HeldText,
   isObject,
@@ -40,13 +43,8 @@ export const claudeCode: AgentCli = {
   },
 
   buildArgs(options: AgentRunOptions): string[] {
-    if (!Number.isInteger(options.maxTurns) || options.maxTurns < 0) {
-      throw new AgentOptionsError(`maxTurns deve ser um inteiro não negativo, recebido ${options.maxTurns}`);
-    }
-    const permissionMode = options.permissionMode ?? CLAUDE_DEFAULT_PERMISSION_MODE;
-    if (!CLAUDE_PERMISSION_MODES.includes(permissionMode)) {
-      throw new AgentOptionsError(`permissionMode deve ser um destes: ${CLAUDE_PERMISSION_MODES.join(', ')}; recebido ${permissionMode}`);
-    }
+    checkedMaxTurns(options.maxTurns);
+    const permissionMode = checkedPermissionMode(options.permissionMode, CLAUDE_PERMISSION_MODES, CLAUDE_DEFAULT_PERMISSION_MODE);
     const args = ['-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages'];
     // 0 is the panel's "no limit": the CLI's own default applies.
     if (options.maxTurns > 0) args.push('--max-turns', String(options.maxTurns));
@@ -71,7 +69,7 @@ export const claudeCode: AgentCli = {
   // the agents' HOMEs are emptied at every lease (docs/agent-process.md), only the environment reaches them.
   failureHint(resultText: string): string | null {
     return /not logged in|invalid api key/i.test(resultText)
-      ? "the model refused the credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) in the service's environment or as the agent's secret (docs/claude-code-cli.md)"
+      ? credentialsHint('ANTHROPIC_API_KEY (ou ANTHROPIC_AUTH_TOKEN)', 'docs/claude-code-cli.md')
       : null;
   },
 };
@@ -259,8 +257,7 @@ export class ClaudeOutputMapper implements OutputMapper {
     return chunks;
   }
 
-  /** Streamed text: every finished line goes at once, the rest waits for its line end or its block's end. */
-
+  /** The held text, then the open turn's line ("Turno N"), if a turn is open. */
   private closeTurn(): OutputChunk[] {
     const chunks = this.text.flush();
     if (this.openMessage === null) return chunks;

@@ -12,6 +12,20 @@ export function optionValue(name: string, value: string): string {
   return value;
 }
 
+/** An agent's turn limit as every CLI takes it: a non-negative integer (0: no limit). */
+export function checkedMaxTurns(maxTurns: number): number {
+  if (!Number.isInteger(maxTurns) || maxTurns < 0)
+    throw new AgentOptionsError(`maxTurns deve ser um inteiro não negativo, recebido ${maxTurns}`);
+  return maxTurns;
+}
+
+/** The permission mode given, else the CLI's default, when it is one of the CLI's `modes`. */
+export function checkedPermissionMode(given: string | undefined, modes: readonly string[], fallback: string): string {
+  const mode = given ?? fallback;
+  if (!modes.includes(mode)) throw new AgentOptionsError(`permissionMode deve ser um destes: ${modes.join(', ')}; recebido ${mode}`);
+  return mode;
+}
+
 export type JsonObject = Record<string, unknown>;
 
 /** One line of standard output as a JSON object, or null (not JSON, or not an object). */

@@ -1,3 +1,4 @@
+import { credentialsHint } from '../../domain/run-messages';
 import type { OutputChunk } from '../../lib/live-output';
 import {
   AgentOptionsError,
@@ -10,7 +11,19 @@ import {
   type OutputMapper,
   type ParserContext,
 } from './agent-cli';
-import { clip, isObject, type JsonObject, nonEmpty, optionValue, parseObject, stderrChunk, stringOrNull, tokenCount } from './cli-lines';
+import {
+  checkedMaxTurns,
+  checkedPermissionMode,
+  clip,
+  isObject,
+  type JsonObject,
+  nonEmpty,
+  optionValue,
+  parseObject,
+  stderrChunk,
+  stringOrNull,
+  tokenCount,
+} from './cli-lines';
 
 /**
  * OpenAI's Codex CLI (@openai/codex, pinned 0.169.0) in non-interactive mode with JSONL output
@@ -69,10 +82,7 @@ export const codexCli: AgentCli = {
   },
 
   buildArgs(options: AgentRunOptions, env: Readonly<Record<string, string>>): string[] {
-    if (!Number.isInteger(options.maxTurns) || options.maxTurns < 0) {
-      throw new AgentOptionsError(`maxTurns deve ser um inteiro não negativo, recebido ${options.maxTurns}`);
-    }
-    if (options.maxTurns > 0) {
+    if (checkedMaxTurns(options.maxTurns) > 0) {
       throw new AgentOptionsError(`o codex não tem limite de turnos: maxTurns deve ser 0 (sem limite), recebido ${options.maxTurns}`);
     }
     if (options.allowedTools !== undefined && options.allowedTools.length > 0) {
@@ -80,10 +90,7 @@ export const codexCli: AgentCli = {
         `o codex não limita suas ferramentas por nome: allowedTools deve ser vazio, recebido ${options.allowedTools.join(', ')}`,
       );
     }
-    const permissionMode = options.permissionMode ?? CODEX_DEFAULT_PERMISSION_MODE;
-    if (!CODEX_PERMISSION_MODES.includes(permissionMode)) {
-      throw new AgentOptionsError(`permissionMode deve ser um destes: ${CODEX_PERMISSION_MODES.join(', ')}; recebido ${permissionMode}`);
-    }
+    const permissionMode = checkedPermissionMode(options.permissionMode, CODEX_PERMISSION_MODES, CODEX_DEFAULT_PERMISSION_MODE);
     for (const name of REFUSED_ENV) {
       if (env[name] !== undefined) {
         throw new AgentOptionsError(
@@ -131,7 +138,7 @@ export const codexCli: AgentCli = {
 
   failureHint(resultText: string): string | null {
     return /Missing environment variable: `(OPENAI|CODEX)_API_KEY`|401 Unauthorized|invalid_api_key|Incorrect API key/i.test(resultText)
-      ? "the model refused the credentials or got none: set OPENAI_API_KEY (or CODEX_API_KEY) in the service's environment or as the agent's secret, and OPENAI_BASE_URL for another endpoint (docs/codex-cli.md)"
+      ? credentialsHint('OPENAI_API_KEY (ou CODEX_API_KEY; OPENAI_BASE_URL para outro endereço)', 'docs/codex-cli.md')
       : null;
   },
 };

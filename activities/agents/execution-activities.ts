@@ -15,7 +15,7 @@ import { AGENT_ALREADY_STARTED_FAILURE, WORKER_LOST_ERROR } from '../../domain/e
 import { FAILURE_TYPES } from '../../domain/failure-types';
 import type { PriceTable } from '../../domain/model-prices';
 import { runTimeLimitMs } from '../../domain/run-limits';
-import { agentGoneError, noLiveHostError } from '../../domain/run-messages';
+import { agentGoneError, noLiveHostError, recordWithoutAgentError } from '../../domain/run-messages';
 import type { Config } from '../../lib/config';
 import type { Logger } from '../../lib/logger';
 import { liveStreamOf, publishBestEffort } from '../../services/executions/live';
@@ -201,7 +201,7 @@ export function createAgentExecutionActivities(deps: AgentExecutionActivityDeps)
         const { record, agent, secrets } = await whileDatabaseRestarts(context, async () => {
           const record = await existingRecord(db, input.executionId);
           refuseOtherHost(record.host, config.orchestration.host, `execution ${record.id}`);
-          if (!record.agentId) throw ApplicationFailure.nonRetryable(`execution ${record.id} has no agent`, FAILURE_TYPES.agentNotFound);
+          if (!record.agentId) throw ApplicationFailure.nonRetryable(recordWithoutAgentError(record.id), FAILURE_TYPES.agentNotFound);
           const agent = await findAgent(db, record.agentId);
           if (!agent) throw ApplicationFailure.nonRetryable(agentGoneError(record.agentId), FAILURE_TYPES.agentNotFound);
           const secrets = await agentSecretsForRun(pool, agent.id, config.orchestration.secretsKey).catch((error: unknown) => {

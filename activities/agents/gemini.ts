@@ -1,3 +1,4 @@
+import { credentialsHint, TURN_LIMIT_HINT } from '../../domain/run-messages';
 import type { OutputChunk } from '../../lib/live-output';
 import {
   AgentOptionsError,
@@ -10,6 +11,8 @@ import {
   type OutputMapper,
 } from './agent-cli';
 import {
+  checkedMaxTurns,
+  checkedPermissionMode,
   clip,
   HeldText,
   isObject,
@@ -61,13 +64,8 @@ export const geminiCli: AgentCli = {
   },
 
   buildArgs(options: AgentRunOptions): string[] {
-    if (!Number.isInteger(options.maxTurns) || options.maxTurns < 0) {
-      throw new AgentOptionsError(`maxTurns deve ser um inteiro não negativo, recebido ${options.maxTurns}`);
-    }
-    const permissionMode = options.permissionMode ?? GEMINI_DEFAULT_PERMISSION_MODE;
-    if (!GEMINI_PERMISSION_MODES.includes(permissionMode)) {
-      throw new AgentOptionsError(`permissionMode deve ser um destes: ${GEMINI_PERMISSION_MODES.join(', ')}; recebido ${permissionMode}`);
-    }
+    checkedMaxTurns(options.maxTurns);
+    const permissionMode = checkedPermissionMode(options.permissionMode, GEMINI_PERMISSION_MODES, GEMINI_DEFAULT_PERMISSION_MODE);
     if (options.allowedTools !== undefined && options.allowedTools.length > 0) {
       throw new AgentOptionsError(
         `o CLI gemini não aceita allowedTools aqui (são nomes de ferramentas do Claude Code); escolha o permissionMode dele (${GEMINI_PERMISSION_MODES.join(', ')})`,
@@ -110,10 +108,9 @@ export const geminiCli: AgentCli = {
   outputMapper: () => new GeminiOutputMapper(),
 
   failureHint(resultText: string): string | null {
-    if (/Reached max session turns/i.test(resultText))
-      return "the agent's turn limit (config.maxTurns) was reached: raise it, or 0 for none";
+    if (/Reached max session turns/i.test(resultText)) return TURN_LIMIT_HINT;
     return /API key not valid|API_KEY_INVALID|UNAUTHENTICATED|PERMISSION_DENIED|invalid authentication|GEMINI_API_KEY/i.test(resultText)
-      ? "the model refused the credentials: set GEMINI_API_KEY in the service's environment or as the agent's secret (docs/gemini-cli.md)"
+      ? credentialsHint('GEMINI_API_KEY', 'docs/gemini-cli.md')
       : null;
   },
 
@@ -338,7 +335,7 @@ export class GeminiOutputMapper implements OutputMapper {
   private turns = 0;
   private turnOpen = false;
   private readonly text = new HeldText();
-  private lastStderr: string | null = null;
+  private yoloShown = false;
   private sessionId: string | null = null;
 
   stdout(line: string): OutputChunk[] {
@@ -370,11 +367,12 @@ export class GeminiOutputMapper implements OutputMapper {
     }
   }
 
-  /** A line of standard error, once when the CLI prints it twice in a row (the YOLO notice). */
+  /** A line of standard error; the YOLO notice, which the CLI prints twice at every start, once. */
   stderr(line: string): OutputChunk[] {
-    const content = line.trim();
-    if (content !== '' && content === this.lastStderr) return [];
-    this.lastStderr = content;
+    if (line.trim() === YOLO_NOTICE) {
+      if (this.yoloShown) return [];
+      this.yoloShown = true;
+    }
     return stderrChunk(line);
   }
 
@@ -382,8 +380,7 @@ export class GeminiOutputMapper implements OutputMapper {
     return this.closeTurn();
   }
 
-  /** Streamed text: every finished line goes at once, the rest waits for its line end or its message's end. */
-
+  /** The held text, then the open turn's line ("Turno N"), if a turn is open. */
   private closeTurn(): OutputChunk[] {
     const chunks = this.text.flush();
     if (!this.turnOpen) return chunks;

@@ -107,7 +107,7 @@ it("stops a Gemini agent at its turn limit: the run ends error with the CLI's re
   // One model call (the tool call, 10 input tokens), then FatalTurnLimitedError before the second (docs/gemini-cli.md).
   expect(done).toMatchObject({ status: 'error', cli: 'gemini', inputTokens: 10 });
   expect(done.error).toMatch(
-    /^gemini terminou com o código 53: Reached max session turns for this session\. .* \(the agent's turn limit \(config\.maxTurns\) was reached: raise it, or 0 for none\)/,
+    /^gemini terminou com o código 53: Reached max session turns for this session\. .* \(o limite de turnos do agente \(config\.maxTurns\) foi atingido: aumente-o, ou use 0 para nenhum\)/,
   );
   expect(done.costUsd).toBeGreaterThan(0);
 });

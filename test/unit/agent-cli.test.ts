@@ -405,7 +405,7 @@ describe('Claude Code adapter: output as the terminal lines of the panel (contra
 describe('claude-code failure hints', () => {
   it('tells the operator what to do when the CLI has no credentials, as the real CLI 2.1.331 says it', () => {
     expect(claudeCode.failureHint?.('Not logged in · Please run /login')).toMatch(
-      /^the model refused the credentials: set ANTHROPIC_API_KEY/,
+      /^o modelo recusou as credenciais: defina ANTHROPIC_API_KEY/,
     );
     expect(claudeCode.failureHint?.('Invalid API key · Fix external API key')).toMatch(/ANTHROPIC_API_KEY/);
     expect(claudeCode.failureHint?.('Overloaded')).toBeNull();

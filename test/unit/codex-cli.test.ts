@@ -132,7 +132,9 @@ describe('Codex adapter: argument list', () => {
   });
 
   it('adds what to do to a refused or missing key', () => {
-    expect(codexCli.failureHint!('Missing environment variable: `OPENAI_API_KEY`.')).toMatch(/set OPENAI_API_KEY \(or CODEX_API_KEY\)/);
+    expect(codexCli.failureHint!('Missing environment variable: `OPENAI_API_KEY`.')).toMatch(
+      /defina OPENAI_API_KEY \(ou CODEX_API_KEY; OPENAI_BASE_URL para outro endereço\)/,
+    );
     expect(codexCli.failureHint!('unexpected status 401 Unauthorized: Incorrect API key provided')).toMatch(/OPENAI_API_KEY/);
     expect(codexCli.failureHint!('We’re currently experiencing high demand, which may cause temporary errors.')).toBeNull();
   });

@@ -365,11 +365,14 @@ describe('Gemini CLI adapter: output as the terminal lines of the panel (contrac
     ]);
   });
 
-  it('shows an API error’s run with no turn, and standard error as stderr lines (a line printed twice in a row once)', () => {
+  it('shows an API error’s run with no turn, and standard error as stderr lines (the YOLO notice once, any other line as often as it comes)', () => {
     const yolo = 'YOLO mode is enabled. All tool calls will be automatically approved.';
-    expect(mapAll(captured('error-401'), [yolo, yolo, '  '])).toEqual([
+    const retried = 'Attempt 1 failed with status 500. Retrying with backoff...';
+    expect(mapAll(captured('error-401'), [yolo, yolo, '  ', retried, retried])).toEqual([
       { type: 'system', content: `Resultado: 0 turnos | sessão: ${sessionOf('error-401').slice(0, 8)}...` },
       { type: 'stderr', content: 'YOLO mode is enabled. All tool calls will be automatically approved.' },
+      { type: 'stderr', content: retried },
+      { type: 'stderr', content: retried },
     ]);
   });
 
@@ -412,7 +415,7 @@ describe('Gemini CLI adapter: output as the terminal lines of the panel (contrac
 describe('gemini failure hints', () => {
   it('tells the operator to set GEMINI_API_KEY when the API refuses the key, not for other errors', () => {
     const hint =
-      "the model refused the credentials: set GEMINI_API_KEY in the service's environment or as the agent's secret (docs/gemini-cli.md)";
+      'o modelo recusou as credenciais: defina GEMINI_API_KEY no ambiente do serviço ou como segredo do agente (docs/gemini-cli.md)';
     const refused = (parseAll(captured('error-401')).at(-1) as { resultText: string }).resultText;
     expect(geminiCli.failureHint!(refused)).toBe(hint);
     expect(geminiCli.failureHint!('[API Error: API key not valid. Please pass a valid API key.]')).toBe(hint);
@@ -422,7 +425,9 @@ describe('gemini failure hints', () => {
   it('names the agent’s turn limit when the run reached it (its own text names settings.json)', () => {
     const limited = (parseAll(captured('max-turns')).at(-1) as { resultText: string }).resultText;
     expect(limited).toMatch(/^Reached max session turns for this session\./);
-    expect(geminiCli.failureHint!(limited)).toBe("the agent's turn limit (config.maxTurns) was reached: raise it, or 0 for none");
+    expect(geminiCli.failureHint!(limited)).toBe(
+      'o limite de turnos do agente (config.maxTurns) foi atingido: aumente-o, ou use 0 para nenhum',
+    );
   });
 
   it('keeps of standard error what a person reads: its attempt and error lines, not the notice, the stack or the report path', () => {

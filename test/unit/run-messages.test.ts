@@ -27,6 +27,7 @@ const CALLS: Record<string, () => Array<string | null>> = {
   gitCannotRunError: () => [catalogue.gitCannotRunError('exit 128: rejected by policy')],
   noLiveHostError: () => [catalogue.noLiveHostError('/srv/projetos/app', hosts), catalogue.noLiveHostError('/srv/projetos/app', [])],
   agentGoneError: () => [catalogue.agentGoneError('agent-42')],
+  recordWithoutAgentError: () => [catalogue.recordWithoutAgentError('agent-42')],
   pipelineGoneError: () => [catalogue.pipelineGoneError('pipe-9'), catalogue.pipelineGoneError(null)],
   stepGoneError: () => [catalogue.stepGoneError(2, 'pipe-9')],
   stepRecordGoneError: () => [catalogue.stepRecordGoneError(2)],
@@ -34,6 +35,7 @@ const CALLS: Record<string, () => Array<string | null>> = {
   stepAgentInactiveError: () => [catalogue.stepAgentInactiveError('agent-42', 2)],
   stepEndedError: () => ['error', 'canceled', 'rejected', 'queued'].map((status) => catalogue.stepEndedError(2, status)),
   finalErrorOf: () => [catalogue.finalErrorOf('canceled', null), catalogue.finalErrorOf('error', null)],
+  credentialsHint: () => [catalogue.credentialsHint('GEMINI_API_KEY', 'docs/gemini-cli.md')],
 };
 
 /** Every text of the catalogue: its constants, its handshake refusals, and its functions' texts. */
@@ -94,7 +96,7 @@ describe('the English texts the catalogue replaced', () => {
     'activities/repos/working-copy.ts': ['" refused: ', 'the bundle carried', 'stays in the working copy ${dir}'],
     'activities/repos/run-push.ts': ['git cannot run here'],
     'activities/agents/agent-hosts.ts': ['no live agents host', 'no agents host is registered', 'not seen for over a minute'],
-    'activities/agents/execution-activities.ts': ['no longer exists', 'no live agents host'],
+    'activities/agents/execution-activities.ts': ['no longer exists', 'no live agents host', 'has no agent'],
     'activities/agents/run-failures.ts': ['message: error.message, type: FAILURE_TYPES.secretsKeyMissing'],
     'activities/pipelines/steps.ts': ['no longer exists', 'is inactive', 'ended ${'],
     'lib/live-output.ts': ["'canceled' }", 'the execution failed'],
