@@ -267,7 +267,7 @@ export class BrowserPool {
       await access(executablePath, fsConstants.X_OK);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
-      throw new Error(`Chromium at ${executablePath} cannot be executed (${code}); check CHROMIUM_PATH`, { cause: error });
+      throw new Error(`o Chromium em ${executablePath} não pode ser executado (${code}); verifique CHROMIUM_PATH`, { cause: error });
     }
   }
 

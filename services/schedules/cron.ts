@@ -20,7 +20,7 @@ export function validCronExpression(expression: string): string {
   const fields = expression.trim().split(/\s+/);
   const normalised = fields.join(' ');
   if (fields.length !== 5 || !fields.every((field) => FIELD.test(field))) {
-    throw new InvalidInputError(`Expressão cron inválida: ${expression} (cinco campos: minuto hora dia mês dia-da-semana)`);
+    throw new InvalidInputError(`Expressão cron inválida: "${expression}" (cinco campos: minuto hora dia mês dia-da-semana)`);
   }
   let minutes: readonly number[];
   let hours: readonly number[];
@@ -29,7 +29,9 @@ export function validCronExpression(expression: string): string {
     minutes = parsed.fields.minute.values;
     hours = parsed.fields.hour.values;
   } catch (error) {
-    throw new InvalidInputError(`Expressão cron inválida: ${expression} (${error instanceof Error ? error.message : String(error)})`);
+    // The parser's own words (which field, which range), marked as its own (docs/errors.md).
+    const words = error instanceof Error ? error.message : String(error);
+    throw new InvalidInputError(`Expressão cron inválida: "${expression}"; o analisador diz: ${words}`);
   }
   const gap = shortestGapMinutes(minutes, hours);
   if (gap < MIN_INTERVAL_MINUTES) {

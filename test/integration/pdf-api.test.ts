@@ -637,7 +637,7 @@ describe('the browser behind the sheets', () => {
         expect(response.disposition).toBeNull();
         expect(response.detail?.startsWith(`${PDF_GENERATION_ERROR}: `)).toBe(true);
         expect(response.detail).toBe(
-          `${PDF_GENERATION_ERROR}: Chromium at ${notExecutable} cannot be executed (EACCES); check CHROMIUM_PATH`,
+          `${PDF_GENERATION_ERROR}: o Chromium em ${notExecutable} não pode ser executado (EACCES); verifique CHROMIUM_PATH`,
         );
       }
       // A failed launch is not kept: each request tried again, and left no directory behind.

@@ -182,16 +182,24 @@ describe('schedules', () => {
       [
         { agentId: owner.id, taskDescription: 't', cronExpression: 'not a cron' },
         400,
-        /^Expressão cron inválida: not a cron \(cinco campos: minuto hora dia mês dia-da-semana\)$/,
+        /^Expressão cron inválida: "not a cron" \(cinco campos: minuto hora dia mês dia-da-semana\)$/,
       ],
-      [{ agentId: owner.id, taskDescription: 't', cronExpression: '61 * * * *' }, 400, /^Expressão cron inválida: /],
+      [
+        { agentId: owner.id, taskDescription: 't', cronExpression: '61 * * * *' },
+        400,
+        /^Expressão cron inválida: "61 \* \* \* \*"; o analisador diz: \S/,
+      ],
       [
         { agentId: owner.id, taskDescription: 't', cronExpression: '0 9 * *' },
         400,
-        /^Expressão cron inválida: 0 9 \* \* \(cinco campos: minuto hora dia mês dia-da-semana\)$/,
+        /^Expressão cron inválida: "0 9 \* \*" \(cinco campos: minuto hora dia mês dia-da-semana\)$/,
       ],
-      [{ agentId: owner.id, taskDescription: 't', cronExpression: '0 9 31 2 *' }, 400, /^Expressão cron inválida: /],
-      [{ agentId: owner.id, taskDescription: 't', cronExpression: '@hourly' }, 400, /^Expressão cron inválida: /],
+      [
+        { agentId: owner.id, taskDescription: 't', cronExpression: '0 9 31 2 *' },
+        400,
+        /^Expressão cron inválida: "0 9 31 2 \*"; o analisador diz: \S/,
+      ],
+      [{ agentId: owner.id, taskDescription: 't', cronExpression: '@hourly' }, 400, /^Expressão cron inválida: "@hourly" /],
       // The minimum interval (contract 3.5): nothing more often than every 5 minutes.
       [
         { agentId: owner.id, taskDescription: 't', cronExpression: '* * * * *' },

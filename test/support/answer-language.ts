@@ -27,8 +27,10 @@ const PASSED_ON = [
   / terminou com o código -?\d+: [\s\S]*$/,
   / foi recusado: [\s\S]*$/,
   / foi encerrado pelo sinal [\s\S]*$/,
-  // A body parser's own words: where the JSON stopped, busboy's refusal.
+  // A parser's own words: where the JSON stopped, busboy's refusal, the cron parser's field and range.
   /; o analisador diz: [\s\S]*$/,
+  // A dependency's own error after what could not be reached (the ranking's sheets: `connect ECONNREFUSED …`).
+  / indisponível: [\s\S]*$/,
 ];
 
 const found: string[] = [];
