@@ -44,13 +44,18 @@ const SLICE_SIZE = 500;
  */
 export const FIELDS_NOT_RANKED: Array<keyof PersonDocument> = ['enderecos', 'empregos', 'projetos'];
 
-/** A job's duration (`ranking_job_duration_seconds`), once: when this call is the one that ended it. */
-function countRankingJobEnd(
-  status: 'completed' | 'failed' | 'canceled',
+/**
+ * A job's duration (`ranking_job_duration_seconds`) by how it ended, once: when this call is the one
+ * that ended it (the job's own end here, or the reconciler's for a job whose workflow is gone).
+ */
+export function countRankingJobEnd(
+  estado: 'concluido' | 'falhou' | 'cancelado',
   finishedAt: Date,
   ended: { wasOpen: boolean; startedAt: Date } | null,
 ): void {
-  if (ended?.wasOpen) rankingJobDuration.observe({ status }, Math.max(0, (finishedAt.getTime() - ended.startedAt.getTime()) / 1000));
+  if (!ended?.wasOpen) return;
+  const status = estado === 'concluido' ? 'completed' : estado === 'falhou' ? 'failed' : 'canceled';
+  rankingJobDuration.observe({ status }, Math.max(0, (finishedAt.getTime() - ended.startedAt.getTime()) / 1000));
 }
 
 export function createRankingActivities(deps: RankingActivityDeps) {
@@ -184,7 +189,7 @@ export function createRankingActivities(deps: RankingActivityDeps) {
         heartbeat(step),
       );
       countRankingJobEnd(
-        'completed',
+        'concluido',
         finishedAt,
         await recordRunEnd(db, input.runId, { estado: 'concluido', fase: 'concluido', finishedAt, processados: input.processados }),
       );
@@ -202,7 +207,7 @@ export function createRankingActivities(deps: RankingActivityDeps) {
       await closePit(input.pitId);
       const finishedAt = new Date();
       const ended = await recordRunEnd(db, input.runId, { estado: input.estado, fase: input.fase, finishedAt, erro: input.erro });
-      countRankingJobEnd(input.estado === 'falhou' ? 'failed' : 'canceled', finishedAt, ended);
+      countRankingJobEnd(input.estado, finishedAt, ended);
     },
   };
 }

@@ -3,7 +3,7 @@ import type { Database } from '../db';
 import { openRuns, recordRunInterrupted } from '../db/ranking-job-runs';
 import { interruptedRunOutcome } from '../domain/workflow-gone';
 import type { Logger } from '../lib/logger';
-import { rankingJobDuration } from '../lib/metrics';
+import { countRankingJobEnd } from './ranking';
 import { describeWorkflowState } from '../temporal/workflow-state';
 import { RANKING_JOB_WORKFLOW_ID } from '../temporal/contracts/ranking-job';
 
@@ -44,11 +44,8 @@ export function createRankingReconcilerActivities(deps: RankingReconcilerDeps) {
         const finishedAt = new Date();
         if (await recordRunInterrupted(db, run.runId, { ...outcome, finishedAt })) {
           pass.interrupted.push(run.runId);
-          // Its duration too, as a run that recorded its own end is counted (activities/ranking.ts).
-          rankingJobDuration.observe(
-            { status: outcome.estado === 'cancelado' ? 'canceled' : 'failed' },
-            Math.max(0, (finishedAt.getTime() - run.iniciadoEm.getTime()) / 1000),
-          );
+          // Its duration too, as a run that recorded its own end is counted.
+          countRankingJobEnd(outcome.estado, finishedAt, { wasOpen: true, startedAt: run.iniciadoEm });
           logger.warn({ runId: run.runId, ...outcome }, 'ranking run whose workflow is gone recorded as interrupted');
         }
       }

@@ -227,9 +227,11 @@ export interface ExecutionTokens {
 }
 
 /**
- * Stores the outcome and ends the record. Idempotent: only the first call on an unfinished record
- * writes; later calls (a retried activity) change nothing. Returns the stored record either way,
- * with `changed` telling which; null when the id is unknown.
+ * Stores the outcome and ends the record, in one transaction with what its cost moves: the record's
+ * `cost_usd` becomes every attempt's, the last attempt's own cost goes to the day's counter (once),
+ * and a retried record's last attempt gets its row (db/execution-attempts.ts). Idempotent: only the
+ * first call on an unfinished record writes; later calls (a retried activity) change nothing. Returns
+ * the stored record either way, with `changed` telling which; null when the id is unknown.
  */
 export async function finishExecution(
   db: Database,
@@ -298,9 +300,10 @@ export async function finishExecution(
 }
 
 /**
- * Ends a record that has not started yet as `canceled`, in one statement: a waiter taking a slot
- * (db/execution-slots.ts) only starts a record still `queued`, so either this wins or the start does.
- * True when this call ended it.
+ * Ends a record that has not started yet as `canceled`, by one conditional statement: a waiter taking a
+ * slot (db/execution-slots.ts) only starts a record still `queued`, so either this wins or the start
+ * does. Then, for a record queued again for a retry, its never-started attempt's row (repeatable, so
+ * outside a transaction). True when this call ended it.
  */
 export async function cancelQueuedExecution(db: Database, id: string, error: string, finishedAt: Date = new Date()): Promise<boolean> {
   const [result] = await db

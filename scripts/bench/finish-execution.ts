@@ -10,8 +10,8 @@ import { fmt, percentile } from './measure';
 
 /**
  * What closing an agent run costs since issue 43 §16 (commit 70e88f1; docs/benchmarks.md): the real
- * `finishExecution` (one transaction: the record and its attempts locked with SELECT … FOR UPDATE, the
- * attempts' costs summed, the record ended, the day's counter moved, a retried record's last attempt
+ * `finishExecution` (one transaction: the record's row locked with SELECT … FOR UPDATE, its attempts
+ * read after it, their costs summed, the record ended, the day's counter moved, a retried record's last attempt
  * row written) beside what it replaced, re-created below, each on its own set of `running` agent
  * records, at 1 and at 8 closes in flight, in interleaved rounds so the machine's other load falls on
  * every variant alike:
@@ -20,7 +20,7 @@ import { fmt, percentile } from './measure';
  *   the day's counter in one transaction, no lock read first);
  * - finishExecution (now): a record run once, with a cost;
  * - finishExecution, 2 attempts: a retried record (attempt 2, its failed first attempt's row in
- *   execution_attempts), so the join finds a row and the last attempt's row is written too;
+ *   execution_attempts), so an attempt row is read and the last attempt's row is written too;
  * - finishExecution, mixed: every other record a retried one, closed among records run once.
  * Every variant ends with the record's re-read, as finishExecution did before and does now. Each record is
  * closed once, with the same outcome (a completed run's status, cost, tokens, result). A close that

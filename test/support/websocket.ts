@@ -71,7 +71,6 @@ export async function untilPipelineMessage(probe: SocketProbe, pipelineId: strin
   }
 }
 
-/** A handshake the server refused before the upgrade: its HTTP status, headers and JSON body. */
 /**
  * The messages of a pipeline run paused before step 1 because its agent's daily budget is spent
  * (docs/budgets.md): the `awaiting_approval` status, then `pipeline_approval_required` waiting for the
@@ -97,6 +96,7 @@ export function expectBudgetPause(
   expect(paused.some((message) => message.type === 'pipeline_step_start')).toBe(false);
 }
 
+/** A handshake the server refused before the upgrade: its HTTP status, headers and JSON body. */
 export interface RefusedHandshake {
   status: number;
   authenticate: string | null;

@@ -70,15 +70,6 @@ export const CANCELLED_STEP_PATCH = 'pipeline-cancelled-step';
 /** Before each step, its agent's daily budgets: exhausted, the run waits for an approval (docs/budgets.md). */
 export const STEP_BUDGET_PATCH = 'pipeline-step-budget';
 
-/**
- * One pipeline run (workflow id `pipeline-execution-<runId>`, queue `agents`; docs/pipelines.md): its
- * steps in order, each an agent execution of its own record run as a child agentExecutionWorkflow, so
- * a step takes a concurrency slot and runs exactly as a single execution does. Only ids pass through
- * here; results stay in the records. Before a step that requires it, the run waits for the `approve`
- * or `reject` signal (a timeout is a rejection); so does a step whose agent's daily budget is exhausted
- * (docs/budgets.md), approved past it for the rest of the run. A failed step fails the run; a cancellation cancels
- * the running step's workflow (its agent is killed) and ends the run `canceled`.
- */
 /** The run's end, as the Web UI's status shows it and as the workflow answers it. */
 function endedAs(
   setStatus: (status: PipelineExecutionResult['status']) => void,
@@ -89,6 +80,15 @@ function endedAs(
   return { runId, status };
 }
 
+/**
+ * One pipeline run (workflow id `pipeline-execution-<runId>`, queue `agents`; docs/pipelines.md): its
+ * steps in order, each an agent execution of its own record run as a child agentExecutionWorkflow, so
+ * a step takes a concurrency slot and runs exactly as a single execution does. Only ids pass through
+ * here; results stay in the records. Before a step that requires it, the run waits for the `approve`
+ * or `reject` signal (a timeout is a rejection); so does a step whose agent's daily budget is exhausted
+ * (docs/budgets.md), approved past it for the rest of the run. A failed step fails the run; a cancellation cancels
+ * the running step's workflow (its agent is killed) and ends the run `canceled`.
+ */
 export async function pipelineExecutionWorkflow(input: PipelineExecutionInput): Promise<PipelineExecutionResult> {
   const { runId } = input;
   const setStatus = runStatusSetter();

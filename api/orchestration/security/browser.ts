@@ -70,7 +70,7 @@ export function refuseCrossSiteWrites(corsOrigins: readonly string[]): Middlewar
   };
 }
 
-/** The refusal in pt-BR (`{"error"}`) and as the ranking service's `{"detail"}` has it; null when allowed. */
+/** The refusal, in pt-BR, one text for both envelopes (`{"error"}` and the ranking service's `{"detail"}`); null when allowed. */
 function crossSiteRefusal(ctx: ParameterizedContext, corsOrigins: readonly string[]): string | null {
   const origin = ctx.get('origin');
   if (origin !== '') {
