@@ -72,6 +72,7 @@ function apiIdentifiers(): Set<string> {
  */
 function ownWords(text: string): string {
   const own = PASSED_ON.reduce((words, passedOn) => words.replace(passedOn, ''), text)
+    .replace(SYSTEM_ERROR, ' ')
     .replace(/"[^"]*"/g, ' ')
     .replace(/\S*[\w\]][.-][\w[]\S*/g, ' ');
   const names = apiIdentifiers();
@@ -81,16 +82,28 @@ function ownWords(text: string): string {
     .join('');
 }
 
-/** Each text under a key of TEXT_KEYS in a JSON value, with its key. */
-function textsOf(value: unknown, into: Array<[string, string]> = [], depth = 0): Array<[string, string]> {
-  if (depth > 6 || value === null || typeof value !== 'object') return into;
+/**
+ * A dependency's own words, by their path in the answer: the system status's and the health's
+ * `dependencies.<name>.error` is what the client of MariaDB, Redis, Elasticsearch or Temporal said
+ * (docs/system-status.md), passed on as it came.
+ */
+const DEPENDENCY_MESSAGE = /(^|\.)dependencies\.[^.]+\.error$/;
+
+/** A Node system error inside a text (`Error: connect ECONNREFUSED 127.0.0.1:9200`): a cause passed on as it came. */
+const SYSTEM_ERROR = /(?:Error: )?(?:connect|read|write|getaddrinfo) E[A-Z_]{3,}(?: [^\s;)]+)?/g;
+
+/** Each text under a key of TEXT_KEYS in a JSON value, with its path (`dependencies.redis.error`). */
+function textsOf(value: unknown, into: Array<[string, string]> = [], path = ''): Array<[string, string]> {
+  if (path.split('.').length > 8 || value === null || typeof value !== 'object') return into;
   if (Array.isArray(value)) {
-    for (const item of value.slice(0, 200)) textsOf(item, into, depth + 1);
+    for (const [index, item] of value.slice(0, 200).entries()) textsOf(item, into, `${path}${path ? '.' : ''}${index}`);
     return into;
   }
   for (const [key, item] of Object.entries(value)) {
-    if (typeof item === 'string' && TEXT_KEYS.has(key)) into.push([key, item]);
-    else textsOf(item, into, depth + 1);
+    const at = `${path}${path ? '.' : ''}${key}`;
+    if (typeof item === 'string' && TEXT_KEYS.has(key)) {
+      if (!DEPENDENCY_MESSAGE.test(at)) into.push([key, item]);
+    } else textsOf(item, into, at);
   }
   return into;
 }

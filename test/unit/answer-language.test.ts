@@ -30,6 +30,11 @@ describe('the answers a person reads, looked over for English', () => {
     expect(flagged({ error: 'body.steps.0.agentId: agentId é obrigatório; name é obrigatório' })).toEqual([]);
     expect(flagged({ error: 'Só é possível reexecutar execuções que terminaram com erro (status atual: running)' })).toEqual([]);
     expect(flagged({ error: 'O agente 4f1c-9a2e não tem a sessão no-such-session' })).toEqual([]);
+    expect(flagged({ detail: 'Erro ao sugerir consultores: Error: connect ECONNREFUSED 127.0.0.1:33533' })).toEqual([]);
+    // A dependency's client's own message, where the system status gives it.
+    const redis = 'Reached the max retries per request limit (which is 2). Refer to "maxRetriesPerRequest" option for details.';
+    expect(flagged({ status: 'degraded', dependencies: { redis: { status: 'down', error: redis } } })).toEqual([]);
+    expect(flagged({ detail: redis })).toHaveLength(1);
   });
 
   it("does not read a notification's message: an agent's name and its task, a person's words", () => {
