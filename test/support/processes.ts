@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
+import { SETPRIV } from '../../lib/agent-isolation';
 
 const root = path.resolve(__dirname, '../..');
 
@@ -14,9 +15,14 @@ export function startServiceProcess(env: Record<string, string>): ServiceProcess
   return startSourceProcess('main.ts', { ...process.env, LOG_LEVEL: 'info', ...env });
 }
 
-/** Runs a TypeScript entry point of the repository from source (`node --import tsx <entry>`) with exactly `env`. */
+/**
+ * Runs a TypeScript entry point of the repository from source (`node --import tsx <entry>`) with exactly
+ * `env`, through setpriv's parent-death signal (it execs node: same pid): a jest worker killed mid-suite
+ * takes its services with it, where an orphan agents worker kept polling its namespace and took the
+ * next run's activities.
+ */
 export function startSourceProcess(entry: string, env: NodeJS.ProcessEnv): ServiceProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: root, env });
+  const child = spawn(SETPRIV, ['--pdeathsig', 'KILL', '--', process.execPath, '--import', 'tsx', entry], { cwd: root, env });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
