@@ -68,10 +68,12 @@ async function main(): Promise<void> {
   }
   drains.push({ name: 'workers', run: async () => void (await Promise.all(workers.map((worker) => worker.stop(cutShort.signal)))) });
   shutdownOnSignals({
+    // The probe server closes last: /readyz answers 503 until the process is gone, not "connection
+    // refused" while its connections close (an idle worker drains in milliseconds).
     plan: [
       drains,
-      ...(probeServer ? [{ name: 'probes', run: () => probeServer.close() }] : []),
       { name: 'connections', run: () => closeApiResources(resources) },
+      ...(probeServer ? [{ name: 'probes', run: () => probeServer.close() }] : []),
     ],
     logger,
     deadlineMs: shutdownDeadlineMs(config.shutdown, config.roles, config.dependencyTimeoutMs),

@@ -223,7 +223,7 @@ describe('the probes of a worker alone on METRICS_PORT, with METRICS_ENABLED=fal
     expect((await call(port, 'GET', '/metrics', { ...fromPod(port), ...withToken })).status).toBe(403);
   });
 
-  it('stops on SIGTERM and exits 0, its probe server last before the connections', async () => {
+  it('stops on SIGTERM and exits 0, its probe server last, after the connections (/readyz 503 until the end)', async () => {
     worker.child.kill('SIGTERM');
     expect(await worker.exited).toBe(0);
     const steps = worker
@@ -231,6 +231,6 @@ describe('the probes of a worker alone on METRICS_PORT, with METRICS_ENABLED=fal
       .split('\n')
       .filter((line) => line.includes('"msg":"shutdown step done"'))
       .map((line) => (JSON.parse(line) as { step: string }).step);
-    expect(steps).toEqual(['workers', 'probes', 'connections']);
+    expect(steps).toEqual(['workers', 'connections', 'probes']);
   });
 });
