@@ -8,7 +8,15 @@ import { createElasticsearch } from '../../lib/elasticsearch';
 import { logger } from '../../lib/logger';
 import type { QueueWorker } from '../../workers/queue-worker';
 import { startRankingWorker } from '../../workers/ranking';
-import { emptyRanking, personIndex, runRankingJob, seedPersonIndex, seededDocument, SEED_DATE } from '../support/ranking';
+import {
+  emptyRanking,
+  indexPersonDocuments,
+  personIndex,
+  runRankingJob,
+  seedPersonIndex,
+  seededDocument,
+  SEED_DATE,
+} from '../support/ranking';
 import { generatePersonFor } from '../../scripts/sample-data/generate-person';
 import { startTestServer, type TestServer } from '../support/server';
 
@@ -108,13 +116,6 @@ async function answers(ids: number[]): Promise<Record<string, string>> {
   return seen;
 }
 
-/** Writes documents to the person index and makes them visible. */
-async function indexDocuments(documents: PersonDocument[]): Promise<void> {
-  const operations = documents.flatMap((doc) => [{ index: { _index: personIndex, _id: String(doc.id_pessoa) } }, doc]);
-  const result = await es.bulk({ operations, refresh: true });
-  expect(result.errors).toBe(false);
-}
-
 const fingerprints = async () =>
   new Map(
     (await query<{ id_pessoa: number; impressao: string }>('SELECT id_pessoa, HEX(impressao) AS impressao FROM ranking_entries')).map(
@@ -143,7 +144,7 @@ describe('a ranking run over a mostly unchanged index', () => {
     const renamed = { ...seededDocument(SEED, 7), nome: 'Nome Corrigido da Silva' };
     const rewritten = seededDocument(SEED, 8);
     const added = [PERSONS + 1, PERSONS + 2, PERSONS + 3].map((id) => seededDocument(SEED, id));
-    await indexDocuments([...replaced, renamed, rewritten, ...added]);
+    await indexPersonDocuments([...replaced, renamed, rewritten, ...added]);
     for (const id of [9, 900]) await es.delete({ index: personIndex, id: String(id), refresh: true });
     const present = new Map<number, PersonDocument>();
     for (let id = 1; id <= PERSONS + 3; id += 1) if (id !== 9 && id !== 900) present.set(id, seededDocument(SEED, id));
@@ -182,7 +183,7 @@ describe('a ranking run over a mostly unchanged index', () => {
     await runRankingJob({ referenceDate: LATER_DAY });
     const before = await storedRanking();
     // Three curricula replaced: their entries move, and the entries between their old and new places move by one.
-    await indexDocuments([11, 111, 1111].map((id) => generatePersonFor(SEED + 2, id, SEED_DATE)));
+    await indexPersonDocuments([11, 111, 1111].map((id) => generatePersonFor(SEED + 2, id, SEED_DATE)));
     const run = await runRankingJob({ referenceDate: LATER_DAY });
     const after = await storedRanking();
     const changedPages = after.pages.filter((page, i) => page.resposta !== before.pages[i]?.resposta).map((page) => page.pagina);

@@ -1,6 +1,5 @@
 import { createDatabase, type DatabaseHandle } from '../../db';
 import { searchByName } from '../../db/ranking-queries';
-import type { PersonDocument } from '../../domain/person-document';
 import { nameSearchKey, nameWords, NAME_WORD_MAX } from '../../domain/text';
 import { searchWords } from '../../api/ranking/ranking-routes';
 import { config } from '../../lib/config';
@@ -9,7 +8,7 @@ import { logger } from '../../lib/logger';
 import type { QueueWorker } from '../../workers/queue-worker';
 import { startRankingWorker } from '../../workers/ranking';
 import { httpCall } from '../support/json-api';
-import { emptyRanking, personIndex, runRankingJob, seedPersonIndex, seededDocument } from '../support/ranking';
+import { emptyRanking, indexPersonDocuments, personIndex, runRankingJob, seedPersonIndex, seededDocument } from '../support/ranking';
 import { startTestServer, type TestServer } from '../support/server';
 
 /**
@@ -39,15 +38,9 @@ let server: TestServer;
 let database: DatabaseHandle;
 const es = createElasticsearch(config.elasticsearch);
 
-async function indexDocuments(documents: PersonDocument[]): Promise<void> {
-  const operations = documents.flatMap((doc) => [{ index: { _index: personIndex, _id: String(doc.id_pessoa) } }, doc]);
-  const result = await es.bulk({ operations, refresh: true });
-  expect(result.errors).toBe(false);
-}
-
 beforeAll(async () => {
   await seedPersonIndex(PERSONS, SEED);
-  await indexDocuments(Object.entries(NAMED).map(([id, nome]) => ({ ...seededDocument(SEED, Number(id)), nome })));
+  await indexPersonDocuments(Object.entries(NAMED).map(([id, nome]) => ({ ...seededDocument(SEED, Number(id)), nome })));
   database = createDatabase(config.mysql);
   await emptyRanking(database.pool);
   worker = await startRankingWorker(config, logger);
@@ -171,7 +164,7 @@ describe('the name words the job stores', () => {
     await expectWordsOfEveryName();
 
     // A person renamed and one gone from the index: the next run writes the one, deletes the other.
-    await indexDocuments([{ ...seededDocument(SEED, 16), nome: 'Xu Li' }]);
+    await indexPersonDocuments([{ ...seededDocument(SEED, 16), nome: 'Xu Li' }]);
     await es.delete({ index: personIndex, id: '15', refresh: true });
     await runRankingJob({});
     await expectWordsOfEveryName();

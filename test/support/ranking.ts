@@ -32,6 +32,18 @@ export async function seedPersonIndex(count: number, seed: number): Promise<void
   }
 }
 
+/** Writes `documents` to the test person index (each by its id_pessoa) and makes them visible to searches at once. */
+export async function indexPersonDocuments(documents: PersonDocument[]): Promise<void> {
+  const es = createElasticsearch(config.elasticsearch);
+  try {
+    const operations = documents.flatMap((doc) => [{ index: { _index: personIndex, _id: String(doc.id_pessoa) } }, doc]);
+    const result = await es.bulk({ operations, refresh: true });
+    expect(result.errors).toBe(false);
+  } finally {
+    await es.close();
+  }
+}
+
 export function seededDocument(seed: number, id: number): PersonDocument {
   return generatePersonFor(seed, id, SEED_DATE);
 }
